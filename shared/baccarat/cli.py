@@ -1,0 +1,151 @@
+"""``baccarat``: the command-line tool (derive a shoe, exact RTP, …).
+
+Bad input gets a one-line error on stderr and exit status 2, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .cards import code, codes
+from .fairness import SECRET_BYTES, FairnessError, derive_shoe, verify_link
+from .rules import PROFILE_RULES, ShoeRules, UnsafeRulesError
+
+
+class CliError(Exception):
+    """A one-line error for the user."""
+
+
+def _hex32(text: str, what: str) -> bytes:
+    try:
+        raw = bytes.fromhex(text)
+    except ValueError:
+        raise CliError(f"{what} must be hex, got {text!r}") from None
+    if len(raw) != SECRET_BYTES:
+        raise CliError(f"{what} must be {SECRET_BYTES} bytes ({2 * SECRET_BYTES} hex digits)")
+    return raw
+
+
+def shoe_json(
+    server_seed: bytes, shoe_number: int, client_seed: str, rules: ShoeRules
+) -> dict[str, Any]:
+    """The JSON ``baccarat shoe`` prints."""
+    from .fairness import client_hash
+
+    shoe = derive_shoe(server_seed, client_seed, shoe_number, rules)
+    return {
+        "spec": "bacc-pf-v1",
+        "shoe_number": shoe_number,
+        "client_seed": client_seed,
+        "client_hash": client_hash(client_seed).hex(),
+        "rules": rules.as_dict(),
+        "cut_index": shoe.cut_index,
+        "burn": shoe.burn_count,
+        "burn_exposed": None if shoe.burn_exposed is None else code(shoe.burn_exposed),
+        "first_round_start": shoe.first_start,
+        "cards": codes(shoe.cards),
+        "rounds": [
+            {
+                "round_number": r.number,
+                "start": r.start,
+                "player": codes(r.player),
+                "banker": codes(r.banker),
+                "player_total": r.player_total,
+                "banker_total": r.banker_total,
+                "result": r.result.value,
+            }
+            for r in shoe.rounds
+        ],
+    }
+
+
+def _cmd_shoe(args: argparse.Namespace) -> dict[str, Any]:
+    seed = _hex32(args.server_seed, "--server-seed")
+    if args.profile:
+        rules = PROFILE_RULES[args.profile]
+    else:
+        missing = [
+            flag
+            for flag, value in (
+                ("--decks", args.decks),
+                ("--burn", args.burn),
+                ("--cut-min", args.cut_min),
+                ("--cut-max", args.cut_max),
+                ("--round-limit", args.round_limit),
+            )
+            if value is None
+        ]
+        if missing:
+            raise CliError("give --profile or all rule flags; missing " + ", ".join(missing))
+        rules = ShoeRules(args.decks, args.burn, args.cut_min, args.cut_max, args.round_limit)
+    if args.shoe_number < 1:
+        raise CliError("--shoe-number must be at least 1")
+    out = shoe_json(seed, args.shoe_number, args.client_seed, rules)
+    if args.anchor is not None:
+        out["anchor_ok"] = verify_link(seed, args.shoe_number, _hex32(args.anchor, "--anchor"))
+    return out
+
+
+def _cmd_rtp(args: argparse.Namespace) -> str | dict[str, Any]:
+    from .paytables import PAY_TABLES
+    from .rtp import compute_rtp, format_table
+
+    if args.decks < 1 or args.decks > 8:
+        raise CliError("--decks must be 1–8")
+    table = PAY_TABLES[args.profile]
+    if args.dragon:
+        table = table.with_dragon(args.dragon)
+    report = compute_rtp(table, args.decks)
+    return report.as_dict() if args.json else format_table(report)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="baccarat", description="Provably fair baccarat engine.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("shoe", help="derive a bacc-pf-v1 shoe and play all its rounds")
+    s.add_argument("--server-seed", required=True, help="the shoe secret s_i (64 hex digits)")
+    s.add_argument("--shoe-number", required=True, type=int)
+    s.add_argument("--client-seed", required=True)
+    s.add_argument("--profile", choices=sorted(PROFILE_RULES))
+    s.add_argument("--decks", type=int)
+    s.add_argument("--burn", type=int, choices=(0, 1))
+    s.add_argument("--cut-min", type=int)
+    s.add_argument("--cut-max", type=int)
+    s.add_argument("--round-limit", type=int)
+    s.add_argument("--anchor", help="table anchor s_0: also check the chain link")
+    s.set_defaults(func=_cmd_shoe)
+
+    r = sub.add_parser("rtp", help="exact return to player of every bet")
+    r.add_argument("--profile", required=True, choices=sorted(PROFILE_RULES))
+    r.add_argument("--decks", type=int, default=8)
+    r.add_argument("--dragon", choices=("seed", "common"), help="dragon pay table variant")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(func=_cmd_rtp)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed a one-line usage error
+        return int(exc.code or 0)
+    try:
+        out = args.func(args)
+    except (CliError, FairnessError, UnsafeRulesError) as exc:
+        print(f"baccarat: error: {exc}", file=sys.stderr)
+        return 2
+    text = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
+    try:
+        print(text)
+    except BrokenPipeError:  # e.g. piped into `head`
+        sys.stderr.close()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
