@@ -143,38 +143,61 @@ class Shoe:
         return self.rounds[-1].end if self.rounds else self.first_start
 
 
+def _limit(m: int) -> int:
+    return _TWO32 - (_TWO32 % m)
+
+
+#: ``uniform``'s rejection limit for every ``m`` a shuffle of up to 8 decks uses.
+_LIMITS: tuple[int, ...] = (0, *(_limit(m) for m in range(1, 52 * 8 + 1)))
+
+
+def _stream_words(key: bytes, first_block: int, blocks: int) -> list[int]:
+    """``blocks`` consecutive stream blocks as u32 words, in one pass."""
+    base = hmac.new(key, _STREAM, hashlib.sha256)
+    digests = []
+    for j in range(first_block, first_block + blocks):
+        h = base.copy()
+        h.update(j.to_bytes(4, "big"))
+        digests.append(h.digest())
+    return list(struct.unpack(f">{8 * blocks}I", b"".join(digests)))
+
+
 def shuffle(key: bytes, rules: ShoeRules) -> tuple[list[int], int | None, int, int]:
     """Fisher–Yates then the cut card, from one stream.
 
+    The words a shoe needs are computed up front (one word per swap plus one for the cut card;
+    more blocks are added in the rare case words are discarded).
     Returns (cards, cut_index, words_used, words_discarded)."""
     n = rules.size
     cards = list(range(n))
-    words = stream_words(key)
-    used = 0
-    discarded = 0
+    need = n  # n − 1 swaps + 1 cut card draw
+    words = _stream_words(key, 0, (need + 7) // 8)
+    limits = _LIMITS if n < len(_LIMITS) else tuple(_limit(m) if m else 0 for m in range(n + 1))
+    i = 0
     for t in range(n - 1, 0, -1):
         m = t + 1
-        limit = _TWO32 - (_TWO32 % m)
-        x = next(words)
-        used += 1
-        while x >= limit:
-            discarded += 1
-            x = next(words)
-            used += 1
+        while True:
+            if i == len(words):  # only after a discarded word
+                words += _stream_words(key, len(words) // 8, 1)
+            x = words[i]
+            i += 1
+            if x < limits[m]:
+                break
         j = x % m
         cards[t], cards[j] = cards[j], cards[t]
     cut_index: int | None = None
     if rules.cut_max > 0:
         m = rules.cut_max - rules.cut_min + 1
-        limit = _TWO32 - (_TWO32 % m)
-        x = next(words)
-        used += 1
-        while x >= limit:
-            discarded += 1
-            x = next(words)
-            used += 1
+        while True:
+            if i == len(words):
+                words += _stream_words(key, len(words) // 8, 1)
+            x = words[i]
+            i += 1
+            if x < _limit(m):
+                break
         cut_index = n - (rules.cut_min + x % m)
-    return cards, cut_index, used, discarded
+    discarded = i - (n - 1) - (1 if cut_index is not None else 0)
+    return cards, cut_index, i, discarded
 
 
 def play_rounds(
