@@ -34,6 +34,4 @@ class Bet:
     seat: int | None = None
     level: int | None = None
     balance: int | None = None
-    personal_limits: Mapping[BetType, int] = field(
-        default_factory=lambda: MappingProxyType({})
-    )
+    personal_limits: Mapping[BetType, int] = field(default_factory=lambda: MappingProxyType({}))

@@ -41,7 +41,7 @@ def code(card: int) -> str:
     return DECK_CODES[card % CARDS_PER_DECK]
 
 
-def codes(cards: "list[int] | tuple[int, ...]") -> list[str]:
+def codes(cards: list[int] | tuple[int, ...]) -> list[str]:
     return [DECK_CODES[c % CARDS_PER_DECK] for c in cards]
 
 
@@ -58,5 +58,5 @@ def burn_count(card: int) -> int:
     return DECK_POINTS[card % CARDS_PER_DECK] or 10
 
 
-def hand_total(cards: "list[int] | tuple[int, ...]") -> int:
+def hand_total(cards: list[int] | tuple[int, ...]) -> int:
     return sum(DECK_POINTS[c % CARDS_PER_DECK] for c in cards) % 10

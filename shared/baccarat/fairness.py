@@ -201,7 +201,7 @@ def shuffle(key: bytes, rules: ShoeRules) -> tuple[list[int], int | None, int, i
 
 
 def play_rounds(
-    cards: "list[int] | tuple[int, ...]", start: int, rules: ShoeRules, cut_index: int | None
+    cards: list[int] | tuple[int, ...], start: int, rules: ShoeRules, cut_index: int | None
 ) -> tuple[Round, ...]:
     """Deal rounds from ``start`` until the round limit or the cut card ends the shoe."""
     rounds: list[Round] = []

@@ -134,7 +134,7 @@ class Round:
         }
 
 
-def deal_round(cards: "list[int] | tuple[int, ...]", start: int, number: int = 1) -> Round:
+def deal_round(cards: list[int] | tuple[int, ...], start: int, number: int = 1) -> Round:
     """Deal one round from ``cards`` at cursor ``start`` by the drawing rules."""
     p1, b1, p2, b2 = cards[start], cards[start + 1], cards[start + 2], cards[start + 3]
     pt = (DECK_POINTS[p1 % 52] + DECK_POINTS[p2 % 52]) % 10

@@ -116,7 +116,7 @@ class PayTable:
     def describe(self) -> dict[str, object]:
         """JSON-ready pay table: bet → pays (as strings of exact fractions)."""
         s = str
-        pays: dict[str, object] = {
+        pays: dict[BetType, object] = {
             BetType.BANKER: s(self.banker),
             BetType.PLAYER: s(self.player),
             BetType.TIE: s(self.tie),
@@ -173,9 +173,9 @@ _LOSE = (Grade.LOSE, Fraction(0))
 _PUSH = (Grade.PUSH, Fraction(0))
 
 
-def _dragon(table: PayTable, won: bool, natural: bool, tie: bool, margin: int) -> tuple[
-    Grade, Fraction
-]:
+def _dragon(
+    table: PayTable, won: bool, natural: bool, tie: bool, margin: int
+) -> tuple[Grade, Fraction]:
     if natural:
         if won:
             return Grade.WIN, table.dragon_natural
@@ -188,14 +188,15 @@ def _dragon(table: PayTable, won: bool, natural: bool, tie: bool, margin: int) -
 def grade(bet: BetType, r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
     """How ``bet`` ends on round ``r``: (win, net multiplier) / (push, 0) / (lose, 0)."""
     res = r.result
-    if bet is BetType.BANKER:
-        return (Grade.WIN, table.banker) if res is Result.BANKER else _PUSH if (
-            res is Result.TIE
-        ) else _LOSE
-    if bet is BetType.PLAYER:
-        return (Grade.WIN, table.player) if res is Result.PLAYER else _PUSH if (
-            res is Result.TIE
-        ) else _LOSE
+    if bet is BetType.BANKER or bet is BetType.PLAYER:
+        side, pays = (
+            (Result.BANKER, table.banker)
+            if bet is BetType.BANKER
+            else (Result.PLAYER, table.player)
+        )
+        if res is side:
+            return Grade.WIN, pays
+        return _PUSH if res is Result.TIE else _LOSE
     if bet is BetType.BANKER_NO_COMMISSION:
         if res is Result.BANKER:
             six = r.banker_total == 6

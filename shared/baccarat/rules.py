@@ -61,7 +61,8 @@ class ShoeRules:
         if self.has_cut_card:
             if self.cut_min < MIN_CUT_DISTANCE:
                 found.append(
-                    f"cut_min must be at least {MIN_CUT_DISTANCE} with a cut card, got {self.cut_min}"
+                    f"cut_min must be at least {MIN_CUT_DISTANCE} with a cut card, "
+                    f"got {self.cut_min}"
                 )
             if self.cut_min > self.cut_max:
                 found.append(f"cut_min {self.cut_min} exceeds cut_max {self.cut_max}")
