@@ -1,0 +1,517 @@
+/*
+ * bacc-pf-v1 — independent verifier of the provably fair baccarat shoe.
+ *
+ * Written from the public contract (shared/spec/fairness-v1.md) and the common game rules
+ * (shared/spec/game-rules.md, "Common to both") only; it shares no code with the service.
+ *
+ * One file, no imports. It works:
+ *   - in a browser page, even from file://, as a classic <script>: use globalThis.BaccPF;
+ *   - in Node >= 20 via require() or import (CommonJS module.exports; default import in ESM).
+ * SHA-256 and HMAC-SHA-256 come from WebCrypto (globalThis.crypto.subtle), so every function that
+ * hashes is async.
+ */
+(function (root) {
+  'use strict';
+
+  // ---------------------------------------------------------------------------------------------
+  // Constants
+
+  const TWO_32 = 4294967296; // 2^32, exactly representable as a double
+  const RANKS = 'A23456789TJQK';
+  const SUITS = 'SHDC';
+  const MAX_CLIENT_SEED_BYTES = 256;
+  const WORDS_PER_BLOCK = 8; // 32-byte HMAC block = 8 u32 words
+  const REFILL_BLOCKS = 8; // blocks fetched at once when the stream runs dry
+
+  const encoder = new TextEncoder();
+  const ascii = (s) => encoder.encode(s); // tags are plain ASCII, so UTF-8 == ASCII here
+  const TAG = ascii('bacc-pf-v1/');
+  const SUB_CHAIN = ascii('chain');
+  const SUB_CLIENT = ascii('client');
+  const SUB_SHOE = ascii('shoe');
+  const SUB_STREAM = ascii('stream');
+
+  // ---------------------------------------------------------------------------------------------
+  // Bytes and hex
+
+  function subtle() {
+    const c = root.crypto;
+    if (!c || !c.subtle) {
+      throw new Error('WebCrypto (crypto.subtle) is not available in this context');
+    }
+    return c.subtle;
+  }
+
+  function concat(...parts) {
+    let length = 0;
+    for (const p of parts) length += p.length;
+    const out = new Uint8Array(length);
+    let offset = 0;
+    for (const p of parts) {
+      out.set(p, offset);
+      offset += p.length;
+    }
+    return out;
+  }
+
+  function toHex(bytes) {
+    let s = '';
+    for (const b of bytes) s += b.toString(16).padStart(2, '0');
+    return s;
+  }
+
+  /** Hex (either case accepted) to bytes; `expectedBytes` optionally enforces the length. */
+  function fromHex(hex, expectedBytes, what = 'hex') {
+    if (typeof hex !== 'string' || hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) {
+      throw new Error(`${what}: not a hex string`);
+    }
+    if (expectedBytes !== undefined && hex.length !== 2 * expectedBytes) {
+      throw new Error(`${what}: expected ${expectedBytes} bytes, got ${hex.length / 2}`);
+    }
+    const out = new Uint8Array(hex.length / 2);
+    for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(2 * i, 2), 16);
+    return out;
+  }
+
+  function checkUint(value, bits, what) {
+    const max = 2 ** bits - 1;
+    if (!Number.isInteger(value) || value < 0 || value > max) {
+      throw new Error(`${what}: must be an integer in 0..${max}, got ${value}`);
+    }
+  }
+
+  function u8(v) {
+    checkUint(v, 8, 'u8');
+    return Uint8Array.of(v);
+  }
+
+  function u16(v) {
+    checkUint(v, 16, 'u16');
+    return Uint8Array.of(v >>> 8, v & 0xff);
+  }
+
+  function u32(v) {
+    checkUint(v, 32, 'u32');
+    return Uint8Array.of(v >>> 24, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff);
+  }
+
+  function constantTimeEqual(a, b) {
+    if (a.length !== b.length) return false;
+    let diff = 0;
+    for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
+    return diff === 0;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Primitives: H = SHA-256, HMAC = HMAC-SHA-256 keyed with raw bytes
+
+  async function sha256(bytes) {
+    return new Uint8Array(await subtle().digest('SHA-256', bytes));
+  }
+
+  function importHmacKey(rawKey) {
+    return subtle().importKey('raw', rawKey, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  }
+
+  async function hmacWithKey(cryptoKey, msg) {
+    return new Uint8Array(await subtle().sign('HMAC', cryptoKey, msg));
+  }
+
+  async function hmac(rawKey, msg) {
+    return hmacWithKey(await importHmacKey(rawKey), msg);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Seed chain
+
+  /** One chain step: s_{k-1} = H(TAG ‖ "chain" ‖ s_k). Bytes in, bytes out. */
+  function chainStep(bytes) {
+    return sha256(concat(TAG, SUB_CHAIN, bytes));
+  }
+
+  /** Applies the chain step `steps` times to `secretHex`; returns the resulting hex. */
+  async function chainWalk(secretHex, steps) {
+    checkUint(steps, 32, 'steps');
+    let s = fromHex(secretHex, 32, 'server seed');
+    for (let k = 0; k < steps; k++) s = await chainStep(s);
+    return toHex(s);
+  }
+
+  /** True when applying the chain step `shoeNumber` times to s_i gives the anchor s_0. */
+  async function verifyLink(secretHex, shoeNumber, anchorHex) {
+    if (!Number.isInteger(shoeNumber) || shoeNumber < 1) {
+      throw new Error(`shoe number must be an integer >= 1, got ${shoeNumber}`);
+    }
+    const anchor = fromHex(anchorHex, 32, 'anchor');
+    const reached = fromHex(await chainWalk(secretHex, shoeNumber));
+    return constantTimeEqual(reached, anchor);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Per-shoe key
+
+  /** A JS string is UTF-8 encodable as-is only if it has no unpaired surrogate. */
+  function isWellFormedString(s) {
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff) {
+        const next = s.charCodeAt(i + 1); // NaN past the end
+        if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+        i++;
+      } else if (c >= 0xdc00 && c <= 0xdfff) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** UTF-8 bytes of the client seed, exactly as received (no trimming, no normalisation). */
+  function clientSeedBytes(clientSeed) {
+    if (typeof clientSeed !== 'string') throw new Error('client seed must be a string');
+    if (!isWellFormedString(clientSeed)) {
+      // TextEncoder would silently replace the lone surrogate by U+FFFD: refuse instead.
+      throw new Error('client seed is not valid Unicode (unpaired surrogate)');
+    }
+    return encoder.encode(clientSeed);
+  }
+
+  /** client_hash = H(TAG ‖ "client" ‖ utf8(client_seed)), lowercase hex. */
+  async function clientHash(clientSeed) {
+    return toHex(await sha256(concat(TAG, SUB_CLIENT, clientSeedBytes(clientSeed))));
+  }
+
+  /**
+   * Checks a table configuration against the contract; throws on anything the service must
+   * refuse. Returns a normalised copy {decks, burn, cut_min, cut_max, round_limit}.
+   */
+  function validateRules(rules) {
+    if (!rules || typeof rules !== 'object') throw new Error('rules: missing');
+    const r = {
+      decks: rules.decks,
+      burn: rules.burn,
+      cut_min: rules.cut_min,
+      cut_max: rules.cut_max,
+      round_limit: rules.round_limit,
+    };
+    checkUint(r.decks, 8, 'decks');
+    checkUint(r.burn, 8, 'burn');
+    checkUint(r.cut_min, 8, 'cut_min');
+    checkUint(r.cut_max, 8, 'cut_max');
+    checkUint(r.round_limit, 16, 'round_limit');
+    const size = 52 * r.decks;
+    if (r.decks < 1) throw new Error('decks: at least 1');
+    if (r.burn !== 0 && r.burn !== 1) throw new Error('burn: must be 0 or 1');
+    if (r.cut_max > 0) {
+      if (r.cut_min < 11) throw new Error('cut_min: must be >= 11 with a cut card');
+      if (r.cut_min > r.cut_max) throw new Error('cut_min must not exceed cut_max');
+      if (r.cut_max > size) throw new Error('cut_max: larger than the shoe');
+    } else {
+      if (r.cut_min !== 0) throw new Error('cut_min without cut_max (both 0 = no cut card)');
+      if (r.round_limit === 0) throw new Error('without a cut card a round limit is required');
+      if (1 + 10 + 6 * r.round_limit > size) {
+        throw new Error('round_limit: the shoe could run out of cards (1 + 10 + 6·R > 52·D)');
+      }
+    }
+    return r;
+  }
+
+  /** rules = u8(D) ‖ u8(burn) ‖ u8(cut_min) ‖ u8(cut_max) ‖ u16(round_limit) — 6 bytes. */
+  function rulesBytes(rules) {
+    return concat(
+      u8(rules.decks),
+      u8(rules.burn),
+      u8(rules.cut_min),
+      u8(rules.cut_max),
+      u16(rules.round_limit),
+    );
+  }
+
+  /** K = HMAC(key = s_i, msg = TAG ‖ "shoe" ‖ client_hash ‖ u32(i) ‖ rules), lowercase hex. */
+  async function shoeKey(secretHex, clientHashHex, shoeNumber, rules) {
+    const msg = concat(
+      TAG,
+      SUB_SHOE,
+      fromHex(clientHashHex, 32, 'client hash'),
+      u32(shoeNumber),
+      rulesBytes(rules),
+    );
+    return toHex(await hmac(fromHex(secretHex, 32, 'server seed'), msg));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Random stream and uniform draws
+
+  /** block_j = HMAC(key = K, msg = TAG ‖ "stream" ‖ u32(j)), lowercase hex. */
+  async function streamBlock(keyHex, j) {
+    return toHex(await hmac(fromHex(keyHex, 32, 'shoe key'), concat(TAG, SUB_STREAM, u32(j))));
+  }
+
+  /**
+   * The stream of u32 words: blocks' bytes in order, read big-endian, 8 words per block.
+   * The HMAC key is imported once; blocks are computed in parallel batches.
+   */
+  class WordStream {
+    constructor(cryptoKey) {
+      this.cryptoKey = cryptoKey;
+      this.words = []; // every word produced so far
+      this.position = 0; // index of the next word to hand out
+      this.nextBlock = 0;
+    }
+
+    static async fromKeyHex(keyHex) {
+      return new WordStream(await importHmacKey(fromHex(keyHex, 32, 'shoe key')));
+    }
+
+    /** Computes `count` more blocks (in parallel) and appends their words. */
+    async addBlocks(count) {
+      const first = this.nextBlock;
+      this.nextBlock += count;
+      const jobs = [];
+      for (let j = first; j < first + count; j++) {
+        jobs.push(hmacWithKey(this.cryptoKey, concat(TAG, SUB_STREAM, u32(j))));
+      }
+      for (const block of await Promise.all(jobs)) {
+        const view = new DataView(block.buffer, block.byteOffset, block.byteLength);
+        for (let w = 0; w < WORDS_PER_BLOCK; w++) this.words.push(view.getUint32(4 * w, false));
+      }
+    }
+
+    /** Makes sure at least `count` unread words are buffered. */
+    async prefetch(count) {
+      const missing = this.position + count - this.words.length;
+      if (missing > 0) await this.addBlocks(Math.ceil(missing / WORDS_PER_BLOCK));
+    }
+
+    async nextWord() {
+      if (this.position >= this.words.length) await this.addBlocks(REFILL_BLOCKS);
+      return this.words[this.position++];
+    }
+
+    /** uniform(m): rejection sampling, without modulo bias. */
+    async uniform(m) {
+      const limit = uniformLimit(m);
+      for (;;) {
+        const x = await this.nextWord();
+        if (x < limit) return x % m;
+      }
+    }
+  }
+
+  /** limit = 2^32 − (2^32 mod m), for 1 ≤ m ≤ 2^32. Exact in doubles (all values < 2^53). */
+  function uniformLimit(m) {
+    if (!Number.isInteger(m) || m < 1 || m > TWO_32) {
+      throw new Error(`uniform: m must be an integer in 1..2^32, got ${m}`);
+    }
+    return TWO_32 - (TWO_32 % m);
+  }
+
+  /**
+   * uniform(m) over a given list of u32 words (for boundary vectors).
+   * Returns {value, consumed}; throws if every word is rejected.
+   */
+  function uniformFromWords(words, m) {
+    const limit = uniformLimit(m);
+    for (let i = 0; i < words.length; i++) {
+      const x = words[i];
+      checkUint(x, 32, 'word');
+      if (x < limit) return { value: x % m, consumed: i + 1 };
+    }
+    throw new Error('uniform: ran out of words (all rejected)');
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Cards and the game
+
+  function cardCode(id) {
+    const c = id % 52;
+    return RANKS[c % 13] + SUITS[Math.floor(c / 13)];
+  }
+
+  /** Baccarat point: A = 1, 2–9 face value, T/J/Q/K = 0. */
+  function cardPoint(id) {
+    const rank = id % 13; // 0 = A … 8 = 9, 9..12 = T J Q K
+    return rank < 9 ? rank + 1 : 0;
+  }
+
+  /** Cards burned after the exposed first card: its point value, or 10 for T/J/Q/K. */
+  function burnCount(id) {
+    const rank = id % 13;
+    return rank < 9 ? rank + 1 : 10;
+  }
+
+  const handTotal = (ids) => ids.reduce((sum, id) => sum + cardPoint(id), 0) % 10;
+
+  /** Banker's draw decision after Player drew a third card of point value p3. */
+  function bankerDrawsAfterPlayerThird(bankerTotal, p3) {
+    switch (bankerTotal) {
+      case 0:
+      case 1:
+      case 2:
+        return true;
+      case 3:
+        return p3 !== 8;
+      case 4:
+        return p3 >= 2 && p3 <= 7;
+      case 5:
+        return p3 >= 4 && p3 <= 7;
+      case 6:
+        return p3 === 6 || p3 === 7;
+      default:
+        return false; // 7 (8 and 9 are naturals)
+    }
+  }
+
+  /** Deals one round from `shoe` (card ids) starting at `start`; returns ids and next cursor. */
+  function dealRound(shoe, start) {
+    let cursor = start;
+    const take = () => {
+      if (cursor >= shoe.length) throw new Error('the shoe ran out of cards');
+      return shoe[cursor++];
+    };
+    const player = [];
+    const banker = [];
+    player.push(take());
+    banker.push(take());
+    player.push(take());
+    banker.push(take());
+
+    const p2 = handTotal(player);
+    const b2 = handTotal(banker);
+    const natural = p2 >= 8 || b2 >= 8;
+    if (!natural) {
+      if (p2 <= 5) {
+        const third = take();
+        player.push(third);
+        if (bankerDrawsAfterPlayerThird(b2, cardPoint(third))) banker.push(take());
+      } else if (b2 <= 5) {
+        banker.push(take());
+      }
+    }
+    return { player, banker, natural, next: cursor };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The whole shoe
+
+  /**
+   * Derives a shoe from its revealed secret and public inputs.
+   * @param {{server_seed: string, shoe_number: number, client_seed: string,
+   *          rules: {decks:number, burn:number, cut_min:number, cut_max:number,
+   *                  round_limit:number}}} input
+   */
+  async function deriveShoe({ server_seed, shoe_number, client_seed, rules }) {
+    const r = validateRules(rules);
+    if (!Number.isInteger(shoe_number) || shoe_number < 1 || shoe_number >= TWO_32) {
+      throw new Error(`shoe number must be an integer in 1..2^32-1, got ${shoe_number}`);
+    }
+    const seedBytes = clientSeedBytes(client_seed);
+    if (seedBytes.length > MAX_CLIENT_SEED_BYTES) {
+      throw new Error(`client seed: at most ${MAX_CLIENT_SEED_BYTES} UTF-8 bytes`);
+    }
+
+    const client_hash = await clientHash(client_seed);
+    const key = await shoeKey(server_seed, client_hash, shoe_number, r);
+    const stream = await WordStream.fromKeyHex(key);
+    const size = 52 * r.decks;
+    // The shuffle needs size − 1 words (plus rare rejections) and the cut card one more.
+    await stream.prefetch(size + 8);
+
+    // 1. Fisher–Yates, from the back.
+    const shoe = Array.from({ length: size }, (_, c) => c);
+    for (let t = size - 1; t >= 1; t--) {
+      const j = await stream.uniform(t + 1);
+      const tmp = shoe[t];
+      shoe[t] = shoe[j];
+      shoe[j] = tmp;
+    }
+
+    // 2. Cut card, from the same stream right after the shuffle.
+    let cut_index = null;
+    if (r.cut_max > 0) {
+      cut_index = size - (r.cut_min + (await stream.uniform(r.cut_max - r.cut_min + 1)));
+    }
+
+    // 3. Burn.
+    let burn = 0;
+    let burn_exposed = null;
+    let cursor = 0;
+    if (r.burn === 1) {
+      burn_exposed = cardCode(shoe[0]);
+      burn = burnCount(shoe[0]);
+      cursor = 1 + burn;
+    }
+
+    // Rounds.
+    const rounds = [];
+    let extraRoundDue = false; // the cut card came out mid-round: exactly one more round
+    for (let n = 1; ; n++) {
+      const start = cursor;
+      const dealt = dealRound(shoe, start);
+      cursor = dealt.next;
+      const player_total = handTotal(dealt.player);
+      const banker_total = handTotal(dealt.banker);
+      rounds.push({
+        round_number: n,
+        start,
+        player: dealt.player.map(cardCode),
+        banker: dealt.banker.map(cardCode),
+        player_total,
+        banker_total,
+        result:
+          player_total > banker_total ? 'player' : banker_total > player_total ? 'banker' : 'tie',
+      });
+
+      if (r.round_limit > 0 && n === r.round_limit) break;
+      if (extraRoundDue) break;
+      if (cut_index !== null && cursor > cut_index) {
+        // The round used the card at cut_index or later.
+        if (start >= cut_index) break;
+        extraRoundDue = true;
+      }
+    }
+
+    return {
+      client_hash,
+      cut_index,
+      burn,
+      burn_exposed,
+      cards: shoe.map(cardCode),
+      rounds,
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Export
+
+  const api = Object.freeze({
+    version: 'bacc-pf-v1',
+    // contract functions
+    chainStep,
+    verifyLink,
+    clientHash,
+    shoeKey,
+    deriveShoe,
+    uniformFromWords,
+    // helpers, useful to a verifier page and to tests
+    chainWalk,
+    streamBlock,
+    validateRules,
+    rulesBytes,
+    uniformLimit,
+    cardCode,
+    cardPoint,
+    sha256,
+    toHex,
+    fromHex,
+  });
+
+  root.BaccPF = api;
+  if (typeof module === 'object' && module && typeof module.exports === 'object') {
+    module.exports = api;
+    // Never runs: names the exports for Node's CommonJS lexer, so that ESM code can also write
+    // `import { deriveShoe } from './bacc-pf-v1.js'` (the default import always works).
+    0 && (module.exports = { chainStep, verifyLink, clientHash, shoeKey, deriveShoe,
+      uniformFromWords, chainWalk, streamBlock, validateRules, rulesBytes, uniformLimit,
+      cardCode, cardPoint, sha256, toHex, fromHex });
+  }
+})(typeof globalThis !== 'undefined' ? globalThis : this);
