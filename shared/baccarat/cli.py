@@ -102,6 +102,41 @@ def _cmd_rtp(args: argparse.Namespace) -> str | dict[str, Any]:
     return report.as_dict() if args.json else format_table(report)
 
 
+def _read_proof(source: str) -> Any:
+    """A proof from a file, ``-`` (stdin) or an http(s) URL of the proof route."""
+    try:
+        if source == "-":
+            text = sys.stdin.read()
+        elif source.startswith(("http://", "https://")):
+            import urllib.request
+
+            with urllib.request.urlopen(source, timeout=30) as resp:
+                text = resp.read().decode("utf-8")
+        else:
+            with open(source, encoding="utf-8") as fh:
+                text = fh.read()
+    except OSError as exc:
+        raise CliError(f"cannot read {source}: {exc}") from None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise CliError(f"{source} is not JSON: {exc}") from None
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from .verify import verify_proof
+
+    proof = _read_proof(args.proof)
+    if not isinstance(proof, dict):
+        raise CliError("a proof is a JSON object")
+    verdict = verify_proof(proof)
+    if args.json:
+        print(json.dumps(verdict.as_dict(), ensure_ascii=False))
+    else:
+        print(verdict.line())
+    return 0 if verdict.ok else 1
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="baccarat", description="Provably fair baccarat engine.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -125,6 +160,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--dragon", choices=("seed", "common"), help="dragon pay table variant")
     r.add_argument("--json", action="store_true")
     r.set_defaults(func=_cmd_rtp)
+
+    v = sub.add_parser("verify", help="verify a shoe proof (file, - for stdin, or a URL)")
+    v.add_argument("proof")
+    v.add_argument("--json", action="store_true", help="print the full report as JSON")
+    v.set_defaults(func=_cmd_verify)
     return p
 
 
@@ -139,6 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CliError, FairnessError, UnsafeRulesError) as exc:
         print(f"baccarat: error: {exc}", file=sys.stderr)
         return 2
+    if isinstance(out, int):  # the command printed its own output; this is its exit status
+        return out
     text = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
     try:
         print(text)
