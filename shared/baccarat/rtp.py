@@ -1,0 +1,603 @@
+"""Exact return to player of every bet: full combinatorial enumeration of one round dealt from a
+fresh shoe of ``D`` decks, in exact fractions (no simulation).
+
+The calculator never says what a bet pays or when a hand draws: every distinct class of rounds is
+described by a :class:`Facts` object (it satisfies :class:`baccarat.paytables.RoundFacts`) and
+graded by :func:`baccarat.paytables.grade`; the third cards follow
+:func:`baccarat.rules.player_draws` and :func:`baccarat.rules.banker_draws`.
+
+How the fast path (:func:`compute_rtp`) counts. Weights are integers — numbers of ordered card
+sequences, every round completed to six cards so that all share the denominator
+``52D·(52D−1)···(52D−5)`` — and are divided only at the end.
+
+1. The first four cards (Player, Banker, Player, Banker) at point level: each hand is an unordered
+   pair of point values (55 × 55 combinations). The ten-valued ranks are pooled, but what the
+   pair facts need is counted exactly: for every point value, the ordered ways to pick its cards
+   split by the pair state each hand ends with (no pair / pair / perfect pair), by enumerating
+   the ranks and suits of just those cards (:func:`_value_split`). Pair facts depend on the first
+   four cards only, so this is exact.
+2. Combinations that leave the same two-card totals and remove the same multiset of point values
+   share everything that follows; each such key is expanded once: Player's and Banker's third
+   cards by point value, weighted by what the shoe still holds.
+3. Each distinct class of rounds is graded once per offered bet; a bet's multiplier distribution,
+   push and loss probabilities and house edge follow.
+
+:func:`rtp_naive` is the deliberately plain reference: every card by rank, suits of the first four
+cards enumerated wherever a pair makes them matter. The two agree exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from itertools import product
+from typing import Any
+
+from .cards import CARDS_PER_DECK, RANK_POINTS
+from .outcome import Result
+from .paytables import BetType, Grade, PayTable, grade
+from .rules import NATURAL_TOTALS, banker_draws, player_draws
+
+__all__ = [
+    "BetRtp",
+    "Facts",
+    "RtpReport",
+    "clear_cache",
+    "compute_rtp",
+    "format_table",
+    "outcome_distribution",
+    "rtp_naive",
+]
+
+_SUITS = 4
+_VALUES = 10
+_RANK_COUNT = len(RANK_POINTS)
+#: Number of ranks worth each point value (1 for A–9, 4 for T/J/Q/K).
+_RANKS_PER_VALUE: tuple[int, ...] = tuple(RANK_POINTS.count(v) for v in range(_VALUES))
+_ROUND_CARDS = 6
+
+# A hand's pair state: its first two cards are no pair, a pair of different suits, a perfect pair.
+_NO_PAIR, _PAIR, _PERFECT = 0, 1, 2
+_PAIR_STATES = 3
+#: Pair key = Player state · 3 + Banker state.
+_PAIR_KEYS = _PAIR_STATES**2
+
+# Round shapes: (cards dealt, Banker's card count).
+_SHAPES: tuple[tuple[int, int], ...] = ((4, 2), (5, 2), (5, 3), (6, 3))
+_STAND_STAND, _PLAYER_DREW, _BANKER_DREW, _BOTH_DREW = range(4)
+
+PairSplit = dict[tuple[int, int], int]
+
+_DRAGONS = frozenset({BetType.PLAYER_DRAGON, BetType.BANKER_DRAGON})
+
+
+# --- the facts of a class of rounds ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What :func:`~baccarat.paytables.grade` reads, for one class of equivalent rounds."""
+
+    player_total: int
+    banker_total: int
+    player_natural: bool
+    banker_natural: bool
+    player_pair: bool
+    banker_pair: bool
+    player_perfect_pair: bool
+    banker_perfect_pair: bool
+    cards_dealt: int
+    banker_card_count: int
+
+    @property
+    def result(self) -> Result:
+        p, b = self.player_total, self.banker_total
+        return Result.PLAYER if p > b else Result.BANKER if b > p else Result.TIE
+
+
+def _facts(
+    player_total: int, banker_total: int, shape: int, player_state: int, banker_state: int
+) -> Facts:
+    cards, banker_cards = _SHAPES[shape]
+    # Nobody draws after a natural, so a natural is a four-card round with an 8 or 9 in it.
+    four = shape == _STAND_STAND
+    return Facts(
+        player_total=player_total,
+        banker_total=banker_total,
+        player_natural=four and player_total in NATURAL_TOTALS,
+        banker_natural=four and banker_total in NATURAL_TOTALS,
+        player_pair=player_state != _NO_PAIR,
+        banker_pair=banker_state != _NO_PAIR,
+        player_perfect_pair=player_state == _PERFECT,
+        banker_perfect_pair=banker_state == _PERFECT,
+        cards_dealt=cards,
+        banker_card_count=banker_cards,
+    )
+
+
+# --- exact counts ---------------------------------------------------------------------------------
+
+
+def _falling(n: int, k: int) -> int:
+    out = 1
+    for i in range(k):
+        out *= n - i
+    return out
+
+
+def _check_decks(decks: int) -> None:
+    if isinstance(decks, bool) or not isinstance(decks, int) or decks < 1:
+        raise ValueError(f"decks must be an integer ≥ 1, got {decks!r}")
+
+
+def _merge(a: PairSplit, b: PairSplit) -> PairSplit:
+    """Combine the pair splits of two disjoint groups of cards (a hand's pair lies in one group)."""
+    out: PairSplit = {}
+    for (pa, ba), wa in a.items():
+        for (pb, bb), wb in b.items():
+            key = (max(pa, pb), max(ba, bb))
+            out[key] = out.get(key, 0) + wa * wb
+    return out
+
+
+def _pair_state(suits: tuple[int, ...]) -> int:
+    """A hand's pair state from the suits of its cards of one rank (a pair needs both)."""
+    if len(suits) < 2:
+        return _NO_PAIR
+    return _PERFECT if suits[0] == suits[1] else _PAIR
+
+
+@lru_cache(maxsize=256)
+def _suit_split(decks: int, n_player: int, n_banker: int) -> PairSplit:
+    """Ordered ways to deal ``n_player`` Player and ``n_banker`` Banker cards, all of one rank
+    (``decks`` cards of each suit), by (Player pair state, Banker pair state). A hand is a pair
+    here only when both its first two cards are among these cards."""
+    out: PairSplit = {}
+    n = n_player + n_banker
+    for suits in product(range(_SUITS), repeat=n):
+        left = [decks] * _SUITS
+        w = 1
+        for s in suits:
+            w *= left[s]
+            left[s] -= 1
+        if not w:
+            continue
+        ps = _pair_state(suits[:n_player])
+        bs = _pair_state(suits[n_player:])
+        out[ps, bs] = out.get((ps, bs), 0) + w
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _value_split(decks: int, ranks: int, n_player: int, n_banker: int) -> PairSplit:
+    """Like :func:`_suit_split` for cards of one *point value* shared by ``ranks`` ranks: the
+    ranks of the cards are enumerated too (K + Q is no pair)."""
+    out: PairSplit = {}
+    roles = (0,) * n_player + (1,) * n_banker
+    for assignment in product(range(ranks), repeat=len(roles)):
+        split: PairSplit = {(_NO_PAIR, _NO_PAIR): 1}
+        for r in range(ranks):
+            np_ = sum(1 for a, role in zip(assignment, roles, strict=True) if a == r and role == 0)
+            nb_ = sum(1 for a, role in zip(assignment, roles, strict=True) if a == r and role == 1)
+            if np_ or nb_:
+                split = _merge(split, _suit_split(decks, np_, nb_))
+        for key, w in split.items():
+            if w:
+                out[key] = out.get(key, 0) + w
+    return out
+
+
+# --- the fast enumeration -------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def _class_weights(decks: int) -> tuple[tuple[Facts, int], ...]:
+    """Every distinct class of rounds with its weight (ordered six-card sequences)."""
+    shoe = CARDS_PER_DECK * decks
+    pool = [_SUITS * decks * k for k in _RANKS_PER_VALUE]
+    after4 = (shoe - 4) * (shoe - 5)  # completions of a four-card round to six cards
+    after5 = shoe - 5
+
+    # Drawing decisions, tabulated once from the rules.
+    natural = [[p in NATURAL_TOTALS or b in NATURAL_TOTALS for b in range(10)] for p in range(10)]
+    p_draws = [[player_draws(p, b) for b in range(10)] for p in range(10)]
+    b_draws_stood = [[banker_draws(p, b, None) for b in range(10)] for p in range(10)]
+    b_draws_third = [
+        [[banker_draws(p, b, t) for t in range(10)] for b in range(10)] for p in range(10)
+    ]
+
+    # 1. First four cards: key (two-card totals, point values removed) → pair key → weight.
+    splits = {
+        (v, n_p, n_b): [
+            (ps * _PAIR_STATES + bs, w)
+            for (ps, bs), w in sorted(_value_split(decks, _RANKS_PER_VALUE[v], n_p, n_b).items())
+        ]
+        for v in range(_VALUES)
+        for n_p in range(3)
+        for n_b in range(3)
+    }
+    hands = [(a, b) for a in range(_VALUES) for b in range(a, _VALUES)]
+    keyed: dict[tuple[int, int, tuple[int, ...]], dict[int, int]] = {}
+    for a, b in hands:
+        pt = (a + b) % 10
+        for c, d in hands:
+            scale = (1 if a == b else 2) * (1 if c == d else 2)
+            split = [(0, 1)]
+            for v in {a, b, c, d}:
+                n_p = (a == v) + (b == v)
+                n_b = (c == v) + (d == v)
+                part = splits[v, n_p, n_b]
+                if len(part) == 1 and part[0][0] == 0:  # no pair here: a plain count
+                    scale *= part[0][1]
+                else:  # a hand's two cards are both of this value
+                    # A hand's pair lies within one value, so the pair keys of values just add.
+                    split = [(k1 + k2, w1 * w2) for k1, w1 in split for k2, w2 in part]
+            if not scale:
+                continue
+            into = keyed.setdefault((pt, (c + d) % 10, tuple(sorted((a, b, c, d)))), {})
+            for k, w in split:
+                into[k] = into.get(k, 0) + w * scale
+
+    # 2. Third cards, once per key. A joint index is
+    #    ((Player total · 10 + Banker total) · 4 + shape) · 9 + pair key; ``tail`` lists
+    #    (joint index without the pair key, weight).
+    per_totals = len(_SHAPES) * _PAIR_KEYS
+    joint = [0] * (100 * per_totals)
+    # Offsets of Banker totals after a third card of each value, by Banker's two-card total.
+    banker_after = [[((b + u) % 10) * per_totals for u in range(10)] for b in range(10)]
+    for (pt, bt, removed), split_w in keyed.items():
+        tail: list[tuple[int, int]] = []
+        if natural[pt][bt] or not (p_draws[pt][bt] or b_draws_stood[pt][bt]):
+            tail.append(((pt * 10 + bt) * per_totals + _STAND_STAND * _PAIR_KEYS, after4))
+        else:
+            rem = pool.copy()
+            for v in removed:
+                rem[v] -= 1
+            offsets = banker_after[bt]
+            if p_draws[pt][bt]:
+                third = b_draws_third[pt][bt]
+                for t in range(10):
+                    rt = rem[t]
+                    if not rt:
+                        continue
+                    row = (pt + t) % 10 * 10 * per_totals
+                    if third[t]:
+                        rem[t] = rt - 1
+                        base = row + _BOTH_DREW * _PAIR_KEYS
+                        tail.extend(
+                            (base + o, rt * ru) for o, ru in zip(offsets, rem, strict=True) if ru
+                        )
+                        rem[t] = rt
+                    else:
+                        cell = row + bt * per_totals + _PLAYER_DREW * _PAIR_KEYS
+                        tail.append((cell, rt * after5))
+            else:  # Player stood, Banker draws
+                base = pt * 10 * per_totals + _BANKER_DREW * _PAIR_KEYS
+                tail.extend(
+                    (base + o, ru * after5) for o, ru in zip(offsets, rem, strict=True) if ru
+                )
+        for k, wp in split_w.items():
+            for cell, wt in tail:
+                joint[cell + k] += wp * wt
+
+    out: list[tuple[Facts, int]] = []
+    for index, w in enumerate(joint):
+        if w:
+            cell, k = divmod(index, _PAIR_KEYS)
+            totals, shape = divmod(cell, len(_SHAPES))
+            pt, bt = divmod(totals, 10)
+            out.append((_facts(pt, bt, shape, *divmod(k, _PAIR_STATES)), w))
+    return tuple(out)
+
+
+def clear_cache() -> None:
+    """Forget memoised enumerations (for benchmarks that time a cold start)."""
+    _class_weights.cache_clear()
+    _value_split.cache_clear()
+    _suit_split.cache_clear()
+
+
+def outcome_distribution(decks: int) -> dict[Facts, Fraction]:
+    """Exact probability of every distinct class of rounds from a fresh ``decks``-deck shoe."""
+    _check_decks(decks)
+    total = _falling(CARDS_PER_DECK * decks, _ROUND_CARDS)
+    return {f: Fraction(w, total) for f, w in _class_weights(decks)}
+
+
+# --- the report -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BetRtp:
+    """One bet's exact figures per unit staked."""
+
+    bet: BetType
+    p_win: Fraction
+    p_push: Fraction
+    p_lose: Fraction
+    #: (net multiplier the table pays, probability), one entry per distinct winning multiplier.
+    multipliers: tuple[tuple[Fraction, Fraction], ...]
+    #: The table's commission on a positive net (a lone win nets ``m · (1 − rate)``).
+    commission_rate: Fraction
+    house_edge: Fraction
+
+    @property
+    def expected_net(self) -> Fraction:
+        return -self.house_edge
+
+    @property
+    def rtp(self) -> Fraction:
+        """Return to player: expected amount back per unit staked (1 − house edge)."""
+        return 1 - self.house_edge
+
+    @property
+    def house_edge_per_resolved(self) -> Fraction:
+        """House edge per bet that is not pushed (the usual figure for Banker/Player with ties)."""
+        return self.house_edge / (1 - self.p_push) if self.p_push != 1 else Fraction(0)
+
+    def as_dict(self) -> dict[str, Any]:
+        keep = 1 - self.commission_rate
+        return {
+            "bet": self.bet.value,
+            "p_win": _exact(self.p_win),
+            "p_push": _exact(self.p_push),
+            "p_lose": _exact(self.p_lose),
+            "multipliers": [
+                {
+                    "pays": str(m),
+                    "net_after_commission": str(_net(m, keep)),
+                    "p": _exact(p),
+                }
+                for m, p in self.multipliers
+            ],
+            "house_edge": _exact(self.house_edge),
+            "house_edge_percent": _percent(self.house_edge),
+            "house_edge_per_resolved_percent": _percent(self.house_edge_per_resolved),
+            "rtp": _exact(self.rtp),
+            "rtp_percent": _percent(self.rtp),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RtpReport:
+    """Exact RTP of every bet a pay table offers, for one round from a fresh shoe."""
+
+    table: PayTable
+    decks: int
+    p_banker: Fraction
+    p_player: Fraction
+    p_tie: Fraction
+    bets: tuple[BetRtp, ...]
+
+    def bet(self, bet: BetType) -> BetRtp:
+        for entry in self.bets:
+            if entry.bet is bet:
+                return entry
+        raise KeyError(f"{bet.value} is not offered by {self.table.name}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "table": self.table.name,
+            "dragon_table": self.table.dragon_name if self.table.offered & _DRAGONS else None,
+            "banker_pays": str(self.table.banker),
+            "commission_rate": str(self.table.commission_rate),
+            "decks": self.decks,
+            "method": "exact enumeration of every deal from a fresh shoe",
+            "outcomes": {
+                Result.BANKER.value: _exact(self.p_banker),
+                Result.PLAYER.value: _exact(self.p_player),
+                Result.TIE.value: _exact(self.p_tie),
+            },
+            "bets": [b.as_dict() for b in self.bets],
+        }
+
+
+def _net(multiplier: Fraction, keep: Fraction) -> Fraction:
+    """Net won by a lone winning bet: the commission is taken on a positive net only."""
+    return multiplier * keep if multiplier > 0 else multiplier
+
+
+def _decimal(x: Fraction, digits: int) -> str:
+    scaled = round(abs(x) * 10**digits)
+    whole, frac = divmod(scaled, 10**digits)
+    sign = "-" if x < 0 and scaled else ""
+    return f"{sign}{whole}.{frac:0{digits}d}" if digits else f"{sign}{whole}"
+
+
+def _exact(x: Fraction) -> dict[str, str]:
+    return {"decimal": _decimal(x, 10), "exact": str(x)}
+
+
+def _percent(x: Fraction, digits: int = 4) -> str:
+    return _decimal(x * 100, digits) + "%"
+
+
+def _report(table: PayTable, decks: int, classes: Iterable[tuple[Facts, int]]) -> RtpReport:
+    """Grade every class of rounds for every offered bet and sum up."""
+    total = _falling(CARDS_PER_DECK * decks, _ROUND_CARDS)
+    bets = [b for b in BetType if b in table.offered]
+    # Keyed by (grade, numerator, denominator): ints hash much faster than a Fraction.
+    tally: dict[BetType, dict[tuple[Grade, int, int], int]] = {b: {} for b in bets}
+    results = dict.fromkeys(Result, 0)
+    for facts, w in classes:
+        results[facts.result] += w
+        for bet in bets:
+            g, m = grade(bet, facts, table)
+            key = (g, m.numerator, m.denominator)
+            counts = tally[bet]
+            counts[key] = counts.get(key, 0) + w
+    keep = 1 - table.commission_rate
+    entries = []
+    for bet in bets:
+        wins: dict[Fraction, int] = {}
+        pushes = losses = 0
+        for (g, num, den), w in tally[bet].items():
+            if g is Grade.WIN:
+                m = Fraction(num, den)
+                wins[m] = wins.get(m, 0) + w
+            elif g is Grade.PUSH:
+                pushes += w
+            else:
+                losses += w
+        mults = tuple((m, Fraction(w, total)) for m, w in sorted(wins.items()))
+        p_win = sum((p for _, p in mults), Fraction(0))
+        p_lose = Fraction(losses, total)
+        expected = sum((_net(m, keep) * p for m, p in mults), Fraction(0)) - p_lose
+        entries.append(
+            BetRtp(
+                bet=bet,
+                p_win=p_win,
+                p_push=Fraction(pushes, total),
+                p_lose=p_lose,
+                multipliers=mults,
+                commission_rate=table.commission_rate,
+                house_edge=-expected,
+            )
+        )
+    return RtpReport(
+        table=table,
+        decks=decks,
+        p_banker=Fraction(results[Result.BANKER], total),
+        p_player=Fraction(results[Result.PLAYER], total),
+        p_tie=Fraction(results[Result.TIE], total),
+        bets=tuple(entries),
+    )
+
+
+def compute_rtp(table: PayTable, decks: int) -> RtpReport:
+    """Exact win/push/lose probabilities, multiplier distribution and house edge of every bet
+    ``table`` offers, for a round dealt from a fresh shoe of ``decks`` decks (any ``decks`` ≥ 1)."""
+    _check_decks(decks)
+    return _report(table, decks, _class_weights(decks))
+
+
+# --- the plain reference --------------------------------------------------------------------------
+
+
+def rtp_naive(table: PayTable, decks: int) -> RtpReport:
+    """The same figures as :func:`compute_rtp` by the most direct enumeration: every card by
+    rank (13 ways each), the suits of the first four cards enumerated outright wherever a hand
+    pair makes them matter. Slow (seconds), shares none of the fast path's bookkeeping, and is
+    kept as the reference the fast path is tested and benchmarked against."""
+    _check_decks(decks)
+    return _report(table, decks, _naive_class_weights(decks))
+
+
+def _naive_class_weights(decks: int) -> list[tuple[Facts, int]]:
+    shoe = CARDS_PER_DECK * decks
+    left = [_SUITS * decks] * _RANK_COUNT
+    pts = RANK_POINTS
+    classes: dict[tuple[int, int, int, int, int], int] = {}
+
+    def suits_of(ranks: tuple[int, int, int, int]) -> dict[tuple[int, int], int]:
+        """(Player pair state, Banker pair state) → ordered ways to pick the four cards."""
+        out: dict[tuple[int, int], int] = {}
+        p1, b1, p2, b2 = ranks
+        for suits in product(range(_SUITS), repeat=4):
+            w = 1
+            taken: list[tuple[int, int]] = []
+            for card in zip(ranks, suits, strict=True):
+                w *= decks - taken.count(card)
+                taken.append(card)
+            if not w:
+                continue
+            ps = _NO_PAIR if p1 != p2 else _PERFECT if suits[0] == suits[2] else _PAIR
+            bs = _NO_PAIR if b1 != b2 else _PERFECT if suits[1] == suits[3] else _PAIR
+            out[ps, bs] = out.get((ps, bs), 0) + w
+        return out
+
+    def leaf(pt: int, bt: int, shape: int, pairs: dict[tuple[int, int], int], w: int) -> None:
+        for (ps, bs), wp in pairs.items():
+            key = (pt, bt, shape, ps, bs)
+            classes[key] = classes.get(key, 0) + wp * w
+
+    for p1 in range(_RANK_COUNT):
+        w1 = left[p1]
+        left[p1] -= 1
+        for b1 in range(_RANK_COUNT):
+            w2 = w1 * left[b1]
+            left[b1] -= 1
+            for p2 in range(_RANK_COUNT):
+                w3 = w2 * left[p2]
+                left[p2] -= 1
+                for b2 in range(_RANK_COUNT):
+                    w4 = w3 * left[b2]
+                    if not w4:
+                        continue
+                    left[b2] -= 1
+                    if p1 == p2 or b1 == b2:
+                        pairs = suits_of((p1, b1, p2, b2))
+                    else:
+                        pairs = {(_NO_PAIR, _NO_PAIR): w4}
+                    pt = (pts[p1] + pts[p2]) % 10
+                    bt = (pts[b1] + pts[b2]) % 10
+                    if player_draws(pt, bt):
+                        for p3 in range(_RANK_COUNT):
+                            w5 = left[p3]
+                            if not w5:
+                                continue
+                            left[p3] -= 1
+                            pf = (pt + pts[p3]) % 10
+                            if banker_draws(pt, bt, pts[p3]):
+                                for b3 in range(_RANK_COUNT):
+                                    if left[b3]:
+                                        bf = (bt + pts[b3]) % 10
+                                        leaf(pf, bf, _BOTH_DREW, pairs, w5 * left[b3])
+                            else:
+                                leaf(pf, bt, _PLAYER_DREW, pairs, w5 * (shoe - 5))
+                            left[p3] += 1
+                    elif banker_draws(pt, bt, None):
+                        for b3 in range(_RANK_COUNT):
+                            if left[b3]:
+                                bf = (bt + pts[b3]) % 10
+                                leaf(pt, bf, _BANKER_DREW, pairs, left[b3] * (shoe - 5))
+                    else:
+                        leaf(pt, bt, _STAND_STAND, pairs, (shoe - 4) * (shoe - 5))
+                    left[b2] += 1
+                left[p2] += 1
+            left[b1] += 1
+        left[p1] += 1
+
+    return [(_facts(*key), w) for key, w in sorted(classes.items())]
+
+
+# --- terminal output ------------------------------------------------------------------------------
+
+
+def _pays(m: Fraction) -> str:
+    """``0.95``, ``1.5``, ``12``; a fraction without a short decimal stays ``a/b``."""
+    for digits in range(4):
+        if (m * 10**digits).denominator == 1:
+            return _decimal(m, digits)
+    return str(m)
+
+
+def format_table(report: RtpReport) -> str:
+    """A fixed-width table for a terminal: one line per bet, one more per multiplier of a bet
+    that pays several."""
+    t = report.table
+    head = [f"Exact RTP — {t.name}, {report.decks} deck{'s' if report.decks != 1 else ''}"]
+    if t.offered & _DRAGONS:
+        head.append(f"dragon table {t.dragon_name}")
+    if t.commission_rate:
+        head.append(f"{_percent(t.commission_rate, 2)} commission on a win")
+    lines = [
+        ", ".join(head),
+        f"Banker wins {_percent(report.p_banker)}   Player wins {_percent(report.p_player)}   "
+        f"Tie {_percent(report.p_tie)}",
+        "",
+        f"{'bet':<22}{'pays':>14}{'P(win)':>11}{'P(push)':>11}{'P(lose)':>11}"
+        f"{'house edge':>12}{'RTP':>11}",
+    ]
+    for e in report.bets:
+        pays = ",".join(_pays(m) for m, _ in e.multipliers) or "-"
+        lines.append(
+            f"{e.bet.value:<22}{pays:>14}{_decimal(e.p_win, 6):>11}{_decimal(e.p_push, 6):>11}"
+            f"{_decimal(e.p_lose, 6):>11}{_percent(e.house_edge):>12}{_percent(e.rtp):>11}"
+        )
+        if len(e.multipliers) > 1:
+            for m, p in e.multipliers:
+                lines.append(f"{'  wins ' + _pays(m):<36}{_decimal(p, 6):>11}")
+    return "\n".join(lines)
