@@ -25,7 +25,8 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -n 2
+	scripts/ensure-chromium.sh
+	BACC_REQUIRE_BROWSER=1 $(BIN)/pytest -n 2
 
 test: lint typecheck unit
 
