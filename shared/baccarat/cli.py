@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from .cards import code, codes
 from .fairness import SECRET_BYTES, FairnessError, derive_shoe, verify_link
@@ -64,7 +64,10 @@ def shoe_json(
 
 def _cmd_shoe(args: argparse.Namespace) -> dict[str, Any]:
     seed = _hex32(args.server_seed, "--server-seed")
+    flags = (args.decks, args.burn, args.cut_min, args.cut_max, args.round_limit)
     if args.profile:
+        if any(flag is not None for flag in flags):
+            raise CliError("give either --profile or the rule flags, not both")
         rules = PROFILE_RULES[args.profile]
     else:
         missing = [
@@ -137,9 +140,16 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 0 if verdict.ok else 1
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (``baccarat: error: …``), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"baccarat: error: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="baccarat", description="Provably fair baccarat engine.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = _Parser(prog="baccarat", description="Provably fair baccarat engine.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("shoe", help="derive a bacc-pf-v1 shoe and play all its rounds")
     s.add_argument("--server-seed", required=True, help="the shoe secret s_i (64 hex digits)")

@@ -17,6 +17,8 @@ SPEC = "bacc-pf-v1"
 TAG = b"bacc-pf-v1/"
 SECRET_BYTES = 32
 MAX_CLIENT_SEED_BYTES = 256
+#: Longest seed chain this service creates or verifies (bounds the work of a chain walk).
+MAX_CHAIN_LENGTH = 1_000_000
 _TWO32 = 1 << 32
 _CHAIN = TAG + b"chain"
 _CLIENT = TAG + b"client"
@@ -68,7 +70,9 @@ def anchor_of(top_secret: bytes, chain_length: int) -> bytes:
 
 def verify_link(secret: bytes, shoe_number: int, anchor: bytes) -> bool:
     """Does the revealed ``s_i`` lead to ``anchor`` in exactly ``i`` steps?"""
-    if len(secret) != SECRET_BYTES or len(anchor) != SECRET_BYTES or shoe_number < 1:
+    if len(secret) != SECRET_BYTES or len(anchor) != SECRET_BYTES:
+        return False
+    if not 1 <= shoe_number <= MAX_CHAIN_LENGTH:
         return False
     return hmac.compare_digest(walk_chain(secret, shoe_number), anchor)
 
@@ -78,7 +82,10 @@ def verify_link(secret: bytes, shoe_number: int, anchor: bytes) -> bool:
 
 def client_hash(client_seed: str) -> bytes:
     """``H(TAG ‖ "client" ‖ utf8(client_seed))``, the seed used exactly as received."""
-    raw = client_seed.encode("utf-8")
+    try:
+        raw = client_seed.encode("utf-8")
+    except UnicodeEncodeError:
+        raise FairnessError("the client seed is not valid UTF-8 text") from None
     if len(raw) > MAX_CLIENT_SEED_BYTES:
         raise FairnessError(
             f"client seed is {len(raw)} UTF-8 bytes; at most {MAX_CLIENT_SEED_BYTES} allowed"
