@@ -9,7 +9,7 @@ from types import MappingProxyType
 
 from .paytables import BetType
 
-__all__ = ["Bet", "BetType", "Role"]
+__all__ = ["Bet", "BetType", "PlayerBanker", "Role"]
 
 
 class Role(StrEnum):
@@ -35,3 +35,15 @@ class Bet:
     level: int | None = None
     balance: int | None = None
     personal_limits: Mapping[BetType, int] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerBanker:
+    """The player-banker seat (star-city's 荷官 seat): a player who covers the Banker/Player bets.
+
+    ``balance`` is the player-banker's balance before the round (minor units); it must cover the
+    worst-case liability of the bets it covers. The player-banker does not bet at its own table."""
+
+    bettor_id: str
+    balance: int
+    level: int | None = None
