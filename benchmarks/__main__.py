@@ -6,13 +6,13 @@ import platform
 import sys
 import time
 
-from . import engine, rtp
+from . import engine, money, rtp
 
 
 def main() -> int:
     print(f"# make bench — {time.strftime('%Y-%m-%d %H:%M')} — Python {platform.python_version()}")
     print(f"# {platform.machine()}, {platform.processor() or 'cpu'}; figures are medians of 5")
-    for section in (engine, rtp):
+    for section in (engine, money, rtp):
         print()
         print("\n".join(section.run()))
     return 0
