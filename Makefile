@@ -5,7 +5,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint typecheck unit bench run clean
+.PHONY: install test lint template typecheck unit bench run openapi clean
+
+# SAM CLI (template checks, the build test): no telemetry.
+export SAM_CLI_TELEMETRY := 0
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -28,13 +31,24 @@ unit: $(STAMP)
 	scripts/ensure-chromium.sh
 	BACC_REQUIRE_BROWSER=1 $(BIN)/pytest -n 2
 
-test: lint typecheck unit
+# template.yaml: CloudFormation lint and SAM's own validation (no AWS account needed).
+template: $(STAMP)
+	$(BIN)/cfn-lint template.yaml
+	$(BIN)/sam validate --lint --template-file template.yaml --region us-east-1
+
+test: lint template typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
+# The whole API on http://127.0.0.1:8000 over moto (DynamoDB + KMS); Ctrl-C stops it.
+# BACCARAT_STACK=<deployed stack> make run serves the same app against that stack instead.
 run: $(STAMP)
-	@echo "The HTTP API is coming (issue 4). Meanwhile: $(BIN)/baccarat --help"
+	$(BIN)/python -m baccarat_api.local
+
+# Regenerate docs/openapi.json from the app (a test fails when it is stale).
+openapi: $(STAMP)
+	$(BIN)/python -m baccarat_api.openapi
 
 clean:
 	rm -rf $(VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,97 @@
+"""Operator authentication: ``Authorization: Bearer <operator key>``.
+
+Keys are stored only as their SHA-256 (config table, ``KEY#<hash>``) mapping to an operator id.
+:func:`authenticate` is the one check: the FastAPI dependency calls it today, and the HttpApi
+Lambda authorizer of the operators issue can call the same function. A warm container remembers a
+key it has looked up for ``AUTH_CACHE_SECONDS`` (default 60 s; 0 disables), so a warm request
+costs no DynamoDB round trip for auth; a revoked key stops working within that time."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+
+from .errors import ApiError
+from .repository import Repository
+
+KEY_PREFIX = "bk_"
+_MAX_KEY_LENGTH = 256
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def new_key() -> str:
+    """A fresh operator key (256 bits from the OS CSPRNG); show it once, store its hash."""
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def bearer_token(authorization: str | None) -> str:
+    """The key of an ``Authorization: Bearer <key>`` header, or 401."""
+    if not authorization:
+        raise ApiError("unauthorized", "an operator key is required: Authorization: Bearer <key>")
+    scheme, _, token = authorization.partition(" ")
+    token = token.strip()
+    if (
+        not hmac.compare_digest(scheme.lower(), "bearer")
+        or not token
+        or len(token) > _MAX_KEY_LENGTH
+        or not token.isascii()
+        or not token.isprintable()
+        or " " in token
+    ):
+        raise ApiError("unauthorized", "the Authorization header must be 'Bearer <key>'")
+    return token
+
+
+class KeyCache:
+    """key hash → (operator id, expiry), per warm container."""
+
+    def __init__(self, ttl_seconds: float) -> None:
+        self.ttl = ttl_seconds
+        self._items: dict[str, tuple[str, float]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key_hash: str) -> str | None:
+        if self.ttl <= 0:
+            return None
+        with self._lock:
+            hit = self._items.get(key_hash)
+            if hit is None:
+                return None
+            if hit[1] < time.monotonic():
+                del self._items[key_hash]
+                return None
+            return hit[0]
+
+    def put(self, key_hash: str, operator_id: str) -> None:
+        if self.ttl <= 0:
+            return
+        with self._lock:
+            if len(self._items) > 10_000:
+                self._items.clear()
+            self._items[key_hash] = (operator_id, time.monotonic() + self.ttl)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+def authenticate(authorization: str | None, repo: Repository, cache: KeyCache | None) -> str:
+    """The operator id of the request's key, or :class:`ApiError` 401 (never says why a key
+    failed: unknown and revoked look the same)."""
+    key_hash = hash_key(bearer_token(authorization))
+    if cache is not None:
+        hit = cache.get(key_hash)
+        if hit is not None:
+            return hit
+    operator_id = repo.operator_for_key(key_hash)
+    if operator_id is None:
+        raise ApiError("unauthorized", "unknown or revoked operator key")
+    if cache is not None:
+        cache.put(key_hash, operator_id)
+    return operator_id

@@ -1,0 +1,64 @@
+"""Public ids. A table id is random; a shoe id is its table id and shoe number; a round id is its
+shoe id and round number. So every id names its item's DynamoDB key without a lookup, and a shoe
+number or round number can exist only once (the item put is conditional).
+
+    tbl_4k2j7x9mq3c5d8hv          a table (80 random bits, base32)
+    tbl_4k2j7x9mq3c5d8hv_s1       shoe 1 of that table
+    tbl_4k2j7x9mq3c5d8hv_s1_r12   round 12 of that shoe
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from dataclasses import dataclass
+
+_TABLE = r"tbl_[a-z2-7]{16}"
+_NUMBER = r"[1-9][0-9]{0,5}"
+_TABLE_RE = re.compile(rf"^({_TABLE})$")
+_SHOE_RE = re.compile(rf"^({_TABLE})_s({_NUMBER})$")
+_ROUND_RE = re.compile(rf"^({_TABLE})_s({_NUMBER})_r({_NUMBER})$")
+
+
+def new_table_id() -> str:
+    return "tbl_" + base64.b32encode(os.urandom(10)).decode("ascii").lower()
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeRef:
+    table_id: str
+    shoe_number: int
+
+    @property
+    def shoe_id(self) -> str:
+        return f"{self.table_id}_s{self.shoe_number}"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRef:
+    table_id: str
+    shoe_number: int
+    round_number: int
+
+    @property
+    def shoe(self) -> ShoeRef:
+        return ShoeRef(self.table_id, self.shoe_number)
+
+    @property
+    def round_id(self) -> str:
+        return f"{self.shoe.shoe_id}_r{self.round_number}"
+
+
+def parse_table_id(text: str) -> str | None:
+    return text if _TABLE_RE.match(text) else None
+
+
+def parse_shoe_id(text: str) -> ShoeRef | None:
+    m = _SHOE_RE.match(text)
+    return ShoeRef(m[1], int(m[2])) if m else None
+
+
+def parse_round_id(text: str) -> RoundRef | None:
+    m = _ROUND_RE.match(text)
+    return RoundRef(m[1], int(m[2]), int(m[3])) if m else None

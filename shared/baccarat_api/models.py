@@ -1,0 +1,286 @@
+"""The HTTP contract (v1) as pydantic models: strict requests (unknown fields refused, integers
+never coerced from strings or floats) and the responses, which are validated on the way out so
+``docs/openapi.json`` cannot lie. JSON is snake_case; money is integer minor units."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+
+from baccarat.bets import BetType, Role
+from baccarat.fairness import MAX_CLIENT_SEED_BYTES
+
+#: Most bets one request may carry (a full table with side bets is far below).
+MAX_BETS = 200
+_MONEY = 10**15
+
+Money = Annotated[StrictInt, Field(ge=-_MONEY, le=_MONEY)]
+Id = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- requests -------------------------------------------------------------------------------
+
+
+class CreateTableRequest(_Strict):
+    profile: Literal["star-city", "bid-squeeze"]
+    tier: Id = Field(description="a tier id of GET /v1/tiers, of the same profile")
+    banking: Literal["house", "player_banker"]
+    chain_length: StrictInt = Field(
+        default=10_000, ge=1, le=100_000, description="shoes in the table's seed chain"
+    )
+    banker_pays: Literal["1", "0.95"] | None = Field(
+        default=None, description="Banker pay variant the profile allows (default: its first)"
+    )
+    dragon_table: Literal["seed", "common"] | None = Field(
+        default=None, description="dragon pay table the profile allows (default: its first)"
+    )
+
+
+class CommitShoeRequest(_Strict):
+    client_seed: str = Field(
+        description=f"at most {MAX_CLIENT_SEED_BYTES} UTF-8 bytes, used exactly as sent"
+    )
+
+    @field_validator("client_seed")
+    @classmethod
+    def _at_most_256_bytes(cls, value: str) -> str:
+        try:
+            size = len(value.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise ValueError("the client seed must be valid Unicode (no lone surrogates)") from None
+        if size > MAX_CLIENT_SEED_BYTES:
+            raise ValueError(
+                f"the client seed is {size} UTF-8 bytes; at most {MAX_CLIENT_SEED_BYTES} allowed"
+            )
+        return value
+
+
+class BetIn(_Strict):
+    bettor_id: Id
+    role: Role
+    seat: StrictInt | None = Field(default=None, ge=0, le=1000)
+    type: BetType
+    amount: Money
+    level: StrictInt | None = Field(default=None, ge=0, le=10_000)
+    balance: Money | None = None
+    personal_limits: dict[BetType, Money] | None = None
+
+
+class PlayerBankerIn(_Strict):
+    bettor_id: Id
+    balance: Money
+
+
+class DealRequest(_Strict):
+    bets: list[BetIn] | None = Field(
+        default=None,
+        max_length=MAX_BETS,
+        description="validated and locked with the round: settlement then uses exactly them",
+    )
+    player_banker: PlayerBankerIn | None = Field(
+        default=None, description="the player-banker seat (player_banker tables, with bets)"
+    )
+
+
+class SettleRequest(_Strict):
+    bets: list[BetIn] | None = Field(
+        default=None,
+        max_length=MAX_BETS,
+        description="omit when the round was dealt with bets (they are locked)",
+    )
+    player_banker: PlayerBankerIn | None = None
+
+
+# --- responses ------------------------------------------------------------------------------
+
+
+class RulesOut(_Strict):
+    decks: int
+    burn: int
+    cut_min: int
+    cut_max: int
+    round_limit: int
+
+
+class TableOut(_Strict):
+    table_id: str
+    profile: str
+    tier: str
+    banking: str
+    rules: RulesOut
+    anchor: str = Field(description="s_0 of the table's seed chain (hex)")
+    chain_length: int
+    next_shoe_number: int
+    open_shoe_id: str | None
+    banker_pays: str
+    dragon_table: str | None
+    rounding: str
+    pay_table: dict[str, Any]
+    created_at: str
+
+
+class ShoeOut(_Strict):
+    shoe_id: str
+    table_id: str
+    shoe_number: int
+    client_seed: str
+    client_hash: str
+    rules: RulesOut
+    anchor: str
+    status: Literal["open", "ended"]
+
+
+class ShoeStateOut(ShoeOut):
+    rounds_dealt: int
+    cards_remaining: int
+    last_round_id: str | None
+    history: list[dict[str, Any]] = Field(description="the last 30 rounds (star-city history)")
+    roads: dict[str, Any] = Field(
+        description="bead_plate, big_road, big_eye_boy, small_road, cockroach_pig"
+    )
+    end_reason: Literal["rules", "closed"] | None
+    ended_at: str | None
+    server_seed: str | None = Field(description="s_i (hex), only once the shoe has ended")
+    created_at: str
+
+
+class HandOut(_Strict):
+    cards: list[str]
+    positions: list[int]
+    total: int
+
+
+class RoundOut(_Strict):
+    round_id: str
+    shoe_id: str
+    table_id: str
+    round_number: int
+    start: int
+    player: HandOut
+    banker: HandOut
+    result: Literal["player", "banker", "tie"]
+    natural: bool
+    player_natural: bool
+    banker_natural: bool
+    player_pair: bool
+    banker_pair: bool
+    player_perfect_pair: bool
+    banker_perfect_pair: bool
+    cards_dealt: int
+    banker_card_count: int
+    winning_margin: int
+    bets: list[BetIn] | None
+    player_banker: PlayerBankerIn | None
+    squeeze: dict[str, Any] | None = Field(
+        description="squeeze rights and reveal plan (when bets were given)"
+    )
+    shoe_status: Literal["open", "ended"]
+    created_at: str
+
+
+class LineOut(_Strict):
+    index: int
+    bettor_id: str
+    type: str
+    stake: int
+    grade: Literal["win", "push", "lose"]
+    multiplier: str
+    gross_win: int
+    commission: int
+    net: int
+    covered_by: Literal["house", "player_banker"]
+
+
+class ParticipantOut(_Strict):
+    id: str
+    role: str
+    stake: int
+    gross: int
+    commission: int
+    net: int
+
+
+class HouseOut(_Strict):
+    covered: int
+    commission: int
+    take: int
+
+
+class EligibilityOut(_Strict):
+    below_min_balance: list[str]
+    player_banker_below_min_balance: str | None
+    balances_after: dict[str, int]
+    idle_bettors: list[str]
+    idle_round_limit: int | None
+
+
+class SettlementOut(_Strict):
+    round_id: str
+    shoe_id: str
+    round_number: int
+    profile: str
+    tier: str
+    banking: str
+    rounding: str
+    result: Literal["player", "banker", "tie"]
+    lines: list[LineOut]
+    bettors: list[ParticipantOut]
+    player_banker: ParticipantOut | None
+    house: HouseOut
+    nets: dict[str, int]
+    eligibility: EligibilityOut
+    settled_at: str
+
+
+class RoundDetailOut(RoundOut):
+    settlement: SettlementOut | None
+
+
+class ProofRoundOut(_Strict):
+    round_number: int
+    start: int
+    player: list[str]
+    banker: list[str]
+    player_total: int
+    banker_total: int
+    result: Literal["player", "banker", "tie"]
+
+
+class ProofOut(_Strict):
+    spec: Literal["bacc-pf-v1"]
+    shoe_id: str
+    table_id: str
+    anchor: str
+    shoe_number: int
+    client_seed: str
+    client_hash: str
+    rules: RulesOut
+    server_seed: str
+    end_reason: Literal["rules", "closed"]
+    ended_at: str
+    cut_index: int | None
+    burn: int
+    burn_exposed: str | None
+    first_round_start: int
+    rounds: list[ProofRoundOut]
+
+
+class TiersOut(_Strict):
+    tiers: list[dict[str, Any]]
+
+
+class ErrorBody(_Strict):
+    code: str
+    message: str
+    retryable: bool
+    details: dict[str, Any]
+    request_id: str
+
+
+class ErrorOut(_Strict):
+    error: ErrorBody

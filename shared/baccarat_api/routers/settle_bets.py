@@ -1,0 +1,56 @@
+"""settle-bets: settle a round's bets, exactly once."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+from fastapi import APIRouter, Body
+
+from baccarat.validation import Refusal
+
+from ..deps import OperatorId, Rt, errors
+from ..models import SettlementOut, SettleRequest
+from ..observability import logger, metrics
+from ..service.settling import settle_round
+
+router = APIRouter(tags=["rounds"])
+
+
+@router.post(
+    "/v1/rounds/{round_id}/settlement",
+    response_model=SettlementOut,
+    operation_id="settle_round",
+    summary="Settle the round (same inputs → the same settlement; other inputs → 409)",
+    responses=errors(
+        "unauthorized",
+        "not_found",
+        "bets_locked",
+        "settlement_conflict",
+        *(r.value for r in Refusal),
+    ),
+)
+def settle(
+    round_id: str,
+    operator: OperatorId,
+    rt: Rt,
+    body: Annotated[SettleRequest | None, Body()] = None,
+) -> dict[str, Any]:
+    body = body or SettleRequest()
+    out = settle_round(
+        rt.repo,
+        operator,
+        round_id,
+        bets=None if body.bets is None else [b.model_dump(exclude_none=True) for b in body.bets],
+        player_banker=None if body.player_banker is None else body.player_banker.model_dump(),
+    )
+    metrics.add_metric(name="RoundsSettled", unit=MetricUnit.Count, value=1)
+    logger.info(
+        "round settled",
+        extra={
+            "round_id": round_id,
+            "house_take": out["house"]["take"],
+            "lines": len(out["lines"]),
+        },
+    )
+    return out

@@ -1,0 +1,122 @@
+"""deal-and-resolve: deal the next round of a shoe.
+
+Round trips (DynamoDB): GetItem shoe + ONE TransactWriteItems (put the round if new; move the
+shoe's cursor and version if unchanged since the read; when the round ends the shoe, also free the
+table and publish the proof) = 2. Two concurrent deals read the same version: one transaction
+wins, the other fails its condition and answers 409 ``concurrent_update`` (retryable) — no card
+is dealt twice and none is skipped. KMS: one Decrypt when this container has not derived the shoe
+yet, else none."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from baccarat.bets import Bet, PlayerBanker
+from baccarat.profiles import TableConfig
+from baccarat.squeeze import reveal_plan, squeeze_rights
+from baccarat.validation import BetRefused, validate_bets
+
+from ..errors import ApiError, not_found
+from ..ids import parse_shoe_id
+from ..records import ENDED, OPEN, RoundRecord, ShoeRecord
+from ..repository import ConditionFailed, Repository
+from ..shoe_cache import ShoeCache
+from .common import lost_race, now, refused
+from .tables import end_shoe
+from .views import round_view
+
+
+def _bettors(bets: list[Bet]) -> list[str]:
+    return list(dict.fromkeys(b.bettor_id for b in bets))
+
+
+def deal_round(
+    repo: Repository,
+    shoes: ShoeCache,
+    operator_id: str,
+    shoe_id: str,
+    *,
+    bets: list[dict[str, Any]] | None,
+    player_banker: dict[str, Any] | None,
+    bet_objects: list[Bet] | None,
+    player_banker_object: PlayerBanker | None,
+) -> dict[str, Any]:
+    ref = parse_shoe_id(shoe_id)
+    if ref is None:
+        raise not_found("shoe", shoe_id)
+    shoe = repo.get_shoe(operator_id, ref)
+    if shoe is None:
+        raise not_found("shoe", shoe_id)
+    if shoe.status == ENDED:
+        raise ApiError("shoe_ended", f"shoe {shoe_id} has ended; commit a new shoe")
+    derived = shoes.get(shoe)
+    number = shoe.rounds_dealt + 1
+    if number > len(derived.shoe.rounds):
+        raise RuntimeError(f"shoe {shoe_id} is open with every round dealt")
+    rnd = derived.shoe.rounds[number - 1]
+    if rnd.start != shoe.cursor:
+        raise RuntimeError(f"shoe {shoe_id}: cursor {shoe.cursor} but round starts {rnd.start}")
+
+    config = TableConfig.from_dict(shoe.config)
+    squeeze: dict[str, Any] | None = None
+    bettors: list[str] = []
+    if bet_objects is not None or player_banker_object is not None:
+        try:
+            accepted = validate_bets(config, bet_objects or [], number, player_banker_object)
+        except BetRefused as exc:
+            raise refused(exc) from None
+        pb_id = None if player_banker_object is None else player_banker_object.bettor_id
+        rights = squeeze_rights(config.profile.name, accepted.bets, player_banker_id=pb_id)
+        plan = reveal_plan(rnd, rights)
+        squeeze = {**rights.as_dict(), "cards": [c.as_dict() for c in plan.cards]}
+        bettors = _bettors(list(accepted.bets))
+        if bets is None:
+            bets = []
+
+    last = number == len(derived.shoe.rounds)
+    recent = shoe.recent_bettors
+    limit = config.profile.idle_round_limit
+    if limit is not None:
+        recent = [*recent, bettors][-2 * limit :]
+    moved = replace(
+        shoe,
+        rounds_dealt=number,
+        cursor=rnd.end,
+        version=shoe.version + 1,
+        results=[
+            *shoe.results,
+            {
+                "result": rnd.result.value,
+                "player_total": rnd.player_total,
+                "banker_total": rnd.banker_total,
+                "player_pair": rnd.player_pair,
+                "banker_pair": rnd.banker_pair,
+            },
+        ],
+        recent_bettors=recent,
+    )
+    proof = None
+    after: ShoeRecord = moved
+    if last:
+        ended, proof = end_shoe(replace(moved, version=shoe.version), derived.secret, "rules")
+        after = ended
+    record = RoundRecord(
+        operator_id=operator_id,
+        table_id=shoe.table_id,
+        shoe_number=shoe.shoe_number,
+        round_number=number,
+        facts=rnd.facts(),
+        config=shoe.config,
+        bets=bets,
+        player_banker=player_banker,
+        squeeze=squeeze,
+        shoe_status=ENDED if last else OPEN,
+        previous_bettors=shoe.recent_bettors,
+        created_at=now(),
+    )
+    try:
+        repo.record_round(shoe, after, record, proof)
+    except ConditionFailed:
+        raise lost_race() from None
+    return round_view(record, with_settlement=False)

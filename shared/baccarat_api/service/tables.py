@@ -1,0 +1,173 @@
+"""shuffle-commit: create a table (draw its seed chain), commit a shoe, close a shoe early.
+
+Round trips (DynamoDB): create = GetItem tier + PutItem table (2); commit = GetItem table +
+TransactWriteItems (2); close = GetItem shoe + TransactWriteItems (2). KMS: create =
+GenerateDataKey; commit = Decrypt (s_N) + Encrypt (s_i); close = Decrypt (s_i)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
+from baccarat.profiles import PROFILES, Banking, TableConfig, Tier, TierError
+
+from ..errors import ApiError, not_found
+from ..ids import new_table_id, parse_shoe_id, parse_table_id
+from ..records import ENDED, OPEN, ProofRecord, ShoeRecord, TableRecord
+from ..repository import ConditionFailed, Repository
+from ..shoe_cache import rules_of
+from ..vault import SecretVault, chain_context, shoe_context
+from .common import lost_race, now
+from .views import shoe_state_view, shoe_view, table_view
+
+
+def create_table(
+    repo: Repository,
+    vault: SecretVault,
+    operator_id: str,
+    *,
+    profile: str,
+    tier: str,
+    banking: str,
+    chain_length: int,
+    banker_pays: str | None = None,
+    dragon_table: str | None = None,
+) -> dict[str, Any]:
+    tier_doc = repo.get_tier(tier)
+    if tier_doc is None:
+        raise ApiError("invalid_table", f"unknown tier {tier!r}", details={"tier": tier})
+    try:
+        config = TableConfig(
+            profile=PROFILES[profile],
+            tier=Tier.from_dict(tier_doc),
+            banking=Banking(banking),
+            banker_pays=banker_pays,
+            dragon_table=dragon_table,
+        )
+    except (TierError, KeyError, ValueError) as exc:
+        raise ApiError("invalid_table", str(exc)) from None
+    rules = config.profile.shoe_rules.check()
+    table_id = new_table_id()
+    top_secret, secret_ct = vault.draw_chain_secret(chain_context(operator_id, table_id))
+    record = TableRecord(
+        operator_id=operator_id,
+        table_id=table_id,
+        config=config.to_dict(),
+        rules=rules.as_dict(),
+        anchor=anchor_of(top_secret, chain_length).hex(),
+        chain_length=chain_length,
+        chain_secret_ct=secret_ct,
+        next_shoe_number=1,
+        open_shoe_id=None,
+        created_at=now(),
+    )
+    del top_secret
+    try:
+        repo.create_table(record)
+    except ConditionFailed:  # an 80-bit id collision: practically never; retry is fine
+        raise lost_race() from None
+    return table_view(record)
+
+
+def commit_shoe(
+    repo: Repository, vault: SecretVault, operator_id: str, table_id: str, client_seed: str
+) -> dict[str, Any]:
+    """Fix the next shoe of the table before any card is dealt: ``s_i`` is computed from the
+    chain, stored only encrypted, and the shoe's commitment (number, client hash, rules, anchor)
+    is returned."""
+    if parse_table_id(table_id) is None:
+        raise not_found("table", table_id)
+    table = repo.get_table(operator_id, table_id)
+    if table is None:
+        raise not_found("table", table_id)
+    if table.open_shoe_id is not None:
+        raise ApiError(
+            "shoe_open",
+            f"the table's shoe {table.open_shoe_id} is still open; close it or play it out",
+            details={"open_shoe_id": table.open_shoe_id},
+        )
+    number = table.next_shoe_number
+    if number > table.chain_length:
+        raise ApiError(
+            "chain_exhausted",
+            f"all {table.chain_length} shoes of this table's chain are used; open a new table",
+            details={"chain_length": table.chain_length},
+        )
+    rules = rules_of(table.rules)
+    top_secret = vault.unseal(table.chain_secret_ct, chain_context(operator_id, table_id))
+    secret = shoe_secret(top_secret, table.chain_length, number)
+    del top_secret
+    first_start = derive_shoe(secret, client_seed, number, rules).first_start
+    shoe = ShoeRecord(
+        operator_id=operator_id,
+        table_id=table_id,
+        shoe_number=number,
+        client_seed=client_seed,
+        client_hash=client_hash(client_seed).hex(),
+        rules=table.rules,
+        anchor=table.anchor,
+        config=table.config,
+        secret_ct=vault.seal(secret, shoe_context(operator_id, table_id, number)),
+        status=OPEN,
+        rounds_dealt=0,
+        cursor=first_start,
+        version=0,
+        created_at=now(),
+    )
+    del secret
+    try:
+        repo.commit_shoe(table, shoe)
+    except ConditionFailed:
+        raise lost_race() from None
+    return shoe_view(shoe)
+
+
+def end_shoe(before: ShoeRecord, secret: bytes, reason: str) -> tuple[ShoeRecord, ProofRecord]:
+    """The shoe as ended (``reason``: ``rules`` or ``closed``) and its public proof record."""
+    ended_at = now()
+    after = replace(
+        before,
+        status=ENDED,
+        end_reason=reason,
+        ended_at=ended_at,
+        server_seed=secret.hex(),
+        version=before.version + 1,
+    )
+    proof = ProofRecord(
+        shoe_id=before.shoe_id,
+        table_id=before.table_id,
+        shoe_number=before.shoe_number,
+        anchor=before.anchor,
+        client_seed=before.client_seed,
+        client_hash=before.client_hash,
+        rules=before.rules,
+        server_seed=secret.hex(),
+        rounds_dealt=after.rounds_dealt,
+        end_reason=reason,
+        ended_at=ended_at,
+    )
+    return after, proof
+
+
+def close_shoe(
+    repo: Repository, vault: SecretVault, operator_id: str, shoe_id: str
+) -> dict[str, Any]:
+    """End the shoe now (void of the rest) and reveal it, like a normal end."""
+    ref = parse_shoe_id(shoe_id)
+    if ref is None:
+        raise not_found("shoe", shoe_id)
+    shoe = repo.get_shoe(operator_id, ref)
+    if shoe is None:
+        raise not_found("shoe", shoe_id)
+    if shoe.status == ENDED:
+        raise ApiError("shoe_ended", f"shoe {shoe_id} has already ended")
+    secret = vault.unseal(
+        shoe.secret_ct, shoe_context(operator_id, shoe.table_id, shoe.shoe_number)
+    )
+    after, proof = end_shoe(shoe, secret, "closed")
+    try:
+        repo.close_shoe(shoe, after, proof)
+    except ConditionFailed:
+        raise lost_race() from None
+    return shoe_state_view(after)

@@ -1,0 +1,324 @@
+"""Fixtures of the API tests: moto in memory (``mock_aws``) provisioned like the stack (tables
+created from template.yaml's own definitions, a KMS key, tiers from infra/tiers.json, two
+operators' keys), and an ``api`` client that turns each request into a real API Gateway HTTP API
+v2 event and invokes the Lambda handler of the function that serves the route in template.yaml."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import logging
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from baccarat_api import runtime
+from baccarat_api.dynamodb import DynamoRepository
+from baccarat_api.seed import add_operator_key, seed_tiers
+from baccarat_api.template import REPO_ROOT, Route, create_tables, routes
+
+TABLE_NAMES = {"StateTable": "test-state", "ConfigTable": "test-config"}
+TIERS = REPO_ROOT / "infra" / "tiers.json"
+
+
+# --- real HTTP API v2 events -------------------------------------------------------------------
+
+
+def http_api_event(
+    method: str,
+    path: str,
+    route: Route,
+    *,
+    body: Any = None,
+    headers: dict[str, str] | None = None,
+    raw_body: str | None = None,
+    base64_body: bool = False,
+    query: str = "",
+) -> dict[str, Any]:
+    """An API Gateway HTTP API payload v2.0 event, as API Gateway sends it to Lambda."""
+    request_id = base64.b32encode(uuid.uuid4().bytes[:10]).decode().rstrip("=")[:14] + "="
+    all_headers = {
+        "accept": "*/*",
+        "content-type": "application/json",
+        "host": "abcd1234.execute-api.us-east-1.amazonaws.com",
+        "user-agent": "pytest",
+        "x-amzn-trace-id": "Root=1-65f0c0de-0123456789abcdef01234567",
+        "x-forwarded-for": "203.0.113.7",
+        "x-forwarded-port": "443",
+        "x-forwarded-proto": "https",
+    }
+    all_headers.update({k.lower(): v for k, v in (headers or {}).items()})
+    text = raw_body if raw_body is not None else None if body is None else json.dumps(body)
+    if text is not None:
+        all_headers["content-length"] = str(len(text.encode()))
+        if base64_body:
+            text = base64.b64encode(text.encode()).decode()
+    else:
+        all_headers.pop("content-type")
+    names = re.findall(r"{(\w+)}", route.path)
+    values = re.fullmatch(_pattern(route.path), path)
+    assert values is not None
+    event: dict[str, Any] = {
+        "version": "2.0",
+        "routeKey": route.route_key,
+        "rawPath": path,
+        "rawQueryString": query,
+        "headers": all_headers,
+        "requestContext": {
+            "accountId": "123456789012",
+            "apiId": "abcd1234",
+            "domainName": "abcd1234.execute-api.us-east-1.amazonaws.com",
+            "domainPrefix": "abcd1234",
+            "http": {
+                "method": method,
+                "path": path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "203.0.113.7",
+                "userAgent": "pytest",
+            },
+            "requestId": request_id,
+            "routeKey": route.route_key,
+            "stage": "$default",
+            "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()),
+            "timeEpoch": int(time.time() * 1000),
+        },
+        "isBase64Encoded": base64_body,
+    }
+    if names:
+        event["pathParameters"] = dict(zip(names, values.groups(), strict=True))
+    if text is not None:
+        event["body"] = text
+    return event
+
+
+def _pattern(template_path: str) -> str:
+    return re.sub(r"{\w+}", r"([^/]+)", template_path)
+
+
+@dataclass
+class LambdaContext:
+    function_name: str = "test-function"
+    function_version: str = "$LATEST"
+    memory_limit_in_mb: int = 1024
+    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:test-function"
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    log_group_name: str = "/baccarat/test/fn"
+    log_stream_name: str = "stream"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 10_000
+
+
+@dataclass
+class Response:
+    status: int
+    body: Any
+    headers: dict[str, str]
+    function: str
+    request_id: str
+
+    @property
+    def error(self) -> dict[str, Any]:
+        assert isinstance(self.body, dict) and "error" in self.body, self.body
+        err = self.body["error"]
+        assert isinstance(err, dict)
+        return err
+
+
+_MODULES: dict[str, ModuleType] = {}
+
+
+def function_module(code_uri: str) -> ModuleType:
+    """Import ``functions/<name>/app.py`` (each under its own module name)."""
+    if code_uri not in _MODULES:
+        path = REPO_ROOT / code_uri / "app.py"
+        name = "lambda_" + Path(code_uri).name
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _MODULES[code_uri] = module
+    return _MODULES[code_uri]
+
+
+class Api:
+    """Requests in, v2 events through the Lambda handler of the route's function, responses out."""
+
+    def __init__(self, key: str | None) -> None:
+        self.key = key
+        self.routes = routes()
+
+    def route(self, method: str, path: str) -> Route:
+        for r in self.routes:
+            if r.method == method and re.fullmatch(_pattern(r.path), path):
+                return r
+        raise AssertionError(f"no route {method} {path} in template.yaml")
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        key: str | bool | None = True,
+        headers: dict[str, str] | None = None,
+        raw_body: str | None = None,
+        base64_body: bool = False,
+    ) -> Response:
+        route = self.route(method, path)
+        hdrs = dict(headers or {})
+        token = self.key if key is True else key
+        if token:
+            hdrs["authorization"] = f"Bearer {token}"
+        event = http_api_event(
+            method, path, route, body=body, headers=hdrs, raw_body=raw_body, base64_body=base64_body
+        )
+        handler = function_module(route.code_uri).handler
+        out = handler(event, LambdaContext(function_name=route.function))
+        assert set(out) >= {"statusCode", "headers", "body"}, out
+        text = out["body"]
+        if out.get("isBase64Encoded"):
+            text = base64.b64decode(text).decode()
+        return Response(
+            status=out["statusCode"],
+            body=json.loads(text) if text else None,
+            headers=out["headers"],
+            function=route.function,
+            request_id=event["requestContext"]["requestId"],
+        )
+
+    def get(self, path: str, **kw: Any) -> Response:
+        return self.call("GET", path, **kw)
+
+    def post(self, path: str, body: Any = None, **kw: Any) -> Response:
+        return self.call("POST", path, body, **kw)
+
+
+# --- moto, provisioned like the stack ----------------------------------------------------------
+
+
+@dataclass
+class Stack:
+    dynamodb: Any
+    kms: Any
+    repo: DynamoRepository
+    key_a: str
+    key_b: str
+    kms_key_id: str
+
+
+@pytest.fixture
+def aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_SESSION_TOKEN", "BACCARAT_STACK"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "baccarat-test")
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "BaccaratTest")
+
+
+@pytest.fixture
+def stack(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
+    with mock_aws():
+        dynamodb = boto3.client("dynamodb")
+        kms = boto3.client("kms")
+        create_tables(dynamodb, TABLE_NAMES)
+        key_id = kms.create_key(Description="test secrets")["KeyMetadata"]["Arn"]
+        repo = DynamoRepository(dynamodb, TABLE_NAMES["StateTable"], TABLE_NAMES["ConfigTable"])
+        seed_tiers(repo, TIERS)
+        monkeypatch.setenv("STATE_TABLE", TABLE_NAMES["StateTable"])
+        monkeypatch.setenv("CONFIG_TABLE", TABLE_NAMES["ConfigTable"])
+        monkeypatch.setenv("KMS_KEY_ID", key_id)
+        runtime.reset()
+        yield Stack(
+            dynamodb=dynamodb,
+            kms=kms,
+            repo=repo,
+            key_a=add_operator_key(repo, "operator-a"),
+            key_b=add_operator_key(repo, "operator-b"),
+            kms_key_id=key_id,
+        )
+        runtime.reset()
+
+
+@pytest.fixture
+def api(stack: Stack) -> Api:
+    return Api(stack.key_a)
+
+
+@pytest.fixture
+def logs() -> Iterator[list[str]]:
+    """Every line the service's powertools logger writes during the test (JSON, formatted as in
+    Lambda), whatever pytest does with stdout."""
+    from baccarat_api.observability import logger
+
+    class Lines(logging.Handler):
+        def __init__(self, sink: list[str]) -> None:
+            super().__init__()
+            self.sink = sink
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.sink.append(self.format(record))
+
+    lines: list[str] = []
+    handler = Lines(lines)
+    handler.setFormatter(logger.registered_formatter)
+    logger.addHandler(handler)
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(handler)
+
+
+# --- helpers for the flows ---------------------------------------------------------------------
+
+
+def star_city_bets() -> list[dict[str, Any]]:
+    """A valid star-city (fun tier) round: two seated bettors."""
+    return [
+        {
+            "bettor_id": "alice",
+            "role": "seated",
+            "seat": 1,
+            "type": "banker",
+            "amount": 2000,
+            "balance": 50_000,
+            "level": 3,
+        },
+        {
+            "bettor_id": "alice",
+            "role": "seated",
+            "seat": 1,
+            "type": "tie",
+            "amount": 100,
+            "balance": 50_000,
+            "level": 3,
+        },
+        {
+            "bettor_id": "bob",
+            "role": "seated",
+            "seat": 2,
+            "type": "player",
+            "amount": 1000,
+            "balance": 20_000,
+        },
+    ]
+
+
+def open_shoe(api: Api, profile: str = "star-city", tier: str = "star-city-fun") -> str:
+    table = api.post("/v1/tables", {"profile": profile, "tier": tier, "banking": "house"})
+    assert table.status == 201, table.body
+    shoe = api.post(f"/v1/tables/{table.body['table_id']}/shoes", {"client_seed": "seed"})
+    assert shoe.status == 201, shoe.body
+    return str(shoe.body["shoe_id"])

@@ -1,0 +1,31 @@
+"""docs/openapi.json is generated from the app and committed; it must not drift."""
+
+from __future__ import annotations
+
+import json
+
+from baccarat_api.openapi import OPENAPI_JSON, document, main, render
+from baccarat_api.template import routes
+
+
+def test_committed_openapi_is_current() -> None:
+    assert OPENAPI_JSON.read_text(encoding="utf-8") == render(), (
+        "docs/openapi.json is stale: run .venv/bin/python -m baccarat_api.openapi"
+    )
+    assert main(["--check"]) == 0
+
+
+def test_every_route_is_documented_with_the_error_envelope_and_no_bare_422() -> None:
+    doc = document()
+    documented = {(method.upper(), path) for path, ops in doc["paths"].items() for method in ops}
+    assert documented == {(r.method, r.path) for r in routes()}
+    assert "HTTPValidationError" not in json.dumps(doc)
+    for path, ops in doc["paths"].items():
+        for method, op in ops.items():
+            codes = op["responses"]
+            assert "422" not in codes or "refus" in json.dumps(codes["422"]) or path == "/v1/tables"
+            for status in ("400", "500", "503"):
+                ref = codes[status]["content"]["application/json"]["schema"]["$ref"]
+                assert ref.endswith("/ErrorOut")
+            secured = "security" in op
+            assert secured == (not path.endswith("/proof")), (method, path)

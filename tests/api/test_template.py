@@ -1,0 +1,163 @@
+"""template.yaml against the code: routes, tables, least privilege, observability, packaging.
+(``make test`` also runs ``cfn-lint`` and ``sam validate --lint`` on it.)"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from typing import Any
+
+from baccarat_api.routers import all_routers
+from baccarat_api.template import REPO_ROOT, load, routes, table_definitions
+
+T = load()
+RESOURCES: dict[str, Any] = T["Resources"]
+FUNCTIONS = {k: v for k, v in RESOURCES.items() if v["Type"] == "AWS::Serverless::Function"}
+API_FUNCTIONS = {k: v for k, v in FUNCTIONS.items() if "HttpApi" in str(v["Properties"])}
+
+
+def statements(function: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for policy in FUNCTIONS[function]["Properties"].get("Policies", []):
+        out.extend(policy.get("Statement", []))
+    return out
+
+
+def actions(function: str, resource: str | None = None) -> set[str]:
+    found: set[str] = set()
+    for st in statements(function):
+        if resource is None or resource in str(st["Resource"]):
+            acts = st["Action"]
+            found |= {acts} if isinstance(acts, str) else set(acts)
+    return found
+
+
+def test_every_route_is_served_by_the_function_whose_router_declares_it() -> None:
+    template_routes = {(r.method, r.path): r for r in routes()}
+    app_routes = {
+        (method, route.path)
+        for router in all_routers()
+        for route in router.routes
+        for method in route.methods  # type: ignore[attr-defined]
+    }
+    assert set(template_routes) == app_routes
+    for (method, path), route in template_routes.items():
+        name = route.code_uri.rstrip("/").rsplit("/", 1)[-1]
+        entry = (REPO_ROOT / route.code_uri / "app.py").read_text(encoding="utf-8")
+        assert f"baccarat_api.routers.{name} import router" in entry
+        module = __import__(f"baccarat_api.routers.{name}", fromlist=["router"])
+        assert (method, path) in {
+            (m, r.path)
+            for r in module.router.routes
+            for m in r.methods  # type: ignore[attr-defined]
+        }
+
+
+def test_entry_points_are_thin() -> None:
+    for function in API_FUNCTIONS.values():
+        code = (REPO_ROOT / function["Properties"]["CodeUri"] / "app.py").read_text()
+        assert len([line for line in code.splitlines() if line.strip()]) <= 6
+
+
+def test_tables_are_on_demand_with_pitr_and_retained() -> None:
+    defs = table_definitions()
+    assert set(defs) == {"StateTable", "ConfigTable"}
+    for logical_id, spec in defs.items():
+        assert spec["BillingMode"] == "PAY_PER_REQUEST"
+        assert spec["_pitr"] is True
+        assert [k["AttributeName"] for k in spec["KeySchema"]] == ["pk", "sk"]
+        assert RESOURCES[logical_id]["DeletionPolicy"] == "Retain"
+
+
+def test_functions_share_globals_for_runtime_architecture_and_powertools() -> None:
+    g = T["Globals"]["Function"]
+    assert g["Runtime"] == "python3.11"
+    assert g["Architectures"] == [{"Ref": "Architecture"}]
+    assert T["Parameters"]["Architecture"]["Default"] == "arm64"
+    assert "Stage" in T["Parameters"]
+    env = g["Environment"]["Variables"]
+    for name in ("POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL"):
+        assert name in env
+    assert env["POWERTOOLS_LOGGER_LOG_EVENT"] == "false"  # events carry operator keys
+    assert g["Tracing"] == "Active"
+
+
+def test_every_function_logs_to_a_retained_log_group_and_has_alarms() -> None:
+    alarms = [r for r in RESOURCES.values() if r["Type"] == "AWS::CloudWatch::Alarm"]
+    for name, function in FUNCTIONS.items():
+        group = function["Properties"]["LoggingConfig"]["LogGroup"]["Ref"]
+        assert RESOURCES[group]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+        if name in API_FUNCTIONS:
+            metrics = {
+                a["Properties"]["MetricName"]
+                for a in alarms
+                if {"Ref": name} in [d["Value"] for d in a["Properties"].get("Dimensions", [])]
+            }
+            assert metrics == {"Errors", "Throttles"}, name
+
+
+def test_http_api_settings() -> None:
+    api = RESOURCES["HttpApi"]["Properties"]
+    assert api["FailOnWarnings"] is True
+    assert api["AccessLogSettings"]["Format"].startswith("{")
+    assert "$context.requestId" in api["AccessLogSettings"]["Format"]
+    assert "authorization" not in api["AccessLogSettings"]["Format"].lower()
+    assert api["DefaultRouteSettings"]["ThrottlingRateLimit"] == {"Ref": "ThrottlingRateLimit"}
+
+
+def test_least_privilege() -> None:
+    everything = {a for f in FUNCTIONS for a in actions(f)}
+    assert not any(a.endswith("*") for a in everything)
+    assert "dynamodb:DeleteItem" not in actions("ShuffleCommitFunction") | actions(
+        "DealAndResolveFunction"
+    ) | actions("SettleBetsFunction") | actions("ReadFunction")
+    assert actions("ReadFunction") == {"dynamodb:GetItem", "dynamodb:Query"}
+    assert actions("SettleBetsFunction", "StateTable") == {
+        "dynamodb:GetItem",
+        "dynamodb:UpdateItem",
+    }
+    kms = {f: {a for a in actions(f) if a.startswith("kms:")} for f in FUNCTIONS}
+    assert kms["ShuffleCommitFunction"] == {"kms:GenerateDataKey", "kms:Encrypt", "kms:Decrypt"}
+    assert kms["DealAndResolveFunction"] == {"kms:Decrypt"}
+    assert kms["SettleBetsFunction"] == kms["ReadFunction"] == kms["SeedTiersFunction"] == set()
+    for f in FUNCTIONS:
+        for st in statements(f):
+            assert st["Resource"] != "*", (f, st)
+    # the key id is only given to functions allowed to use it
+    for name, function in FUNCTIONS.items():
+        has_key = "KMS_KEY_ID" in str(function["Properties"].get("Environment", {}))
+        assert has_key == bool(kms[name]), name
+
+
+def test_tiers_are_seeded_on_deploy_from_the_one_data_file() -> None:
+    seed = RESOURCES["TiersSeed"]
+    assert seed["Properties"]["ServiceToken"] == {"Ref": "SeedTiersFunction.Alias"}
+    assert seed["Properties"]["TiersVersion"] == {"Ref": "SeedTiersFunction.Version"}
+    function = FUNCTIONS["SeedTiersFunction"]["Properties"]
+    assert (REPO_ROOT / function["CodeUri"] / "tiers.json").is_file()
+    assert function["Handler"] == "seed_tiers.handler"
+
+
+def _requirements(lines: list[str]) -> dict[str, str]:
+    """name (with extras) → specifier."""
+    out = {}
+    for line in lines:
+        line = line.split("#", 1)[0].strip()
+        if line:
+            match = re.match(r"([A-Za-z0-9_.\-\[\]]+)\s*(.*)", line)
+            assert match, line
+            out[match[1].lower()] = match[2]
+    return out
+
+
+def test_the_lambda_dependencies_are_the_projects_pinned() -> None:
+    from packaging.specifiers import SpecifierSet
+
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
+    wanted = _requirements(project["dependencies"])
+    layer = (REPO_ROOT / "infra/layers/dependencies/requirements.txt").read_text().splitlines()
+    pinned = _requirements(layer)
+    assert set(pinned) == set(wanted)
+    for name, pin in pinned.items():
+        assert pin.startswith("=="), (name, pin)
+        assert pin[2:] in SpecifierSet(wanted[name]), (name, pin, wanted[name])
