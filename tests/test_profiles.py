@@ -138,11 +138,17 @@ def test_bid_squeeze_profile_rules() -> None:
 
 def test_star_city_table_banker_pays_choice() -> None:
     tier = TIERS["star-city-fun"]
-    assert TableConfig(STAR_CITY, tier).pay_table.banker == 1
-    assert TableConfig(STAR_CITY, tier, banker_pays="0.95").pay_table.banker == Fraction(19, 20)
+    pb = Banking.PLAYER_BANKER
+    # the seed's Banker 1:1 is offered where a player banks it …
+    assert TableConfig(STAR_CITY, tier, pb).pay_table.banker == 1
+    assert TableConfig(STAR_CITY, tier, pb, banker_pays="0.95").pay_table.banker == Fraction(19, 20)
+    # … never on a house-banked table, where it would give the bettor the edge
+    assert TableConfig(STAR_CITY, tier).pay_table.banker == Fraction(19, 20)
+    with pytest.raises(TierError, match="banker_pays"):
+        TableConfig(STAR_CITY, tier, banker_pays="1")
     assert TableConfig(STAR_CITY, tier).pay_table.commission_rate == Fraction(1, 100)
     with pytest.raises(TierError):
-        TableConfig(STAR_CITY, tier, banker_pays="0.9")
+        TableConfig(STAR_CITY, tier, pb, banker_pays="0.9")
     with pytest.raises(TierError):
         TableConfig(STAR_CITY, tier, dragon_table="seed")
 

@@ -297,7 +297,7 @@ def tables(draw: st.DrawFn, profile: Profile, banking: Banking) -> TableConfig:
         profile,
         draw(st.sampled_from(_PROFILE_TIERS[profile.name])),
         banking,
-        draw(st.sampled_from(profile.banker_pays_choices)),
+        draw(st.sampled_from(profile.banker_pays_choices[banking])),
         draw(st.sampled_from(profile.dragon_choices)) if profile.dragon_choices else None,
         draw(st.sampled_from(list(Rounding))),
     )

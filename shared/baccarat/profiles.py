@@ -104,8 +104,11 @@ class Profile:
     * ``min_participants`` — star-city: "two people make a round", player-banker included.
     * ``idle_round_limit`` — star-city: 5 rounds in a row without a bet and the bettor is removed
       (``None``: the seed has no such rule).
-    * ``banker_pays_choices`` / ``dragon_choices`` — the pay-table variants a table may choose;
-      the first is the default.
+    * ``banker_pays_choices`` (per banking mode) / ``dragon_choices`` — the pay-table variants a
+      table may choose; the first is the default. Star-city's Banker 1:1 (less the 1% round
+      commission) favours the bettor (house edge −0.78% at 4 decks): the seed can afford it
+      because a *player* banks Banker/Player, so only player-banker tables offer it; a
+      house-banked star-city table pays Banker 0.95.
     """
 
     name: str
@@ -121,7 +124,7 @@ class Profile:
     player_banker_covers: frozenset[BetType]
     min_participants: int
     idle_round_limit: int | None
-    banker_pays_choices: tuple[str, ...]
+    banker_pays_choices: Mapping[Banking, tuple[str, ...]]
     dragon_choices: tuple[str, ...] = ()
 
     @property
@@ -148,7 +151,9 @@ STAR_CITY = Profile(
     player_banker_covers=frozenset({BetType.BANKER, BetType.PLAYER}),
     min_participants=2,
     idle_round_limit=5,
-    banker_pays_choices=("1", "0.95"),
+    banker_pays_choices=MappingProxyType(
+        {Banking.PLAYER_BANKER: ("1", "0.95"), Banking.HOUSE: ("0.95",)}
+    ),
 )
 
 #: Bid-squeeze (seed 001): 8 decks with burn and cut card; seated and spectator bettors; every
@@ -168,7 +173,9 @@ BID_SQUEEZE = Profile(
     player_banker_covers=frozenset({BetType.BANKER, BetType.PLAYER, BetType.BANKER_NO_COMMISSION}),
     min_participants=2,
     idle_round_limit=None,
-    banker_pays_choices=("0.95",),
+    banker_pays_choices=MappingProxyType(
+        {Banking.PLAYER_BANKER: ("0.95",), Banking.HOUSE: ("0.95",)}
+    ),
     dragon_choices=("seed", "common"),
 )
 
@@ -409,8 +416,11 @@ class TableConfig:
             raise TierError(f"tier {self.tier.id!r} belongs to {self.tier.profile}, not {p.name}")
         if self.banking not in p.banking_modes:
             raise TierError(f"{p.name} tables may not be banked by {self.banking}")
-        if self.banker_pays is not None and self.banker_pays not in p.banker_pays_choices:
-            raise TierError(f"{p.name}: banker_pays must be one of {p.banker_pays_choices}")
+        choices = p.banker_pays_choices[self.banking]
+        if self.banker_pays is not None and self.banker_pays not in choices:
+            raise TierError(
+                f"{p.name} {self.banking.value} tables: banker_pays must be one of {choices}"
+            )
         if self.dragon_table is not None and self.dragon_table not in p.dragon_choices:
             raise TierError(f"{p.name}: dragon_table must be one of {p.dragon_choices}")
         # Resolve the defaults, so a table equals its own to_dict/from_dict round trip.
@@ -420,7 +430,7 @@ class TableConfig:
 
     @property
     def banker_pays_choice(self) -> str:
-        return self.banker_pays or self.profile.banker_pays_choices[0]
+        return self.banker_pays or self.profile.banker_pays_choices[self.banking][0]
 
     @property
     def dragon_choice(self) -> str | None:
