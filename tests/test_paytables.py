@@ -168,3 +168,39 @@ def test_named_seed_pays(
     r = _dealt(player, banker)
     assert oracle(bet, r, SEED_DRAGON) == pays  # the hand really is the case named
     assert grade(bet, r, BID_SQUEEZE) == (Grade.WIN, pays)
+
+
+def test_every_shipped_tier_pays_whole_minor_units_per_chip() -> None:
+    """Each bet line is priced on its own, so a tier whose chip unit × some pay were fractional
+    would round identical stakes differently (two Banker 10s ≠ one Banker 20). Every shipped tier
+    keeps unit × pay whole for every pay any table of its profile may choose; only the star-city
+    1% round commission on a 0.95 Banker win can leave a fraction (floored, documented)."""
+    from baccarat.paytables import DRAGON_TABLES
+    from baccarat.profiles import PROFILES, Banking
+
+    for tier in repo_tiers().values():
+        profile = PROFILES[tier.profile]
+        for banking in Banking:
+            for pays in profile.banker_pays_choices[banking]:
+                for dragon in profile.dragon_choices or (None,):
+                    table = TableConfig(profile, tier, banking, pays, dragon)
+                    pt = table.pay_table
+                    multipliers = [
+                        pt.banker,
+                        pt.player,
+                        pt.tie,
+                        pt.pair,
+                        pt.banker_no_commission,
+                        pt.banker_no_commission_six,
+                        pt.big,
+                        pt.small,
+                        pt.lucky6_two_cards,
+                        pt.lucky6_three_cards,
+                        pt.any_pair,
+                        pt.perfect_pair,
+                        pt.dragon_natural,
+                        *DRAGON_TABLES[dragon or "seed"].values(),
+                    ]
+                    for m in multipliers:
+                        assert (tier.unit * m).denominator == 1, (tier.id, m)
+                    assert (tier.unit * pt.commission_rate).denominator == 1, tier.id
