@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint template typecheck unit bench run openapi clean
+.PHONY: install test lint template typecheck unit bench run sweep openapi clean
 
 # SAM CLI (template checks, the build test): no telemetry.
 export SAM_CLI_TELEMETRY := 0
@@ -45,6 +45,13 @@ bench: $(STAMP)
 # BACCARAT_STACK=<deployed stack> make run serves the same app against that stack instead.
 run: $(STAMP)
 	$(BIN)/python -m baccarat_api.local
+
+# One auto-settlement sweep (what AutoSettleFunction does every minute in AWS; make run also
+# sweeps every minute): rounds whose locked bets are past the table's deadline get settled.
+# Against make run: AWS_ENDPOINT_URL=<the moto URL its banner prints> make sweep; against a
+# stack: BACCARAT_STACK=<stack> make sweep. Extra flags: make sweep ARGS="--json".
+sweep: $(STAMP)
+	$(BIN)/python -m baccarat_api.sweep $(ARGS)
 
 # Regenerate docs/openapi.json from the app (a test fails when it is stale).
 openapi: $(STAMP)

@@ -1,21 +1,87 @@
-"""`make bench`: every benchmark, figures printed."""
+"""`make bench`: every benchmark, figures printed (never asserted by tests), in one run.
+
+Sections: the pure core (engine, money, exact RTP), the API in process (round trips, warm
+latency, item sizes, request units), cost per million rounds, the built artifacts (sam build),
+cold start of every function (on the built artifacts, moto's server on loopback), and the API
+over HTTP under a bounded load with a consistency check. A section that cannot run here says so
+and the others still run; the exit status is then 1."""
 
 from __future__ import annotations
 
 import platform
 import sys
+import tempfile
 import time
-
-from . import engine, money, rtp
+import traceback
+from collections.abc import Callable
+from pathlib import Path
 
 
 def main() -> int:
+    from . import api, artifacts, coldstart, cost, engine, http, money, rtp
+    from ._lambda import moto_server
+
+    started = time.perf_counter()
     print(f"# make bench — {time.strftime('%Y-%m-%d %H:%M')} — Python {platform.python_version()}")
-    print(f"# {platform.machine()}, {platform.processor() or 'cpu'}; figures are medians of 5")
-    for section in (engine, money, rtp):
+    print(
+        f"# {platform.machine()}, {platform.processor() or 'cpu'}; shared and noisy: compare the "
+        "ratios measured in this run, not absolute times across runs",
+        flush=True,
+    )
+    failed: list[str] = []
+
+    def section(name: str, fn: Callable[[], list[str]]) -> None:
+        t0 = time.perf_counter()
+        try:
+            lines = fn()
+        except Exception:
+            failed.append(name)
+            lines = [f"## {name}: FAILED", traceback.format_exc(limit=6)]
         print()
-        print("\n".join(section.run()))
-    return 0
+        print("\n".join(lines))
+        print(f"[{name}: {time.perf_counter() - t0:.0f} s]", flush=True)
+
+    for name, mod in (("engine", engine), ("money", money), ("rtp", rtp)):
+        section(name, mod.run)
+
+    measured: list[api.Measured] = []
+
+    def api_section() -> list[str]:
+        lines, m = api.run()
+        measured.append(m)
+        return lines
+
+    section("api", api_section)
+    if measured:
+        section("cost", lambda: cost.run(measured[0]))
+
+    with tempfile.TemporaryDirectory(prefix="bacc-bench-build-") as tmp:
+        builds: list[Path | None] = []
+
+        def artifacts_section() -> list[str]:
+            lines, slim = artifacts.run(Path(tmp))
+            builds.append(slim)
+            return lines
+
+        section("artifacts", artifacts_section)
+        slim = builds[0] if builds else None
+        as_built = Path(tmp) / "built" if slim else None
+
+        def cold_section() -> list[str]:
+            with moto_server() as aws:  # started once for every cold start
+                lines, imported = coldstart.run(aws, slim, as_built)
+            if slim is not None:
+                lines += coldstart.unused(imported, slim)
+            return lines
+
+        section("cold start", cold_section)
+
+    section("http", http.run)
+    print(
+        f"\n# make bench: {time.perf_counter() - started:.0f} s"
+        + (f"; FAILED sections: {', '.join(failed)}" if failed else "")
+    )
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

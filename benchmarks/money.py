@@ -1,4 +1,6 @@
-"""Money figures: validate + settle a full table (7 seated bettors and a spectator, side bets)."""
+"""Money figures: validate + settle a full table (7 seated bettors and a spectator, side bets),
+next to a straightforward settlement (Fractions line by line, each bet graded on the round's
+properties: benchmarks/naive.py) run in the same process, as a ratio."""
 
 from __future__ import annotations
 
@@ -7,11 +9,12 @@ import os
 from baccarat.bets import Bet, Role
 from baccarat.fairness import derive_shoe
 from baccarat.paytables import BetType
-from baccarat.profiles import BID_SQUEEZE, TableConfig, repo_tiers
+from baccarat.profiles import BID_SQUEEZE, STAR_CITY, Rounding, TableConfig, repo_tiers
 from baccarat.rules import BID_SQUEEZE_RULES
 from baccarat.settlement import settle
 from baccarat.validation import validate_bets
 
+from . import naive
 from ._timing import fmt_time, per_call
 
 SIDE_BETS = (
@@ -49,7 +52,8 @@ def full_table_bets() -> list[Bet]:
 
 
 def run() -> list[str]:
-    table = TableConfig(profile=BID_SQUEEZE, tier=repo_tiers()["bid-squeeze-standard"])
+    tiers = repo_tiers()
+    table = TableConfig(profile=BID_SQUEEZE, tier=tiers["bid-squeeze-standard"])
     shoe = derive_shoe(os.urandom(32), "bench", 1, BID_SQUEEZE_RULES)
     bets = full_table_bets()
     rounds = shoe.rounds
@@ -60,16 +64,37 @@ def run() -> list[str]:
         settle(table, rounds[i % len(rounds)], bets)
         i += 1
 
+    def one_naive() -> None:
+        nonlocal i
+        naive.settle(table, rounds[i % len(rounds)], bets)
+        i += 1
+
     def validate_and_settle() -> None:
         nonlocal i
         accepted = validate_bets(table, bets, 1)
         settle(table, rounds[i % len(rounds)], accepted.bets)
         i += 1
 
+    # The same money, every round of the shoe, both rounding rules, with and without commission.
+    same = True
+    for t in (table, TableConfig(profile=BID_SQUEEZE, tier=table.tier, rounding=Rounding.HALF_UP)):
+        for r in rounds:
+            s = settle(t, r, bets)
+            same &= (s.nets(), s.house_take) == naive.settle(t, r, bets)
+    star = TableConfig(profile=STAR_CITY, tier=tiers["star-city-fun"])
+    star_bets = [b for b in bets if b.type in STAR_CITY.offered and b.role is Role.SEATED]
+    for r in rounds:
+        s = settle(star, r, star_bets)
+        same &= (s.nets(), s.house_take) == naive.settle(star, r, star_bets)
+
     t_settle = per_call(one_settlement)
+    t_naive = per_call(one_naive)
     t_both = per_call(validate_and_settle)
     return [
         f"## Money: a full bid-squeeze table ({len(bets)} bet lines, 8 bettors, side bets)",
-        f"settle only          {fmt_time(t_settle)}  {1 / t_settle:10,.0f} settlements/s",
-        f"validate + settle    {fmt_time(t_both)}  {1 / t_both:10,.0f} rounds/s",
+        f"{'':<22}{'engine':>12}{'naive':>13}{'ratio':>8}",
+        f"{'settle':<22}{fmt_time(t_settle)} {fmt_time(t_naive)} {t_naive / t_settle:6.2f}x"
+        f"  {1 / t_settle:,.0f} settlements/s; same money as naive on {len(rounds)} rounds × 3 "
+        f"tables: {'yes' if same else 'NO'}",
+        f"{'validate + settle':<22}{fmt_time(t_both)}{'':>22}  {1 / t_both:,.0f} rounds/s",
     ]

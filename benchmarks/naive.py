@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from baccarat.bets import Bet
+from baccarat.outcome import Round
+from baccarat.paytables import BetType, Grade, grade
+from baccarat.profiles import TableConfig
 
 TAG = b"bacc-pf-v1/"
 RANKS = "A23456789TJQK"
@@ -134,3 +142,73 @@ def derive_and_play(
                 break
             last = True
     return rounds
+
+
+# --- round facts and settlement, the obvious way ----------------------------------------------
+
+
+def round_facts(player: list[int], banker: list[int], start: int, number: int) -> dict[str, Any]:
+    """Round facts from card ids through Card objects and Hand totals, each fact on its own."""
+    p, b = Hand(), Hand()
+    p.cards = [Card(c) for c in player]
+    b.cards = [Card(c) for c in banker]
+    pt, bt = p.total(), b.total()
+    two_p = (p.cards[0].value + p.cards[1].value) % 10
+    two_b = (b.cards[0].value + b.cards[1].value) % 10
+    third = start + 5 if len(player) == 3 else start + 4
+    return {
+        "round_number": number,
+        "start": start,
+        "player": {
+            "cards": [c.rank + c.suit for c in p.cards],
+            "positions": [start, start + 2, start + 4][: len(player)],
+            "total": pt,
+        },
+        "banker": {
+            "cards": [c.rank + c.suit for c in b.cards],
+            "positions": [start + 1, start + 3, third][: len(banker)],
+            "total": bt,
+        },
+        "result": "player" if pt > bt else "banker" if bt > pt else "tie",
+        "natural": two_p >= 8 or two_b >= 8,
+        "player_natural": two_p >= 8,
+        "banker_natural": two_b >= 8,
+        "player_pair": p.cards[0].rank == p.cards[1].rank,
+        "banker_pair": b.cards[0].rank == b.cards[1].rank,
+        "player_perfect_pair": p.cards[0].rank + p.cards[0].suit
+        == p.cards[1].rank + p.cards[1].suit,
+        "banker_perfect_pair": b.cards[0].rank + b.cards[0].suit
+        == b.cards[1].rank + b.cards[1].suit,
+        "cards_dealt": len(player) + len(banker),
+        "banker_card_count": len(banker),
+        "winning_margin": abs(pt - bt),
+    }
+
+
+def settle(table: TableConfig, rnd: Round, bets: Sequence[Bet]) -> tuple[dict[str, int], int]:
+    """A house-banked table settled line by line in Fractions, each bet graded on the round's own
+    properties: (net by bettor, house take). The same money as ``baccarat.settlement.settle``."""
+    pays = table.pay_table
+    nets: dict[str, Fraction] = {}
+    take = Fraction(0)
+    for bet in bets:
+        g, mult = grade(BetType(bet.type), rnd, pays)
+        if g is Grade.WIN:
+            owed = Fraction(1) if bet.type == BetType.BANKER and pays.banker < 1 else mult
+            gross = table.rounding.receive(bet.amount * owed)
+            net = Fraction(table.rounding.receive(bet.amount * mult))
+            take -= net  # the house pays the gross win and keeps the line's commission
+        elif g is Grade.LOSE:
+            net = Fraction(-bet.amount)
+            take += bet.amount
+        else:
+            net = Fraction(0)
+        nets[bet.bettor_id] = nets.get(bet.bettor_id, Fraction(0)) + net
+    out: dict[str, int] = {}
+    for bettor, gross in nets.items():
+        net = gross
+        if gross > 0 and pays.commission_rate:
+            net = Fraction(table.rounding.receive(gross * (1 - pays.commission_rate)))
+        take += gross - net
+        out[bettor] = int(net)
+    return out, int(take)

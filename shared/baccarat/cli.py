@@ -105,16 +105,35 @@ def _cmd_rtp(args: argparse.Namespace) -> str | dict[str, Any]:
     return report.as_dict() if args.json else format_table(report)
 
 
+def _fetch(url: str) -> str:
+    """GET ``url`` (the proof route: public, no key). An HTTP error names the status and the
+    API's error message (e.g. 404: the shoe has not ended yet)."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(
+        url, headers={"Accept": "application/json", "User-Agent": "baccarat-verify"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as resp:
+            return str(resp.read().decode("utf-8"))
+    except urllib.error.HTTPError as exc:
+        why = ""
+        try:
+            error = json.loads(exc.read().decode("utf-8"))["error"]
+            why = f" {error['code']}: {error['message']}"
+        except (ValueError, KeyError, TypeError, OSError):
+            pass
+        raise CliError(f"cannot read {url}: HTTP {exc.code}{why}") from None
+
+
 def _read_proof(source: str) -> Any:
     """A proof from a file, ``-`` (stdin) or an http(s) URL of the proof route."""
     try:
         if source == "-":
             text = sys.stdin.read()
         elif source.startswith(("http://", "https://")):
-            import urllib.request
-
-            with urllib.request.urlopen(source, timeout=30) as resp:
-                text = resp.read().decode("utf-8")
+            text = _fetch(source)
         else:
             with open(source, encoding="utf-8") as fh:
                 text = fh.read()
@@ -147,7 +166,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"baccarat: error: {message} (see {self.prog} --help)\n")
 
 
-def _parser() -> argparse.ArgumentParser:
+Subcommands = argparse._SubParsersAction  # (typeshed's name for what add_subparsers returns)
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, Subcommands[Any]]:
+    """The parser and its subcommands (``baccarat_api.cli`` adds ``operator`` to them; each
+    subcommand sets ``func``, which :func:`run` calls)."""
     p = _Parser(prog="baccarat", description="Provably fair baccarat engine.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -175,15 +199,21 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("proof")
     v.add_argument("--json", action="store_true", help="print the full report as JSON")
     v.set_defaults(func=_cmd_verify)
-    return p
+    return p, sub
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace | int:
+    """The parsed arguments, or the exit status when argparse already answered (usage error,
+    ``--help``)."""
     try:
-        args = parser.parse_args(argv)
+        return parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed a one-line usage error
         return int(exc.code or 0)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run a parsed command: print what it returns (text, or JSON for a dict); a :class:`CliError`
+    (or a fairness / rules error) is one line on stderr and exit status 2."""
     try:
         out = args.func(args)
     except (CliError, FairnessError, UnsafeRulesError) as exc:
@@ -197,6 +227,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. piped into `head`
         sys.stderr.close()
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(build_parser()[0], argv)
+    return args if isinstance(args, int) else run(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

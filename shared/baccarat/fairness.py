@@ -8,10 +8,11 @@ import hmac
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import mod
 
-from .cards import burn_count
-from .outcome import Round, deal_round
-from .rules import ShoeRules
+from .cards import CARDS_PER_DECK, DECK_POINTS, burn_count
+from .outcome import Round
+from .rules import MAX_DECKS, ShoeRules, banker_draws, player_draws
 
 SPEC = "bacc-pf-v1"
 TAG = b"bacc-pf-v1/"
@@ -158,14 +159,35 @@ def _limit(m: int) -> int:
 _LIMITS: tuple[int, ...] = (0, *(_limit(m) for m in range(1, 52 * 8 + 1)))
 
 
+#: HMAC's key pads (RFC 2104), as ``bytes.translate`` tables: ``hmac`` does the same internally.
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+_SHA256_BLOCK = 64
+#: ``u32(j)`` of the first blocks (a shoe of 8 decks needs 52).
+_BLOCK_INDEX = tuple(j.to_bytes(4, "big") for j in range(64))
+
+
 def _stream_words(key: bytes, first_block: int, blocks: int) -> list[int]:
-    """``blocks`` consecutive stream blocks as u32 words, in one pass."""
-    base = hmac.new(key, _STREAM, hashlib.sha256)
-    digests = []
+    """``blocks`` consecutive stream blocks as u32 words, in one pass.
+
+    Exactly ``stream_block``'s ``HMAC(K, TAG ‖ "stream" ‖ u32(j))``, with HMAC spelled out
+    (RFC 2104: ``H((K ⊕ opad) ‖ H((K ⊕ ipad) ‖ m))``) so that the inner hash of the common prefix
+    ``TAG ‖ "stream"`` and the outer pad are computed once per shoe, not once per block: two
+    ``sha256`` copies per block instead of an ``hmac`` object (half the time)."""
+    sha256 = hashlib.sha256
+    k = sha256(key).digest() if len(key) > _SHA256_BLOCK else key
+    k = k.ljust(_SHA256_BLOCK, b"\0")
+    inner = sha256(k.translate(_IPAD))
+    inner.update(_STREAM)
+    outer = sha256(k.translate(_OPAD))
+    digests: list[bytes] = []
+    append = digests.append
     for j in range(first_block, first_block + blocks):
-        h = base.copy()
-        h.update(j.to_bytes(4, "big"))
-        digests.append(h.digest())
+        h = inner.copy()
+        h.update(_BLOCK_INDEX[j] if j < len(_BLOCK_INDEX) else j.to_bytes(4, "big"))
+        o = outer.copy()
+        o.update(h.digest())
+        append(o.digest())
     return list(struct.unpack(f">{8 * blocks}I", b"".join(digests)))
 
 
@@ -179,19 +201,29 @@ def shuffle(key: bytes, rules: ShoeRules) -> tuple[list[int], int | None, int, i
     cards = list(range(n))
     need = n  # n − 1 swaps + 1 cut card draw
     words = _stream_words(key, 0, (need + 7) // 8)
-    limits = _LIMITS if n < len(_LIMITS) else tuple(_limit(m) if m else 0 for m in range(n + 1))
-    i = 0
-    for t in range(n - 1, 0, -1):
-        m = t + 1
-        while True:
-            if i == len(words):  # only after a discarded word
-                words += _stream_words(key, len(words) // 8, 1)
-            x = words[i]
-            i += 1
-            if x < limits[m]:
-                break
-        j = x % m
-        cards[t], cards[j] = cards[j], cards[t]
+    swaps = words[: n - 1]
+    # Every limit is above 2^32 − n (2^32 mod m < m ≤ n): when no swap word reaches that (all but
+    # about one 8-deck shoe in 25,000), nothing is discarded and j = x mod m, computed in C.
+    if n > 1 and max(swaps) < _TWO32 - n:
+        t = n - 1
+        for j in map(mod, swaps, range(n, 1, -1)):
+            cards[t], cards[j] = cards[j], cards[t]
+            t -= 1
+        i = n - 1
+    else:  # the exact rejection loop (uniform's, inlined)
+        limits = _LIMITS if n < len(_LIMITS) else tuple(_limit(m) if m else 0 for m in range(n + 1))
+        i = 0
+        for t in range(n - 1, 0, -1):
+            m = t + 1
+            while True:
+                if i == len(words):  # only after a discarded word
+                    words += _stream_words(key, len(words) // 8, 1)
+                x = words[i]
+                i += 1
+                if x < limits[m]:
+                    break
+            j = x % m
+            cards[t], cards[j] = cards[j], cards[t]
     cut_index: int | None = None
     if rules.cut_max > 0:
         m = rules.cut_max - rules.cut_min + 1
@@ -207,25 +239,82 @@ def shuffle(key: bytes, rules: ShoeRules) -> tuple[list[int], int | None, int, i
     return cards, cut_index, i, discarded
 
 
+# Drawing decisions tabulated once from ``rules.player_draws`` / ``rules.banker_draws`` (the one
+# statement of the rules): by ``pt·10 + bt``, who draws after the first four cards — nobody (0),
+# Player (1; Banker then by ``_BANKER_ON_THIRD``) or Banker alone (2) — and, by
+# ``(pt·10 + bt)·10 + p3``, whether Banker draws after Player's third card worth ``p3``.
+_WHO_DRAWS: tuple[int, ...] = tuple(
+    1 if player_draws(p, b) else 2 if banker_draws(p, b, None) else 0
+    for p in range(10)
+    for b in range(10)
+)
+_BANKER_ON_THIRD: tuple[bool, ...] = tuple(
+    banker_draws(p, b, t) for p in range(10) for b in range(10) for t in range(10)
+)
+#: Point value by card id, for every id a shoe of up to 8 decks holds.
+_POINTS: tuple[int, ...] = tuple(
+    DECK_POINTS[c % CARDS_PER_DECK] for c in range(CARDS_PER_DECK * MAX_DECKS)
+)
+# A Round is a frozen dataclass; its generated __init__ sets each field through
+# ``object.__setattr__``. Setting the slots directly builds the very same object in half the time.
+_new = object.__new__
+_SET_NUMBER, _SET_START, _SET_PLAYER, _SET_BANKER = (
+    vars(Round)[name].__set__ for name in ("number", "start", "player", "banker")
+)
+
+
 def play_rounds(
     cards: list[int] | tuple[int, ...], start: int, rules: ShoeRules, cut_index: int | None
 ) -> tuple[Round, ...]:
-    """Deal rounds from ``start`` until the round limit or the cut card ends the shoe."""
+    """Deal rounds from ``start`` until the round limit or the cut card ends the shoe.
+
+    The same rounds as ``outcome.deal_round`` from each cursor in turn, computed on the cards'
+    point values with integer arithmetic and the tabulated drawing rules."""
+    try:
+        pts = list(map(_POINTS.__getitem__, cards))
+    except IndexError:  # ids beyond 8 decks
+        pts = [DECK_POINTS[c % CARDS_PER_DECK] for c in cards]
+    who, on_third = _WHO_DRAWS, _BANKER_ON_THIRD
+    set_number, set_start = _SET_NUMBER, _SET_START
+    set_player, set_banker = _SET_PLAYER, _SET_BANKER
+    limit = rules.round_limit
     rounds: list[Round] = []
-    cursor = start
+    append = rounds.append
+    number = 0
+    s = start
     last_due = False
     while True:
-        rnd = deal_round(cards, cursor, len(rounds) + 1)
-        rounds.append(rnd)
-        if rules.round_limit and rnd.number == rules.round_limit:
+        totals = (pts[s] + pts[s + 2]) % 10 * 10 + (pts[s + 1] + pts[s + 3]) % 10
+        w = who[totals]
+        player: tuple[int, ...]
+        banker: tuple[int, ...]
+        if w == 0:
+            player, banker, end = (cards[s], cards[s + 2]), (cards[s + 1], cards[s + 3]), s + 4
+        elif w == 1:
+            player = (cards[s], cards[s + 2], cards[s + 4])
+            if on_third[totals * 10 + pts[s + 4]]:
+                banker, end = (cards[s + 1], cards[s + 3], cards[s + 5]), s + 6
+            else:
+                banker, end = (cards[s + 1], cards[s + 3]), s + 5
+        else:
+            player = (cards[s], cards[s + 2])
+            banker, end = (cards[s + 1], cards[s + 3], cards[s + 4]), s + 5
+        number += 1
+        rnd = _new(Round)
+        set_number(rnd, number)
+        set_start(rnd, s)
+        set_player(rnd, player)
+        set_banker(rnd, banker)
+        append(rnd)
+        if number == limit:  # a limit of 0 (none) never matches
             break
         if last_due:
             break
-        if cut_index is not None and rnd.end > cut_index:
-            if rnd.start >= cut_index:
+        if cut_index is not None and end > cut_index:
+            if s >= cut_index:
                 break
             last_due = True
-        cursor = rnd.end
+        s = end
     return tuple(rounds)
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from .cards import CARDS_PER_DECK, DECK_POINTS, code, rank, suit
+from .cards import CARDS_PER_DECK, DECK_CODES, DECK_POINTS, rank, suit
 from .rules import NATURAL_TOTALS, banker_draws, player_draws
 
 
@@ -106,32 +106,84 @@ class Round:
         return self.banker_pair and suit(self.banker[0]) == suit(self.banker[1])
 
     def facts(self) -> dict[str, Any]:
-        """Every outcome fact, JSON-ready (card codes, not ids)."""
+        """Every outcome fact, JSON-ready (card codes, not ids).
+
+        The same values as the properties above, each computed once (the properties would
+        recompute the totals a dozen times)."""
+        player, banker, s = self.player, self.banker, self.start
+        p = [c % CARDS_PER_DECK for c in player]
+        b = [c % CARDS_PER_DECK for c in banker]
+        pp, bp = [DECK_POINTS[c] for c in p], [DECK_POINTS[c] for c in b]
+        pt, bt = sum(pp) % 10, sum(bp) % 10
+        p_nat = (pp[0] + pp[1]) % 10 in NATURAL_TOTALS
+        b_nat = (bp[0] + bp[1]) % 10 in NATURAL_TOTALS
+        # Same rank: ids equal mod 13; same rank and suit: equal mod 52.
+        p_pair, b_pair = p[0] % 13 == p[1] % 13, b[0] % 13 == b[1] % 13
+        third = s + 5 if len(player) == 3 else s + 4
         return {
             "round_number": self.number,
-            "start": self.start,
+            "start": s,
             "player": {
-                "cards": [code(c) for c in self.player],
-                "positions": list(self.player_positions),
-                "total": self.player_total,
+                "cards": [DECK_CODES[c] for c in p],
+                "positions": [s, s + 2, s + 4][: len(player)],
+                "total": pt,
             },
             "banker": {
-                "cards": [code(c) for c in self.banker],
-                "positions": list(self.banker_positions),
-                "total": self.banker_total,
+                "cards": [DECK_CODES[c] for c in b],
+                "positions": [s + 1, s + 3, third][: len(banker)],
+                "total": bt,
             },
-            "result": self.result.value,
-            "natural": self.natural,
-            "player_natural": self.player_natural,
-            "banker_natural": self.banker_natural,
-            "player_pair": self.player_pair,
-            "banker_pair": self.banker_pair,
-            "player_perfect_pair": self.player_perfect_pair,
-            "banker_perfect_pair": self.banker_perfect_pair,
-            "cards_dealt": self.cards_dealt,
-            "banker_card_count": self.banker_card_count,
-            "winning_margin": self.winning_margin,
+            "result": (
+                Result.PLAYER if pt > bt else Result.BANKER if bt > pt else Result.TIE
+            ).value,
+            "natural": p_nat or b_nat,
+            "player_natural": p_nat,
+            "banker_natural": b_nat,
+            "player_pair": p_pair,
+            "banker_pair": b_pair,
+            "player_perfect_pair": p_pair and p[0] == p[1],
+            "banker_perfect_pair": b_pair and b[0] == b[1],
+            "cards_dealt": len(player) + len(banker),
+            "banker_card_count": len(banker),
+            "winning_margin": abs(pt - bt),
         }
+
+
+class FactSnapshot:
+    """The facts a bet is graded on (``paytables.RoundFacts``) of one round, computed once and
+    held as plain attributes: settling a table grades dozens of lines on the same round, and
+    :class:`Round`'s properties recompute the totals on every read."""
+
+    __slots__ = (
+        "banker_card_count",
+        "banker_natural",
+        "banker_pair",
+        "banker_perfect_pair",
+        "banker_total",
+        "cards_dealt",
+        "player_natural",
+        "player_pair",
+        "player_perfect_pair",
+        "player_total",
+        "result",
+    )
+
+    def __init__(self, rnd: Round) -> None:
+        p = [c % CARDS_PER_DECK for c in rnd.player]
+        b = [c % CARDS_PER_DECK for c in rnd.banker]
+        pp, bp = [DECK_POINTS[c] for c in p], [DECK_POINTS[c] for c in b]
+        self.player_total = pt = sum(pp) % 10
+        self.banker_total = bt = sum(bp) % 10
+        self.result = Result.PLAYER if pt > bt else Result.BANKER if bt > pt else Result.TIE
+        self.player_natural = (pp[0] + pp[1]) % 10 in NATURAL_TOTALS
+        self.banker_natural = (bp[0] + bp[1]) % 10 in NATURAL_TOTALS
+        # Same rank: ids equal mod 13; same rank and suit: equal mod 52.
+        self.player_pair = p[0] % 13 == p[1] % 13
+        self.banker_pair = b[0] % 13 == b[1] % 13
+        self.player_perfect_pair = p[0] == p[1]
+        self.banker_perfect_pair = b[0] == b[1]
+        self.cards_dealt = len(p) + len(b)
+        self.banker_card_count = len(b)
 
 
 def deal_round(cards: list[int] | tuple[int, ...], start: int, number: int = 1) -> Round:

@@ -185,50 +185,103 @@ def _dragon(
     return _LOSE
 
 
-def grade(bet: BetType, r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
-    """How ``bet`` ends on round ``r``: (win, net multiplier) / (push, 0) / (lose, 0)."""
+def _banker(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
     res = r.result
-    if bet is BetType.BANKER or bet is BetType.PLAYER:
-        side, pays = (
-            (Result.BANKER, table.banker)
-            if bet is BetType.BANKER
-            else (Result.PLAYER, table.player)
-        )
-        if res is side:
-            return Grade.WIN, pays
-        return _PUSH if res is Result.TIE else _LOSE
-    if bet is BetType.BANKER_NO_COMMISSION:
-        if res is Result.BANKER:
-            six = r.banker_total == 6
-            return Grade.WIN, table.banker_no_commission_six if six else table.banker_no_commission
-        return _PUSH if res is Result.TIE else _LOSE
-    if bet is BetType.TIE:
-        return (Grade.WIN, table.tie) if res is Result.TIE else _LOSE
-    if bet is BetType.BANKER_PAIR:
-        return (Grade.WIN, table.pair) if r.banker_pair else _LOSE
-    if bet is BetType.PLAYER_PAIR:
-        return (Grade.WIN, table.pair) if r.player_pair else _LOSE
-    if bet is BetType.BIG:
-        return (Grade.WIN, table.big) if r.cards_dealt >= 5 else _LOSE
-    if bet is BetType.SMALL:
-        return (Grade.WIN, table.small) if r.cards_dealt == 4 else _LOSE
-    if bet is BetType.LUCKY6:
-        if res is Result.BANKER and r.banker_total == 6:
-            three = r.banker_card_count == 3
-            return Grade.WIN, table.lucky6_three_cards if three else table.lucky6_two_cards
-        return _LOSE
-    if bet is BetType.ANY_PAIR:
-        return (Grade.WIN, table.any_pair) if r.player_pair or r.banker_pair else _LOSE
-    if bet is BetType.PERFECT_PAIR:
-        perfect = r.player_perfect_pair or r.banker_perfect_pair
-        return (Grade.WIN, table.perfect_pair) if perfect else _LOSE
+    if res is Result.BANKER:
+        return Grade.WIN, table.banker
+    return _PUSH if res is Result.TIE else _LOSE
+
+
+def _player(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    res = r.result
+    if res is Result.PLAYER:
+        return Grade.WIN, table.player
+    return _PUSH if res is Result.TIE else _LOSE
+
+
+def _banker_no_commission(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    res = r.result
+    if res is Result.BANKER:
+        six = r.banker_total == 6
+        return Grade.WIN, table.banker_no_commission_six if six else table.banker_no_commission
+    return _PUSH if res is Result.TIE else _LOSE
+
+
+def _tie(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    return (Grade.WIN, table.tie) if r.result is Result.TIE else _LOSE
+
+
+def _banker_pair(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    return (Grade.WIN, table.pair) if r.banker_pair else _LOSE
+
+
+def _player_pair(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    return (Grade.WIN, table.pair) if r.player_pair else _LOSE
+
+
+def _big(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    return (Grade.WIN, table.big) if r.cards_dealt >= 5 else _LOSE
+
+
+def _small(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    return (Grade.WIN, table.small) if r.cards_dealt == 4 else _LOSE
+
+
+def _lucky6(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    if r.result is Result.BANKER and r.banker_total == 6:
+        three = r.banker_card_count == 3
+        return Grade.WIN, table.lucky6_three_cards if three else table.lucky6_two_cards
+    return _LOSE
+
+
+def _any_pair(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    return (Grade.WIN, table.any_pair) if r.player_pair or r.banker_pair else _LOSE
+
+
+def _perfect_pair(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    perfect = r.player_perfect_pair or r.banker_perfect_pair
+    return (Grade.WIN, table.perfect_pair) if perfect else _LOSE
+
+
+def _player_dragon(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    res = r.result
     margin = abs(r.player_total - r.banker_total)
     natural = r.player_natural or r.banker_natural
-    if bet is BetType.PLAYER_DRAGON:
-        return _dragon(table, res is Result.PLAYER, natural, res is Result.TIE, margin)
-    if bet is BetType.BANKER_DRAGON:
-        return _dragon(table, res is Result.BANKER, natural, res is Result.TIE, margin)
-    raise ValueError(f"unknown bet type {bet!r}")  # pragma: no cover
+    return _dragon(table, res is Result.PLAYER, natural, res is Result.TIE, margin)
+
+
+def _banker_dragon(r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    res = r.result
+    margin = abs(r.player_total - r.banker_total)
+    natural = r.player_natural or r.banker_natural
+    return _dragon(table, res is Result.BANKER, natural, res is Result.TIE, margin)
+
+
+#: How each bet is graded (one function per bet: a lookup instead of a chain of tests, and
+#: the round's facts are read only as far as the bet needs them).
+_GRADERS = {
+    BetType.BANKER: _banker,
+    BetType.PLAYER: _player,
+    BetType.TIE: _tie,
+    BetType.BANKER_PAIR: _banker_pair,
+    BetType.PLAYER_PAIR: _player_pair,
+    BetType.BANKER_NO_COMMISSION: _banker_no_commission,
+    BetType.BIG: _big,
+    BetType.SMALL: _small,
+    BetType.LUCKY6: _lucky6,
+    BetType.ANY_PAIR: _any_pair,
+    BetType.PERFECT_PAIR: _perfect_pair,
+    BetType.PLAYER_DRAGON: _player_dragon,
+    BetType.BANKER_DRAGON: _banker_dragon,
+}
+
+
+def grade(bet: BetType, r: RoundFacts, table: PayTable) -> tuple[Grade, Fraction]:
+    """How ``bet`` ends on round ``r``: (win, net multiplier) / (push, 0) / (lose, 0)."""
+    grader = _GRADERS.get(bet)
+    if grader is None or not isinstance(bet, BetType):
+        raise ValueError(f"unknown bet type {bet!r}")  # pragma: no cover
+    return grader(r, table)
 
 
 # --- the two profiles' pay tables -----------------------------------------------------------

@@ -241,46 +241,68 @@ def _class_weights(decks: int) -> tuple[tuple[Facts, int], ...]:
                 into[k] = into.get(k, 0) + w * scale
 
     # 2. Third cards, once per key. A joint index is
-    #    ((Player total · 10 + Banker total) · 4 + shape) · 9 + pair key; ``tail`` lists
-    #    (joint index without the pair key, weight).
+    #    ((Player total · 10 + Banker total) · 4 + shape) · 9 + pair key.
+    #    Where Banker draws, its ten possible final totals are handled at once: a vector over
+    #    Banker's final total is one Python int of ten wide lanes (lane ``f`` = the weight of
+    #    final total ``f``), so "every Banker third card" is one big-int multiply-add instead of a
+    #    loop. No lane can carry into the next: every term is non-negative and every lane sums
+    #    to at most the number of ordered six-card sequences, which fits the lane width.
     per_totals = len(_SHAPES) * _PAIR_KEYS
     joint = [0] * (100 * per_totals)
-    # Offsets of Banker totals after a third card of each value, by Banker's two-card total.
-    banker_after = [[((b + u) % 10) * per_totals for u in range(10)] for b in range(10)]
+    lane = max(64, _falling(shoe, _ROUND_CARDS).bit_length())
+    # one[b][u]: a 1 in the lane of Banker's final total when Banker holds b and draws u;
+    # pool_after[b]: the pool (every third card value) with the same lanes.
+    one = [[1 << lane * ((b + u) % 10) for u in range(10)] for b in range(10)]
+    pool_after = [sum(pool[u] * one[b][u] for u in range(10)) for b in range(10)]
+    # Accumulators by (Player's final total · 9 + pair key): Banker drew after Player drew
+    # (both drew), or Banker drew after Player stood.
+    both = [0] * (10 * _PAIR_KEYS)
+    banker_only = [0] * (10 * _PAIR_KEYS)
     for (pt, bt, removed), split_w in keyed.items():
-        tail: list[tuple[int, int]] = []
+        pairs = split_w.items()
         if natural[pt][bt] or not (p_draws[pt][bt] or b_draws_stood[pt][bt]):
-            tail.append(((pt * 10 + bt) * per_totals + _STAND_STAND * _PAIR_KEYS, after4))
-        else:
-            rem = pool.copy()
-            for v in removed:
-                rem[v] -= 1
-            offsets = banker_after[bt]
-            if p_draws[pt][bt]:
-                third = b_draws_third[pt][bt]
-                for t in range(10):
-                    rt = rem[t]
-                    if not rt:
-                        continue
-                    row = (pt + t) % 10 * 10 * per_totals
-                    if third[t]:
-                        rem[t] = rt - 1
-                        base = row + _BOTH_DREW * _PAIR_KEYS
-                        tail.extend(
-                            (base + o, rt * ru) for o, ru in zip(offsets, rem, strict=True) if ru
-                        )
-                        rem[t] = rt
-                    else:
-                        cell = row + bt * per_totals + _PLAYER_DREW * _PAIR_KEYS
-                        tail.append((cell, rt * after5))
-            else:  # Player stood, Banker draws
-                base = pt * 10 * per_totals + _BANKER_DREW * _PAIR_KEYS
-                tail.extend(
-                    (base + o, ru * after5) for o, ru in zip(offsets, rem, strict=True) if ru
-                )
-        for k, wp in split_w.items():
-            for cell, wt in tail:
-                joint[cell + k] += wp * wt
+            cell = (pt * 10 + bt) * per_totals + _STAND_STAND * _PAIR_KEYS
+            for k, wp in pairs:
+                joint[cell + k] += wp * after4
+            continue
+        ob = one[bt]
+        rem_lanes = pool_after[bt]  # the pool after the four cards, in Banker-total lanes
+        rem = pool.copy()
+        for v in removed:
+            rem[v] -= 1
+            rem_lanes -= ob[v]
+        if p_draws[pt][bt]:
+            third = b_draws_third[pt][bt]
+            for t in range(10):
+                rt = rem[t]
+                if not rt:
+                    continue
+                pf = (pt + t) % 10
+                if third[t]:  # Banker draws from what is left after Player's t
+                    x = rt * (rem_lanes - ob[t])
+                    row = pf * _PAIR_KEYS
+                    for k, wp in pairs:
+                        both[row + k] += wp * x
+                else:
+                    cell = (pf * 10 + bt) * per_totals + _PLAYER_DREW * _PAIR_KEYS
+                    w = rt * after5
+                    for k, wp in pairs:
+                        joint[cell + k] += wp * w
+        else:  # Player stood, Banker draws
+            x = rem_lanes * after5
+            row = pt * _PAIR_KEYS
+            for k, wp in pairs:
+                banker_only[row + k] += wp * x
+    mask = (1 << lane) - 1
+    for shape, acc in ((_BOTH_DREW, both), (_BANKER_DREW, banker_only)):
+        for index, vector in enumerate(acc):
+            if not vector:
+                continue
+            pf, k = divmod(index, _PAIR_KEYS)
+            for bf in range(10):
+                w = (vector >> lane * bf) & mask
+                if w:
+                    joint[(pf * 10 + bf) * per_totals + shape * _PAIR_KEYS + k] += w
 
     out: list[tuple[Facts, int]] = []
     for index, w in enumerate(joint):

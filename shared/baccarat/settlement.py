@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from .bets import Bet, PlayerBanker
-from .outcome import Result
+from .outcome import FactSnapshot, Result, Round
 from .paytables import BetType, Grade, PayTable, RoundFacts, grade
 from .profiles import Banking, Rounding, TableConfig
 
@@ -161,22 +161,31 @@ def settle(
     unexpected player-banker, a player-banker betting, a non-positive amount)."""
     _check_inputs(table, bets, player_banker)
     pays = table.pay_table
+    rounding = table.rounding
     covers = table.profile.player_banker_covers if player_banker is not None else frozenset()
-    lines = tuple(_line(i, bet, round, pays, table.rounding, covers) for i, bet in enumerate(bets))
+    # The round's facts once (not a dozen property reads per line), and each bet type graded once.
+    facts: RoundFacts = FactSnapshot(round) if isinstance(round, Round) else round
+    prices: dict[str, _Price] = {}
+    lines = []
+    for i, bet in enumerate(bets):
+        price = prices.get(bet.type)
+        if price is None:
+            price = prices[bet.type] = _price(BetType(bet.type), facts, pays, covers)
+        lines.append(_priced_line(i, bet, price, rounding))
     rate = pays.commission_rate
-    bettors = _bettors(lines, rate, table.rounding)
+    bettors = _bettors(lines, rate, rounding)
     pb = None
     if player_banker is not None:
         pb_gross = sum(_coverer_result(x) for x in lines if x.covered_by == PLAYER_BANKER)
-        pb = _participant(player_banker.bettor_id, PLAYER_BANKER, 0, pb_gross, rate, table.rounding)
+        pb = _participant(player_banker.bettor_id, PLAYER_BANKER, 0, pb_gross, rate, rounding)
     participants = (*bettors, *(() if pb is None else (pb,)))
     return Settlement(
         profile=table.profile.name,
         tier=table.tier.id,
         banking=table.banking,
-        rounding=table.rounding,
-        result=round.result,
-        lines=lines,
+        rounding=rounding,
+        result=facts.result,
+        lines=tuple(lines),
         bettors=bettors,
         player_banker=pb,
         house_covered=sum(_coverer_result(x) for x in lines if x.covered_by == HOUSE),
@@ -204,6 +213,55 @@ def _nominal(bet: BetType, multiplier: Fraction, pays: PayTable) -> Fraction:
     return multiplier
 
 
+def _receive(rounding: Rounding, num: int, den: int) -> int:
+    """``rounding.receive(Fraction(num, den))`` in integer arithmetic (``den`` > 0): the same
+    floor, and ``⌊x + ½⌋ = ⌊(2·num + den) / (2·den)⌋`` for half-up; no Fraction is built."""
+    if num < 0:
+        raise ValueError(f"rounding applies to amounts received, got {Fraction(num, den)}")
+    if rounding is Rounding.FLOOR_HOUSE_FAVOUR:
+        return num // den
+    if rounding is Rounding.HALF_UP:
+        return (2 * num + den) // (2 * den)
+    return rounding.receive(Fraction(num, den))  # pragma: no cover - a rule added later
+
+
+#: A graded bet type: (type, grade, multiplier, nominal as (num, den), multiplier as (num, den),
+#: coverer). Pricing a line from it needs integer arithmetic only.
+_Price = tuple[BetType, Grade, Fraction, int, int, int, int, str]
+
+
+def _price(bet_type: BetType, r: RoundFacts, pays: PayTable, covers: frozenset[BetType]) -> _Price:
+    """Grade one bet type on the round (``paytables.grade``)."""
+    g, mult = grade(bet_type, r, pays)
+    nominal = _nominal(bet_type, mult, pays)
+    coverer = PLAYER_BANKER if bet_type in covers else HOUSE
+    return (
+        bet_type,
+        g,
+        mult,
+        nominal.numerator,
+        nominal.denominator,
+        mult.numerator,
+        mult.denominator,
+        coverer,
+    )
+
+
+def _priced_line(i: int, bet: Bet, price: _Price, rounding: Rounding) -> Line:
+    """Price one bet of a graded type: ``gross`` and ``net`` rounded by the table's rule."""
+    bet_type, g, mult, nom_num, nom_den, mult_num, mult_den, coverer = price
+    amount = bet.amount
+    if g is Grade.WIN:
+        gross = _receive(rounding, amount * nom_num, nom_den)
+        net = _receive(rounding, amount * mult_num, mult_den)
+        commission = gross - net
+    elif g is Grade.LOSE:
+        gross, net, commission = 0, -amount, 0
+    else:
+        gross = net = commission = 0
+    return Line(i, bet.bettor_id, bet_type, amount, g, mult, gross, commission, net, coverer)
+
+
 def _line(
     i: int,
     bet: Bet,
@@ -213,26 +271,7 @@ def _line(
     covers: frozenset[BetType],
 ) -> Line:
     """Grade one bet (``paytables.grade``) and price it."""
-    bet_type = BetType(bet.type)
-    g, mult = grade(bet_type, r, pays)
-    gross = net = 0
-    if g is Grade.WIN:
-        gross = rounding.receive(bet.amount * _nominal(bet_type, mult, pays))
-        net = rounding.receive(bet.amount * mult)
-    elif g is Grade.LOSE:
-        net = -bet.amount
-    return Line(
-        index=i,
-        bettor_id=bet.bettor_id,
-        type=bet_type,
-        stake=bet.amount,
-        grade=g,
-        multiplier=mult,
-        gross_win=gross,
-        commission=gross - net if g is Grade.WIN else 0,
-        net=net,
-        covered_by=PLAYER_BANKER if bet_type in covers else HOUSE,
-    )
+    return _priced_line(i, bet, _price(BetType(bet.type), r, pays, covers), rounding)
 
 
 def _coverer_result(line: Line) -> int:
@@ -260,7 +299,8 @@ def _participant(
     receives the rest, rounded by the table's rule."""
     net = gross
     if gross > 0 and rate:
-        net = rounding.receive(gross * (1 - rate))
+        keep = 1 - rate
+        net = _receive(rounding, gross * keep.numerator, keep.denominator)
     return Participant(pid, role, stake, gross, gross - net, net)
 
 

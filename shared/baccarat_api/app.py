@@ -15,17 +15,20 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .contract import refine
+from .cors import PublicCors
 from .errors import ApiError
+from .limits import MAX_BODY_BYTES
 from .observability import logger
 from .repository import ConditionFailed, StoreUnavailable
+from .service.idempotency import REPLAYED_HEADER, Replayed
 
 API_TITLE = "Baccarat engine API"
 API_VERSION = "1.0.0"
-#: Largest request body accepted (a full table's bets are a few KB).
-MAX_BODY_BYTES = 256 * 1024
 
 
 def request_id_of(request: Request) -> str:
@@ -34,7 +37,9 @@ def request_id_of(request: Request) -> str:
 
 
 def _error(request: Request, exc: ApiError) -> JSONResponse:
-    return JSONResponse(exc.body(request_id_of(request)), status_code=exc.status)
+    return JSONResponse(
+        exc.body(request_id_of(request)), status_code=exc.status, headers=exc.headers or None
+    )
 
 
 async def _api_error(request: Request, exc: Exception) -> JSONResponse:
@@ -67,7 +72,13 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     if exc.status_code == 404:
         err = ApiError("not_found", "no such route", details={"path": request.url.path})
     elif exc.status_code == 405:
-        err = ApiError("method_not_allowed", f"{request.method} is not allowed here")
+        err = ApiError(
+            "method_not_allowed",
+            f"{request.method} is not allowed here",
+            headers=dict(exc.headers or {}),  # Allow: the route's methods (RFC 9110)
+        )
+    elif exc.status_code == 413:
+        err = ApiError("payload_too_large", f"at most {MAX_BODY_BYTES} bytes")
     elif exc.status_code < 500:
         err = ApiError("invalid_request", str(exc.detail), status=exc.status_code)
     else:
@@ -78,6 +89,17 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
     logger.warning("dependency unavailable", extra={"reason": str(exc)})
     return _error(request, ApiError("unavailable"))
+
+
+async def _replayed(request: Request, exc: Exception) -> JSONResponse:
+    """An ``Idempotency-Key`` retry: the stored response, as it was first answered (serialized
+    by the route's response model, as the first answer was)."""
+    assert isinstance(exc, Replayed)
+    body: Any = exc.body
+    model = getattr(request.scope.get("route"), "response_model", None)
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        body = model.model_validate(body).model_dump(mode="json")
+    return JSONResponse(body, status_code=exc.status, headers={REPLAYED_HEADER: "true"})
 
 
 async def _condition_failed(request: Request, exc: Exception) -> JSONResponse:
@@ -121,7 +143,7 @@ class RequestContext:
                 response = JSONResponse(err.body(rid), status_code=err.status)
                 await response(scope, receive, send_with_id)
                 return
-            await self.app(scope, receive, send_with_id)
+            await self.app(scope, _bounded(receive), send_with_id)
         except Exception:
             logger.exception("unhandled error")
             if started:
@@ -130,12 +152,32 @@ class RequestContext:
             await response(scope, receive, send_with_id)
 
 
+def _bounded(receive: Receive) -> Receive:
+    """``receive`` that refuses a body growing past :data:`MAX_BODY_BYTES` (a chunked upload,
+    or a Content-Length that lies): 413 ``payload_too_large`` through the HTTP error handler."""
+    seen = 0
+
+    async def bounded() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY_BYTES:
+                raise StarletteHTTPException(413)
+        return message
+
+    return bounded
+
+
 def _drop_default_validation_responses(schema: dict[str, Any]) -> dict[str, Any]:
     """FastAPI documents a 422 ``HTTPValidationError`` on every route; this API answers schema
-    violations with 400 ``invalid_request`` in the one envelope instead."""
+    violations with 400 ``invalid_request`` in the one envelope instead. (A route's own 422 —
+    refused bets, an invalid table — stays documented.)"""
     for path in schema.get("paths", {}).values():
         for operation in path.values():
-            operation.get("responses", {}).pop("422", None)
+            responses = operation.get("responses", {})
+            if "HTTPValidationError" in str(responses.get("422", {})):
+                del responses["422"]
     schemas = schema.get("components", {}).get("schemas", {})
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
@@ -163,7 +205,9 @@ def create_app(*routers: APIRouter, docs: bool = False) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(StoreUnavailable, _unavailable)
     app.add_exception_handler(ConditionFailed, _condition_failed)
+    app.add_exception_handler(Replayed, _replayed)
     app.add_middleware(RequestContext)
+    app.add_middleware(PublicCors)  # outermost: CORS on every answer of the public proof
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
@@ -175,7 +219,7 @@ def create_app(*routers: APIRouter, docs: bool = False) -> FastAPI:
                 description=app.description,
                 routes=app.routes,
             )
-            app.openapi_schema = _drop_default_validation_responses(schema)
+            app.openapi_schema = refine(_drop_default_validation_responses(schema))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

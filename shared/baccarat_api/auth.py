@@ -1,10 +1,12 @@
 """Operator authentication: ``Authorization: Bearer <operator key>``.
 
-Keys are stored only as their SHA-256 (config table, ``KEY#<hash>``) mapping to an operator id.
-:func:`authenticate` is the one check: the FastAPI dependency calls it today, and the HttpApi
-Lambda authorizer of the operators issue can call the same function. A warm container remembers a
-key it has looked up for ``AUTH_CACHE_SECONDS`` (default 60 s; 0 disables), so a warm request
-costs no DynamoDB round trip for auth; a revoked key stops working within that time."""
+Keys are stored only as their SHA-256 (config table, ``KEY#<hash>``) mapping to an operator id
+(:mod:`baccarat_api.operators` makes them). :func:`authenticate` is the one check: in AWS the
+HttpApi Lambda authorizer (:mod:`baccarat_api.authorizer`) runs it and hands the operator id to
+the functions (:func:`authorizer_operator`); locally the FastAPI dependency runs it. A warm
+container remembers a key it has looked up for ``AUTH_CACHE_SECONDS`` (default 60 s; 0 disables),
+so a warm request costs no DynamoDB round trip for auth; a revoked key stops working within that
+time (in AWS: API Gateway's authorizer cache, 60 s; the authorizer itself caches nothing)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import hmac
 import secrets
 import threading
 import time
+from typing import Any
 
 from .errors import ApiError
 from .repository import Repository
@@ -79,6 +82,18 @@ class KeyCache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+
+
+def authorizer_operator(event: Any) -> str | None:
+    """The operator id the HttpApi Lambda authorizer put in the event
+    (``requestContext.authorizer.lambda.operator_id``), or ``None`` when the request did not
+    come through it. Only API Gateway (and whoever may invoke the function directly) can set
+    it: a client's headers or body cannot."""
+    if not isinstance(event, dict):
+        return None
+    authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
+    operator_id = (authorizer.get("lambda") or {}).get("operator_id")
+    return operator_id if isinstance(operator_id, str) and operator_id else None
 
 
 def authenticate(authorization: str | None, repo: Repository, cache: KeyCache | None) -> str:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from .auth import authenticate
+from .auth import authenticate, authorizer_operator
 from .errors import CODES
 from .models import ErrorOut
 from .observability import logger
@@ -30,9 +30,16 @@ def current_operator(
     rt: Annotated[Runtime, Depends(runtime)],
     _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str:
-    """The operator id of ``Authorization: Bearer <key>``, or 401 in the error envelope."""
-    operator_id = authenticate(request.headers.get("authorization"), rt.repo, rt.key_cache)
+    """The operator of the request, then its rate limit (429 ``rate_limited``).
+
+    In AWS the HttpApi Lambda authorizer has checked the key (:mod:`baccarat_api.authorizer`)
+    and API Gateway hands its ``operator_id`` over in the event; without it (``make run``, a
+    direct invoke) the same :func:`authenticate` runs here: 401 in the error envelope."""
+    operator_id = authorizer_operator(request.scope.get("aws.event"))
+    if operator_id is None:
+        operator_id = authenticate(request.headers.get("authorization"), rt.repo, rt.key_cache)
     logger.append_keys(operator_id=operator_id)
+    rt.limiter.check(operator_id)
     return operator_id
 
 
@@ -42,9 +49,12 @@ OperatorId = Annotated[str, Depends(current_operator)]
 
 def errors(*codes: str) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses`` for the error codes a route can answer (grouped by status; a code
-    not in the catalogue is a bet refusal, 422)."""
+    not in the catalogue is a bet refusal, 422). Every route can answer a schema error, a body
+    past the size limit and our own failures; every authenticated route the rate limit."""
     by_status: dict[int, list[str]] = {}
-    for code in (*codes, "invalid_request", "internal_error", "unavailable"):
+    limited = ("rate_limited",) if "unauthorized" in codes else ()
+    common = ("invalid_request", "payload_too_large", "internal_error", "unavailable")
+    for code in (*codes, *limited, *common):
         by_status.setdefault(CODES[code][0] if code in CODES else 422, []).append(code)
     return {
         status: {"model": ErrorOut, "description": "error codes: " + ", ".join(sorted(set(names)))}

@@ -8,6 +8,22 @@ State table: everything of one table lives in one partition, under the operator'
                                              sk = SHOE#000001                 shoe 1
                                              sk = SHOE#000001#ROUND#00001     round 1 of shoe 1
     pk = PROOF#<shoe_id>                     sk = PROOF                       public proof (ended)
+                                             sk = ROUND#00001                 round 1's money
+
+The ``PROOF#`` partition is the shoe's public side: the proof item, written by the transaction
+that ends the shoe, and one item per settled (or voided) round, written by the same transaction
+that settles (or voids) it, whether before or after the end. The proof route reads the whole
+partition with one strongly consistent ``Query`` and answers 404 while it holds no proof item.
+
+Idempotency records (``Idempotency-Key`` of a POST; :mod:`baccarat_api.service.idempotency`)
+live in their own partition per operator and key, are written by the SAME transaction as the
+request's effect, and expire by the table's TTL attribute ``expires_at`` (24 h)::
+
+    pk = OP#<operator_id>#IDEM#<sha256(key)> sk = IDEM                        the stored response
+
+A round dealt with locked bets carries ``due_shard`` (``DUE#0``…``DUE#7``, by table) and
+``due_at`` (its settle-by time) until it is settled or voided: the sparse GSI ``DueRounds``
+(template.yaml) holds exactly the rounds the auto-settlement sweep may have to settle.
 
 Ids carry the table id and the shoe and round numbers, so every read is one ``GetItem`` on a
 key built from the caller's operator id and the path: another operator's id misses exactly like
@@ -16,22 +32,37 @@ queries (audit).
 
 Config table::
 
-    pk = KEY#<sha256(api key)>   sk = KEY       operator_id, revoked
+    pk = KEY#<sha256(api key)>   sk = KEY       operator_id, key_id, revoked (the auth lookup)
+    pk = OPERATOR                sk = <operator id>[#KEY#<key id>]   operators and their keys
     pk = TIER                    sk = <tier id> doc (Tier.to_dict() JSON), position
+
+(operators and keys are written only by :mod:`baccarat_api.operators`, the admin command's
+store; the functions only read ``KEY#`` items.)
 
 Nested documents (configuration, facts, bets, settlement) are stored as compact JSON strings;
 what conditions and updates touch (version, status, numbers) are native attributes."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .ids import RoundRef, ShoeRef
-from .records import ENDED, OPEN, ProofRecord, RoundRecord, ShoeRecord, TableRecord
-from .repository import ConditionFailed, StoreUnavailable
+from .records import (
+    ENDED,
+    OPEN,
+    IdempotencyRecord,
+    ProofRecord,
+    PublicRound,
+    RoundRecord,
+    ShoeRecord,
+    TableRecord,
+)
+from .repository import ConditionFailed, Snapshot, StoreUnavailable, TableHistory
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -73,6 +104,24 @@ def proof_pk(shoe_id: str) -> str:
     return f"PROOF#{shoe_id}"
 
 
+def public_round_sk(round_number: int) -> str:
+    return f"ROUND#{round_number:05d}"
+
+
+def idempotency_pk(operator_id: str, key_hash: str) -> str:
+    return f"OP#{operator_id}#IDEM#{key_hash}"
+
+
+#: Partitions of the sparse ``DueRounds`` index (rounds with locked bets awaiting settlement):
+#: a table's rounds always land in the same shard; the sweep queries every shard.
+DUE_SHARDS = 8
+DUE_INDEX = "DueRounds"
+
+
+def due_shard(table_id: str) -> str:
+    return f"DUE#{int(hashlib.sha256(table_id.encode()).hexdigest()[:8], 16) % DUE_SHARDS}"
+
+
 def key_pk(key_hash: str) -> str:
     return f"KEY#{key_hash}"
 
@@ -109,6 +158,11 @@ def _gn(item: dict[str, Any], name: str) -> int:
     return int(item[name]["N"])
 
 
+def _gn_opt(item: dict[str, Any], name: str, default: int) -> int:
+    value = item.get(name)
+    return default if value is None else int(value["N"])
+
+
 def _gj(item: dict[str, Any], name: str, default: Any = None) -> Any:
     value = item.get(name)
     return default if value is None else json.loads(value["S"])
@@ -134,6 +188,8 @@ def _table_item(t: TableRecord) -> dict[str, Any]:
         "chain_secret_ct": {"B": t.chain_secret_ct},
         "next_shoe_number": _n(t.next_shoe_number),
         "created_at": _s(t.created_at),
+        "settle_deadline_seconds": _n(t.settle_deadline_seconds),
+        "chain_head": _s(t.chain_head),
     }
     if t.open_shoe_id is not None:
         item["open_shoe"] = _s(t.open_shoe_id)
@@ -152,6 +208,8 @@ def _table_record(item: dict[str, Any]) -> TableRecord:
         next_shoe_number=_gn(item, "next_shoe_number"),
         open_shoe_id=_gs_opt(item, "open_shoe"),
         created_at=_gs(item, "created_at"),
+        settle_deadline_seconds=_gn_opt(item, "settle_deadline_seconds", 60),
+        chain_head=_gs_opt(item, "chain_head") or "",
     )
 
 
@@ -175,6 +233,9 @@ def _shoe_item(s: ShoeRecord) -> dict[str, Any]:
         "results": _j(s.results),
         "recent_bettors": _j(s.recent_bettors),
         "created_at": _s(s.created_at),
+        "settle_deadline_seconds": _n(s.settle_deadline_seconds),
+        "chain_start": _s(s.chain_start),
+        "chain_head": _s(s.chain_head),
     }
     return item
 
@@ -200,6 +261,9 @@ def _shoe_record(item: dict[str, Any]) -> ShoeRecord:
         end_reason=_gs_opt(item, "end_reason"),
         ended_at=_gs_opt(item, "ended_at"),
         server_seed=_gs_opt(item, "server_seed"),
+        settle_deadline_seconds=_gn_opt(item, "settle_deadline_seconds", 60),
+        chain_start=_gs_opt(item, "chain_start") or "",
+        chain_head=_gs_opt(item, "chain_head") or "",
     )
 
 
@@ -216,7 +280,15 @@ def _round_item(r: RoundRecord) -> dict[str, Any]:
         "shoe_status": _s(r.shoe_status),
         "previous_bettors": _j(r.previous_bettors),
         "created_at": _s(r.created_at),
+        "prev_hash": _s(r.prev_hash),
+        "round_hash": _s(r.round_hash),
     }
+    if r.settle_by is not None:
+        # locked bets to settle by a deadline: the sparse DueRounds index finds the round
+        # until its settlement (or void) removes these two attributes
+        item["settle_by"] = _s(r.settle_by)
+        item["due_shard"] = _s(due_shard(r.table_id))
+        item["due_at"] = _s(r.settle_by)
     if r.bets is not None:
         item["bets"] = _j(r.bets)
     if r.player_banker is not None:
@@ -243,11 +315,15 @@ def _round_record(item: dict[str, Any]) -> RoundRecord:
         settlement=_gj(item, "settlement"),
         settlement_digest=_gs_opt(item, "settlement_digest"),
         settled_at=_gs_opt(item, "settled_at"),
+        settle_by=_gs_opt(item, "settle_by"),
+        prev_hash=_gs_opt(item, "prev_hash") or "",
+        round_hash=_gs_opt(item, "round_hash") or "",
+        settlement_hash=_gs_opt(item, "settlement_hash"),
     )
 
 
 def _proof_item(p: ProofRecord) -> dict[str, Any]:
-    return {
+    item = {
         **_key(proof_pk(p.shoe_id), "PROOF"),
         "kind": _s("proof"),
         "shoe_id": _s(p.shoe_id),
@@ -262,9 +338,12 @@ def _proof_item(p: ProofRecord) -> dict[str, Any]:
         "end_reason": _s(p.end_reason),
         "ended_at": _s(p.ended_at),
     }
+    if p.config is not None:
+        item["config"] = _j(p.config)
+    return item
 
 
-def _proof_record(item: dict[str, Any]) -> ProofRecord:
+def _proof_record(item: dict[str, Any], rounds: dict[int, PublicRound]) -> ProofRecord:
     return ProofRecord(
         shoe_id=_gs(item, "shoe_id"),
         table_id=_gs(item, "table_id"),
@@ -277,6 +356,34 @@ def _proof_record(item: dict[str, Any]) -> ProofRecord:
         rounds_dealt=_gn(item, "rounds_dealt"),
         end_reason=_gs(item, "end_reason"),
         ended_at=_gs(item, "ended_at"),
+        config=_gj(item, "config"),
+        rounds=rounds,
+    )
+
+
+def public_round_item(p: PublicRound) -> dict[str, Any]:
+    """A round's public money record (see :class:`~baccarat_api.records.PublicRound`): put in the
+    same transaction as the round's settlement or void."""
+    item: dict[str, Any] = {
+        **_key(proof_pk(p.shoe_id), public_round_sk(p.round_number)),
+        "kind": _s("public_round"),
+        "shoe_id": _s(p.shoe_id),
+        "round_number": _n(p.round_number),
+    }
+    for name in ("settlement", "inputs", "void"):
+        value = getattr(p, name)
+        if value is not None:
+            item[name] = _j(value)
+    return item
+
+
+def _public_round_record(item: dict[str, Any]) -> PublicRound:
+    return PublicRound(
+        shoe_id=_gs(item, "shoe_id"),
+        round_number=_gn(item, "round_number"),
+        settlement=_gj(item, "settlement"),
+        inputs=_gj(item, "inputs"),
+        void=_gj(item, "void"),
     )
 
 
@@ -289,14 +396,34 @@ def tier_item(tier: dict[str, Any], position: int) -> dict[str, Any]:
     }
 
 
-def api_key_item(key_hash: str, operator_id: str, created_at: str) -> dict[str, Any]:
+#: ``settlement_digest`` of a void record (no settlement inputs digest to equal it).
+VOID_DIGEST = "void"
+
+
+def idempotency_item(r: IdempotencyRecord) -> dict[str, Any]:
     return {
-        **_key(key_pk(key_hash), "KEY"),
-        "kind": _s("api_key"),
-        "operator_id": _s(operator_id),
-        "revoked": {"BOOL": False},
-        "created_at": _s(created_at),
+        **_key(idempotency_pk(r.operator_id, r.key_hash), "IDEM"),
+        "kind": _s("idempotency"),
+        "operator_id": _s(r.operator_id),
+        "fingerprint": _s(r.fingerprint),
+        "status": _n(r.status),
+        # as answered: key order kept, so a replay is byte for byte the first response
+        "body": _s(json.dumps(r.body, separators=(",", ":"), ensure_ascii=False)),
+        "created_at": _s(r.created_at),
+        "expires_at": _n(r.expires_at),
     }
+
+
+def _idempotency_record(item: dict[str, Any]) -> IdempotencyRecord:
+    return IdempotencyRecord(
+        operator_id=_gs(item, "operator_id"),
+        key_hash=str(item["pk"]["S"]).rsplit("#", 1)[-1],
+        fingerprint=_gs(item, "fingerprint"),
+        status=_gn(item, "status"),
+        body=_gj(item, "body"),
+        created_at=_gs(item, "created_at"),
+        expires_at=_gn(item, "expires_at"),
+    )
 
 
 # --- errors ---------------------------------------------------------------------------------
@@ -310,6 +437,7 @@ def _mapped_errors(what: str) -> Iterator[None]:
         ClientError,
         ConnectionError,
         ConnectTimeoutError,
+        HTTPClientError,
         ReadTimeoutError,
     )
 
@@ -331,7 +459,9 @@ def _mapped_errors(what: str) -> Iterator[None]:
         if code in RETRYABLE_CODES:
             raise StoreUnavailable(f"{what}: {code}") from exc
         raise
-    except (ConnectTimeoutError, ReadTimeoutError, ConnectionError) as exc:
+    except (ConnectTimeoutError, ReadTimeoutError, ConnectionError, HTTPClientError) as exc:
+        # a timeout may hide a write that did happen: the request's Idempotency-Key (if any)
+        # makes its retry answer that write's response instead of repeating it
         raise StoreUnavailable(f"{what}: {type(exc).__name__}") from exc
 
 
@@ -365,16 +495,29 @@ class DynamoRepository:
                 ExpressionAttributeValues={":pk": _s("TIER")},
             )
         items = sorted(out.get("Items", []), key=lambda i: _gn(i, "position"))
-        return [_gj(i, "doc") for i in items]
+        return [_gj(i, "doc") for i in items if not i.get("retired", {}).get("BOOL")]
 
     def get_tier(self, tier_id: str) -> dict[str, Any] | None:
         with _mapped_errors("tier"):
             out = self.client.get_item(TableName=self.config, Key=_key("TIER", tier_id))
         item = out.get("Item")
-        return None if item is None else _gj(item, "doc")
+        if item is None or item.get("retired", {}).get("BOOL"):
+            return None
+        doc: dict[str, Any] = _gj(item, "doc")
+        return doc
 
     # tables -------------------------------------------------------------------------------
-    def create_table(self, table: TableRecord) -> None:
+    def create_table(self, table: TableRecord, idem: IdempotencyRecord | None = None) -> None:
+        if idem is not None:
+            put = {
+                "Put": {
+                    "TableName": self.state,
+                    "Item": _table_item(table),
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            }
+            self._transact("create table", [put], idem)
+            return
         with _mapped_errors("create table"):
             self.client.put_item(
                 TableName=self.state,
@@ -393,34 +536,37 @@ class DynamoRepository:
         return None if item is None else _table_record(item)
 
     # shoes --------------------------------------------------------------------------------
-    def commit_shoe(self, table: TableRecord, shoe: ShoeRecord) -> None:
-        with _mapped_errors("commit shoe"):
-            self.client.transact_write_items(
-                TransactItems=[
-                    {
-                        "Put": {
-                            "TableName": self.state,
-                            "Item": _shoe_item(shoe),
-                            "ConditionExpression": "attribute_not_exists(pk)",
-                        }
-                    },
-                    {
-                        "Update": {
-                            "TableName": self.state,
-                            "Key": _key(table_pk(table.operator_id, table.table_id), "TABLE"),
-                            "UpdateExpression": "SET open_shoe = :shoe, next_shoe_number = :next",
-                            "ConditionExpression": (
-                                "next_shoe_number = :number AND attribute_not_exists(open_shoe)"
-                            ),
-                            "ExpressionAttributeValues": {
-                                ":shoe": _s(shoe.shoe_id),
-                                ":next": _n(shoe.shoe_number + 1),
-                                ":number": _n(shoe.shoe_number),
-                            },
-                        }
-                    },
-                ]
-            )
+    def commit_shoe(
+        self, table: TableRecord, shoe: ShoeRecord, idem: IdempotencyRecord | None = None
+    ) -> None:
+        self._transact(
+            "commit shoe",
+            [
+                {
+                    "Put": {
+                        "TableName": self.state,
+                        "Item": _shoe_item(shoe),
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+                {
+                    "Update": {
+                        "TableName": self.state,
+                        "Key": _key(table_pk(table.operator_id, table.table_id), "TABLE"),
+                        "UpdateExpression": "SET open_shoe = :shoe, next_shoe_number = :next",
+                        "ConditionExpression": (
+                            "next_shoe_number = :number AND attribute_not_exists(open_shoe)"
+                        ),
+                        "ExpressionAttributeValues": {
+                            ":shoe": _s(shoe.shoe_id),
+                            ":next": _n(shoe.shoe_number + 1),
+                            ":number": _n(shoe.shoe_number),
+                        },
+                    }
+                },
+            ],
+            idem,
+        )
 
     def get_shoe(self, operator_id: str, ref: ShoeRef) -> ShoeRecord | None:
         with _mapped_errors("get shoe"):
@@ -440,6 +586,7 @@ class DynamoRepository:
             "version = :new_version",
             "results = :results",
             "recent_bettors = :recent",
+            "chain_head = :head",
         ]
         values: dict[str, Any] = {
             ":status": _s(after.status),
@@ -448,6 +595,7 @@ class DynamoRepository:
             ":new_version": _n(after.version),
             ":results": _j(after.results),
             ":recent": _j(after.recent_bettors),
+            ":head": _s(after.chain_head),
             ":version": _n(before.version),
             ":open": _s(OPEN),
         }
@@ -472,16 +620,22 @@ class DynamoRepository:
             }
         }
 
-    def _end_items(self, shoe: ShoeRecord, proof: ProofRecord) -> list[dict[str, Any]]:
-        """Free the table and publish the proof (both part of ending a shoe)."""
+    def _end_items(
+        self, shoe: ShoeRecord, proof: ProofRecord, chain_head: str
+    ) -> list[dict[str, Any]]:
+        """Free the table, hand it the shoe's chain head, and publish the proof (all part of
+        ending a shoe)."""
         return [
             {
                 "Update": {
                     "TableName": self.state,
                     "Key": _key(table_pk(shoe.operator_id, shoe.table_id), "TABLE"),
-                    "UpdateExpression": "REMOVE open_shoe",
+                    "UpdateExpression": "SET chain_head = :head REMOVE open_shoe",
                     "ConditionExpression": "open_shoe = :shoe",
-                    "ExpressionAttributeValues": {":shoe": _s(shoe.shoe_id)},
+                    "ExpressionAttributeValues": {
+                        ":shoe": _s(shoe.shoe_id),
+                        ":head": _s(chain_head),
+                    },
                 }
             },
             {
@@ -499,6 +653,7 @@ class DynamoRepository:
         after: ShoeRecord,
         round_: RoundRecord,
         proof: ProofRecord | None,
+        idem: IdempotencyRecord | None = None,
     ) -> None:
         items: list[dict[str, Any]] = [
             {
@@ -511,14 +666,21 @@ class DynamoRepository:
             self._shoe_update(before, after),
         ]
         if proof is not None:
-            items += self._end_items(before, proof)
-        with _mapped_errors("deal round"):
-            self.client.transact_write_items(TransactItems=items)  # type: ignore[arg-type]
+            items += self._end_items(before, proof, after.chain_head)
+        self._transact("deal round", items, idem)
 
-    def close_shoe(self, before: ShoeRecord, after: ShoeRecord, proof: ProofRecord) -> None:
-        items = [self._shoe_update(before, after), *self._end_items(before, proof)]
-        with _mapped_errors("close shoe"):
-            self.client.transact_write_items(TransactItems=items)  # type: ignore[arg-type]
+    def close_shoe(
+        self,
+        before: ShoeRecord,
+        after: ShoeRecord,
+        proof: ProofRecord,
+        idem: IdempotencyRecord | None = None,
+    ) -> None:
+        items = [
+            self._shoe_update(before, after),
+            *self._end_items(before, proof, after.chain_head),
+        ]
+        self._transact("close shoe", items, idem)
 
     # rounds -------------------------------------------------------------------------------
     def get_round(self, operator_id: str, ref: RoundRef) -> RoundRecord | None:
@@ -535,46 +697,302 @@ class DynamoRepository:
         return None if item is None else _round_record(item)
 
     def save_settlement(
-        self, round_: RoundRecord, settlement: dict[str, Any], digest: str, settled_at: str
+        self,
+        round_: RoundRecord,
+        settlement: dict[str, Any],
+        digest: str,
+        settled_at: str,
+        inputs: dict[str, Any] | None = None,
+        idem: IdempotencyRecord | None = None,
     ) -> None:
-        from botocore.exceptions import ClientError
-
+        """One transaction: the round's settlement (conditional: none yet) and its public copy
+        in the shoe's proof partition (:func:`public_round_item`). A lost condition brings the
+        winner's round back in the same call (``ReturnValuesOnConditionCheckFailure``). The
+        settlement's bacc-audit-v1 hash is stored with it, and the round leaves the DueRounds
+        index (nothing left to auto-settle)."""
         key = _key(
             table_pk(round_.operator_id, round_.table_id),
             round_sk(round_.shoe_number, round_.round_number),
         )
+        public = PublicRound(
+            shoe_id=round_.ref.shoe.shoe_id,
+            round_number=round_.round_number,
+            settlement=settlement,
+            inputs=inputs
+            if inputs is not None
+            else {"bets": round_.bets or [], "player_banker": round_.player_banker},
+        )
+        self._transact(
+            "settle round",
+            [
+                self._settle_update(key, round_, settlement, digest, settled_at),
+                {"Put": {"TableName": self.state, "Item": public_round_item(public)}},
+            ],
+            idem,
+            existing=_round_record,
+        )
+
+    def _settle_update(
+        self,
+        key: dict[str, Any],
+        round_: RoundRecord,
+        doc: dict[str, Any],
+        digest: str,
+        settled_at: str,
+    ) -> dict[str, Any]:
+        """Store a settlement (or a void) on a round that has neither; the first item of its
+        transaction, returning the winner's round when the condition fails."""
+        from baccarat.audit import settlement_hash
+
+        return {
+            "Update": {
+                "TableName": self.state,
+                "Key": key,
+                "UpdateExpression": (
+                    "SET settlement = :s, settlement_digest = :d, settled_at = :t, "
+                    "settlement_hash = :h REMOVE due_shard, due_at"
+                ),
+                "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(settlement)",
+                "ExpressionAttributeValues": {
+                    ":s": _j(doc),
+                    ":d": _s(digest),
+                    ":t": _s(settled_at),
+                    ":h": _s(settlement_hash(round_.round_hash, doc)),
+                },
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+        }
+
+    def void_round(
+        self,
+        round_: RoundRecord,
+        doc: dict[str, Any],
+        voided_at: str,
+        idem: IdempotencyRecord | None = None,
+    ) -> None:
+        """One transaction: the round's void record in place of a settlement (conditional: no
+        settlement and no void yet; the same attribute, so a round is settled or voided, once)
+        and its public copy in the shoe's proof partition (``void``, no settlement)."""
+        key = _key(
+            table_pk(round_.operator_id, round_.table_id),
+            round_sk(round_.shoe_number, round_.round_number),
+        )
+        public = PublicRound(
+            shoe_id=round_.ref.shoe.shoe_id, round_number=round_.round_number, void=doc
+        )
+        self._transact(
+            "void round",
+            [
+                self._settle_update(key, round_, doc, VOID_DIGEST, voided_at),
+                {"Put": {"TableName": self.state, "Item": public_round_item(public)}},
+            ],
+            idem,
+            existing=_round_record,
+        )
+
+    # idempotency, batched reads, the sweep's index, the audit -----------------------------
+    def _transact(
+        self,
+        what: str,
+        items: list[dict[str, Any]],
+        idem: IdempotencyRecord | None,
+        existing: Any = None,
+    ) -> None:
+        """One ``TransactWriteItems`` of ``items`` plus, with ``idem``, the idempotency record's
+        put (new, or replacing an expired one). A lost condition raises :class:`ConditionFailed`
+        with ``duplicate`` (the idempotency record's condition failed: a request with the same
+        key completed first) and, given ``existing``, the first item's current record."""
+        from botocore.exceptions import ClientError
+
+        all_items = list(items)
+        if idem is not None:
+            all_items.append(
+                {
+                    "Put": {
+                        "TableName": self.state,
+                        "Item": idempotency_item(idem),
+                        "ConditionExpression": "attribute_not_exists(pk) OR expires_at < :now",
+                        "ExpressionAttributeValues": {":now": _n(int(time.time()))},
+                    }
+                }
+            )
         try:
-            with _mapped_errors("settle round"):
-                self.client.update_item(
-                    TableName=self.state,
-                    Key=key,
-                    UpdateExpression="SET settlement = :s, settlement_digest = :d, settled_at = :t",
-                    ConditionExpression="attribute_exists(pk) AND attribute_not_exists(settlement)",
-                    ExpressionAttributeValues={
-                        ":s": _j(settlement),
-                        ":d": _s(digest),
-                        ":t": _s(settled_at),
-                    },
-                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
-                )
+            with _mapped_errors(what):
+                self.client.transact_write_items(TransactItems=all_items)  # type: ignore[arg-type]
         except ConditionFailed as exc:
             cause = exc.__cause__
-            item: Any = cause.response.get("Item") if isinstance(cause, ClientError) else None
+            reasons: list[dict[str, Any]] = []
+            if isinstance(cause, ClientError):
+                reasons = list(cause.response.get("CancellationReasons") or [])  # type: ignore[arg-type]
+            failed = [r.get("Code") == "ConditionalCheckFailed" for r in reasons]
+            first = reasons[0].get("Item") if reasons else None
             raise ConditionFailed(
-                "round already settled", existing=None if item is None else _round_record(item)
+                f"{what}: condition failed",
+                existing=None if existing is None or first is None else existing(first),
+                duplicate=idem is not None and len(failed) == len(all_items) and failed[-1],
             ) from cause
+
+    def load(
+        self,
+        operator_id: str,
+        *,
+        table_id: str | None = None,
+        shoe: ShoeRef | None = None,
+        round_: RoundRef | None = None,
+        tier_id: str | None = None,
+        idem_key: str | None = None,
+    ) -> Snapshot:
+        """The named items in ONE round trip: ``GetItem`` for one, ``BatchGetItem`` for more
+        (strongly consistent on the state table; unprocessed keys, which only throttling
+        leaves, are asked again a few times)."""
+        wanted: dict[tuple[str, str], tuple[str, str]] = {}  # (pk, sk) -> (slot, table)
+        if table_id is not None:
+            wanted[(table_pk(operator_id, table_id), "TABLE")] = ("table", self.state)
+        if shoe is not None:
+            wanted[(table_pk(operator_id, shoe.table_id), shoe_sk(shoe.shoe_number))] = (
+                "shoe",
+                self.state,
+            )
+        if round_ is not None:
+            sk = round_sk(round_.shoe_number, round_.round_number)
+            wanted[(table_pk(operator_id, round_.table_id), sk)] = ("round", self.state)
+        if tier_id is not None:
+            wanted[("TIER", tier_id)] = ("tier", self.config)
+        if idem_key is not None:
+            wanted[(idempotency_pk(operator_id, idem_key), "IDEM")] = ("idem", self.state)
+        found: list[tuple[str, dict[str, Any]]] = []
+        if len(wanted) == 1:
+            ((pk, sk), (slot, name)) = next(iter(wanted.items()))
+            with _mapped_errors(f"get {slot}"):
+                out = self.client.get_item(
+                    TableName=name, Key=_key(pk, sk), ConsistentRead=name == self.state
+                )
+            if "Item" in out:
+                found.append((slot, out["Item"]))
+        elif wanted:
+            request: dict[str, Any] = {}
+            for (pk, sk), (_, name) in wanted.items():
+                entry = request.setdefault(name, {"Keys": [], "ConsistentRead": name == self.state})
+                entry["Keys"].append(_key(pk, sk))
+            with _mapped_errors("batch get"):
+                for _attempt in range(5):
+                    batch = self.client.batch_get_item(RequestItems=request)
+                    for items in batch.get("Responses", {}).values():
+                        for item in items:
+                            slot = wanted[(str(item["pk"]["S"]), str(item["sk"]["S"]))][0]
+                            found.append((slot, item))
+                    request = dict(batch.get("UnprocessedKeys") or {})
+                    if not request:
+                        break
+                else:
+                    raise StoreUnavailable("batch get: keys left unprocessed")
+        snap = Snapshot()
+        for slot, item in found:
+            if slot == "table":
+                snap.table = _table_record(item)
+            elif slot == "shoe":
+                snap.shoe = _shoe_record(item)
+            elif slot == "round":
+                snap.round = _round_record(item)
+            elif slot == "tier":
+                snap.tier = None if item.get("retired", {}).get("BOOL") else _gj(item, "doc")
+            else:
+                snap.idempotency = _idempotency_record(item)
+        return snap
+
+    def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
+        """Rounds with locked bets whose settle-by time is at or before ``now`` (ISO 8601 UTC),
+        oldest first per shard, at most ``limit``: one ``Query`` per shard of the sparse
+        DueRounds index (more only past a page). Eventually consistent: a round settled a
+        moment ago may still be listed; settling it again fails its condition, harmlessly."""
+        out: list[tuple[str, RoundRef]] = []
+        for shard in range(DUE_SHARDS):
+            args: dict[str, Any] = {
+                "TableName": self.state,
+                "IndexName": DUE_INDEX,
+                "KeyConditionExpression": "due_shard = :shard AND due_at <= :now",
+                "ExpressionAttributeValues": {":shard": _s(f"DUE#{shard}"), ":now": _s(now)},
+                "Limit": max(1, limit - len(out)),
+            }
+            with _mapped_errors("due rounds"):
+                while len(out) < limit:
+                    page = self.client.query(**args)
+                    for item in page.get("Items", []):
+                        ref = RoundRef(
+                            _gs(item, "table_id"),
+                            _gn(item, "shoe_number"),
+                            _gn(item, "round_number"),
+                        )
+                        out.append((_gs(item, "operator_id"), ref))
+                    if "LastEvaluatedKey" not in page:
+                        break
+                    args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+            if len(out) >= limit:
+                break
+        return out[:limit]
+
+    def table_history(self, operator_id: str, table_id: str) -> TableHistory:
+        """Everything of one table, in play order, for the audit: ONE strongly consistent
+        ``Query`` of the table's partition (another page per MB of history). Items that no
+        longer parse are reported by sort key, not raised."""
+        args: dict[str, Any] = {
+            "TableName": self.state,
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": _s(table_pk(operator_id, table_id))},
+            "ConsistentRead": True,
+        }
+        history = TableHistory()
+        with _mapped_errors("table history"):
+            while True:
+                page = self.client.query(**args)
+                for item in page.get("Items", []):
+                    sk = str(item["sk"]["S"])
+                    try:
+                        if sk == "TABLE":
+                            history.table = _table_record(item)
+                        elif "#ROUND#" in sk:
+                            history.rounds.append(_round_record(item))
+                        elif sk.startswith("SHOE#"):
+                            history.shoes.append(_shoe_record(item))
+                    except (KeyError, TypeError, ValueError):
+                        history.unreadable.append(sk)
+                if "LastEvaluatedKey" not in page:
+                    break
+                args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return history
 
     # proofs -------------------------------------------------------------------------------
     def get_proof(self, shoe_id: str) -> ProofRecord | None:
+        """One strongly consistent Query of the shoe's public partition: the proof item and every
+        settled or voided round's public record (more pages only past 1 MB)."""
+        items: list[dict[str, Any]] = []
+        args: dict[str, Any] = {
+            "TableName": self.state,
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": _s(proof_pk(shoe_id))},
+            "ConsistentRead": True,
+        }
         with _mapped_errors("get proof"):
-            out = self.client.get_item(TableName=self.state, Key=_key(proof_pk(shoe_id), "PROOF"))
-        item = out.get("Item")
-        return None if item is None else _proof_record(item)
+            while True:
+                out = self.client.query(**args)
+                items += out.get("Items", [])
+                if "LastEvaluatedKey" not in out:
+                    break
+                args["ExclusiveStartKey"] = out["LastEvaluatedKey"]
+        proof = next((i for i in items if i["sk"]["S"] == "PROOF"), None)
+        if proof is None:
+            return None
+        rounds = {
+            r.round_number: r
+            for r in (_public_round_record(i) for i in items if i["sk"]["S"].startswith("ROUND#"))
+        }
+        return _proof_record(proof, rounds)
 
     # seeding (local runner, custom resource, tests) ---------------------------------------
     def put_tiers(self, tiers: list[dict[str, Any]]) -> None:
-        """Make the config table's tiers exactly ``tiers`` (configuration, not game state: the
-        writes are plain puts; tiers no longer in the file are removed — tables keep the copy of
+        """Make the config table's live tiers exactly ``tiers`` (configuration, not game state:
+        the writes are plain puts; a tier no longer in the file is marked ``retired`` — never
+        deleted — and is no longer listed nor accepted for a new table; tables keep the copy of
         their tier they opened with)."""
         wanted = {str(t["id"]) for t in tiers}
         with _mapped_errors("seed tiers"):
@@ -588,14 +1006,9 @@ class DynamoRepository:
             )
             for item in out.get("Items", []):
                 if item["sk"]["S"] not in wanted:
-                    self.client.delete_item(
-                        TableName=self.config, Key=_key("TIER", item["sk"]["S"])
+                    self.client.update_item(
+                        TableName=self.config,
+                        Key=_key("TIER", item["sk"]["S"]),
+                        UpdateExpression="SET retired = :yes",
+                        ExpressionAttributeValues={":yes": {"BOOL": True}},
                     )
-
-    def put_api_key(self, key_hash: str, operator_id: str, created_at: str) -> None:
-        with _mapped_errors("put api key"):
-            self.client.put_item(
-                TableName=self.config,
-                Item=api_key_item(key_hash, operator_id, created_at),
-                ConditionExpression="attribute_not_exists(pk)",
-            )

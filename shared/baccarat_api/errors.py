@@ -26,8 +26,21 @@ CODES: dict[str, tuple[int, bool, str]] = {
     "bets_locked": (409, False, "the round's bets were locked when it was dealt; these differ"),
     "settlement_conflict": (409, False, "the round is already settled with other inputs"),
     "concurrent_update": (409, True, "another request changed this resource first; retry"),
+    "round_settled": (409, False, "the round is settled; a settled round cannot be voided"),
+    "round_voided": (409, False, "the round is voided; a voided round can never be settled"),
+    "idempotency_in_progress": (
+        409,
+        True,
+        "a request with this Idempotency-Key was in flight; retry to get its response",
+    ),
+    "idempotency_key_reused": (
+        422,
+        False,
+        "this Idempotency-Key was used for another request; use a new key",
+    ),
     "invalid_table": (422, False, "the table configuration is refused (see message)"),
     "payload_too_large": (413, False, "the request body is too large"),
+    "rate_limited": (429, True, "too many requests for this operator; see Retry-After"),
     "internal_error": (500, False, "an unexpected error on our side"),
     "unavailable": (503, True, "a dependency is throttling or briefly unavailable; retry"),
 }
@@ -44,6 +57,7 @@ class ApiError(Exception):
         details: dict[str, Any] | None = None,
         status: int | None = None,
         retryable: bool | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         default_status, default_retry, default_message = CODES.get(code, CODES["internal_error"])
         self.code = code
@@ -51,6 +65,8 @@ class ApiError(Exception):
         self.status = status if status is not None else default_status
         self.retryable = retryable if retryable is not None else default_retry
         self.details: dict[str, Any] = details or {}
+        #: Extra response headers (``Retry-After`` of a 429).
+        self.headers: dict[str, str] = headers or {}
         super().__init__(self.message)
 
     def body(self, request_id: str) -> dict[str, Any]:

@@ -19,6 +19,13 @@ _NUMBER = r"[1-9][0-9]{0,5}"
 _TABLE_RE = re.compile(rf"^({_TABLE})$")
 _SHOE_RE = re.compile(rf"^({_TABLE})_s({_NUMBER})$")
 _ROUND_RE = re.compile(rf"^({_TABLE})_s({_NUMBER})_r({_NUMBER})$")
+#: Path parameter → the shape of its ids (documented in the OpenAPI document; an id of another
+#: shape names nothing: 404 like any missing id).
+ID_PATTERNS = {
+    "table_id": _TABLE_RE.pattern,
+    "shoe_id": _SHOE_RE.pattern,
+    "round_id": _ROUND_RE.pattern,
+}
 
 
 def new_table_id() -> str:

@@ -6,8 +6,11 @@ every router served as one FastAPI app by uvicorn on http://127.0.0.1:8000. Ctrl
 
 Against real AWS instead: ``BACCARAT_STACK=<deployed stack name> make run`` — the table names
 and KMS key come from the stack's outputs, nothing is created or seeded (the deploy seeded the
-tiers), and you bring an operator key (``python -m baccarat_api.local --add-key OPERATOR``
-with the same setting prints a new one)."""
+tiers), and you bring an operator key (``baccarat operator create|add-key OPERATOR --stack
+<stack>`` makes one; ``--add-key OPERATOR`` here does the same for an existing setup).
+
+The banner prints the admin command for the backend in use (``baccarat operator … --endpoint-url
+<moto>`` locally)."""
 
 from __future__ import annotations
 
@@ -42,10 +45,10 @@ def start_local_aws(tiers: Path = TIERS) -> tuple[Any, str]:
     import logging
 
     import boto3
-    from moto.server import ThreadedMotoServer
 
     from . import runtime
     from .dynamodb import DynamoRepository
+    from .localaws import AtomicMotoServer
     from .seed import add_operator_key, seed_tiers
     from .template import create_tables
 
@@ -59,7 +62,8 @@ def start_local_aws(tiers: Path = TIERS) -> tuple[Any, str]:
         }
     )
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's per-request lines
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    # each moto request atomic, as DynamoDB's are (concurrent clients see real semantics)
+    server = AtomicMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
     os.environ["AWS_ENDPOINT_URL"] = f"http://{host}:{port}"
@@ -100,6 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(add_operator_key(get_runtime().repo, args.add_key))
             return 0
         banner_key = "(your operator key)"
+        admin = f"baccarat operator list --stack {stack}"
         where = (
             f"AWS stack {stack}: tables {os.environ['STATE_TABLE']}, {os.environ['CONFIG_TABLE']}"
         )
@@ -108,6 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--add-key needs BACCARAT_STACK (locally, a demo key is made each run)")
         server, banner_key = start_local_aws()
         where = f"moto (DynamoDB + KMS) at {os.environ['AWS_ENDPOINT_URL']}"
+        admin = f"baccarat operator list --endpoint-url {os.environ['AWS_ENDPOINT_URL']}"
+        # the stand-in for AutoSettleFunction's schedule: auto-settle what is due, every minute
+        every = float(os.environ.get("BACCARAT_SWEEP_SECONDS", "60"))
+        if every > 0:
+            from .runtime import get_runtime
+            from .sweep import start_background
+
+            start_background(get_runtime().repo, every)
 
     import uvicorn
 
@@ -120,7 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"\n  Baccarat engine API  {url}\n"
         f"  backend              {where}\n"
         f"  operator key         {banner_key}\n"
-        f"  docs                 {url}/docs\n\n"
+        f"  docs                 {url}/docs\n"
+        f"  operators, keys      {admin}\n\n"
         f"  export BACCARAT_URL={url} KEY={banner_key}\n"
         f'  curl -s -H "Authorization: Bearer $KEY" $BACCARAT_URL/v1/tiers\n\n'
         f"  Ctrl-C stops everything.\n",

@@ -9,18 +9,19 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from baccarat.bets import BetType, Role
-from baccarat.fairness import MAX_CLIENT_SEED_BYTES
 
-#: Most bets one request may carry (a full table with side bets is far below).
-MAX_BETS = 200
-_MONEY = 10**15
+from .limits import CLIENT_SEED_BYTES as MAX_CLIENT_SEED_BYTES
+from .limits import MAX_BETS_PER_ROUND as MAX_BETS
+from .limits import MAX_ID_LENGTH, MAX_MONEY
 
-Money = Annotated[StrictInt, Field(ge=-_MONEY, le=_MONEY)]
-Id = Annotated[str, Field(min_length=1, max_length=64)]
+Money = Annotated[StrictInt, Field(ge=-MAX_MONEY, le=MAX_MONEY)]
+Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: a model's validator is built when first used, not at import, so a function
+    # builds only the models of its own routes (cold start).
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 # --- requests -------------------------------------------------------------------------------
@@ -28,7 +29,10 @@ class _Strict(BaseModel):
 
 class CreateTableRequest(_Strict):
     profile: Literal["star-city", "bid-squeeze"]
-    tier: Id = Field(description="a tier id of GET /v1/tiers, of the same profile")
+    tier: Id = Field(
+        description="a tier id of GET /v1/tiers, of the same profile",
+        examples=["star-city-fun", "bid-squeeze-standard"],
+    )
     banking: Literal["house", "player_banker"]
     chain_length: StrictInt = Field(
         default=10_000, ge=1, le=100_000, description="shoes in the table's seed chain"
@@ -39,11 +43,21 @@ class CreateTableRequest(_Strict):
     dragon_table: Literal["seed", "common"] | None = Field(
         default=None, description="dragon pay table the profile allows (default: its first)"
     )
+    settle_deadline_seconds: StrictInt = Field(
+        default=60,
+        ge=1,
+        le=86_400,
+        description=(
+            "a round dealt with locked bets and not settled this many seconds after the deal "
+            "is settled by the system (auto_settled: true)"
+        ),
+    )
 
 
 class CommitShoeRequest(_Strict):
     client_seed: str = Field(
-        description=f"at most {MAX_CLIENT_SEED_BYTES} UTF-8 bytes, used exactly as sent"
+        max_length=MAX_CLIENT_SEED_BYTES,
+        description=f"at most {MAX_CLIENT_SEED_BYTES} UTF-8 bytes, used exactly as sent",
     )
 
     @field_validator("client_seed")
@@ -81,7 +95,15 @@ class DealRequest(_Strict):
         default=None,
         max_length=MAX_BETS,
         description="validated and locked with the round: settlement then uses exactly them",
-    )
+        examples=[
+            [
+                {"bettor_id": "alice", "role": "seated", "seat": 1, "type": "banker",
+                 "amount": 2000, "balance": 50_000, "level": 3},
+                {"bettor_id": "bob", "role": "seated", "seat": 2, "type": "player",
+                 "amount": 1000, "balance": 20_000},
+            ]
+        ],
+    )  # fmt: skip
     player_banker: PlayerBankerIn | None = Field(
         default=None, description="the player-banker seat (player_banker tables, with bets)"
     )
@@ -94,6 +116,12 @@ class SettleRequest(_Strict):
         description="omit when the round was dealt with bets (they are locked)",
     )
     player_banker: PlayerBankerIn | None = None
+
+
+class VoidRequest(_Strict):
+    reason: str = Field(
+        min_length=1, max_length=256, description="why the round is voided (kept with it)"
+    )
 
 
 # --- responses ------------------------------------------------------------------------------
@@ -122,6 +150,9 @@ class TableOut(_Strict):
     rounding: str
     pay_table: dict[str, Any]
     created_at: str
+    settle_deadline_seconds: int = Field(
+        description="locked bets not settled this long after the deal are auto-settled"
+    )
 
 
 class ShoeOut(_Strict):
@@ -181,6 +212,11 @@ class RoundOut(_Strict):
     )
     shoe_status: Literal["open", "ended"]
     created_at: str
+    settle_by: str | None = Field(
+        description="with locked bets: settled by the system (auto_settled) if not by then"
+    )
+    prev_hash: str = Field(description="bacc-audit-v1 hash of the table's previous round record")
+    round_hash: str = Field(description="bacc-audit-v1 hash of this round record (as dealt)")
 
 
 class LineOut(_Strict):
@@ -188,7 +224,7 @@ class LineOut(_Strict):
     bettor_id: str
     type: str
     stake: int
-    grade: Literal["win", "push", "lose"]
+    grade: Literal["win", "push", "lose", "void"]
     multiplier: str
     gross_win: int
     commission: int
@@ -235,6 +271,13 @@ class SettlementOut(_Strict):
     nets: dict[str, int]
     eligibility: EligibilityOut
     settled_at: str
+    auto_settled: bool = Field(
+        default=False, description="settled by the system after the table's deadline"
+    )
+    voided: bool = Field(
+        default=False, description="a void: every stake returned (net 0), never to be settled"
+    )
+    void_reason: str | None = Field(default=None, description="why the round was voided")
 
 
 class RoundDetailOut(RoundOut):
@@ -249,6 +292,18 @@ class ProofRoundOut(_Strict):
     player_total: int
     banker_total: int
     result: Literal["player", "banker", "tie"]
+    voided: bool = Field(default=False, description="voided: every stake returned, no settlement")
+    void: dict[str, Any] | None = Field(default=None, description="the void record, if voided")
+    settlement: SettlementOut | None = Field(
+        default=None,
+        description="the round's settlement (also one made after the shoe ended), if settled",
+    )
+    bets: list[BetIn] | None = Field(
+        default=None, description="the bets the settlement was computed from (accepted order)"
+    )
+    player_banker: PlayerBankerIn | None = Field(
+        default=None, description="the player-banker the settlement was computed with"
+    )
 
 
 class ProofOut(_Strict):
@@ -267,6 +322,13 @@ class ProofOut(_Strict):
     burn: int
     burn_exposed: str | None
     first_round_start: int
+    table_config: dict[str, Any] | None = Field(
+        default=None,
+        description=(
+            "the table's configuration (TableConfig.to_dict: profile, tier with its limits, "
+            "banking, banker_pays, dragon_table, rounding): what recomputing a settlement needs"
+        ),
+    )
     rounds: list[ProofRoundOut]
 
 
@@ -284,3 +346,30 @@ class ErrorBody(_Strict):
 
 class ErrorOut(_Strict):
     error: ErrorBody
+
+
+class AuditBreakOut(_Strict):
+    round_id: str | None = Field(description="the round where the chain breaks (if a round)")
+    shoe_id: str | None = Field(description="the shoe where it breaks (if a shoe)")
+    item: str | None = Field(description="the item's sort key (the table, an unreadable item)")
+    field: str = Field(
+        description=(
+            "prev_hash | round_hash | settlement_hash | round_number | rounds_dealt | chain_start"
+            " | chain_head | shoe | item"
+        )
+    )
+    expected: Any
+    found: Any
+
+
+class AuditOut(_Strict):
+    spec: Literal["bacc-audit-v1"]
+    table_id: str
+    verified: bool
+    genesis: str = Field(description="H(bacc-audit-v1/genesis, table id, anchor)")
+    head: str = Field(description="the hash of the table's latest round record, recomputed")
+    shoes_checked: int
+    rounds_checked: int
+    settlements_checked: int
+    first_break: AuditBreakOut | None
+    breaks: list[AuditBreakOut] = Field(description="every break found (at most 100)")

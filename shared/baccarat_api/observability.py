@@ -9,12 +9,50 @@ key, a chain secret or an open shoe's secret."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any, cast
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 
 SERVICE = os.environ.get("POWERTOOLS_SERVICE_NAME", "baccarat")
 NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "Baccarat")
+#: What Tracer patches: the AWS calls (DynamoDB, KMS) become subsegments. Not ``patch_all``'s
+#: every library it knows (http.client, requests, sqlite3 …): that costs cold-start time and
+#: would only trace botocore's own HTTP calls a second time.
+TRACED_MODULES = ("botocore",)
+
+
+class Untraced:
+    """What :class:`Tracer` does where tracing is off, without importing the X-Ray SDK (a
+    disabled Tracer still imports it and builds its recorder: tests, ``make run``)."""
+
+    disabled = True
+
+    def capture_lambda_handler(
+        self, lambda_handler: Callable[..., Any] | None = None, **_: Any
+    ) -> Any:
+        if lambda_handler is None:
+            return self.capture_lambda_handler
+        return lambda_handler
+
+    def capture_method(self, method: Callable[..., Any] | None = None, **_: Any) -> Any:
+        if method is None:
+            return self.capture_method
+        return method
+
+
+def tracing_enabled() -> bool:
+    """Tracer's own verdict (in Lambda, not disabled by ``POWERTOOLS_TRACE_DISABLED``, not under
+    SAM local), without building a Tracer."""
+    decide = getattr(Tracer, "_is_tracer_disabled", None)
+    return True if decide is None else not decide()
+
 
 logger = Logger(service=SERVICE)
-tracer = Tracer(service=SERVICE)
+# (typed as Tracer: Untraced offers the part of its interface the service uses)
+tracer = (
+    Tracer(service=SERVICE, patch_modules=TRACED_MODULES)
+    if tracing_enabled()
+    else cast(Tracer, Untraced())
+)
 metrics = Metrics(namespace=NAMESPACE, service=SERVICE)

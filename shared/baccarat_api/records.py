@@ -30,6 +30,12 @@ class TableRecord:
     next_shoe_number: int
     open_shoe_id: str | None
     created_at: str
+    #: Seconds after a deal by which a round with locked bets must be settled; past it the
+    #: auto-settlement sweep settles it (the seeds' disconnect rule).
+    settle_deadline_seconds: int = 60
+    #: bacc-audit-v1: the hash of the table's latest round record of an ended shoe (the genesis
+    #: value before any); the next shoe's chain starts here (:mod:`baccarat.audit`).
+    chain_head: str = ""
 
     @property
     def profile(self) -> str:
@@ -72,6 +78,12 @@ class ShoeRecord:
     ended_at: str | None = None
     #: ``s_i`` in hex, present only once the shoe has ended.
     server_seed: str | None = None
+    #: Copied from the table at commit (so dealing needs no table read).
+    settle_deadline_seconds: int = 60
+    #: bacc-audit-v1: the table's chain head when the shoe was committed, and now (the hash of
+    #: the table's latest round record; moved by every deal, conditionally on the version).
+    chain_start: str = ""
+    chain_head: str = ""
 
     @property
     def ref(self) -> ShoeRef:
@@ -105,6 +117,13 @@ class RoundRecord:
     #: SHA-256 of the canonical settlement inputs (bets + player-banker).
     settlement_digest: str | None = None
     settled_at: str | None = None
+    #: When locked bets must be settled by (ISO 8601 UTC); ``None`` without locked bets.
+    settle_by: str | None = None
+    #: bacc-audit-v1 (:mod:`baccarat.audit`): the previous round record's hash, this record's
+    #: hash (over the record as dealt), and the stored settlement's (or void's) hash.
+    prev_hash: str = ""
+    round_hash: str = ""
+    settlement_hash: str | None = None
 
     @property
     def ref(self) -> RoundRef:
@@ -131,3 +150,42 @@ class ProofRecord:
     rounds_dealt: int
     end_reason: str
     ended_at: str
+    #: ``TableConfig.to_dict()`` of the shoe's table (what recomputing a settlement needs).
+    config: dict[str, Any] | None = None
+    #: Round number → the round's public money record, as read with the proof; written by each
+    #: settlement (or void), before or after the end.
+    rounds: dict[int, PublicRound] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class PublicRound:
+    """What the proof shows of a round's money, stored in the shoe's public partition (next to
+    the proof) by the same transaction that settles (or voids) the round, so a proof always
+    reflects it, also when it happens after the shoe ended. Served only once the shoe has
+    ended (the proof route answers 404 until then).
+
+    ``settlement`` is the stored settlement document; ``inputs`` what it was computed from:
+    ``{"bets": [...], "player_banker": {...} | None}`` (API form, accepted order). A voided
+    round has ``void`` (its void record) and no settlement."""
+
+    shoe_id: str
+    round_number: int
+    settlement: dict[str, Any] | None = None
+    inputs: dict[str, Any] | None = None
+    void: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyRecord:
+    """The outcome of a POST made with an ``Idempotency-Key``, stored by the same transaction
+    as the request's effect (so it exists exactly when the effect does) and kept until
+    ``expires_at`` (epoch seconds; the table's TTL attribute). Keyed by the operator and the
+    SHA-256 of the key; ``fingerprint`` is the SHA-256 of the request (method, path, body)."""
+
+    operator_id: str
+    key_hash: str
+    fingerprint: str
+    status: int
+    body: dict[str, Any]
+    created_at: str
+    expires_at: int

@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .auth import KeyCache
+from .ratelimit import RateLimiter
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
 def _client_config() -> Any:
     from botocore.config import Config
 
+    from .logguard import install
+
+    install()  # no KMS plaintext in botocore's DEBUG wire log, whatever the log level
     return Config(
         retries={"mode": "standard", "max_attempts": 3},
         connect_timeout=2,
@@ -33,6 +37,7 @@ class Runtime:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.key_cache = KeyCache(settings.auth_cache_seconds)
+        self.limiter = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
 
     @cached_property
     def dynamodb(self) -> Any:

@@ -5,16 +5,13 @@ keys. Used by ``make run``, the tests, and on deploy by the ``TiersSeed`` custom
 from __future__ import annotations
 
 import json
-import re
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 from baccarat.profiles import load_tiers
 
-from .auth import hash_key, new_key
 from .dynamodb import DynamoRepository
-from .service.common import now
 
 
 def tier_docs(path: Path) -> list[dict[str, Any]]:
@@ -28,18 +25,16 @@ def seed_tiers(repo: DynamoRepository, path: Path) -> list[str]:
     return [str(d["id"]) for d in docs]
 
 
-#: Operator ids become part of DynamoDB keys (``OP#<id>#…``): no separators, nothing to escape.
-OPERATOR_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
-
-
 def add_operator_key(repo: DynamoRepository, operator_id: str, key: str | None = None) -> str:
-    """Store a key (fresh from the CSPRNG unless given) for ``operator_id``; returns the key,
-    which is not stored anywhere — only its SHA-256 is."""
-    if not OPERATOR_ID.match(operator_id):
-        raise ValueError(f"operator ids are lowercase letters, digits and '-': {operator_id!r}")
-    key = key or new_key()
-    repo.put_api_key(hash_key(key), operator_id, now())
-    return key
+    """Store a key (fresh from the CSPRNG unless given) for ``operator_id``, creating the
+    operator if it does not exist yet; returns the key, which is not stored anywhere — only its
+    SHA-256 is (:mod:`baccarat_api.operators`; the admin command is ``baccarat operator``)."""
+    from .operators import OperatorError, OperatorStore, ensure_operator_key
+
+    try:
+        return ensure_operator_key(OperatorStore(repo.client, repo.config), operator_id, key)
+    except OperatorError as exc:
+        raise ValueError(str(exc)) from None
 
 
 # --- CloudFormation custom resource ---------------------------------------------------------

@@ -66,6 +66,9 @@ def table_definitions(path: Path = TEMPLATE) -> dict[str, dict[str, Any]]:
         out[logical_id] = {k: props[k] for k in _CREATE_TABLE_KEYS if k in props}
         if props.get("PointInTimeRecoverySpecification", {}).get("PointInTimeRecoveryEnabled"):
             out[logical_id]["_pitr"] = True
+        ttl = props.get("TimeToLiveSpecification", {})
+        if ttl.get("Enabled"):
+            out[logical_id]["_ttl"] = ttl["AttributeName"]
     return out
 
 
@@ -86,6 +89,11 @@ def create_tables(
             client.update_continuous_backups(
                 TableName=names[logical_id],
                 PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True},
+            )
+        if spec.get("_ttl"):
+            client.update_time_to_live(
+                TableName=names[logical_id],
+                TimeToLiveSpecification={"AttributeName": spec["_ttl"], "Enabled": True},
             )
     return names
 

@@ -62,7 +62,7 @@ class KmsVault:
         self.key_id = key_id
 
     def _call(self, what: str, fn: object, **kwargs: object) -> dict[str, object]:
-        from botocore.exceptions import ClientError, ConnectionError
+        from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 
         try:
             return fn(**kwargs)  # type: ignore[operator, no-any-return]
@@ -70,7 +70,7 @@ class KmsVault:
             if exc.response.get("Error", {}).get("Code") in _RETRYABLE:
                 raise StoreUnavailable(f"kms {what}") from exc
             raise
-        except ConnectionError as exc:
+        except (ConnectionError, HTTPClientError) as exc:  # HTTPClientError: read timeouts
             raise StoreUnavailable(f"kms {what}: {type(exc).__name__}") from exc
 
     def draw_chain_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import threading
@@ -197,7 +198,8 @@ def invoke(
     if out is None:  # the custom resource answers CloudFormation, not the caller
         return {}
     assert isinstance(out, dict)
-    out["json"] = json.loads(out["body"]) if out.get("body") else None
+    is_json = "json" in out.get("headers", {}).get("content-type", "json")
+    out["json"] = json.loads(out["body"]) if out.get("body") and is_json else None
     return out
 
 
@@ -228,8 +230,16 @@ def test_artifacts_hold_what_the_functions_import_and_nothing_for_development(
     assert not {"uvicorn", "moto", "yaml", "pytest", "mypy_boto3_dynamodb", "boto3_stubs"} & deps
     shared = {p.name for p in (built / "SharedLayer" / "python").iterdir()}
     assert {"baccarat", "baccarat_api"} <= shared
+    # GET /verify's page: the web/ files themselves (copied, not links), nothing else of web/
+    web = built / "SharedLayer" / "python" / "baccarat_api" / "web"
+    assert sorted(p.name for p in web.iterdir()) == [
+        "bacc-pf-v1.js", "roads.js", "verify.html", "verify.js"
+    ]  # fmt: skip
+    for page in web.iterdir():
+        assert not page.is_symlink()
+        assert page.read_bytes() == (REPO_ROOT / "web" / page.name).read_bytes()
     for function in ("ShuffleCommitFunction", "DealAndResolveFunction", "SettleBetsFunction",
-                     "ReadFunction"):  # fmt: skip
+                     "ReadFunction", "AuthorizerFunction"):  # fmt: skip
         assert sorted(p.name for p in (built / function).iterdir()) == ["app.py"]
     assert (built / "SeedTiersFunction" / "tiers.json").is_file()
 
@@ -292,6 +302,10 @@ def test_each_built_function_answers_real_v2_events_in_a_clean_interpreter(
     assert closed["statusCode"] == 200 and closed["json"]["status"] == "ended", closed
     proof = go("GET", f"/v1/shoes/{shoe_id}/proof", key=False)
     assert proof["statusCode"] == 200 and verify_proof(proof["json"]).ok
+    page = go("GET", "/verify", key=False)
+    assert page["statusCode"] == 200 and page["function"] == "ReadFunction", page
+    assert page["headers"]["content-type"].startswith("text/html")
+    assert "<script src=" not in page["body"] and "BaccVerify" in page["body"]
     refused = go("GET", "/v1/tiers", key=False)
     assert refused["statusCode"] == 401
     assert refused["json"]["error"]["code"] == "unauthorized"
@@ -309,3 +323,83 @@ def test_tiers_file_is_seedable(moto_server: Moto) -> None:
         NAMES["ConfigTable"],
     )
     assert seed_tiers(repo, TIERS)
+
+
+def test_the_built_authorizer_answers_real_authorizer_events_in_a_clean_interpreter(
+    built: Path, moto_server: Moto, tmp_path: Path
+) -> None:
+    """The Lambda authorizer as built: an HTTP API authorizer v2 event with the seeded key →
+    authorized with its operator; a wrong key → refused; and a built function served the
+    authorizer's context (no Authorization header, as behind API Gateway) answers as that
+    operator."""
+    from .gateway import authorizer_event
+
+    (tiers_route,) = [r for r in routes() if r.route_key == "GET /v1/tiers"]
+
+    def authorize(authorization: str) -> dict[str, Any]:
+        request = http_api_event(
+            "GET", "/v1/tiers", tiers_route, headers={"authorization": authorization}
+        )
+        out = invoke(built, moto_server, "AuthorizerFunction", authorizer_event(request), tmp_path)
+        return {k: v for k, v in out.items() if k != "json"}
+
+    allowed = authorize(f"Bearer {moto_server.key}")
+    assert allowed == {"isAuthorized": True, "context": {"operator_id": "built-operator"}}
+    assert authorize("Bearer bk_not-a-key") == {"isAuthorized": False}
+
+    event = http_api_event("GET", "/v1/tiers", tiers_route)
+    assert "authorization" not in event["headers"]
+    event["requestContext"]["authorizer"] = {"lambda": allowed["context"]}
+    tiers = invoke(built, moto_server, "ReadFunction", event, tmp_path)
+    assert tiers["statusCode"] == 200 and "tiers" in tiers["json"], tiers
+
+
+def test_the_built_auto_settle_function_sweeps_in_a_clean_interpreter(
+    built: Path, moto_server: Moto, tmp_path: Path
+) -> None:
+    """AutoSettleFunction as built (only its app.py; the layers bring the rest) answers an
+    EventBridge scheduled event with its sweep report, settling a round past its deadline."""
+    assert sorted(p.name for p in (built / "AutoSettleFunction").iterdir()) == ["app.py"]
+    key = {"authorization": f"Bearer {moto_server.key}"}
+    session = boto3.Session(
+        aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
+    )
+    dynamodb = session.client("dynamodb", endpoint_url=moto_server.url)
+    seed_tiers(DynamoRepository(dynamodb, NAMES["StateTable"], NAMES["ConfigTable"]), TIERS)
+
+    def post(path: str, body: Any = None) -> dict[str, Any]:
+        (route,) = [r for r in routes() if r.method == "POST" and re.fullmatch(
+            re.sub(r"{\w+}", "[^/]+", r.path), path
+        )]  # fmt: skip
+        event = http_api_event("POST", path, route, body=body, headers=key)
+        return invoke(built, moto_server, route.function, event, tmp_path)["json"]  # type: ignore[no-any-return]
+
+    table = post("/v1/tables", {"profile": "star-city", "tier": "star-city-fun",
+                                "banking": "house"})  # fmt: skip
+    assert "table_id" in table, table
+    shoe = post(f"/v1/tables/{table['table_id']}/shoes", {"client_seed": "sweep"})
+    dealt = post(f"/v1/shoes/{shoe['shoe_id']}/rounds", {"bets": star_city_bets()})
+    assert dealt["settle_by"], dealt
+    # its deadline passes (moved into the past rather than waited for)
+    dynamodb.update_item(
+        TableName=NAMES["StateTable"],
+        Key={
+            "pk": {"S": f"OP#built-operator#TABLE#{table['table_id']}"},
+            "sk": {"S": "SHOE#000001#ROUND#00001"},
+        },
+        UpdateExpression="SET due_at = :past",
+        ExpressionAttributeValues={":past": {"S": "2000-01-01T00:00:00.000Z"}},
+    )
+    scheduled = {
+        "version": "0",
+        "id": "7bf73129-1428-4cd3-a780-95db273d1602",
+        "detail-type": "Scheduled Event",
+        "source": "aws.events",
+        "account": "123456789012",
+        "time": "2026-01-01T00:00:00Z",
+        "region": "us-east-1",
+        "resources": ["arn:aws:events:us-east-1:123456789012:rule/sweep"],
+        "detail": {},
+    }
+    report = invoke(built, moto_server, "AutoSettleFunction", scheduled, tmp_path)
+    assert dealt["round_id"] in report["settled"] and report["failed"] == {}, report

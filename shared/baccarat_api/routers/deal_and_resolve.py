@@ -10,6 +10,7 @@ from fastapi import APIRouter, Body
 from baccarat.validation import Refusal
 
 from ..deps import OperatorId, Rt, errors
+from ..idempotency_header import IDEM_ERRORS, Idem
 from ..models import DealRequest, RoundOut
 from ..observability import logger, metrics
 from ..service.common import bets_from_json, player_banker_from_json
@@ -25,13 +26,19 @@ router = APIRouter(tags=["rounds"])
     operation_id="deal_round",
     summary="Deal the shoe's next round (bets given here are validated and locked)",
     responses=errors(
-        "unauthorized", "not_found", "shoe_ended", "concurrent_update", *(r.value for r in Refusal)
+        "unauthorized",
+        "not_found",
+        "shoe_ended",
+        "concurrent_update",
+        *IDEM_ERRORS,
+        *(r.value for r in Refusal),
     ),
 )
 def deal(
     shoe_id: str,
     operator: OperatorId,
     rt: Rt,
+    idem: Idem,
     body: Annotated[DealRequest | None, Body()] = None,
 ) -> dict[str, Any]:
     body = body or DealRequest()
@@ -46,6 +53,7 @@ def deal(
         player_banker=pb,
         bet_objects=None if bets is None else bets_from_json(bets),
         player_banker_object=player_banker_from_json(pb),
+        idem=idem,
     )
     metrics.add_metric(name="RoundsDealt", unit=MetricUnit.Count, value=1)
     logger.info(

@@ -1,13 +1,15 @@
-"""read: every GET route (one DynamoDB round trip each; the proof needs no key)."""
+"""read: every GET route (one DynamoDB round trip each; the proof and the verifier page need no
+key)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fastapi import APIRouter
+from fastapi.responses import HTMLResponse
 
 from ..deps import OperatorId, Rt, errors
-from ..models import ProofOut, RoundDetailOut, ShoeStateOut, TableOut, TiersOut
+from ..models import AuditOut, ProofOut, RoundDetailOut, ShoeStateOut, TableOut, TiersOut
 from ..service import reading
 
 router = APIRouter(tags=["read"])
@@ -65,3 +67,42 @@ def get_proof(shoe_id: str, rt: Rt) -> dict[str, Any]:
 )
 def get_round(round_id: str, operator: OperatorId, rt: Rt) -> dict[str, Any]:
     return reading.get_round(rt.repo, operator, round_id)
+
+
+@router.get(
+    "/verify",
+    response_class=HTMLResponse,
+    operation_id="verify_page",
+    tags=["verify"],
+    summary="The browser verifier: one page, no key (/verify?proof=<proof URL> checks a proof)",
+    responses={
+        200: {"content": {"text/html": {}}, "description": "the verifier page"},
+        **{  # errors are JSON in the envelope, whatever this route's own media type
+            status: {
+                "description": response["description"],
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}
+                },
+            }
+            for status, response in errors().items()
+        },
+    },
+)
+def verify_page() -> HTMLResponse:
+    from ..verifier import verifier_page
+
+    page = verifier_page()
+    return HTMLResponse(page.html, headers=page.headers)
+
+
+@router.get(
+    "/v1/tables/{table_id}/audit",
+    response_model=AuditOut,
+    operation_id="audit_table",
+    summary="Verify the table's hash chain of round records; says where it breaks",
+    responses=errors("unauthorized", "not_found"),
+)
+def audit_table(table_id: str, operator: OperatorId, rt: Rt) -> dict[str, Any]:
+    from ..service.audit import audit_table
+
+    return audit_table(rt.repo, operator, table_id)

@@ -10,9 +10,11 @@ from fastapi import APIRouter, Body
 from baccarat.validation import Refusal
 
 from ..deps import OperatorId, Rt, errors
-from ..models import SettlementOut, SettleRequest
+from ..idempotency_header import IDEM_ERRORS, Idem
+from ..models import SettlementOut, SettleRequest, VoidRequest
 from ..observability import logger, metrics
 from ..service.settling import settle_round
+from ..service.voiding import void_round
 
 router = APIRouter(tags=["rounds"])
 
@@ -27,6 +29,9 @@ router = APIRouter(tags=["rounds"])
         "not_found",
         "bets_locked",
         "settlement_conflict",
+        "round_voided",
+        "concurrent_update",
+        *IDEM_ERRORS,
         *(r.value for r in Refusal),
     ),
 )
@@ -34,6 +39,7 @@ def settle(
     round_id: str,
     operator: OperatorId,
     rt: Rt,
+    idem: Idem,
     body: Annotated[SettleRequest | None, Body()] = None,
 ) -> dict[str, Any]:
     body = body or SettleRequest()
@@ -43,6 +49,7 @@ def settle(
         round_id,
         bets=None if body.bets is None else [b.model_dump(exclude_none=True) for b in body.bets],
         player_banker=None if body.player_banker is None else body.player_banker.model_dump(),
+        idem=idem,
     )
     metrics.add_metric(name="RoundsSettled", unit=MetricUnit.Count, value=1)
     logger.info(
@@ -53,4 +60,22 @@ def settle(
             "lines": len(out["lines"]),
         },
     )
+    return out
+
+
+@router.post(
+    "/v1/rounds/{round_id}/void",
+    response_model=SettlementOut,
+    operation_id="void_round",
+    summary="Void the round: every stake returned, once; it can never be settled afterwards",
+    responses=errors(
+        "unauthorized", "not_found", "round_settled", "concurrent_update", *IDEM_ERRORS
+    ),
+)
+def void(
+    round_id: str, body: VoidRequest, operator: OperatorId, rt: Rt, idem: Idem
+) -> dict[str, Any]:
+    out = void_round(rt.repo, operator, round_id, reason=body.reason, idem=idem)
+    metrics.add_metric(name="RoundsVoided", unit=MetricUnit.Count, value=1)
+    logger.info("round voided", extra={"round_id": round_id, "lines": len(out["lines"])})
     return out

@@ -8,6 +8,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from fastapi import APIRouter
 
 from ..deps import OperatorId, Rt, errors
+from ..idempotency_header import IDEM_ERRORS, Idem
 from ..models import CommitShoeRequest, CreateTableRequest, ShoeOut, ShoeStateOut, TableOut
 from ..observability import logger, metrics
 from ..service import tables
@@ -21,9 +22,11 @@ router = APIRouter(tags=["tables and shoes"])
     response_model=TableOut,
     operation_id="create_table",
     summary="Create a table and draw its seed chain (the anchor is returned)",
-    responses=errors("unauthorized", "invalid_table"),
+    responses=errors("unauthorized", "invalid_table", *IDEM_ERRORS),
 )
-def create_table(body: CreateTableRequest, operator: OperatorId, rt: Rt) -> dict[str, Any]:
+def create_table(
+    body: CreateTableRequest, operator: OperatorId, rt: Rt, idem: Idem
+) -> dict[str, Any]:
     out = tables.create_table(
         rt.repo,
         rt.vault,
@@ -34,6 +37,8 @@ def create_table(body: CreateTableRequest, operator: OperatorId, rt: Rt) -> dict
         chain_length=body.chain_length,
         banker_pays=body.banker_pays,
         dragon_table=body.dragon_table,
+        settle_deadline_seconds=body.settle_deadline_seconds,
+        idem=idem,
     )
     metrics.add_metric(name="TablesCreated", unit=MetricUnit.Count, value=1)
     logger.info("table created", extra={"table_id": out["table_id"], "anchor": out["anchor"]})
@@ -46,12 +51,12 @@ def create_table(body: CreateTableRequest, operator: OperatorId, rt: Rt) -> dict
     response_model=ShoeOut,
     operation_id="commit_shoe",
     summary="Commit the table's next shoe (409 while it has an open shoe)",
-    responses=errors("unauthorized", "not_found", "shoe_open", "chain_exhausted"),
+    responses=errors("unauthorized", "not_found", "shoe_open", "chain_exhausted", *IDEM_ERRORS),
 )
 def commit_shoe(
-    table_id: str, body: CommitShoeRequest, operator: OperatorId, rt: Rt
+    table_id: str, body: CommitShoeRequest, operator: OperatorId, rt: Rt, idem: Idem
 ) -> dict[str, Any]:
-    out = tables.commit_shoe(rt.repo, rt.vault, operator, table_id, body.client_seed)
+    out = tables.commit_shoe(rt.repo, rt.vault, operator, table_id, body.client_seed, idem)
     metrics.add_metric(name="ShoesCommitted", unit=MetricUnit.Count, value=1)
     logger.info(
         "shoe committed", extra={"shoe_id": out["shoe_id"], "client_hash": out["client_hash"]}
@@ -64,10 +69,10 @@ def commit_shoe(
     response_model=ShoeStateOut,
     operation_id="close_shoe",
     summary="End the shoe early and reveal it",
-    responses=errors("unauthorized", "not_found", "shoe_ended", "concurrent_update"),
+    responses=errors("unauthorized", "not_found", "shoe_ended", "concurrent_update", *IDEM_ERRORS),
 )
-def close_shoe(shoe_id: str, operator: OperatorId, rt: Rt) -> dict[str, Any]:
-    out = tables.close_shoe(rt.repo, rt.vault, operator, shoe_id)
+def close_shoe(shoe_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> dict[str, Any]:
+    out = tables.close_shoe(rt.repo, rt.vault, operator, shoe_id, idem)
     metrics.add_metric(name="ShoesClosed", unit=MetricUnit.Count, value=1)
     logger.info("shoe closed", extra={"shoe_id": shoe_id, "rounds_dealt": out["rounds_dealt"]})
     return out

@@ -69,3 +69,12 @@ def lost_race() -> ApiError:
     return ApiError(
         "concurrent_update", "another request changed this resource first; retry the request"
     )
+
+
+def seconds_after(iso: str, seconds: int) -> str:
+    """``iso`` (as :func:`now` writes it) plus ``seconds``, in the same format (so the strings
+    sort as the times do)."""
+    from datetime import timedelta
+
+    at = datetime.fromisoformat(iso.replace("Z", "+00:00")) + timedelta(seconds=seconds)
+    return at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

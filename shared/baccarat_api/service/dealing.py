@@ -5,7 +5,13 @@ shoe's cursor and version if unchanged since the read; when the round ends the s
 table and publish the proof) = 2. Two concurrent deals read the same version: one transaction
 wins, the other fails its condition and answers 409 ``concurrent_update`` (retryable) — no card
 is dealt twice and none is skipped. KMS: one Decrypt when this container has not derived the shoe
-yet, else none."""
+yet, else none.
+
+The same transaction extends the table's bacc-audit-v1 chain (the round's ``prev_hash`` is the
+shoe's head, which moves to the round's hash; :mod:`.audit`) and, when bets are locked, puts the
+round in the DueRounds index with its ``settle_by`` time (:mod:`.auto_settle`). With an
+``Idempotency-Key`` the read is one BatchGetItem (shoe + the key's record) and the transaction
+also puts the record: still 2; a replay is 1 (:mod:`.idempotency`)."""
 
 from __future__ import annotations
 
@@ -22,7 +28,10 @@ from ..ids import parse_shoe_id
 from ..records import ENDED, OPEN, RoundRecord, ShoeRecord
 from ..repository import ConditionFailed, Repository
 from ..shoe_cache import ShoeCache
-from .common import lost_race, now, refused
+from . import idempotency
+from .audit import record_hash
+from .common import lost_race, now, refused, seconds_after
+from .idempotency import IdempotencyRequest
 from .tables import end_shoe
 from .views import round_view
 
@@ -41,11 +50,15 @@ def deal_round(
     player_banker: dict[str, Any] | None,
     bet_objects: list[Bet] | None,
     player_banker_object: PlayerBanker | None,
+    idem: IdempotencyRequest | None = None,
 ) -> dict[str, Any]:
     ref = parse_shoe_id(shoe_id)
     if ref is None:
         raise not_found("shoe", shoe_id)
-    shoe = repo.get_shoe(operator_id, ref)
+    if idem is None:
+        shoe = repo.get_shoe(operator_id, ref)
+    else:  # the shoe and the key's record in one round trip (a live record replays)
+        shoe = idempotency.load(repo, operator_id, idem, shoe=ref).shoe
     if shoe is None:
         raise not_found("shoe", shoe_id)
     if shoe.status == ENDED:
@@ -61,6 +74,7 @@ def deal_round(
     config = TableConfig.from_dict(shoe.config)
     squeeze: dict[str, Any] | None = None
     bettors: list[str] = []
+    locked = False
     if bet_objects is not None or player_banker_object is not None:
         try:
             accepted = validate_bets(config, bet_objects or [], number, player_banker_object)
@@ -71,10 +85,30 @@ def deal_round(
         plan = reveal_plan(rnd, rights)
         squeeze = {**rights.as_dict(), "cards": [c.as_dict() for c in plan.cards]}
         bettors = _bettors(list(accepted.bets))
+        locked = bool(accepted.bets)
         if bets is None:
             bets = []
 
     last = number == len(derived.shoe.rounds)
+    created_at = now()
+    record = RoundRecord(
+        operator_id=operator_id,
+        table_id=shoe.table_id,
+        shoe_number=shoe.shoe_number,
+        round_number=number,
+        facts=rnd.facts(),
+        config=shoe.config,
+        bets=bets,
+        player_banker=player_banker,
+        squeeze=squeeze,
+        shoe_status=ENDED if last else OPEN,
+        previous_bettors=shoe.recent_bettors,
+        created_at=created_at,
+        # locked bets are settled by the deadline, or by the auto-settlement sweep after it
+        settle_by=seconds_after(created_at, shoe.settle_deadline_seconds) if locked else None,
+        prev_hash=shoe.chain_head,
+    )
+    record = replace(record, round_hash=record_hash(record))
     recent = shoe.recent_bettors
     limit = config.profile.idle_round_limit
     if limit is not None:
@@ -95,28 +129,17 @@ def deal_round(
             },
         ],
         recent_bettors=recent,
+        chain_head=record.round_hash,
     )
     proof = None
     after: ShoeRecord = moved
     if last:
         ended, proof = end_shoe(replace(moved, version=shoe.version), derived.secret, "rules")
         after = ended
-    record = RoundRecord(
-        operator_id=operator_id,
-        table_id=shoe.table_id,
-        shoe_number=shoe.shoe_number,
-        round_number=number,
-        facts=rnd.facts(),
-        config=shoe.config,
-        bets=bets,
-        player_banker=player_banker,
-        squeeze=squeeze,
-        shoe_status=ENDED if last else OPEN,
-        previous_bettors=shoe.recent_bettors,
-        created_at=now(),
-    )
+    view = round_view(record, with_settlement=False)
     try:
-        repo.record_round(shoe, after, record, proof)
-    except ConditionFailed:
+        repo.record_round(shoe, after, record, proof, idempotency.record(idem, operator_id, view))
+    except ConditionFailed as exc:
+        idempotency.check_duplicate(exc)
         raise lost_race() from None
-    return round_view(record, with_settlement=False)
+    return view

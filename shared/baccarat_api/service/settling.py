@@ -4,7 +4,10 @@ Round trips (DynamoDB): GetItem round + one conditional UpdateItem that stores t
 only if the round has none (``ReturnValuesOnConditionCheckFailure=ALL_OLD`` brings back the
 winner's settlement in the same call when another request got there first) = 2; 1 when the
 round is already settled. The same inputs (bets + player-banker, compared by SHA-256 of their
-canonical JSON) always get the stored settlement back; other inputs get 409."""
+canonical JSON) always get the stored settlement back; other inputs get 409. A voided round is
+never settled (409 ``round_voided``; :mod:`.voiding`). The auto-settlement sweep settles through
+here too (``auto=True``). With an ``Idempotency-Key``: BatchGetItem (round + the key's record) +
+the same transaction carrying the record = 2; a replay is 1 (:mod:`.idempotency`)."""
 
 from __future__ import annotations
 
@@ -22,7 +25,10 @@ from ..errors import ApiError, not_found
 from ..ids import parse_round_id
 from ..records import RoundRecord
 from ..repository import ConditionFailed, Repository
+from . import idempotency
 from .common import bets_from_json, digest, lost_race, now, player_banker_from_json, refused
+from .idempotency import IdempotencyRequest
+from .voiding import is_void, voided
 
 
 def _round_of(facts: dict[str, Any]) -> Round:
@@ -72,13 +78,22 @@ def settle_round(
     *,
     bets: list[dict[str, Any]] | None,
     player_banker: dict[str, Any] | None,
+    idem: IdempotencyRequest | None = None,
+    auto: bool = False,
 ) -> dict[str, Any]:
+    """``auto``: the auto-settlement sweep settling a round past its deadline with its locked
+    bets (the settlement says ``auto_settled: true``)."""
     ref = parse_round_id(round_id)
     if ref is None:
         raise not_found("round", round_id)
-    r = repo.get_round(operator_id, ref)
+    if idem is None:
+        r = repo.get_round(operator_id, ref)
+    else:  # the round and the key's record in one round trip (a live record replays)
+        r = idempotency.load(repo, operator_id, idem, round_=ref).round
     if r is None:
         raise not_found("round", round_id)
+    if is_void(r.settlement):
+        raise voided(r)
     if r.bets is not None:  # locked at deal time: settlement uses exactly them
         if (bets is not None and bets != r.bets) or (
             player_banker is not None and player_banker != r.player_banker
@@ -112,13 +127,19 @@ def settle_round(
         "nets": settlement.nets(),
         "eligibility": _eligibility(config, r, list(accepted.bets), pb, settlement.nets()),
         "settled_at": settled_at,
+        "auto_settled": auto,
     }
     try:
-        repo.save_settlement(r, doc, key, settled_at)
+        repo.save_settlement(
+            r, doc, key, settled_at, inputs, idempotency.record(idem, operator_id, doc)
+        )
     except ConditionFailed as exc:
+        idempotency.check_duplicate(exc)
         existing = exc.existing
         if not isinstance(existing, RoundRecord) or existing.settlement is None:
             raise lost_race() from None
+        if is_void(existing.settlement):
+            raise voided(existing) from None
         if existing.settlement_digest == key:
             return existing.settlement
         raise _conflict(existing) from None

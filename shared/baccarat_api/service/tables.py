@@ -2,13 +2,18 @@
 
 Round trips (DynamoDB): create = GetItem tier + PutItem table (2); commit = GetItem table +
 TransactWriteItems (2); close = GetItem shoe + TransactWriteItems (2). KMS: create =
-GenerateDataKey; commit = Decrypt (s_N) + Encrypt (s_i); close = Decrypt (s_i)."""
+GenerateDataKey; commit = Decrypt (s_N) + Encrypt (s_i); close = Decrypt (s_i).
+
+With an ``Idempotency-Key`` (:mod:`.idempotency`) the first read becomes one ``BatchGetItem``
+(the same item + the key's record) and the write one ``TransactWriteItems`` carrying the record
+(create: table put + record put): still 2; a replay is 1 (no KMS)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
+from baccarat.audit import genesis
 from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
 from baccarat.profiles import PROFILES, Banking, TableConfig, Tier, TierError
 
@@ -18,7 +23,9 @@ from ..records import ENDED, OPEN, ProofRecord, ShoeRecord, TableRecord
 from ..repository import ConditionFailed, Repository
 from ..shoe_cache import rules_of
 from ..vault import SecretVault, chain_context, shoe_context
+from . import idempotency
 from .common import lost_race, now
+from .idempotency import IdempotencyRequest
 from .views import shoe_state_view, shoe_view, table_view
 
 
@@ -33,8 +40,13 @@ def create_table(
     chain_length: int,
     banker_pays: str | None = None,
     dragon_table: str | None = None,
+    settle_deadline_seconds: int = 60,
+    idem: IdempotencyRequest | None = None,
 ) -> dict[str, Any]:
-    tier_doc = repo.get_tier(tier)
+    if idem is None:
+        tier_doc = repo.get_tier(tier)
+    else:  # the tier and the key's record in one round trip (a live record replays)
+        tier_doc = idempotency.load(repo, operator_id, idem, tier_id=tier).tier
     if tier_doc is None:
         raise ApiError("invalid_table", f"unknown tier {tier!r}", details={"tier": tier})
     try:
@@ -61,24 +73,36 @@ def create_table(
         next_shoe_number=1,
         open_shoe_id=None,
         created_at=now(),
+        settle_deadline_seconds=settle_deadline_seconds,
     )
+    record = replace(record, chain_head=genesis(table_id, record.anchor))
     del top_secret
+    view = table_view(record)
     try:
-        repo.create_table(record)
-    except ConditionFailed:  # an 80-bit id collision: practically never; retry is fine
+        repo.create_table(record, idempotency.record(idem, operator_id, view))
+    except ConditionFailed as exc:  # an 80-bit id collision: practically never; retry is fine
+        idempotency.check_duplicate(exc)
         raise lost_race() from None
-    return table_view(record)
+    return view
 
 
 def commit_shoe(
-    repo: Repository, vault: SecretVault, operator_id: str, table_id: str, client_seed: str
+    repo: Repository,
+    vault: SecretVault,
+    operator_id: str,
+    table_id: str,
+    client_seed: str,
+    idem: IdempotencyRequest | None = None,
 ) -> dict[str, Any]:
     """Fix the next shoe of the table before any card is dealt: ``s_i`` is computed from the
     chain, stored only encrypted, and the shoe's commitment (number, client hash, rules, anchor)
     is returned."""
     if parse_table_id(table_id) is None:
         raise not_found("table", table_id)
-    table = repo.get_table(operator_id, table_id)
+    if idem is None:
+        table = repo.get_table(operator_id, table_id)
+    else:
+        table = idempotency.load(repo, operator_id, idem, table_id=table_id).table
     if table is None:
         raise not_found("table", table_id)
     if table.open_shoe_id is not None:
@@ -114,13 +138,18 @@ def commit_shoe(
         cursor=first_start,
         version=0,
         created_at=now(),
+        settle_deadline_seconds=table.settle_deadline_seconds,
+        chain_start=table.chain_head,
+        chain_head=table.chain_head,
     )
     del secret
+    view = shoe_view(shoe)
     try:
-        repo.commit_shoe(table, shoe)
-    except ConditionFailed:
+        repo.commit_shoe(table, shoe, idempotency.record(idem, operator_id, view))
+    except ConditionFailed as exc:
+        idempotency.check_duplicate(exc)
         raise lost_race() from None
-    return shoe_view(shoe)
+    return view
 
 
 def end_shoe(before: ShoeRecord, secret: bytes, reason: str) -> tuple[ShoeRecord, ProofRecord]:
@@ -146,18 +175,26 @@ def end_shoe(before: ShoeRecord, secret: bytes, reason: str) -> tuple[ShoeRecord
         rounds_dealt=after.rounds_dealt,
         end_reason=reason,
         ended_at=ended_at,
+        config=before.config,
     )
     return after, proof
 
 
 def close_shoe(
-    repo: Repository, vault: SecretVault, operator_id: str, shoe_id: str
+    repo: Repository,
+    vault: SecretVault,
+    operator_id: str,
+    shoe_id: str,
+    idem: IdempotencyRequest | None = None,
 ) -> dict[str, Any]:
     """End the shoe now (void of the rest) and reveal it, like a normal end."""
     ref = parse_shoe_id(shoe_id)
     if ref is None:
         raise not_found("shoe", shoe_id)
-    shoe = repo.get_shoe(operator_id, ref)
+    if idem is None:
+        shoe = repo.get_shoe(operator_id, ref)
+    else:
+        shoe = idempotency.load(repo, operator_id, idem, shoe=ref).shoe
     if shoe is None:
         raise not_found("shoe", shoe_id)
     if shoe.status == ENDED:
@@ -166,8 +203,10 @@ def close_shoe(
         shoe.secret_ct, shoe_context(operator_id, shoe.table_id, shoe.shoe_number)
     )
     after, proof = end_shoe(shoe, secret, "closed")
+    view = shoe_state_view(after)
     try:
-        repo.close_shoe(shoe, after, proof)
-    except ConditionFailed:
+        repo.close_shoe(shoe, after, proof, idempotency.record(idem, operator_id, view))
+    except ConditionFailed as exc:
+        idempotency.check_duplicate(exc)
         raise lost_race() from None
-    return shoe_state_view(after)
+    return view

@@ -31,6 +31,7 @@ def table_view(t: TableRecord) -> dict[str, Any]:
         "rounding": config.rounding.value,
         "pay_table": config.pay_table.describe(),
         "created_at": t.created_at,
+        "settle_deadline_seconds": t.settle_deadline_seconds,
     }
 
 
@@ -79,6 +80,9 @@ def round_view(r: RoundRecord, *, with_settlement: bool) -> dict[str, Any]:
         "squeeze": r.squeeze,
         "shoe_status": r.shoe_status,
         "created_at": r.created_at,
+        "settle_by": r.settle_by,
+        "prev_hash": r.prev_hash,
+        "round_hash": r.round_hash,
     }
     if with_settlement:
         out["settlement"] = r.settlement
@@ -112,8 +116,24 @@ def _derived_proof(
     }
 
 
+def _proof_round(derived: dict[str, Any], p: ProofRecord) -> dict[str, Any]:
+    """A proof round: the re-derived cards and, when the round was settled (or voided), its
+    public money record — the settlement and the bets and player-banker it was computed from."""
+    out = dict(derived)
+    public = p.rounds.get(derived["round_number"])
+    out["voided"] = public is not None and public.void is not None
+    out["void"] = None if public is None else public.void
+    settlement = None if public is None else public.settlement
+    inputs = (None if public is None else public.inputs) or {}
+    out["settlement"] = settlement
+    out["bets"] = inputs.get("bets") if settlement is not None else None
+    out["player_banker"] = inputs.get("player_banker") if settlement is not None else None
+    return out
+
+
 def proof_view(p: ProofRecord) -> dict[str, Any]:
-    """All a third party needs to check the shoe with the spec alone."""
+    """All a third party needs to check the shoe with the spec alone, and each settlement with
+    the table's configuration."""
     rules = rules_of(p.rules)
     derived = _derived_proof(
         p.server_seed,
@@ -137,5 +157,6 @@ def proof_view(p: ProofRecord) -> dict[str, Any]:
         "burn": derived["burn"],
         "burn_exposed": derived["burn_exposed"],
         "first_round_start": derived["first_round_start"],
-        "rounds": derived["rounds"][: p.rounds_dealt],
+        "table_config": p.config,
+        "rounds": [_proof_round(r, p) for r in derived["rounds"][: p.rounds_dealt]],
     }

@@ -1,0 +1,395 @@
+"""Cold start of every Lambda function: a fresh interpreter to its first response (import +
+init + one real request against moto's server on loopback), as a ratio to the floor the stack
+cannot avoid, measured in the same run: a fresh interpreter that imports boto3 and fastapi and
+creates a DynamoDB client.
+
+Both run the way Lambda runs them when the built artifact is given (``sam build``): ``python -S
+-s`` with only the function's directory and its layers on the path, code read-only (no bytecode
+written), the function's environment from template.yaml, Lambda's variables set (so Tracer is
+live, as ``Tracing: Active`` makes it). Without a build, from the repository and this venv.
+Runs are interleaved (floor, each function, again …) and each figure is a median."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._lambda import (
+    LAMBDA_ENV,
+    Function,
+    LambdaContext,
+    LocalAws,
+    authorizer_event,
+    functions,
+    http_event,
+    median,
+    resolve_env,
+    route_of,
+    scheduled_event,
+)
+
+RUNNER = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import importlib
+module, attr = sys.argv[1].rsplit(".", 1)
+handler = getattr(importlib.import_module(module), attr)
+t1 = time.perf_counter()
+event = json.load(open(sys.argv[2]))
+class Context:
+    function_name = sys.argv[3]
+    function_version = "$LATEST"
+    memory_limit_in_mb = 1024
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:" + sys.argv[3]
+    aws_request_id = "00000000-0000-0000-0000-000000000001"
+    log_group_name = "/baccarat/bench"
+    log_stream_name = "stream"
+    def get_remaining_time_in_millis(self):
+        return 10000
+out = handler(event, Context())
+t2 = time.perf_counter()
+status = out.get("statusCode", "ok") if isinstance(out, dict) else "ok"
+if isinstance(out, dict) and "isAuthorized" in out:
+    status = "authorized" if out["isAuthorized"] else "refused"
+import os
+roots = tuple(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)
+modules = sorted({
+    name if name.startswith("baccarat") else name.split(".")[0]
+    for name, m in list(sys.modules.items())
+    if str(getattr(m, "__file__", "") or "").startswith(roots)
+})
+report = {"import": t1 - t0, "request": t2 - t1, "status": status, "modules": modules}
+sys.stdout.write("BENCH " + json.dumps(report))
+sys.stdout.write("\n")
+sys.stdout.flush()
+"""
+
+FLOOR = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import boto3, fastapi
+boto3.client("dynamodb")
+t1 = time.perf_counter()
+sys.stdout.write("BENCH " + json.dumps({"import": t1 - t0, "request": 0.0, "status": "-"}) + "\n")
+sys.stdout.flush()
+"""
+
+#: The request each function's first response answers, in order of preference.
+PREFERRED = (
+    "POST /v1/shoes/{shoe_id}/rounds",
+    "POST /v1/rounds/{round_id}/settlement",
+    "POST /v1/tables",
+    "GET /v1/tables/{table_id}",
+)
+#: Routes that need fresh state per run (a new table, a new round …) or change what others read.
+AVOID = ("POST /v1/tables/{table_id}/shoes", "POST /v1/shoes/{shoe_id}/close")
+
+
+@dataclass
+class Layout:
+    """Where a function's code and its dependencies come from."""
+
+    built: Path | None  # a `sam build` directory, or None: the repository + this venv
+    layers: tuple[str, ...] = ("DependenciesLayer", "SharedLayer")
+
+    def python(self) -> list[str]:
+        return [sys.executable, "-S", "-s"] if self.built else [sys.executable, "-s"]
+
+    def path(self, fn: Function | None) -> list[Path]:
+        if self.built is None:
+            return [fn.code_dir] if fn else []
+        first = [self.built / fn.logical_id] if fn else []
+        return [*first, *(self.built / layer / "python" for layer in self.layers)]
+
+
+class Scene:
+    """State the first requests act on, made in this process over moto's server."""
+
+    def __init__(self, aws: LocalAws, runs: int) -> None:
+        from tests.api.conftest import function_module, star_city_bets
+
+        self.aws = aws
+        self.bets = star_city_bets()
+
+        def call(method: str, path: str, body: Any = None) -> Any:
+            event = http_event(method, path, body, key=aws.key)
+            handler = function_module(route_of(method, path).code_uri).handler
+            out = handler(event, LambdaContext())
+            assert out["statusCode"] < 300, out
+            return json.loads(out["body"])
+
+        table = call("POST", "/v1/tables", self.table_body())
+        self.table_id = table["table_id"]
+        shoe = call("POST", f"/v1/tables/{self.table_id}/shoes", {"client_seed": "cold"})
+        self.shoe_id = shoe["shoe_id"]
+        self.rounds = [
+            call("POST", f"/v1/shoes/{self.shoe_id}/rounds", {"bets": self.bets})["round_id"]
+            for _ in range(runs + 1)
+        ]
+
+    @staticmethod
+    def table_body() -> dict[str, Any]:
+        return {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+
+    def request(self, fn: Function, run: int) -> tuple[str, dict[str, Any]]:
+        """(what, event) of ``fn``'s first response in run ``run``."""
+        if fn.is_authorizer:
+            return "authorize a key", authorizer_event(self.aws.key)
+        if not fn.routes:
+            return "scheduled event", scheduled_event()
+        keys = [r.route_key for r in fn.routes]
+        key = next((k for k in PREFERRED if k in keys), None)
+        key = key or next((k for k in keys if k.startswith("GET ") and k not in AVOID), None)
+        key = key or next((k for k in keys if k not in AVOID), keys[0])
+        method, template = key.split(" ", 1)
+        ids = {
+            "table_id": self.table_id,
+            "shoe_id": self.shoe_id,
+            "round_id": self.rounds[run % len(self.rounds)],
+        }
+        path = template
+        for name, value in ids.items():
+            path = path.replace("{" + name + "}", value)
+        body: Any = None
+        if key == "POST /v1/tables":
+            body = self.table_body()
+        elif key == "POST /v1/shoes/{shoe_id}/rounds":
+            body = {"bets": self.bets}
+        event = http_event(method, path, body, key=self.aws.key, operator_id=self.aws.operator_id)
+        return key, event
+
+
+def child_env(fn: Function | None, layout: Layout, aws: LocalAws, home: Path) -> dict[str, str]:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": os.pathsep.join(str(p) for p in layout.path(fn)),
+        "PYTHONDONTWRITEBYTECODE": "1",  # /var/task and /opt are read-only in Lambda
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_ENDPOINT_URL": aws.endpoint_url or "",
+        **LAMBDA_ENV,
+        "AWS_LAMBDA_FUNCTION_NAME": fn.logical_id if fn else "Floor",
+    }
+    if fn is not None:
+        env.update(resolve_env(fn, aws.names, aws.kms_key_arn))
+        env["LAMBDA_TASK_ROOT"] = str(layout.path(fn)[0])
+    return env
+
+
+def run_child(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, dict[str, Any], str]:
+    """(wall seconds from spawn to the first response's line, the child's report, stderr)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        args, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    line = ""
+    for line in proc.stdout:  # the function's own log and metric lines come first
+        if line.startswith("BENCH "):
+            break
+    wall = time.perf_counter() - t0
+    _, err = proc.communicate(timeout=120)
+    if not line.startswith("BENCH "):
+        raise RuntimeError(f"{args[-3:]} gave no response:\n{err[-2000:]}")
+    return wall, json.loads(line[6:]), err
+
+
+def importtime(args: list[str], env: dict[str, str], cwd: Path) -> dict[str, float]:
+    """Top-level package → self import time (seconds), from ``-X importtime``."""
+    proc = subprocess.run(
+        [args[0], "-X", "importtime", *args[1:]],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    by_package: dict[str, float] = {}
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        parts = line.split("|")
+        try:
+            self_us = int(parts[0].split(":")[1])
+        except ValueError:
+            continue  # the header line
+        package = parts[2].strip().split(".")[0]
+        by_package[package] = by_package.get(package, 0.0) + self_us / 1e6
+    return by_package
+
+
+def measure(
+    fns: list[Function], layout: Layout, scene: Scene, aws: LocalAws, home: Path, runs: int
+) -> tuple[
+    dict[str, list[float]], dict[str, list[dict[str, Any]]], dict[str, list[str]], dict[str, str]
+]:
+    """Interleaved runs: the floor, then every function, ``runs`` times."""
+    floor_args = [*layout.python(), "-c", FLOOR]
+    floor_env = child_env(None, layout, aws, home)
+    walls: dict[str, list[float]] = {"floor": []}
+    reports: dict[str, list[dict[str, Any]]] = {"floor": []}
+    args_of: dict[str, list[str]] = {"floor": floor_args}
+    what: dict[str, str] = {}
+    for r in range(runs):
+        wall, report, _ = run_child(floor_args, floor_env, home)
+        walls["floor"].append(wall)
+        reports["floor"].append(report)
+        for fn in fns:
+            what[fn.logical_id], event = scene.request(fn, r)
+            event_file = home / f"{fn.logical_id}-{layout.built and layout.built.name}-{r}.json"
+            event_file.write_text(json.dumps(event))
+            args = [*layout.python(), "-c", RUNNER, fn.handler, str(event_file), fn.logical_id]
+            args_of[fn.logical_id] = args
+            wall, report, _ = run_child(args, child_env(fn, layout, aws, home), home)
+            walls.setdefault(fn.logical_id, []).append(wall)
+            reports.setdefault(fn.logical_id, []).append(report)
+    return walls, reports, args_of, what
+
+
+def ratio(walls: dict[str, list[float]], name: str) -> float:
+    """Median over runs of (this run's time / the floor measured just before it)."""
+    return median([w / f for w, f in zip(walls[name], walls["floor"], strict=True)])
+
+
+def run(
+    aws: LocalAws, built: Path | None, as_built: Path | None = None, runs: int = 3
+) -> tuple[list[str], dict[str, set[str]]]:
+    """The cold-start table for ``built`` (and, with ``as_built``, the floor and one function
+    from that build too); returns the lines and, per function, what its first request imported
+    from the code directories."""
+    layout = Layout(built)
+    fns = functions()
+    scene = Scene(aws, runs + 1)
+    where = f"built artifact ({built.name})" if built else "repository + venv (no sam build)"
+    lines = [
+        "## Cold start: fresh interpreter → first response (import + init + one request, moto "
+        "server on loopback)",
+        f"# {where}; Lambda's environment (Tracer live, code read-only); {runs} interleaved "
+        "runs; × floor = median of per-run ratios",
+    ]
+    imported: dict[str, set[str]] = {}
+    with tempfile.TemporaryDirectory(prefix="bacc-cold-") as tmp:
+        home = Path(tmp)
+        walls, reports, args_of, what = measure(fns, layout, scene, aws, home, runs)
+        lines.append(
+            f"{'function':<26}{'first response':>15}{'× floor':>9}{'import':>10}{'request':>10}"
+            "  status  request"
+        )
+        lines.append(
+            f"{'floor: boto3+fastapi+client':<26}{median(walls['floor']) * 1e3:12.0f} ms"
+            f"{1:8.2f}x{median([x['import'] for x in reports['floor']]) * 1e3:7.0f} ms"
+        )
+        for fn in fns:
+            rep = reports[fn.logical_id]
+            imported[fn.logical_id] = {m for x in rep for m in x.get("modules", [])}
+            statuses = "/".join(sorted({str(x["status"]) for x in rep}))
+            lines.append(
+                f"{fn.logical_id:<26}{median(walls[fn.logical_id]) * 1e3:12.0f} ms"
+                f"{ratio(walls, fn.logical_id):8.2f}x"
+                f"{median([x['import'] for x in rep]) * 1e3:7.0f} ms"
+                f"{median([x['request'] for x in rep]) * 1e3:7.0f} ms"
+                f"  {statuses:<6}  {what[fn.logical_id]}"
+            )
+        if as_built is not None:
+            one = [fn for fn in fns if fn.logical_id == "DealAndResolveFunction"] or fns[:1]
+            raw_walls, _, _, _ = measure(one, Layout(as_built), scene, aws, home, runs)
+            name = one[0].logical_id
+            lines.append(
+                f"as `sam build` ships it (no .pyc: Lambda compiles every module at each cold "
+                f"start): floor {median(raw_walls['floor']) * 1e3:.0f} ms, {name} "
+                f"{median(raw_walls[name]) * 1e3:.0f} ms — "
+                f"{median(raw_walls[name]) / median(walls[name]):.1f}x the slimmed build's"
+            )
+        lines += offenders(fns, args_of, layout, aws, home)
+    return lines, imported
+
+
+def offenders(
+    fns: list[Function],
+    args_of: dict[str, list[str]],
+    layout: Layout,
+    aws: LocalAws,
+    home: Path,
+    top: int = 6,
+) -> list[str]:
+    """Per function: import time by top-level package beyond the floor's (min of two runs)."""
+
+    def twice(fn: Function | None) -> dict[str, float]:
+        args, env = args_of[fn.logical_id if fn else "floor"], child_env(fn, layout, aws, home)
+        a, b = importtime(args, env, home), importtime(args, env, home)
+        return {p: min(a.get(p, 0.0), b.get(p, 0.0)) for p in a.keys() | b.keys()}
+
+    floor = twice(None)
+    lines = [
+        "",
+        f"# import time (-X importtime; self time by top-level package, min of 2): floor "
+        f"{sum(floor.values()) * 1e3:.0f} ms",
+    ]
+    for fn in fns:
+        mine = twice(fn)
+        extra = {p: t - floor.get(p, 0.0) for p, t in mine.items()}
+        worst = sorted(extra.items(), key=lambda kv: -kv[1])[:top]
+        shown = ", ".join(f"{p} {t * 1e3:.0f}" for p, t in worst if t > 0.0005)
+        lines.append(
+            f"{fn.logical_id:<26}{sum(mine.values()) * 1e3:5.0f} ms; beyond the floor's "
+            f"packages: {shown} (ms)"
+        )
+    return lines
+
+
+def unused(imported: dict[str, set[str]], build: Path) -> list[str]:
+    """What the layers hold that no function imported on its first request."""
+    used = set().union(*imported.values()) if imported else set()
+    lines = []
+    deps = build / "DependenciesLayer" / "python"
+    if deps.is_dir():
+        packages = {
+            p.name.removesuffix(".py")
+            for p in deps.iterdir()
+            if not p.name.endswith((".dist-info", ".data"))
+            and p.name not in ("__pycache__", "bin")
+            and (p.is_dir() or p.suffix == ".py")
+        }
+        lines.append(
+            "DependenciesLayer packages no function imported on its first request: "
+            + (", ".join(sorted(packages - used)) or "none")
+        )
+    shared = build / "SharedLayer" / "python"
+    if shared.is_dir():
+        modules = {
+            ".".join(p.relative_to(shared).with_suffix("").parts).removesuffix(".__init__")
+            for p in shared.rglob("*.py")
+        }
+        lines.append(
+            "SharedLayer modules no function imported on its first request: "
+            + (", ".join(sorted(modules - used)) or "none")
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.coldstart [BUILD_DIR [AS_BUILT_DIR]]``: this section alone."""
+    from ._lambda import moto_server
+
+    args = sys.argv[1:] if argv is None else argv
+    built = Path(args[0]).resolve() if args else None
+    raw = Path(args[1]).resolve() if len(args) > 1 else None
+    with moto_server() as aws:
+        lines, imported = run(aws, built, raw)
+        print("\n".join(lines))
+        if built:
+            print("\n".join(unused(imported, built)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

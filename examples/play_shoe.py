@@ -1,0 +1,400 @@
+#!/usr/bin/env python3
+"""Play one whole shoe against the baccarat API, then verify it like a third party would.
+
+    make run                                   # terminal 1: the API on http://127.0.0.1:8000
+    export BACCARAT_URL=http://127.0.0.1:8000 KEY=bk_...     # the line `make run` printed
+    .venv/bin/python examples/play_shoe.py     # terminal 2
+
+What it does, with nothing but HTTP (httpx) and the public proof:
+
+1. creates a table (``POST /v1/tables``) and commits a shoe with a client seed of its own
+   (``POST /v1/tables/{id}/shoes``);
+2. deals every round (``POST /v1/shoes/{id}/rounds``) with bets from several seats, locked with
+   the round, and settles each (``POST /v1/rounds/{id}/settlement``), keeping every bettor's
+   balance from the settlements' nets; the deal that ends the shoe publishes its proof, and the
+   last round is settled after that, as at a real table;
+3. or, with ``--close-after N``, closes the shoe early (``POST /v1/shoes/{id}/close``); with
+   ``--void-round N`` it voids round N instead of settling it (``POST /v1/rounds/{id}/void``:
+   every stake returned; the round keeps its cards in the proof, marked voided);
+4. fetches the proof (``GET /v1/shoes/{id}/proof``, no key) and verifies it with the library
+   function of ``baccarat verify`` (seed chain, client hash, every round re-dealt, every
+   settlement recomputed), and checks that the cards and settlements it was answered during play
+   are the ones in the proof;
+5. prints a short summary; the exit status is 0 only when everything verified.
+
+Every POST carries an ``Idempotency-Key`` (a fresh UUID per operation, reused on its retries),
+and a retryable error (``"retryable": true``: 503 ``unavailable``, 409 ``concurrent_update``) or a
+lost connection is retried with the same key — see docs/api.md, "Idempotency and retries".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from baccarat.verify import Verdict, verify_proof
+
+#: Bettors and their starting balances (minor units).
+START_BALANCES = {"alice": 150_000, "bob": 120_000, "carol": 90_000, "dan": 200_000}
+#: The player-banker seat of a player_banker table (covers Banker/Player; its balance must stay
+#: above the tier's player-banker minimum: 35,000.00 at bid-squeeze-standard).
+PLAYER_BANKER = "banker-seat"
+PLAYER_BANKER_BALANCE = 10_000_000
+
+
+class ApiFailure(RuntimeError):
+    """An error answer of the API (its envelope), or a request that kept failing."""
+
+    def __init__(self, method: str, path: str, status: int, error: dict[str, Any]) -> None:
+        self.status = status
+        self.error = error
+        super().__init__(
+            f"{method} {path}: HTTP {status} {error.get('code')}: {error.get('message')}"
+        )
+
+
+class Client:
+    """The API over httpx: JSON in and out, the operator key, idempotent retried POSTs."""
+
+    def __init__(self, url: str, key: str, *, timeout: float = 30, attempts: int = 4) -> None:
+        self.url = url.rstrip("/")
+        self.http = httpx.Client(
+            base_url=self.url, headers={"authorization": f"Bearer {key}"}, timeout=timeout
+        )
+        self.attempts = attempts
+
+    def close(self) -> None:
+        self.http.close()
+
+    def request(self, method: str, path: str, body: Any = None) -> Any:
+        headers = {"idempotency-key": str(uuid.uuid4())} if method == "POST" else {}
+        for attempt in range(1, self.attempts + 1):
+            delay = 0.05 * 2**attempt  # exponential backoff: 0.1 s, 0.2 s, 0.4 s …
+            try:
+                r = self.http.request(method, path, json=body, headers=headers)
+            except httpx.TransportError:
+                if attempt == self.attempts:
+                    raise
+            else:
+                if r.status_code < 400:
+                    return r.json()
+                error = _error_of(r)
+                if not error.get("retryable") or attempt == self.attempts:
+                    raise ApiFailure(method, path, r.status_code, error)
+                retry_after = r.headers.get("retry-after", "")
+                if retry_after.isdigit():  # 429 rate_limited says how long to wait
+                    delay = max(delay, float(retry_after))
+            time.sleep(delay)  # then the same request, with the same key
+        raise AssertionError("unreachable")
+
+    def get(self, path: str) -> Any:
+        return self.request("GET", path)
+
+    def post(self, path: str, body: Any = None) -> Any:
+        return self.request("POST", path, body)
+
+    def public_get(self, path: str) -> Any:
+        """A GET without the operator key (the proof is public)."""
+        r = httpx.get(self.url + path, timeout=self.http.timeout)
+        if r.status_code >= 400:
+            raise ApiFailure("GET", path, r.status_code, _error_of(r))
+        return r.json()
+
+
+def _error_of(r: httpx.Response) -> dict[str, Any]:
+    try:
+        error = r.json()["error"]
+        return error if isinstance(error, dict) else {"message": str(error)}
+    except (ValueError, KeyError, TypeError):
+        return {"code": None, "message": r.text[:200], "retryable": r.status_code >= 500}
+
+
+# --- bets -----------------------------------------------------------------------------------
+
+
+def star_city_bets(rng: random.Random, balances: dict[str, int]) -> list[dict[str, Any]]:
+    """Four seats; each bettor stakes Banker or Player (never both: star-city), some add a Tie or
+    a pair; stakes are multiples of the 100 chip unit within the fun tier's limits."""
+    bets: list[dict[str, Any]] = []
+    for seat, bettor in enumerate(START_BALANCES, start=1):
+        balance = balances[bettor]
+        if balance < 10_000:  # keep well above the tier's minimum balance
+            continue
+        side = rng.choice(("banker", "player"))
+        common = {"bettor_id": bettor, "role": "seated", "seat": seat, "balance": balance}
+        bets.append({**common, "type": side, "amount": 100 * rng.randint(5, 40)})
+        if rng.random() < 0.3:
+            extra = rng.choice(("tie", "banker_pair", "player_pair"))
+            bets.append({**common, "type": extra, "amount": 100 * rng.randint(1, 5)})
+    return bets
+
+
+def bid_squeeze_bets(
+    rng: random.Random, balances: dict[str, int], round_number: int
+) -> list[dict[str, Any]]:
+    """Three seats and a spectator (who may bet because seats are taken), side bets included;
+    Big/Small only up to round 20 (the profile's rule)."""
+    bets: list[dict[str, Any]] = []
+    sides = ["banker", "player", "banker_no_commission", "tie", "lucky6", "any_pair"]
+    if round_number <= 20:
+        sides += ["big", "small"]
+    for seat, bettor in enumerate(("alice", "bob", "carol"), start=1):
+        balance = balances[bettor]
+        if balance < 20_000:
+            continue
+        common = {
+            "bettor_id": bettor,
+            "role": "seated",
+            "seat": seat,
+            "balance": balance,
+            "level": 3,
+        }
+        bets.append(
+            {**common, "type": rng.choice(("banker", "player")), "amount": 1000 * rng.randint(1, 5)}
+        )
+        if rng.random() < 0.4:
+            side = rng.choice(sides[3:])  # within every side bet's limits: 1,000-3,000
+            bets.append({**common, "type": side, "amount": 1000 * rng.randint(1, 3)})
+    if bets and balances["dan"] >= 20_000:
+        bets.append(
+            {
+                "bettor_id": "dan",
+                "role": "spectator",
+                "balance": balances["dan"],
+                "type": rng.choice(sides[:3]),
+                "amount": 1000 * rng.randint(1, 3),
+            }
+        )
+    return bets
+
+
+# --- the game -------------------------------------------------------------------------------
+
+
+@dataclass
+class Played:
+    table: dict[str, Any]
+    shoe: dict[str, Any]
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    settlements: dict[int, dict[str, Any]] = field(default_factory=dict)
+    voids: dict[int, dict[str, Any]] = field(default_factory=dict)
+    settled_after_end: list[int] = field(default_factory=list)
+    balances: dict[str, int] = field(default_factory=dict)
+    house_take: int = 0
+    bets_placed: int = 0
+    end_reason: str = ""
+
+
+def play(
+    client: Client,
+    *,
+    profile: str,
+    tier: str,
+    banking: str,
+    client_seed: str,
+    close_after: int | None,
+    void_rounds: frozenset[int] = frozenset(),
+    rng: random.Random,
+    log: Any,
+) -> Played:
+    table = client.post("/v1/tables", {"profile": profile, "tier": tier, "banking": banking})
+    shoe = client.post(f"/v1/tables/{table['table_id']}/shoes", {"client_seed": client_seed})
+    log(f"table {table['table_id']} ({profile}, {tier}, {banking}); anchor {table['anchor'][:16]}…")
+    log(f"shoe  {shoe['shoe_id']} committed: client hash {shoe['client_hash'][:16]}…")
+    played = Played(table=table, shoe=shoe, balances=dict(START_BALANCES))
+    if banking == "player_banker":
+        played.balances[PLAYER_BANKER] = PLAYER_BANKER_BALANCE
+    status = "open"
+    while status == "open":
+        number = len(played.rounds) + 1
+        if profile == "star-city":
+            bets = star_city_bets(rng, played.balances)
+        else:
+            bets = bid_squeeze_bets(rng, played.balances, number)
+        body: dict[str, Any] = {"bets": bets}
+        if banking == "player_banker":
+            body["player_banker"] = {
+                "bettor_id": PLAYER_BANKER,
+                "balance": played.balances[PLAYER_BANKER],
+            }
+        dealt = client.post(f"/v1/shoes/{shoe['shoe_id']}/rounds", body)
+        played.rounds.append(dealt)
+        played.bets_placed += len(bets)
+        status = dealt["shoe_status"]
+        if dealt["round_number"] in void_rounds:  # e.g. a misdeal: every stake goes back
+            void = client.post(f"/v1/rounds/{dealt['round_id']}/void", {"reason": "misdeal"})
+            played.voids[dealt["round_number"]] = void
+            log(f"round {dealt['round_number']:>2}: voided, {len(bets)} stakes returned")
+            if status == "open" and close_after is not None and number >= close_after:
+                status = client.post(f"/v1/shoes/{shoe['shoe_id']}/close")["status"]
+            continue
+        # settled after the deal; when that deal ended the shoe, after the proof's publication
+        settlement = client.post(f"/v1/rounds/{dealt['round_id']}/settlement")
+        played.settlements[dealt["round_number"]] = settlement
+        if status == "ended":
+            played.settled_after_end.append(dealt["round_number"])
+        for bettor, net in settlement["nets"].items():
+            if bettor in played.balances:
+                played.balances[bettor] += net
+        played.house_take += settlement["house"]["take"]
+        log(
+            f"round {dealt['round_number']:>2}: {' '.join(dealt['player']['cards']):<9} vs "
+            f"{' '.join(dealt['banker']['cards']):<9} {dealt['result']:<6} "
+            f"{len(bets)} bets, house {settlement['house']['take']:+}"
+        )
+        if status == "open" and close_after is not None and number >= close_after:
+            closed = client.post(f"/v1/shoes/{shoe['shoe_id']}/close")
+            status = closed["status"]
+    state = client.get(f"/v1/shoes/{shoe['shoe_id']}")
+    played.end_reason = state["end_reason"]
+    return played
+
+
+def cross_check(played: Played, proof: dict[str, Any]) -> list[str]:
+    """What we were answered during play must be what the proof says."""
+    problems = []
+    rounds = {r["round_number"]: r for r in proof.get("rounds", [])}
+    if len(rounds) != len(played.rounds):
+        problems.append(f"the proof has {len(rounds)} rounds, we were dealt {len(played.rounds)}")
+    for dealt in played.rounds:
+        n = dealt["round_number"]
+        r = rounds.get(n, {})
+        if (r.get("player"), r.get("banker")) != (
+            dealt["player"]["cards"],
+            dealt["banker"]["cards"],
+        ):
+            problems.append(f"round {n}: the proof's cards are not the ones we were dealt")
+        if r.get("settlement") != played.settlements.get(n):
+            problems.append(f"round {n}: the proof's settlement is not the one we were answered")
+        if r.get("voided") != (n in played.voids) or r.get("void") != played.voids.get(n):
+            problems.append(f"round {n}: the proof's void is not the one we were answered")
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Play a whole shoe against the baccarat API and verify its proof.",
+        epilog="URL and key default to $BACCARAT_URL and $KEY (or $BACCARAT_KEY), as printed "
+        "by `make run`.",
+    )
+    parser.add_argument("--url", default=os.environ.get("BACCARAT_URL", "http://127.0.0.1:8000"))
+    parser.add_argument("--key", default=os.environ.get("KEY") or os.environ.get("BACCARAT_KEY"))
+    parser.add_argument("--profile", choices=("star-city", "bid-squeeze"), default="star-city")
+    parser.add_argument("--tier", help="default: the profile's first tier")
+    parser.add_argument("--banking", choices=("house", "player_banker"), default="house")
+    parser.add_argument("--client-seed", default=None, help="default: a fresh random one")
+    parser.add_argument(
+        "--close-after", type=int, metavar="N", help="close the shoe after N rounds"
+    )
+    parser.add_argument(
+        "--void-round",
+        type=int,
+        action="append",
+        default=[],
+        metavar="N",
+        help="void round N instead of settling it (repeatable)",
+    )
+    parser.add_argument("--rng-seed", type=int, default=None, help="seed of the bet choices")
+    parser.add_argument("--save-proof", type=Path, metavar="FILE", help="write the proof here")
+    parser.add_argument("--summary-json", type=Path, metavar="FILE", help="write a JSON summary")
+    parser.add_argument("--quiet", action="store_true", help="no line per round")
+    args = parser.parse_args(argv)
+    if not args.key:
+        parser.error("no operator key: pass --key or set KEY (the key `make run` printed)")
+    tier = args.tier or ("star-city-fun" if args.profile == "star-city" else "bid-squeeze-standard")
+    client_seed = args.client_seed if args.client_seed is not None else f"example:{uuid.uuid4()}"
+    rng = random.Random(args.rng_seed)
+
+    def log(line: str) -> None:
+        if not args.quiet:
+            print(line, flush=True)
+
+    client = Client(args.url, args.key)
+    try:
+        played = play(
+            client,
+            profile=args.profile,
+            tier=tier,
+            banking=args.banking,
+            client_seed=client_seed,
+            close_after=args.close_after,
+            void_rounds=frozenset(args.void_round),
+            rng=rng,
+            log=log,
+        )
+        proof_path = f"/v1/shoes/{played.shoe['shoe_id']}/proof"
+        proof = client.public_get(proof_path)
+    except (ApiFailure, httpx.HTTPError) as exc:
+        print(f"play_shoe: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        client.close()
+    if args.save_proof:
+        args.save_proof.write_text(
+            json.dumps(proof, indent=1, ensure_ascii=False), encoding="utf-8"
+        )
+
+    verdict: Verdict = verify_proof(proof)
+    problems = cross_check(played, proof)
+    ok = verdict.ok and not problems
+    nets = {b: played.balances[b] - START_BALANCES[b] for b in START_BALANCES}
+    print(
+        f"\nshoe {played.shoe['shoe_id']}: {len(played.rounds)} rounds "
+        f"(ended: {played.end_reason}), {played.bets_placed} bets, "
+        f"{len(played.settlements)} settlements, {len(played.voids)} voided"
+        + (
+            f" (round {', '.join(map(str, played.settled_after_end))} settled after the shoe ended)"
+            if played.settled_after_end
+            else ""
+        )
+    )
+    print(
+        "nets  "
+        + "  ".join(f"{b} {n:+}" for b, n in nets.items())
+        + f"  house {played.house_take:+}"
+    )
+    print(f"proof {args.url.rstrip('/')}{proof_path}")
+    print(verdict.line())
+    for problem in problems:
+        print(f"NOT consistent: {problem}")
+    if not problems:
+        print(
+            "consistent: the cards we were dealt and the settlements we were answered "
+            "are the proof's"
+        )
+    if args.summary_json:
+        summary = {
+            "table_id": played.table["table_id"],
+            "shoe_id": played.shoe["shoe_id"],
+            "proof_url": args.url.rstrip("/") + proof_path,
+            "rounds": len(played.rounds),
+            "bets": played.bets_placed,
+            "settlements": len(played.settlements),
+            "voided": sorted(played.voids),
+            "settled_after_end": played.settled_after_end,
+            "end_reason": played.end_reason,
+            "nets": nets,
+            "house_take": played.house_take,
+            "verified": verdict.ok,
+            "verdict": verdict.line(),
+            "settlements_checked": verdict.settlements_checked,
+            "consistent": not problems,
+            "problems": problems,
+        }
+        args.summary_json.write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""CORS for the public proof route: ``Access-Control-Allow-Origin: *`` on every answer of
+``GET /v1/shoes/{shoe_id}/proof`` (its 404s included), so a page from anywhere — the browser
+verifier opened from ``file://`` (origin ``null``) or another site — can fetch a proof and read
+the error when there is none yet. Only that route: every other route needs an operator key and
+is not meant for browsers. No credentials are involved (the route takes none), and a plain GET
+needs no preflight."""
+
+from __future__ import annotations
+
+import re
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+PUBLIC_ROUTES = re.compile(r"^/v1/shoes/[^/]+/proof$")
+CORS_HEADERS = (
+    (b"access-control-allow-origin", b"*"),
+    (b"access-control-expose-headers", b"x-request-id"),
+)
+
+
+class PublicCors:
+    """Pure ASGI middleware (outermost, so errors answered by inner layers get it too)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not PUBLIC_ROUTES.match(scope.get("path", "")):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_cors(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    (k, v)
+                    for k, v in message.get("headers", [])
+                    if k.lower() not in {name for name, _ in CORS_HEADERS}
+                ]
+                message["headers"] = [*headers, *CORS_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, send_with_cors)

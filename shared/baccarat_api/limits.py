@@ -1,0 +1,36 @@
+"""Every size and rate limit of the HTTP API, as data, in one place.
+
+The request models (:mod:`baccarat_api.models`, hence ``docs/openapi.json``), the body-size guard
+of the app (:class:`baccarat_api.app.RequestContext`) and the per-operator rate limiter
+(:mod:`baccarat_api.ratelimit`, defaults of :class:`baccarat_api.settings.Settings`) read them
+from here. The API Gateway side (route throttling) is in template.yaml's parameters."""
+
+from __future__ import annotations
+
+from baccarat.fairness import MAX_CLIENT_SEED_BYTES
+
+#: Largest request body accepted, in bytes, whether or not the client sends Content-Length. A
+#: full round at the limit below, every bet with personal limits, stays under half of it.
+MAX_BODY_BYTES = 256 * 1024
+
+#: Most bets one round may carry (deal or settlement request). The richest table has 7 seats
+#: and 13 bet types (91 seated bets at most); the rest is room for bid-squeeze spectators.
+MAX_BETS_PER_ROUND = 200
+
+#: A client seed is used exactly as sent, at most this many UTF-8 bytes (bacc-pf-v1).
+CLIENT_SEED_BYTES = MAX_CLIENT_SEED_BYTES
+
+#: Bettor ids, tier ids and other caller-chosen identifiers.
+MAX_ID_LENGTH = 64
+
+#: Amounts and balances, in minor units (|value| ≤ 10^15).
+MAX_MONEY = 10**15
+
+#: Per-operator token bucket of the app (every authenticated request takes one token): a
+#: sustained rate and the burst above it — the stage's default route throttling
+#: (template.yaml ``ThrottlingRateLimit`` / ``ThrottlingBurstLimit``), so one operator alone can
+#: use at most what one route may take. Per warm container in Lambda, per process with
+#: ``make run``; the stage-wide ceiling is the HTTP API's route throttling. Environment
+#: overrides: ``RATE_LIMIT_PER_SECOND``, ``RATE_LIMIT_BURST`` (rate 0 turns the limiter off).
+RATE_LIMIT_PER_SECOND = 200.0
+RATE_LIMIT_BURST = 400

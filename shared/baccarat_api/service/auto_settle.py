@@ -1,0 +1,81 @@
+"""Auto-settlement (the seeds' disconnect rule: the system settles the round itself).
+
+A round dealt with locked bets must be settled within its table's ``settle_deadline_seconds``
+(chosen at table creation, default 60). The deal writes the round's ``settle_by`` time into the
+sparse ``DueRounds`` index; settling or voiding the round removes it from the index in the same
+write. The sweep (the ``AutoSettleFunction`` Lambda on an EventBridge schedule, ``make sweep``
+locally, and every minute inside ``make run``) lists the due rounds and settles each exactly
+as the operator would with the locked bets, marked ``auto_settled: true``.
+
+A sweep racing a late operator call is safe: both go through the same conditional settlement,
+so one settlement is stored and the other caller gets it (the operator's call, with the locked
+bets, answers the auto-settlement; the sweep finds the operator's and moves on). A voided round
+is skipped.
+
+Round trips: one ``Query`` per index shard (8) per page of due rounds, then per due round
+GetItem + TransactWriteItems (the settlement and its public copy) = 2."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ApiError
+from ..repository import Repository, StoreUnavailable
+from .common import now
+from .settling import settle_round
+
+#: Most rounds one sweep settles (the next run takes the rest).
+DEFAULT_LIMIT = 500
+
+
+@dataclass(slots=True)
+class SweepReport:
+    now: str
+    due: int = 0
+    #: Auto-settled (``auto_settled: true``) by this sweep or one running at the same time.
+    settled: list[str] = field(default_factory=list)
+    #: Already settled by someone else (the operator, or another sweep) or voided.
+    already: list[str] = field(default_factory=list)
+    #: Not settled this time (the next sweep tries again): round id → error code.
+    failed: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "now": self.now,
+            "due": self.due,
+            "settled": self.settled,
+            "already": self.already,
+            "failed": self.failed,
+        }
+
+    def line(self) -> str:
+        return (
+            f"sweep at {self.now}: {self.due} due, {len(self.settled)} auto-settled, "
+            f"{len(self.already)} already settled or voided, {len(self.failed)} failed"
+        )
+
+
+def sweep(repo: Repository, *, at: str | None = None, limit: int = DEFAULT_LIMIT) -> SweepReport:
+    """Settle every round whose locked bets are past their deadline at ``at`` (default: now)."""
+    report = SweepReport(now=at or now())
+    due = repo.due_rounds(report.now, limit)
+    report.due = len(due)
+    for operator_id, ref in due:
+        rid = ref.round_id
+        try:
+            doc = settle_round(repo, operator_id, rid, bets=None, player_banker=None, auto=True)
+        except ApiError as exc:
+            if exc.code in ("round_voided", "not_found"):
+                report.already.append(rid)
+            else:
+                report.failed[rid] = exc.code
+            continue
+        except StoreUnavailable:
+            report.failed[rid] = "unavailable"
+            continue
+        if doc.get("auto_settled"):  # by this sweep (or a concurrent one)
+            report.settled.append(rid)
+        else:
+            report.already.append(rid)
+    return report

@@ -1,0 +1,144 @@
+"""Exactly-once POSTs: the ``Idempotency-Key`` header, folded into the writes requests already make.
+
+A POST made with a key stores its response in an idempotency record (per operator and key,
+:class:`~baccarat_api.records.IdempotencyRecord`) **in the same DynamoDB transaction as its
+effect**, and reads that record **in the same round trip** as the item it reads anyway (one
+``BatchGetItem``). So:
+
+* a retry with the same key and the same request (method, path, JSON body) answers the stored
+  response — same status, same body — in ONE round trip, also on another container or after a
+  cold start (it is in DynamoDB, not in memory), and with the header ``Idempotent-Replayed:
+  true``;
+* the same key with another request → 422 ``idempotency_key_reused``;
+* a duplicate that arrives while the first is in flight reads no record, computes, and then
+  loses the transaction (the record's put is conditional): 409 ``idempotency_in_progress``,
+  ``retryable: true``; its retry gets the stored response;
+* no effect can exist without its record, nor a record without its effect: a crash between
+  the two is impossible, and a first attempt that failed (any error) stored nothing.
+
+Only successes are stored: an error changed nothing, and the same request simply runs again.
+Records live :data:`RETENTION_SECONDS` (24 h; the table's TTL attribute ``expires_at``, and a
+record past it counts as absent even before DynamoDB's TTL removes it); a retry later than that
+is a new request. Independently of keys, a round is dealt once (cursor/version) and settled or
+voided once (conditional settlement), whatever keys callers use."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ApiError
+from ..records import IdempotencyRecord
+from ..repository import ConditionFailed, Repository, Snapshot
+from .common import now
+
+#: How long a stored response is replayed (seconds): 24 h.
+RETENTION_SECONDS = 24 * 60 * 60
+#: Longest key accepted (printable ASCII).
+MAX_KEY_LENGTH = 255
+HEADER = "Idempotency-Key"
+REPLAYED_HEADER = "Idempotent-Replayed"
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyRequest:
+    """A POST's key (as its SHA-256), its fingerprint, and the status its success answers."""
+
+    key_hash: str
+    fingerprint: str
+    status: int
+
+
+class Replayed(Exception):
+    """The stored response of an earlier request with the same key and the same request; the
+    app answers it as it is (``status``, ``body``) with ``Idempotent-Replayed: true``."""
+
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        super().__init__("idempotent replay")
+        self.status = status
+        self.body = body
+
+
+def request_for(
+    key: str | None, method: str, path: str, body: bytes, status: int
+) -> IdempotencyRequest | None:
+    """The idempotency request of a POST (``None`` without a key); 400 for a malformed key.
+    The fingerprint covers the method, the path and the body as JSON (so whitespace and key
+    order do not matter; a body that is not JSON is taken as its bytes)."""
+    if key is None:
+        return None
+    if not 1 <= len(key) <= MAX_KEY_LENGTH or not all(" " <= c <= "~" for c in key):
+        raise ApiError(
+            "invalid_request",
+            f"{HEADER} must be 1 to {MAX_KEY_LENGTH} printable ASCII characters",
+            details={"header": HEADER},
+        )
+    parsed: Any
+    try:
+        parsed = json.loads(body) if body.strip() else None
+    except ValueError:
+        parsed = {"raw": hashlib.sha256(body).hexdigest()}
+    request = json.dumps(
+        {"method": method.upper(), "path": path, "body": parsed},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return IdempotencyRequest(
+        key_hash=hashlib.sha256(key.encode("ascii")).hexdigest(),
+        fingerprint=hashlib.sha256(request.encode("utf-8")).hexdigest(),
+        status=status,
+    )
+
+
+def replay(record: IdempotencyRecord | None, request: IdempotencyRequest | None) -> None:
+    """Answer from ``record`` if it is live: :class:`Replayed` for the same request, 422
+    ``idempotency_key_reused`` for another. Returns only when there is nothing to replay."""
+    if request is None or record is None or record.expires_at <= int(time.time()):
+        return
+    if record.fingerprint != request.fingerprint:
+        raise ApiError(
+            "idempotency_key_reused",
+            f"this {HEADER} was used for another request (within the last 24 h); "
+            "use a new key for a new request",
+            details={"first_used_at": record.created_at},
+        )
+    raise Replayed(record.status, record.body)
+
+
+def load(repo: Repository, operator_id: str, request: IdempotencyRequest, **keys: Any) -> Snapshot:
+    """The items ``keys`` name and the key's record, in one round trip; replays first."""
+    snap = repo.load(operator_id, idem_key=request.key_hash, **keys)
+    replay(snap.idempotency, request)
+    return snap
+
+
+def record(
+    request: IdempotencyRequest | None, operator_id: str, body: dict[str, Any]
+) -> IdempotencyRecord | None:
+    """The record to write with the effect (``None`` without a key)."""
+    if request is None:
+        return None
+    return IdempotencyRecord(
+        operator_id=operator_id,
+        key_hash=request.key_hash,
+        fingerprint=request.fingerprint,
+        status=request.status,
+        body=body,
+        created_at=now(),
+        expires_at=int(time.time()) + RETENTION_SECONDS,
+    )
+
+
+def check_duplicate(exc: ConditionFailed) -> None:
+    """A write that lost because a request with the same key completed meanwhile: 409
+    ``idempotency_in_progress`` (retryable; the retry replays the stored response)."""
+    if exc.duplicate:
+        raise ApiError(
+            "idempotency_in_progress",
+            f"a request with this {HEADER} was in flight and has just completed; retry to get "
+            "its response",
+        ) from None
