@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint template typecheck unit bench run sweep openapi clean
+.PHONY: install test lint template typecheck unit bench build run sweep openapi clean
 
 # SAM CLI (template checks, the build test): no telemetry.
 export SAM_CLI_TELEMETRY := 0
@@ -29,7 +29,7 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	scripts/ensure-chromium.sh
-	BACC_REQUIRE_BROWSER=1 $(BIN)/pytest -n 2
+	BACC_REQUIRE_BROWSER=1 $(BIN)/pytest -n 2 --dist loadfile
 
 # template.yaml: CloudFormation lint and SAM's own validation (no AWS account needed).
 template: $(STAMP)
@@ -40,6 +40,15 @@ test: lint template typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# The deployable artifacts (.aws-sam/build; arm64 unless ARCH=x86_64), slimmed for cold starts:
+# bytecode compiled once (Lambda's code is read-only: without it every cold start compiles every
+# module), unused botocore models removed (scripts/slim_build.py). Then `sam deploy`.
+ARCH ?= arm64
+build: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/sam build --config-file infra/samconfig.toml \
+		--parameter-overrides Architecture=$(ARCH)
+	$(BIN)/python scripts/slim_build.py .aws-sam/build
 
 # The whole API on http://127.0.0.1:8000 over moto (DynamoDB + KMS); Ctrl-C stops it.
 # BACCARAT_STACK=<deployed stack> make run serves the same app against that stack instead.

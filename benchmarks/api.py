@@ -220,7 +220,7 @@ def _value_size(v: dict[str, Any]) -> int:
 
 _KINDS: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
     ("table", lambda pk, sk: sk == "TABLE"),
-    ("shoe (grows with its rounds)", lambda pk, sk: re.fullmatch(r"SHOE#\d+", sk) is not None),
+    ("shoe", lambda pk, sk: re.fullmatch(r"SHOE#\d+", sk) is not None),
     ("round (with locked bets, settled)", lambda pk, sk: "#ROUND#" in sk),
     ("proof", lambda pk, sk: pk.startswith("PROOF#") and sk == "PROOF"),
     ("proof: public round money", lambda pk, sk: pk.startswith("PROOF#") and sk != "PROOF"),

@@ -81,6 +81,41 @@ sys.stdout.write("BENCH " + json.dumps({"import": t1 - t0, "request": 0.0, "stat
 sys.stdout.flush()
 """
 
+STAGES = r"""
+import json, sys, time
+T = time.perf_counter
+marks = [("start", T())]
+import boto3, fastapi
+marks.append(("boto3 + fastapi (the floor's imports)", T()))
+import mangum
+from aws_lambda_powertools import Logger, Metrics, Tracer
+marks.append(("powertools + mangum", T()))
+import baccarat_api.observability
+marks.append(("Logger/Metrics/Tracer objects (X-Ray SDK, botocore patch)", T()))
+import baccarat_api.models
+marks.append(("the API's pydantic models", T()))
+import baccarat_api.app, baccarat_api.deps
+marks.append(("app factory, error envelope, dependencies", T()))
+import app
+marks.append(("the function's router + services + core (FastAPI routes)", T()))
+from baccarat_api import runtime
+runtime.get_runtime().dynamodb
+marks.append(("DynamoDB client (the floor creates one too)", T()))
+class Context:
+    function_name = "bench"; function_version = "$LATEST"; memory_limit_in_mb = 1024
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:bench"
+    aws_request_id = "00000000-0000-0000-0000-000000000002"; log_group_name = "/b"
+    log_stream_name = "s"
+    def get_remaining_time_in_millis(self):
+        return 10000
+app.handler(json.load(open(sys.argv[1])), Context())
+marks.append(("first request (KMS client, FastAPI route state, moto calls)", T()))
+steps = [(name, t - marks[i][1]) for i, (name, t) in enumerate(marks[1:])]
+sys.stdout.write("BENCH " + json.dumps({"steps": steps}) + "\n")
+sys.stdout.flush()
+"""
+
+
 #: The request each function's first response answers, in order of preference.
 PREFERRED = (
     "POST /v1/shoes/{shoe_id}/rounds",
@@ -309,8 +344,30 @@ def run(
                 f"{median(raw_walls[name]) * 1e3:.0f} ms — "
                 f"{median(raw_walls[name]) / median(walls[name]):.1f}x the slimmed build's"
             )
+        lines += breakdown(fns, layout, scene, aws, home, runs)
         lines += offenders(fns, args_of, layout, aws, home)
     return lines, imported
+
+
+def breakdown(
+    fns: list[Function], layout: Layout, scene: Scene, aws: LocalAws, home: Path, runs: int
+) -> list[str]:
+    """Where one API function's cold start goes, stage by stage (median of ``runs``)."""
+    fn = next((f for f in fns if f.logical_id == "DealAndResolveFunction"), None)
+    if fn is None:
+        return []
+    steps: dict[str, list[float]] = {}
+    for r in range(runs):
+        _, event = scene.request(fn, runs + r)
+        event_file = home / f"stages-{r}.json"
+        event_file.write_text(json.dumps(event))
+        args = [*layout.python(), "-c", STAGES, str(event_file)]
+        _, report, _ = run_child(args, child_env(fn, layout, aws, home), home)
+        for name, seconds in report["steps"]:
+            steps.setdefault(name, []).append(seconds)
+    lines = ["", f"# where {fn.logical_id}'s cold start goes (median of {runs})"]
+    lines += [f"  {name:<62}{median(xs) * 1e3:6.0f} ms" for name, xs in steps.items()]
+    return lines
 
 
 def offenders(

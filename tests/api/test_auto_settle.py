@@ -192,3 +192,20 @@ def test_the_template_schedules_a_least_privilege_sweep() -> None:
     assert [k["AttributeName"] for k in gsi[0]["KeySchema"]] == ["due_shard", "due_at"]
     makefile = (REPO_ROOT / "Makefile").read_text()
     assert re.search(r"^sweep: .*\n\t.*-m baccarat_api\.sweep", makefile, re.MULTILINE)
+
+
+def test_the_sweep_reads_any_iso_time(api: Api) -> None:
+    """``--at 2026-01-01T00:00:00Z`` means the same instant as the stored form with
+    milliseconds: a round due one millisecond later is not swept yet."""
+    shoe_id = open_shoe(api, settle_deadline_seconds=1)
+    dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
+    due = datetime.fromisoformat(dealt["settle_by"].replace("Z", "+00:00"))
+    just_before = (due - timedelta(milliseconds=1)).astimezone(UTC)
+    for form in (
+        just_before.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        just_before.isoformat(timespec="microseconds"),
+        just_before.replace(tzinfo=None).isoformat(timespec="milliseconds"),
+    ):
+        assert sweep(repo(), at=form).due == 0, form
+    whole_second = due.replace(microsecond=0) + timedelta(seconds=1)
+    assert sweep(repo(), at=whole_second.isoformat().replace("+00:00", "Z")).due == 1

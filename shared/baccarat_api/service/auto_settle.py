@@ -18,6 +18,7 @@ GetItem + TransactWriteItems (the settlement and its public copy) = 2."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import ApiError
@@ -56,9 +57,18 @@ class SweepReport:
         )
 
 
+def _instant(at: str) -> str:
+    """Any ISO 8601 time → the form settle-by times are stored in (UTC, milliseconds, ``Z``),
+    so the index's string order is time order (a naive time is taken as UTC)."""
+    moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def sweep(repo: Repository, *, at: str | None = None, limit: int = DEFAULT_LIMIT) -> SweepReport:
     """Settle every round whose locked bets are past their deadline at ``at`` (default: now)."""
-    report = SweepReport(now=at or now())
+    report = SweepReport(now=_instant(at) if at else now())
     due = repo.due_rounds(report.now, limit)
     report.due = len(due)
     for operator_id, ref in due:
