@@ -209,3 +209,29 @@ def test_the_sweep_reads_any_iso_time(api: Api) -> None:
         assert sweep(repo(), at=form).due == 0, form
     whole_second = due.replace(microsecond=0) + timedelta(seconds=1)
     assert sweep(repo(), at=whole_second.isoformat().replace("+00:00", "Z")).due == 1
+
+
+def test_one_bad_round_does_not_stop_the_sweep_for_the_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A round the sweep cannot settle (any error, not only a typed one) is reported as failed,
+    and every other due round is still settled."""
+    from baccarat_api.ids import RoundRef
+    from baccarat_api.service import auto_settle
+
+    calls: list[str] = []
+
+    class Repo:
+        def due_rounds(self, at: str, limit: int) -> list[tuple[str, RoundRef]]:
+            return [("op", RoundRef("tbl_a", 1, 1)), ("op", RoundRef("tbl_b", 1, 1))]
+
+    def fake_settle(repo: object, operator_id: str, rid: str, **kw: object) -> dict[str, object]:
+        calls.append(rid)
+        if len(calls) == 1:
+            raise ValueError("corrupt stored configuration")
+        return {"auto_settled": True}
+
+    monkeypatch.setattr(auto_settle, "settle_round", fake_settle)
+    report = auto_settle.sweep(Repo(), at="2026-01-01T00:00:00Z")  # type: ignore[arg-type]
+    assert report.failed == {calls[0]: "ValueError"}
+    assert report.settled == [calls[1]]

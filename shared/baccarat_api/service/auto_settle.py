@@ -84,6 +84,9 @@ def sweep(repo: Repository, *, at: str | None = None, limit: int = DEFAULT_LIMIT
         except StoreUnavailable:
             report.failed[rid] = "unavailable"
             continue
+        except Exception as exc:  # one bad round must not stop the sweep for every other round
+            report.failed[rid] = type(exc).__name__
+            continue
         if doc.get("auto_settled"):  # by this sweep (or a concurrent one)
             report.settled.append(rid)
         else:
