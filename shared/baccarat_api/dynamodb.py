@@ -811,7 +811,7 @@ class DynamoRepository:
                     "Put": {
                         "TableName": self.state,
                         "Item": idempotency_item(idem),
-                        "ConditionExpression": "attribute_not_exists(pk) OR expires_at < :now",
+                        "ConditionExpression": "attribute_not_exists(pk) OR expires_at <= :now",
                         "ExpressionAttributeValues": {":now": _n(int(time.time()))},
                     }
                 }
