@@ -7,8 +7,6 @@ layers hold that no function imports, and anything for development that must not
 from __future__ import annotations
 
 import io
-import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -17,9 +15,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from baccarat_api.template import REPO_ROOT, TEMPLATE, load
+from baccarat_api.template import REPO_ROOT, load
+from tests.sam_build import ARCH, sam_build
 
-ARCH = "x86_64" if platform.machine().lower() in ("x86_64", "amd64") else "arm64"
 CACHE = REPO_ROOT / ".aws-sam" / f"bench-cache-{ARCH}"
 #: Nothing of these may be in a layer (development and test tools, type stubs).
 BANNED = ("uvicorn", "moto", "yaml", "pytest", "hypothesis", "httpx", "mypy_boto3", "boto3_stubs")
@@ -31,29 +29,9 @@ class Build:
     seconds: float
 
 
-def sam_build(into: Path) -> Build:
-    sam = Path(sys.executable).with_name("sam")
-    env = {
-        **os.environ,
-        "SAM_CLI_TELEMETRY": "0",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
+def timed_build(into: Path) -> Build:
     t0 = time.perf_counter()
-    result = subprocess.run(
-        [
-            str(sam), "build",
-            "--template-file", str(TEMPLATE),
-            "--build-dir", str(into),
-            "--cache-dir", str(CACHE),
-            "--cached",
-            "--parameter-overrides", f"Architecture={ARCH}",
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )  # fmt: skip
+    result = sam_build(into, CACHE)
     if result.returncode != 0:
         raise RuntimeError("sam build failed:\n" + (result.stdout + result.stderr)[-3000:])
     return Build(into, time.perf_counter() - t0)
@@ -133,7 +111,7 @@ def run(keep: Path) -> tuple[list[str], Path | None]:
     """Build into ``keep``/built, slim a copy into ``keep``/slim; returns the lines and the slim
     build directory (for the cold-start section), or None if sam is not usable here."""
     try:
-        build = sam_build(keep / "built")
+        build = timed_build(keep / "built")
     except (OSError, RuntimeError, subprocess.TimeoutExpired) as exc:
         return [f"## Artifact size: sam build failed here ({str(exc)[:300]})"], None
     built = sizes(build.directory)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Any
 
 from .paytables import BetType
 
-__all__ = ["Bet", "BetType", "PlayerBanker", "Role"]
+__all__ = ["Bet", "BetType", "PlayerBanker", "Role", "bets_from_json"]
 
 
 class Role(StrEnum):
@@ -47,3 +48,25 @@ class PlayerBanker:
     bettor_id: str
     balance: int
     level: int | None = None
+
+
+def bets_from_json(bets: Sequence[Mapping[str, Any]]) -> list[Bet]:
+    """API-form bets (accepted order = list order) → :class:`Bet` objects.
+
+    Raises ``KeyError``, ``TypeError``, ``ValueError`` or ``AttributeError`` on a malformed bet."""
+    return [
+        Bet(
+            bettor_id=str(b["bettor_id"]),
+            role=Role(b["role"]),
+            type=BetType(b["type"]),
+            amount=b["amount"],
+            order=i,
+            seat=b.get("seat"),
+            level=b.get("level"),
+            balance=b.get("balance"),
+            personal_limits=MappingProxyType(
+                {BetType(k): v for k, v in (b.get("personal_limits") or {}).items()}
+            ),
+        )
+        for i, b in enumerate(bets)
+    ]

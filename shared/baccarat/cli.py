@@ -47,18 +47,7 @@ def shoe_json(
         "burn_exposed": None if shoe.burn_exposed is None else code(shoe.burn_exposed),
         "first_round_start": shoe.first_start,
         "cards": codes(shoe.cards),
-        "rounds": [
-            {
-                "round_number": r.number,
-                "start": r.start,
-                "player": codes(r.player),
-                "banker": codes(r.banker),
-                "player_total": r.player_total,
-                "banker_total": r.banker_total,
-                "result": r.result.value,
-            }
-            for r in shoe.rounds
-        ],
+        "rounds": shoe.rounds_json(),
     }
 
 

@@ -9,8 +9,9 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from operator import mod
+from typing import Any
 
-from .cards import CARDS_PER_DECK, DECK_POINTS, burn_count
+from .cards import CARDS_PER_DECK, DECK_POINTS, burn_count, codes
 from .outcome import Round
 from .rules import MAX_DECKS, ShoeRules, banker_draws, player_draws
 
@@ -149,6 +150,21 @@ class Shoe:
     @property
     def cards_used(self) -> int:
         return self.rounds[-1].end if self.rounds else self.first_start
+
+    def rounds_json(self) -> list[dict[str, Any]]:
+        """Every round as JSON (the ``rounds`` of ``baccarat shoe`` and of the API's proof)."""
+        return [
+            {
+                "round_number": r.number,
+                "start": r.start,
+                "player": codes(r.player),
+                "banker": codes(r.banker),
+                "player_total": r.player_total,
+                "banker_total": r.banker_total,
+                "result": r.result.value,
+            }
+            for r in self.rounds
+        ]
 
 
 def _limit(m: int) -> int:

@@ -151,9 +151,7 @@ def check_settlement(
     round's ``bets`` (API form, in accepted order) and ``player_banker``, and
     :func:`baccarat.settlement.settle` is run on ``round_`` — the round re-derived from the seed.
     """
-    from types import MappingProxyType
-
-    from .bets import Bet, BetType, PlayerBanker, Role
+    from .bets import PlayerBanker, bets_from_json
     from .profiles import TableConfig, TierError
     from .settlement import settle
 
@@ -174,22 +172,7 @@ def check_settlement(
     raw_bets = round_json.get("bets") or []
     raw_pb = round_json.get("player_banker")
     try:
-        bets = [
-            Bet(
-                bettor_id=str(b["bettor_id"]),
-                role=Role(b["role"]),
-                type=BetType(b["type"]),
-                amount=b["amount"],
-                order=i,
-                seat=b.get("seat"),
-                level=b.get("level"),
-                balance=b.get("balance"),
-                personal_limits=MappingProxyType(
-                    {BetType(k): v for k, v in (b.get("personal_limits") or {}).items()}
-                ),
-            )
-            for i, b in enumerate(raw_bets)
-        ]
+        bets = bets_from_json(raw_bets)
         pb = (
             None
             if raw_pb is None

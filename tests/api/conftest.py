@@ -183,6 +183,16 @@ class Api:
         event = http_api_event(
             method, path, route, body=body, headers=hdrs, raw_body=raw_body, base64_body=base64_body
         )
+        stopped = self.gate(route, event)
+        return stopped if stopped is not None else self.invoke(route, event)
+
+    def gate(self, route: Route, event: dict[str, Any]) -> Response | None:
+        """What stands in front of the function: a response that stops the request there, or
+        ``None`` to pass it on (here, always; :class:`gateway.GatewayApi` adds the authorizer)."""
+        return None
+
+    def invoke(self, route: Route, event: dict[str, Any]) -> Response:
+        """The route's Lambda handler on ``event``, its answer as a :class:`Response`."""
         handler = function_module(route.code_uri).handler
         out = handler(event, LambdaContext(function_name=route.function))
         assert set(out) >= {"statusCode", "headers", "body"}, out

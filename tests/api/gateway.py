@@ -8,15 +8,13 @@ context in ``requestContext.authorizer.lambda``. Answers are cached per header v
 
 from __future__ import annotations
 
-import base64
 import copy
-import json
 from functools import cache
 from typing import Any
 
-from baccarat_api.template import load
+from baccarat_api.template import Route, load
 
-from .conftest import Api, LambdaContext, Response, function_module, http_api_event
+from .conftest import Api, LambdaContext, Response, function_module
 
 AUTHORIZER_CODE_URI = "functions/authorizer/"
 
@@ -76,25 +74,7 @@ class GatewayApi(Api):
         self.cache: dict[str, dict[str, Any]] = {}
         self.authorizer_calls = 0
 
-    def call(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        *,
-        key: str | bool | None = True,
-        headers: dict[str, str] | None = None,
-        raw_body: str | None = None,
-        base64_body: bool = False,
-    ) -> Response:
-        route = self.route(method, path)
-        hdrs = dict(headers or {})
-        token = self.key if key is True else key
-        if token:
-            hdrs["authorization"] = f"Bearer {token}"
-        event = http_api_event(
-            method, path, route, body=body, headers=hdrs, raw_body=raw_body, base64_body=base64_body
-        )
+    def gate(self, route: Route, event: dict[str, Any]) -> Response | None:
         request_id = event["requestContext"]["requestId"]
         if route.route_key not in public_route_keys():
             header = event["headers"].get("authorization")
@@ -108,15 +88,4 @@ class GatewayApi(Api):
             if answer["isAuthorized"] is not True:
                 return Response(403, {"message": "Forbidden"}, {}, "apigateway", request_id)
             event["requestContext"]["authorizer"] = {"lambda": dict(answer.get("context", {}))}
-        handler = function_module(route.code_uri).handler
-        out = handler(event, LambdaContext(function_name=route.function))
-        text = out["body"]
-        if out.get("isBase64Encoded"):
-            text = base64.b64decode(text).decode()
-        return Response(
-            status=out["statusCode"],
-            body=json.loads(text) if text else None,
-            headers=out["headers"],
-            function=route.function,
-            request_id=request_id,
-        )
+        return None

@@ -18,11 +18,6 @@ freely between requests, which is where the races under test are."""
 from __future__ import annotations
 
 import json
-import os
-import re
-import signal
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -34,15 +29,14 @@ from typing import Any
 import boto3
 import httpx
 import pytest
+from local_server import local_server
 
 from baccarat.verify import verify_proof
 from baccarat_api.dynamodb import DynamoRepository
 from baccarat_api.models import SettlementOut
 from baccarat_api.sweep import LOCAL_CONFIG_TABLE, LOCAL_STATE_TABLE, run_sweep
-from baccarat_api.template import REPO_ROOT
 
 from .conftest import star_city_bets
-from .test_local_server import free_port
 
 THREADS = 16
 DEADLINE_SECONDS = 90
@@ -73,46 +67,12 @@ class Local:
 
 @pytest.fixture(scope="module")
 def local() -> Iterator[Local]:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "BACCARAT_"))}
-    env["BACCARAT_SWEEP_SECONDS"] = "0"  # the tests run their own sweeps
-    env["RATE_LIMIT_PER_SECOND"] = "0"  # one operator's burst is the point here, not a 429
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "baccarat_api.local", "--port", str(port)],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    banner = ""
-    try:
-        assert proc.stdout is not None
-        deadline = time.monotonic() + 60
-        while "Ctrl-C" not in banner and time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            banner += line
-        key = re.search(r"operator key\s+(\S+)", banner)
-        moto = re.search(r"moto \(DynamoDB \+ KMS\) at (\S+)", banner)
-        assert key and moto, banner
-        threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep the pipe drained
-        served = Local(url=f"http://127.0.0.1:{port}", key=key[1], moto_url=moto[1])
-        with served.client() as http:
-            for _ in range(100):
-                try:
-                    http.get("/v1/tiers")
-                    break
-                except httpx.ConnectError:
-                    time.sleep(0.1)
-        yield served
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    env = {
+        "BACCARAT_SWEEP_SECONDS": "0",  # the tests run their own sweeps
+        "RATE_LIMIT_PER_SECOND": "0",  # one operator's burst is the point here, not a 429
+    }
+    with local_server(env) as server:
+        yield Local(url=server.url, key=server.key, moto_url=server.moto_url)
 
 
 def open_shoe(http: httpx.Client, profile: str = "star-city") -> tuple[str, str]:

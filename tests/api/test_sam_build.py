@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import re
 import subprocess
 import sys
@@ -25,15 +24,15 @@ from typing import Any
 
 import boto3
 import pytest
+from sam_build import ARCH, sam_build
 
 from baccarat.verify import verify_proof
 from baccarat_api.dynamodb import DynamoRepository
 from baccarat_api.seed import add_operator_key, seed_tiers
-from baccarat_api.template import REPO_ROOT, TEMPLATE, create_tables, load, routes
+from baccarat_api.template import REPO_ROOT, create_tables, load, routes
 
 from .conftest import TIERS, http_api_event, star_city_bets
 
-ARCH = "x86_64" if platform.machine().lower() in ("x86_64", "amd64") else "arm64"
 BUILD = REPO_ROOT / ".aws-sam" / f"test-build-{ARCH}"
 CACHE = REPO_ROOT / ".aws-sam" / f"test-cache-{ARCH}"
 LAYERS = ("SharedLayer", "DependenciesLayer")
@@ -81,27 +80,7 @@ class Moto:
 
 @pytest.fixture(scope="module")
 def built() -> Path:
-    sam = Path(sys.executable).with_name("sam")
-    env = {
-        **os.environ,
-        "SAM_CLI_TELEMETRY": "0",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
-    result = subprocess.run(
-        [
-            str(sam), "build",
-            "--template-file", str(TEMPLATE),
-            "--build-dir", str(BUILD),
-            "--cache-dir", str(CACHE),
-            "--cached",
-            "--parameter-overrides", f"Architecture={ARCH}",
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )  # fmt: skip
+    result = sam_build(BUILD, CACHE)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return BUILD
 

@@ -13,92 +13,37 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from local_server import LocalServer, local_server
 
 from baccarat_api.auth import new_key
 from baccarat_api.limits import MAX_BODY_BYTES
 from baccarat_api.openapi import OPENAPI_JSON
-from baccarat_api.template import REPO_ROOT
 
 from .conftest import star_city_bets
-from .test_local_server import free_port
 
 ST = Path(sys.executable).with_name("st")
 EXAMPLES = int(os.environ.get("BACC_FUZZ_EXAMPLES", "25"))
 SEED = 20260511
 
 
-@dataclass
-class Server:
-    url: str
-    key: str
-    proc: subprocess.Popen[str]
-    banner: str
-    output: list[str]  # everything the server printed after its banner (which shows the key)
-
-
 @pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    port = free_port()
+def server() -> Iterator[LocalServer]:
     key = new_key()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "BACCARAT_"))}
-    env.update(
-        {"BACCARAT_DEMO_KEY": key, "RATE_LIMIT_PER_SECOND": "1000", "RATE_LIMIT_BURST": "1000"}
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "baccarat_api.local", "--port", str(port)],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert proc.stdout is not None
-    output: list[str] = []
-    banner = ""
-    deadline = time.monotonic() + 60
-    while "Ctrl-C" not in banner and time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        banner += line
-    assert key in banner, banner
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            httpx.get(f"{url}/v1/tiers", timeout=2)
-            break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    import threading
-
-    def drain() -> None:  # keep the pipe flowing; the lines are checked at the end
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            output.append(line)
-
-    threading.Thread(target=drain, daemon=True).start()
-    try:
-        yield Server(url, key, proc, banner, output)
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    env = {"BACCARAT_DEMO_KEY": key, "RATE_LIMIT_PER_SECOND": "1000", "RATE_LIMIT_BURST": "1000"}
+    with local_server(env) as served:
+        assert served.key == key, served.banner
+        yield served
 
 
-def seed_world(server: Server) -> dict[str, list[str]]:
+def seed_world(server: LocalServer) -> dict[str, list[str]]:
     """Tables of both profiles and bankings, open shoes with dealt (some settled) rounds."""
     ids: dict[str, list[str]] = {"table_id": [], "shoe_id": [], "round_id": [], "close_shoe_id": []}
     headers = {"authorization": f"Bearer {server.key}"}
@@ -137,7 +82,7 @@ def seed_world(server: Server) -> dict[str, list[str]]:
 
 
 def test_schemathesis_finds_no_5xx_and_no_response_off_the_contract(
-    server: Server, tmp_path: Path
+    server: LocalServer, tmp_path: Path
 ) -> None:
     ids = seed_world(server)
     config = tmp_path / "schemathesis.toml"
@@ -181,13 +126,15 @@ def test_schemathesis_finds_no_5xx_and_no_response_off_the_contract(
     assert not unhandled, unhandled[:3]
 
 
-def key_free(server: Server, report: str) -> bool:
+def key_free(server: LocalServer, report: str) -> bool:
     """Neither schemathesis's report nor the server's log (past its banner) carries the
     operator key."""
     return server.key not in report and server.key not in "".join(server.output)
 
 
-def test_the_body_limit_holds_on_the_real_server_without_content_length(server: Server) -> None:
+def test_the_body_limit_holds_on_the_real_server_without_content_length(
+    server: LocalServer,
+) -> None:
     def chunks() -> Iterator[bytes]:
         for _ in range(MAX_BODY_BYTES // 8192 + 2):
             yield b" " * 8192
@@ -206,7 +153,7 @@ def test_the_body_limit_holds_on_the_real_server_without_content_length(server: 
 
 
 def test_the_admin_command_the_banner_prints_manages_this_servers_operators(
-    server: Server,
+    server: LocalServer,
 ) -> None:
     """``make run``'s banner names the admin command for its backend; run as printed (the
     installed console script, no AWS settings), it lists the demo operator, and a key it adds

@@ -194,7 +194,7 @@ def test_no_secret_or_key_leaks_over_a_whole_lifecycle(
             continue
         settled = api.post(f"/v1/rounds/{round_id}/settlement")
         assert settled.status == 200, settled.body
-        if n % 10 == 1:
+        if n % 10 == 1 and ended_at is None:  # not once the last round has revealed the seed
             assert api.get(f"/v1/rounds/{round_id}").status == 200
             shoe = api.get(f"/v1/shoes/{shoe_id}").body
             assert shoe["server_seed"] is None

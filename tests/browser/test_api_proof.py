@@ -11,15 +11,11 @@ from __future__ import annotations
 
 import http.server
 import json
-import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,64 +25,17 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+from local_server import LocalServer, local_server
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "play_shoe.py"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class LocalApi:
-    url: str
-    key: str
-
-
 @pytest.fixture(scope="module")
-def local_api() -> Iterator[LocalApi]:
+def local_api() -> Iterator[LocalServer]:
     """`python -m baccarat_api.local` (what `make run` runs) on a free port; stopped by Ctrl-C."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "BACCARAT_"))}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "baccarat_api.local", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    banner = ""
-    try:
-        assert proc.stdout is not None
-        deadline = time.monotonic() + 60
-        while "Ctrl-C" not in banner and time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            banner += line
-        match = re.search(r"operator key\s+(\S+)", banner)
-        assert match, banner
-        api = LocalApi(url=f"http://127.0.0.1:{port}", key=match[1])
-        for _ in range(100):  # uvicorn binds right after the banner
-            try:
-                httpx.get(f"{api.url}/verify", timeout=5)
-                break
-            except httpx.ConnectError:
-                time.sleep(0.1)
-        # drain the server's log lines so its pipe never fills
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
-        yield api
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+    with local_server(probe="/verify") as server:
+        yield server
 
 
 @dataclass
@@ -101,7 +50,7 @@ class Played:
         return data
 
 
-def _play(api: LocalApi, tmp: Path, *args: str) -> Played:
+def _play(api: LocalServer, tmp: Path, *args: str) -> Played:
     proof_file, summary_file = tmp / "proof.json", tmp / "summary.json"
     out = subprocess.run(
         [sys.executable, str(EXAMPLE), "--url", api.url, "--key", api.key, "--quiet",
@@ -120,14 +69,14 @@ def _play(api: LocalApi, tmp: Path, *args: str) -> Played:
 
 
 @pytest.fixture(scope="module")
-def played(local_api: LocalApi, tmp_path_factory: pytest.TempPathFactory) -> Played:
+def played(local_api: LocalServer, tmp_path_factory: pytest.TempPathFactory) -> Played:
     """A whole star-city shoe played to its end by the example client (30 rounds, bets from
     several seats, every round settled; the last one after the shoe ended)."""
     return _play(local_api, tmp_path_factory.mktemp("played"), "--rng-seed", "6")
 
 
 @pytest.fixture(scope="module")
-def played_closed(local_api: LocalApi, tmp_path_factory: pytest.TempPathFactory) -> Played:
+def played_closed(local_api: LocalServer, tmp_path_factory: pytest.TempPathFactory) -> Played:
     """A bid-squeeze shoe (burn, cut card, side bets, a spectator) on a player-banker table,
     round 4 voided (a misdeal: stakes returned), closed early after 9 rounds."""
     return _play(
@@ -220,7 +169,7 @@ def test_an_early_closed_shoe_with_a_voided_round_verifies(played_closed: Played
 
 
 def test_baccarat_verify_on_the_proof_url_and_a_tampered_copy(
-    played: Played, local_api: LocalApi, proofs: SimpleNamespace, tmp_path: Path
+    played: Played, local_api: LocalServer, proofs: SimpleNamespace, tmp_path: Path
 ) -> None:
     good = _verify(played.summary["proof_url"])
     assert good.returncode == 0, good.stdout + good.stderr
@@ -268,7 +217,7 @@ def test_baccarat_verify_catches_a_changed_settlement(played: Played, tmp_path: 
 
 
 def test_the_page_served_by_the_api_verifies_the_apis_proof(
-    page: Any, played: Played, local_api: LocalApi
+    page: Any, played: Played, local_api: LocalServer
 ) -> None:
     proof_url = played.summary["proof_url"]
     page.goto(f"{local_api.url}/verify?proof={quote(proof_url, safe='')}")
@@ -296,7 +245,7 @@ def test_the_page_served_by_the_api_verifies_the_apis_proof(
 def test_the_page_served_by_the_api_finds_one_tampered_card(
     page: Any,
     played: Played,
-    local_api: LocalApi,
+    local_api: LocalServer,
     mirror: tuple[str, dict[str, bytes]],
     proofs: SimpleNamespace,
 ) -> None:
@@ -320,7 +269,7 @@ def test_the_page_served_by_the_api_finds_one_tampered_card(
 
 
 def test_the_page_verifies_an_early_closed_shoe_with_a_void_by_relative_url(
-    page: Any, played_closed: Played, local_api: LocalApi
+    page: Any, played_closed: Played, local_api: LocalServer
 ) -> None:
     path = played_closed.summary["proof_url"].removeprefix(local_api.url)
     page.goto(f"{local_api.url}/verify?proof={quote(path)}")

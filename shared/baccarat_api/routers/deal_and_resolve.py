@@ -7,13 +7,14 @@ from typing import Annotated, Any
 from aws_lambda_powertools.metrics import MetricUnit
 from fastapi import APIRouter, Body
 
+from baccarat.bets import bets_from_json
 from baccarat.validation import Refusal
 
 from ..deps import OperatorId, Rt, errors
 from ..idempotency_header import IDEM_ERRORS, Idem
 from ..models import DealRequest, RoundOut
 from ..observability import logger, metrics
-from ..service.common import bets_from_json, player_banker_from_json
+from ..service.common import player_banker_from_json
 from ..service.dealing import deal_round
 
 router = APIRouter(tags=["rounds"])

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from baccarat.bets import Bet, BetType, PlayerBanker, Role
+from baccarat.bets import PlayerBanker
 
 from ..errors import ApiError
 
@@ -28,26 +27,6 @@ def canonical(value: Any) -> str:
 
 def digest(value: Any) -> str:
     return hashlib.sha256(canonical(value).encode("utf-8")).hexdigest()
-
-
-def bets_from_json(bets: Sequence[Mapping[str, Any]]) -> list[Bet]:
-    """API bets (accepted order = list order) → core :class:`Bet` objects."""
-    return [
-        Bet(
-            bettor_id=b["bettor_id"],
-            role=Role(b["role"]),
-            type=BetType(b["type"]),
-            amount=b["amount"],
-            order=i,
-            seat=b.get("seat"),
-            level=b.get("level"),
-            balance=b.get("balance"),
-            personal_limits=MappingProxyType(
-                {BetType(k): v for k, v in (b.get("personal_limits") or {}).items()}
-            ),
-        )
-        for i, b in enumerate(bets)
-    ]
 
 
 def player_banker_from_json(pb: Mapping[str, Any] | None) -> PlayerBanker | None:

@@ -23,8 +23,7 @@ from baccarat.profiles import TableConfig
 from baccarat.squeeze import reveal_plan, squeeze_rights
 from baccarat.validation import BetRefused, validate_bets
 
-from ..errors import ApiError, not_found
-from ..ids import parse_shoe_id
+from ..errors import ApiError
 from ..records import ENDED, OPEN, RoundRecord, ShoeRecord
 from ..repository import ConditionFailed, Repository
 from ..shoe_cache import ShoeCache
@@ -32,6 +31,7 @@ from . import idempotency
 from .audit import record_hash
 from .common import lost_race, now, refused, seconds_after
 from .idempotency import IdempotencyRequest
+from .reading import shoe_record
 from .tables import end_shoe
 from .views import round_view
 
@@ -52,15 +52,7 @@ def deal_round(
     player_banker_object: PlayerBanker | None,
     idem: IdempotencyRequest | None = None,
 ) -> dict[str, Any]:
-    ref = parse_shoe_id(shoe_id)
-    if ref is None:
-        raise not_found("shoe", shoe_id)
-    if idem is None:
-        shoe = repo.get_shoe(operator_id, ref)
-    else:  # the shoe and the key's record in one round trip (a live record replays)
-        shoe = idempotency.load(repo, operator_id, idem, shoe=ref).shoe
-    if shoe is None:
-        raise not_found("shoe", shoe_id)
+    shoe = shoe_record(repo, operator_id, shoe_id, idem)
     if shoe.status == ENDED:
         raise ApiError("shoe_ended", f"shoe {shoe_id} has ended; commit a new shoe")
     derived = shoes.get(shoe)

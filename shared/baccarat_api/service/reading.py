@@ -7,7 +7,10 @@ from typing import Any
 
 from ..errors import not_found
 from ..ids import parse_round_id, parse_shoe_id, parse_table_id
+from ..records import RoundRecord, ShoeRecord, TableRecord
 from ..repository import Repository
+from . import idempotency
+from .idempotency import IdempotencyRequest
 from .views import proof_view, round_view, shoe_state_view, table_view
 
 
@@ -15,27 +18,65 @@ def list_tiers(repo: Repository) -> dict[str, Any]:
     return {"tiers": repo.list_tiers()}
 
 
-def get_table(repo: Repository, operator_id: str, table_id: str) -> dict[str, Any]:
-    table = repo.get_table(operator_id, table_id) if parse_table_id(table_id) else None
+# The operator's item an id names, or 404 (a malformed id too). With ``idem`` (a POST's
+# Idempotency-Key) the item and the key's record are read in one round trip, and a live record
+# replays (:func:`~baccarat_api.service.idempotency.load`).
+
+
+def table_record(
+    repo: Repository, operator_id: str, table_id: str, idem: IdempotencyRequest | None = None
+) -> TableRecord:
+    table = None
+    if parse_table_id(table_id) is not None:
+        if idem is None:
+            table = repo.get_table(operator_id, table_id)
+        else:
+            table = idempotency.load(repo, operator_id, idem, table_id=table_id).table
     if table is None:
         raise not_found("table", table_id)
-    return table_view(table)
+    return table
+
+
+def shoe_record(
+    repo: Repository, operator_id: str, shoe_id: str, idem: IdempotencyRequest | None = None
+) -> ShoeRecord:
+    ref = parse_shoe_id(shoe_id)
+    shoe = None
+    if ref is not None:
+        if idem is None:
+            shoe = repo.get_shoe(operator_id, ref)
+        else:
+            shoe = idempotency.load(repo, operator_id, idem, shoe=ref).shoe
+    if shoe is None:
+        raise not_found("shoe", shoe_id)
+    return shoe
+
+
+def round_record(
+    repo: Repository, operator_id: str, round_id: str, idem: IdempotencyRequest | None = None
+) -> RoundRecord:
+    ref = parse_round_id(round_id)
+    rnd = None
+    if ref is not None:
+        if idem is None:
+            rnd = repo.get_round(operator_id, ref)
+        else:
+            rnd = idempotency.load(repo, operator_id, idem, round_=ref).round
+    if rnd is None:
+        raise not_found("round", round_id)
+    return rnd
+
+
+def get_table(repo: Repository, operator_id: str, table_id: str) -> dict[str, Any]:
+    return table_view(table_record(repo, operator_id, table_id))
 
 
 def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> dict[str, Any]:
-    ref = parse_shoe_id(shoe_id)
-    shoe = repo.get_shoe(operator_id, ref) if ref else None
-    if shoe is None:
-        raise not_found("shoe", shoe_id)
-    return shoe_state_view(shoe)
+    return shoe_state_view(shoe_record(repo, operator_id, shoe_id))
 
 
 def get_round(repo: Repository, operator_id: str, round_id: str) -> dict[str, Any]:
-    ref = parse_round_id(round_id)
-    rnd = repo.get_round(operator_id, ref) if ref else None
-    if rnd is None:
-        raise not_found("round", round_id)
-    return round_view(rnd, with_settlement=True)
+    return round_view(round_record(repo, operator_id, round_id), with_settlement=True)
 
 
 def get_proof(repo: Repository, shoe_id: str) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from baccarat.bets import Bet, PlayerBanker
+from baccarat.bets import Bet, PlayerBanker, bets_from_json
 from baccarat.cards import parse_code
 from baccarat.eligibility import below_minimum_after, idle_bettors
 from baccarat.outcome import Round
@@ -21,13 +21,13 @@ from baccarat.profiles import TableConfig
 from baccarat.settlement import settle
 from baccarat.validation import BetRefused, validate_bets
 
-from ..errors import ApiError, not_found
-from ..ids import parse_round_id
+from ..errors import ApiError
 from ..records import RoundRecord
 from ..repository import ConditionFailed, Repository
 from . import idempotency
-from .common import bets_from_json, digest, lost_race, now, player_banker_from_json, refused
+from .common import digest, lost_race, now, player_banker_from_json, refused
 from .idempotency import IdempotencyRequest
+from .reading import round_record
 from .voiding import is_void, voided
 
 
@@ -83,15 +83,7 @@ def settle_round(
 ) -> dict[str, Any]:
     """``auto``: the auto-settlement sweep settling a round past its deadline with its locked
     bets (the settlement says ``auto_settled: true``)."""
-    ref = parse_round_id(round_id)
-    if ref is None:
-        raise not_found("round", round_id)
-    if idem is None:
-        r = repo.get_round(operator_id, ref)
-    else:  # the round and the key's record in one round trip (a live record replays)
-        r = idempotency.load(repo, operator_id, idem, round_=ref).round
-    if r is None:
-        raise not_found("round", round_id)
+    r = round_record(repo, operator_id, round_id, idem)
     if is_void(r.settlement):
         raise voided(r)
     if r.bets is not None:  # locked at deal time: settlement uses exactly them
@@ -121,7 +113,7 @@ def settle_round(
     settled_at = now()
     doc = {
         "round_id": r.round_id,
-        "shoe_id": ref.shoe.shoe_id,
+        "shoe_id": r.ref.shoe.shoe_id,
         "round_number": r.round_number,
         **settlement.as_dict(),
         "nets": settlement.nets(),

@@ -17,8 +17,8 @@ from baccarat.audit import genesis
 from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
 from baccarat.profiles import PROFILES, Banking, TableConfig, Tier, TierError
 
-from ..errors import ApiError, not_found
-from ..ids import new_table_id, parse_shoe_id, parse_table_id
+from ..errors import ApiError
+from ..ids import new_table_id
 from ..records import ENDED, OPEN, ProofRecord, ShoeRecord, TableRecord
 from ..repository import ConditionFailed, Repository
 from ..shoe_cache import rules_of
@@ -26,6 +26,7 @@ from ..vault import SecretVault, chain_context, shoe_context
 from . import idempotency
 from .common import lost_race, now
 from .idempotency import IdempotencyRequest
+from .reading import shoe_record, table_record
 from .views import shoe_state_view, shoe_view, table_view
 
 
@@ -97,14 +98,7 @@ def commit_shoe(
     """Fix the next shoe of the table before any card is dealt: ``s_i`` is computed from the
     chain, stored only encrypted, and the shoe's commitment (number, client hash, rules, anchor)
     is returned."""
-    if parse_table_id(table_id) is None:
-        raise not_found("table", table_id)
-    if idem is None:
-        table = repo.get_table(operator_id, table_id)
-    else:
-        table = idempotency.load(repo, operator_id, idem, table_id=table_id).table
-    if table is None:
-        raise not_found("table", table_id)
+    table = table_record(repo, operator_id, table_id, idem)
     if table.open_shoe_id is not None:
         raise ApiError(
             "shoe_open",
@@ -188,15 +182,7 @@ def close_shoe(
     idem: IdempotencyRequest | None = None,
 ) -> dict[str, Any]:
     """End the shoe now (void of the rest) and reveal it, like a normal end."""
-    ref = parse_shoe_id(shoe_id)
-    if ref is None:
-        raise not_found("shoe", shoe_id)
-    if idem is None:
-        shoe = repo.get_shoe(operator_id, ref)
-    else:
-        shoe = idempotency.load(repo, operator_id, idem, shoe=ref).shoe
-    if shoe is None:
-        raise not_found("shoe", shoe_id)
+    shoe = shoe_record(repo, operator_id, shoe_id, idem)
     if shoe.status == ENDED:
         raise ApiError("shoe_ended", f"shoe {shoe_id} has already ended")
     secret = vault.unseal(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from baccarat.cards import code, codes
+from baccarat.cards import code
 from baccarat.fairness import SPEC, derive_shoe
 
 from ..records import ENDED, ProofRecord, RoundRecord, ShoeRecord, TableRecord
@@ -101,18 +101,7 @@ def _derived_proof(
         "burn": shoe.burn_count,
         "burn_exposed": None if shoe.burn_exposed is None else code(shoe.burn_exposed),
         "first_round_start": shoe.first_start,
-        "rounds": [
-            {
-                "round_number": r.number,
-                "start": r.start,
-                "player": codes(r.player),
-                "banker": codes(r.banker),
-                "player_total": r.player_total,
-                "banker_total": r.banker_total,
-                "result": r.result.value,
-            }
-            for r in shoe.rounds
-        ],
+        "rounds": shoe.rounds_json(),
     }
 
 

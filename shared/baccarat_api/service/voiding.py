@@ -20,13 +20,13 @@ from typing import Any
 from baccarat.bets import BetType
 from baccarat.profiles import TableConfig
 
-from ..errors import ApiError, not_found
-from ..ids import parse_round_id
+from ..errors import ApiError
 from ..records import RoundRecord
 from ..repository import ConditionFailed, Repository
 from . import idempotency
 from .common import lost_race, now
 from .idempotency import IdempotencyRequest
+from .reading import round_record
 
 
 def is_void(settlement: dict[str, Any] | None) -> bool:
@@ -130,15 +130,7 @@ def void_round(
     reason: str,
     idem: IdempotencyRequest | None = None,
 ) -> dict[str, Any]:
-    ref = parse_round_id(round_id)
-    if ref is None:
-        raise not_found("round", round_id)
-    if idem is None:
-        r = repo.get_round(operator_id, ref)
-    else:
-        r = idempotency.load(repo, operator_id, idem, round_=ref).round
-    if r is None:
-        raise not_found("round", round_id)
+    r = round_record(repo, operator_id, round_id, idem)
     if r.settlement is not None:
         if is_void(r.settlement):
             return r.settlement  # voiding again returns the same record
