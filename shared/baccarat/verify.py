@@ -176,7 +176,8 @@ def check_settlement(
         pb = (
             None
             if raw_pb is None
-            else PlayerBanker(bettor_id=str(raw_pb["bettor_id"]), balance=raw_pb["balance"])
+            # its balance only served validation: a proof does not publish it
+            else PlayerBanker(bettor_id=str(raw_pb["bettor_id"]), balance=raw_pb.get("balance", 0))
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return [Mismatch(where, "settlement bets", "bets in the API's bet format", raw_bets)]

@@ -255,7 +255,9 @@ class EligibilityOut(_Strict):
     idle_round_limit: int | None
 
 
-class SettlementOut(_Strict):
+class PublicSettlementOut(_Strict):
+    """A settlement as a proof shows it: everything but the balances after the round."""
+
     round_id: str
     shoe_id: str
     round_number: int
@@ -269,7 +271,6 @@ class SettlementOut(_Strict):
     player_banker: ParticipantOut | None
     house: HouseOut
     nets: dict[str, int]
-    eligibility: EligibilityOut
     settled_at: str
     auto_settled: bool = Field(
         default=False, description="settled by the system after the table's deadline"
@@ -280,8 +281,24 @@ class SettlementOut(_Strict):
     void_reason: str | None = Field(default=None, description="why the round was voided")
 
 
+class SettlementOut(PublicSettlementOut):
+    eligibility: EligibilityOut
+
+
 class RoundDetailOut(RoundOut):
     settlement: SettlementOut | None
+
+
+class PublicBetOut(_Strict):
+    bettor_id: str
+    role: Role
+    seat: int | None = None
+    type: BetType
+    amount: int
+
+
+class PublicPlayerBankerOut(_Strict):
+    bettor_id: str
 
 
 class ProofRoundOut(_Strict):
@@ -294,14 +311,16 @@ class ProofRoundOut(_Strict):
     result: Literal["player", "banker", "tie"]
     voided: bool = Field(default=False, description="voided: every stake returned, no settlement")
     void: dict[str, Any] | None = Field(default=None, description="the void record, if voided")
-    settlement: SettlementOut | None = Field(
+    settlement: PublicSettlementOut | None = Field(
         default=None,
         description="the round's settlement (also one made after the shoe ended), if settled",
     )
-    bets: list[BetIn] | None = Field(
-        default=None, description="the bets the settlement was computed from (accepted order)"
+    bets: list[PublicBetOut] | None = Field(
+        default=None,
+        description="the bets the settlement was computed from (accepted order); balances, "
+        "levels and personal limits only served validation and are not published",
     )
-    player_banker: PlayerBankerIn | None = Field(
+    player_banker: PublicPlayerBankerOut | None = Field(
         default=None, description="the player-banker the settlement was computed with"
     )
 

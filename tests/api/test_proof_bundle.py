@@ -22,6 +22,7 @@ from typing import Any
 from baccarat.verify import verify_proof
 from baccarat_api import runtime
 from baccarat_api.models import ProofOut
+from baccarat_api.service.views import PUBLIC_BET_FIELDS
 from baccarat_api.template import REPO_ROOT
 
 from .conftest import Api, LambdaContext, function_module, http_api_event, star_city_bets
@@ -40,6 +41,10 @@ def _shoe(api: Api, table_id: str, seed: str = "bundle") -> str:
     r = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": seed})
     assert r.status == 201, r.body
     return str(r.body["shoe_id"])
+
+
+def _public(settlement: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in settlement.items() if k != "eligibility"}
 
 
 def _given(bets: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -80,10 +85,14 @@ def test_the_proof_carries_settlements_made_before_and_after_the_end(api: Api) -
     ProofOut.model_validate(proof)
     by_number = {r["round_number"]: r for r in proof["rounds"]}
     assert sorted(n for n, r in by_number.items() if r["settlement"]) == [1, 2, 4, 7, 10, 30]
-    assert by_number[30]["settlement"] == last.body
-    assert by_number[2]["settlement"] == unlocked.body
-    assert _given(by_number[2]["bets"]) == star_city_bets()
-    assert _given(by_number[30]["bets"]) == _given(dealt[-1]["bets"]) == star_city_bets()
+    # the settlements as answered, but for the balances after the round (the operator's only)
+    assert by_number[30]["settlement"] == _public(last.body)
+    assert by_number[2]["settlement"] == _public(unlocked.body)
+    assert "eligibility" in last.body and "eligibility" not in by_number[30]["settlement"]
+    public = [{k: b[k] for k in b if k in PUBLIC_BET_FIELDS} for b in star_city_bets()]
+    assert _given(by_number[2]["bets"]) == public
+    assert _given(by_number[30]["bets"]) == public
+    assert _given(dealt[-1]["bets"]) == star_city_bets()
     assert by_number[3]["settlement"] is None and by_number[3]["bets"] is None
     assert not any(r["voided"] for r in proof["rounds"])
     # the cards are the ones each deal answered
@@ -126,7 +135,12 @@ def test_player_banker_tables_and_early_close_verify(api: Api) -> None:
     assert api.post(f"/v1/shoes/{shoe_id}/close").status == 200
     proof = api.get(f"/v1/shoes/{shoe_id}/proof", key=None).body
     assert proof["table_config"]["banking"] == "player_banker"
-    assert all(r["player_banker"] == pb for r in proof["rounds"])
+    # the player-banker is named; its balance (which only served validation) is not published
+    assert all(r["player_banker"] == {"bettor_id": pb["bettor_id"]} for r in proof["rounds"])
+    assert not any(
+        key in bet for r in proof["rounds"] for bet in r["bets"]
+        for key in ("balance", "level", "personal_limits")
+    )  # fmt: skip
     verdict = verify_proof(proof)
     assert verdict.ok and verdict.settlements_checked == 4, verdict.line()
     assert "closed early" in verdict.line()

@@ -114,10 +114,29 @@ def _proof_round(derived: dict[str, Any], p: ProofRecord) -> dict[str, Any]:
     out["void"] = None if public is None else public.void
     settlement = None if public is None else public.settlement
     inputs = (None if public is None else public.inputs) or {}
-    out["settlement"] = settlement
-    out["bets"] = inputs.get("bets") if settlement is not None else None
-    out["player_banker"] = inputs.get("player_banker") if settlement is not None else None
+    out["settlement"] = _public_settlement(settlement)
+    out["bets"] = _public_bets(inputs.get("bets")) if settlement is not None else None
+    pb = inputs.get("player_banker") if settlement is not None else None
+    out["player_banker"] = None if pb is None else {"bettor_id": pb["bettor_id"]}
     return out
+
+
+#: What a proof shows of a bet: all its settlement is computed from, nothing private
+#: (balances, levels and personal limits only served validation when the bet was accepted).
+PUBLIC_BET_FIELDS = ("bettor_id", "role", "seat", "type", "amount")
+
+
+def _public_bets(bets: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    if bets is None:
+        return None
+    return [{k: b[k] for k in PUBLIC_BET_FIELDS if k in b} for b in bets]
+
+
+def _public_settlement(settlement: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The settlement without the balances after the round (eligibility is the operator's)."""
+    if settlement is None:
+        return None
+    return {k: v for k, v in settlement.items() if k != "eligibility"}
 
 
 def proof_view(p: ProofRecord) -> dict[str, Any]:
