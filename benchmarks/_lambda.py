@@ -11,10 +11,9 @@ from __future__ import annotations
 import os
 import re
 import statistics
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -165,32 +164,17 @@ def authorizer_event(key: str) -> dict[str, Any]:
 
 
 def scheduled_event() -> dict[str, Any]:
-    """An EventBridge scheduled event, as a ``Schedule`` event source sends it."""
-    return {
-        "version": "0",
-        "id": str(uuid.uuid4()),
-        "detail-type": "Scheduled Event",
-        "source": "aws.events",
-        "account": "123456789012",
-        "time": "2026-01-01T00:00:00Z",
-        "region": "us-east-1",
-        "resources": ["arn:aws:events:us-east-1:123456789012:rule/bench"],
-        "detail": {},
-    }
+    """An EventBridge scheduled event (the tests' own builder)."""
+    from tests.api.conftest import scheduled_event as build
+
+    return build()
 
 
-@dataclass
-class LambdaContext:
-    function_name: str = "bench-function"
-    function_version: str = "$LATEST"
-    memory_limit_in_mb: int = 1024
-    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:bench"
-    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-    log_group_name: str = "/baccarat/bench"
-    log_stream_name: str = "stream"
+def LambdaContext(function_name: str = "bench-function") -> Any:
+    """A Lambda context object (the tests' own stand-in)."""
+    from tests.api.conftest import LambdaContext as Context
 
-    def get_remaining_time_in_millis(self) -> int:
-        return 10_000
+    return Context(function_name=function_name)
 
 
 # --- moto ---------------------------------------------------------------------------------

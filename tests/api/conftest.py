@@ -105,6 +105,35 @@ def _pattern(template_path: str) -> str:
     return re.sub(r"{\w+}", r"([^/]+)", template_path)
 
 
+def scheduled_event() -> dict[str, Any]:
+    """An EventBridge scheduled event, as the template's ``Schedule`` event source sends it."""
+    return {
+        "version": "0",
+        "id": str(uuid.uuid4()),
+        "detail-type": "Scheduled Event",
+        "source": "aws.events",
+        "account": "123456789012",
+        "time": "2026-01-01T00:00:00Z",
+        "region": "us-east-1",
+        "resources": ["arn:aws:events:us-east-1:123456789012:rule/baccarat-dev-sweep"],
+        "detail": {},
+    }
+
+
+def make_due(dynamodb: Any, state_table: str, operator_id: str, table_id: str) -> None:
+    """Move the first round of the table's first shoe past its settle-by time (rather than
+    waiting for its deadline), so the auto-settlement sweep finds it due."""
+    dynamodb.update_item(
+        TableName=state_table,
+        Key={
+            "pk": {"S": f"OP#{operator_id}#TABLE#{table_id}"},
+            "sk": {"S": "SHOE#000001#ROUND#00001"},
+        },
+        UpdateExpression="SET due_at = :past",
+        ExpressionAttributeValues={":past": {"S": "2000-01-01T00:00:00.000Z"}},
+    )
+
+
 @dataclass
 class LambdaContext:
     function_name: str = "test-function"

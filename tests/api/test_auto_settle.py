@@ -21,7 +21,16 @@ from baccarat_api.ids import parse_round_id
 from baccarat_api.service.auto_settle import sweep
 from baccarat_api.template import REPO_ROOT, load
 
-from .conftest import TABLE_NAMES, Api, LambdaContext, Stack, function_module, star_city_bets
+from .conftest import (
+    TABLE_NAMES,
+    Api,
+    LambdaContext,
+    Stack,
+    function_module,
+    make_due,
+    scheduled_event,
+    star_city_bets,
+)
 
 TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
 
@@ -139,26 +148,8 @@ def test_the_scheduled_function_sweeps(api: Api, stack: Stack) -> None:
     shoe_id = open_shoe(api, settle_deadline_seconds=1)
     dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
     # make the round due now without waiting: its settle-by time moved into the past
-    stack.dynamodb.update_item(
-        TableName=TABLE_NAMES["StateTable"],
-        Key={
-            "pk": {"S": f"OP#operator-a#TABLE#{dealt['table_id']}"},
-            "sk": {"S": "SHOE#000001#ROUND#00001"},
-        },
-        UpdateExpression="SET due_at = :past",
-        ExpressionAttributeValues={":past": {"S": "2000-01-01T00:00:00.000Z"}},
-    )
-    event = {
-        "version": "0",
-        "id": "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa",
-        "detail-type": "Scheduled Event",
-        "source": "aws.events",
-        "account": "123456789012",
-        "time": "2026-01-01T00:00:00Z",
-        "region": "us-east-1",
-        "resources": ["arn:aws:events:us-east-1:123456789012:rule/baccarat-dev-sweep"],
-        "detail": {},
-    }
+    make_due(stack.dynamodb, TABLE_NAMES["StateTable"], "operator-a", dealt["table_id"])
+    event = scheduled_event()
     handler = function_module("functions/auto_settle/").handler
     out = handler(event, LambdaContext(function_name="AutoSettleFunction"))
     assert out["settled"] == [dealt["round_id"]] and out["failed"] == {}

@@ -31,7 +31,7 @@ from baccarat_api.dynamodb import DynamoRepository
 from baccarat_api.seed import add_operator_key, seed_tiers
 from baccarat_api.template import REPO_ROOT, create_tables, load, routes
 
-from .conftest import TIERS, http_api_event, star_city_bets
+from .conftest import TIERS, http_api_event, make_due, scheduled_event, star_city_bets
 
 BUILD = REPO_ROOT / ".aws-sam" / f"test-build-{ARCH}"
 CACHE = REPO_ROOT / ".aws-sam" / f"test-cache-{ARCH}"
@@ -360,25 +360,7 @@ def test_the_built_auto_settle_function_sweeps_in_a_clean_interpreter(
     dealt = post(f"/v1/shoes/{shoe['shoe_id']}/rounds", {"bets": star_city_bets()})
     assert dealt["settle_by"], dealt
     # its deadline passes (moved into the past rather than waited for)
-    dynamodb.update_item(
-        TableName=NAMES["StateTable"],
-        Key={
-            "pk": {"S": f"OP#built-operator#TABLE#{table['table_id']}"},
-            "sk": {"S": "SHOE#000001#ROUND#00001"},
-        },
-        UpdateExpression="SET due_at = :past",
-        ExpressionAttributeValues={":past": {"S": "2000-01-01T00:00:00.000Z"}},
-    )
-    scheduled = {
-        "version": "0",
-        "id": "7bf73129-1428-4cd3-a780-95db273d1602",
-        "detail-type": "Scheduled Event",
-        "source": "aws.events",
-        "account": "123456789012",
-        "time": "2026-01-01T00:00:00Z",
-        "region": "us-east-1",
-        "resources": ["arn:aws:events:us-east-1:123456789012:rule/sweep"],
-        "detail": {},
-    }
+    make_due(dynamodb, NAMES["StateTable"], "built-operator", table["table_id"])
+    scheduled = scheduled_event()
     report = invoke(built, moto_server, "AutoSettleFunction", scheduled, tmp_path)
     assert dealt["round_id"] in report["settled"] and report["failed"] == {}, report
