@@ -53,18 +53,18 @@ build: $(STAMP)
 # The whole API on http://127.0.0.1:8000 over moto (DynamoDB + KMS); Ctrl-C stops it.
 # BACCARAT_STACK=<deployed stack> make run serves the same app against that stack instead.
 run: $(STAMP)
-	$(BIN)/python -m baccarat_api.local
+	$(BIN)/python -m baccarat_dev.local
 
 # One auto-settlement sweep (what AutoSettleFunction does every minute in AWS; make run also
 # sweeps every minute): rounds whose locked bets are past the table's deadline get settled.
 # Against make run: AWS_ENDPOINT_URL=<the moto URL its banner prints> make sweep; against a
 # stack: BACCARAT_STACK=<stack> make sweep. Extra flags: make sweep ARGS="--json".
 sweep: $(STAMP)
-	$(BIN)/python -m baccarat_api.sweep $(ARGS)
+	$(BIN)/python -m baccarat_api.jobs.sweep $(ARGS)
 
 # Regenerate docs/openapi.json from the app (a test fails when it is stale).
 openapi: $(STAMP)
-	$(BIN)/python -m baccarat_api.openapi
+	$(BIN)/python -m baccarat_dev.openapi
 
 clean:
 	rm -rf $(VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache

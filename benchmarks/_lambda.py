@@ -1,6 +1,6 @@
 """What the API sections of `make bench` share: the Lambda functions of template.yaml (their
 code, handler, environment and events), real events for them, and moto — in memory (``mock_aws``)
-or as a server on loopback (``make run``'s own :func:`baccarat_api.local.start_local_aws`).
+or as a server on loopback (``make run``'s own :func:`baccarat_dev.local.start_local_aws`).
 
 Requests are turned into events by the tests' own builder (``tests/api/conftest.py``:
 ``http_api_event``, a real API Gateway HTTP API v2 event), so the bench exercises exactly what the
@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from baccarat_api.template import REPO_ROOT, Route, load, routes
+from baccarat_dev.template import REPO_ROOT, Route, load, routes
 
 TIERS = REPO_ROOT / "infra" / "tiers.json"
 #: Lambda's own variables for an invocation (the trace header is not sampled: nothing is sent).
@@ -229,9 +229,9 @@ def moto_in_memory() -> Iterator[LocalAws]:
     from moto import mock_aws
 
     from baccarat_api import runtime
-    from baccarat_api.dynamodb import DynamoRepository
-    from baccarat_api.seed import add_operator_key, seed_tiers
-    from baccarat_api.template import create_tables
+    from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+    from baccarat_api.jobs.seed import add_operator_key, seed_tiers
+    from baccarat_dev.template import create_tables
 
     names = {"StateTable": "bench-state", "ConfigTable": "bench-config"}
     with _env(_QUIET), mock_aws():
@@ -256,7 +256,7 @@ def moto_in_memory() -> Iterator[LocalAws]:
 def moto_server() -> Iterator[LocalAws]:
     """moto's server on a free loopback port, provisioned by ``make run``'s own code."""
     from baccarat_api import runtime
-    from baccarat_api.local import DEMO_OPERATOR, LOCAL_TABLES, start_local_aws
+    from baccarat_dev.local import DEMO_OPERATOR, LOCAL_TABLES, start_local_aws
 
     with _env(_QUIET):
         server, key = start_local_aws(TIERS)

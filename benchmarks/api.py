@@ -25,7 +25,7 @@ ROUNDS = 20
 
 
 def round_trips(aws: LocalAws) -> list[str]:
-    from baccarat_api.template import routes
+    from baccarat_dev.template import routes
     from tests.api.conftest import Api
     from tests.api.roundtrips import count_calls, walk_routes
 

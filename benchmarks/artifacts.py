@@ -15,7 +15,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from baccarat_api.template import REPO_ROOT, load
+from baccarat_dev.template import REPO_ROOT, load
 from tests.sam_build import ARCH, sam_build
 
 CACHE = REPO_ROOT / ".aws-sam" / f"bench-cache-{ARCH}"

@@ -92,9 +92,9 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 marks.append(("powertools + mangum", T()))
 import baccarat_api.observability
 marks.append(("Logger/Metrics/Tracer objects (X-Ray SDK, botocore patch)", T()))
-import baccarat_api.models
+import baccarat_api.service.models
 marks.append(("the API's pydantic models", T()))
-import baccarat_api.app, baccarat_api.deps
+import baccarat_api.http.app, baccarat_api.http.deps
 marks.append(("app factory, error envelope, dependencies", T()))
 import app
 marks.append(("the function's router + services + core (FastAPI routes)", T()))

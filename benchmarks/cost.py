@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from baccarat_api.template import load
+from baccarat_dev.template import load
 
 from .api import Measured
 

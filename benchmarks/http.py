@@ -1,4 +1,4 @@
-"""Warm latency over HTTP against ``make run`` itself (``python -m baccarat_api.local``: the
+"""Warm latency over HTTP against ``make run`` itself (``python -m baccarat_dev.local``: the
 whole API under uvicorn, moto's server behind it), started on a free loopback port.
 
 A bounded load generator: ``CLIENTS`` threads, each with one keep-alive connection, for
@@ -94,7 +94,7 @@ def start_server(port: int, key: str) -> subprocess.Popen[str]:
     env.pop("BACCARAT_STACK", None)
     env.pop("AWS_ENDPOINT_URL", None)
     return subprocess.Popen(
-        [sys.executable, "-m", "baccarat_api.local", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "baccarat_dev.local", "--host", "127.0.0.1", "--port", str(port)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

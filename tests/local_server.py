@@ -1,4 +1,4 @@
-"""The local server as a user runs it (``make run``: ``python -m baccarat_api.local``, uvicorn in
+"""The local server as a user runs it (``make run``: ``python -m baccarat_dev.local``, uvicorn in
 front of moto's server) on a free loopback port, for the tests that talk to it over HTTP.
 
 Importable from every test folder: ``tests/`` is on pytest's ``pythonpath`` (pyproject.toml)."""
@@ -51,7 +51,7 @@ def local_server(
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "BACCARAT_"))}
     environ.update(env or {})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "baccarat_api.local", "--port", str(port)],
+        [sys.executable, "-m", "baccarat_dev.local", "--port", str(port)],
         cwd=ROOT,
         env=environ,
         stdout=subprocess.PIPE,

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from baccarat_api.template import REPO_ROOT, TEMPLATE
+from baccarat_dev.template import REPO_ROOT, TEMPLATE
 
 ARCH = "x86_64" if platform.machine().lower() in ("x86_64", "amd64") else "arm64"
 

@@ -1,6 +1,6 @@
 """Lambda entry point of the settle-bets function (template.yaml); the logic is in shared/."""
 
-from baccarat_api.handler import lambda_handler
-from baccarat_api.routers.settle_bets import router
+from baccarat_api.http.handler import lambda_handler
+from baccarat_api.http.routers.settle_bets import router
 
 handler = lambda_handler(router)

@@ -1,6 +1,6 @@
 """Lambda entry point of the shuffle-commit function (template.yaml); the logic is in shared/."""
 
-from baccarat_api.handler import lambda_handler
-from baccarat_api.routers.shuffle_commit import router
+from baccarat_api.http.handler import lambda_handler
+from baccarat_api.http.routers.shuffle_commit import router
 
 handler = lambda_handler(router)

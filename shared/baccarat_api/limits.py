@@ -1,8 +1,8 @@
 """Every size and rate limit of the HTTP API, as data, in one place.
 
-The request models (:mod:`baccarat_api.models`, hence ``docs/openapi.json``), the body-size guard
-of the app (:class:`baccarat_api.app.RequestContext`) and the per-operator rate limiter
-(:mod:`baccarat_api.ratelimit`, defaults of :class:`baccarat_api.settings.Settings`) read them
+The request models (:mod:`baccarat_api.service.models`, hence ``docs/openapi.json``), the body-size
+guard of the app (:class:`baccarat_api.http.app.RequestContext`) and the per-operator rate limiter
+(:mod:`baccarat_api.http.ratelimit`, defaults of :class:`baccarat_api.settings.Settings`) read them
 from here. The API Gateway side (route throttling) is in template.yaml's parameters."""
 
 from __future__ import annotations

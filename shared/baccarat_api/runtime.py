@@ -9,20 +9,20 @@ import threading
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from .auth import KeyCache
-from .ratelimit import RateLimiter
-from .settings import Settings
+from baccarat_api.http.auth import KeyCache
+from baccarat_api.http.ratelimit import RateLimiter
+from baccarat_api.settings import Settings
 
 if TYPE_CHECKING:
-    from .dynamodb import DynamoRepository
-    from .shoe_cache import ShoeCache
-    from .vault import KmsVault
+    from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+    from baccarat_api.adapters.kms import KmsVault
+    from baccarat_api.adapters.shoe_cache import ShoeCache
 
 
 def _client_config() -> Any:
     from botocore.config import Config
 
-    from .logguard import install
+    from baccarat_api.adapters.logguard import install
 
     install()  # no KMS plaintext in botocore's DEBUG wire log, whatever the log level
     return Config(
@@ -53,7 +53,7 @@ class Runtime:
 
     @cached_property
     def repo(self) -> DynamoRepository:
-        from .dynamodb import DynamoRepository
+        from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 
         s = self.settings
         if not s.state_table or not s.config_table:
@@ -62,7 +62,7 @@ class Runtime:
 
     @cached_property
     def vault(self) -> KmsVault:
-        from .vault import KmsVault
+        from baccarat_api.adapters.kms import KmsVault
 
         if not self.settings.kms_key_id:
             raise RuntimeError("KMS_KEY_ID must be set for this route")
@@ -70,7 +70,7 @@ class Runtime:
 
     @cached_property
     def shoes(self) -> ShoeCache:
-        from .shoe_cache import ShoeCache
+        from baccarat_api.adapters.shoe_cache import ShoeCache
 
         return ShoeCache(self.vault)
 

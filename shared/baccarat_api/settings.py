@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .limits import RATE_LIMIT_BURST, RATE_LIMIT_PER_SECOND
+from baccarat_api.limits import RATE_LIMIT_BURST, RATE_LIMIT_PER_SECOND
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,7 +16,7 @@ class Settings:
     looked up (0 = look it up on every request). ``API_BASE_PATH``: a path prefix to strip
     (a named API Gateway stage; the template uses ``$default``, so ``/``).
     ``RATE_LIMIT_PER_SECOND``, ``RATE_LIMIT_BURST``: the per-operator token bucket
-    (:mod:`baccarat_api.ratelimit`; defaults in :mod:`baccarat_api.limits`; rate 0 = off)."""
+    (:mod:`baccarat_api.http.ratelimit`; defaults in :mod:`baccarat_api.limits`; rate 0 = off)."""
 
     state_table: str
     config_table: str

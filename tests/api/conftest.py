@@ -23,9 +23,9 @@ import pytest
 from moto import mock_aws
 
 from baccarat_api import runtime
-from baccarat_api.dynamodb import DynamoRepository
-from baccarat_api.seed import add_operator_key, seed_tiers
-from baccarat_api.template import REPO_ROOT, Route, create_tables, routes
+from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+from baccarat_api.jobs.seed import add_operator_key, seed_tiers
+from baccarat_dev.template import REPO_ROOT, Route, create_tables, routes
 
 TABLE_NAMES = {"StateTable": "test-state", "ConfigTable": "test-config"}
 TIERS = REPO_ROOT / "infra" / "tiers.json"

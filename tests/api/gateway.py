@@ -12,7 +12,7 @@ import copy
 from functools import cache
 from typing import Any
 
-from baccarat_api.template import Route, load
+from baccarat_dev.template import Route, load
 
 from .conftest import Api, LambdaContext, Response, function_module
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from baccarat_api import runtime
-from baccarat_api.auth import hash_key
-from baccarat_api.operators import OperatorStore, add_key, key_id_of, revoke_key
-from baccarat_api.template import load
+from baccarat_api.adapters.dynamodb.operators import OperatorStore, add_key, key_id_of, revoke_key
+from baccarat_api.http.auth import hash_key
+from baccarat_dev.template import load
 
 from .conftest import Api, Stack, http_api_event, star_city_bets
 from .gateway import GatewayApi, authorize, authorizer_event, public_route_keys
@@ -92,7 +92,7 @@ def test_a_store_outage_fails_the_authorizer_instead_of_denying(
 ) -> None:
     """A throttled key lookup must not become a cached 403 for a valid key: the authorizer
     fails (API Gateway answers 500 and caches nothing)."""
-    from baccarat_api.repository import StoreUnavailable
+    from baccarat_api.ports.repository import StoreUnavailable
 
     from .test_errors import inject
 

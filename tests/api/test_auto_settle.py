@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from baccarat_api import runtime
-from baccarat_api.dynamodb import DUE_INDEX, DynamoRepository
+from baccarat_api.adapters.dynamodb.repository import DUE_INDEX, DynamoRepository
 from baccarat_api.ids import parse_round_id
 from baccarat_api.service.auto_settle import sweep
-from baccarat_api.template import REPO_ROOT, load
+from baccarat_dev.template import REPO_ROOT, load
 
 from .conftest import (
     TABLE_NAMES,
@@ -182,7 +182,7 @@ def test_the_template_schedules_a_least_privilege_sweep() -> None:
     assert [g["IndexName"] for g in gsi] == ["DueRounds"]
     assert [k["AttributeName"] for k in gsi[0]["KeySchema"]] == ["due_shard", "due_at"]
     makefile = (REPO_ROOT / "Makefile").read_text()
-    assert re.search(r"^sweep: .*\n\t.*-m baccarat_api\.sweep", makefile, re.MULTILINE)
+    assert re.search(r"^sweep: .*\n\t.*-m baccarat_api\.jobs\.sweep", makefile, re.MULTILINE)
 
 
 def test_the_sweep_reads_any_iso_time(api: Api) -> None:

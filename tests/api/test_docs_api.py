@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from baccarat.validation import Refusal
-from baccarat_api.errors import CODES
-from baccarat_api.template import REPO_ROOT, routes
+from baccarat_api.service.errors import CODES
+from baccarat_dev.template import REPO_ROOT, routes
 
 DOC = (REPO_ROOT / "docs" / "api.md").read_text(encoding="utf-8")
 ROW = re.compile(r"^\| `([a-z0-9_]+)` \| (\d{3}) \| (yes|no) \|", re.MULTILINE)

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from baccarat.fairness import MAX_CLIENT_SEED_BYTES
-from baccarat_api.models import ErrorOut
 from baccarat_api.runtime import get_runtime
+from baccarat_api.service.models import ErrorOut
 
 from .conftest import Api, Response, Stack, open_shoe, star_city_bets
 
@@ -46,7 +46,7 @@ def test_a_revoked_key_is_refused_once_the_cache_expires(
 
     runtime.reset()
     assert api.get("/v1/tiers").status == 200
-    from baccarat_api.auth import hash_key
+    from baccarat_api.http.auth import hash_key
 
     stack.dynamodb.update_item(
         TableName=stack.repo.config,
@@ -200,8 +200,8 @@ def test_unknown_routes_and_methods(stack: Stack) -> None:
 
     import httpx
 
-    from baccarat_api.app import create_app
-    from baccarat_api.routers import all_routers
+    from baccarat_api.http.app import create_app
+    from baccarat_api.http.routers import all_routers
 
     async def calls() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=create_app(*all_routers()))

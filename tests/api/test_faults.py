@@ -36,12 +36,12 @@ from moto import mock_aws
 from baccarat.fairness import derive_shoe
 from baccarat.verify import verify_proof
 from baccarat_api import runtime
-from baccarat_api.dynamodb import DynamoRepository
+from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+from baccarat_api.adapters.kms import shoe_context
+from baccarat_api.adapters.shoe_cache import rules_of
 from baccarat_api.ids import parse_shoe_id
-from baccarat_api.seed import add_operator_key, seed_tiers
-from baccarat_api.shoe_cache import rules_of
-from baccarat_api.template import create_tables
-from baccarat_api.vault import shoe_context
+from baccarat_api.jobs.seed import add_operator_key, seed_tiers
+from baccarat_dev.template import create_tables
 
 from .conftest import (
     TABLE_NAMES,

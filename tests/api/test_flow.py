@@ -8,7 +8,7 @@ import hashlib
 from baccarat.fairness import TAG, anchor_of, client_hash, derive_shoe, verify_link
 from baccarat.rules import PROFILE_RULES
 from baccarat.verify import verify_proof
-from baccarat_api.models import (
+from baccarat_api.service.models import (
     ProofOut,
     RoundDetailOut,
     RoundOut,

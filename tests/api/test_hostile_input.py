@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from baccarat_api import limits, runtime
-from baccarat_api.openapi import OPENAPI_JSON
-from baccarat_api.ratelimit import RateLimiter
+from baccarat_api.http.ratelimit import RateLimiter
+from baccarat_dev.openapi import OPENAPI_JSON
 
 from .conftest import TABLE_NAMES, Api, Response, Stack, open_shoe, star_city_bets
 from .test_errors import assert_envelope
@@ -93,8 +93,8 @@ def test_a_query_string_cannot_name_an_operator(api: Api, stack: Stack) -> None:
     table_id = api.post(
         "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
     ).body["table_id"]
-    from baccarat_api.app import create_app
-    from baccarat_api.routers import all_routers
+    from baccarat_api.http.app import create_app
+    from baccarat_api.http.routers import all_routers
 
     async def call() -> httpx.Response:
         transport = httpx.ASGITransport(app=create_app(*all_routers()))
@@ -170,8 +170,8 @@ def run(coro: Any) -> Any:
 def test_a_body_past_the_limit_is_413_even_without_content_length(stack: Stack) -> None:
     """A chunked upload (no Content-Length) is counted as it arrives: 413 in the envelope once
     it passes the limit, before anything is parsed."""
-    from baccarat_api.app import create_app
-    from baccarat_api.routers import all_routers
+    from baccarat_api.http.app import create_app
+    from baccarat_api.http.routers import all_routers
 
     async def chunks(total: int) -> AsyncIterator[bytes]:
         sent = 0
@@ -284,7 +284,7 @@ def test_the_template_throttles_every_route_and_the_costly_or_public_ones_more()
     """HttpApi route throttling (API Gateway's own 429, its own body): a default for every
     route, tighter per-route settings on the routes that call KMS and on the public ones, all
     naming real routes; the app's per-operator bucket defaults to the stage's default."""
-    from baccarat_api.template import load, routes
+    from baccarat_dev.template import load, routes
 
     t = load()
     api = t["Resources"]["HttpApi"]["Properties"]

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from baccarat_api import runtime
-from baccarat_api.dynamodb import DynamoRepository, idempotency_pk
+from baccarat_api.adapters.dynamodb.repository import DynamoRepository, idempotency_pk
 from baccarat_api.ids import parse_round_id
-from baccarat_api.repository import Snapshot
+from baccarat_api.ports.repository import Snapshot
 from baccarat_api.service.idempotency import RETENTION_SECONDS
-from baccarat_api.template import load
+from baccarat_dev.template import load
 
 from .conftest import TABLE_NAMES, Api, Response, Stack, star_city_bets
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 
-from baccarat_api.openapi import OPENAPI_JSON, document, main, render
-from baccarat_api.template import routes
+from baccarat_dev.openapi import OPENAPI_JSON, document, main, render
+from baccarat_dev.template import routes
 
 
 def test_committed_openapi_is_current() -> None:
     assert OPENAPI_JSON.read_text(encoding="utf-8") == render(), (
-        "docs/openapi.json is stale: run .venv/bin/python -m baccarat_api.openapi"
+        "docs/openapi.json is stale: run .venv/bin/python -m baccarat_dev.openapi"
     )
     assert main(["--check"]) == 0
 

@@ -1,5 +1,5 @@
-"""Operators and their API keys (``baccarat_api.operators``) and the admin command
-``baccarat operator create|list|add-key|revoke-key`` (``baccarat_api.cli``): keys from the CSPRNG,
+"""Operators and their API keys (``baccarat_api.adapters.dynamodb.operators``) and the admin command
+``baccarat operator create|list|add-key|revoke-key`` (``baccarat_dev.cli``): keys from the CSPRNG,
 shown once, stored only as SHA-256, several per operator, revocable, revoked ones kept; the
 command works in-process against moto, as the installed console script against a moto server
 (``make run``'s backend) and against a "deployed stack" found by name (``BACCARAT_STACK``)."""
@@ -17,10 +17,8 @@ from typing import Any
 import boto3
 import pytest
 
-from baccarat_api import auth, runtime
-from baccarat_api.cli import LOCAL_CONFIG_TABLE, main
-from baccarat_api.local import LOCAL_TABLES
-from baccarat_api.operators import (
+from baccarat_api import runtime
+from baccarat_api.adapters.dynamodb.operators import (
     OperatorError,
     OperatorExists,
     OperatorStore,
@@ -30,7 +28,10 @@ from baccarat_api.operators import (
     list_operators,
     revoke_key,
 )
-from baccarat_api.template import create_tables, table_definitions
+from baccarat_api.http import auth
+from baccarat_dev.cli import LOCAL_CONFIG_TABLE, main
+from baccarat_dev.local import LOCAL_TABLES
+from baccarat_dev.template import create_tables, table_definitions
 
 from .conftest import TABLE_NAMES, Api, Stack
 
@@ -242,10 +243,10 @@ def test_a_deployed_stack_is_found_by_name(
 
 
 def test_the_core_commands_load_no_aws_code() -> None:
-    """The console script is ``baccarat_api.cli``; ``shoe``/``rtp``/``verify`` still import
+    """The console script is ``baccarat_dev.cli``; ``shoe``/``rtp``/``verify`` still import
     nothing of AWS or the web stack (boto3 is imported by ``operator`` only)."""
     probe = (
-        "import sys; from baccarat_api.cli import main; "
+        "import sys; from baccarat_dev.cli import main; "
         "rc = main(['rtp', '--profile', 'star-city', '--decks', '1', '--json']); "
         "heavy = [m for m in ('boto3', 'botocore', 'fastapi', 'pydantic', "
         "'aws_lambda_powertools') if m in sys.modules]; "
@@ -257,7 +258,7 @@ def test_the_core_commands_load_no_aws_code() -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)  # the rtp report
     entry = (Path(sys.executable).parent / "baccarat").read_text(encoding="utf-8")
-    assert "from baccarat_api.cli import main" in entry
+    assert "from baccarat_dev.cli import main" in entry
 
 
 # --- the console script against make run's backend --------------------------------------------

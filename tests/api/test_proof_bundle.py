@@ -21,9 +21,9 @@ from typing import Any
 
 from baccarat.verify import verify_proof
 from baccarat_api import runtime
-from baccarat_api.models import ProofOut
+from baccarat_api.service.models import ProofOut
 from baccarat_api.service.views import PUBLIC_BET_FIELDS
-from baccarat_api.template import REPO_ROOT
+from baccarat_dev.template import REPO_ROOT
 
 from .conftest import Api, LambdaContext, function_module, http_api_event, star_city_bets
 

@@ -1,6 +1,6 @@
 """Races, proven with real concurrency (issue 5, item 4).
 
-The local server as a user runs it (``python -m baccarat_api.local``: uvicorn in front, moto's
+The local server as a user runs it (``python -m baccarat_dev.local``: uvicorn in front, moto's
 server behind) on loopback, and 16 client threads at once:
 
 * deal on one shoe until it ends (some with Idempotency-Keys, some sharing one, some none):
@@ -12,7 +12,7 @@ server behind) on loopback, and 16 client threads at once:
 
 Bounded: 16 threads, a few hundred requests, every call with a timeout, every loop with a
 deadline; loopback only. moto's server serves one request at a time (as DynamoDB applies each
-request atomically; :mod:`baccarat_api.localaws`); the API's own reads and writes interleave
+request atomically; :mod:`baccarat_dev.localaws`); the API's own reads and writes interleave
 freely between requests, which is where the races under test are."""
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ import pytest
 from local_server import local_server
 
 from baccarat.verify import verify_proof
-from baccarat_api.dynamodb import DynamoRepository
-from baccarat_api.models import SettlementOut
-from baccarat_api.sweep import LOCAL_CONFIG_TABLE, LOCAL_STATE_TABLE, run_sweep
+from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+from baccarat_api.jobs.sweep import LOCAL_CONFIG_TABLE, LOCAL_STATE_TABLE, run_sweep
+from baccarat_api.service.models import SettlementOut
 
 from .conftest import star_city_bets
 

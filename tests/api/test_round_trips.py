@@ -10,7 +10,7 @@ import re
 import pytest
 
 from baccarat_api import runtime
-from baccarat_api.template import REPO_ROOT
+from baccarat_dev.template import REPO_ROOT
 
 from .conftest import Api
 from .roundtrips import Calls, count_calls, measure, walk_routes

@@ -27,9 +27,9 @@ import pytest
 from sam_build import ARCH, sam_build
 
 from baccarat.verify import verify_proof
-from baccarat_api.dynamodb import DynamoRepository
-from baccarat_api.seed import add_operator_key, seed_tiers
-from baccarat_api.template import REPO_ROOT, create_tables, load, routes
+from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+from baccarat_api.jobs.seed import add_operator_key, seed_tiers
+from baccarat_dev.template import REPO_ROOT, create_tables, load, routes
 
 from .conftest import TIERS, http_api_event, make_due, scheduled_event, star_city_bets
 
@@ -40,8 +40,13 @@ NAMES = {"StateTable": "built-state", "ConfigTable": "built-config"}
 #: What Lambda sets for an invocation (not sampled: nothing is sent to a daemon).
 TRACE_HEADER = "Root=1-65f0c0de-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=0"
 
+#: What no built function may import: test and local tooling, and the development package.
+DEVELOPMENT_MODULES = ("uvicorn", "moto", "httpx", "yaml", "pytest", "mypy_boto3_dynamodb",
+                       "baccarat_dev")  # fmt: skip
+
 RUNNER = r"""
 import importlib, json, sys
+DEVELOPMENT_MODULES = %r
 build_dirs = tuple(p for p in sys.path if p.startswith(sys.argv[3]))
 module_name, handler_name = sys.argv[5].rsplit(".", 1)
 app = importlib.import_module(module_name)  # the function's entry point, from its build dir
@@ -50,7 +55,7 @@ import baccarat, baccarat_api, boto3, fastapi, mangum, pydantic, aws_lambda_powe
 modules = (app, baccarat, baccarat_api, boto3, fastapi, mangum, pydantic, aws_lambda_powertools)
 for module in modules:
     assert module.__file__.startswith(build_dirs), module.__file__
-for banned in ("uvicorn", "moto", "yaml", "pytest", "mypy_boto3_dynamodb"):
+for banned in DEVELOPMENT_MODULES:
     assert banned not in sys.modules, banned
 
 class Context:
@@ -68,7 +73,7 @@ event = json.load(open(sys.argv[1]))
 out = handler(event, Context())
 json.dump({"response": out, "tracing": not aws_lambda_powertools.Tracer().disabled},
           open(sys.argv[2], "w"))
-"""
+""".replace("%r", repr(DEVELOPMENT_MODULES))
 
 
 @dataclass
@@ -208,9 +213,13 @@ def test_artifacts_hold_what_the_functions_import_and_nothing_for_development(
     assert {"fastapi", "mangum", "pydantic", "pydantic_core", "boto3", "aws_xray_sdk"} <= deps
     assert not {"uvicorn", "moto", "yaml", "pytest", "mypy_boto3_dynamodb", "boto3_stubs"} & deps
     shared = {p.name for p in (built / "SharedLayer" / "python").iterdir()}
-    assert {"baccarat", "baccarat_api"} <= shared
+    # the product's packages and nothing else: never the development package (shared/Makefile)
+    assert shared == {"baccarat", "baccarat_api"}
+    layer = built / "SharedLayer" / "python"
+    assert not list(layer.rglob("baccarat_dev*"))
+    assert not list(layer.rglob("__pycache__"))
     # GET /verify's page: the web/ files themselves (copied, not links), nothing else of web/
-    web = built / "SharedLayer" / "python" / "baccarat_api" / "web"
+    web = built / "SharedLayer" / "python" / "baccarat_api" / "http" / "web"
     assert sorted(p.name for p in web.iterdir()) == [
         "bacc-pf-v1.js", "roads.js", "verify.html", "verify.js"
     ]  # fmt: skip
@@ -220,7 +229,42 @@ def test_artifacts_hold_what_the_functions_import_and_nothing_for_development(
     for function in ("ShuffleCommitFunction", "DealAndResolveFunction", "SettleBetsFunction",
                      "ReadFunction", "AuthorizerFunction"):  # fmt: skip
         assert sorted(p.name for p in (built / function).iterdir()) == ["app.py"]
-    assert (built / "SeedTiersFunction" / "tiers.json").is_file()
+    seed = built / "SeedTiersFunction"
+    assert sorted(p.name for p in seed.iterdir()) == ["app.py", "tiers.json"]
+    assert not (seed / "tiers.json").is_symlink()
+    assert (seed / "tiers.json").read_bytes() == TIERS.read_bytes()
+
+
+IMPORT_ONLY = r"""
+import importlib, sys
+module_name = sys.argv[1].rsplit(".", 1)[0]
+importlib.import_module(module_name)
+print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in sys.argv[2].split(","))))
+"""
+
+
+def test_importing_each_built_handler_module_imports_no_development_module(
+    built: Path, moto_server: Moto, tmp_path: Path
+) -> None:
+    """Every function of the template, its handler module imported (as at a cold start) in a
+    clean interpreter from the built artifacts only: never moto, uvicorn, httpx, nor
+    baccarat_dev (which the SharedLayer does not even contain)."""
+    functions = [
+        name for name, r in load()["Resources"].items() if r["Type"] == "AWS::Serverless::Function"
+    ]
+    assert len(functions) == 7
+    for function in functions:
+        proc = subprocess.run(
+            [sys.executable, "-B", "-S", "-s", "-c", IMPORT_ONLY, handler_of(function),
+             ",".join(DEVELOPMENT_MODULES)],
+            cwd=tmp_path,
+            env=function_env(function, moto_server, built),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 0, (function, proc.stderr[-3000:])
+        assert proc.stdout.strip() == "", (function, proc.stdout)
 
 
 def test_each_built_function_answers_real_v2_events_in_a_clean_interpreter(

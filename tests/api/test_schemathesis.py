@@ -1,4 +1,4 @@
-"""Schemathesis against ``docs/openapi.json`` on the LOCAL SERVER (``python -m baccarat_api.local``:
+"""Schemathesis against ``docs/openapi.json`` on the LOCAL SERVER (``python -m baccarat_dev.local``:
 uvicorn + moto's server on free loopback ports), authenticated with a seeded operator key: every
 phase (examples, coverage, fuzzing, stateful through the document's links) and every check, above
 all no 5xx and every response — errors included — as the document says (one error envelope).
@@ -23,9 +23,9 @@ import httpx
 import pytest
 from local_server import LocalServer, local_server
 
-from baccarat_api.auth import new_key
+from baccarat_api.http.auth import new_key
 from baccarat_api.limits import MAX_BODY_BYTES
-from baccarat_api.openapi import OPENAPI_JSON
+from baccarat_dev.openapi import OPENAPI_JSON
 
 from .conftest import star_city_bets
 

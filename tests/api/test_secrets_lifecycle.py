@@ -26,13 +26,13 @@ from typing import Any
 import pytest
 
 from baccarat_api import runtime
-from baccarat_api.auth import hash_key
-from baccarat_api.cli import main as cli_main
+from baccarat_api.adapters.kms import chain_context, shoe_context
+from baccarat_api.adapters.logguard import WIRE_LOGGERS
+from baccarat_api.http.auth import hash_key
 from baccarat_api.ids import parse_shoe_id
-from baccarat_api.logguard import WIRE_LOGGERS
 from baccarat_api.observability import logger as service_logger
-from baccarat_api.template import load, routes
-from baccarat_api.vault import chain_context, shoe_context
+from baccarat_dev.cli import main as cli_main
+from baccarat_dev.template import load, routes
 
 from .conftest import TABLE_NAMES, Api, Response, Stack
 from .gateway import GatewayApi

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from baccarat.profiles import load_tiers
-from baccarat_api.seed import custom_resource
+from baccarat_api.jobs.seed import custom_resource
 
 from .conftest import TIERS, Stack
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from baccarat_api.template import routes
+from baccarat_dev.template import routes
 
 from .conftest import TABLE_NAMES, Api, Response, Stack, star_city_bets
 from .gateway import GatewayApi

@@ -19,10 +19,10 @@ import pytest
 
 from baccarat.verify import verify_proof
 from baccarat_api import runtime
-from baccarat_api.dynamodb import DynamoRepository
+from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.ids import parse_round_id
-from baccarat_api.models import SettlementOut
-from baccarat_api.template import REPO_ROOT, load
+from baccarat_api.service.models import SettlementOut
+from baccarat_dev.template import REPO_ROOT, load
 
 from .conftest import TABLE_NAMES, Api, Stack, star_city_bets
 
@@ -117,7 +117,7 @@ def test_a_void_needs_a_reason_and_a_known_round(api: Api, stack: Stack) -> None
 
 def _verify_cli(proof: dict[str, Any], tmp_path: Path) -> tuple[int, str]:
     """``baccarat verify proof.json`` (the console script's entry point)."""
-    from baccarat_api.cli import main
+    from baccarat_dev.cli import main
 
     path = tmp_path / "proof.json"
     path.write_text(json.dumps(proof))

@@ -33,7 +33,7 @@ EXAMPLE = ROOT / "examples" / "play_shoe.py"
 
 @pytest.fixture(scope="module")
 def local_api() -> Iterator[LocalServer]:
-    """`python -m baccarat_api.local` (what `make run` runs) on a free port; stopped by Ctrl-C."""
+    """`python -m baccarat_dev.local` (what `make run` runs) on a free port; stopped by Ctrl-C."""
     with local_server(probe="/verify") as server:
         yield server
 

@@ -18,11 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from baccarat.audit import AUDIT_SPEC, ROUND_FIELDS, genesis, round_hash, settlement_hash
-
-from ..errors import not_found
-from ..ids import RoundRef, ShoeRef, parse_table_id
-from ..records import ENDED, RoundRecord
-from ..repository import Repository
+from baccarat_api.ids import RoundRef, ShoeRef, parse_table_id
+from baccarat_api.ports.records import ENDED, RoundRecord
+from baccarat_api.ports.repository import Repository
+from baccarat_api.service.errors import not_found
 
 #: Most breaks one audit answer lists (the first is always ``first_break``).
 MAX_BREAKS = 100

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import ApiError
-from ..repository import Repository, StoreUnavailable
-from .common import now
-from .settling import settle_round
+from baccarat_api.ports.repository import Repository, StoreUnavailable
+from baccarat_api.service.common import now
+from baccarat_api.service.errors import ApiError
+from baccarat_api.service.settling import settle_round
 
 #: Most rounds one sweep settles (the next run takes the rest).
 DEFAULT_LIMIT = 500

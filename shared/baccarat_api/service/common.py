@@ -9,8 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from baccarat.bets import PlayerBanker
-
-from ..errors import ApiError
+from baccarat_api.service.errors import ApiError
 
 if TYPE_CHECKING:
     from baccarat.validation import BetRefused

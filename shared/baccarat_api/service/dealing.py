@@ -22,18 +22,17 @@ from baccarat.bets import Bet, PlayerBanker
 from baccarat.profiles import TableConfig
 from baccarat.squeeze import reveal_plan, squeeze_rights
 from baccarat.validation import BetRefused, validate_bets
-
-from ..errors import ApiError
-from ..records import ENDED, OPEN, RoundRecord, ShoeRecord
-from ..repository import ConditionFailed, Repository
-from ..shoe_cache import ShoeCache
-from . import idempotency
-from .audit import record_hash
-from .common import lost_race, now, refused, seconds_after
-from .idempotency import IdempotencyRequest
-from .reading import shoe_record
-from .tables import end_shoe
-from .views import round_view
+from baccarat_api.adapters.shoe_cache import ShoeCache
+from baccarat_api.ports.records import ENDED, OPEN, RoundRecord, ShoeRecord
+from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.service import idempotency
+from baccarat_api.service.audit import record_hash
+from baccarat_api.service.common import lost_race, now, refused, seconds_after
+from baccarat_api.service.errors import ApiError
+from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.reading import shoe_record
+from baccarat_api.service.tables import end_shoe
+from baccarat_api.service.views import round_view
 
 
 def _bettors(bets: list[Bet]) -> list[str]:

@@ -1,7 +1,7 @@
 """Exactly-once POSTs: the ``Idempotency-Key`` header, folded into the writes requests already make.
 
 A POST made with a key stores its response in an idempotency record (per operator and key,
-:class:`~baccarat_api.records.IdempotencyRecord`) **in the same DynamoDB transaction as its
+:class:`~baccarat_api.ports.records.IdempotencyRecord`) **in the same DynamoDB transaction as its
 effect**, and reads that record **in the same round trip** as the item it reads anyway (one
 ``BatchGetItem``). So:
 
@@ -30,10 +30,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ApiError
-from ..records import IdempotencyRecord
-from ..repository import ConditionFailed, Repository, Snapshot
-from .common import now
+from baccarat_api.ports.records import IdempotencyRecord
+from baccarat_api.ports.repository import ConditionFailed, Repository, Snapshot
+from baccarat_api.service.common import now
+from baccarat_api.service.errors import ApiError
 
 #: How long a stored response is replayed (seconds): 24 h.
 RETENTION_SECONDS = 24 * 60 * 60

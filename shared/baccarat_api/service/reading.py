@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import not_found
-from ..ids import parse_round_id, parse_shoe_id, parse_table_id
-from ..records import RoundRecord, ShoeRecord, TableRecord
-from ..repository import Repository
-from . import idempotency
-from .idempotency import IdempotencyRequest
-from .views import proof_view, round_view, shoe_state_view, table_view
+from baccarat_api.ids import parse_round_id, parse_shoe_id, parse_table_id
+from baccarat_api.ports.records import RoundRecord, ShoeRecord, TableRecord
+from baccarat_api.ports.repository import Repository
+from baccarat_api.service import idempotency
+from baccarat_api.service.errors import not_found
+from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.views import proof_view, round_view, shoe_state_view, table_view
 
 
 def list_tiers(repo: Repository) -> dict[str, Any]:

@@ -20,15 +20,14 @@ from baccarat.outcome import Round
 from baccarat.profiles import TableConfig
 from baccarat.settlement import settle
 from baccarat.validation import BetRefused, validate_bets
-
-from ..errors import ApiError
-from ..records import RoundRecord
-from ..repository import ConditionFailed, Repository
-from . import idempotency
-from .common import digest, lost_race, now, player_banker_from_json, refused
-from .idempotency import IdempotencyRequest
-from .reading import round_record
-from .voiding import is_void, voided
+from baccarat_api.ports.records import RoundRecord
+from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.service import idempotency
+from baccarat_api.service.common import digest, lost_race, now, player_banker_from_json, refused
+from baccarat_api.service.errors import ApiError
+from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.reading import round_record
+from baccarat_api.service.voiding import is_void, voided
 
 
 def _round_of(facts: dict[str, Any]) -> Round:

@@ -16,18 +16,17 @@ from typing import Any
 from baccarat.audit import genesis
 from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
 from baccarat.profiles import PROFILES, Banking, TableConfig, Tier, TierError
-
-from ..errors import ApiError
-from ..ids import new_table_id
-from ..records import ENDED, OPEN, ProofRecord, ShoeRecord, TableRecord
-from ..repository import ConditionFailed, Repository
-from ..shoe_cache import rules_of
-from ..vault import SecretVault, chain_context, shoe_context
-from . import idempotency
-from .common import lost_race, now
-from .idempotency import IdempotencyRequest
-from .reading import shoe_record, table_record
-from .views import shoe_state_view, shoe_view, table_view
+from baccarat_api.adapters.kms import SecretVault, chain_context, shoe_context
+from baccarat_api.adapters.shoe_cache import rules_of
+from baccarat_api.ids import new_table_id
+from baccarat_api.ports.records import ENDED, OPEN, ProofRecord, ShoeRecord, TableRecord
+from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.service import idempotency
+from baccarat_api.service.common import lost_race, now
+from baccarat_api.service.errors import ApiError
+from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.reading import shoe_record, table_record
+from baccarat_api.service.views import shoe_state_view, shoe_view, table_view
 
 
 def create_table(

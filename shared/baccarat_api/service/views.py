@@ -7,9 +7,8 @@ from typing import Any
 
 from baccarat.cards import code
 from baccarat.fairness import SPEC, derive_shoe
-
-from ..records import ENDED, ProofRecord, RoundRecord, ShoeRecord, TableRecord
-from ..shoe_cache import rules_of
+from baccarat_api.adapters.shoe_cache import rules_of
+from baccarat_api.ports.records import ENDED, ProofRecord, RoundRecord, ShoeRecord, TableRecord
 
 
 def table_view(t: TableRecord) -> dict[str, Any]:

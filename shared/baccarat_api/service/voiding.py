@@ -19,14 +19,13 @@ from typing import Any
 
 from baccarat.bets import BetType
 from baccarat.profiles import TableConfig
-
-from ..errors import ApiError
-from ..records import RoundRecord
-from ..repository import ConditionFailed, Repository
-from . import idempotency
-from .common import lost_race, now
-from .idempotency import IdempotencyRequest
-from .reading import round_record
+from baccarat_api.ports.records import RoundRecord
+from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.service import idempotency
+from baccarat_api.service.common import lost_race, now
+from baccarat_api.service.errors import ApiError
+from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.reading import round_record
 
 
 def is_void(settlement: dict[str, Any] | None) -> bool:

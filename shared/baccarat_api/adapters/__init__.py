@@ -1,0 +1,1 @@
+"""Implementations of the ports: DynamoDB, KMS, the shoe cache, the in-memory repository."""

@@ -1,0 +1,1 @@
+"""The DynamoDB adapter: key schema, item codec, error mapping, the repository."""

@@ -1,0 +1,79 @@
+"""Derived shoes, cached per warm container.
+
+Deriving a shoe needs ``s_i`` (one KMS ``Decrypt``) and a few milliseconds of hashing; every
+later deal of the same shoe on the same container needs neither. The cache key is everything the
+cards depend on and nothing that changes as the shoe is played (not the version or cursor): the
+operator, the shoe id, the client seed, the rules and the secret's ciphertext. The cached secret
+never leaves this module except to be revealed when the shoe ends."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from baccarat.fairness import Shoe, derive_shoe
+from baccarat.rules import ShoeRules
+from baccarat_api.adapters.kms import SecretVault, shoe_context
+from baccarat_api.ports.records import ShoeRecord
+
+
+@dataclass(frozen=True, slots=True)
+class DerivedShoe:
+    shoe: Shoe
+    secret: bytes
+
+    def __repr__(self) -> str:  # never print the secret
+        return f"DerivedShoe(rounds={len(self.shoe.rounds)}, secret=<hidden>)"
+
+
+def rules_of(data: dict[str, int]) -> ShoeRules:
+    return ShoeRules(
+        decks=data["decks"],
+        burn=data["burn"],
+        cut_min=data["cut_min"],
+        cut_max=data["cut_max"],
+        round_limit=data["round_limit"],
+    )
+
+
+CacheKey = tuple[str, str, str, bytes, bytes]
+
+
+class ShoeCache:
+    def __init__(self, vault: SecretVault, maxsize: int = 64) -> None:
+        self.vault = vault
+        self.maxsize = maxsize
+        self._items: OrderedDict[CacheKey, DerivedShoe] = OrderedDict()
+        self._lock = threading.Lock()
+        self.misses = 0
+
+    @staticmethod
+    def key(shoe: ShoeRecord) -> CacheKey:
+        rules = rules_of(shoe.rules).to_bytes()
+        return (shoe.operator_id, shoe.shoe_id, shoe.client_seed, rules, shoe.secret_ct)
+
+    def get(self, shoe: ShoeRecord) -> DerivedShoe:
+        key = self.key(shoe)
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+                return hit
+        secret = self.vault.unseal(
+            shoe.secret_ct, shoe_context(shoe.operator_id, shoe.table_id, shoe.shoe_number)
+        )
+        derived = DerivedShoe(
+            derive_shoe(secret, shoe.client_seed, shoe.shoe_number, rules_of(shoe.rules)), secret
+        )
+        with self._lock:
+            self.misses += 1
+            self._items[key] = derived
+            self._items.move_to_end(key)
+            while len(self._items) > self.maxsize:
+                self._items.popitem(last=False)
+        return derived
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()

@@ -1,0 +1,47 @@
+"""The HttpApi Lambda authorizer (REQUEST type, payload format 2.0, simple responses).
+
+API Gateway calls it with the request's ``Authorization`` header (its identity source) before
+any function runs, and caches the answer for that header value (template.yaml:
+``ReauthorizeEvery``). It runs the same check as ``make run``'s FastAPI dependency
+(:func:`baccarat_api.http.auth.authenticate`); an accepted key answers
+``{"isAuthorized": true, "context": {"operator_id": …}}`` and the functions read the operator
+from ``requestContext.authorizer.lambda.operator_id``
+(:func:`baccarat_api.http.auth.authorizer_operator`) without looking the key up again.
+
+A refused key answers ``{"isAuthorized": false}`` (API Gateway: 403 ``{"message":
+"Forbidden"}``; a missing header never reaches here: 401 ``{"message": "Unauthorized"}``; HTTP
+APIs cannot reshape either body). If the key store is unavailable the authorizer fails
+(API Gateway: 500, not cached) rather than deny a valid key for the cache's lifetime. Nothing of
+the key is logged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+
+from baccarat_api.http.auth import authenticate
+from baccarat_api.observability import logger
+from baccarat_api.runtime import get_runtime
+from baccarat_api.service.errors import ApiError
+
+
+def authorize(event: dict[str, Any]) -> dict[str, Any]:
+    """The simple response for an authorizer v2 event."""
+    headers = event.get("headers") or {}
+    authorization = next((v for k, v in headers.items() if k.lower() == "authorization"), None)
+    rt = get_runtime()
+    try:
+        operator_id = authenticate(authorization, rt.repo, rt.key_cache)
+    except ApiError as exc:
+        logger.info("operator key refused", extra={"reason": exc.message})
+        return {"isAuthorized": False}
+    logger.append_keys(operator_id=operator_id)
+    return {"isAuthorized": True, "context": {"operator_id": operator_id}}
+
+
+@logger.inject_lambda_context(
+    correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True
+)
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return authorize(event)

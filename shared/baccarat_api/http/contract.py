@@ -1,0 +1,75 @@
+"""Precision for the OpenAPI document beyond what the routes declare, applied in one place to
+every route (``create_app``'s ``openapi()``), so clients and fuzzers (the schemathesis run of
+``make test``) generate meaningful requests:
+
+* every ``table_id`` / ``shoe_id`` / ``round_id`` path parameter gets the pattern of its ids
+  (:data:`baccarat_api.ids.ID_PATTERNS`) — documentation only: an id of another shape is simply
+  not found (404), like a missing one or another operator's;
+* every operation whose success response carries one of those ids links to the operations that
+  take it (OpenAPI ``links``: create a table → commit its shoe → deal → settle …);
+* the ``Idempotency-Key`` header gets its pattern (1 to 255 printable ASCII characters)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from baccarat_api.ids import ID_PATTERNS
+
+_IDEMPOTENCY_KEY_PATTERN = r"^[ -~]{1,255}$"
+
+
+def _resolve(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+        resolved = schema.get("components", {}).get("schemas", {}).get(ref.rsplit("/", 1)[-1])
+        return resolved if isinstance(resolved, dict) else {}
+    return node
+
+
+def _returned_ids(schema: dict[str, Any], operation: dict[str, Any]) -> set[str]:
+    """The id fields of the operation's success response body."""
+    found: set[str] = set()
+    for status, response in operation.get("responses", {}).items():
+        if not str(status).startswith("2"):
+            continue
+        media = response.get("content", {}).get("application/json", {})
+        body = _resolve(schema, media.get("schema", {}))
+        found |= set(body.get("properties", {})) & set(ID_PATTERNS)
+    return found
+
+
+def refine(schema: dict[str, Any]) -> dict[str, Any]:
+    operations: list[tuple[str, str, dict[str, Any]]] = [
+        (path, method, op)
+        for path, item in schema.get("paths", {}).items()
+        for method, op in item.items()
+        if isinstance(op, dict) and "responses" in op
+    ]
+    for _, _, op in operations:
+        for param in op.get("parameters", []):
+            name, where = param.get("name"), param.get("in")
+            if where == "path" and name in ID_PATTERNS:
+                param.setdefault("schema", {})["pattern"] = ID_PATTERNS[name]
+            elif where == "header" and str(name).lower() == "idempotency-key":
+                target = param.setdefault("schema", {})
+                for option in target.get("anyOf", [target]):
+                    if option.get("type") == "string":
+                        option.setdefault("pattern", _IDEMPOTENCY_KEY_PATTERN)
+    for _, _, source in operations:
+        ids = _returned_ids(schema, source)
+        if not ids:
+            continue
+        links: dict[str, Any] = {}
+        for path, _, target in operations:
+            needed = set(re.findall(r"{(\w+)}", path))
+            if needed and needed <= ids and "operationId" in target:
+                links[target["operationId"]] = {
+                    "operationId": target["operationId"],
+                    "parameters": {name: f"$response.body#/{name}" for name in sorted(needed)},
+                }
+        if links:
+            for status, response in source["responses"].items():
+                if str(status).startswith("2"):
+                    response["links"] = links
+    return schema

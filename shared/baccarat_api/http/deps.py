@@ -1,0 +1,62 @@
+"""FastAPI dependencies: the operator behind the request's key, the container's runtime, and the
+error responses each route documents."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from baccarat_api.http.auth import authenticate, authorizer_operator
+from baccarat_api.observability import logger
+from baccarat_api.runtime import Runtime, get_runtime
+from baccarat_api.service.errors import CODES
+from baccarat_api.service.models import ErrorOut
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="OperatorKey",
+    description="Authorization: Bearer <operator key>",
+)
+
+
+def runtime() -> Runtime:
+    return get_runtime()
+
+
+def current_operator(
+    request: Request,
+    rt: Annotated[Runtime, Depends(runtime)],
+    _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str:
+    """The operator of the request, then its rate limit (429 ``rate_limited``).
+
+    In AWS the HttpApi Lambda authorizer has checked the key (:mod:`baccarat_api.http.authorizer`)
+    and API Gateway hands its ``operator_id`` over in the event; without it (``make run``, a
+    direct invoke) the same :func:`authenticate` runs here: 401 in the error envelope."""
+    operator_id = authorizer_operator(request.scope.get("aws.event"))
+    if operator_id is None:
+        operator_id = authenticate(request.headers.get("authorization"), rt.repo, rt.key_cache)
+    logger.append_keys(operator_id=operator_id)
+    rt.limiter.check(operator_id)
+    return operator_id
+
+
+Rt = Annotated[Runtime, Depends(runtime)]
+OperatorId = Annotated[str, Depends(current_operator)]
+
+
+def errors(*codes: str) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for the error codes a route can answer (grouped by status; a code
+    not in the catalogue is a bet refusal, 422). Every route can answer a schema error, a body
+    past the size limit and our own failures; every authenticated route the rate limit."""
+    by_status: dict[int, list[str]] = {}
+    limited = ("rate_limited",) if "unauthorized" in codes else ()
+    common = ("invalid_request", "payload_too_large", "internal_error", "unavailable")
+    for code in (*codes, *limited, *common):
+        by_status.setdefault(CODES[code][0] if code in CODES else 422, []).append(code)
+    return {
+        status: {"model": ErrorOut, "description": "error codes: " + ", ".join(sorted(set(names)))}
+        for status, names in sorted(by_status.items())
+    }

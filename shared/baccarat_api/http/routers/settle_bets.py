@@ -1,0 +1,80 @@
+"""settle-bets: settle a round's bets, exactly once."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+from fastapi import APIRouter, Body
+
+from baccarat.validation import Refusal
+from baccarat_api.http.deps import OperatorId, Rt, errors
+from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
+from baccarat_api.observability import logger, metrics
+from baccarat_api.service.models import SettlementOut, SettleRequest, VoidRequest
+from baccarat_api.service.settling import settle_round
+from baccarat_api.service.voiding import void_round
+
+router = APIRouter(tags=["rounds"])
+
+
+@router.post(
+    "/v1/rounds/{round_id}/settlement",
+    response_model=SettlementOut,
+    operation_id="settle_round",
+    summary="Settle the round (same inputs → the same settlement; other inputs → 409)",
+    responses=errors(
+        "unauthorized",
+        "not_found",
+        "bets_locked",
+        "settlement_conflict",
+        "round_voided",
+        "concurrent_update",
+        *IDEM_ERRORS,
+        *(r.value for r in Refusal),
+    ),
+)
+def settle(
+    round_id: str,
+    operator: OperatorId,
+    rt: Rt,
+    idem: Idem,
+    body: Annotated[SettleRequest | None, Body()] = None,
+) -> dict[str, Any]:
+    body = body or SettleRequest()
+    out = settle_round(
+        rt.repo,
+        operator,
+        round_id,
+        bets=None if body.bets is None else [b.model_dump(exclude_none=True) for b in body.bets],
+        player_banker=None if body.player_banker is None else body.player_banker.model_dump(),
+        idem=idem,
+    )
+    metrics.add_metric(name="RoundsSettled", unit=MetricUnit.Count, value=1)
+    logger.info(
+        "round settled",
+        extra={
+            "round_id": round_id,
+            "house_take": out["house"]["take"],
+            "lines": len(out["lines"]),
+        },
+    )
+    return out
+
+
+@router.post(
+    "/v1/rounds/{round_id}/void",
+    response_model=SettlementOut,
+    operation_id="void_round",
+    summary="Void the round: every stake returned, once; it can never be settled afterwards",
+    responses=errors(
+        "unauthorized", "not_found", "round_settled", "concurrent_update", *IDEM_ERRORS
+    ),
+)
+def void(
+    round_id: str, body: VoidRequest, operator: OperatorId, rt: Rt, idem: Idem
+) -> dict[str, Any]:
+    out = void_round(rt.repo, operator, round_id, reason=body.reason, idem=idem)
+    metrics.add_metric(name="RoundsVoided", unit=MetricUnit.Count, value=1)
+    logger.info("round voided", extra={"round_id": round_id, "lines": len(out["lines"])})
+    return out

@@ -1,0 +1,84 @@
+"""shuffle-commit: create a table, commit a shoe, close a shoe early."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+from fastapi import APIRouter
+
+from baccarat_api.http.deps import OperatorId, Rt, errors
+from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
+from baccarat_api.observability import logger, metrics
+from baccarat_api.service import tables
+from baccarat_api.service.models import (
+    CommitShoeRequest,
+    CreateTableRequest,
+    ShoeOut,
+    ShoeStateOut,
+    TableOut,
+)
+
+router = APIRouter(tags=["tables and shoes"])
+
+
+@router.post(
+    "/v1/tables",
+    status_code=201,
+    response_model=TableOut,
+    operation_id="create_table",
+    summary="Create a table and draw its seed chain (the anchor is returned)",
+    responses=errors("unauthorized", "invalid_table", *IDEM_ERRORS),
+)
+def create_table(
+    body: CreateTableRequest, operator: OperatorId, rt: Rt, idem: Idem
+) -> dict[str, Any]:
+    out = tables.create_table(
+        rt.repo,
+        rt.vault,
+        operator,
+        profile=body.profile,
+        tier=body.tier,
+        banking=body.banking,
+        chain_length=body.chain_length,
+        banker_pays=body.banker_pays,
+        dragon_table=body.dragon_table,
+        settle_deadline_seconds=body.settle_deadline_seconds,
+        idem=idem,
+    )
+    metrics.add_metric(name="TablesCreated", unit=MetricUnit.Count, value=1)
+    logger.info("table created", extra={"table_id": out["table_id"], "anchor": out["anchor"]})
+    return out
+
+
+@router.post(
+    "/v1/tables/{table_id}/shoes",
+    status_code=201,
+    response_model=ShoeOut,
+    operation_id="commit_shoe",
+    summary="Commit the table's next shoe (409 while it has an open shoe)",
+    responses=errors("unauthorized", "not_found", "shoe_open", "chain_exhausted", *IDEM_ERRORS),
+)
+def commit_shoe(
+    table_id: str, body: CommitShoeRequest, operator: OperatorId, rt: Rt, idem: Idem
+) -> dict[str, Any]:
+    out = tables.commit_shoe(rt.repo, rt.vault, operator, table_id, body.client_seed, idem)
+    metrics.add_metric(name="ShoesCommitted", unit=MetricUnit.Count, value=1)
+    logger.info(
+        "shoe committed", extra={"shoe_id": out["shoe_id"], "client_hash": out["client_hash"]}
+    )
+    return out
+
+
+@router.post(
+    "/v1/shoes/{shoe_id}/close",
+    response_model=ShoeStateOut,
+    operation_id="close_shoe",
+    summary="End the shoe early and reveal it",
+    responses=errors("unauthorized", "not_found", "shoe_ended", "concurrent_update", *IDEM_ERRORS),
+)
+def close_shoe(shoe_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> dict[str, Any]:
+    out = tables.close_shoe(rt.repo, rt.vault, operator, shoe_id, idem)
+    metrics.add_metric(name="ShoesClosed", unit=MetricUnit.Count, value=1)
+    logger.info("shoe closed", extra={"shoe_id": shoe_id, "rounds_dealt": out["rounds_dealt"]})
+    return out

@@ -1,0 +1,1 @@
+"""Scheduled and deploy-time jobs: the auto-settlement sweep and tier seeding."""

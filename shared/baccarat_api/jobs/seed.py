@@ -1,0 +1,90 @@
+"""Seeding the config table: tiers from the one data file (``infra/tiers.json``), and operator
+keys. Used by ``make run``, the tests, and on deploy by the ``TiersSeed`` custom resource
+(``infra/seed_tiers.py`` → :func:`custom_resource`)."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from baccarat.profiles import load_tiers
+from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+
+
+def tier_docs(path: Path) -> list[dict[str, Any]]:
+    """The tiers of ``path``, parsed and checked by ``baccarat.profiles`` (file order)."""
+    return [tier.to_dict() for tier in load_tiers(path).values()]
+
+
+def seed_tiers(repo: DynamoRepository, path: Path) -> list[str]:
+    docs = tier_docs(path)
+    repo.put_tiers(docs)
+    return [str(d["id"]) for d in docs]
+
+
+def add_operator_key(repo: DynamoRepository, operator_id: str, key: str | None = None) -> str:
+    """Store a key (fresh from the CSPRNG unless given) for ``operator_id``, creating the
+    operator if it does not exist yet; returns the key, which is not stored anywhere — only its
+    SHA-256 is (:mod:`baccarat_api.adapters.dynamodb.operators`; the admin command is
+    ``baccarat operator``)."""
+    from baccarat_api.adapters.dynamodb.operators import (
+        OperatorError,
+        OperatorStore,
+        ensure_operator_key,
+    )
+
+    try:
+        return ensure_operator_key(OperatorStore(repo.client, repo.config), operator_id, key)
+    except OperatorError as exc:
+        raise ValueError(str(exc)) from None
+
+
+# --- CloudFormation custom resource ---------------------------------------------------------
+
+
+def _respond(event: dict[str, Any], context: Any, status: str, reason: str, data: Any) -> None:
+    body = json.dumps(
+        {
+            "Status": status,
+            "Reason": reason[:1000],
+            "PhysicalResourceId": event.get("PhysicalResourceId")
+            or f"tiers-{event['ResourceProperties'].get('ConfigTable', 'config')}",
+            "StackId": event["StackId"],
+            "RequestId": event["RequestId"],
+            "LogicalResourceId": event["LogicalResourceId"],
+            "NoEcho": False,
+            "Data": data,
+        }
+    ).encode("utf-8")
+    request = urllib.request.Request(
+        event["ResponseURL"],
+        data=body,
+        method="PUT",
+        headers={"content-type": "", "content-length": str(len(body))},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        response.read()
+
+
+def custom_resource(event: dict[str, Any], context: Any, tiers_path: Path) -> None:
+    """Create/Update: make the config table's tiers those of ``tiers_path``. Delete: nothing
+    (the table is retained with the stack's data). Always answers CloudFormation, so a failure
+    fails the deploy quickly instead of hanging it."""
+    from baccarat_api.observability import logger
+
+    status, reason, data = "SUCCESS", "", {}
+    try:
+        if event["RequestType"] in ("Create", "Update"):
+            import boto3
+
+            table = event["ResourceProperties"]["ConfigTable"]
+            repo = DynamoRepository(boto3.client("dynamodb"), state_table="", config_table=table)
+            ids = seed_tiers(repo, tiers_path)
+            data = {"Tiers": ",".join(ids)}
+            logger.info("tiers seeded", extra={"tiers": ids, "table": table})
+    except Exception as exc:
+        logger.exception("seeding tiers failed")
+        status, reason = "FAILED", f"{type(exc).__name__}: {exc}"
+    _respond(event, context, status, reason, data)

@@ -1,0 +1,191 @@
+"""What the service stores: one record type per item kind, independent of DynamoDB.
+
+Every record belongs to one operator (``operator_id``), except the public proof of an ended shoe.
+Secrets appear only as KMS ciphertext (``chain_secret_ct``, ``secret_ct``); ``server_seed`` is
+set only once the shoe has ended."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from baccarat_api.ids import RoundRef, ShoeRef
+
+OPEN = "open"
+ENDED = "ended"
+
+
+@dataclass(frozen=True, slots=True)
+class TableRecord:
+    operator_id: str
+    table_id: str
+    #: ``TableConfig.to_dict()``: profile, the tier as it was when the table opened, banking,
+    #: pay-table choices, rounding rule.
+    config: dict[str, Any]
+    #: The shoe rules (``ShoeRules.as_dict()``) every shoe of the table commits to.
+    rules: dict[str, int]
+    anchor: str
+    chain_length: int
+    chain_secret_ct: bytes
+    next_shoe_number: int
+    open_shoe_id: str | None
+    created_at: str
+    #: Seconds after a deal by which a round with locked bets must be settled; past it the
+    #: auto-settlement sweep settles it (the seeds' disconnect rule).
+    settle_deadline_seconds: int = 60
+    #: bacc-audit-v1: the hash of the table's latest round record of an ended shoe (the genesis
+    #: value before any); the next shoe's chain starts here (:mod:`baccarat.audit`).
+    chain_head: str = ""
+
+    @property
+    def profile(self) -> str:
+        return str(self.config["profile"])
+
+    @property
+    def tier_id(self) -> str:
+        return str(self.config["tier"]["id"])
+
+    @property
+    def banking(self) -> str:
+        return str(self.config["banking"])
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeRecord:
+    operator_id: str
+    table_id: str
+    shoe_number: int
+    client_seed: str
+    client_hash: str
+    rules: dict[str, int]
+    anchor: str
+    #: A copy of the table's configuration, so dealing needs no table read.
+    config: dict[str, Any]
+    #: ``s_i`` encrypted under the KMS key (encryption context: operator, shoe).
+    secret_ct: bytes
+    status: str
+    rounds_dealt: int
+    #: Shoe position where the next round starts.
+    cursor: int
+    #: Optimistic-lock counter: every deal and the close condition on it.
+    version: int
+    #: Per dealt round, what the roads need: result, totals, pairs.
+    results: list[dict[str, Any]] = field(default_factory=list)
+    #: Bettors of the last rounds (newest last), for the idle-bettor rule.
+    recent_bettors: list[list[str]] = field(default_factory=list)
+    created_at: str = ""
+    end_reason: str | None = None
+    ended_at: str | None = None
+    #: ``s_i`` in hex, present only once the shoe has ended.
+    server_seed: str | None = None
+    #: Copied from the table at commit (so dealing needs no table read).
+    settle_deadline_seconds: int = 60
+    #: bacc-audit-v1: the table's chain head when the shoe was committed, and now (the hash of
+    #: the table's latest round record; moved by every deal, conditionally on the version).
+    chain_start: str = ""
+    chain_head: str = ""
+
+    @property
+    def ref(self) -> ShoeRef:
+        return ShoeRef(self.table_id, self.shoe_number)
+
+    @property
+    def shoe_id(self) -> str:
+        return self.ref.shoe_id
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    operator_id: str
+    table_id: str
+    shoe_number: int
+    round_number: int
+    #: ``Round.facts()`` (cards as codes, positions, totals, every outcome fact).
+    facts: dict[str, Any]
+    #: A copy of the table's configuration, so settling needs no other read.
+    config: dict[str, Any]
+    #: Bets locked at deal time (API form, accepted order), or ``None``.
+    bets: list[dict[str, Any]] | None
+    #: The player-banker locked at deal time (API form), or ``None``.
+    player_banker: dict[str, Any] | None
+    squeeze: dict[str, Any] | None
+    shoe_status: str
+    #: Bettors of the rounds before this one in the shoe (oldest first), for eligibility.
+    previous_bettors: list[list[str]] = field(default_factory=list)
+    created_at: str = ""
+    settlement: dict[str, Any] | None = None
+    #: SHA-256 of the canonical settlement inputs (bets + player-banker).
+    settlement_digest: str | None = None
+    settled_at: str | None = None
+    #: When locked bets must be settled by (ISO 8601 UTC); ``None`` without locked bets.
+    settle_by: str | None = None
+    #: bacc-audit-v1 (:mod:`baccarat.audit`): the previous round record's hash, this record's
+    #: hash (over the record as dealt), and the stored settlement's (or void's) hash.
+    prev_hash: str = ""
+    round_hash: str = ""
+    settlement_hash: str | None = None
+
+    @property
+    def ref(self) -> RoundRef:
+        return RoundRef(self.table_id, self.shoe_number, self.round_number)
+
+    @property
+    def round_id(self) -> str:
+        return self.ref.round_id
+
+
+@dataclass(frozen=True, slots=True)
+class ProofRecord:
+    """The public record of an ended shoe: everything a third party needs, nothing secret
+    that is still in use. Keyed by shoe id alone (the proof route needs no operator key)."""
+
+    shoe_id: str
+    table_id: str
+    shoe_number: int
+    anchor: str
+    client_seed: str
+    client_hash: str
+    rules: dict[str, int]
+    server_seed: str
+    rounds_dealt: int
+    end_reason: str
+    ended_at: str
+    #: ``TableConfig.to_dict()`` of the shoe's table (what recomputing a settlement needs).
+    config: dict[str, Any] | None = None
+    #: Round number → the round's public money record, as read with the proof; written by each
+    #: settlement (or void), before or after the end.
+    rounds: dict[int, PublicRound] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class PublicRound:
+    """What the proof shows of a round's money, stored in the shoe's public partition (next to
+    the proof) by the same transaction that settles (or voids) the round, so a proof always
+    reflects it, also when it happens after the shoe ended. Served only once the shoe has
+    ended (the proof route answers 404 until then).
+
+    ``settlement`` is the stored settlement document; ``inputs`` what it was computed from:
+    ``{"bets": [...], "player_banker": {...} | None}`` (API form, accepted order). A voided
+    round has ``void`` (its void record) and no settlement."""
+
+    shoe_id: str
+    round_number: int
+    settlement: dict[str, Any] | None = None
+    inputs: dict[str, Any] | None = None
+    void: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyRecord:
+    """The outcome of a POST made with an ``Idempotency-Key``, stored by the same transaction
+    as the request's effect (so it exists exactly when the effect does) and kept until
+    ``expires_at`` (epoch seconds; the table's TTL attribute). Keyed by the operator and the
+    SHA-256 of the key; ``fingerprint`` is the SHA-256 of the request (method, path, body)."""
+
+    operator_id: str
+    key_hash: str
+    fingerprint: str
+    status: int
+    body: dict[str, Any]
+    created_at: str
+    expires_at: int

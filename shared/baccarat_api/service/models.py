@@ -1,0 +1,393 @@
+"""The HTTP contract (v1) as pydantic models: strict requests (unknown fields refused, integers
+never coerced from strings or floats) and the responses, which are validated on the way out so
+``docs/openapi.json`` cannot lie. JSON is snake_case; money is integer minor units."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+
+from baccarat.bets import BetType, Role
+from baccarat_api.limits import CLIENT_SEED_BYTES as MAX_CLIENT_SEED_BYTES
+from baccarat_api.limits import MAX_BETS_PER_ROUND as MAX_BETS
+from baccarat_api.limits import MAX_ID_LENGTH, MAX_MONEY
+
+Money = Annotated[StrictInt, Field(ge=-MAX_MONEY, le=MAX_MONEY)]
+Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
+
+
+class _Strict(BaseModel):
+    # defer_build: a model's validator is built when first used, not at import, so a function
+    # builds only the models of its own routes (cold start).
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+
+# --- requests -------------------------------------------------------------------------------
+
+
+class CreateTableRequest(_Strict):
+    profile: Literal["star-city", "bid-squeeze"]
+    tier: Id = Field(
+        description="a tier id of GET /v1/tiers, of the same profile",
+        examples=["star-city-fun", "bid-squeeze-standard"],
+    )
+    banking: Literal["house", "player_banker"]
+    chain_length: StrictInt = Field(
+        default=10_000, ge=1, le=100_000, description="shoes in the table's seed chain"
+    )
+    banker_pays: Literal["1", "0.95"] | None = Field(
+        default=None, description="Banker pay variant the profile allows (default: its first)"
+    )
+    dragon_table: Literal["seed", "common"] | None = Field(
+        default=None, description="dragon pay table the profile allows (default: its first)"
+    )
+    settle_deadline_seconds: StrictInt = Field(
+        default=60,
+        ge=1,
+        le=86_400,
+        description=(
+            "a round dealt with locked bets and not settled this many seconds after the deal "
+            "is settled by the system (auto_settled: true)"
+        ),
+    )
+
+
+class CommitShoeRequest(_Strict):
+    client_seed: str = Field(
+        max_length=MAX_CLIENT_SEED_BYTES,
+        description=f"at most {MAX_CLIENT_SEED_BYTES} UTF-8 bytes, used exactly as sent",
+    )
+
+    @field_validator("client_seed")
+    @classmethod
+    def _at_most_256_bytes(cls, value: str) -> str:
+        try:
+            size = len(value.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise ValueError("the client seed must be valid Unicode (no lone surrogates)") from None
+        if size > MAX_CLIENT_SEED_BYTES:
+            raise ValueError(
+                f"the client seed is {size} UTF-8 bytes; at most {MAX_CLIENT_SEED_BYTES} allowed"
+            )
+        return value
+
+
+class BetIn(_Strict):
+    bettor_id: Id
+    role: Role
+    seat: StrictInt | None = Field(default=None, ge=0, le=1000)
+    type: BetType
+    amount: Money
+    level: StrictInt | None = Field(default=None, ge=0, le=10_000)
+    balance: Money | None = None
+    personal_limits: dict[BetType, Money] | None = None
+
+
+class PlayerBankerIn(_Strict):
+    bettor_id: Id
+    balance: Money
+
+
+class DealRequest(_Strict):
+    bets: list[BetIn] | None = Field(
+        default=None,
+        max_length=MAX_BETS,
+        description="validated and locked with the round: settlement then uses exactly them",
+        examples=[
+            [
+                {"bettor_id": "alice", "role": "seated", "seat": 1, "type": "banker",
+                 "amount": 2000, "balance": 50_000, "level": 3},
+                {"bettor_id": "bob", "role": "seated", "seat": 2, "type": "player",
+                 "amount": 1000, "balance": 20_000},
+            ]
+        ],
+    )  # fmt: skip
+    player_banker: PlayerBankerIn | None = Field(
+        default=None, description="the player-banker seat (player_banker tables, with bets)"
+    )
+
+
+class SettleRequest(_Strict):
+    bets: list[BetIn] | None = Field(
+        default=None,
+        max_length=MAX_BETS,
+        description="omit when the round was dealt with bets (they are locked)",
+    )
+    player_banker: PlayerBankerIn | None = None
+
+
+class VoidRequest(_Strict):
+    reason: str = Field(
+        min_length=1, max_length=256, description="why the round is voided (kept with it)"
+    )
+
+
+# --- responses ------------------------------------------------------------------------------
+
+
+class RulesOut(_Strict):
+    decks: int
+    burn: int
+    cut_min: int
+    cut_max: int
+    round_limit: int
+
+
+class TableOut(_Strict):
+    table_id: str
+    profile: str
+    tier: str
+    banking: str
+    rules: RulesOut
+    anchor: str = Field(description="s_0 of the table's seed chain (hex)")
+    chain_length: int
+    next_shoe_number: int
+    open_shoe_id: str | None
+    banker_pays: str
+    dragon_table: str | None
+    rounding: str
+    pay_table: dict[str, Any]
+    created_at: str
+    settle_deadline_seconds: int = Field(
+        description="locked bets not settled this long after the deal are auto-settled"
+    )
+
+
+class ShoeOut(_Strict):
+    shoe_id: str
+    table_id: str
+    shoe_number: int
+    client_seed: str
+    client_hash: str
+    rules: RulesOut
+    anchor: str
+    status: Literal["open", "ended"]
+
+
+class ShoeStateOut(ShoeOut):
+    rounds_dealt: int
+    cards_remaining: int
+    last_round_id: str | None
+    history: list[dict[str, Any]] = Field(description="the last 30 rounds (star-city history)")
+    roads: dict[str, Any] = Field(
+        description="bead_plate, big_road, big_eye_boy, small_road, cockroach_pig"
+    )
+    end_reason: Literal["rules", "closed"] | None
+    ended_at: str | None
+    server_seed: str | None = Field(description="s_i (hex), only once the shoe has ended")
+    created_at: str
+
+
+class HandOut(_Strict):
+    cards: list[str]
+    positions: list[int]
+    total: int
+
+
+class RoundOut(_Strict):
+    round_id: str
+    shoe_id: str
+    table_id: str
+    round_number: int
+    start: int
+    player: HandOut
+    banker: HandOut
+    result: Literal["player", "banker", "tie"]
+    natural: bool
+    player_natural: bool
+    banker_natural: bool
+    player_pair: bool
+    banker_pair: bool
+    player_perfect_pair: bool
+    banker_perfect_pair: bool
+    cards_dealt: int
+    banker_card_count: int
+    winning_margin: int
+    bets: list[BetIn] | None
+    player_banker: PlayerBankerIn | None
+    squeeze: dict[str, Any] | None = Field(
+        description="squeeze rights and reveal plan (when bets were given)"
+    )
+    shoe_status: Literal["open", "ended"]
+    created_at: str
+    settle_by: str | None = Field(
+        description="with locked bets: settled by the system (auto_settled) if not by then"
+    )
+    prev_hash: str = Field(description="bacc-audit-v1 hash of the table's previous round record")
+    round_hash: str = Field(description="bacc-audit-v1 hash of this round record (as dealt)")
+
+
+class LineOut(_Strict):
+    index: int
+    bettor_id: str
+    type: str
+    stake: int
+    grade: Literal["win", "push", "lose", "void"]
+    multiplier: str
+    gross_win: int
+    commission: int
+    net: int
+    covered_by: Literal["house", "player_banker"]
+
+
+class ParticipantOut(_Strict):
+    id: str
+    role: str
+    stake: int
+    gross: int
+    commission: int
+    net: int
+
+
+class HouseOut(_Strict):
+    covered: int
+    commission: int
+    take: int
+
+
+class EligibilityOut(_Strict):
+    below_min_balance: list[str]
+    player_banker_below_min_balance: str | None
+    balances_after: dict[str, int]
+    idle_bettors: list[str]
+    idle_round_limit: int | None
+
+
+class PublicSettlementOut(_Strict):
+    """A settlement as a proof shows it: everything but the balances after the round."""
+
+    round_id: str
+    shoe_id: str
+    round_number: int
+    profile: str
+    tier: str
+    banking: str
+    rounding: str
+    result: Literal["player", "banker", "tie"]
+    lines: list[LineOut]
+    bettors: list[ParticipantOut]
+    player_banker: ParticipantOut | None
+    house: HouseOut
+    nets: dict[str, int]
+    settled_at: str
+    auto_settled: bool = Field(
+        default=False, description="settled by the system after the table's deadline"
+    )
+    voided: bool = Field(
+        default=False, description="a void: every stake returned (net 0), never to be settled"
+    )
+    void_reason: str | None = Field(default=None, description="why the round was voided")
+
+
+class SettlementOut(PublicSettlementOut):
+    eligibility: EligibilityOut
+
+
+class RoundDetailOut(RoundOut):
+    settlement: SettlementOut | None
+
+
+class PublicBetOut(_Strict):
+    bettor_id: str
+    role: Role
+    seat: int | None = None
+    type: BetType
+    amount: int
+
+
+class PublicPlayerBankerOut(_Strict):
+    bettor_id: str
+
+
+class ProofRoundOut(_Strict):
+    round_number: int
+    start: int
+    player: list[str]
+    banker: list[str]
+    player_total: int
+    banker_total: int
+    result: Literal["player", "banker", "tie"]
+    voided: bool = Field(default=False, description="voided: every stake returned, no settlement")
+    void: dict[str, Any] | None = Field(default=None, description="the void record, if voided")
+    settlement: PublicSettlementOut | None = Field(
+        default=None,
+        description="the round's settlement (also one made after the shoe ended), if settled",
+    )
+    bets: list[PublicBetOut] | None = Field(
+        default=None,
+        description="the bets the settlement was computed from (accepted order); balances, "
+        "levels and personal limits only served validation and are not published",
+    )
+    player_banker: PublicPlayerBankerOut | None = Field(
+        default=None, description="the player-banker the settlement was computed with"
+    )
+
+
+class ProofOut(_Strict):
+    spec: Literal["bacc-pf-v1"]
+    shoe_id: str
+    table_id: str
+    anchor: str
+    shoe_number: int
+    client_seed: str
+    client_hash: str
+    rules: RulesOut
+    server_seed: str
+    end_reason: Literal["rules", "closed"]
+    ended_at: str
+    cut_index: int | None
+    burn: int
+    burn_exposed: str | None
+    first_round_start: int
+    table_config: dict[str, Any] | None = Field(
+        default=None,
+        description=(
+            "the table's configuration (TableConfig.to_dict: profile, tier with its limits, "
+            "banking, banker_pays, dragon_table, rounding): what recomputing a settlement needs"
+        ),
+    )
+    rounds: list[ProofRoundOut]
+
+
+class TiersOut(_Strict):
+    tiers: list[dict[str, Any]]
+
+
+class ErrorBody(_Strict):
+    code: str
+    message: str
+    retryable: bool
+    details: dict[str, Any]
+    request_id: str
+
+
+class ErrorOut(_Strict):
+    error: ErrorBody
+
+
+class AuditBreakOut(_Strict):
+    round_id: str | None = Field(description="the round where the chain breaks (if a round)")
+    shoe_id: str | None = Field(description="the shoe where it breaks (if a shoe)")
+    item: str | None = Field(description="the item's sort key (the table, an unreadable item)")
+    field: str = Field(
+        description=(
+            "prev_hash | round_hash | settlement_hash | round_number | rounds_dealt | chain_start"
+            " | chain_head | shoe | item"
+        )
+    )
+    expected: Any
+    found: Any
+
+
+class AuditOut(_Strict):
+    spec: Literal["bacc-audit-v1"]
+    table_id: str
+    verified: bool
+    genesis: str = Field(description="H(bacc-audit-v1/genesis, table id, anchor)")
+    head: str = Field(description="the hash of the table's latest round record, recomputed")
+    shoes_checked: int
+    rounds_checked: int
+    settlements_checked: int
+    first_break: AuditBreakOut | None
+    breaks: list[AuditBreakOut] = Field(description="every break found (at most 100)")
