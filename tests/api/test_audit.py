@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from baccarat.audit import canonical
-from baccarat_api.adapters.dynamodb.repository import round_sk, table_pk
+from baccarat_api.adapters.dynamodb.keys import round_sk, table_pk
 
 from .conftest import TABLE_NAMES, Api, Stack, star_city_bets
 
@@ -160,7 +160,8 @@ def test_a_hidden_change_still_breaks_the_chain_at_the_next_round(
 ) -> None:
     """A careful forger rewrites a round AND its stored ``round_hash`` (or removes the round):
     the next round's ``prev_hash`` still names the original."""
-    from baccarat_api.adapters.dynamodb.repository import _round_record
+    from baccarat_api.adapters.dynamodb.codec import from_item
+    from baccarat_api.ports.records import RoundRecord
     from baccarat_api.service.audit import record_hash
 
     table_id, rounds = played_table(api)
@@ -170,7 +171,7 @@ def test_a_hidden_change_still_breaks_the_chain_at_the_next_round(
         facts = json.loads(item["facts"]["S"])
         facts["banker"]["total"] = (facts["banker"]["total"] + 1) % 10  # always a real change
         item["facts"] = {"S": json.dumps(facts)}
-        item["round_hash"] = {"S": record_hash(_round_record(item))}
+        item["round_hash"] = {"S": record_hash(from_item(RoundRecord, item))}
         stack.dynamodb.put_item(TableName=TABLE_NAMES["StateTable"], Item=item)
     else:
         stack.dynamodb.delete_item(TableName=TABLE_NAMES["StateTable"], Key=key)

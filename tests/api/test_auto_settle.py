@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from baccarat_api import runtime
-from baccarat_api.adapters.dynamodb.repository import DUE_INDEX, DynamoRepository
+from baccarat_api.adapters.dynamodb.keys import DUE_INDEX
+from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.ids import parse_round_id
 from baccarat_api.service.auto_settle import sweep
 from baccarat_dev.template import REPO_ROOT, load

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from baccarat_api import runtime
-from baccarat_api.adapters.dynamodb.repository import DynamoRepository, idempotency_pk
+from baccarat_api.adapters.dynamodb.keys import idempotency_pk
+from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.ids import parse_round_id
 from baccarat_api.ports.repository import Snapshot
 from baccarat_api.service.idempotency import RETENTION_SECONDS

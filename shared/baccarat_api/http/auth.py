@@ -5,8 +5,9 @@ Keys are stored only as their SHA-256 (config table, ``KEY#<hash>``) mapping to 
 in AWS the HttpApi Lambda authorizer (:mod:`baccarat_api.http.authorizer`) runs it and hands the
 operator id to the functions (:func:`authorizer_operator`); locally the FastAPI dependency runs it.
 A warm container remembers a key it has looked up for ``AUTH_CACHE_SECONDS`` (default 60 s; 0
-disables), so a warm request costs no DynamoDB round trip for auth; a revoked key stops working within that
-time (in AWS: API Gateway's authorizer cache, 60 s; the authorizer itself caches nothing)."""
+disables), so a warm request costs no DynamoDB round trip for auth; a revoked key stops working
+within that time (in AWS: API Gateway's authorizer cache, 60 s; the authorizer itself caches
+nothing)."""
 
 from __future__ import annotations
 

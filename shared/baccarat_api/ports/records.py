@@ -2,12 +2,18 @@
 
 Every record belongs to one operator (``operator_id``), except the public proof of an ended shoe.
 Secrets appear only as KMS ciphertext (``chain_secret_ct``, ``secret_ct``); ``server_seed`` is
-set only once the shoe has ended."""
+set only once the shoe has ended.
+
+A field is written once, here, with its default: the DynamoDB codec
+(:mod:`baccarat_api.adapters.dynamodb.codec`) stores every field under its name and reads a
+missing attribute back as this default; the in-memory repository stores the records as they
+are. A new record kind is a dataclass here plus its entry in :data:`KEY_FIELDS` (and its item
+shape in the codec)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from baccarat_api.ids import RoundRef, ShoeRef
 
@@ -125,6 +131,13 @@ class RoundRecord:
     round_hash: str = ""
     settlement_hash: str | None = None
 
+    #: bacc-audit-v1 (:data:`baccarat.audit.ROUND_FIELDS`) hashes every field of the round as
+    #: dealt EXCEPT these (written later, or the hash itself). A new field is hashed unless it
+    #: is added here: a test fails until one of the two is decided (and the spec says so).
+    NOT_HASHED: ClassVar[frozenset[str]] = frozenset(
+        {"settlement", "settlement_digest", "settled_at", "round_hash", "settlement_hash"}
+    )
+
     @property
     def ref(self) -> RoundRef:
         return RoundRef(self.table_id, self.shoe_number, self.round_number)
@@ -189,3 +202,17 @@ class IdempotencyRecord:
     body: dict[str, Any]
     created_at: str
     expires_at: int
+
+
+Record = TableRecord | ShoeRecord | RoundRecord | ProofRecord | PublicRound | IdempotencyRecord
+
+#: The fields that name each record kind's item (its key), in order: a put or an update of one
+#: record touches exactly the item these values name.
+KEY_FIELDS: dict[type, tuple[str, ...]] = {
+    TableRecord: ("operator_id", "table_id"),
+    ShoeRecord: ("operator_id", "table_id", "shoe_number"),
+    RoundRecord: ("operator_id", "table_id", "shoe_number", "round_number"),
+    ProofRecord: ("shoe_id",),
+    PublicRound: ("shoe_id", "round_number"),
+    IdempotencyRecord: ("operator_id", "key_hash"),
+}

@@ -25,7 +25,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from baccarat_api.adapters.dynamodb.repository import key_pk
+from baccarat_api.adapters.dynamodb.errors import mapped_errors
+from baccarat_api.adapters.dynamodb.keys import key_pk
 from baccarat_api.http.auth import hash_key, new_key
 from baccarat_api.ports.repository import ConditionFailed
 from baccarat_api.service.common import now
@@ -177,9 +178,8 @@ class OperatorStore:
         self.table = config_table
 
     def _transact(self, what: str, items: list[dict[str, Any]]) -> None:
-        from baccarat_api.adapters.dynamodb.repository import _mapped_errors
 
-        with _mapped_errors(what):
+        with mapped_errors(what):
             self.client.transact_write_items(TransactItems=items)  # type: ignore[arg-type]
 
     def create(self, operator_id: str, name: str, first_key: KeyInfo) -> None:
@@ -222,9 +222,8 @@ class OperatorStore:
             raise OperatorError("that key is already registered") from None
 
     def get_key(self, operator_id: str, key_id: str) -> KeyInfo | None:
-        from baccarat_api.adapters.dynamodb.repository import _mapped_errors
 
-        with _mapped_errors("get key"):
+        with mapped_errors("get key"):
             out = self.client.get_item(
                 TableName=self.table,
                 Key=_key(_PARTITION, _listing_sk(operator_id, key_id)),
@@ -260,7 +259,6 @@ class OperatorStore:
 
     def list(self) -> list[OperatorInfo]:
         """Every operator with its keys (one ``Query``, paged), by operator id."""
-        from baccarat_api.adapters.dynamodb.repository import _mapped_errors
 
         items: list[dict[str, Any]] = []
         args: dict[str, Any] = {
@@ -270,7 +268,7 @@ class OperatorStore:
             "ConsistentRead": True,
         }
         while True:
-            with _mapped_errors("list operators"):
+            with mapped_errors("list operators"):
                 out = self.client.query(**args)
             items += out.get("Items", [])
             if "LastEvaluatedKey" not in out:

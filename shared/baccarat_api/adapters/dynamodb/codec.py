@@ -1,0 +1,223 @@
+"""Records ↔ DynamoDB items, driven by the record dataclasses.
+
+Each field is stored under its own name (unless :attr:`Shape.attributes` renames it) in the type
+its annotation says: ``str`` → ``S``, ``int`` → ``N``, ``bytes`` → ``B``, anything else (dicts,
+lists) → a compact JSON string (``S``, keys sorted unless the field is in
+:attr:`Shape.ordered_json`). A ``None`` value is not stored; a missing attribute reads back as the
+field's dataclass default (or ``None``). So adding a field to a record is ONE change — the
+dataclass field with its default — and adding a record kind is one :class:`Shape` in
+:data:`SHAPES` (plus its key in :mod:`.keys`). What conditions and updates touch (version,
+status, numbers) are therefore native attributes; nested documents are JSON."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass
+from types import NoneType, UnionType
+from typing import Any, TypeVar
+
+from baccarat_api.adapters.dynamodb import keys
+from baccarat_api.ports.records import (
+    KEY_FIELDS,
+    IdempotencyRecord,
+    ProofRecord,
+    PublicRound,
+    Record,
+    RoundRecord,
+    ShoeRecord,
+    TableRecord,
+)
+
+Item = dict[str, Any]
+R = TypeVar("R")
+
+
+def json_text(value: Any, *, ordered: bool = False) -> str:
+    """Compact JSON as stored: keys sorted, unless ``ordered`` (kept as given)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=not ordered)
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    name: str
+    attribute: str
+    #: "S", "N", "B" or "J" (JSON in an S)
+    type: str
+    ordered: bool
+    default: Callable[[], Any] | None
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if self.type == "S":
+            return {"S": value}
+        if self.type == "N":
+            return {"N": str(value)}
+        if self.type == "B":
+            return {"B": value}
+        return {"S": json_text(value, ordered=self.ordered)}
+
+    def decode(self, item: Item) -> Any:
+        value = item.get(self.attribute)
+        if value is None:
+            if self.default is None:
+                raise KeyError(self.attribute)
+            return self.default()
+        if self.type == "S":
+            return str(value["S"])
+        if self.type == "N":
+            return int(value["N"])
+        if self.type == "B":
+            return bytes(value["B"])
+        return json.loads(value["S"])
+
+
+_SCALARS: dict[Any, str] = {str: "S", int: "N", bytes: "B"}
+
+
+def _type_code(hint: Any) -> tuple[str, bool]:
+    """(type code, may be ``None``) of a field annotation."""
+    args = typing.get_args(hint)
+    optional = typing.get_origin(hint) in (typing.Union, UnionType) and NoneType in args
+    if optional:
+        (hint,) = (a for a in args if a is not NoneType)
+    return _SCALARS.get(hint, "J"), optional
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How one record kind is stored."""
+
+    #: the item's ``kind`` attribute
+    kind: str
+    record: type
+    #: (pk, sk) of the record's key values (``KEY_FIELDS`` order)
+    key: Callable[..., tuple[str, str]]
+    #: field → attribute name, where they differ
+    attributes: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: fields that are not attributes of the item (read from the key or from other items)
+    not_stored: frozenset[str] = frozenset()
+    #: JSON fields whose key order is kept as written (a response replayed byte for byte)
+    ordered_json: frozenset[str] = frozenset()
+    #: attributes derived from the record (a sparse index's keys) and the fields whose update
+    #: removes them again
+    derived: Callable[[Any], Item] | None = None
+    removed_by: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    #: fields read from the item's key instead of attributes
+    from_key: Callable[[Item], dict[str, Any]] | None = None
+    #: computed from the dataclass: every stored field, its attribute, type and default
+    fields: tuple[_Field, ...] = dataclasses.field(init=False, repr=False)
+    _by_name: Mapping[str, _Field] = dataclasses.field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        hints = typing.get_type_hints(self.record)
+        out = []
+        for f in dataclasses.fields(self.record):
+            if f.name in self.not_stored:
+                continue
+            code, optional = _type_code(hints[f.name])
+            default: Callable[[], Any] | None = None
+            if f.default is not MISSING:
+                default = (lambda v: lambda: v)(f.default)
+            elif f.default_factory is not MISSING:
+                default = f.default_factory
+            elif optional:
+                default = _none
+            out.append(
+                _Field(
+                    f.name, self.attributes.get(f.name, f.name), code,
+                    f.name in self.ordered_json, default,
+                )
+            )  # fmt: skip
+        object.__setattr__(self, "fields", tuple(out))
+        object.__setattr__(self, "_by_name", {f.name: f for f in out})
+
+    def field(self, name: str) -> _Field:
+        return self._by_name[name]
+
+    def item_key(self, ident: tuple[Any, ...]) -> Item:
+        pk, sk = self.key(*ident)
+        return {"pk": {"S": pk}, "sk": {"S": sk}}
+
+    def encode(self, record: Any) -> Item:
+        item = self.item_key(tuple(getattr(record, n) for n in KEY_FIELDS[self.record]))
+        item["kind"] = {"S": self.kind}
+        for f in self.fields:
+            value = getattr(record, f.name)
+            if value is not None:
+                item[f.attribute] = f.encode(value)
+        if self.derived is not None:
+            item |= self.derived(record)
+        return item
+
+    def decode(self, item: Item, **extra: Any) -> Any:
+        values = {f.name: f.decode(item) for f in self.fields}
+        if self.from_key is not None:
+            values |= self.from_key(item)
+        return self.record(**values, **extra)
+
+
+def _none() -> None:
+    return None
+
+
+def _due(r: RoundRecord) -> Item:
+    """A round with locked bets to settle by a deadline: the sparse DueRounds index finds it
+    until its settlement (or void) removes these two attributes."""
+    if r.settle_by is None or r.settlement is not None:
+        return {}
+    return {"due_shard": {"S": keys.due_shard(r.table_id)}, "due_at": {"S": r.settle_by}}
+
+
+SHAPES: dict[type, Shape] = {
+    s.record: s
+    for s in (
+        Shape("table", TableRecord, keys.table_key, attributes={"open_shoe_id": "open_shoe"}),
+        Shape("shoe", ShoeRecord, keys.shoe_key),
+        Shape(
+            "round", RoundRecord, keys.round_key,
+            derived=_due, removed_by={"settlement": ("due_shard", "due_at")},
+        ),
+        Shape("proof", ProofRecord, keys.proof_key, not_stored=frozenset({"rounds"})),
+        Shape("public_round", PublicRound, keys.public_round_key),
+        Shape(
+            "idempotency", IdempotencyRecord, keys.idempotency_key,
+            not_stored=frozenset({"key_hash"}), ordered_json=frozenset({"body"}),
+            from_key=lambda item: {"key_hash": str(item["pk"]["S"]).rsplit("#", 1)[-1]},
+        ),
+    )
+}  # fmt: skip
+
+
+def shape(kind: type) -> Shape:
+    return SHAPES[kind]
+
+
+def to_item(record: Record) -> Item:
+    return SHAPES[type(record)].encode(record)
+
+
+def from_item(kind: type[R], item: Item, **extra: Any) -> R:
+    record: R = SHAPES[kind].decode(item, **extra)
+    return record
+
+
+def tier_item(tier: dict[str, Any], position: int) -> Item:
+    """A tier (``Tier.to_dict()``) in the config table: its document and its place in the file."""
+    pk, sk = keys.tier_key(str(tier["id"]))
+    return {
+        "pk": {"S": pk},
+        "sk": {"S": sk},
+        "kind": {"S": "tier"},
+        "position": {"N": str(position)},
+        "doc": {"S": json_text(tier)},
+    }
+
+
+def tier_doc(item: Item) -> dict[str, Any] | None:
+    """A tier item's document, ``None`` once retired (gone from the data file)."""
+    if item.get("retired", {}).get("BOOL"):
+        return None
+    doc: dict[str, Any] = json.loads(item["doc"]["S"])
+    return doc

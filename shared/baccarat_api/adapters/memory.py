@@ -1,0 +1,208 @@
+"""An in-memory :class:`~baccarat_api.ports.repository.Repository` for service tests (and any
+caller that wants the game without storage): the same game-state writes as the DynamoDB adapter
+(:class:`~baccarat_api.ports.writes.StateWrites`), applied faithfully — all or nothing, every
+condition checked against the state before the transaction, one item written at most once per
+transaction (DynamoDB refuses two writes to one item too), records stored as given (frozen
+dataclasses, so a caller cannot change the store's copy).
+
+It counts its calls (:attr:`MemoryRepository.calls`), one per DynamoDB round trip the adapter
+would make, so service tests can pin round trips without moto. Not thread-safe beyond its lock:
+enough for tests that race two calls."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from baccarat_api.ids import RoundRef, ShoeRef
+from baccarat_api.ports.records import (
+    IdempotencyRecord,
+    ProofRecord,
+    PublicRound,
+    Record,
+    RoundRecord,
+    ShoeRecord,
+    TableRecord,
+)
+from baccarat_api.ports.repository import ConditionFailed, Snapshot, TableHistory
+from baccarat_api.ports.writes import ABSENT, Key, Put, StateWrites, Update, Write
+
+
+class MemoryRepository(StateWrites):
+    def __init__(self) -> None:
+        self.items: dict[Key, Record] = {}
+        self.tiers: list[dict[str, Any]] = []
+        self.retired: set[str] = set()
+        #: SHA-256 of an API key → (operator id, revoked)
+        self.keys: dict[str, tuple[str, bool]] = {}
+        #: round trips by kind (``get``, ``batch_get``, ``write``, ``transaction``, ``query``)
+        self.calls: Counter[str] = Counter()
+        self._lock = threading.RLock()
+
+    # writes -----------------------------------------------------------------------------------
+    def _holds(self, write: Write) -> bool:
+        stored = self.items.get(write.key)
+        if isinstance(write, Put):
+            if not write.if_absent or stored is None:
+                return True
+            expires_at = getattr(stored, "expires_at", None)
+            return (
+                write.expired_by is not None
+                and expires_at is not None
+                and (expires_at <= write.expired_by)
+            )
+        if stored is None:
+            return False
+        for name, expected in write.expect.items():
+            value = getattr(stored, name)
+            if (value is not None) if expected is ABSENT else (value != expected):
+                return False
+        return True
+
+    def transact(self, what: str, writes: Sequence[Write]) -> None:
+        with self._lock:
+            self.calls["write" if len(writes) == 1 else "transaction"] += 1
+            keys = [w.key for w in writes]
+            if len(set(keys)) != len(keys):
+                raise ValueError(f"{what}: two writes to one item in one transaction")
+            failed = [not self._holds(w) for w in writes]
+            if any(failed):
+                existing = next(
+                    (
+                        self.items.get(w.key)
+                        for w, lost in zip(writes, failed, strict=True)
+                        if lost and isinstance(w, Update) and w.return_existing
+                    ),
+                    None,
+                )
+                duplicate = len(writes) > 1 and any(
+                    lost and isinstance(w, Put) and isinstance(w.record, IdempotencyRecord)
+                    for w, lost in zip(writes, failed, strict=True)
+                )
+                raise ConditionFailed(
+                    f"{what}: condition failed", existing=existing, duplicate=duplicate
+                )
+            for w in writes:  # every condition held on the state before: apply them all
+                if isinstance(w, Put):
+                    self.items[w.key] = w.record
+                else:
+                    changes = dict(w.set) | dict.fromkeys(w.remove)
+                    self.items[w.key] = dataclasses.replace(self.items[w.key], **changes)
+
+    # configuration ----------------------------------------------------------------------------
+    def add_key(self, key_hash: str, operator_id: str, *, revoked: bool = False) -> None:
+        self.keys[key_hash] = (operator_id, revoked)
+
+    def operator_for_key(self, key_hash: str) -> str | None:
+        self.calls["get"] += 1
+        found = self.keys.get(key_hash)
+        return None if found is None or found[1] else found[0]
+
+    def put_tiers(self, tiers: list[dict[str, Any]]) -> None:
+        ids = [str(t["id"]) for t in tiers]
+        self.retired |= {str(t["id"]) for t in self.tiers} - set(ids)
+        self.retired -= set(ids)
+        old = [t for t in self.tiers if str(t["id"]) not in ids]
+        self.tiers = [dict(t) for t in tiers] + old
+
+    def list_tiers(self) -> list[dict[str, Any]]:
+        self.calls["query"] += 1
+        return [dict(t) for t in self.tiers if str(t["id"]) not in self.retired]
+
+    def _tier(self, tier_id: str) -> dict[str, Any] | None:
+        if tier_id in self.retired:
+            return None
+        return next((dict(t) for t in self.tiers if str(t["id"]) == tier_id), None)
+
+    def get_tier(self, tier_id: str) -> dict[str, Any] | None:
+        self.calls["get"] += 1
+        return self._tier(tier_id)
+
+    # reads ------------------------------------------------------------------------------------
+    def _one(self, kind: type, *ident: Any) -> Any:
+        return self.items.get((kind, ident))
+
+    def get_table(self, operator_id: str, table_id: str) -> TableRecord | None:
+        self.calls["get"] += 1
+        found: TableRecord | None = self._one(TableRecord, operator_id, table_id)
+        return found
+
+    def get_shoe(self, operator_id: str, ref: ShoeRef) -> ShoeRecord | None:
+        self.calls["get"] += 1
+        found: ShoeRecord | None = self._one(ShoeRecord, operator_id, ref.table_id, ref.shoe_number)
+        return found
+
+    def get_round(self, operator_id: str, ref: RoundRef) -> RoundRecord | None:
+        self.calls["get"] += 1
+        found: RoundRecord | None = self._one(
+            RoundRecord, operator_id, ref.table_id, ref.shoe_number, ref.round_number
+        )
+        return found
+
+    def load(
+        self,
+        operator_id: str,
+        *,
+        table_id: str | None = None,
+        shoe: ShoeRef | None = None,
+        round_: RoundRef | None = None,
+        tier_id: str | None = None,
+        idem_key: str | None = None,
+    ) -> Snapshot:
+        named = [table_id, shoe, round_, tier_id, idem_key]
+        wanted = sum(x is not None for x in named)
+        if wanted:
+            self.calls["get" if wanted == 1 else "batch_get"] += 1
+        snap = Snapshot()
+        with self._lock:
+            if table_id is not None:
+                snap.table = self._one(TableRecord, operator_id, table_id)
+            if shoe is not None:
+                snap.shoe = self._one(ShoeRecord, operator_id, shoe.table_id, shoe.shoe_number)
+            if round_ is not None:
+                snap.round = self._one(
+                    RoundRecord,
+                    operator_id,
+                    round_.table_id,
+                    round_.shoe_number,
+                    round_.round_number,
+                )
+            if tier_id is not None:
+                snap.tier = self._tier(tier_id)
+            if idem_key is not None:
+                snap.idempotency = self._one(IdempotencyRecord, operator_id, idem_key)
+        return snap
+
+    def _all(self, kind: type) -> list[Any]:
+        with self._lock:
+            return [r for (k, _), r in self.items.items() if k is kind]
+
+    def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
+        self.calls["query"] += 1
+        due = sorted(
+            (r for r in self._all(RoundRecord) if r.settle_by is not None and r.settlement is None),
+            key=lambda r: r.settle_by,
+        )
+        return [(r.operator_id, r.ref) for r in due if r.settle_by <= now][:limit]
+
+    def table_history(self, operator_id: str, table_id: str) -> TableHistory:
+        self.calls["query"] += 1
+        mine = lambda r: r.operator_id == operator_id and r.table_id == table_id  # noqa: E731
+        return TableHistory(
+            table=self._one(TableRecord, operator_id, table_id),
+            shoes=sorted(filter(mine, self._all(ShoeRecord)), key=lambda s: s.shoe_number),
+            rounds=sorted(
+                filter(mine, self._all(RoundRecord)), key=lambda r: (r.shoe_number, r.round_number)
+            ),
+        )
+
+    def get_proof(self, shoe_id: str) -> ProofRecord | None:
+        self.calls["query"] += 1
+        proof: ProofRecord | None = self._one(ProofRecord, shoe_id)
+        if proof is None:
+            return None
+        publics = [p for p in self._all(PublicRound) if p.shoe_id == shoe_id]
+        return dataclasses.replace(proof, rounds={p.round_number: p for p in publics})

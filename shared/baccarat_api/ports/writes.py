@@ -1,0 +1,256 @@
+"""The write vocabulary of the repository, and the game-state writes expressed in it ONCE.
+
+Every state change is a list of :class:`Put` and :class:`Update` (each with its condition) that an
+adapter applies all-or-nothing with :meth:`StateWrites.transact`: the DynamoDB adapter as one
+``PutItem``/``UpdateItem`` (one write) or one ``TransactWriteItems`` (more), the in-memory one
+under a lock. Conditions are checked against the state before the transaction; if any fails,
+nothing is written and :class:`~baccarat_api.ports.repository.ConditionFailed` is raised.
+
+A new transactional write is one method here (its list of writes), used by both adapters; a new
+record kind is a dataclass in :mod:`.records` with its ``KEY_FIELDS`` entry (plus its item shape in
+the DynamoDB codec)."""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from baccarat.audit import settlement_hash
+from baccarat_api.ports.records import (
+    ENDED,
+    KEY_FIELDS,
+    OPEN,
+    IdempotencyRecord,
+    ProofRecord,
+    PublicRound,
+    Record,
+    RoundRecord,
+    ShoeRecord,
+    TableRecord,
+)
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+#: In :attr:`Update.expect`: the field must be absent (``None``; the item does not store it).
+ABSENT: Final = _Absent()
+
+#: A record's key: its kind and the values of its ``KEY_FIELDS``.
+Key = tuple[type, tuple[Any, ...]]
+
+
+def key_of(record: Record) -> Key:
+    kind = type(record)
+    return kind, tuple(getattr(record, name) for name in KEY_FIELDS[kind])
+
+
+@dataclass(frozen=True, slots=True)
+class Put:
+    """Store ``record`` whole. ``if_absent``: only if no item has its key — or, with
+    ``expired_by`` (epoch seconds), the item there has ``expires_at`` at or before it."""
+
+    record: Record
+    if_absent: bool = True
+    expired_by: int | None = None
+
+    @property
+    def key(self) -> Key:
+        return key_of(self.record)
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """Change an EXISTING item of ``kind`` named by ``key`` (its ``KEY_FIELDS`` values): set the
+    fields of ``set``, remove (make ``None``) those of ``remove``, only if every field of
+    ``expect`` holds its value (:data:`ABSENT`: is ``None``). With ``return_existing``, a lost
+    condition brings the stored record back (``ConditionFailed.existing``)."""
+
+    kind: type
+    ident: tuple[Any, ...]
+    set: Mapping[str, Any]
+    remove: tuple[str, ...] = ()
+    expect: Mapping[str, Any] = field(default_factory=dict)
+    return_existing: bool = False
+
+    @property
+    def key(self) -> Key:
+        return self.kind, self.ident
+
+
+Write = Put | Update
+
+
+class StateWrites(ABC):
+    """The game-state writes of :class:`~baccarat_api.ports.repository.Repository`, each one
+    transaction, written once for every adapter over its :meth:`transact`."""
+
+    @abstractmethod
+    def transact(self, what: str, writes: Sequence[Write]) -> None:
+        """Apply ``writes`` all-or-nothing (``what`` names it in errors). A lost condition
+        raises ``ConditionFailed`` with ``existing`` = the stored record of the first failed
+        write that asked for it (``return_existing``) and ``duplicate`` = an idempotency
+        record's put lost (a request with the same key completed first); nothing is written."""
+
+    def _write(self, what: str, writes: Sequence[Write], idem: IdempotencyRecord | None) -> None:
+        """``writes`` plus, with ``idem``, the idempotency record's put (new, or replacing an
+        expired one), in the same transaction."""
+        if idem is not None:
+            writes = [*writes, Put(idem, expired_by=int(time.time()))]
+        self.transact(what, writes)
+
+    # tables and shoes -------------------------------------------------------------------------
+    def create_table(self, table: TableRecord, idem: IdempotencyRecord | None = None) -> None:
+        self._write("create table", [Put(table)], idem)
+
+    def commit_shoe(
+        self, table: TableRecord, shoe: ShoeRecord, idem: IdempotencyRecord | None = None
+    ) -> None:
+        number = shoe.shoe_number
+        self._write(
+            "commit shoe",
+            [
+                Put(shoe),
+                Update(
+                    TableRecord,
+                    (table.operator_id, table.table_id),
+                    set={"open_shoe_id": shoe.shoe_id, "next_shoe_number": number + 1},
+                    expect={"next_shoe_number": number, "open_shoe_id": ABSENT},
+                ),
+            ],
+            idem,
+        )
+
+    @staticmethod
+    def _shoe_moved(before: ShoeRecord, after: ShoeRecord) -> Update:
+        """The shoe from ``before`` to ``after`` (optimistic lock: same version, still open)."""
+        moved: dict[str, Any] = {
+            "status": after.status,
+            "rounds_dealt": after.rounds_dealt,
+            "cursor": after.cursor,
+            "version": after.version,
+            "results": after.results,
+            "recent_bettors": after.recent_bettors,
+            "chain_head": after.chain_head,
+        }
+        if after.status == ENDED:
+            assert after.server_seed and after.end_reason and after.ended_at
+            moved |= {
+                "server_seed": after.server_seed,
+                "end_reason": after.end_reason,
+                "ended_at": after.ended_at,
+            }
+        return Update(
+            ShoeRecord,
+            (before.operator_id, before.table_id, before.shoe_number),
+            set=moved,
+            expect={"version": before.version, "status": OPEN},
+        )
+
+    @staticmethod
+    def _ended(shoe: ShoeRecord, proof: ProofRecord, chain_head: str) -> list[Write]:
+        """Free the table, hand it the shoe's chain head, and publish the proof (all part of
+        ending a shoe)."""
+        return [
+            Update(
+                TableRecord,
+                (shoe.operator_id, shoe.table_id),
+                set={"chain_head": chain_head},
+                remove=("open_shoe_id",),
+                expect={"open_shoe_id": shoe.shoe_id},
+            ),
+            Put(proof),
+        ]
+
+    def record_round(
+        self,
+        before: ShoeRecord,
+        after: ShoeRecord,
+        round_: RoundRecord,
+        proof: ProofRecord | None,
+        idem: IdempotencyRecord | None = None,
+    ) -> None:
+        writes: list[Write] = [Put(round_), self._shoe_moved(before, after)]
+        if proof is not None:
+            writes += self._ended(before, proof, after.chain_head)
+        self._write("deal round", writes, idem)
+
+    def close_shoe(
+        self,
+        before: ShoeRecord,
+        after: ShoeRecord,
+        proof: ProofRecord,
+        idem: IdempotencyRecord | None = None,
+    ) -> None:
+        writes = [self._shoe_moved(before, after), *self._ended(before, proof, after.chain_head)]
+        self._write("close shoe", writes, idem)
+
+    # rounds -----------------------------------------------------------------------------------
+    @staticmethod
+    def _settled(round_: RoundRecord, doc: dict[str, Any], digest: str, at: str) -> Update:
+        """Store a settlement (or a void) and its bacc-audit-v1 hash on a round that has
+        neither; the round leaves the DueRounds index. The first write of its transaction,
+        returning the winner's round when the condition fails."""
+        return Update(
+            RoundRecord,
+            (round_.operator_id, round_.table_id, round_.shoe_number, round_.round_number),
+            set={
+                "settlement": doc,
+                "settlement_digest": digest,
+                "settled_at": at,
+                "settlement_hash": settlement_hash(round_.round_hash, doc),
+            },
+            expect={"settlement": ABSENT},
+            return_existing=True,
+        )
+
+    def save_settlement(
+        self,
+        round_: RoundRecord,
+        settlement: dict[str, Any],
+        digest: str,
+        settled_at: str,
+        inputs: dict[str, Any] | None = None,
+        idem: IdempotencyRecord | None = None,
+    ) -> None:
+        """The round's settlement and its public copy in the shoe's proof partition."""
+        public = PublicRound(
+            shoe_id=round_.ref.shoe.shoe_id,
+            round_number=round_.round_number,
+            settlement=settlement,
+            inputs=inputs
+            if inputs is not None
+            else {"bets": round_.bets or [], "player_banker": round_.player_banker},
+        )
+        writes: list[Write] = [
+            self._settled(round_, settlement, digest, settled_at),
+            Put(public, False),
+        ]
+        self._write("settle round", writes, idem)
+
+    def void_round(
+        self,
+        round_: RoundRecord,
+        doc: dict[str, Any],
+        voided_at: str,
+        idem: IdempotencyRecord | None = None,
+    ) -> None:
+        """The round's void record in place of a settlement (the same slot: a round is settled
+        or voided, once) and its public copy (``void``, no settlement)."""
+        public = PublicRound(
+            shoe_id=round_.ref.shoe.shoe_id, round_number=round_.round_number, void=doc
+        )
+        writes: list[Write] = [
+            self._settled(round_, doc, VOID_DIGEST, voided_at),
+            Put(public, False),
+        ]
+        self._write("void round", writes, idem)
+
+
+#: ``settlement_digest`` of a void record (no settlement inputs digest to equal it).
+VOID_DIGEST = "void"
