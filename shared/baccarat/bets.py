@@ -70,3 +70,10 @@ def bets_from_json(bets: Sequence[Mapping[str, Any]]) -> list[Bet]:
         )
         for i, b in enumerate(bets)
     ]
+
+
+def player_banker_from_json(pb: Mapping[str, Any] | None) -> PlayerBanker | None:
+    """An API-form player-banker (``bettor_id``, ``balance``, optional ``level``), or ``None``."""
+    if pb is None:
+        return None
+    return PlayerBanker(bettor_id=pb["bettor_id"], balance=pb["balance"], level=pb.get("level"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .cards import CARDS_PER_DECK
@@ -96,6 +97,17 @@ class ShoeRules:
             "cut_max": self.cut_max,
             "round_limit": self.round_limit,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, int]) -> ShoeRules:
+        """The inverse of :meth:`as_dict`."""
+        return cls(
+            decks=data["decks"],
+            burn=data["burn"],
+            cut_min=data["cut_min"],
+            cut_max=data["cut_max"],
+            round_limit=data["round_limit"],
+        )
 
 
 # --- drawing rules --------------------------------------------------------------------------

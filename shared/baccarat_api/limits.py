@@ -26,6 +26,11 @@ MAX_ID_LENGTH = 64
 #: Amounts and balances, in minor units (|value| ≤ 10^15).
 MAX_MONEY = 10**15
 
+#: Seconds after a deal by which a round with locked bets must be settled (a table's choice,
+#: default and bounds); past it the auto-settlement sweep settles it.
+DEFAULT_SETTLE_DEADLINE_SECONDS = 60
+MAX_SETTLE_DEADLINE_SECONDS = 86_400
+
 #: Per-operator token bucket of the app (every authenticated request takes one token): a
 #: sustained rate and the burst above it — the stage's default route throttling
 #: (template.yaml ``ThrottlingRateLimit`` / ``ThrottlingBurstLimit``), so one operator alone can

@@ -11,7 +11,7 @@ import pytest
 
 from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb.operators import OperatorStore, add_key, key_id_of, revoke_key
-from baccarat_api.http.auth import hash_key
+from baccarat_api.service.auth import hash_key
 from baccarat_dev.template import load
 
 from .conftest import Api, Stack, http_api_event, star_city_bets

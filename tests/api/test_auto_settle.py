@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -217,11 +218,11 @@ def test_one_bad_round_does_not_stop_the_sweep_for_the_others(
         def due_rounds(self, at: str, limit: int) -> list[tuple[str, RoundRef]]:
             return [("op", RoundRef("tbl_a", 1, 1)), ("op", RoundRef("tbl_b", 1, 1))]
 
-    def fake_settle(repo: object, operator_id: str, rid: str, **kw: object) -> dict[str, object]:
+    def fake_settle(repo: object, operator_id: str, rid: str, **kw: object) -> SimpleNamespace:
         calls.append(rid)
         if len(calls) == 1:
             raise ValueError("corrupt stored configuration")
-        return {"auto_settled": True}
+        return SimpleNamespace(auto_settled=True)
 
     monkeypatch.setattr(auto_settle, "settle_round", fake_settle)
     report = auto_settle.sweep(Repo(), at="2026-01-01T00:00:00Z")  # type: ignore[arg-type]

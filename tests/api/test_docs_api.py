@@ -1,12 +1,13 @@
 """docs/api.md stays true to the code: every error code the API can answer (the catalogue
-``errors.CODES`` and every bet refusal) is documented with its HTTP status and whether to retry,
-and every route of the template is in the routes table."""
+``service.errors.CODES`` with ``http.errors.STATUS``, and every bet refusal) is documented with its
+HTTP status and whether to retry, and every route of the template is in the routes table."""
 
 from __future__ import annotations
 
 import re
 
 from baccarat.validation import Refusal
+from baccarat_api.http.errors import STATUS
 from baccarat_api.service.errors import CODES
 from baccarat_dev.template import REPO_ROOT, routes
 
@@ -24,9 +25,9 @@ def _documented() -> dict[str, tuple[int, bool]]:
 
 def test_every_error_code_is_documented_with_its_status_and_retryability() -> None:
     documented = _documented()
-    for code, (status, retryable, _) in CODES.items():
+    for code, (retryable, _) in CODES.items():
         assert code in documented, f"docs/api.md does not document the error code {code!r}"
-        assert documented[code] == (status, retryable), code
+        assert documented[code] == (STATUS[code], retryable), code
     for refusal in Refusal:
         assert documented.get(refusal.value) == (422, False), refusal.value
     assert set(documented) == set(CODES) | {r.value for r in Refusal}, "a documented code is gone"

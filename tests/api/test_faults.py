@@ -34,13 +34,13 @@ from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeou
 from moto import mock_aws
 
 from baccarat.fairness import derive_shoe
+from baccarat.rules import ShoeRules
 from baccarat.verify import verify_proof
 from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
-from baccarat_api.adapters.kms import shoe_context
-from baccarat_api.adapters.shoe_cache import rules_of
 from baccarat_api.ids import parse_shoe_id
 from baccarat_api.jobs.seed import add_operator_key, seed_tiers
+from baccarat_api.ports.vault import shoe_context
 from baccarat_dev.template import create_tables
 
 from .conftest import (
@@ -223,7 +223,9 @@ def expected_round(stack: Stack, shoe_id: str, number: int) -> dict[str, Any]:
         CiphertextBlob=shoe.secret_ct,
         EncryptionContext=shoe_context("operator-a", shoe.table_id, shoe.shoe_number),
     )["Plaintext"]
-    rnd = derive_shoe(secret, shoe.client_seed, shoe.shoe_number, rules_of(shoe.rules)).rounds
+    rnd = derive_shoe(
+        secret, shoe.client_seed, shoe.shoe_number, ShoeRules.from_dict(shoe.rules)
+    ).rounds
     return rnd[number - 1].facts()
 
 

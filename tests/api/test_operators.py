@@ -28,7 +28,7 @@ from baccarat_api.adapters.dynamodb.operators import (
     list_operators,
     revoke_key,
 )
-from baccarat_api.http import auth
+from baccarat_api.service import auth
 from baccarat_dev.cli import LOCAL_CONFIG_TABLE, main
 from baccarat_dev.local import LOCAL_TABLES
 from baccarat_dev.template import create_tables, table_definitions

@@ -23,8 +23,8 @@ import httpx
 import pytest
 from local_server import LocalServer, local_server
 
-from baccarat_api.http.auth import new_key
 from baccarat_api.limits import MAX_BODY_BYTES
+from baccarat_api.service.auth import new_key
 from baccarat_dev.openapi import OPENAPI_JSON
 
 from .conftest import star_city_bets

@@ -18,8 +18,8 @@ from botocore.exceptions import ClientError
 
 from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
-from baccarat_api.adapters.kms import chain_context, shoe_context
 from baccarat_api.ids import parse_round_id, parse_shoe_id
+from baccarat_api.ports.vault import chain_context, shoe_context
 
 from .conftest import TABLE_NAMES, Api, Stack, star_city_bets
 

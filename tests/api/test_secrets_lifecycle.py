@@ -26,11 +26,11 @@ from typing import Any
 import pytest
 
 from baccarat_api import runtime
-from baccarat_api.adapters.kms import chain_context, shoe_context
 from baccarat_api.adapters.logguard import WIRE_LOGGERS
-from baccarat_api.http.auth import hash_key
 from baccarat_api.ids import parse_shoe_id
 from baccarat_api.observability import logger as service_logger
+from baccarat_api.ports.vault import chain_context, shoe_context
+from baccarat_api.service.auth import hash_key
 from baccarat_dev.cli import main as cli_main
 from baccarat_dev.template import load, routes
 

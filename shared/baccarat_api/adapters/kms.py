@@ -10,11 +10,13 @@
 * Every ciphertext is bound to its item by the KMS encryption context (operator, table, shoe
   number, purpose): a ciphertext copied onto another item does not decrypt.
 
-The same code runs against moto's KMS locally (``make run``, tests), so there is one code path."""
+The same code runs against moto's KMS locally (``make run``, tests), so there is one code path.
+The port (:class:`~baccarat_api.ports.vault.SecretVault`) and the encryption contexts are in
+:mod:`baccarat_api.ports.vault`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from baccarat_api.ports.repository import StoreUnavailable
 
@@ -32,28 +34,6 @@ _RETRYABLE = frozenset(
         "KeyUnavailableException",
     }
 )
-
-
-class SecretVault(Protocol):
-    def draw_chain_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:
-        """A fresh 32-byte secret and its ciphertext: ``(plaintext, ciphertext)``."""
-
-    def seal(self, plaintext: bytes, context: dict[str, str]) -> bytes: ...
-
-    def unseal(self, ciphertext: bytes, context: dict[str, str]) -> bytes: ...
-
-
-def chain_context(operator_id: str, table_id: str) -> dict[str, str]:
-    return {"purpose": "bacc-pf-v1/chain", "operator": operator_id, "table": table_id}
-
-
-def shoe_context(operator_id: str, table_id: str, shoe_number: int) -> dict[str, str]:
-    return {
-        "purpose": "bacc-pf-v1/shoe",
-        "operator": operator_id,
-        "table": table_id,
-        "shoe": str(shoe_number),
-    }
 
 
 class KmsVault:

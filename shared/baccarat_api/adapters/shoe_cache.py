@@ -10,32 +10,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 
-from baccarat.fairness import Shoe, derive_shoe
+from baccarat.fairness import derive_shoe
 from baccarat.rules import ShoeRules
-from baccarat_api.adapters.kms import SecretVault, shoe_context
 from baccarat_api.ports.records import ShoeRecord
-
-
-@dataclass(frozen=True, slots=True)
-class DerivedShoe:
-    shoe: Shoe
-    secret: bytes
-
-    def __repr__(self) -> str:  # never print the secret
-        return f"DerivedShoe(rounds={len(self.shoe.rounds)}, secret=<hidden>)"
-
-
-def rules_of(data: dict[str, int]) -> ShoeRules:
-    return ShoeRules(
-        decks=data["decks"],
-        burn=data["burn"],
-        cut_min=data["cut_min"],
-        cut_max=data["cut_max"],
-        round_limit=data["round_limit"],
-    )
-
+from baccarat_api.ports.shoes import DerivedShoe
+from baccarat_api.ports.vault import SecretVault, shoe_context
 
 CacheKey = tuple[str, str, str, bytes, bytes]
 
@@ -50,7 +30,7 @@ class ShoeCache:
 
     @staticmethod
     def key(shoe: ShoeRecord) -> CacheKey:
-        rules = rules_of(shoe.rules).to_bytes()
+        rules = ShoeRules.from_dict(shoe.rules).to_bytes()
         return (shoe.operator_id, shoe.shoe_id, shoe.client_seed, rules, shoe.secret_ct)
 
     def get(self, shoe: ShoeRecord) -> DerivedShoe:
@@ -64,7 +44,10 @@ class ShoeCache:
             shoe.secret_ct, shoe_context(shoe.operator_id, shoe.table_id, shoe.shoe_number)
         )
         derived = DerivedShoe(
-            derive_shoe(secret, shoe.client_seed, shoe.shoe_number, rules_of(shoe.rules)), secret
+            derive_shoe(
+                secret, shoe.client_seed, shoe.shoe_number, ShoeRules.from_dict(shoe.rules)
+            ),
+            secret,
         )
         with self._lock:
             self.misses += 1

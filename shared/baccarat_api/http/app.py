@@ -21,10 +21,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from baccarat_api.http.contract import refine
 from baccarat_api.http.cors import PublicCors
+from baccarat_api.http.errors import HttpError, body_of, headers_for, status_for
 from baccarat_api.limits import MAX_BODY_BYTES
 from baccarat_api.observability import logger
 from baccarat_api.ports.repository import ConditionFailed, StoreUnavailable
-from baccarat_api.service.errors import ApiError
+from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import REPLAYED_HEADER, Replayed
 
 API_TITLE = "Baccarat engine API"
@@ -36,16 +37,19 @@ def request_id_of(request: Request) -> str:
     return str(rid) if rid else "-"
 
 
-def _error(request: Request, exc: ApiError) -> JSONResponse:
+def _error(request: Request, exc: DomainError) -> JSONResponse:
     return JSONResponse(
-        exc.body(request_id_of(request)), status_code=exc.status, headers=exc.headers or None
+        body_of(exc, request_id_of(request)),
+        status_code=status_for(exc),
+        headers=headers_for(exc) or None,
     )
 
 
-async def _api_error(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, ApiError)
-    if exc.status >= 500:
-        logger.warning("request failed", extra={"code": exc.code, "status": exc.status})
+async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, DomainError)
+    status = status_for(exc)
+    if status >= 500:
+        logger.warning("request failed", extra={"code": exc.code, "status": status})
     return _error(request, exc)
 
 
@@ -63,32 +67,32 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     where = ".".join(p for p in first["loc"] if p != "body") or "request"
     return _error(
         request,
-        ApiError("invalid_request", f"{where}: {first['msg']}", details={"errors": problems}),
+        HttpError("invalid_request", f"{where}: {first['msg']}", details={"errors": problems}),
     )
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     if exc.status_code == 404:
-        err = ApiError("not_found", "no such route", details={"path": request.url.path})
+        err = HttpError("not_found", "no such route", details={"path": request.url.path})
     elif exc.status_code == 405:
-        err = ApiError(
+        err = HttpError(
             "method_not_allowed",
             f"{request.method} is not allowed here",
             headers=dict(exc.headers or {}),  # Allow: the route's methods (RFC 9110)
         )
     elif exc.status_code == 413:
-        err = ApiError("payload_too_large", f"at most {MAX_BODY_BYTES} bytes")
+        err = HttpError("payload_too_large", f"at most {MAX_BODY_BYTES} bytes")
     elif exc.status_code < 500:
-        err = ApiError("invalid_request", str(exc.detail), status=exc.status_code)
+        err = HttpError("invalid_request", str(exc.detail), status=exc.status_code)
     else:
-        err = ApiError("internal_error", status=exc.status_code)
+        err = HttpError("internal_error", status=exc.status_code)
     return _error(request, err)
 
 
 async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
     logger.warning("dependency unavailable", extra={"reason": str(exc)})
-    return _error(request, ApiError("unavailable"))
+    return _error(request, DomainError("unavailable"))
 
 
 async def _replayed(request: Request, exc: Exception) -> JSONResponse:
@@ -103,7 +107,7 @@ async def _replayed(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _condition_failed(request: Request, exc: Exception) -> JSONResponse:
-    return _error(request, ApiError("concurrent_update"))
+    return _error(request, DomainError("concurrent_update"))
 
 
 class RequestContext:
@@ -139,8 +143,8 @@ class RequestContext:
         try:
             length = next((v for k, v in scope.get("headers", []) if k == b"content-length"), b"")
             if length.isdigit() and int(length) > MAX_BODY_BYTES:
-                err = ApiError("payload_too_large", f"at most {MAX_BODY_BYTES} bytes")
-                response = JSONResponse(err.body(rid), status_code=err.status)
+                err = HttpError("payload_too_large", f"at most {MAX_BODY_BYTES} bytes")
+                response = JSONResponse(body_of(err, rid), status_code=status_for(err))
                 await response(scope, receive, send_with_id)
                 return
             await self.app(scope, _bounded(receive), send_with_id)
@@ -148,7 +152,7 @@ class RequestContext:
             logger.exception("unhandled error")
             if started:
                 raise
-            response = JSONResponse(ApiError("internal_error").body(rid), status_code=500)
+            response = JSONResponse(body_of(HttpError("internal_error"), rid), status_code=500)
             await response(scope, receive, send_with_id)
 
 
@@ -200,7 +204,7 @@ def create_app(*routers: APIRouter, docs: bool = False) -> FastAPI:
     )
     for router in routers:
         app.include_router(router)
-    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(DomainError, _domain_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(StoreUnavailable, _unavailable)

@@ -23,7 +23,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from baccarat_api.http.auth import authenticate
 from baccarat_api.observability import logger
 from baccarat_api.runtime import get_runtime
-from baccarat_api.service.errors import ApiError
+from baccarat_api.service.errors import DomainError
 
 
 def authorize(event: dict[str, Any]) -> dict[str, Any]:
@@ -33,7 +33,7 @@ def authorize(event: dict[str, Any]) -> dict[str, Any]:
     rt = get_runtime()
     try:
         operator_id = authenticate(authorization, rt.repo, rt.key_cache)
-    except ApiError as exc:
+    except DomainError as exc:
         logger.info("operator key refused", extra={"reason": exc.message})
         return {"isAuthorized": False}
     logger.append_keys(operator_id=operator_id)

@@ -9,9 +9,9 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from baccarat_api.http.auth import authenticate, authorizer_operator
+from baccarat_api.http.errors import status_of
 from baccarat_api.observability import logger
 from baccarat_api.runtime import Runtime, get_runtime
-from baccarat_api.service.errors import CODES
 from baccarat_api.service.models import ErrorOut
 
 _bearer = HTTPBearer(
@@ -55,7 +55,7 @@ def errors(*codes: str) -> dict[int | str, dict[str, Any]]:
     limited = ("rate_limited",) if "unauthorized" in codes else ()
     common = ("invalid_request", "payload_too_large", "internal_error", "unavailable")
     for code in (*codes, *limited, *common):
-        by_status.setdefault(CODES[code][0] if code in CODES else 422, []).append(code)
+        by_status.setdefault(status_of(code), []).append(code)
     return {
         status: {"model": ErrorOut, "description": "error codes: " + ", ".join(sorted(set(names)))}
         for status, names in sorted(by_status.items())

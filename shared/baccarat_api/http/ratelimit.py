@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from baccarat_api.service.errors import ApiError
+from baccarat_api.http.errors import HttpError
 
 
 class RateLimiter:
@@ -47,11 +47,11 @@ class RateLimiter:
             return (1.0 - tokens) / self.rate
 
     def check(self, operator_id: str) -> None:
-        """:class:`ApiError` 429 ``rate_limited`` (with ``Retry-After``) when over the limit."""
+        """:class:`HttpError` 429 ``rate_limited`` (with ``Retry-After``) when over the limit."""
         wait = self.wait_seconds(operator_id)
         if wait > 0:
             seconds = max(1, math.ceil(wait))
-            raise ApiError(
+            raise HttpError(
                 "rate_limited",
                 f"too many requests for this operator; retry in {seconds} s",
                 details={

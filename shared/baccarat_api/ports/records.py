@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from baccarat_api.ids import RoundRef, ShoeRef
+from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS
 
 OPEN = "open"
 ENDED = "ended"
@@ -38,7 +39,7 @@ class TableRecord:
     created_at: str
     #: Seconds after a deal by which a round with locked bets must be settled; past it the
     #: auto-settlement sweep settles it (the seeds' disconnect rule).
-    settle_deadline_seconds: int = 60
+    settle_deadline_seconds: int = DEFAULT_SETTLE_DEADLINE_SECONDS
     #: bacc-audit-v1: the hash of the table's latest round record of an ended shoe (the genesis
     #: value before any); the next shoe's chain starts here (:mod:`baccarat.audit`).
     chain_head: str = ""
@@ -85,7 +86,7 @@ class ShoeRecord:
     #: ``s_i`` in hex, present only once the shoe has ended.
     server_seed: str | None = None
     #: Copied from the table at commit (so dealing needs no table read).
-    settle_deadline_seconds: int = 60
+    settle_deadline_seconds: int = DEFAULT_SETTLE_DEADLINE_SECONDS
     #: bacc-audit-v1: the table's chain head when the shoe was committed, and now (the hash of
     #: the table's latest round record; moved by every deal, conditionally on the version).
     chain_start: str = ""

@@ -22,6 +22,7 @@ from baccarat_api.ids import RoundRef, ShoeRef, parse_table_id
 from baccarat_api.ports.records import ENDED, RoundRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.service.errors import not_found
+from baccarat_api.service.models import AuditOut
 
 #: Most breaks one audit answer lists (the first is always ``first_break``).
 MAX_BREAKS = 100
@@ -32,7 +33,7 @@ def record_hash(r: RoundRecord) -> str:
     return round_hash({name: getattr(r, name) for name in ROUND_FIELDS if name != "spec"})
 
 
-def audit_table(repo: Repository, operator_id: str, table_id: str) -> dict[str, Any]:
+def audit_table(repo: Repository, operator_id: str, table_id: str) -> AuditOut:
     history = repo.table_history(operator_id, table_id) if parse_table_id(table_id) else None
     if history is None or history.table is None:
         raise not_found("table", table_id)
@@ -100,15 +101,17 @@ def audit_table(repo: Repository, operator_id: str, table_id: str) -> dict[str, 
             head_of_ended = expected
     if table.chain_head != head_of_ended:
         broken("chain_head", head_of_ended, table.chain_head, item="TABLE")
-    return {
-        "spec": AUDIT_SPEC,
-        "table_id": table.table_id,
-        "verified": not breaks,
-        "genesis": start,
-        "head": expected,
-        "shoes_checked": len(shoes),
-        "rounds_checked": rounds_checked,
-        "settlements_checked": settlements_checked,
-        "first_break": breaks[0] if breaks else None,
-        "breaks": breaks[:MAX_BREAKS],
-    }
+    return AuditOut.model_validate(
+        {
+            "spec": AUDIT_SPEC,
+            "table_id": table.table_id,
+            "verified": not breaks,
+            "genesis": start,
+            "head": expected,
+            "shoes_checked": len(shoes),
+            "rounds_checked": rounds_checked,
+            "settlements_checked": settlements_checked,
+            "first_break": breaks[0] if breaks else None,
+            "breaks": breaks[:MAX_BREAKS],
+        }
+    )

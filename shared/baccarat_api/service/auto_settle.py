@@ -1,11 +1,12 @@
 """Auto-settlement (the seeds' disconnect rule: the system settles the round itself).
 
 A round dealt with locked bets must be settled within its table's ``settle_deadline_seconds``
-(chosen at table creation, default 60). The deal writes the round's ``settle_by`` time into the
-sparse ``DueRounds`` index; settling or voiding the round removes it from the index in the same
-write. The sweep (the ``AutoSettleFunction`` Lambda on an EventBridge schedule, ``make sweep``
-locally, and every minute inside ``make run``) lists the due rounds and settles each exactly
-as the operator would with the locked bets, marked ``auto_settled: true``.
+(chosen at table creation; default: :data:`baccarat_api.limits.DEFAULT_SETTLE_DEADLINE_SECONDS`).
+The deal writes the round's ``settle_by`` time into the sparse ``DueRounds`` index; settling or
+voiding the round removes it from the index in the same write. The sweep (the ``AutoSettleFunction``
+Lambda on an EventBridge schedule, ``make sweep`` locally, and every minute inside ``make run``)
+lists the due rounds and settles each exactly as the operator would with the locked bets, marked
+``auto_settled: true``.
 
 A sweep racing a late operator call is safe: both go through the same conditional settlement,
 so one settlement is stored and the other caller gets it (the operator's call, with the locked
@@ -23,7 +24,7 @@ from typing import Any
 
 from baccarat_api.ports.repository import Repository, StoreUnavailable
 from baccarat_api.service.common import now
-from baccarat_api.service.errors import ApiError
+from baccarat_api.service.errors import DomainError
 from baccarat_api.service.settling import settle_round
 
 #: Most rounds one sweep settles (the next run takes the rest).
@@ -74,8 +75,8 @@ def sweep(repo: Repository, *, at: str | None = None, limit: int = DEFAULT_LIMIT
     for operator_id, ref in due:
         rid = ref.round_id
         try:
-            doc = settle_round(repo, operator_id, rid, bets=None, player_banker=None, auto=True)
-        except ApiError as exc:
+            doc = settle_round(repo, operator_id, rid, auto=True)
+        except DomainError as exc:
             if exc.code in ("round_voided", "not_found"):
                 report.already.append(rid)
             else:
@@ -87,7 +88,7 @@ def sweep(repo: Repository, *, at: str | None = None, limit: int = DEFAULT_LIMIT
         except Exception as exc:  # one bad round must not stop the sweep for every other round
             report.failed[rid] = type(exc).__name__
             continue
-        if doc.get("auto_settled"):  # by this sweep (or a concurrent one)
+        if doc.auto_settled:  # by this sweep (or a concurrent one)
             report.settled.append(rid)
         else:
             report.already.append(rid)

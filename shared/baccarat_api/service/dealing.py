@@ -18,18 +18,20 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from baccarat.bets import Bet, PlayerBanker
+from baccarat.bets import Bet
 from baccarat.profiles import TableConfig
 from baccarat.squeeze import reveal_plan, squeeze_rights
 from baccarat.validation import BetRefused, validate_bets
-from baccarat_api.adapters.shoe_cache import ShoeCache
 from baccarat_api.ports.records import ENDED, OPEN, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.service import idempotency
 from baccarat_api.service.audit import record_hash
-from baccarat_api.service.common import lost_race, now, refused, seconds_after
-from baccarat_api.service.errors import ApiError
+from baccarat_api.service.bets import BetsIn, refused
+from baccarat_api.service.common import now, seconds_after
+from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.models import DealRequest, RoundOut
 from baccarat_api.service.reading import shoe_record
 from baccarat_api.service.tables import end_shoe
 from baccarat_api.service.views import round_view
@@ -41,19 +43,18 @@ def _bettors(bets: list[Bet]) -> list[str]:
 
 def deal_round(
     repo: Repository,
-    shoes: ShoeCache,
+    shoes: ShoeSource,
     operator_id: str,
     shoe_id: str,
-    *,
-    bets: list[dict[str, Any]] | None,
-    player_banker: dict[str, Any] | None,
-    bet_objects: list[Bet] | None,
-    player_banker_object: PlayerBanker | None,
+    request: DealRequest | None = None,
     idem: IdempotencyRequest | None = None,
-) -> dict[str, Any]:
+) -> RoundOut:
+    """Deal the shoe's next round; bets (and the player-banker) given are validated and locked
+    with it."""
+    given = BetsIn() if request is None else BetsIn.of(request.bets, request.player_banker)
     shoe = shoe_record(repo, operator_id, shoe_id, idem)
     if shoe.status == ENDED:
-        raise ApiError("shoe_ended", f"shoe {shoe_id} has ended; commit a new shoe")
+        raise DomainError("shoe_ended", f"shoe {shoe_id} has ended; commit a new shoe")
     derived = shoes.get(shoe)
     number = shoe.rounds_dealt + 1
     if number > len(derived.shoe.rounds):
@@ -66,12 +67,14 @@ def deal_round(
     squeeze: dict[str, Any] | None = None
     bettors: list[str] = []
     locked = False
-    if bet_objects is not None or player_banker_object is not None:
+    bets, player_banker = given.bets, given.player_banker
+    if given.given:
+        bet_objects, pb = given.objects()
         try:
-            accepted = validate_bets(config, bet_objects or [], number, player_banker_object)
+            accepted = validate_bets(config, bet_objects, number, pb)
         except BetRefused as exc:
             raise refused(exc) from None
-        pb_id = None if player_banker_object is None else player_banker_object.bettor_id
+        pb_id = None if pb is None else pb.bettor_id
         rights = squeeze_rights(config.profile.name, accepted.bets, player_banker_id=pb_id)
         plan = reveal_plan(rnd, rights)
         squeeze = {**rights.as_dict(), "cards": [c.as_dict() for c in plan.cards]}
@@ -133,4 +136,4 @@ def deal_round(
     except ConditionFailed as exc:
         idempotency.check_duplicate(exc)
         raise lost_race() from None
-    return view
+    return RoundOut.model_validate(view)

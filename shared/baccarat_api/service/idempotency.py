@@ -33,7 +33,7 @@ from typing import Any
 from baccarat_api.ports.records import IdempotencyRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository, Snapshot
 from baccarat_api.service.common import now
-from baccarat_api.service.errors import ApiError
+from baccarat_api.service.errors import DomainError
 
 #: How long a stored response is replayed (seconds): 24 h.
 RETENTION_SECONDS = 24 * 60 * 60
@@ -71,7 +71,7 @@ def request_for(
     if key is None:
         return None
     if not 1 <= len(key) <= MAX_KEY_LENGTH or not all(" " <= c <= "~" for c in key):
-        raise ApiError(
+        raise DomainError(
             "invalid_request",
             f"{HEADER} must be 1 to {MAX_KEY_LENGTH} printable ASCII characters",
             details={"header": HEADER},
@@ -100,7 +100,7 @@ def replay(record: IdempotencyRecord | None, request: IdempotencyRequest | None)
     if request is None or record is None or record.expires_at <= int(time.time()):
         return
     if record.fingerprint != request.fingerprint:
-        raise ApiError(
+        raise DomainError(
             "idempotency_key_reused",
             f"this {HEADER} was used for another request (within the last 24 h); "
             "use a new key for a new request",
@@ -137,7 +137,7 @@ def check_duplicate(exc: ConditionFailed) -> None:
     """A write that lost because a request with the same key completed meanwhile: 409
     ``idempotency_in_progress`` (retryable; the retry replays the stored response)."""
     if exc.duplicate:
-        raise ApiError(
+        raise DomainError(
             "idempotency_in_progress",
             f"a request with this {HEADER} was in flight and has just completed; retry to get "
             "its response",

@@ -10,8 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from baccarat.bets import BetType, Role
 from baccarat_api.limits import CLIENT_SEED_BYTES as MAX_CLIENT_SEED_BYTES
+from baccarat_api.limits import (
+    DEFAULT_SETTLE_DEADLINE_SECONDS,
+    MAX_ID_LENGTH,
+    MAX_MONEY,
+    MAX_SETTLE_DEADLINE_SECONDS,
+)
 from baccarat_api.limits import MAX_BETS_PER_ROUND as MAX_BETS
-from baccarat_api.limits import MAX_ID_LENGTH, MAX_MONEY
 
 Money = Annotated[StrictInt, Field(ge=-MAX_MONEY, le=MAX_MONEY)]
 Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
@@ -43,9 +48,9 @@ class CreateTableRequest(_Strict):
         default=None, description="dragon pay table the profile allows (default: its first)"
     )
     settle_deadline_seconds: StrictInt = Field(
-        default=60,
+        default=DEFAULT_SETTLE_DEADLINE_SECONDS,
         ge=1,
-        le=86_400,
+        le=MAX_SETTLE_DEADLINE_SECONDS,
         description=(
             "a round dealt with locked bets and not settled this many seconds after the deal "
             "is settled by the system (auto_settled: true)"

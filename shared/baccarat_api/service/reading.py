@@ -3,19 +3,24 @@ No KMS: a shoe's secret is stored in clear (and shown) only once the shoe has en
 
 from __future__ import annotations
 
-from typing import Any
-
 from baccarat_api.ids import parse_round_id, parse_shoe_id, parse_table_id
 from baccarat_api.ports.records import RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.models import (
+    ProofOut,
+    RoundDetailOut,
+    ShoeStateOut,
+    TableOut,
+    TiersOut,
+)
 from baccarat_api.service.views import proof_view, round_view, shoe_state_view, table_view
 
 
-def list_tiers(repo: Repository) -> dict[str, Any]:
-    return {"tiers": repo.list_tiers()}
+def list_tiers(repo: Repository) -> TiersOut:
+    return TiersOut(tiers=repo.list_tiers())
 
 
 # The operator's item an id names, or 404 (a malformed id too). With ``idem`` (a POST's
@@ -67,22 +72,23 @@ def round_record(
     return rnd
 
 
-def get_table(repo: Repository, operator_id: str, table_id: str) -> dict[str, Any]:
-    return table_view(table_record(repo, operator_id, table_id))
+def get_table(repo: Repository, operator_id: str, table_id: str) -> TableOut:
+    return TableOut.model_validate(table_view(table_record(repo, operator_id, table_id)))
 
 
-def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> dict[str, Any]:
-    return shoe_state_view(shoe_record(repo, operator_id, shoe_id))
+def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> ShoeStateOut:
+    return ShoeStateOut.model_validate(shoe_state_view(shoe_record(repo, operator_id, shoe_id)))
 
 
-def get_round(repo: Repository, operator_id: str, round_id: str) -> dict[str, Any]:
-    return round_view(round_record(repo, operator_id, round_id), with_settlement=True)
+def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailOut:
+    view = round_view(round_record(repo, operator_id, round_id), with_settlement=True)
+    return RoundDetailOut.model_validate(view)
 
 
-def get_proof(repo: Repository, shoe_id: str) -> dict[str, Any]:
+def get_proof(repo: Repository, shoe_id: str) -> ProofOut:
     """Public: no operator key. 404 until the shoe has ended (the proof record is written by the
     transaction that ends it)."""
     proof = repo.get_proof(shoe_id) if parse_shoe_id(shoe_id) else None
     if proof is None:
         raise not_found("proof", shoe_id)
-    return proof_view(proof)
+    return ProofOut.model_validate(proof_view(proof))

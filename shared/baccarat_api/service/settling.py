@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from baccarat.bets import Bet, PlayerBanker, bets_from_json
+from baccarat.bets import Bet, PlayerBanker
 from baccarat.cards import parse_code
 from baccarat.eligibility import below_minimum_after, idle_bettors
 from baccarat.outcome import Round
@@ -23,9 +23,11 @@ from baccarat.validation import BetRefused, validate_bets
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.service import idempotency
-from baccarat_api.service.common import digest, lost_race, now, player_banker_from_json, refused
-from baccarat_api.service.errors import ApiError
+from baccarat_api.service.bets import BetsIn, refused
+from baccarat_api.service.common import digest, now
+from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.models import SettlementOut, SettleRequest
 from baccarat_api.service.reading import round_record
 from baccarat_api.service.voiding import is_void, voided
 
@@ -39,8 +41,8 @@ def _round_of(facts: dict[str, Any]) -> Round:
     )
 
 
-def _conflict(r: RoundRecord) -> ApiError:
-    return ApiError(
+def _conflict(r: RoundRecord) -> DomainError:
+    return DomainError(
         "settlement_conflict",
         f"round {r.round_id} is already settled with other bets",
         details={"settled_at": r.settled_at},
@@ -74,14 +76,16 @@ def settle_round(
     repo: Repository,
     operator_id: str,
     round_id: str,
-    *,
-    bets: list[dict[str, Any]] | None,
-    player_banker: dict[str, Any] | None,
+    request: SettleRequest | None = None,
     idem: IdempotencyRequest | None = None,
+    *,
     auto: bool = False,
-) -> dict[str, Any]:
-    """``auto``: the auto-settlement sweep settling a round past its deadline with its locked
-    bets (the settlement says ``auto_settled: true``)."""
+) -> SettlementOut:
+    """Settle with the request's bets (none given: the round's locked ones). ``auto``: the
+    auto-settlement sweep settling a round past its deadline with its locked bets (the
+    settlement says ``auto_settled: true``)."""
+    given = BetsIn() if request is None else BetsIn.of(request.bets, request.player_banker)
+    bets, player_banker = given.bets, given.player_banker
     r = round_record(repo, operator_id, round_id, idem)
     if is_void(r.settlement):
         raise voided(r)
@@ -89,7 +93,7 @@ def settle_round(
         if (bets is not None and bets != r.bets) or (
             player_banker is not None and player_banker != r.player_banker
         ):
-            raise ApiError(
+            raise DomainError(
                 "bets_locked",
                 f"round {round_id} was dealt with locked bets; settle it with those (or none)",
             )
@@ -98,12 +102,11 @@ def settle_round(
     key = digest(inputs)
     if r.settlement is not None:
         if r.settlement_digest == key:
-            return r.settlement
+            return SettlementOut.model_validate(r.settlement)
         raise _conflict(r)
 
     config = TableConfig.from_dict(r.config)
-    bet_objects = bets_from_json(bets or [])
-    pb = player_banker_from_json(player_banker)
+    bet_objects, pb = BetsIn(bets, player_banker).objects()
     try:
         accepted = validate_bets(config, bet_objects, r.round_number, pb)
     except BetRefused as exc:
@@ -132,6 +135,6 @@ def settle_round(
         if is_void(existing.settlement):
             raise voided(existing) from None
         if existing.settlement_digest == key:
-            return existing.settlement
+            return SettlementOut.model_validate(existing.settlement)
         raise _conflict(existing) from None
-    return doc
+    return SettlementOut.model_validate(doc)

@@ -11,20 +11,20 @@ With an ``Idempotency-Key`` (:mod:`.idempotency`) the first read becomes one ``B
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from baccarat.audit import genesis
 from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
 from baccarat.profiles import PROFILES, Banking, TableConfig, Tier, TierError
-from baccarat_api.adapters.kms import SecretVault, chain_context, shoe_context
-from baccarat_api.adapters.shoe_cache import rules_of
+from baccarat.rules import ShoeRules
 from baccarat_api.ids import new_table_id
 from baccarat_api.ports.records import ENDED, OPEN, ProofRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.ports.vault import SecretVault, chain_context, shoe_context
 from baccarat_api.service import idempotency
-from baccarat_api.service.common import lost_race, now
-from baccarat_api.service.errors import ApiError
+from baccarat_api.service.common import now
+from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.models import CreateTableRequest, ShoeOut, ShoeStateOut, TableOut
 from baccarat_api.service.reading import shoe_record, table_record
 from baccarat_api.service.views import shoe_state_view, shoe_view, table_view
 
@@ -33,32 +33,26 @@ def create_table(
     repo: Repository,
     vault: SecretVault,
     operator_id: str,
-    *,
-    profile: str,
-    tier: str,
-    banking: str,
-    chain_length: int,
-    banker_pays: str | None = None,
-    dragon_table: str | None = None,
-    settle_deadline_seconds: int = 60,
+    request: CreateTableRequest,
     idem: IdempotencyRequest | None = None,
-) -> dict[str, Any]:
+) -> TableOut:
+    tier = request.tier
     if idem is None:
         tier_doc = repo.get_tier(tier)
     else:  # the tier and the key's record in one round trip (a live record replays)
         tier_doc = idempotency.load(repo, operator_id, idem, tier_id=tier).tier
     if tier_doc is None:
-        raise ApiError("invalid_table", f"unknown tier {tier!r}", details={"tier": tier})
+        raise DomainError("invalid_table", f"unknown tier {tier!r}", details={"tier": tier})
     try:
         config = TableConfig(
-            profile=PROFILES[profile],
+            profile=PROFILES[request.profile],
             tier=Tier.from_dict(tier_doc),
-            banking=Banking(banking),
-            banker_pays=banker_pays,
-            dragon_table=dragon_table,
+            banking=Banking(request.banking),
+            banker_pays=request.banker_pays,
+            dragon_table=request.dragon_table,
         )
     except (TierError, KeyError, ValueError) as exc:
-        raise ApiError("invalid_table", str(exc)) from None
+        raise DomainError("invalid_table", str(exc)) from None
     rules = config.profile.shoe_rules.check()
     table_id = new_table_id()
     top_secret, secret_ct = vault.draw_chain_secret(chain_context(operator_id, table_id))
@@ -67,13 +61,13 @@ def create_table(
         table_id=table_id,
         config=config.to_dict(),
         rules=rules.as_dict(),
-        anchor=anchor_of(top_secret, chain_length).hex(),
-        chain_length=chain_length,
+        anchor=anchor_of(top_secret, request.chain_length).hex(),
+        chain_length=request.chain_length,
         chain_secret_ct=secret_ct,
         next_shoe_number=1,
         open_shoe_id=None,
         created_at=now(),
-        settle_deadline_seconds=settle_deadline_seconds,
+        settle_deadline_seconds=request.settle_deadline_seconds,
     )
     record = replace(record, chain_head=genesis(table_id, record.anchor))
     del top_secret
@@ -83,7 +77,7 @@ def create_table(
     except ConditionFailed as exc:  # an 80-bit id collision: practically never; retry is fine
         idempotency.check_duplicate(exc)
         raise lost_race() from None
-    return view
+    return TableOut.model_validate(view)
 
 
 def commit_shoe(
@@ -93,25 +87,25 @@ def commit_shoe(
     table_id: str,
     client_seed: str,
     idem: IdempotencyRequest | None = None,
-) -> dict[str, Any]:
+) -> ShoeOut:
     """Fix the next shoe of the table before any card is dealt: ``s_i`` is computed from the
     chain, stored only encrypted, and the shoe's commitment (number, client hash, rules, anchor)
     is returned."""
     table = table_record(repo, operator_id, table_id, idem)
     if table.open_shoe_id is not None:
-        raise ApiError(
+        raise DomainError(
             "shoe_open",
             f"the table's shoe {table.open_shoe_id} is still open; close it or play it out",
             details={"open_shoe_id": table.open_shoe_id},
         )
     number = table.next_shoe_number
     if number > table.chain_length:
-        raise ApiError(
+        raise DomainError(
             "chain_exhausted",
             f"all {table.chain_length} shoes of this table's chain are used; open a new table",
             details={"chain_length": table.chain_length},
         )
-    rules = rules_of(table.rules)
+    rules = ShoeRules.from_dict(table.rules)
     top_secret = vault.unseal(table.chain_secret_ct, chain_context(operator_id, table_id))
     secret = shoe_secret(top_secret, table.chain_length, number)
     del top_secret
@@ -142,7 +136,7 @@ def commit_shoe(
     except ConditionFailed as exc:
         idempotency.check_duplicate(exc)
         raise lost_race() from None
-    return view
+    return ShoeOut.model_validate(view)
 
 
 def end_shoe(before: ShoeRecord, secret: bytes, reason: str) -> tuple[ShoeRecord, ProofRecord]:
@@ -179,11 +173,11 @@ def close_shoe(
     operator_id: str,
     shoe_id: str,
     idem: IdempotencyRequest | None = None,
-) -> dict[str, Any]:
+) -> ShoeStateOut:
     """End the shoe now (void of the rest) and reveal it, like a normal end."""
     shoe = shoe_record(repo, operator_id, shoe_id, idem)
     if shoe.status == ENDED:
-        raise ApiError("shoe_ended", f"shoe {shoe_id} has already ended")
+        raise DomainError("shoe_ended", f"shoe {shoe_id} has already ended")
     secret = vault.unseal(
         shoe.secret_ct, shoe_context(operator_id, shoe.table_id, shoe.shoe_number)
     )
@@ -194,4 +188,4 @@ def close_shoe(
     except ConditionFailed as exc:
         idempotency.check_duplicate(exc)
         raise lost_race() from None
-    return view
+    return ShoeStateOut.model_validate(view)

@@ -7,7 +7,7 @@ from typing import Any
 
 from baccarat.cards import code
 from baccarat.fairness import SPEC, derive_shoe
-from baccarat_api.adapters.shoe_cache import rules_of
+from baccarat.rules import ShoeRules
 from baccarat_api.ports.records import ENDED, ProofRecord, RoundRecord, ShoeRecord, TableRecord
 
 
@@ -57,7 +57,7 @@ def shoe_state_view(s: ShoeRecord) -> dict[str, Any]:
     return {
         **shoe_view(s),
         "rounds_dealt": s.rounds_dealt,
-        "cards_remaining": rules_of(s.rules).size - s.cursor,
+        "cards_remaining": ShoeRules.from_dict(s.rules).size - s.cursor,
         "last_round_id": f"{s.shoe_id}_r{s.rounds_dealt}" if s.rounds_dealt else None,
         "history": history,
         "roads": road,
@@ -92,8 +92,6 @@ def round_view(r: RoundRecord, *, with_settlement: bool) -> dict[str, Any]:
 def _derived_proof(
     server_seed: str, client_seed: str, shoe_number: int, rules: tuple[int, ...]
 ) -> dict[str, Any]:
-    from baccarat.rules import ShoeRules
-
     shoe = derive_shoe(bytes.fromhex(server_seed), client_seed, shoe_number, ShoeRules(*rules))
     return {
         "cut_index": shoe.cut_index,
@@ -141,7 +139,7 @@ def _public_settlement(settlement: dict[str, Any] | None) -> dict[str, Any] | No
 def proof_view(p: ProofRecord) -> dict[str, Any]:
     """All a third party needs to check the shoe with the spec alone, and each settlement with
     the table's configuration."""
-    rules = rules_of(p.rules)
+    rules = ShoeRules.from_dict(p.rules)
     derived = _derived_proof(
         p.server_seed,
         p.client_seed,

@@ -22,9 +22,10 @@ from baccarat.profiles import TableConfig
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.service import idempotency
-from baccarat_api.service.common import lost_race, now
-from baccarat_api.service.errors import ApiError
+from baccarat_api.service.common import now
+from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.reading import round_record
 
 
@@ -32,19 +33,19 @@ def is_void(settlement: dict[str, Any] | None) -> bool:
     return settlement is not None and bool(settlement.get("voided"))
 
 
-def voided(r: RoundRecord) -> ApiError:
+def voided(r: RoundRecord) -> DomainError:
     """409: a voided round can never be settled."""
     doc = r.settlement or {}
-    return ApiError(
+    return DomainError(
         "round_voided",
         f"round {r.round_id} was voided; a voided round can never be settled",
         details={"void_reason": doc.get("void_reason"), "voided_at": doc.get("settled_at")},
     )
 
 
-def settled(r: RoundRecord) -> ApiError:
+def settled(r: RoundRecord) -> DomainError:
     """409: a settled round cannot be voided."""
-    return ApiError(
+    return DomainError(
         "round_settled",
         f"round {r.round_id} is settled; a settled round cannot be voided",
         details={"settled_at": r.settled_at},
@@ -128,11 +129,11 @@ def void_round(
     *,
     reason: str,
     idem: IdempotencyRequest | None = None,
-) -> dict[str, Any]:
+) -> SettlementOut:
     r = round_record(repo, operator_id, round_id, idem)
     if r.settlement is not None:
-        if is_void(r.settlement):
-            return r.settlement  # voiding again returns the same record
+        if is_void(r.settlement):  # voiding again returns the same record
+            return SettlementOut.model_validate(r.settlement)
         raise settled(r)
     voided_at = now()
     doc = void_record(r, reason, voided_at)
@@ -144,6 +145,6 @@ def void_round(
         if not isinstance(existing, RoundRecord) or existing.settlement is None:
             raise lost_race() from None
         if is_void(existing.settlement):
-            return existing.settlement
+            return SettlementOut.model_validate(existing.settlement)
         raise settled(existing) from None
-    return doc
+    return SettlementOut.model_validate(doc)

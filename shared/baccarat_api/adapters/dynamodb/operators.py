@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from baccarat_api.adapters.dynamodb.errors import mapped_errors
 from baccarat_api.adapters.dynamodb.keys import key_pk
-from baccarat_api.http.auth import hash_key, new_key
 from baccarat_api.ports.repository import ConditionFailed
+from baccarat_api.service.auth import hash_key, new_key
 from baccarat_api.service.common import now
 
 if TYPE_CHECKING:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from aws_lambda_powertools.metrics import MetricUnit
 from fastapi import APIRouter, Body
 
-from baccarat.bets import bets_from_json
 from baccarat.validation import Refusal
 from baccarat_api.http.deps import OperatorId, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.observability import logger, metrics
-from baccarat_api.service.common import player_banker_from_json
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.models import DealRequest, RoundOut
 
@@ -40,31 +38,18 @@ def deal(
     rt: Rt,
     idem: Idem,
     body: Annotated[DealRequest | None, Body()] = None,
-) -> dict[str, Any]:
-    body = body or DealRequest()
-    bets = None if body.bets is None else [b.model_dump(exclude_none=True) for b in body.bets]
-    pb = None if body.player_banker is None else body.player_banker.model_dump()
-    out = deal_round(
-        rt.repo,
-        rt.shoes,
-        operator,
-        shoe_id,
-        bets=bets,
-        player_banker=pb,
-        bet_objects=None if bets is None else bets_from_json(bets),
-        player_banker_object=player_banker_from_json(pb),
-        idem=idem,
-    )
+) -> RoundOut:
+    out = deal_round(rt.repo, rt.shoes, operator, shoe_id, body, idem)
     metrics.add_metric(name="RoundsDealt", unit=MetricUnit.Count, value=1)
     logger.info(
         "round dealt",
         extra={
-            "round_id": out["round_id"],
-            "result": out["result"],
-            "bets": len(bets or ()),
-            "shoe_status": out["shoe_status"],
+            "round_id": out.round_id,
+            "result": out.result,
+            "bets": len(out.bets or ()),
+            "shoe_status": out.shoe_status,
         },
     )
-    if out["shoe_status"] == "ended":
+    if out.shoe_status == "ended":
         metrics.add_metric(name="ShoesEnded", unit=MetricUnit.Count, value=1)
     return out

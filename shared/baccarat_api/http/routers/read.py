@@ -3,8 +3,6 @@ key)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
@@ -29,7 +27,7 @@ router = APIRouter(tags=["read"])
     summary="The tiers (stake levels) tables can be opened at",
     responses=errors("unauthorized"),
 )
-def list_tiers(operator: OperatorId, rt: Rt) -> dict[str, Any]:
+def list_tiers(operator: OperatorId, rt: Rt) -> TiersOut:
     return reading.list_tiers(rt.repo)
 
 
@@ -39,7 +37,7 @@ def list_tiers(operator: OperatorId, rt: Rt) -> dict[str, Any]:
     operation_id="get_table",
     responses=errors("unauthorized", "not_found"),
 )
-def get_table(table_id: str, operator: OperatorId, rt: Rt) -> dict[str, Any]:
+def get_table(table_id: str, operator: OperatorId, rt: Rt) -> TableOut:
     return reading.get_table(rt.repo, operator, table_id)
 
 
@@ -50,7 +48,7 @@ def get_table(table_id: str, operator: OperatorId, rt: Rt) -> dict[str, Any]:
     summary="Status, rounds dealt, cards remaining, history and roads; server_seed once ended",
     responses=errors("unauthorized", "not_found"),
 )
-def get_shoe(shoe_id: str, operator: OperatorId, rt: Rt) -> dict[str, Any]:
+def get_shoe(shoe_id: str, operator: OperatorId, rt: Rt) -> ShoeStateOut:
     return reading.get_shoe(rt.repo, operator, shoe_id)
 
 
@@ -61,7 +59,7 @@ def get_shoe(shoe_id: str, operator: OperatorId, rt: Rt) -> dict[str, Any]:
     summary="Public proof of an ended shoe (no key; 404 until the shoe has ended)",
     responses=errors("not_found"),
 )
-def get_proof(shoe_id: str, rt: Rt) -> dict[str, Any]:
+def get_proof(shoe_id: str, rt: Rt) -> ProofOut:
     return reading.get_proof(rt.repo, shoe_id)
 
 
@@ -72,7 +70,7 @@ def get_proof(shoe_id: str, rt: Rt) -> dict[str, Any]:
     summary="The round and its settlement, if any",
     responses=errors("unauthorized", "not_found"),
 )
-def get_round(round_id: str, operator: OperatorId, rt: Rt) -> dict[str, Any]:
+def get_round(round_id: str, operator: OperatorId, rt: Rt) -> RoundDetailOut:
     return reading.get_round(rt.repo, operator, round_id)
 
 
@@ -109,7 +107,7 @@ def verify_page() -> HTMLResponse:
     summary="Verify the table's hash chain of round records; says where it breaks",
     responses=errors("unauthorized", "not_found"),
 )
-def audit_table(table_id: str, operator: OperatorId, rt: Rt) -> dict[str, Any]:
+def audit_table(table_id: str, operator: OperatorId, rt: Rt) -> AuditOut:
     from baccarat_api.service.audit import audit_table
 
     return audit_table(rt.repo, operator, table_id)

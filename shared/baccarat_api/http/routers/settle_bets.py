@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from aws_lambda_powertools.metrics import MetricUnit
 from fastapi import APIRouter, Body
@@ -40,24 +40,12 @@ def settle(
     rt: Rt,
     idem: Idem,
     body: Annotated[SettleRequest | None, Body()] = None,
-) -> dict[str, Any]:
-    body = body or SettleRequest()
-    out = settle_round(
-        rt.repo,
-        operator,
-        round_id,
-        bets=None if body.bets is None else [b.model_dump(exclude_none=True) for b in body.bets],
-        player_banker=None if body.player_banker is None else body.player_banker.model_dump(),
-        idem=idem,
-    )
+) -> SettlementOut:
+    out = settle_round(rt.repo, operator, round_id, body, idem)
     metrics.add_metric(name="RoundsSettled", unit=MetricUnit.Count, value=1)
     logger.info(
         "round settled",
-        extra={
-            "round_id": round_id,
-            "house_take": out["house"]["take"],
-            "lines": len(out["lines"]),
-        },
+        extra={"round_id": round_id, "house_take": out.house.take, "lines": len(out.lines)},
     )
     return out
 
@@ -73,8 +61,8 @@ def settle(
 )
 def void(
     round_id: str, body: VoidRequest, operator: OperatorId, rt: Rt, idem: Idem
-) -> dict[str, Any]:
+) -> SettlementOut:
     out = void_round(rt.repo, operator, round_id, reason=body.reason, idem=idem)
     metrics.add_metric(name="RoundsVoided", unit=MetricUnit.Count, value=1)
-    logger.info("round voided", extra={"round_id": round_id, "lines": len(out["lines"])})
+    logger.info("round voided", extra={"round_id": round_id, "lines": len(out.lines)})
     return out

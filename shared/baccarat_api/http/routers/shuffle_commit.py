@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from aws_lambda_powertools.metrics import MetricUnit
 from fastapi import APIRouter
 
@@ -30,24 +28,10 @@ router = APIRouter(tags=["tables and shoes"])
     summary="Create a table and draw its seed chain (the anchor is returned)",
     responses=errors("unauthorized", "invalid_table", *IDEM_ERRORS),
 )
-def create_table(
-    body: CreateTableRequest, operator: OperatorId, rt: Rt, idem: Idem
-) -> dict[str, Any]:
-    out = tables.create_table(
-        rt.repo,
-        rt.vault,
-        operator,
-        profile=body.profile,
-        tier=body.tier,
-        banking=body.banking,
-        chain_length=body.chain_length,
-        banker_pays=body.banker_pays,
-        dragon_table=body.dragon_table,
-        settle_deadline_seconds=body.settle_deadline_seconds,
-        idem=idem,
-    )
+def create_table(body: CreateTableRequest, operator: OperatorId, rt: Rt, idem: Idem) -> TableOut:
+    out = tables.create_table(rt.repo, rt.vault, operator, body, idem)
     metrics.add_metric(name="TablesCreated", unit=MetricUnit.Count, value=1)
-    logger.info("table created", extra={"table_id": out["table_id"], "anchor": out["anchor"]})
+    logger.info("table created", extra={"table_id": out.table_id, "anchor": out.anchor})
     return out
 
 
@@ -61,12 +45,10 @@ def create_table(
 )
 def commit_shoe(
     table_id: str, body: CommitShoeRequest, operator: OperatorId, rt: Rt, idem: Idem
-) -> dict[str, Any]:
+) -> ShoeOut:
     out = tables.commit_shoe(rt.repo, rt.vault, operator, table_id, body.client_seed, idem)
     metrics.add_metric(name="ShoesCommitted", unit=MetricUnit.Count, value=1)
-    logger.info(
-        "shoe committed", extra={"shoe_id": out["shoe_id"], "client_hash": out["client_hash"]}
-    )
+    logger.info("shoe committed", extra={"shoe_id": out.shoe_id, "client_hash": out.client_hash})
     return out
 
 
@@ -77,8 +59,8 @@ def commit_shoe(
     summary="End the shoe early and reveal it",
     responses=errors("unauthorized", "not_found", "shoe_ended", "concurrent_update", *IDEM_ERRORS),
 )
-def close_shoe(shoe_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> dict[str, Any]:
+def close_shoe(shoe_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> ShoeStateOut:
     out = tables.close_shoe(rt.repo, rt.vault, operator, shoe_id, idem)
     metrics.add_metric(name="ShoesClosed", unit=MetricUnit.Count, value=1)
-    logger.info("shoe closed", extra={"shoe_id": shoe_id, "rounds_dealt": out["rounds_dealt"]})
+    logger.info("shoe closed", extra={"shoe_id": shoe_id, "rounds_dealt": out.rounds_dealt})
     return out

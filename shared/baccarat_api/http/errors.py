@@ -1,0 +1,91 @@
+"""The one place where errors become HTTP answers.
+
+Every response that is not a success is ``{"error": {"code", "message", "retryable",
+"details", "request_id"}}`` (:func:`envelope`): ``code``, ``message``, ``retryable`` and
+``details`` come from the :class:`~baccarat_api.service.errors.DomainError` (or the
+:class:`HttpError` the HTTP layer raises itself), ``request_id`` is the API Gateway request id
+(the powertools correlation id). The status of each code is :data:`STATUS` — 4xx for the
+caller's fault, 5xx only for ours; a refused bet list (its refusal's own code) is 422."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baccarat_api.service.errors import CODES, DomainError
+
+#: The HTTP status of every code of the catalogue (:data:`baccarat_api.service.errors.CODES`).
+STATUS: dict[str, int] = {
+    "invalid_request": 400,
+    "unauthorized": 401,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "shoe_open": 409,
+    "shoe_ended": 409,
+    "chain_exhausted": 409,
+    "bets_locked": 409,
+    "settlement_conflict": 409,
+    "concurrent_update": 409,
+    "round_settled": 409,
+    "round_voided": 409,
+    "idempotency_in_progress": 409,
+    "idempotency_key_reused": 422,
+    "invalid_table": 422,
+    "payload_too_large": 413,
+    "rate_limited": 429,
+    "internal_error": 500,
+    "unavailable": 503,
+}
+assert set(STATUS) == set(CODES), "every code of the catalogue has exactly one HTTP status"
+#: A refused bet list: the refusal's own code (``baccarat.validation.Refusal``).
+REFUSED_STATUS = 422
+
+
+def status_of(code: str) -> int:
+    return STATUS.get(code, REFUSED_STATUS)
+
+
+class HttpError(DomainError):
+    """An error of the HTTP layer itself (schema, route, body size, rate limit, auth header),
+    with the response headers it needs (``Retry-After``, ``Allow``) and, rarely, a status of
+    its own (a framework error passed through)."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str | None = None,
+        *,
+        details: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(code, message, details=details)
+        self.headers: dict[str, str] = headers or {}
+        self.status = status
+
+
+def status_for(exc: DomainError) -> int:
+    status = exc.status if isinstance(exc, HttpError) else None
+    return status if status is not None else status_of(exc.code)
+
+
+def headers_for(exc: DomainError) -> dict[str, str]:
+    return exc.headers if isinstance(exc, HttpError) else {}
+
+
+def envelope(
+    code: str, message: str, retryable: bool, details: dict[str, Any], request_id: str
+) -> dict[str, Any]:
+    """The one error body."""
+    return {
+        "error": {
+            "code": code,
+            "message": message,
+            "retryable": retryable,
+            "details": details,
+            "request_id": request_id,
+        }
+    }
+
+
+def body_of(exc: DomainError, request_id: str) -> dict[str, Any]:
+    return envelope(exc.code, exc.message, exc.retryable, exc.details, request_id)

@@ -1,0 +1,29 @@
+"""The vault port: the table chain secrets and shoe secrets, never stored in clear
+(:class:`baccarat_api.adapters.kms.KmsVault` keeps them under KMS), each ciphertext bound to its
+item by an encryption context (:func:`chain_context`, :func:`shoe_context`)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class SecretVault(Protocol):
+    def draw_chain_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:
+        """A fresh 32-byte secret and its ciphertext: ``(plaintext, ciphertext)``."""
+
+    def seal(self, plaintext: bytes, context: dict[str, str]) -> bytes: ...
+
+    def unseal(self, ciphertext: bytes, context: dict[str, str]) -> bytes: ...
+
+
+def chain_context(operator_id: str, table_id: str) -> dict[str, str]:
+    return {"purpose": "bacc-pf-v1/chain", "operator": operator_id, "table": table_id}
+
+
+def shoe_context(operator_id: str, table_id: str, shoe_number: int) -> dict[str, str]:
+    return {
+        "purpose": "bacc-pf-v1/shoe",
+        "operator": operator_id,
+        "table": table_id,
+        "shoe": str(shoe_number),
+    }
