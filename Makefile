@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint template typecheck unit bench build run sweep openapi clean
+.PHONY: install test lint template typecheck unit suite bench build run sweep openapi clean
 
 # SAM CLI (template checks, the build test): no telemetry.
 export SAM_CLI_TELEMETRY := 0
@@ -27,16 +27,22 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The fast tier (tests/unit: the pure core, every use case over the in-memory repository, the
+# import rules), Hypothesis profile dev unless HYPOTHESIS_PROFILE says otherwise: seconds.
 unit: $(STAMP)
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(BIN)/pytest -n 2 -m unit tests/unit
+
+# Every tier (unit, integration, infra, live), thorough Hypothesis profile, the browser required.
+suite: $(STAMP)
 	scripts/ensure-chromium.sh
-	BACC_REQUIRE_BROWSER=1 $(BIN)/pytest -n 2 --dist loadfile
+	HYPOTHESIS_PROFILE=ci BACC_REQUIRE_BROWSER=1 $(BIN)/pytest -n 2 --dist loadfile
 
 # template.yaml: CloudFormation lint and SAM's own validation (no AWS account needed).
 template: $(STAMP)
 	$(BIN)/cfn-lint template.yaml
 	$(BIN)/sam validate --lint --template-file template.yaml --region us-east-1
 
-test: lint template typecheck unit
+test: lint template typecheck suite
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

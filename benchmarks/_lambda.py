@@ -2,7 +2,7 @@
 code, handler, environment and events), real events for them, and moto — in memory (``mock_aws``)
 or as a server on loopback (``make run``'s own :func:`baccarat_dev.local.start_local_aws`).
 
-Requests are turned into events by the tests' own builder (``tests/api/conftest.py``:
+Requests are turned into events by the tests' own builder (``tests/support/stack.py``:
 ``http_api_event``, a real API Gateway HTTP API v2 event), so the bench exercises exactly what the
 tests do."""
 
@@ -135,7 +135,7 @@ def http_event(
 ) -> dict[str, Any]:
     """A real HTTP API v2 event for ``method path``. With ``operator_id``, the event also carries
     what the Lambda authorizer hands over (``requestContext.authorizer.lambda``), as deployed."""
-    from tests.api.conftest import http_api_event
+    from tests.support.stack import http_api_event
 
     hdrs = dict(headers or {})
     if key:
@@ -150,7 +150,7 @@ def authorizer_event(key: str) -> dict[str, Any]:
     """The HTTP API authorizer (payload 2.0, REQUEST) event for a request with ``key``."""
     request = http_event("GET", "/v1/tiers", key=key)
     try:
-        from tests.api.gateway import authorizer_event as build
+        from tests.support.gateway import authorizer_event as build
     except ImportError:  # the authorizer's test helper is not there: the same shape by hand
         return {
             "version": "2.0",
@@ -165,14 +165,14 @@ def authorizer_event(key: str) -> dict[str, Any]:
 
 def scheduled_event() -> dict[str, Any]:
     """An EventBridge scheduled event (the tests' own builder)."""
-    from tests.api.conftest import scheduled_event as build
+    from tests.support.stack import scheduled_event as build
 
     return build()
 
 
 def LambdaContext(function_name: str = "bench-function") -> Any:
     """A Lambda context object (the tests' own stand-in)."""
-    from tests.api.conftest import LambdaContext as Context
+    from tests.support.stack import LambdaContext as Context
 
     return Context(function_name=function_name)
 

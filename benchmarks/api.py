@@ -2,7 +2,8 @@
 event through the Lambda handler of the function that serves its route:
 
 * DynamoDB and KMS round trips per route on a warm container — the walk and the counting code
-  of ``tests/api/test_round_trips.py`` (``tests/api/roundtrips.py``), which pins these numbers;
+  of ``tests/integration/test_round_trips.py`` (``tests/support/roundtrips.py``), which pins
+  these numbers;
 * warm latency per route (p50, p99) over a session of tables, shoes, rounds and settlements,
   the events carrying the Lambda authorizer's context as API Gateway hands it over;
 * the size of each kind of item in DynamoDB's own accounting (for docs/scaling.md)."""
@@ -26,8 +27,8 @@ ROUNDS = 20
 
 def round_trips(aws: LocalAws) -> list[str]:
     from baccarat_dev.template import routes
-    from tests.api.conftest import Api
-    from tests.api.roundtrips import count_calls, walk_routes
+    from tests.support.roundtrips import count_calls, walk_routes
+    from tests.support.stack import Api
 
     api = Api(aws.key)
     calls = count_calls()
@@ -35,7 +36,7 @@ def round_trips(aws: LocalAws) -> list[str]:
         counted = walk_routes(api, calls)
     lines = [
         "## DynamoDB round trips per request (warm container; botocore event hooks; the walk "
-        "pinned by tests/api/test_round_trips.py)",
+        "pinned by tests/integration/test_round_trips.py)",
         f"{'route':<50}{'DynamoDB':>9}{'KMS':>5}  operations",
     ]
     for name, (ddb, kms, ops) in counted.items():
@@ -114,7 +115,7 @@ class Session:
     """Invokes each route's handler with a real v2 event, timing every call by route."""
 
     def __init__(self, aws: LocalAws) -> None:
-        from tests.api.conftest import function_module
+        from tests.support.stack import function_module
 
         self.aws = aws
         self.module = function_module
@@ -144,7 +145,7 @@ class Session:
 
 
 def latency(aws: LocalAws) -> tuple[list[str], Session]:
-    from tests.api.conftest import star_city_bets
+    from tests.support.stack import star_city_bets
 
     s = Session(aws)
     bets = star_city_bets()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baccarat_dev.template import REPO_ROOT, load
-from tests.sam_build import ARCH, sam_build
+from tests.support.sam_build import ARCH, sam_build
 
 CACHE = REPO_ROOT / ".aws-sam" / f"bench-cache-{ARCH}"
 #: Nothing of these may be in a layer (development and test tools, type stubs).

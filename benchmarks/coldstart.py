@@ -148,7 +148,7 @@ class Scene:
     """State the first requests act on, made in this process over moto's server."""
 
     def __init__(self, aws: LocalAws, runs: int) -> None:
-        from tests.api.conftest import function_module, star_city_bets
+        from tests.support.stack import function_module, star_city_bets
 
         self.aws = aws
         self.bets = star_city_bets()

@@ -122,7 +122,7 @@ def wait_ready(port: int, key: str, proc: subprocess.Popen[str]) -> None:
 
 def worker(client: Client, table_id: str, shoe: list[str], stop: float, me: int) -> None:
     """Deal, settle (and settle again), read; commit the next shoe when one ends."""
-    from tests.api.conftest import star_city_bets
+    from tests.support.stack import star_city_bets
 
     bets = star_city_bets()
     n = 0

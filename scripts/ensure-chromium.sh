@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes sure Debian's Chromium is installed for the browser tests (tests/browser/).
+# Makes sure Debian's Chromium is installed for the browser tests (tests/live/browser/).
 # Idempotent: does nothing when a chromium binary is already on PATH (or $CHROMIUM points to one).
 # No browser downloads: only the distribution's package, through apt-get.
 #

@@ -1,5 +1,5 @@
 """Lambda entry point of the HttpApi Lambda authorizer (template.yaml); the logic is in shared/."""
 
-from baccarat_api.http.authorizer import handler
+from baccarat_api.http.authorizer import lambda_handler
 
-__all__ = ["handler"]
+handler = lambda_handler()

@@ -1,6 +1,6 @@
 """Lambda entry point of the auto-settle function (template.yaml): the scheduled sweep; the
 logic is in shared/."""
 
-from baccarat_api.jobs.sweep import lambda_handler as handler
+from baccarat_api.jobs.sweep import lambda_handler
 
-__all__ = ["handler"]
+handler = lambda_handler()

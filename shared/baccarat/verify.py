@@ -227,7 +227,7 @@ def _check_table_config(raw: Mapping[str, Any], rules: ShoeRules) -> list[Mismat
     return []
 
 
-def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) -> Verdict:
+def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) -> Verdict:  # noqa: C901 (named in pyproject.toml)
     bad: list[Mismatch] = []
     spec = _get(proof, "spec", str)
     if spec != SPEC:

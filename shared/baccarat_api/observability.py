@@ -9,7 +9,7 @@ key, a chain secret or an open shoe's secret."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -41,11 +41,19 @@ class Untraced:
         return method
 
 
-def tracing_enabled() -> bool:
-    """Tracer's own verdict (in Lambda, not disabled by ``POWERTOOLS_TRACE_DISABLED``, not under
-    SAM local), without building a Tracer."""
-    decide = getattr(Tracer, "_is_tracer_disabled", None)
-    return True if decide is None else not decide()
+_TRUTHY = frozenset({"1", "y", "yes", "t", "true", "on"})
+
+
+def tracing_enabled(environ: Mapping[str, str] = os.environ) -> bool:
+    """The verdict powertools' Tracer documents, from the environment alone (no Tracer built, no
+    private API): only inside Lambda (``LAMBDA_TASK_ROOT``), not under SAM local
+    (``AWS_SAM_LOCAL``) or Chalice local (``AWS_CHALICE_CLI_MODE``), and not turned off by
+    ``POWERTOOLS_TRACE_DISABLED``."""
+    if not environ.get("LAMBDA_TASK_ROOT"):
+        return False
+    if environ.get("AWS_SAM_LOCAL") or environ.get("AWS_CHALICE_CLI_MODE"):
+        return False
+    return environ.get("POWERTOOLS_TRACE_DISABLED", "false").strip().lower() not in _TRUTHY
 
 
 logger = Logger(service=SERVICE)

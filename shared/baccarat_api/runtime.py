@@ -1,7 +1,10 @@
-"""The per-container wiring: settings, AWS clients, repository, vault, caches.
+"""The per-container wiring (the composition root): settings, AWS clients, repository, vault,
+caches.
 
-Built lazily on first use and then reused for the life of the warm container. Tests and the
-local runner call :func:`reset` after changing the environment."""
+:func:`get_runtime` reads and validates the settings once — at cold start, when a handler module
+is built (:func:`baccarat_api.http.handler.lambda_handler`, the authorizer, the sweep) — and the
+clients and adapters are built on first use and then reused for the life of the warm container.
+Tests and the local runner call :func:`reset` after changing the environment."""
 
 from __future__ import annotations
 
@@ -19,20 +22,6 @@ if TYPE_CHECKING:
     from baccarat_api.adapters.shoe_cache import ShoeCache
 
 
-def _client_config() -> Any:
-    from botocore.config import Config
-
-    from baccarat_api.adapters.logguard import install
-
-    install()  # no KMS plaintext in botocore's DEBUG wire log, whatever the log level
-    return Config(
-        retries={"mode": "standard", "max_attempts": 3},
-        connect_timeout=2,
-        read_timeout=5,
-        tcp_keepalive=True,
-    )
-
-
 class Runtime:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -41,23 +30,21 @@ class Runtime:
 
     @cached_property
     def dynamodb(self) -> Any:
-        import boto3
+        from baccarat_api.adapters import aws
 
-        return boto3.client("dynamodb", config=_client_config())
+        return aws.client("dynamodb")
 
     @cached_property
     def kms(self) -> Any:
-        import boto3
+        from baccarat_api.adapters import aws
 
-        return boto3.client("kms", config=_client_config())
+        return aws.client("kms")
 
     @cached_property
     def repo(self) -> DynamoRepository:
         from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 
         s = self.settings
-        if not s.state_table or not s.config_table:
-            raise RuntimeError("STATE_TABLE and CONFIG_TABLE must be set")
         return DynamoRepository(self.dynamodb, s.state_table, s.config_table)
 
     @cached_property
@@ -80,6 +67,8 @@ _runtime: Runtime | None = None
 
 
 def get_runtime() -> Runtime:
+    """The container's runtime; the first call reads the settings (``SettingsError`` naming a
+    missing or malformed variable)."""
     global _runtime
     if _runtime is None:
         with _lock:
@@ -89,7 +78,7 @@ def get_runtime() -> Runtime:
 
 
 def reset() -> None:
-    """Forget clients and caches (tests, the local runner)."""
+    """Forget settings, clients and caches (tests, the local runner)."""
     global _runtime
     with _lock:
         _runtime = None

@@ -19,11 +19,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from baccarat_api.ports.repository import StoreUnavailable
+from baccarat_api.ports.vault import SECRET_BYTES
 
 if TYPE_CHECKING:
     from mypy_boto3_kms import KMSClient
 
-SECRET_BYTES = 32
 
 _RETRYABLE = frozenset(
     {

@@ -5,7 +5,7 @@ prints whole request and response bodies, and those of KMS carry secrets in base
 secret of ``GenerateDataKey``, the shoe secret of ``Encrypt`` and ``Decrypt``. Whatever level
 anyone sets (``boto3.set_stream_logger``, a root logger at DEBUG), :func:`install` drops those
 DEBUG records at their source. The service's own logger never carries a secret
-(tests/api/test_secrets_lifecycle.py captures every log line of a whole shoe's life)."""
+(tests/integration/test_secrets_lifecycle.py captures every log line of a whole shoe's life)."""
 
 from __future__ import annotations
 

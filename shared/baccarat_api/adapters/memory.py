@@ -1,7 +1,7 @@
-"""An in-memory :class:`~baccarat_api.ports.repository.Repository` for service tests (and any
-caller that wants the game without storage): the same game-state writes as the DynamoDB adapter
-(:class:`~baccarat_api.ports.writes.StateWrites`), applied faithfully — all or nothing, every
-condition checked against the state before the transaction, one item written at most once per
+"""An in-memory :class:`~baccarat_api.ports.repository.Repository` (and a vault) for service tests
+(and any caller that wants the game without storage): the same game-state writes as the DynamoDB
+adapter (:class:`~baccarat_api.ports.writes.StateWrites`), applied faithfully — all or nothing,
+every condition checked against the state before the transaction, one item written at most once per
 transaction (DynamoDB refuses two writes to one item too), records stored as given (frozen
 dataclasses, so a caller cannot change the store's copy).
 
@@ -12,6 +12,7 @@ enough for tests that race two calls."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import threading
 from collections import Counter
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ from baccarat_api.ports.records import (
     TableRecord,
 )
 from baccarat_api.ports.repository import ConditionFailed, Snapshot, TableHistory
+from baccarat_api.ports.vault import SECRET_BYTES
 from baccarat_api.ports.writes import ABSENT, Key, Put, StateWrites, Update, Write
 
 
@@ -206,3 +208,35 @@ class MemoryRepository(StateWrites):
             return None
         publics = [p for p in self._all(PublicRound) if p.shoe_id == shoe_id]
         return dataclasses.replace(proof, rounds={p.round_number: p for p in publics})
+
+
+class MemoryVault:
+    """A :class:`~baccarat_api.ports.vault.SecretVault` without KMS: secrets from the OS
+    CSPRNG, "ciphertexts" that are opaque tokens, each bound to its encryption context like a
+    KMS ciphertext (another context does not open it)."""
+
+    def __init__(self) -> None:
+        self._sealed: dict[bytes, tuple[tuple[tuple[str, str], ...], bytes]] = {}
+        #: calls by kind (``draw``, ``seal``, ``unseal``), one per KMS call the adapter makes
+        self.calls: Counter[str] = Counter()
+
+    def _seal(self, plaintext: bytes, context: dict[str, str]) -> bytes:
+        token = b"memory-vault:" + os.urandom(16)
+        self._sealed[token] = (tuple(sorted(context.items())), bytes(plaintext))
+        return token
+
+    def draw_chain_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:
+        self.calls["draw"] += 1
+        secret = os.urandom(SECRET_BYTES)
+        return secret, self._seal(secret, context)
+
+    def seal(self, plaintext: bytes, context: dict[str, str]) -> bytes:
+        self.calls["seal"] += 1
+        return self._seal(plaintext, context)
+
+    def unseal(self, ciphertext: bytes, context: dict[str, str]) -> bytes:
+        self.calls["unseal"] += 1
+        bound, plaintext = self._sealed[ciphertext]
+        if bound != tuple(sorted(context.items())):
+            raise PermissionError("the ciphertext is bound to another encryption context")
+        return plaintext

@@ -16,6 +16,7 @@ the key is logged."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
@@ -40,8 +41,14 @@ def authorize(event: dict[str, Any]) -> dict[str, Any]:
     return {"isAuthorized": True, "context": {"operator_id": operator_id}}
 
 
-@logger.inject_lambda_context(
-    correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True
-)
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return authorize(event)
+def lambda_handler() -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    """The authorizer's handler, built at cold start (settings read and validated here)."""
+    get_runtime()
+
+    @logger.inject_lambda_context(
+        correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True
+    )
+    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        return authorize(event)
+
+    return handler

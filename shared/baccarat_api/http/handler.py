@@ -13,7 +13,7 @@ from mangum import Mangum
 
 from baccarat_api.http.app import create_app
 from baccarat_api.observability import logger, metrics, tracer
-from baccarat_api.settings import Settings
+from baccarat_api.runtime import get_runtime
 
 # GET routes publish no business metric (only the cold-start one); that is not worth a warning.
 warnings.filterwarnings("ignore", message="No application metrics to publish")
@@ -22,9 +22,10 @@ LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
 def lambda_handler(router: APIRouter) -> LambdaHandler:
-    asgi = Mangum(
-        create_app(router), lifespan="off", api_gateway_base_path=Settings.from_env().api_base_path
-    )
+    """The function's handler, built at cold start: the settings are read and validated here
+    (a missing variable fails the cold start, naming it), not on the first request."""
+    settings = get_runtime().settings
+    asgi = Mangum(create_app(router), lifespan="off", api_gateway_base_path=settings.api_base_path)
 
     @logger.inject_lambda_context(
         correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True

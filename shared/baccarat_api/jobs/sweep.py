@@ -41,39 +41,31 @@ def run_sweep(repo: Repository, *, at: str | None = None, limit: int | None = No
 # --- AWS: the scheduled function ------------------------------------------------------------
 
 
-def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """``AutoSettleFunction``: one sweep per EventBridge event; returns the report."""
-    out: dict[str, Any] = _lambda_handler()(event, context)
-    return out
+def lambda_handler() -> Any:
+    """``AutoSettleFunction``'s handler (one sweep per EventBridge event; returns the report),
+    built at cold start: the settings are read and validated here."""
+    from aws_lambda_powertools.metrics import MetricUnit
 
+    from baccarat_api.observability import logger, metrics, tracer
+    from baccarat_api.runtime import get_runtime
 
-_HANDLER: Any = None
+    get_runtime()
 
+    @logger.inject_lambda_context(clear_state=True)
+    @tracer.capture_lambda_handler
+    @metrics.log_metrics(capture_cold_start_metric=True)
+    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        report = run_sweep(get_runtime().repo)
+        metrics.add_metric(
+            name="RoundsAutoSettled", unit=MetricUnit.Count, value=len(report.settled)
+        )
+        metrics.add_metric(
+            name="AutoSettleFailures", unit=MetricUnit.Count, value=len(report.failed)
+        )
+        logger.info("auto-settlement sweep", extra=report.as_dict())
+        return report.as_dict()
 
-def _lambda_handler() -> Any:
-    global _HANDLER
-    if _HANDLER is None:
-        from aws_lambda_powertools.metrics import MetricUnit
-
-        from baccarat_api.observability import logger, metrics, tracer
-        from baccarat_api.runtime import get_runtime
-
-        @logger.inject_lambda_context(clear_state=True)
-        @tracer.capture_lambda_handler
-        @metrics.log_metrics(capture_cold_start_metric=True)
-        def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-            report = run_sweep(get_runtime().repo)
-            metrics.add_metric(
-                name="RoundsAutoSettled", unit=MetricUnit.Count, value=len(report.settled)
-            )
-            metrics.add_metric(
-                name="AutoSettleFailures", unit=MetricUnit.Count, value=len(report.failed)
-            )
-            logger.info("auto-settlement sweep", extra=report.as_dict())
-            return report.as_dict()
-
-        _HANDLER = handler
-    return _HANDLER
+    return handler
 
 
 # --- make run: the schedule's stand-in ------------------------------------------------------
@@ -104,8 +96,8 @@ def start_background(repo: Repository, every_seconds: float) -> threading.Event:
 def _repository(args: argparse.Namespace) -> Repository:
     import boto3
 
+    from baccarat_api.adapters.aws import client_config
     from baccarat_api.adapters.dynamodb.repository import DynamoRepository
-    from baccarat_api.runtime import _client_config
 
     endpoint = args.endpoint_url or os.environ.get("AWS_ENDPOINT_URL") or None
     stack = args.stack or os.environ.get("BACCARAT_STACK")
@@ -131,7 +123,7 @@ def _repository(args: argparse.Namespace) -> Repository:
             "sweep: which tables? set AWS_ENDPOINT_URL (make run's moto), BACCARAT_STACK, or "
             "STATE_TABLE"
         )
-    client = session.client("dynamodb", endpoint_url=endpoint, config=_client_config())
+    client = session.client("dynamodb", endpoint_url=endpoint, config=client_config())
     return DynamoRepository(client, state, config or "")
 
 

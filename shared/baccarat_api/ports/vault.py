@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
+#: Chain and shoe secrets: 32 bytes.
+SECRET_BYTES = 32
+
 
 class SecretVault(Protocol):
     def draw_chain_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:

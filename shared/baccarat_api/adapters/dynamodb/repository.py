@@ -213,34 +213,8 @@ class DynamoRepository(StateWrites):
             wanted[keys.tier_key(tier_id)] = ("tier", self.config)
         if idem_key is not None:
             wanted[keys.idempotency_key(operator_id, idem_key)] = ("idem", self.state)
-        found: list[tuple[str, Item]] = []
-        if len(wanted) == 1:
-            ((pk, sk), (slot, name)) = next(iter(wanted.items()))
-            with mapped_errors(f"get {slot}"):
-                out = self.client.get_item(
-                    TableName=name, Key=_key(pk, sk), ConsistentRead=name == self.state
-                )
-            if "Item" in out:
-                found.append((slot, out["Item"]))
-        elif wanted:
-            request: dict[str, Any] = {}
-            for (pk, sk), (_, name) in wanted.items():
-                entry = request.setdefault(name, {"Keys": [], "ConsistentRead": name == self.state})
-                entry["Keys"].append(_key(pk, sk))
-            with mapped_errors("batch get"):
-                for _attempt in range(5):
-                    batch = self.client.batch_get_item(RequestItems=request)
-                    for items in batch.get("Responses", {}).values():
-                        for item in items:
-                            slot = wanted[(str(item["pk"]["S"]), str(item["sk"]["S"]))][0]
-                            found.append((slot, item))
-                    request = dict(batch.get("UnprocessedKeys") or {})
-                    if not request:
-                        break
-                else:
-                    raise StoreUnavailable("batch get: keys left unprocessed")
         snap = Snapshot()
-        for slot, item in found:
+        for slot, item in self._fetch(wanted):
             if slot == "table":
                 snap.table = from_item(TableRecord, item)
             elif slot == "shoe":
@@ -252,6 +226,37 @@ class DynamoRepository(StateWrites):
             else:
                 snap.idempotency = from_item(IdempotencyRecord, item)
         return snap
+
+    def _fetch(self, wanted: dict[tuple[str, str], tuple[str, str]]) -> list[tuple[str, Item]]:
+        """(slot, item) of each wanted key that exists: ONE ``GetItem`` or ``BatchGetItem``."""
+        found: list[tuple[str, Item]] = []
+        if len(wanted) == 1:
+            ((pk, sk), (slot, name)) = next(iter(wanted.items()))
+            with mapped_errors(f"get {slot}"):
+                out = self.client.get_item(
+                    TableName=name, Key=_key(pk, sk), ConsistentRead=name == self.state
+                )
+            if "Item" in out:
+                found.append((slot, out["Item"]))
+            return found
+        request: dict[str, Any] = {}
+        for (pk, sk), (_, name) in wanted.items():
+            entry = request.setdefault(name, {"Keys": [], "ConsistentRead": name == self.state})
+            entry["Keys"].append(_key(pk, sk))
+        with mapped_errors("batch get"):
+            for _attempt in range(5):
+                if not request:
+                    break
+                batch = self.client.batch_get_item(RequestItems=request)
+                for items in batch.get("Responses", {}).values():
+                    for item in items:
+                        slot = wanted[(str(item["pk"]["S"]), str(item["sk"]["S"]))][0]
+                        found.append((slot, item))
+                request = dict(batch.get("UnprocessedKeys") or {})
+            else:
+                if request:
+                    raise StoreUnavailable("batch get: keys left unprocessed")
+        return found
 
     def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
         """Rounds with locked bets whose settle-by time is at or before ``now`` (ISO 8601 UTC),

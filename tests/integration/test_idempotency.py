@@ -1,0 +1,251 @@
+"""Exactly once: every POST takes an ``Idempotency-Key``.
+
+* the same key and request → the original response (status and body), from DynamoDB (also
+  after a cold start), with no second effect;
+* the same key and another request → 422 ``idempotency_key_reused``;
+* a duplicate arriving while the first is in flight → 409 ``idempotency_in_progress``,
+  retryable, and its retry replays the original;
+* keys are per operator; records expire after 24 h (TTL ``expires_at``);
+* whatever keys callers use, a round is dealt once and settled once."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from support.stack import TABLE_NAMES, Api, Response, Stack, star_city_bets
+
+from baccarat_api import runtime
+from baccarat_api.adapters.dynamodb.keys import idempotency_pk
+from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+from baccarat_api.ids import parse_round_id
+from baccarat_api.ports.repository import Snapshot
+from baccarat_api.service.idempotency import RETENTION_SECONDS
+from baccarat_dev.template import load
+
+TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+
+
+def key(name: str) -> dict[str, str]:
+    return {"Idempotency-Key": name}
+
+
+def items(stack: Stack) -> list[dict[str, Any]]:
+    """Every game-state item (idempotency records aside)."""
+    found = stack.dynamodb.scan(TableName=TABLE_NAMES["StateTable"])["Items"]
+    return sorted(
+        (i for i in found if i["kind"]["S"] != "idempotency"),
+        key=lambda i: (i["pk"]["S"], i["sk"]["S"]),
+    )
+
+
+def new_shoe(api: Api) -> tuple[str, str]:
+    table_id = api.post("/v1/tables", TABLE).body["table_id"]
+    shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "idem"}).body["shoe_id"]
+    return table_id, shoe_id
+
+
+def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
+    """POST route → a call of it with a given key."""
+    table_id, shoe_id = new_shoe(api)
+    api.post(f"/v1/shoes/{shoe_id}/close")  # free the table for a second commit
+    _, open_shoe = new_shoe(api)
+    round_a = api.post(f"/v1/shoes/{open_shoe}/rounds", {"bets": star_city_bets()}).body["round_id"]
+    round_b = api.post(f"/v1/shoes/{open_shoe}/rounds").body["round_id"]
+    _, to_close = new_shoe(api)
+    return {
+        "create table": lambda k: api.post("/v1/tables", TABLE, headers=key(k)),
+        "commit shoe": lambda k: api.post(
+            f"/v1/tables/{table_id}/shoes", {"client_seed": "s"}, headers=key(k)
+        ),
+        "deal": lambda k: api.post(
+            f"/v1/shoes/{open_shoe}/rounds", {"bets": star_city_bets()}, headers=key(k)
+        ),
+        "settle": lambda k: api.post(f"/v1/rounds/{round_a}/settlement", headers=key(k)),
+        "void": lambda k: api.post(f"/v1/rounds/{round_b}/void", {"reason": "r"}, headers=key(k)),
+        "close": lambda k: api.post(f"/v1/shoes/{to_close}/close", headers=key(k)),
+    }
+
+
+@pytest.mark.parametrize(
+    "route", ["create table", "commit shoe", "deal", "settle", "void", "close"]
+)
+def test_a_retry_with_the_same_key_returns_the_original_response_even_after_a_cold_start(
+    api: Api, stack: Stack, route: str
+) -> None:
+    call = _routes(api)[route]
+    first = call(f"{route}-1")
+    assert first.status in (200, 201), first.body
+    assert "idempotent-replayed" not in first.headers
+    state = items(stack)
+
+    again = call(f"{route}-1")
+    assert (again.status, again.body) == (first.status, first.body)
+    assert again.headers["idempotent-replayed"] == "true"
+    assert again.headers["content-length"] == first.headers["content-length"]  # byte for byte
+    runtime.reset()  # a cold start: nothing in memory, the record is in DynamoDB
+    cold = call(f"{route}-1")
+    assert (cold.status, cold.body) == (first.status, first.body)
+    assert items(stack) == state, "a replay changed the state"
+
+
+def test_the_same_key_with_another_request_is_refused(api: Api, stack: Stack) -> None:
+    _, shoe_id = new_shoe(api)
+    first = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}, headers=key("k"))
+    assert first.status == 201
+    state = items(stack)
+    other_bets = api.post(
+        f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()[:1]}, headers=key("k")
+    )
+    other_path = api.post("/v1/tables", TABLE, headers=key("k"))
+    for r in (other_bets, other_path):
+        assert r.status == 422, r.body
+        assert r.error["code"] == "idempotency_key_reused" and r.error["retryable"] is False
+    assert items(stack) == state
+    # JSON is compared as JSON: the same body with other whitespace and key order is the same
+    same = api.call(
+        "POST",
+        f"/v1/shoes/{shoe_id}/rounds",
+        raw_body='{ "bets" : ' + json.dumps(star_city_bets(), indent=2) + "}",
+        headers=key("k"),
+    )
+    assert same.status == 201 and same.body == first.body
+
+
+def test_keys_belong_to_one_operator(api: Api, stack: Stack) -> None:
+    mine = api.post("/v1/tables", TABLE, headers=key("shared-key"))
+    theirs = Api(stack.key_b).post("/v1/tables", TABLE, headers=key("shared-key"))
+    assert mine.status == theirs.status == 201
+    assert mine.body["table_id"] != theirs.body["table_id"]
+
+
+def test_a_duplicate_in_flight_gets_a_retryable_409_then_the_original(
+    api: Api, stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both requests read before either wrote (the race window, made deterministic): the first
+    commits; the second's transaction fails on the key's record → 409 retryable, no second
+    round; its retry replays the first's response."""
+    _, shoe_id = new_shoe(api)
+    ref_snapshot: dict[str, Snapshot] = {}
+    real_load = DynamoRepository.load
+
+    def stale_load(self: DynamoRepository, operator_id: str, **keys: Any) -> Snapshot:
+        if "before" not in ref_snapshot:
+            ref_snapshot["before"] = real_load(self, operator_id, **keys)
+        return ref_snapshot["before"]
+
+    monkeypatch.setattr(DynamoRepository, "load", stale_load)
+    body = {"bets": star_city_bets()}
+    first = api.post(f"/v1/shoes/{shoe_id}/rounds", body, headers=key("dup"))
+    assert first.status == 201
+    second = api.post(f"/v1/shoes/{shoe_id}/rounds", body, headers=key("dup"))
+    assert second.status == 409, second.body
+    assert second.error["code"] == "idempotency_in_progress"
+    assert second.error["retryable"] is True
+    monkeypatch.undo()
+    retry = api.post(f"/v1/shoes/{shoe_id}/rounds", body, headers=key("dup"))
+    assert retry.status == 201 and retry.body == first.body
+    assert api.get(f"/v1/shoes/{shoe_id}").body["rounds_dealt"] == 1
+
+
+def test_a_settlement_duplicate_in_flight(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, shoe_id = new_shoe(api)
+    round_id = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body["round_id"]
+    stale = DynamoRepository.load(
+        runtime.get_runtime().repo,
+        "operator-a",
+        round_=parse_round_id(round_id),
+        idem_key="0" * 64,
+    )
+    first = api.post(f"/v1/rounds/{round_id}/settlement", headers=key("s"))
+    assert first.status == 200
+    monkeypatch.setattr(DynamoRepository, "load", lambda self, op, **kw: stale)
+    second = api.post(f"/v1/rounds/{round_id}/settlement", headers=key("s"))
+    assert second.status == 409 and second.error["code"] == "idempotency_in_progress"
+    assert second.error["retryable"] is True
+    monkeypatch.undo()
+    assert api.post(f"/v1/rounds/{round_id}/settlement", headers=key("s")).body == first.body
+
+
+@pytest.mark.parametrize("bad", ["", "x" * 256, "café", "tab\there"])
+def test_a_malformed_key_is_refused(api: Api, bad: str) -> None:
+    r = api.post("/v1/tables", TABLE, headers={"Idempotency-Key": bad})
+    assert r.status == 400 and r.error["code"] == "invalid_request", r.body
+
+
+def test_records_expire_after_the_retention_window(api: Api, stack: Stack) -> None:
+    """A record past ``expires_at`` counts as absent even before DynamoDB's TTL removes it:
+    the same key then makes a new request."""
+    _, shoe_id = new_shoe(api)
+    first = api.post(f"/v1/shoes/{shoe_id}/rounds", headers=key("old"))
+    records = [
+        i
+        for i in stack.dynamodb.scan(TableName=TABLE_NAMES["StateTable"])["Items"]
+        if i["kind"]["S"] == "idempotency"
+    ]
+    assert len(records) == 1
+    record = records[0]
+    assert record["pk"]["S"].startswith(idempotency_pk("operator-a", ""))
+    expires = int(record["expires_at"]["N"])
+    assert abs(expires - (time.time() + RETENTION_SECONDS)) < 600
+    stack.dynamodb.update_item(
+        TableName=TABLE_NAMES["StateTable"],
+        Key={"pk": record["pk"], "sk": record["sk"]},
+        UpdateExpression="SET expires_at = :past",
+        ExpressionAttributeValues={":past": {"N": str(int(time.time()) - 1)}},
+    )
+    later = api.post(f"/v1/shoes/{shoe_id}/rounds", headers=key("old"))
+    assert later.status == 201 and later.body["round_number"] == first.body["round_number"] + 1
+
+
+def test_ttl_is_enabled_on_the_state_table(stack: Stack) -> None:
+    props = load()["Resources"]["StateTable"]["Properties"]
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
+    ttl = stack.dynamodb.describe_time_to_live(TableName=TABLE_NAMES["StateTable"])
+    assert ttl["TimeToLiveDescription"]["AttributeName"] == "expires_at"
+    assert ttl["TimeToLiveDescription"]["TimeToLiveStatus"] == "ENABLED"
+    # no game item carries the TTL attribute: only idempotency records ever expire
+    api = Api(stack.key_a)
+    _, shoe_id = new_shoe(api)
+    round_id = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body["round_id"]
+    api.post(f"/v1/rounds/{round_id}/settlement", headers=key("t"))
+    api.post(f"/v1/shoes/{shoe_id}/close", headers=key("c"))
+    for item in stack.dynamodb.scan(TableName=TABLE_NAMES["StateTable"])["Items"]:
+        assert ("expires_at" in item) == (item["kind"]["S"] == "idempotency"), item["kind"]
+
+
+def test_a_round_is_dealt_once_and_settled_once_whatever_keys_callers_use(
+    api: Api, stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, shoe_id = new_shoe(api)
+    # two deals racing from the same read, under different keys: one round, one 409
+    real_load = DynamoRepository.load
+    held: dict[str, Snapshot] = {}
+
+    def stale(self: DynamoRepository, operator_id: str, **keys: Any) -> Snapshot:
+        snap = real_load(self, operator_id, **keys)
+        held.setdefault("shoe", snap)
+        return Snapshot(shoe=held["shoe"].shoe, idempotency=snap.idempotency)
+
+    monkeypatch.setattr(DynamoRepository, "load", stale)
+    a = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}, headers=key("a"))
+    b = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}, headers=key("b"))
+    monkeypatch.undo()
+    assert a.status == 201 and b.status == 409 and b.error["code"] == "concurrent_update"
+    assert api.get(f"/v1/shoes/{shoe_id}").body["rounds_dealt"] == 1
+    round_id = a.body["round_id"]
+    # settled under one key, then another key: the same settlement, no second one
+    s1 = api.post(f"/v1/rounds/{round_id}/settlement", headers=key("s1"))
+    s2 = api.post(f"/v1/rounds/{round_id}/settlement", headers=key("s2"))
+    assert s1.status == s2.status == 200 and s1.body == s2.body
+    other = api.post(
+        f"/v1/rounds/{round_id}/settlement", {"bets": star_city_bets()[:1]}, headers=key("s3")
+    )
+    assert other.status == 409 and other.error["code"] == "bets_locked"
+    void = api.post(f"/v1/rounds/{round_id}/void", {"reason": "x"}, headers=key("v"))
+    assert void.status == 409 and void.error["code"] == "round_settled"
+    rounds = [i for i in items(stack) if i["kind"]["S"] == "round"]
+    assert len(rounds) == 1 and "settlement" in rounds[0]

@@ -1,0 +1,108 @@
+"""DynamoDB round trips per request, counted with botocore's event hooks on the service's own
+client, on a warm container (operator key and derived shoe already cached). Pinned: a change
+that adds a round trip fails here. Budgets: deal ≤ 2, settle ≤ 2, commit ≤ 3, reads ≤ 1.
+docs/quick-tour.md quotes these numbers; the last test keeps it honest."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from support.roundtrips import Calls, count_calls, measure, walk_routes
+from support.stack import Api
+
+from baccarat_api import runtime
+from baccarat_dev.template import REPO_ROOT
+
+#: route → (DynamoDB calls, KMS calls) on a warm container.
+EXPECTED: dict[str, tuple[int, int]] = {
+    "GET /v1/tiers": (1, 0),
+    "POST /v1/tables": (2, 1),
+    "GET /v1/tables/{table_id}": (1, 0),
+    "POST /v1/tables/{table_id}/shoes": (2, 2),
+    "POST /v1/shoes/{shoe_id}/rounds": (2, 0),
+    "POST /v1/rounds/{round_id}/settlement": (2, 0),
+    "POST /v1/rounds/{round_id}/settlement (again)": (1, 0),
+    "GET /v1/rounds/{round_id}": (1, 0),
+    "GET /v1/shoes/{shoe_id}": (1, 0),
+    "POST /v1/shoes/{shoe_id}/close": (2, 1),
+    "GET /v1/shoes/{shoe_id}/proof": (1, 0),
+    # with an Idempotency-Key the record rides along (BatchGetItem with the item's read,
+    # a Put in the same transaction): the same counts; a replay answers from the one read
+    "POST /v1/tables (Idempotency-Key)": (2, 1),
+    "POST /v1/tables (replay)": (1, 0),
+    "POST /v1/tables/{table_id}/shoes (Idempotency-Key)": (2, 2),
+    "POST /v1/tables/{table_id}/shoes (replay)": (1, 0),
+    "POST /v1/shoes/{shoe_id}/rounds (Idempotency-Key)": (2, 0),
+    "POST /v1/shoes/{shoe_id}/rounds (replay)": (1, 0),
+    "POST /v1/rounds/{round_id}/settlement (Idempotency-Key)": (2, 0),
+    "POST /v1/rounds/{round_id}/settlement (replay)": (1, 0),
+    "POST /v1/rounds/{round_id}/void": (2, 0),
+    "POST /v1/rounds/{round_id}/void (again)": (1, 0),
+    "POST /v1/rounds/{round_id}/void (Idempotency-Key)": (2, 0),
+    "POST /v1/rounds/{round_id}/void (replay)": (1, 0),
+    "POST /v1/shoes/{shoe_id}/close (Idempotency-Key)": (2, 1),
+    "POST /v1/shoes/{shoe_id}/close (replay)": (1, 0),
+    "GET /v1/tables/{table_id}/audit": (1, 0),
+}
+BUDGET = {"rounds": 2, "settlement": 2, "void": 2, "shoes": 3, "GET": 1, "replay": 1}
+
+
+@pytest.fixture
+def calls(api: Api) -> Calls:
+    return count_calls()
+
+
+def test_round_trips_per_route_on_a_warm_container(api: Api, calls: Calls) -> None:
+    counted = walk_routes(api, calls)  # the same walk `make bench` prints
+    measured = {name: (ddb, kms) for name, (ddb, kms, _) in counted.items()}
+    print("\nround trips (DynamoDB, KMS) per route, warm:")
+    for name, (ddb, kms, ops) in counted.items():
+        print(f"  {name:48} {ddb}  {kms}   {dict(ops)}")
+    assert measured == EXPECTED
+    assert counted["POST /v1/shoes/{shoe_id}/rounds"][2] == {"GetItem": 1, "TransactWriteItems": 1}
+    for name, (ddb, _) in measured.items():
+        for marker, budget in BUDGET.items():
+            if marker in name:
+                assert ddb <= budget, (name, ddb, budget)
+
+
+def test_the_last_round_of_a_shoe_is_still_one_transaction(api: Api, calls: Calls) -> None:
+    """The round that ends the shoe also frees the table and publishes the proof — in the same
+    TransactWriteItems."""
+    table = api.post(
+        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    ).body
+    shoe_id = api.post(f"/v1/tables/{table['table_id']}/shoes", {"client_seed": "x"}).body[
+        "shoe_id"
+    ]
+    for _ in range(29):
+        api.post(f"/v1/shoes/{shoe_id}/rounds")
+    r, ddb, kms, ops = measure(calls, lambda: api.post(f"/v1/shoes/{shoe_id}/rounds"))
+    assert r.body["shoe_status"] == "ended"
+    assert (ddb, kms) == (2, 0) and ops == {"GetItem": 1, "TransactWriteItems": 1}
+
+
+def test_cold_paths_cost_what_they_should(api: Api, calls: Calls) -> None:
+    """A cold container looks the key up once (+1 GetItem) and decrypts a shoe once (+1 KMS)."""
+    shoe_id = api.post(
+        "/v1/tables/" + api.post(
+            "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        ).body["table_id"] + "/shoes",
+        {"client_seed": "cold"},
+    ).body["shoe_id"]  # fmt: skip
+    rt = runtime.get_runtime()
+    rt.key_cache.clear()
+    rt.shoes.clear()
+    _, ddb, kms, ops = measure(calls, lambda: api.post(f"/v1/shoes/{shoe_id}/rounds"))
+    assert (ddb, kms) == (3, 1) and ops["GetItem"] == 2
+    _, ddb, kms, _ = measure(calls, lambda: api.post(f"/v1/shoes/{shoe_id}/rounds"))
+    assert (ddb, kms) == (2, 0)
+
+
+def test_quick_tour_quotes_the_measured_counts() -> None:
+    text = (REPO_ROOT / "docs" / "quick-tour.md").read_text(encoding="utf-8")
+    for name, (ddb, kms) in EXPECTED.items():
+        row = re.search(rf"^\| `{re.escape(name)}` \| (\d+) \| (\d+) \|", text, re.MULTILINE)
+        assert row, f"docs/quick-tour.md has no row for {name}"
+        assert (int(row[1]), int(row[2])) == (ddb, kms), name

@@ -1,0 +1,196 @@
+"""Void and early close.
+
+``POST /v1/rounds/{round_id}/void {reason}`` returns every stake (a settlement-shaped record,
+every net 0, ``voided: true`` with the reason), is idempotent, refuses a settled round (409
+``round_settled``), and a voided round can never be settled (409 ``round_voided``). A shoe with
+voided rounds, closed early or played out, publishes a proof that still verifies with
+``baccarat verify`` (the voided round's cards stay, marked voided). Nothing is ever deleted."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.stack import TABLE_NAMES, Api, Stack, star_city_bets
+
+from baccarat.verify import verify_proof
+from baccarat_api import runtime
+from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+from baccarat_api.ids import parse_round_id
+from baccarat_api.service.models import SettlementOut
+from baccarat_dev.template import REPO_ROOT, load
+
+TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+
+
+def shoe(api: Api, table: dict[str, Any] = TABLE) -> str:
+    table_id = api.post("/v1/tables", table).body["table_id"]
+    return str(api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "v"}).body["shoe_id"])
+
+
+def test_a_void_returns_every_stake_once_and_for_good(api: Api) -> None:
+    shoe_id = shoe(api)
+    dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
+    round_id = dealt["round_id"]
+    void = api.post(f"/v1/rounds/{round_id}/void", {"reason": "card misdealt"})
+    assert void.status == 200 and void.function == "SettleBetsFunction", void.body
+    doc = SettlementOut.model_validate(void.body)
+    assert doc.voided is True and doc.void_reason == "card misdealt" and not doc.auto_settled
+    assert [(x.bettor_id, x.stake, x.net, x.grade) for x in doc.lines] == [
+        (b["bettor_id"], b["amount"], 0, "void") for b in star_city_bets()
+    ]
+    assert {p.id: (p.stake, p.net) for p in doc.bettors} == {
+        "alice": (2100, 0),
+        "bob": (1000, 0),
+    }
+    assert doc.nets == {"alice": 0, "bob": 0}
+    assert (doc.house.covered, doc.house.commission, doc.house.take) == (0, 0, 0)
+    assert doc.eligibility.balances_after == {"alice": 50_000, "bob": 20_000}
+
+    # idempotent: voiding again (whatever the reason) returns the same record
+    again = api.post(f"/v1/rounds/{round_id}/void", {"reason": "another reason"})
+    assert again.status == 200 and again.body == void.body
+    # a voided round can never be settled, with its bets or any
+    for body in (None, {"bets": star_city_bets()}):
+        settle = api.post(f"/v1/rounds/{round_id}/settlement", body)
+        assert settle.status == 409 and settle.error["code"] == "round_voided", settle.body
+        assert settle.error["retryable"] is False
+        assert settle.error["details"]["void_reason"] == "card misdealt"
+    assert api.get(f"/v1/rounds/{round_id}").body["settlement"] == void.body
+
+
+def test_a_settled_round_cannot_be_voided(api: Api) -> None:
+    shoe_id = shoe(api)
+    round_id = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body["round_id"]
+    settled = api.post(f"/v1/rounds/{round_id}/settlement")
+    assert settled.status == 200
+    void = api.post(f"/v1/rounds/{round_id}/void", {"reason": "too late"})
+    assert void.status == 409 and void.error["code"] == "round_settled", void.body
+    assert api.get(f"/v1/rounds/{round_id}").body["settlement"] == settled.body
+
+
+@pytest.mark.parametrize("first", ["settle", "void"])
+def test_a_void_racing_a_settlement_one_wins_the_other_is_told(
+    api: Api, monkeypatch: pytest.MonkeyPatch, first: str
+) -> None:
+    """Both read the round unsettled (the race window, made deterministic); the conditional
+    write lets exactly one through; the other gets 409 with the winner named."""
+    shoe_id = shoe(api)
+    round_id = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body["round_id"]
+    ref = parse_round_id(round_id)
+    assert ref is not None
+    stale = runtime.get_runtime().repo.get_round("operator-a", ref)
+    calls = {
+        "settle": lambda: api.post(f"/v1/rounds/{round_id}/settlement"),
+        "void": lambda: api.post(f"/v1/rounds/{round_id}/void", {"reason": "race"}),
+    }
+    winner = calls[first]()
+    assert winner.status == 200
+    monkeypatch.setattr(DynamoRepository, "get_round", lambda self, op, ref: stale)
+    loser = calls["void" if first == "settle" else "settle"]()
+    monkeypatch.undo()
+    assert loser.status == 409
+    assert loser.error["code"] == ("round_settled" if first == "settle" else "round_voided")
+    assert api.get(f"/v1/rounds/{round_id}").body["settlement"] == winner.body
+
+
+def test_a_void_needs_a_reason_and_a_known_round(api: Api, stack: Stack) -> None:
+    shoe_id = shoe(api)
+    round_id = api.post(f"/v1/shoes/{shoe_id}/rounds").body["round_id"]
+    for body in (None, {}, {"reason": ""}, {"reason": "x" * 257}, {"reason": "x", "net": 5}):
+        r = api.post(f"/v1/rounds/{round_id}/void", body)
+        assert r.status == 400 and r.error["code"] == "invalid_request", (body, r.body)
+    missing = api.post(f"{'/v1/rounds/'}{round_id[:-1]}9/void", {"reason": "x"})
+    assert missing.status == 404
+    theirs = Api(stack.key_b).post(f"/v1/rounds/{round_id}/void", {"reason": "x"})
+    assert theirs.status == 404 and theirs.error["code"] == "not_found"
+    # a round dealt without bets voids with no lines
+    empty = api.post(f"/v1/rounds/{round_id}/void", {"reason": "no bets"})
+    assert empty.status == 200 and empty.body["lines"] == [] and empty.body["voided"]
+
+
+def _verify_cli(proof: dict[str, Any], tmp_path: Path) -> tuple[int, str]:
+    """``baccarat verify proof.json`` (the console script's entry point)."""
+    from baccarat_dev.cli import main
+
+    path = tmp_path / "proof.json"
+    path.write_text(json.dumps(proof))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["verify", str(path)])
+    return code, out.getvalue()
+
+
+@pytest.mark.parametrize("end", ["closed early", "played out"])
+def test_a_shoe_with_voided_rounds_still_verifies(api: Api, tmp_path: Path, end: str) -> None:
+    shoe_id = shoe(api)
+    dealt = [api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body]
+    dealt += [api.post(f"/v1/shoes/{shoe_id}/rounds").body for _ in range(2)]
+    api.post(f"/v1/rounds/{dealt[0]['round_id']}/void", {"reason": "dealer error"})
+    if end == "closed early":
+        closed = api.post(f"/v1/shoes/{shoe_id}/close")
+        assert closed.status == 200 and closed.body["end_reason"] == "closed"
+        assert closed.body["server_seed"]
+    else:  # star-city ends after round 30; void the last one after the end
+        while dealt[-1]["shoe_status"] == "open":
+            dealt.append(api.post(f"/v1/shoes/{shoe_id}/rounds").body)
+        last = api.post(f"/v1/rounds/{dealt[-1]['round_id']}/void", {"reason": "after end"})
+        assert last.status == 200
+    proof = api.get(f"/v1/shoes/{shoe_id}/proof", key=None)
+    assert proof.status == 200, proof.body
+    rounds = proof.body["rounds"]
+    assert len(rounds) == len(dealt)  # the voided rounds' cards stay in the proof
+    assert rounds[0]["voided"] is True and rounds[0]["void"]["void_reason"] == "dealer error"
+    assert [r["player"] for r in rounds] == [d["player"]["cards"] for d in dealt]
+    if end == "played out":
+        assert rounds[-1]["voided"] is True
+    assert not any(r["voided"] for r in rounds[1:-1])
+    verdict = verify_proof(proof.body)
+    assert verdict.ok, verdict.line()
+    code, line = _verify_cli(proof.body, tmp_path)
+    assert code == 0 and line.startswith("verified"), line
+
+
+def test_nothing_is_ever_deleted() -> None:
+    """No IAM policy of the template allows DeleteItem (nor BatchWriteItem, which can delete),
+    and no code path calls it: game state, keys and tiers are only ever added or updated.
+    (DynamoDB's TTL removes expired idempotency records; that is not a code path.)"""
+    resources = load()["Resources"]
+    for name, resource in resources.items():
+        if resource["Type"] != "AWS::Serverless::Function":
+            continue
+        policies = json.dumps(resource["Properties"].get("Policies", []))
+        for action in ("dynamodb:DeleteItem", "dynamodb:BatchWriteItem", "dynamodb:*"):
+            assert action not in policies, (name, action)
+    sources = [*(REPO_ROOT / "shared").rglob("*.py"), *(REPO_ROOT / "functions").rglob("*.py")]
+    sources += [*(REPO_ROOT / "infra").rglob("*.py")]
+    assert len(sources) > 20
+    for path in sources:
+        code = path.read_text(encoding="utf-8")
+        assert not re.search(r"delete_item|batch_write_item|DeleteItem|\"Delete\"\s*:", code), path
+
+
+def test_a_void_changes_nothing_but_its_round_and_public_copy(api: Api, stack: Stack) -> None:
+    shoe_id = shoe(api)
+    round_id = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body["round_id"]
+
+    def snapshot() -> dict[tuple[str, str], dict[str, Any]]:
+        return {
+            (i["pk"]["S"], i["sk"]["S"]): i
+            for i in stack.dynamodb.scan(TableName=TABLE_NAMES["StateTable"])["Items"]
+        }
+
+    before = snapshot()
+    api.post(f"/v1/rounds/{round_id}/void", {"reason": "x"})
+    after = snapshot()
+    assert set(before) <= set(after)  # nothing removed
+    changed = {k for k in before if before[k] != after[k]}
+    added = set(after) - set(before)
+    assert [k[1] for k in changed] == ["SHOE#000001#ROUND#00001"]
+    assert [k[1] for k in added] == ["ROUND#00001"]  # the public copy, for the proof
+    assert "due_at" in before[next(iter(changed))] and "due_at" not in after[next(iter(changed))]

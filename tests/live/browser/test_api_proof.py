@@ -1,0 +1,284 @@
+"""End to end: the example client plays whole shoes against the local
+server (`make run`'s runner: moto behind the real app over HTTP), and both verifiers — the
+`baccarat verify` CLI and the browser page the API itself serves at /verify — say "verified" on
+the proofs it produced and catch a one-card tamper.
+
+The non-browser checks (the example's own verification, the CLI) run without Chromium too; the
+page checks need it (see conftest.py).
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+from support.local_server import LocalServer, local_server
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = ROOT / "examples" / "play_shoe.py"
+
+
+@pytest.fixture(scope="module")
+def local_api() -> Iterator[LocalServer]:
+    """`python -m baccarat_dev.local` (what `make run` runs) on a free port; stopped by Ctrl-C."""
+    with local_server(probe="/verify") as server:
+        yield server
+
+
+@dataclass
+class Played:
+    summary: dict[str, Any]
+    proof_text: str
+    stdout: str
+
+    @property
+    def proof(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.proof_text)
+        return data
+
+
+def _play(api: LocalServer, tmp: Path, *args: str) -> Played:
+    proof_file, summary_file = tmp / "proof.json", tmp / "summary.json"
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--url", api.url, "--key", api.key, "--quiet",
+         "--save-proof", str(proof_file), "--summary-json", str(summary_file), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    return Played(
+        summary=json.loads(summary_file.read_text()),
+        proof_text=proof_file.read_text(encoding="utf-8"),
+        stdout=out.stdout,
+    )
+
+
+@pytest.fixture(scope="module")
+def played(local_api: LocalServer, tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """A whole star-city shoe played to its end by the example client (30 rounds, bets from
+    several seats, every round settled; the last one after the shoe ended)."""
+    return _play(local_api, tmp_path_factory.mktemp("played"), "--rng-seed", "6")
+
+
+@pytest.fixture(scope="module")
+def played_closed(local_api: LocalServer, tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """A bid-squeeze shoe (burn, cut card, side bets, a spectator) on a player-banker table,
+    round 4 voided (a misdeal: stakes returned), closed early after 9 rounds."""
+    return _play(
+        local_api,
+        tmp_path_factory.mktemp("closed"),
+        "--profile", "bid-squeeze", "--banking", "player_banker", "--close-after", "9",
+        "--void-round", "4", "--rng-seed", "7",
+    )  # fmt: skip
+
+
+def _cli() -> list[str]:
+    script = Path(sys.executable).with_name("baccarat")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("baccarat")
+    assert found, "the baccarat command is not installed"
+    return [found]
+
+
+def _verify(source: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*_cli(), "verify", source], input=stdin, capture_output=True, text=True, timeout=120
+    )
+
+
+class _CorsFiles(http.server.BaseHTTPRequestHandler):
+    """A stranger's server holding a (tampered) copy of a proof, readable from any origin."""
+
+    files: dict[str, bytes]
+
+    def do_GET(self) -> None:
+        body = self.files.get(self.path.split("?", 1)[0])
+        self.send_response(200 if body is not None else 404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.end_headers()
+        self.wfile.write(body or b"{}")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def mirror() -> Iterator[tuple[str, dict[str, bytes]]]:
+    files: dict[str, bytes] = {}
+    handler = type("Handler", (_CorsFiles,), {"files": files})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", files
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+# --- the example client ------------------------------------------------------------------------
+
+
+def test_the_example_client_plays_a_whole_shoe_and_verifies_it(played: Played) -> None:
+    s = played.summary
+    assert s["rounds"] == 30 and s["end_reason"] == "rules"
+    assert s["settlements"] == 30 and s["settlements_checked"] == 30
+    assert s["settled_after_end"] == [30]  # the deal that ended the shoe published the proof
+    assert s["bets"] >= 60 and len(s["nets"]) == 4
+    assert s["verified"] and s["consistent"], s
+    assert sum(s["nets"].values()) + s["house_take"] == 0  # no minor unit created or lost
+    assert "verified: bacc-pf-v1 shoe 1:" in played.stdout
+    assert "30 rounds and 30 settlements re-derived and matching" in played.stdout
+    proof = played.proof
+    assert proof["rounds"][29]["settlement"]["round_number"] == 30
+    bettors = {b["bettor_id"] for r in proof["rounds"] for b in r["bets"] or []}
+    assert len(bettors) >= 3
+
+
+def test_an_early_closed_shoe_with_a_voided_round_verifies(played_closed: Played) -> None:
+    s = played_closed.summary
+    assert s["rounds"] == 9 and s["end_reason"] == "closed" and s["verified"], s
+    assert s["voided"] == [4] and s["settlements"] == 8
+    assert s["settlements_checked"] == 8 and s["consistent"]
+    assert "1 voided round (shoe closed early)" in s["verdict"]
+    proof = played_closed.proof
+    assert proof["table_config"]["banking"] == "player_banker"
+    voided = proof["rounds"][3]
+    assert voided["voided"] is True and voided["settlement"] is None
+    assert voided["void"]["nets"] and set(voided["void"]["nets"].values()) == {0}
+    assert voided["player"] and voided["banker"]  # it keeps its cards
+
+
+# --- baccarat verify ---------------------------------------------------------------------------
+
+
+def test_baccarat_verify_on_the_proof_url_and_a_tampered_copy(
+    played: Played, local_api: LocalServer, proofs: SimpleNamespace, tmp_path: Path
+) -> None:
+    good = _verify(played.summary["proof_url"])
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert good.stdout.startswith("verified: bacc-pf-v1 shoe 1:")
+    assert "30 settlements" in good.stdout
+
+    bad, old, new = proofs.tamper_card(played.proof_text, round_number=7, side="banker", index=1)
+    (tmp_path / "tampered.json").write_text(bad, encoding="utf-8")
+    caught = _verify(str(tmp_path / "tampered.json"))
+    assert caught.returncode == 1, caught.stdout + caught.stderr
+    line = caught.stdout.strip()
+    assert line.startswith("NOT verified: round 7, banker cards: expected "), line
+    assert old in line and new in line
+
+    from_stdin = _verify("-", stdin=bad)
+    assert from_stdin.returncode == 1
+
+    # an open shoe has no proof yet: the CLI says so (exit 2), it does not call it unverified
+    headers = {"authorization": f"Bearer {local_api.key}"}
+    table = httpx.post(
+        f"{local_api.url}/v1/tables",
+        json={"profile": "star-city", "tier": "star-city-fun", "banking": "house"},
+        headers=headers,
+    ).json()
+    shoe = httpx.post(
+        f"{local_api.url}/v1/tables/{table['table_id']}/shoes",
+        json={"client_seed": "open"},
+        headers=headers,
+    ).json()
+    early = _verify(f"{local_api.url}/v1/shoes/{shoe['shoe_id']}/proof")
+    assert early.returncode == 2
+    assert "HTTP 404 not_found" in early.stderr, early.stderr
+
+
+def test_baccarat_verify_catches_a_changed_settlement(played: Played, tmp_path: Path) -> None:
+    proof = played.proof
+    proof["rounds"][11]["settlement"]["house"]["take"] -= 1
+    (tmp_path / "money.json").write_text(json.dumps(proof), encoding="utf-8")
+    caught = _verify(str(tmp_path / "money.json"))
+    assert caught.returncode == 1
+    assert caught.stdout.startswith("NOT verified: round 12, settlement house.take: expected ")
+
+
+# --- the page the API serves -------------------------------------------------------------------
+
+
+def test_the_page_served_by_the_api_verifies_the_apis_proof(
+    page: Any, played: Played, local_api: LocalServer
+) -> None:
+    proof_url = played.summary["proof_url"]
+    page.goto(f"{local_api.url}/verify?proof={quote(proof_url, safe='')}")
+    v = page.wait_verdict()
+    assert v["state"] == "verified", (v, page.errors())
+    assert v["text"] == "verified"
+    assert "all 30 rounds" in v["detail"]
+    rows = page.eval(
+        "[...document.querySelectorAll('#rounds-body tr.round')].map(tr => tr.dataset.status)"
+    )
+    assert rows == ["ok"] * 30
+    checks = dict(
+        page.eval(
+            "[...document.querySelectorAll('#checks li')].map(li => [li.dataset.check, "
+            "li.className])"
+        )
+    )
+    assert "settlements" in checks  # the page shows them (money is the CLI's job)
+    assert page.errors() == []
+    # nothing but the API itself was contacted: the scripts are inlined, the proof is the API's
+    hosts = {re.sub(r"^(\w+://[^/]+).*$", r"\1", u) for u in page.requested_urls()}
+    assert hosts <= {local_api.url}, hosts
+
+
+def test_the_page_served_by_the_api_finds_one_tampered_card(
+    page: Any,
+    played: Played,
+    local_api: LocalServer,
+    mirror: tuple[str, dict[str, bytes]],
+    proofs: SimpleNamespace,
+) -> None:
+    base, files = mirror
+    bad, old, new = proofs.tamper_card(played.proof_text, round_number=7, side="banker", index=1)
+    files["/tampered-proof.json"] = bad.encode()
+    page.goto(f"{local_api.url}/verify?proof={quote(base + '/tampered-proof.json', safe='')}")
+    v = page.wait_verdict()
+    assert v["state"] == "failed", (v, page.errors())
+    assert v["text"] == "NOT verified"
+    assert v["detail"].startswith("round 7, banker cards: expected "), v
+    assert old in v["detail"] and new in v["detail"]
+    statuses = dict(
+        page.eval(
+            "[...document.querySelectorAll('#rounds-body tr.round')].map(tr => "
+            "[Number(tr.dataset.round), tr.dataset.status])"
+        )
+    )
+    assert statuses.pop(7) == "mismatch" and set(statuses.values()) == {"ok"}
+    assert page.errors() == []
+
+
+def test_the_page_verifies_an_early_closed_shoe_with_a_void_by_relative_url(
+    page: Any, played_closed: Played, local_api: LocalServer
+) -> None:
+    path = played_closed.summary["proof_url"].removeprefix(local_api.url)
+    page.goto(f"{local_api.url}/verify?proof={quote(path)}")
+    v = page.wait_verdict()
+    assert v["state"] == "verified", (v, page.errors())
+    assert "closed early" in v["detail"]
+    tags = page.eval(
+        "[...document.querySelectorAll('#rounds-body tr.round')].map(tr => "
+        "[...tr.querySelectorAll('.tag')].map(t => t.textContent))"
+    )
+    assert len(tags) == 9 and "void" in tags[3]
+    assert all("settled" in t for i, t in enumerate(tags) if i != 3)

@@ -1,0 +1,142 @@
+"""DynamoDB and KMS round trips per request, counted with botocore's event hooks on the
+service's own clients: ONE counting code path and ONE walk over the routes, shared by
+``tests/integration/test_round_trips.py`` (which pins the counts) and ``make bench`` (which prints
+them).
+
+:func:`walk_routes` drives any :class:`~tests.support.stack.Api`-like client (a real HTTP API v2
+event through each route's Lambda handler) on a warm container: operator key and derived shoe
+cached first, so each count is what a warm request costs."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from baccarat_api import runtime
+
+from .stack import Response, star_city_bets
+
+
+class Client(Protocol):
+    def get(self, path: str, **kw: Any) -> Response: ...
+    def post(self, path: str, body: Any = None, **kw: Any) -> Response: ...
+
+
+class Calls:
+    """Operation name → calls, per service, since the last :meth:`clear`."""
+
+    def __init__(self) -> None:
+        self.dynamodb: Counter[str] = Counter()
+        self.kms: Counter[str] = Counter()
+
+    def hook(self, service: str) -> Callable[..., None]:
+        def count(event_name: str, **_: Any) -> None:
+            getattr(self, service)[event_name.rsplit(".", 1)[-1]] += 1
+
+        return count
+
+    def clear(self) -> None:
+        self.dynamodb.clear()
+        self.kms.clear()
+
+
+def count_calls() -> Calls:
+    """Count every call the container's clients (``runtime.get_runtime()``) make from now on."""
+    c = Calls()
+    rt = runtime.get_runtime()
+    rt.dynamodb.meta.events.register("before-call.dynamodb", c.hook("dynamodb"))
+    rt.kms.meta.events.register("before-call.kms", c.hook("kms"))
+    return c
+
+
+#: What one measured request cost: (response, DynamoDB calls, KMS calls, DynamoDB operations).
+Measured = tuple[Response, int, int, Counter[str]]
+
+
+def measure(calls: Calls, fn: Callable[[], Response]) -> Measured:
+    calls.clear()
+    r = fn()
+    assert r.status < 300, r.body
+    return r, sum(calls.dynamodb.values()), sum(calls.kms.values()), Counter(calls.dynamodb)
+
+
+#: route (as the pinned table names it) → (DynamoDB calls, KMS calls, DynamoDB operations).
+Counts = dict[str, tuple[int, int, Counter[str]]]
+
+
+def walk_routes(api: Client, calls: Calls) -> Counts:
+    """Every route once on a warm container, in the order a table's life uses them."""
+    measured: Counts = {}
+
+    def run(name: str, fn: Callable[[], Response]) -> Response:
+        r, ddb, kms, ops = measure(calls, fn)
+        measured[name] = (ddb, kms, ops)
+        return r
+
+    api.get("/v1/tiers")  # warm: the operator key is now cached
+    run("GET /v1/tiers", lambda: api.get("/v1/tiers"))
+    table = run(
+        "POST /v1/tables",
+        lambda: api.post(
+            "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        ),
+    ).body
+    run("GET /v1/tables/{table_id}", lambda: api.get(f"/v1/tables/{table['table_id']}"))
+    shoe = run(
+        "POST /v1/tables/{table_id}/shoes",
+        lambda: api.post(f"/v1/tables/{table['table_id']}/shoes", {"client_seed": "rt"}),
+    ).body
+    api.post(f"/v1/shoes/{shoe['shoe_id']}/rounds")  # warm: the shoe is now derived
+    rnd = run(
+        "POST /v1/shoes/{shoe_id}/rounds",
+        lambda: api.post(f"/v1/shoes/{shoe['shoe_id']}/rounds", {"bets": star_city_bets()}),
+    ).body
+    settle = f"/v1/rounds/{rnd['round_id']}/settlement"
+    run("POST /v1/rounds/{round_id}/settlement", lambda: api.post(settle))
+    run("POST /v1/rounds/{round_id}/settlement (again)", lambda: api.post(settle))
+    run("GET /v1/rounds/{round_id}", lambda: api.get(f"/v1/rounds/{rnd['round_id']}"))
+    run("GET /v1/shoes/{shoe_id}", lambda: api.get(f"/v1/shoes/{shoe['shoe_id']}"))
+    run("POST /v1/shoes/{shoe_id}/close", lambda: api.post(f"/v1/shoes/{shoe['shoe_id']}/close"))
+    run(
+        "GET /v1/shoes/{shoe_id}/proof",
+        lambda: api.get(f"/v1/shoes/{shoe['shoe_id']}/proof", key=None),
+    )
+    _walk_trust_routes(api, run)
+    return measured
+
+
+def _walk_trust_routes(api: Client, run: Callable[[str, Callable[[], Response]], Response]) -> None:
+    """Idempotency costs: every POST with an ``Idempotency-Key`` (its record is read in the same
+    round trip as the item, and written in the same transaction) and its replay (1); void; the
+    audit (one Query)."""
+
+    def keyed(name: str, path: str, body: Any = None) -> Response:
+        headers = {"Idempotency-Key": f"rt-{name}-{path}"}
+        first = run(f"{name} (Idempotency-Key)", lambda: api.post(path, body, headers=headers))
+        replay = run(f"{name} (replay)", lambda: api.post(path, body, headers=headers))
+        assert replay.body == first.body
+        return first
+
+    table_body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    table = keyed("POST /v1/tables", "/v1/tables", table_body).body
+    shoe = keyed(
+        "POST /v1/tables/{table_id}/shoes",
+        f"/v1/tables/{table['table_id']}/shoes",
+        {"client_seed": "rt"},
+    ).body
+    rounds = f"/v1/shoes/{shoe['shoe_id']}/rounds"
+    api.post(rounds)  # warm: the shoe is now derived
+    dealt = keyed("POST /v1/shoes/{shoe_id}/rounds", rounds, {"bets": star_city_bets()}).body
+    keyed("POST /v1/rounds/{round_id}/settlement", f"/v1/rounds/{dealt['round_id']}/settlement")
+    to_void = api.post(rounds, {"bets": star_city_bets()}).body["round_id"]
+    void = f"/v1/rounds/{to_void}/void"
+    run("POST /v1/rounds/{round_id}/void", lambda: api.post(void, {"reason": "rt"}))
+    run("POST /v1/rounds/{round_id}/void (again)", lambda: api.post(void, {"reason": "rt"}))
+    keyed_void = api.post(rounds, {"bets": star_city_bets()}).body["round_id"]
+    keyed("POST /v1/rounds/{round_id}/void", f"/v1/rounds/{keyed_void}/void", {"reason": "rt"})
+    keyed("POST /v1/shoes/{shoe_id}/close", f"/v1/shoes/{shoe['shoe_id']}/close")
+    run(
+        "GET /v1/tables/{table_id}/audit",
+        lambda: api.get(f"/v1/tables/{table['table_id']}/audit"),
+    )

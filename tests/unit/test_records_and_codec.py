@@ -1,0 +1,116 @@
+"""Records and their DynamoDB items: every field of every record is stored once, under its name
+(or its one declared rename), and read back equal; a missing attribute reads back as the
+dataclass default; the audit hash covers every round field unless the record says otherwise."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from baccarat.audit import ROUND_FIELDS
+from baccarat_api.adapters.dynamodb import keys
+from baccarat_api.adapters.dynamodb.codec import SHAPES, from_item, to_item
+from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS
+from baccarat_api.ports.records import (
+    KEY_FIELDS,
+    IdempotencyRecord,
+    ProofRecord,
+    PublicRound,
+    RoundRecord,
+    ShoeRecord,
+    TableRecord,
+)
+
+CONFIG = {"profile": "star-city", "tier": {"id": "t"}, "banking": "house"}
+RULES = {"decks": 8, "burn": 1, "cut_min": 14, "cut_max": 80, "round_limit": 80}
+TABLE = TableRecord(
+    "op", "tbl_aaaaaaaaaaaaaaaa", CONFIG, RULES, "ab", 10, b"\x00ct", 2, "tbl_aaaaaaaaaaaaaaaa_s1",
+    "2026-01-01T00:00:00.000Z", 90, "head",
+)  # fmt: skip
+SHOE = ShoeRecord(
+    "op", "tbl_aaaaaaaaaaaaaaaa", 1, "seed ✓", "hash", RULES, "ab", CONFIG, b"\x01", "ended", 3, 20,
+    4, [{"result": "tie"}], [["alice"], []], "2026-01-01T00:00:00.000Z", "closed",
+    "2026-01-01T00:01:00.000Z", "ff" * 32, 90, "start", "head",
+)  # fmt: skip
+ROUND = RoundRecord(
+    "op", "tbl_aaaaaaaaaaaaaaaa", 1, 2, {"result": "banker"}, CONFIG,
+    [{"bettor_id": "alice", "amount": 100}], {"bettor_id": "pb", "balance": 5}, {"cards": []},
+    "open", [["alice"]], "2026-01-01T00:00:00.000Z", {"nets": {"alice": 95}}, "digest",
+    "2026-01-01T00:00:30.000Z", "2026-01-01T00:01:00.000Z", "prev", "hash", "shash",
+)  # fmt: skip
+PUBLIC = PublicRound("tbl_aaaaaaaaaaaaaaaa_s1", 2, {"nets": {}}, {"bets": []}, None)
+PROOF = ProofRecord(
+    "tbl_aaaaaaaaaaaaaaaa_s1", "tbl_aaaaaaaaaaaaaaaa", 1, "ab", "seed", "hash", RULES, "ff", 3,
+    "rules", "2026-01-01T00:01:00.000Z", CONFIG, {},
+)  # fmt: skip
+IDEM = IdempotencyRecord("op", "k" * 64, "fp", 201, {"z": 1, "a": 2}, "2026-01-01", 1_800_000_000)
+RECORDS = [TABLE, SHOE, ROUND, PUBLIC, PROOF, IDEM]
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: type(r).__name__)
+def test_every_record_round_trips_through_its_item(record: object) -> None:
+    item = to_item(record)  # type: ignore[arg-type]
+    assert item["kind"] == {"S": SHAPES[type(record)].kind}
+    assert from_item(type(record), item) == record
+
+
+def test_every_record_kind_has_a_key_and_a_shape() -> None:
+    assert set(SHAPES) == set(KEY_FIELDS) == {type(r) for r in RECORDS}
+
+
+def test_items_keep_the_schema_of_the_key_module() -> None:
+    assert to_item(TABLE)["pk"] == {"S": keys.table_pk("op", "tbl_aaaaaaaaaaaaaaaa")}
+    assert to_item(ROUND)["sk"] == {"S": "SHOE#000001#ROUND#00002"}
+    assert to_item(PUBLIC)["sk"] == {"S": "ROUND#00002"}
+    assert to_item(IDEM)["pk"] == {"S": f"OP#op#IDEM#{'k' * 64}"}
+    assert to_item(TABLE)["open_shoe"] == {"S": "tbl_aaaaaaaaaaaaaaaa_s1"}  # the one rename
+
+
+def test_every_field_is_one_attribute_and_none_is_not_stored() -> None:
+    for record in RECORDS:
+        shape = SHAPES[type(record)]
+        stored = {f.attribute for f in shape.fields}
+        names = {f.name for f in dataclasses.fields(record)}  # type: ignore[arg-type]
+        assert {f.name for f in shape.fields} == names - shape.not_stored
+        item = to_item(record)  # type: ignore[arg-type]
+        present = {f.attribute for f in shape.fields if getattr(record, f.name) is not None}
+        derived = set(shape.derived(record)) if shape.derived else set()
+        assert set(item) == {"pk", "sk", "kind"} | present | derived
+        assert present <= stored
+
+
+def test_a_missing_attribute_reads_back_as_the_field_default() -> None:
+    item = to_item(TABLE)
+    for name in ("settle_deadline_seconds", "chain_head", "open_shoe"):
+        del item[name]
+    old = from_item(TableRecord, item)
+    assert old.settle_deadline_seconds == DEFAULT_SETTLE_DEADLINE_SECONDS
+    assert (old.chain_head, old.open_shoe_id) == ("", None)
+    item = to_item(TABLE)
+    del item["anchor"]  # a field without a default is required
+    with pytest.raises(KeyError):
+        from_item(TableRecord, item)
+
+
+def test_an_idempotency_body_keeps_its_key_order_and_other_json_is_sorted() -> None:
+    assert to_item(IDEM)["body"] == {"S": '{"z":1,"a":2}'}
+    assert to_item(ROUND)["player_banker"] == {"S": '{"balance":5,"bettor_id":"pb"}'}
+
+
+def test_a_round_with_locked_bets_is_in_the_due_index_until_settled() -> None:
+    unsettled = dataclasses.replace(ROUND, settlement=None)
+    item = to_item(unsettled)
+    assert item["due_at"] == {"S": ROUND.settle_by}
+    assert item["due_shard"] == {"S": keys.due_shard(ROUND.table_id)}
+    assert "due_at" not in to_item(ROUND)  # settled: out of the index
+    assert SHAPES[RoundRecord].removed_by == {"settlement": ("due_shard", "due_at")}
+
+
+def test_every_round_field_is_hashed_or_declared_not_hashed() -> None:
+    """Adding a field to RoundRecord fails here until it is decided: in the bacc-audit-v1 hash
+    (``baccarat.audit.ROUND_FIELDS``, and the spec) or in ``RoundRecord.NOT_HASHED``."""
+    fields = {f.name for f in dataclasses.fields(RoundRecord)}
+    hashed = set(ROUND_FIELDS) - {"spec"}
+    assert not hashed & RoundRecord.NOT_HASHED
+    assert hashed | RoundRecord.NOT_HASHED == fields

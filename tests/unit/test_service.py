@@ -1,0 +1,330 @@
+"""Every use case over the in-memory repository: commit, deal, settle, void, close, auto-settle,
+idempotency, reads and the audit — the answers, the refusals (with their codes), what is stored,
+and that a refused or lost request changes nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from baccarat.verify import verify_proof
+from baccarat_api.ids import parse_round_id, parse_shoe_id
+from baccarat_api.ports.records import RoundRecord
+from baccarat_api.service import auto_settle, idempotency, reading, tables
+from baccarat_api.service.audit import audit_table
+from baccarat_api.service.dealing import deal_round
+from baccarat_api.service.errors import DomainError
+from baccarat_api.service.idempotency import Replayed, request_for
+from baccarat_api.service.models import CreateTableRequest, DealRequest, SettleRequest
+from baccarat_api.service.settling import settle_round
+from baccarat_api.service.voiding import void_round
+
+from .conftest import Game, star_city_bets
+
+OP = "operator-a"
+
+
+def new_table(game: Game, **fields: Any) -> str:
+    request = CreateTableRequest.model_validate(
+        {"profile": "star-city", "tier": "star-city-fun", "banking": "house", **fields}
+    )
+    return tables.create_table(game.repo, game.vault, OP, request).table_id
+
+
+def new_shoe(game: Game, **fields: Any) -> str:
+    table_id = new_table(game, **fields)
+    return tables.commit_shoe(game.repo, game.vault, OP, table_id, "seed").shoe_id
+
+
+def deal(game: Game, shoe_id: str, bets: list[dict[str, Any]] | None = None) -> Any:
+    request = None if bets is None else DealRequest.model_validate({"bets": bets})
+    return deal_round(game.repo, game.shoes, OP, shoe_id, request)
+
+
+def code_of(call: Any) -> str:
+    with pytest.raises(DomainError) as err:
+        call()
+    return err.value.code
+
+
+def snapshot(game: Game) -> dict[Any, Any]:
+    return dict(game.repo.items)
+
+
+# --- commit -----------------------------------------------------------------------------------
+
+
+def test_commit_fixes_the_shoe_before_any_card_and_frees_nothing_twice(game: Game) -> None:
+    table_id = new_table(game)
+    shoe = tables.commit_shoe(game.repo, game.vault, OP, table_id, "seed")
+    assert (shoe.shoe_number, shoe.status, shoe.client_seed) == (1, "open", "seed")
+    table = game.repo.get_table(OP, table_id)
+    assert table is not None and table.open_shoe_id == shoe.shoe_id and table.next_shoe_number == 2
+    stored = game.repo.get_shoe(OP, parse_shoe_id(shoe.shoe_id))  # type: ignore[arg-type]
+    assert stored is not None and stored.rounds_dealt == 0 and stored.server_seed is None
+    before = snapshot(game)
+    assert code_of(lambda: tables.commit_shoe(game.repo, game.vault, OP, table_id, "x")) == (
+        "shoe_open"
+    )
+    assert snapshot(game) == before
+
+
+def test_commit_refuses_an_unknown_or_foreign_table_and_an_exhausted_chain(game: Game) -> None:
+    table_id = new_table(game, chain_length=1)
+    assert code_of(lambda: tables.commit_shoe(game.repo, game.vault, "other", table_id, "s")) == (
+        "not_found"
+    )
+    assert code_of(lambda: tables.commit_shoe(game.repo, game.vault, OP, "tbl_x", "s")) == (
+        "not_found"
+    )
+    shoe = tables.commit_shoe(game.repo, game.vault, OP, table_id, "s")
+    tables.close_shoe(game.repo, game.vault, OP, shoe.shoe_id)
+    assert code_of(lambda: tables.commit_shoe(game.repo, game.vault, OP, table_id, "s")) == (
+        "chain_exhausted"
+    )
+
+
+def test_an_unknown_tier_is_an_invalid_table_and_stores_nothing(game: Game) -> None:
+    before = snapshot(game)
+    assert code_of(lambda: new_table(game, tier="no-such-tier")) == "invalid_table"
+    assert snapshot(game) == before
+
+
+# --- deal -------------------------------------------------------------------------------------
+
+
+def test_deal_moves_the_shoe_and_locks_the_bets(game: Game) -> None:
+    shoe_id = new_shoe(game)
+    first = deal(game, shoe_id, star_city_bets())
+    assert first.round_number == 1 and first.bets is not None and len(first.bets) == 3
+    assert first.settle_by is not None  # locked bets: due by the table's deadline
+    second = deal(game, shoe_id)
+    assert second.round_number == 2 and second.bets is None and second.settle_by is None
+    assert second.prev_hash == first.round_hash  # the audit chain runs through the deals
+    shoe = reading.get_shoe(game.repo, OP, shoe_id)
+    assert shoe.rounds_dealt == 2 and shoe.last_round_id == second.round_id
+
+
+def test_refused_bets_answer_the_refusal_code_and_deal_nothing(game: Game) -> None:
+    shoe_id = new_shoe(game)
+    before = snapshot(game)
+    bets = star_city_bets()
+    bets[0]["amount"] = 10**12  # far above the tier's limits
+    with pytest.raises(DomainError) as err:
+        deal(game, shoe_id, bets)
+    assert err.value.retryable is False and err.value.details["bet_index"] == 0
+    assert snapshot(game) == before
+
+
+def test_a_deal_that_lost_the_race_deals_nothing_and_is_retryable(game: Game) -> None:
+    shoe_id = new_shoe(game)
+    ref = parse_shoe_id(shoe_id)
+    assert ref is not None
+    stale = game.repo.get_shoe(OP, ref)
+    deal(game, shoe_id)  # another request deals first
+    after_winner = snapshot(game)
+    game.repo.get_shoe = lambda *_: stale  # type: ignore[method-assign]
+    with pytest.raises(DomainError) as err:
+        deal(game, shoe_id)
+    assert (err.value.code, err.value.retryable) == ("concurrent_update", True)
+    assert snapshot(game) == after_winner
+
+
+def test_a_whole_shoe_deals_to_its_end_publishes_a_proof_that_verifies(game: Game) -> None:
+    shoe_id = new_shoe(game)
+    rounds = 0
+    while True:
+        out = deal(game, shoe_id)
+        rounds += 1
+        if out.shoe_status == "ended":
+            break
+    assert code_of(lambda: deal(game, shoe_id)) == "shoe_ended"
+    proof = reading.get_proof(game.repo, shoe_id)
+    assert len(proof.rounds) == rounds
+    assert verify_proof(proof.model_dump(mode="json")).ok
+    table = game.repo.get_table(OP, proof.table_id)
+    assert table is not None and table.open_shoe_id is None
+
+
+# --- settle and void --------------------------------------------------------------------------
+
+
+def test_settle_is_once_and_the_same_inputs_get_the_same_settlement(game: Game) -> None:
+    shoe_id = new_shoe(game)
+    rid = deal(game, shoe_id).round_id
+    request = SettleRequest.model_validate({"bets": star_city_bets()})
+    first = settle_round(game.repo, OP, rid, request)
+    assert (first.round_id, len(first.lines), first.auto_settled) == (rid, 3, False)
+    ref = parse_round_id(rid)
+    assert ref is not None
+    stored = game.repo.get_round(OP, ref)
+    assert stored is not None and stored.settlement == first.model_dump(
+        exclude={"voided", "void_reason"}
+    )
+    again = settle_round(game.repo, OP, rid, request)
+    assert again == first
+    other = SettleRequest.model_validate({"bets": star_city_bets()[:1]})
+    assert code_of(lambda: settle_round(game.repo, OP, rid, other)) == "settlement_conflict"
+    assert code_of(lambda: void_round(game.repo, OP, rid, reason="x")) == "round_settled"
+
+
+def test_locked_bets_settle_only_as_locked(game: Game) -> None:
+    shoe_id = new_shoe(game)
+    rid = deal(game, shoe_id, star_city_bets()).round_id
+    other = SettleRequest.model_validate({"bets": star_city_bets()[:1]})
+    assert code_of(lambda: settle_round(game.repo, OP, rid, other)) == "bets_locked"
+    out = settle_round(game.repo, OP, rid)
+    assert [line.bettor_id for line in out.lines] == ["alice", "alice", "bob"]
+    assert out.auto_settled is False
+
+
+def test_void_returns_every_stake_once_and_forbids_settlement(game: Game) -> None:
+    shoe_id = new_shoe(game)
+    rid = deal(game, shoe_id, star_city_bets()).round_id
+    voided = void_round(game.repo, OP, rid, reason="table fault")
+    assert voided.voided and voided.void_reason == "table fault"
+    assert all(line.net == 0 for line in voided.lines)
+    assert void_round(game.repo, OP, rid, reason="again") == voided
+    assert code_of(lambda: settle_round(game.repo, OP, rid)) == "round_voided"
+
+
+def test_a_settlement_that_lost_to_a_void_answers_round_voided(game: Game) -> None:
+    shoe_id = new_shoe(game)
+    rid = deal(game, shoe_id, star_city_bets()).round_id
+    ref = parse_round_id(rid)
+    assert ref is not None
+    stale = game.repo.get_round(OP, ref)
+    void_round(game.repo, OP, rid, reason="fault")
+    game.repo.get_round = lambda *_: stale  # type: ignore[method-assign]
+    assert code_of(lambda: settle_round(game.repo, OP, rid)) == "round_voided"
+
+
+# --- close ------------------------------------------------------------------------------------
+
+
+def test_close_ends_the_shoe_frees_the_table_and_reveals_the_seed(game: Game) -> None:
+    shoe_id = new_shoe(game)
+    deal(game, shoe_id)
+    closed = tables.close_shoe(game.repo, game.vault, OP, shoe_id)
+    assert (closed.status, closed.end_reason) == ("ended", "closed")
+    assert closed.server_seed is not None and closed.rounds_dealt == 1
+    assert code_of(lambda: tables.close_shoe(game.repo, game.vault, OP, shoe_id)) == "shoe_ended"
+    proof = reading.get_proof(game.repo, shoe_id)
+    assert proof.server_seed == closed.server_seed and verify_proof(proof.model_dump()).ok
+
+
+# --- auto-settle ------------------------------------------------------------------------------
+
+
+def test_the_sweep_settles_due_locked_rounds_once_and_skips_voided_ones(game: Game) -> None:
+    shoe_id = new_shoe(game, settle_deadline_seconds=1)
+    due = deal(game, shoe_id, star_city_bets())
+    voided = deal(game, shoe_id, star_city_bets())
+    deal(game, shoe_id)  # no bets: never due
+    void_round(game.repo, OP, voided.round_id, reason="fault")
+    assert auto_settle.sweep(game.repo, at="2000-01-01T00:00:00Z").due == 0  # not yet due
+    later = "2999-01-01T00:00:00Z"
+    report = auto_settle.sweep(game.repo, at=later)
+    assert (report.due, report.settled, report.failed) == (1, [due.round_id], {})
+    assert reading.get_round(game.repo, OP, due.round_id).settlement.auto_settled  # type: ignore[union-attr]
+    assert auto_settle.sweep(game.repo, at=later).due == 0
+
+
+# --- idempotency ------------------------------------------------------------------------------
+
+
+def _key(body: bytes, key: str = "k-1") -> idempotency.IdempotencyRequest:
+    request = request_for(key, "POST", "/v1/tables", body, 201)
+    assert request is not None
+    return request
+
+
+def test_a_retry_with_the_same_key_replays_the_stored_answer_byte_for_byte(game: Game) -> None:
+    body = b'{"profile": "star-city", "tier": "star-city-fun", "banking": "house"}'
+    request = CreateTableRequest.model_validate_json(body)
+    first = tables.create_table(game.repo, game.vault, OP, request, _key(body))
+    tables_before = snapshot(game)
+    with pytest.raises(Replayed) as replay:
+        tables.create_table(game.repo, game.vault, OP, request, _key(body))
+    assert replay.value.status == 201
+    assert replay.value.body == first.model_dump(mode="json")
+    assert snapshot(game) == tables_before  # a replay writes nothing
+    other = (
+        b'{"profile": "star-city", "tier": "star-city-fun", "banking": "house", "chain_length": 5}'
+    )
+    assert (
+        code_of(lambda: tables.create_table(game.repo, game.vault, OP, request, _key(other)))
+        == "idempotency_key_reused"
+    )
+
+
+def test_a_duplicate_in_flight_loses_and_is_told_to_retry(game: Game) -> None:
+    table_id = new_table(game)
+    body = b'{"client_seed": "s"}'
+    key = request_for("k-2", "POST", f"/v1/tables/{table_id}/shoes", body, 201)
+    # both requests read before either wrote: the second's transaction loses on the record
+    real_load = game.repo.load
+    snap = real_load(OP, table_id=table_id, idem_key=key.key_hash)  # type: ignore[union-attr]
+    tables.commit_shoe(game.repo, game.vault, OP, table_id, "s", key)
+    game.repo.load = lambda *_a, **_k: snap  # type: ignore[method-assign]
+    with pytest.raises(DomainError) as err:
+        tables.commit_shoe(game.repo, game.vault, OP, table_id, "s", key)
+    assert (err.value.code, err.value.retryable) in {
+        ("idempotency_in_progress", True),
+        ("concurrent_update", True),
+    }
+
+
+# --- reads and the audit ----------------------------------------------------------------------
+
+
+def test_reads_answer_404_for_foreign_and_malformed_ids(game: Game) -> None:
+    shoe_id = new_shoe(game)
+    rid = deal(game, shoe_id).round_id
+    for call in (
+        lambda: reading.get_shoe(game.repo, "other", shoe_id),
+        lambda: reading.get_round(game.repo, "other", rid),
+        lambda: reading.get_round(game.repo, OP, "not-an-id"),
+        lambda: reading.get_proof(game.repo, shoe_id),  # not ended yet
+    ):
+        assert code_of(call) == "not_found"
+
+
+def test_the_audit_verifies_a_played_table_and_finds_a_rewritten_round(game: Game) -> None:
+    shoe_id = new_shoe(game)
+    for _ in range(3):
+        deal(game, shoe_id, star_city_bets())
+    table_id = shoe_id.rsplit("_s", 1)[0]
+    ok = audit_table(game.repo, OP, table_id)
+    assert ok.verified and ok.rounds_checked == 3
+    key = next(k for k in game.repo.items if k[0] is RoundRecord and k[1][3] == 2)
+    stored = game.repo.items[key]
+    assert isinstance(stored, RoundRecord)
+    game.repo.items[key] = dataclasses.replace(stored, created_at="1999-01-01T00:00:00.000Z")
+    broken = audit_table(game.repo, OP, table_id)
+    assert not broken.verified and broken.first_break is not None
+    assert (broken.first_break.field, broken.first_break.round_id) == (
+        "round_hash",
+        stored.round_id,
+    )
+
+
+def test_every_round_trip_is_what_the_dynamodb_adapter_makes(game: Game) -> None:
+    """The same counts as tests/integration/test_round_trips.py pins over moto: deal 2, settle 2,
+    commit 2, every read 1."""
+    table_id = new_table(game)
+    counts: dict[str, int] = {}
+
+    def measure(name: str, call: Any) -> None:
+        game.repo.calls.clear()
+        call()
+        counts[name] = sum(game.repo.calls.values())
+
+    measure("commit", lambda: tables.commit_shoe(game.repo, game.vault, OP, table_id, "s"))
+    shoe_id = f"{table_id}_s1"
+    measure("deal", lambda: deal(game, shoe_id, star_city_bets()))
+    measure("settle", lambda: settle_round(game.repo, OP, f"{shoe_id}_r1"))
+    measure("read", lambda: reading.get_round(game.repo, OP, f"{shoe_id}_r1"))
+    assert counts == {"commit": 2, "deal": 2, "settle": 2, "read": 1}
