@@ -28,12 +28,12 @@ from baccarat_api.ports.records import (
     ShoeRecord,
     TableRecord,
 )
-from baccarat_api.ports.repository import ConditionFailed, Snapshot, TableHistory
+from baccarat_api.ports.repository import ConditionFailed, Repository, Snapshot, TableHistory
 from baccarat_api.ports.vault import SECRET_BYTES
-from baccarat_api.ports.writes import ABSENT, Key, Put, StateWrites, Update, Write
+from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
 
 
-class MemoryRepository(StateWrites):
+class MemoryRepository(Repository):
     def __init__(self) -> None:
         self.items: dict[Key, Record] = {}
         self.tiers: list[dict[str, Any]] = []

@@ -11,6 +11,7 @@ from typing import Any
 
 from baccarat.profiles import load_tiers
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+from baccarat_api.ports.repository import Repository
 
 
 def tier_docs(path: Path) -> list[dict[str, Any]]:
@@ -18,7 +19,7 @@ def tier_docs(path: Path) -> list[dict[str, Any]]:
     return [tier.to_dict() for tier in load_tiers(path).values()]
 
 
-def seed_tiers(repo: DynamoRepository, path: Path) -> list[str]:
+def seed_tiers(repo: Repository, path: Path) -> list[str]:
     docs = tier_docs(path)
     repo.put_tiers(docs)
     return [str(d["id"]) for d in docs]

@@ -1,12 +1,14 @@
 """The repository port: what the service needs from storage, and the failures it can see.
 
-The DynamoDB adapter (:mod:`baccarat_api.adapters.dynamodb.repository`) implements it; each method
-is one round trip, and each state change is one conditional write or one transaction."""
+The DynamoDB adapter (:mod:`baccarat_api.adapters.dynamodb.repository`) and the in-memory one
+(:mod:`baccarat_api.adapters.memory`) implement its reads, one round trip each; its writes, each
+one conditional write or one transaction, are written once (:mod:`.writes`)."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
@@ -16,6 +18,7 @@ from baccarat_api.ports.records import (
     ShoeRecord,
     TableRecord,
 )
+from baccarat_api.ports.writes import StateWrites
 
 
 class StoreError(Exception):
@@ -62,75 +65,49 @@ class TableHistory:
     unreadable: list[str] = field(default_factory=list)
 
 
-class Repository(Protocol):
+class Repository(StateWrites):
+    """The repository port: what the service reads (abstract here, one round trip each, in
+    each adapter) and the game-state writes, each one transaction, written once for every
+    adapter in :class:`~baccarat_api.ports.writes.StateWrites` over the adapter's
+    :meth:`~baccarat_api.ports.writes.StateWrites.transact`: ``create_table``, ``commit_shoe``,
+    ``record_round``, ``close_shoe``, ``save_settlement``, ``void_round``. Every write that takes
+    ``idem`` puts that idempotency record in the SAME transaction (new, or replacing an expired
+    one); if a live one exists, :class:`ConditionFailed` with ``duplicate``."""
+
     # --- configuration ---------------------------------------------------------------------
+    @abstractmethod
     def operator_for_key(self, key_hash: str) -> str | None:
         """The operator id of an API key (by its SHA-256), or ``None`` (unknown or revoked)."""
 
+    @abstractmethod
     def list_tiers(self) -> list[dict[str, Any]]:
-        """Every tier (``Tier.to_dict()`` form), in the data file's order."""
+        """Every live tier (``Tier.to_dict()`` form), in the data file's order."""
 
-    def get_tier(self, tier_id: str) -> dict[str, Any] | None: ...
+    @abstractmethod
+    def get_tier(self, tier_id: str) -> dict[str, Any] | None:
+        """A live tier, or ``None`` (unknown, or retired from the data file)."""
+
+    @abstractmethod
+    def put_tiers(self, tiers: list[dict[str, Any]]) -> None:
+        """Make the live tiers exactly ``tiers`` (seeding; a tier gone from the file is retired,
+        never deleted)."""
 
     # --- game state ------------------------------------------------------------------------
-    def create_table(self, table: TableRecord, idem: IdempotencyRecord | None = None) -> None:
-        """Put a new table; :class:`ConditionFailed` if the id exists. Every write that takes
-        ``idem`` puts that idempotency record in the SAME transaction (new, or replacing an
-        expired one); if a live one exists, :class:`ConditionFailed` with ``duplicate``."""
-
+    @abstractmethod
     def get_table(self, operator_id: str, table_id: str) -> TableRecord | None: ...
 
-    def commit_shoe(
-        self, table: TableRecord, shoe: ShoeRecord, idem: IdempotencyRecord | None = None
-    ) -> None:
-        """One transaction: put the shoe (new) and, on the table as it was read (same next shoe
-        number, no open shoe), set the open shoe and advance the next shoe number."""
-
+    @abstractmethod
     def get_shoe(self, operator_id: str, ref: ShoeRef) -> ShoeRecord | None: ...
 
-    def record_round(
-        self,
-        before: ShoeRecord,
-        after: ShoeRecord,
-        round_: RoundRecord,
-        proof: ProofRecord | None,
-        idem: IdempotencyRecord | None = None,
-    ) -> None:
-        """One transaction: put the round (new) and move the shoe from ``before`` to ``after``
-        (conditional on ``before.version`` and the shoe being open). When the round ends the
-        shoe, the same transaction frees the table and publishes ``proof``."""
-
-    def close_shoe(
-        self,
-        before: ShoeRecord,
-        after: ShoeRecord,
-        proof: ProofRecord,
-        idem: IdempotencyRecord | None = None,
-    ) -> None:
-        """One transaction: end the shoe (conditional on ``before.version``), free the table,
-        publish the proof."""
-
+    @abstractmethod
     def get_round(self, operator_id: str, ref: RoundRef) -> RoundRecord | None: ...
 
-    def save_settlement(
-        self,
-        round_: RoundRecord,
-        settlement: dict[str, Any],
-        digest: str,
-        settled_at: str,
-        inputs: dict[str, Any] | None = None,
-        idem: IdempotencyRecord | None = None,
-    ) -> None:
-        """Store the round's settlement if it has none, and in the same transaction its public
-        copy for the shoe's proof (with ``inputs``, the bets and player-banker it was computed
-        from; default: the round's locked ones). :class:`ConditionFailed` otherwise, with
-        ``existing`` = the stored :class:`RoundRecord`."""
-
+    @abstractmethod
     def get_proof(self, shoe_id: str) -> ProofRecord | None:
         """The ended shoe's proof with every settled or voided round's public record, or
         ``None`` while the shoe has not ended."""
 
-    # --- trust: batched reads, void, auto-settlement, audit ---------------------------------
+    @abstractmethod
     def load(
         self,
         operator_id: str,
@@ -144,18 +121,10 @@ class Repository(Protocol):
         """The named items (the operator's, and its idempotency record of ``idem_key``) in one
         round trip."""
 
-    def void_round(
-        self,
-        round_: RoundRecord,
-        doc: dict[str, Any],
-        voided_at: str,
-        idem: IdempotencyRecord | None = None,
-    ) -> None:
-        """Store the round's void record if it has no settlement (nor void), and its public
-        copy; :class:`ConditionFailed` otherwise, with ``existing`` = the stored round."""
-
+    @abstractmethod
     def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
         """(operator id, round) of rounds with locked bets due by ``now``, at most ``limit``."""
 
+    @abstractmethod
     def table_history(self, operator_id: str, table_id: str) -> TableHistory:
         """The table's whole partition, in play order (the audit)."""

@@ -106,11 +106,14 @@ class StateWrites(ABC):
 
     # tables and shoes -------------------------------------------------------------------------
     def create_table(self, table: TableRecord, idem: IdempotencyRecord | None = None) -> None:
+        """Put a new table (``ConditionFailed`` if the id exists)."""
         self._write("create table", [Put(table)], idem)
 
     def commit_shoe(
         self, table: TableRecord, shoe: ShoeRecord, idem: IdempotencyRecord | None = None
     ) -> None:
+        """Put the shoe (new) and, on the table as it was read (same next shoe number, no open
+        shoe), set the open shoe and advance the next shoe number."""
         number = shoe.shoe_number
         self._write(
             "commit shoe",
@@ -175,6 +178,8 @@ class StateWrites(ABC):
         proof: ProofRecord | None,
         idem: IdempotencyRecord | None = None,
     ) -> None:
+        """Put the round (new) and move the shoe from ``before`` to ``after`` (same version, still
+        open); when the round ends the shoe, also free the table and publish ``proof``."""
         writes: list[Write] = [Put(round_), self._shoe_moved(before, after)]
         if proof is not None:
             writes += self._ended(before, proof, after.chain_head)
@@ -187,6 +192,7 @@ class StateWrites(ABC):
         proof: ProofRecord,
         idem: IdempotencyRecord | None = None,
     ) -> None:
+        """End the shoe (same version, still open), free the table, publish the proof."""
         writes = [self._shoe_moved(before, after), *self._ended(before, proof, after.chain_head)]
         self._write("close shoe", writes, idem)
 
@@ -218,7 +224,10 @@ class StateWrites(ABC):
         inputs: dict[str, Any] | None = None,
         idem: IdempotencyRecord | None = None,
     ) -> None:
-        """The round's settlement and its public copy in the shoe's proof partition."""
+        """The round's settlement if it has none (nor a void), and its public copy in the shoe's
+        proof partition with ``inputs`` (the bets and player-banker it was computed from;
+        default: the round's locked ones). ``ConditionFailed`` otherwise, with ``existing`` =
+        the stored round."""
         public = PublicRound(
             shoe_id=round_.ref.shoe.shoe_id,
             round_number=round_.round_number,

@@ -30,11 +30,12 @@ from baccarat_api.ports.records import (
 )
 from baccarat_api.ports.repository import (
     ConditionFailed,
+    Repository,
     Snapshot,
     StoreUnavailable,
     TableHistory,
 )
-from baccarat_api.ports.writes import ABSENT, Put, StateWrites, Update, Write
+from baccarat_api.ports.writes import ABSENT, Put, Update, Write
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -46,7 +47,7 @@ def _key(pk: str, sk: str) -> Item:
     return {"pk": {"S": pk}, "sk": {"S": sk}}
 
 
-class DynamoRepository(StateWrites):
+class DynamoRepository(Repository):
     def __init__(self, client: DynamoDBClient, state_table: str, config_table: str) -> None:
         self.client = client
         self.state = state_table
