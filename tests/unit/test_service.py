@@ -328,3 +328,23 @@ def test_every_round_trip_is_what_the_dynamodb_adapter_makes(game: Game) -> None
     measure("settle", lambda: settle_round(game.repo, OP, f"{shoe_id}_r1"))
     measure("read", lambda: reading.get_round(game.repo, OP, f"{shoe_id}_r1"))
     assert counts == {"commit": 2, "deal": 2, "settle": 2, "read": 1}
+
+
+# --- auth -------------------------------------------------------------------------------------
+
+
+def test_a_key_names_its_operator_once_per_cache_lifetime_and_revoked_is_unknown(
+    game: Game,
+) -> None:
+    from baccarat_api.service.auth import KeyCache, authenticate_key, hash_key, new_key
+
+    key, revoked = new_key(), new_key()
+    game.repo.add_key(hash_key(key), OP)
+    game.repo.add_key(hash_key(revoked), OP, revoked=True)
+    cache = KeyCache(60)
+    assert authenticate_key(key, game.repo, cache) == OP
+    game.repo.calls.clear()
+    assert authenticate_key(key, game.repo, cache) == OP
+    assert sum(game.repo.calls.values()) == 0  # the warm container remembers it
+    for refused in (revoked, new_key()):
+        assert code_of(lambda k=refused: authenticate_key(k, game.repo, cache)) == "unauthorized"
