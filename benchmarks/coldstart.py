@@ -302,7 +302,8 @@ def run(
     from that build too); returns the lines and, per function, what its first request imported
     from the code directories."""
     layout = Layout(built)
-    fns = functions()
+    # what answers requests and schedules; not the deploy-time custom resource (SeedTiersFunction)
+    fns = [fn for fn in functions() if fn.routes or fn.is_authorizer or fn.is_scheduled]
     scene = Scene(aws, runs + 1)
     where = f"built artifact ({built.name})" if built else "repository + venv (no sam build)"
     lines = [
