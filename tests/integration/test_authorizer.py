@@ -13,7 +13,7 @@ from support.stack import Api, Stack, http_api_event, star_city_bets
 
 from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb.operators import OperatorStore, add_key, key_id_of, revoke_key
-from baccarat_api.service.auth import hash_key
+from baccarat_api.apikeys import hash_key
 from baccarat_dev.template import load
 
 

@@ -45,7 +45,7 @@ def test_a_revoked_key_is_refused_once_the_cache_expires(
 
     runtime.reset()
     assert api.get("/v1/tiers").status == 200
-    from baccarat_api.service.auth import hash_key
+    from baccarat_api.apikeys import hash_key
 
     stack.dynamodb.update_item(
         TableName=stack.repo.config,

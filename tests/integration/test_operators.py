@@ -18,7 +18,7 @@ import boto3
 import pytest
 from support.stack import TABLE_NAMES, Api, Stack
 
-from baccarat_api import runtime
+from baccarat_api import apikeys, runtime
 from baccarat_api.adapters.dynamodb.operators import (
     OperatorError,
     OperatorExists,
@@ -29,7 +29,6 @@ from baccarat_api.adapters.dynamodb.operators import (
     list_operators,
     revoke_key,
 )
-from baccarat_api.service import auth
 from baccarat_dev.cli import LOCAL_CONFIG_TABLE, main
 from baccarat_dev.local import LOCAL_TABLES
 from baccarat_dev.template import create_tables, table_definitions
@@ -60,20 +59,20 @@ def test_keys_come_from_the_csprng_and_are_stored_only_as_sha256(
     stack: Stack, store: OperatorStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     drawn: list[int] = []
-    real = auth.secrets.token_urlsafe
+    real = apikeys.secrets.token_urlsafe
 
     def spy(nbytes: int) -> str:
         drawn.append(nbytes)
         return real(nbytes)
 
-    monkeypatch.setattr(auth.secrets, "token_urlsafe", spy)
+    monkeypatch.setattr(apikeys.secrets, "token_urlsafe", spy)
     issued = create_operator(store, "acme-casino", "Acme Casino")
     assert drawn == [32]  # 256 bits from secrets (the OS CSPRNG)
-    assert issued.key.startswith(auth.KEY_PREFIX) and len(issued.key) == 3 + 43
-    assert issued.key_id == auth.hash_key(issued.key)[:12] == key_id_of(issued.key)
+    assert issued.key.startswith(apikeys.KEY_PREFIX) and len(issued.key) == 3 + 43
+    assert issued.key_id == apikeys.hash_key(issued.key)[:12] == key_id_of(issued.key)
     stored = config_items(stack)
     assert issued.key not in stored and issued.key[3:] not in stored
-    assert auth.hash_key(issued.key) in stored
+    assert apikeys.hash_key(issued.key) in stored
     # and the key works
     assert fresh_api(issued.key, monkeypatch).get("/v1/tiers").status == 200
 
@@ -96,7 +95,7 @@ def test_several_keys_per_operator_and_revocation(
     (acme,) = [o for o in list_operators(store) if o.operator_id == "acme-casino"]
     states = {k.key_id: k.revoked for k in acme.keys}
     assert states == {first.key_id: True, second.key_id: False}
-    assert auth.hash_key(first.key) in config_items(stack)
+    assert apikeys.hash_key(first.key) in config_items(stack)
 
 
 def test_a_key_of_one_operator_cannot_be_revoked_through_another(
@@ -235,7 +234,7 @@ def test_a_deployed_stack_is_found_by_name(
     outputs = boto3.client("cloudformation").describe_stacks(StackName="baccarat-test")
     (table,) = [o["OutputValue"] for o in outputs["Stacks"][0]["Outputs"]]
     items = json.dumps(stack.dynamodb.scan(TableName=table)["Items"])
-    assert auth.hash_key(created["key"]) in items and created["key"] not in items
+    assert apikeys.hash_key(created["key"]) in items and created["key"] not in items
     monkeypatch.delenv("BACCARAT_STACK")
     rc, _, err = cli(capsys, "operator", "list", "--stack", "no-such-stack")
     assert rc == 2 and "no-such-stack" in err

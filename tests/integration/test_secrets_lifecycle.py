@@ -29,10 +29,10 @@ from support.stack import TABLE_NAMES, Api, Response, Stack
 
 from baccarat_api import runtime
 from baccarat_api.adapters.logguard import WIRE_LOGGERS
+from baccarat_api.apikeys import hash_key
 from baccarat_api.ids import parse_shoe_id
 from baccarat_api.observability import logger as service_logger
 from baccarat_api.ports.vault import chain_context, shoe_context
-from baccarat_api.service.auth import hash_key
 from baccarat_dev.cli import main as cli_main
 from baccarat_dev.template import load, routes
 

@@ -24,8 +24,8 @@ import pytest
 from support.local_server import LocalServer, local_server
 from support.stack import star_city_bets
 
+from baccarat_api.apikeys import new_key
 from baccarat_api.limits import MAX_BODY_BYTES
-from baccarat_api.service.auth import new_key
 from baccarat_dev.openapi import OPENAPI_JSON
 
 ST = Path(sys.executable).with_name("st")

@@ -4,7 +4,9 @@ counted.
 
 * the pure core (``baccarat``) imports only the standard library (and itself);
 * ``service/`` imports no web framework, no AWS SDK, no adapter, no HTTP room;
-* ``ports/`` imports only the standard library, the core and the shared kernel (ids, limits);
+* ``ports/`` imports only the standard library, the core and the shared kernel (ids, limits,
+  clock);
+* ``adapters/`` import no use case, no HTTP, no job;
 * only ``adapters/`` (and the development package, and the jobs' and the runtime's wiring)
   import boto3 or botocore; ``http/`` never does;
 * nothing shipped imports ``baccarat_dev``."""
@@ -22,8 +24,8 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 STDLIB = sys.stdlib_module_names
 WEB = {"fastapi", "starlette", "mangum", "uvicorn"}
 AWS = {"boto3", "botocore"}
-#: The shared kernel every room may use: public ids, limits, settings, observability.
-KERNEL = {"baccarat_api.ids", "baccarat_api.limits"}
+#: The shared kernel every room may use (the ports only these three).
+KERNEL = {"baccarat_api.ids", "baccarat_api.limits", "baccarat_api.clock"}
 
 
 def _type_checking(node: ast.If) -> bool:
@@ -106,6 +108,14 @@ def test_only_adapters_and_wiring_import_the_aws_sdk() -> None:
         if any(top(m) in AWS for m in imports(path)) and not rel.startswith(allowed):
             offenders.append(rel)
     assert offenders == []
+
+
+@pytest.mark.parametrize("path", modules("baccarat_api/adapters"), ids=lambda p: p.name)
+def test_adapters_implement_ports_and_know_no_use_case_nor_http(path: Path) -> None:
+    found = set(imports(path))
+    banned = ("baccarat_api.service", "baccarat_api.http", "baccarat_api.jobs", "baccarat_dev")
+    assert not {m for m in found if in_room(m, *banned)}, path.name
+    assert not {m for m in found if top(m) in WEB}, path.name
 
 
 @pytest.mark.parametrize("path", modules("baccarat_api/http"), ids=lambda p: p.name)

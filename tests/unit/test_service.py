@@ -336,7 +336,8 @@ def test_every_round_trip_is_what_the_dynamodb_adapter_makes(game: Game) -> None
 def test_a_key_names_its_operator_once_per_cache_lifetime_and_revoked_is_unknown(
     game: Game,
 ) -> None:
-    from baccarat_api.service.auth import KeyCache, authenticate_key, hash_key, new_key
+    from baccarat_api.apikeys import hash_key, new_key
+    from baccarat_api.service.auth import KeyCache, authenticate_key
 
     key, revoked = new_key(), new_key()
     game.repo.add_key(hash_key(key), OP)

@@ -1,5 +1,5 @@
-"""Operator keys: how they are made and stored (only their SHA-256), and the one check that
-turns a key into an operator id (:func:`authenticate_key`), with a per-container cache.
+"""The one check that turns an operator key into an operator id (:func:`authenticate_key`), with
+a per-container cache (keys themselves: :mod:`baccarat_api.apikeys`).
 
 Keys are stored only as their SHA-256 (config table, ``KEY#<hash>``) mapping to an operator id
 (:mod:`baccarat_api.adapters.dynamodb.operators` makes them). In AWS the HttpApi Lambda
@@ -12,24 +12,12 @@ caches nothing)."""
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 import threading
 import time
 
+from baccarat_api.apikeys import hash_key
 from baccarat_api.ports.repository import Repository
 from baccarat_api.service.errors import DomainError
-
-KEY_PREFIX = "bk_"
-
-
-def hash_key(key: str) -> str:
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
-
-
-def new_key() -> str:
-    """A fresh operator key (256 bits from the OS CSPRNG); show it once, store its hash."""
-    return KEY_PREFIX + secrets.token_urlsafe(32)
 
 
 class KeyCache:

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from baccarat_api.clock import now
 from baccarat_api.ports.repository import Repository, StoreUnavailable
-from baccarat_api.service.common import now
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.settling import settle_round
 

@@ -22,13 +22,13 @@ from baccarat.bets import Bet
 from baccarat.profiles import TableConfig
 from baccarat.squeeze import reveal_plan, squeeze_rights
 from baccarat.validation import BetRefused, validate_bets
+from baccarat_api.clock import now, seconds_after
 from baccarat_api.ports.records import ENDED, OPEN, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.service import idempotency
 from baccarat_api.service.audit import record_hash
 from baccarat_api.service.bets import BetsIn, refused
-from baccarat_api.service.common import now, seconds_after
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import DealRequest, RoundOut

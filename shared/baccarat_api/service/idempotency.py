@@ -30,9 +30,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from baccarat_api.clock import now
 from baccarat_api.ports.records import IdempotencyRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository, Snapshot
-from baccarat_api.service.common import now
 from baccarat_api.service.errors import DomainError
 
 #: How long a stored response is replayed (seconds): 24 h.

@@ -20,11 +20,12 @@ from baccarat.outcome import Round
 from baccarat.profiles import TableConfig
 from baccarat.settlement import settle
 from baccarat.validation import BetRefused, validate_bets
+from baccarat_api.clock import now
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.service import idempotency
 from baccarat_api.service.bets import BetsIn, refused
-from baccarat_api.service.common import digest, now
+from baccarat_api.service.common import digest
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut, SettleRequest

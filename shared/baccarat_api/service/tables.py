@@ -16,12 +16,12 @@ from baccarat.audit import genesis
 from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
 from baccarat.profiles import PROFILES, Banking, TableConfig, Tier, TierError
 from baccarat.rules import ShoeRules
+from baccarat_api.clock import now
 from baccarat_api.ids import new_table_id
 from baccarat_api.ports.records import ENDED, OPEN, ProofRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.vault import SecretVault, chain_context, shoe_context
 from baccarat_api.service import idempotency
-from baccarat_api.service.common import now
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import CreateTableRequest, ShoeOut, ShoeStateOut, TableOut

@@ -19,10 +19,10 @@ from typing import Any
 
 from baccarat.bets import BetType
 from baccarat.profiles import TableConfig
+from baccarat_api.clock import now
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.service import idempotency
-from baccarat_api.service.common import now
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut

@@ -1,9 +1,10 @@
 """Operators (casinos) and their API keys, in the config table.
 
-An operator is a record; its keys are drawn from the OS CSPRNG (:func:`auth.new_key`), shown once
-to whoever creates them, and stored only as their SHA-256. An operator may hold several keys at
-once (rotation: add the new key, move the clients, revoke the old one); a revoked key is kept,
-marked revoked, never deleted. Items (config table, keys ``pk`` + ``sk``)::
+An operator is a record; its keys are drawn from the OS CSPRNG
+(:func:`baccarat_api.apikeys.new_key`), shown once to whoever creates them, and stored only as their
+SHA-256. An operator may hold several keys at once (rotation: add the new key, move the clients,
+revoke the old one); a revoked key is kept, marked revoked, never deleted. Items (config table, keys
+``pk`` + ``sk``)::
 
     pk = KEY#<sha256(key)>  sk = KEY                      operator_id, key_id, revoked
     pk = OPERATOR           sk = <operator_id>            the operator: name, created_at
@@ -27,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 from baccarat_api.adapters.dynamodb.errors import mapped_errors
 from baccarat_api.adapters.dynamodb.keys import key_pk
+from baccarat_api.apikeys import hash_key, new_key
+from baccarat_api.clock import now
 from baccarat_api.ports.repository import ConditionFailed
-from baccarat_api.service.auth import hash_key, new_key
-from baccarat_api.service.common import now
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

@@ -1,0 +1,17 @@
+"""Time as the service writes it: UTC, ISO 8601 with milliseconds and a ``Z`` (so the strings
+sort as the times do)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+
+def now() -> str:
+    """UTC, ISO 8601 with milliseconds and a ``Z``."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def seconds_after(iso: str, seconds: int) -> str:
+    """``iso`` (as :func:`now` writes it) plus ``seconds``, in the same format."""
+    at = datetime.fromisoformat(iso.replace("Z", "+00:00")) + timedelta(seconds=seconds)
+    return at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
