@@ -17,6 +17,7 @@ from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.jobs.seed import tier_docs
 from baccarat_api.ports.records import IdempotencyRecord, RoundRecord, TableRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.ports.writes import ABSENT, Update
 from baccarat_api.service import tables
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.models import CreateTableRequest, DealRequest
@@ -159,3 +160,21 @@ def test_closing_publishes_the_proof_with_every_public_round(repo: Repository) -
     assert table is not None and table.open_shoe_id is None and table.chain_head == shoe.chain_head
     history = repo.table_history(OP, rnd.table_id)
     assert [s.shoe_number for s in history.shoes] == [1] and history.rounds[0].settlement
+
+
+def test_a_single_update_that_loses_brings_the_winner_back_too(repo: Repository) -> None:
+    """One write is one UpdateItem (no transaction); its lost condition still says who won."""
+    _, round_id = played(repo)
+    rnd = stored_round(repo, round_id)
+    repo.save_settlement(rnd, {"n": 1}, "d1", "2026-01-01T00:00:01.000Z")
+    late = Update(
+        RoundRecord,
+        (rnd.operator_id, rnd.table_id, rnd.shoe_number, rnd.round_number),
+        set={"settled_at": "never"},
+        expect={"settlement": ABSENT},
+        return_existing=True,
+    )
+    with pytest.raises(ConditionFailed) as lost:
+        repo.transact("late settlement", [late])
+    assert lost.value.existing == stored_round(repo, round_id)
+    assert stored_round(repo, round_id).settled_at == "2026-01-01T00:00:01.000Z"

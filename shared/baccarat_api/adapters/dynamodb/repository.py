@@ -112,11 +112,19 @@ class DynamoRepository(Repository):
         requests = [self._request(w) for w in writes]
         if len(requests) == 1:
             ((verb, args),) = requests[0].items()
-            with mapped_errors(what):
-                if verb == "Put":
-                    self.client.put_item(**args)
-                else:
-                    self.client.update_item(**args)
+            try:
+                with mapped_errors(what):
+                    if verb == "Put":
+                        self.client.put_item(**args)
+                    else:
+                        self.client.update_item(**args)
+            except ConditionFailed as exc:
+                (write,) = writes
+                item = getattr(exc.__cause__, "response", {}).get("Item")
+                if not (isinstance(write, Update) and write.return_existing and item):
+                    raise
+                winner: Any = from_item(write.kind, item)
+                raise ConditionFailed(str(exc), existing=winner) from exc.__cause__
             return
         try:
             with mapped_errors(what):
