@@ -270,3 +270,24 @@ def test_stream_bits_are_the_spec_word_stream() -> None:
     assert int("".join(map(str, bits[:32])), 2) == first
     with pytest.raises(AssertionError, match="differ"):
         check_words(key, b"\0" * 8)
+
+
+def test_the_shipped_packages_never_import_the_evidence_tools() -> None:
+    """NumPy, SciPy and Matplotlib are the ``rng``/``dev`` extras' only: nothing a Lambda layer
+    ships (``baccarat``, ``baccarat_api``) imports them or ``baccarat_dev``."""
+    import ast
+    from pathlib import Path
+
+    shared = Path(__file__).resolve().parents[2] / "shared"
+    banned = {"numpy", "scipy", "matplotlib", "baccarat_dev"}
+    sources = [p for pkg in ("baccarat", "baccarat_api") for p in (shared / pkg).rglob("*.py")]
+    assert len(sources) > 20
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            assert not {n.split(".")[0] for n in names} & banned, (path, names)

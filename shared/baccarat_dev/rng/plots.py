@@ -107,22 +107,30 @@ def scaling(analyses: list[ScalingAnalysis], path: Path) -> Path:
     left.set_title(f"uniform(m): goodness of fit, {analyses[0].draws:,} draws each")
     left.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     big = [a for a in analyses if a.q > 1e-6]
-    x = np.arange(len(big))
+    y = np.arange(len(big))
     q = np.array([a.q for a in big])
     words = np.array([a.draws + a.discarded for a in big], dtype=np.float64)
     measured = np.array([a.measured_rate for a in big])
-    err = Z99 * np.sqrt(q * (1 - q) / words)
-    right.bar(x - 0.2, q, width=0.4, color="0.7", label="expected (2³² mod m)/2³²")
-    right.errorbar(
-        x + 0.2, measured, yerr=err, fmt="o", color="C0", capsize=3, label="measured (±99%)"
-    )
-    for xi, rate in zip(x, measured, strict=True):
-        right.annotate(f"{rate:.4f}", (xi + 0.2, rate), xytext=(6, -3), textcoords="offset points")
-    right.set_xticks(x, [m_label(a.m) for a in big])
-    right.set_xlabel("m")
-    right.set_ylabel("share of words discarded")
-    right.set_title("rejection rate where it is measurable (q > 10⁻⁶)")
-    right.legend(fontsize=8)
+    z = (measured - q) / np.sqrt(q * (1 - q) / words)
+    right.axvspan(-Z99, Z99, color="0.9", label="99% range")
+    right.axvline(0, color="k", lw=0.6)
+    right.scatter(z, y, color="C0", zorder=3)
+    for yi, zi, a in zip(y, z, big, strict=True):
+        right.annotate(
+            f"measured {a.measured_rate:.5f}, expected {a.q:.5f}",
+            (zi, yi),
+            xytext=(0, 9),
+            textcoords="offset points",
+            ha="center",
+            fontsize=8,
+        )
+    right.set_yticks(y, [m_label(a.m) for a in big])
+    right.set_ylim(-0.7, len(big) - 0.3)
+    right.set_xlim(-4, 4)
+    right.invert_yaxis()
+    right.set_xlabel("(measured − expected rejection rate) / standard error")
+    right.set_title("words discarded, where measurable (q > 10⁻⁶)")
+    right.legend(fontsize=8, loc="lower right")
     return _save(fig, path)
 
 
@@ -197,12 +205,21 @@ def stream_proportions(batteries: list[Battery], path: Path) -> Path:
             label=f"{b.name} ({b.sequences:,} sequences)",
             zorder=3,
         )
-        ax.hlines([low, high], -0.5, len(x) - 0.5, colors=f"C{k}", linestyles="--", lw=0.8)
+        ax.hlines(
+            [low, high],
+            -0.5,
+            len(x) - 0.5,
+            colors="0.4",
+            linestyles="--",
+            lw=0.8,
+            label=f"NIST interval for {b.sequences:,} sequences" if k == 0 else "_",
+        )
     ax.axhline(1 - nist.ALPHA, color="k", lw=0.6)
     ax.set_xticks(x, nist.TESTS, rotation=15, fontsize=8)
     ax.set_ylabel("proportion of sequences with p ≥ 0.01")
     ax.set_title("SP 800-22 §4.2.1: proportion passing, with the interval p̂ ± 3√(p̂(1−p̂)/m)")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", ncols=3)
+    ax.set_ylim(ax.get_ylim()[0], ax.get_ylim()[1] + 0.003)
     return _save(fig, path)
 
 

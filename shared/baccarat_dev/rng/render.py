@@ -126,25 +126,26 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
     w = out.append
     w("# RNG and shuffle evidence for bacc-pf-v1\n")
     w(
-        f"Statistical evidence about the cards this engine deals, measured the way a test lab "
-        f"measures a shuffler and an RNG: every figure below is computed on fresh, seeded shoes of "
-        f"the production `{SPEC}` derivation (`baccarat.fairness`: seed chain → client hash → shoe "
-        f"key → HMAC-SHA-256 stream → `uniform` → Fisher–Yates → cut card, burn and rounds; "
-        f"outcomes graded by `baccarat.paytables`, exact probabilities from `baccarat.rtp`). "
-        f"Nothing is re-implemented for the report.\n"
+        f"Fresh, seeded shoes of the production `{SPEC}` derivation, tested the way a test lab "
+        f"tests a shuffler and an RNG ([what this shows, and what it does not]"
+        f"(#what-this-shows-and-what-it-does-not)).\n"
     )
+    w("## Summary\n")
+    w(_summary(res) + "\n")
+    w(verdict + "\n")
     w(
         f"- **Command:** `make rng-report` (= `python -m baccarat_dev.rng --seed "
         f"'{cfg.seed}' --shoes {cfg.shoes} --draws {cfg.draws} --sequences {cfg.sequences} "
-        f"--workers {cfg.workers}`)\n"
-        f"- **Seed:** `{cfg.seed}` (the whole report follows from it: see "
-        f"[Reproduce](#reproduce))\n"
-        f"- **Took:** {_duration(seconds)} on this machine ({os.cpu_count()} cores, "
-        f"{cfg.workers} worker processes; CPU time per part in [Environment](#environment))\n"
+        f"--workers {cfg.workers}`); it took **{_duration(seconds)}** on this machine "
+        f"({os.cpu_count()} cores shared with other work, {cfg.workers} worker processes; CPU "
+        f"time per part in [Environment](#environment)).\n"
+        f"- **Seed:** `{cfg.seed}`: the whole report follows from it ([Reproduce](#reproduce)).\n"
+        f"- **Code path:** every figure is computed on `baccarat.fairness` as the service runs it "
+        f"(seed chain → client hash → shoe key → HMAC-SHA-256 stream → `uniform` → Fisher–Yates "
+        f"→ cut card, burn and rounds), outcomes graded by `baccarat.paytables`, exact "
+        f"probabilities from `baccarat.rtp`; nothing is re-implemented for the report "
+        f"(`shared/baccarat_dev/rng/`).\n"
     )
-    w("## Summary\n")
-    w(verdict + "\n")
-    w(_summary(res) + "\n")
     w("### How the verdicts account for multiple testing\n")
     w(
         f"The report makes {total} tests. At α = 0.01 each, a perfect generator would fail about "
@@ -362,6 +363,11 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
     w(_controls(res.controls) + "\n")
 
     # --- 7 scope ----------------------------------------------------------------------------
+    cell_sd = ((52 - 1) / cfg.shoes) ** 0.5  # √(E(1 − 1/52)) / E with E = shoes / 52
+    # an even relative bias δ adds δ²·shoes·n to T; 5 standard deviations of χ²((n−1)·51)
+    spread = (5 * (2 * 415 * 51) ** 0.5 / (cfg.shoes * 416)) ** 0.5
+    p_b = float(res.outcomes[0].tests[0].probabilities[0])
+    banker_se = (p_b * (1 - p_b) / cfg.shoes) ** 0.5
     w("## What this shows, and what it does not\n")
     w(
         "- **Shows:** at these sample sizes, the production derivation puts every card identity "
@@ -373,12 +379,16 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         "off-by-one Fisher–Yates, a one-riffle shuffle, modulo-biased scaling and a stuck bit.\n"
         "- **Does not show:** that the generator is unpredictable. Statistical tests cannot "
         "certify a cryptographic generator (SP 800-22 says so itself); unpredictability rests on "
-        "HMAC-SHA-256 and on keeping the shoe secret until the shoe ends. A bias smaller than "
-        "these samples resolve (for the card × position table, roughly a relative deviation of "
-        "1–2% in one cell) would not be seen. Nor does it check the deployed service: it checks "
-        "the derivation that the service and every verifier run, which is what the proofs "
-        "let anyone re-derive. Nor does it replace an accredited lab's certification; it is the "
-        "evidence such a lab asks for, reproducible by anyone from the seed.\n"
+        "HMAC-SHA-256 and on keeping the shoe secret until the shoe ends. Nor can it see a bias "
+        f"smaller than its samples resolve: at {cfg.shoes:,} shoes one card × position count "
+        f"has a standard deviation of {cell_sd:.1%} of its expectation, so a bias of a few "
+        f"percent confined to a few cells, or of about {spread:.2%} spread evenly over the whole "
+        f"8-deck table, would pass; a bet's win probability is resolved to about "
+        f"±{3 * banker_se:.2%} (3 standard errors, Banker). Nor does it check the deployed "
+        "service: it checks the derivation that the service and every verifier run, which is "
+        "what the proofs let anyone re-derive. Nor does it replace an accredited lab's "
+        "certification; it is the evidence such a lab asks for, reproducible by anyone from the "
+        "seed.\n"
     )
 
     # --- reproduce / environment ------------------------------------------------------------
@@ -414,7 +424,9 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         f"Python {platform.python_version()}, {libs}; {cpu}, {os.cpu_count()} cores. "
         f"Wall time {_duration(seconds)} (computation {_duration(res.wall_seconds)}, the rest "
         f"figures and this page). CPU time per part: "
-        + ", ".join(f"{k} {_duration(v)}" for k, v in res.cpu_seconds.items())
+        + ", ".join(
+            f"{k.replace('shoes ', 'shoes, ')} {_duration(v)}" for k, v in res.cpu_seconds.items()
+        )
         + ".\n"
     )
     return "\n".join(out)
@@ -430,12 +442,17 @@ def _controls(controls: list[Control]) -> str:
                 f"{sum(x.passed for x in c.production)}/{len(c.production)} pass",
                 c.broken_by,
                 f"{sum(not x.passed for x in c.broken)}/{len(c.broken)} fail",
-                f"{worst.section}: {worst.name} — p = {fmt_p(worst.p_value)}",
+                f"{worst.section}: {worst.name} — p {_p_text(worst.p_value)}",
             ]
         )
     return _table(
         ["Checks", "Production", "Broken generator", "Broken", "Its strongest rejection"], rows
     )
+
+
+def _p_text(p: float) -> str:
+    text = fmt_p(p)
+    return text if text.startswith("<") else f"= {text}"
 
 
 def _cpu_model() -> str:

@@ -123,6 +123,10 @@ class ScalingAnalysis:
     rejection_p: float
 
     @property
+    def expected_discards(self) -> float:
+        return self.q * self.draws / (1 - self.q)
+
+    @property
     def measured_rate(self) -> float:
         return self.discarded / (self.draws + self.discarded)
 
@@ -140,12 +144,15 @@ class ScalingAnalysis:
                 group,
                 f"uniform({m}): discarded words against q = {self.q:.6g}",
                 f"{self.draws + self.discarded:,} words",
-                f"{self.discarded:,} discarded (rate {self.measured_rate:.6g}; expected "
-                f"{self.q * self.draws / (1 - self.q):,.3f})",
+                f"{self.discarded:,} discarded (expected {_count(self.expected_discards)})",
                 self.rejection_p,
             )
         )
         return out
+
+
+def _count(x: float) -> str:
+    return f"{x:,.1f}" if x >= 10 else f"{x:.2g}"
 
 
 def rejection_p_value(discarded: int, draws: int, q: float) -> float:
@@ -196,6 +203,6 @@ def shoe_discards_check(
         "whole shuffles",
         f"{decks} decks: words discarded (Shoe.words_discarded), Poisson",
         f"{shoes:,} shoes",
-        f"{discarded} discarded (expected {mean:.2f})",
+        f"{discarded} discarded (expected {_count(mean)})",
         poisson_two_sided(discarded, mean),
     )
