@@ -34,7 +34,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .render import render
 
     res = run(Config(args.seed, args.shoes, args.draws, args.sequences, args.workers))
-    figures = all_figures(res, args.out.parent / "rng")
+    figure_dir = args.out.parent / "rng"
+    for stale in figure_dir.glob("*.png"):  # from scratch: no figure of an earlier run survives
+        stale.unlink()
+    figures = all_figures(res, figure_dir)
     text = render(res, figures, args.out, time.perf_counter() - start)
     args.out.write_text(text, encoding="utf-8")
     failed = sum(not c.passed for c in res.checks)

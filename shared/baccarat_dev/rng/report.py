@@ -129,7 +129,7 @@ def run(config: Config) -> Results:
             res.anchors[table.label] = (table, anchor)
             deck_tables[decks] = (table, secrets)
             for a in range(0, config.shoes, SHOE_CHUNK):
-                submit(f"shoes {decks}", _shoe_task, table, secrets[a : a + SHOE_CHUNK], a + 1)
+                submit(f"{decks}-deck shoes", _shoe_task, table, secrets[a : a + SHOE_CHUNK], a + 1)
         scale = Table(config.seed, "scaling table", BID_SQUEEZE_RULES, len(M_VALUES))
         anchor, secrets = scale.secrets()
         res.anchors[scale.label] = (scale, anchor)
@@ -155,7 +155,7 @@ def run(config: Config) -> Results:
     out = {s: [r for r, _ in parts] for s, parts in done.items()}
 
     for decks in DECKS:
-        sample: ShoeSample = merge(out[f"shoes {decks}"])
+        sample: ShoeSample = merge(out[f"{decks}-deck shoes"])
         res.positions.append(analyse_positions(sample.counts, decks))
         res.serial.append(
             analyse_serial(decks, sample.lag_r, sample.runs, sample.across_sequence())
