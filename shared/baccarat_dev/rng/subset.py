@@ -19,7 +19,7 @@ from .sample import ShoeSample, collect
 from .scaling import analyse_draws, draw
 from .serial import analyse_serial
 from .source import Table, check_anchor, shoes
-from .stats import Check, holm
+from .stats import Check
 from .stream import STREAM_TABLE_RULES, battery_checks, long_stream_bits
 
 SEED = "bacc-pf-v1 rng fixed-seed subset"
@@ -82,8 +82,3 @@ def stream_checks(bits_fn: StreamBits = long_stream_bits) -> list[Check]:
     keys = [table.key(s, i) for i, s in enumerate(secrets, start=1)]
     p = np.array([nist.battery(bits_fn(k, SEQUENCE_BITS)) for k in keys])
     return battery_checks(p)
-
-
-def verdicts(checks: list[Check]) -> list[Check]:
-    """Holm over the given family."""
-    return holm(checks)
