@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint template typecheck unit suite bench build run sweep openapi clean
+.PHONY: install test lint template typecheck unit suite bench build run sweep openapi rng-report clean
 
 # SAM CLI (template checks, the build test): no telemetry.
 export SAM_CLI_TELEMETRY := 0
@@ -19,6 +19,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The rng extra (NumPy, SciPy, Matplotlib) on top of dev: only `make rng-report` needs it.
+RNG_STAMP := $(VENV)/.installed-rng
+$(RNG_STAMP): pyproject.toml | $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,rng]'
+	touch $(RNG_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -67,6 +73,12 @@ run: $(STAMP)
 # stack: BACCARAT_STACK=<stack> make sweep. Extra flags: make sweep ARGS="--json".
 sweep: $(STAMP)
 	$(BIN)/python -m baccarat_api.jobs.sweep $(ARGS)
+
+# docs/rng-report.md and its figures docs/rng/*.png, from scratch: the statistical evidence about
+# the production shuffle and stream (issue 15). Not part of `make test` (which runs the fixed-seed
+# subset, tests/unit/test_rng_evidence.py). 3–7 minutes here, by load (4.5 min of CPU on 2 workers).
+rng-report: $(RNG_STAMP)
+	$(BIN)/python -m baccarat_dev.rng
 
 # Regenerate docs/openapi.json from the app (a test fails when it is stale).
 openapi: $(STAMP)
