@@ -1,0 +1,1 @@
+"""Development-only tools: never shipped in a Lambda layer."""
