@@ -279,6 +279,12 @@ class DynamoDBLocal:
             "aws_secret_access_key": "local",
         }
 
+    @property
+    def version(self) -> str:
+        """The version its start-up banner names (``1.25.1``), or ``"?"``."""
+        found = re.search(r"^Version:\s*(\S+)", self.output(), re.MULTILINE)
+        return found[1] if found else "?"
+
     def output(self) -> str:
         """What DynamoDB Local printed so far (its banner, errors)."""
         if self._log is None:

@@ -47,6 +47,7 @@ def wait_gone(pid: int, seconds: float = 15) -> bool:
 
 
 def test_runs_the_pinned_version_in_memory_shared(dynamodb_local: DynamoDBLocal) -> None:
+    assert dynamodb_local.version == "1.25.1"
     banner = dynamodb_local.output()
     for line in ("Version:\t1.25.1", "InMemory:\ttrue", "SharedDb:\ttrue", "DbPath:\tnull"):
         assert line in banner, banner
