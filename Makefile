@@ -29,7 +29,8 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	scripts/ensure-chromium.sh
-	BACC_REQUIRE_BROWSER=1 $(BIN)/pytest -n 2 --dist loadfile
+	scripts/ensure-dynamodb-local.sh >/dev/null
+	BACC_REQUIRE_BROWSER=1 BACC_REQUIRE_DYNAMODB_LOCAL=1 $(BIN)/pytest -n 2 --dist loadfile
 
 # template.yaml: CloudFormation lint and SAM's own validation (no AWS account needed).
 template: $(STAMP)
