@@ -9,6 +9,7 @@ Every test works on keys of its own (a fresh ``pk``) in the module's template ta
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 from collections import Counter
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, ReadTimeoutError
 
 pytest_plugins = ["dynamodb_local"]
 
@@ -183,6 +184,37 @@ def test_same_token_sent_concurrently_applies_once(
     )
     assert outcomes == Counter({"ok": 8})
     assert counter(ddb, state, pk) == 1
+
+
+def test_botocore_retry_after_a_lost_response_is_idempotent(
+    dynamodb_local_client_factory: Callable[..., Any], state: str, pk: str
+) -> None:
+    """botocore fills ``ClientRequestToken`` (a UUID4, the model marks it idempotencyToken) on
+    every TransactWriteItems that has none, and its own retries resend the same one: a response
+    lost after the commit (here: a read timeout after DynamoDB Local answered) is retried and
+    answers success, with the effect once. (moto 5.2 ignores tokens: there the retry re-runs and
+    its conditions fail.) A new API call — e.g. the client retrying the HTTP request — gets a new
+    token: that is the ambiguity left for the service to resolve."""
+    ddb = dynamodb_local_client_factory(retries={"max_attempts": 3, "mode": "standard"})
+    tokens: list[str | None] = []
+    ddb.meta.events.register(
+        "before-send.dynamodb.TransactWriteItems",
+        lambda request, **_: tokens.append(json.loads(request.body).get("ClientRequestToken")),
+    )
+    session = ddb._endpoint.http_session
+    send = session.send
+
+    def lose_the_first_answer(request: Any) -> Any:
+        answer = send(request)
+        if len(tokens) == 1:
+            raise ReadTimeoutError(endpoint_url=request.url)  # committed; the answer is lost
+        return answer
+
+    session.send = lose_the_first_answer
+    ddb.transact_write_items(TransactItems=deal_like(state, pk, "once"))
+    assert len(tokens) == 2 and tokens[0] == tokens[1] and len(tokens[0] or "") == 36
+    assert counter(ddb, state, pk) == 1
+    assert get(ddb, state, pk) == {**key(pk), "v": {"S": "once"}}
 
 
 def test_token_is_at_most_36_characters(ddb: Any, state: str, pk: str) -> None:
