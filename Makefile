@@ -41,7 +41,8 @@ unit: $(STAMP)
 # Every tier (unit, integration, infra, live), thorough Hypothesis profile, the browser required.
 suite: $(STAMP)
 	scripts/ensure-chromium.sh
-	HYPOTHESIS_PROFILE=ci BACC_REQUIRE_BROWSER=1 $(BIN)/pytest -n 2 --dist loadfile
+	scripts/ensure-dynamodb-local.sh >/dev/null
+	HYPOTHESIS_PROFILE=ci BACC_REQUIRE_BROWSER=1 BACC_REQUIRE_DYNAMODB_LOCAL=1 $(BIN)/pytest -n 2 --dist loadfile
 
 # template.yaml: CloudFormation lint and SAM's own validation (no AWS account needed).
 template: $(STAMP)

@@ -1,0 +1,89 @@
+"""pytest plugin: one DynamoDB Local (Amazon's own engine) per test session — per xdist worker —
+and the template's tables on it.
+
+Load it with ``pytest_plugins = ["support.dynamodb_local"]`` (a test module or the root conftest) or
+``-p support.dynamodb_local`` (``tests/`` is on pytest's ``pythonpath``). Fixtures:
+
+* ``dynamodb_local`` (session): the running :class:`~baccarat_dev.dynamodb_local.DynamoDBLocal`;
+  its ``endpoint_url``, ``client_kwargs()``. Started on first use, stopped at the session's end.
+* ``dynamodb_local_client``: a boto3 DynamoDB client for it (botocore's default retries);
+  ``dynamodb_local_client_factory(**config)`` makes more (one per thread, other retries).
+* ``dynamodb_local_tables`` (module): the template's tables (``create_tables`` of
+  :mod:`baccarat_dev.template`, so they are exactly the stack's), under names unique to the
+  module: ``{"StateTable": …, "ConfigTable": …}``; deleted afterwards.
+
+Where DynamoDB Local cannot run (no Java >= 17, the package not installable) the tests that use
+it are skipped, or fail when ``BACC_REQUIRE_DYNAMODB_LOCAL=1`` (``make test`` sets it, as it
+does for the browser)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import boto3
+import pytest
+
+from baccarat_dev.dynamodb_local import (
+    DynamoDBLocal,
+    DynamoDBLocalUnavailable,
+    WithoutContinuousBackups,
+)
+from baccarat_dev.template import create_tables, table_definitions
+
+REQUIRE = "BACC_REQUIRE_DYNAMODB_LOCAL"
+
+
+def unavailable(reason: str) -> None:
+    """Skip (or fail, when DynamoDB Local is required here) with ``reason``."""
+    if os.environ.get(REQUIRE) == "1":
+        pytest.fail(f"DynamoDB Local is required ({REQUIRE}=1): {reason}", pytrace=False)
+    pytest.skip(f"DynamoDB Local unavailable: {reason}")
+
+
+@pytest.fixture(scope="session")
+def dynamodb_local() -> Iterator[DynamoDBLocal]:
+    engine = DynamoDBLocal()
+    try:
+        engine.start()
+    except DynamoDBLocalUnavailable as exc:
+        unavailable(str(exc))
+    try:
+        yield engine
+    finally:
+        engine.stop()
+
+
+def local_client(engine: DynamoDBLocal, **config: Any) -> Any:
+    """A boto3 DynamoDB client of ``engine`` (``config``: botocore ``Config`` arguments)."""
+    from botocore.config import Config
+
+    return boto3.client("dynamodb", config=Config(**config), **engine.client_kwargs())
+
+
+@pytest.fixture(scope="session")
+def dynamodb_local_client_factory(dynamodb_local: DynamoDBLocal) -> Callable[..., Any]:
+    """``factory(**config)``: a new client of the session's DynamoDB Local (``config``: botocore
+    ``Config`` arguments, e.g. ``retries={"max_attempts": 1, "mode": "standard"}``)."""
+    return functools.partial(local_client, dynamodb_local)
+
+
+@pytest.fixture
+def dynamodb_local_client(dynamodb_local: DynamoDBLocal) -> Any:
+    return local_client(dynamodb_local)
+
+
+@pytest.fixture(scope="module")
+def dynamodb_local_tables(dynamodb_local: DynamoDBLocal) -> Iterator[dict[str, str]]:
+    client = local_client(dynamodb_local)
+    suffix = uuid.uuid4().hex[:8]
+    names = {logical_id: f"{logical_id}-{suffix}" for logical_id in table_definitions()}
+    create_tables(WithoutContinuousBackups(client), names)
+    try:
+        yield names
+    finally:
+        for name in names.values():
+            client.delete_table(TableName=name)
