@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .cards import CARDS_PER_DECK
+
+_RULE_FIELDS = ("decks", "burn", "cut_min", "cut_max", "round_limit")
 
 
 class UnsafeRulesError(ValueError):
@@ -87,6 +91,15 @@ class ShoeRules:
         if found:
             raise UnsafeRulesError("; ".join(found))
         return self
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ShoeRules:
+        """The inverse of :meth:`as_dict` (the ``rules`` object of a shoe or proof). Raises
+        ``KeyError`` on a missing field, ``TypeError`` on a value that is not an integer."""
+        values = [data[name] for name in _RULE_FIELDS]
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+            raise TypeError("shoe rules are integers")
+        return cls(*values)
 
     def as_dict(self) -> dict[str, int]:
         return {
