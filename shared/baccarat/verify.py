@@ -538,6 +538,7 @@ def verify(
             if require_signature:
                 verdict.mismatches.insert(0, UNSIGNED)
                 verdict.ok = False
+            verdict.summary += " (unsigned v1 proof: no signature to check)"
             return verdict
         try:
             pages, proof, front = _assemble(pages)
