@@ -466,7 +466,15 @@ def _check_signature(
     except ValueError:
         raw = b""
     if len(raw) != 64:
-        bad.append(Mismatch(where, "value", "base64url of 64 bytes (r ‖ s)", sig.get("value")))
+        bad.append(
+            Mismatch(
+                where,
+                "value",
+                "base64url of 64 bytes (r ‖ s)",
+                sig.get("value"),
+                "signature: its value is not the base64url of 64 bytes (r ‖ s, ES256)",
+            )
+        )
         return bad, None
     if signature_check is None:
         bad.append(

@@ -98,7 +98,11 @@ def _cli() -> list[str]:
 
 def _verify(source: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*_cli(), "verify", source], input=stdin, capture_output=True, text=True, timeout=120
+        [*_cli(), "verify", "--allow-unsigned", source],  # the API serves v1 proofs (unsigned)
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
