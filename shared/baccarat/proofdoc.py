@@ -243,6 +243,13 @@ def refs_for(ref_key: bytes, table_id: str) -> Refs:
     return ref
 
 
+def _named(doc: Mapping[str, Any], fields: Sequence[str], ref: str) -> dict[str, Any]:
+    """``fields`` of ``doc`` in that order, ``bettor_ref`` being the pseudonym of ``doc[id]``."""
+    return {
+        k: ref if k == "bettor_ref" else doc[k] for k in fields if k == "bettor_ref" or k in doc
+    }
+
+
 def public_settlement(doc: Mapping[str, Any], ref: Refs) -> dict[str, Any]:
     """A settlement document (``{round_number?, **Settlement.as_dict(), nets, …}``) in public
     form: only :data:`PUBLIC_SETTLEMENT_FIELDS`; lines and participants name bettors by ref
@@ -251,11 +258,7 @@ def public_settlement(doc: Mapping[str, Any], ref: Refs) -> dict[str, Any]:
     out: dict[str, Any] = {k: doc[k] for k in PUBLIC_SETTLEMENT_FIELDS if k in doc}
     if "lines" in doc:
         out["lines"] = [
-            {
-                **{k: line[k] for k in PUBLIC_LINE_FIELDS if k in line},
-                "bettor_ref": ref(line["bettor_id"]),
-            }
-            for line in doc["lines"]
+            _named(line, PUBLIC_LINE_FIELDS, ref(line["bettor_id"])) for line in doc["lines"]
         ]
     if "bettors" in doc:
         out["bettors"] = [_public_participant(p, ref) for p in doc["bettors"]]
@@ -267,18 +270,12 @@ def public_settlement(doc: Mapping[str, Any], ref: Refs) -> dict[str, Any]:
 
 
 def _public_participant(p: Mapping[str, Any], ref: Refs) -> dict[str, Any]:
-    return {**{k: p[k] for k in PUBLIC_PARTICIPANT_FIELDS if k in p}, "bettor_ref": ref(p["id"])}
+    return _named(p, PUBLIC_PARTICIPANT_FIELDS, ref(p["id"]))
 
 
 def public_bets(bets: Sequence[Mapping[str, Any]], ref: Refs) -> list[dict[str, Any]]:
     """Bets as the proof shows them: :data:`PUBLIC_BET_FIELDS`, in accepted order."""
-    return [
-        {
-            **{k: b[k] for k in PUBLIC_BET_FIELDS if k in b},
-            "bettor_ref": ref(b["bettor_id"]),
-        }
-        for b in bets
-    ]
+    return [_named(b, PUBLIC_BET_FIELDS, ref(b["bettor_id"])) for b in bets]
 
 
 # --- settling again: voids' replaced settlement, and what verifiers recompute --------------------
