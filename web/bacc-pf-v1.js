@@ -205,7 +205,7 @@
     if (r.cut_max > 0) {
       if (r.cut_min < 11) throw new Error('cut_min: must be >= 11 with a cut card');
       if (r.cut_min > r.cut_max) throw new Error('cut_min must not exceed cut_max');
-      if (r.cut_max > size) throw new Error('cut_max: larger than the shoe');
+      if (r.cut_max >= size) throw new Error('cut_max: must be below the shoe size (52·D)');
     } else {
       if (r.cut_min !== 0) throw new Error('cut_min without cut_max (both 0 = no cut card)');
       if (r.round_limit === 0) throw new Error('without a cut card a round limit is required');

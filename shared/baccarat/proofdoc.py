@@ -168,6 +168,36 @@ def check_domain(doc: Any) -> None:
     """A proof holds objects with string keys, lists, strings, integers within ±(2^53 − 1),
     ``true``, ``false`` and ``null`` — nothing else (no floats). Raises :class:`ProofFormatError`
     naming the first value outside that domain."""
+    stack = [doc]
+    pop, extend = stack.pop, stack.extend
+    while stack:  # the fast pass (a 7 MB proof in a fraction of a second) …
+        value = pop()
+        kind = type(value)
+        if kind is str or kind is bool or value is None:
+            continue
+        if kind is int and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            continue
+        if kind is dict and all(type(k) is str for k in value):
+            extend(value.values())
+            continue
+        if kind is list or kind is tuple:
+            extend(value)
+            continue
+        if isinstance(value, str | bool) or (  # subclasses and other mappings, the slow way
+            isinstance(value, int) and abs(value) <= MAX_SAFE_INTEGER
+        ):
+            continue
+        if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
+            extend(value.values())
+            continue
+        if isinstance(value, list | tuple):
+            extend(value)
+            continue
+        _explain(doc)  # … and the slow one, only to say where
+        raise ProofFormatError(f"a proof holds no {kind.__name__} values")  # pragma: no cover
+
+
+def _explain(doc: Any) -> None:
     for where, value in _walk(doc, "proof"):
         if isinstance(value, Mapping):
             bad = [k for k in value if not isinstance(k, str)]
