@@ -101,9 +101,8 @@ CARD_FIELDS = (
 )
 #: What a public bet shows: everything its settlement is computed from, nothing private.
 PUBLIC_BET_FIELDS = ("bettor_ref", "role", "seat", "type", "amount")
-#: What a public settlement shows (balances after the round are the operator's).
-PUBLIC_SETTLEMENT_FIELDS = (
-    "round_id",
+#: A settlement's money: what a verifier recomputes and compares.
+SETTLEMENT_MONEY_FIELDS = (
     "round_number",
     "profile",
     "tier",
@@ -115,9 +114,10 @@ PUBLIC_SETTLEMENT_FIELDS = (
     "player_banker",
     "house",
     "nets",
-    "settled_at",
-    "auto_settled",
 )
+#: What a public settlement shows: its money and bookkeeping (balances after the round are the
+#: operator's).
+PUBLIC_SETTLEMENT_FIELDS = ("round_id", *SETTLEMENT_MONEY_FIELDS, "settled_at", "auto_settled")
 PUBLIC_LINE_FIELDS = (
     "index",
     "bettor_ref",

@@ -149,19 +149,7 @@ SettlementCheck = Callable[[Mapping[str, Any], Mapping[str, Any], Any], list[Mis
 
 #: The settlement fields :func:`check_settlement` recomputes (``eligibility``, ``settled_at`` and
 #: the ids are bookkeeping, not money, and are not compared).
-SETTLEMENT_FIELDS = (
-    "round_number",
-    "profile",
-    "tier",
-    "banking",
-    "rounding",
-    "result",
-    "lines",
-    "bettors",
-    "player_banker",
-    "house",
-    "nets",
-)
+SETTLEMENT_FIELDS = proofdoc.SETTLEMENT_MONEY_FIELDS
 
 
 def _first_difference(path: str, expected: Any, found: Any) -> tuple[str, Any, Any] | None:
