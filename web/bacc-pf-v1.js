@@ -1,8 +1,9 @@
 /*
  * bacc-pf-v1 — independent verifier of the provably fair baccarat shoe.
  *
- * Written from the public contract (shared/spec/fairness-v1.md) and the common game rules
- * (shared/spec/game-rules.md, "Common to both") only; it shares no code with the service.
+ * Written from the public contract (docs/bacc-pf-v1.md: the shoe, and the signed public proof —
+ * canonical bytes, pages, ES256 manifest, bettor refs, interventions) only; it shares no code
+ * with the service.
  *
  * One file, no imports. It works:
  *   - in a browser page, even from file://, as a classic <script>: use globalThis.BaccPF;
@@ -204,7 +205,7 @@
     if (r.cut_max > 0) {
       if (r.cut_min < 11) throw new Error('cut_min: must be >= 11 with a cut card');
       if (r.cut_min > r.cut_max) throw new Error('cut_min must not exceed cut_max');
-      if (r.cut_max > size) throw new Error('cut_max: larger than the shoe');
+      if (r.cut_max >= size) throw new Error('cut_max: must be below the shoe size (52·D)');
     } else {
       if (r.cut_min !== 0) throw new Error('cut_min without cut_max (both 0 = no cut card)');
       if (r.round_limit === 0) throw new Error('without a cut card a round limit is required');
@@ -481,6 +482,212 @@
   }
 
   // ---------------------------------------------------------------------------------------------
+  // The public proof (docs/bacc-pf-v1.md, "The public proof" … "The signature")
+
+  const SIGNATURE_SPEC = 'bacc-proof-sig-v1';
+  const PAGE_BUDGET = 900000;
+  const VOID_REASONS = Object.freeze(['misdeal', 'technical_fault', 'operator_error', 'regulatory']);
+  const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+  /** Compares two strings by Unicode code point (not by UTF-16 code unit, as sort() does). */
+  function compareCodePoints(a, b) {
+    const x = Array.from(a);
+    const y = Array.from(b);
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+      const d = x[i].codePointAt(0) - y[i].codePointAt(0);
+      if (d !== 0) return d;
+    }
+    return x.length - y.length;
+  }
+
+  /**
+   * canonical(v) as text: no whitespace, object keys sorted by code point at every depth,
+   * integers only (within ±(2^53 − 1)), strings escaped only where JSON requires — which is what
+   * JSON.stringify does for a string without lone surrogates. Throws outside a proof's domain.
+   */
+  function canonicalJson(value, where = 'proof') {
+    if (value === null || value === true || value === false) return JSON.stringify(value);
+    if (typeof value === 'number') {
+      if (!Number.isSafeInteger(value)) {
+        throw new Error(`${where}: ${value} is not an integer within ±(2^53 − 1)`);
+      }
+      return JSON.stringify(value === 0 ? 0 : value); // -0 is 0
+    }
+    if (typeof value === 'string') {
+      if (!isWellFormedString(value)) throw new Error(`${where}: a string is not valid Unicode`);
+      return JSON.stringify(value);
+    }
+    if (Array.isArray(value)) {
+      return `[${value.map((v, i) => canonicalJson(v, `${where}[${i}]`)).join(',')}]`;
+    }
+    if (typeof value === 'object') {
+      const keys = Object.keys(value).sort(compareCodePoints);
+      return `{${keys
+        .map((k) => {
+          if (!isWellFormedString(k)) throw new Error(`${where}: a key is not valid Unicode`);
+          return `${JSON.stringify(k)}:${canonicalJson(value[k], `${where}.${k}`)}`;
+        })
+        .join(',')}}`;
+    }
+    throw new Error(`${where}: a proof holds no ${typeof value} values`);
+  }
+
+  const canonicalBytes = (value) => encoder.encode(canonicalJson(value));
+
+  /** SHA-256 (lowercase hex) of canonical(page without its "signature" member). */
+  async function pageHash(page) {
+    const copy = {};
+    for (const k of Object.keys(page)) if (k !== 'signature') copy[k] = page[k];
+    return toHex(await sha256(canonicalBytes(copy)));
+  }
+
+  /** The header of a page: every member but rounds, page and signature. */
+  function headerOf(page) {
+    const out = {};
+    for (const k of Object.keys(page)) {
+      if (k !== 'rounds' && k !== 'page' && k !== 'signature') out[k] = page[k];
+    }
+    return out;
+  }
+
+  const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+  /** base64url without padding (RFC 4648 §5). */
+  function toBase64url(bytes) {
+    let out = '';
+    let i = 0;
+    for (; i + 2 < bytes.length; i += 3) {
+      const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+      out += B64URL[n >> 18] + B64URL[(n >> 12) & 63] + B64URL[(n >> 6) & 63] + B64URL[n & 63];
+    }
+    const rest = bytes.length - i;
+    if (rest === 1) {
+      const n = bytes[i] << 16;
+      out += B64URL[n >> 18] + B64URL[(n >> 12) & 63];
+    } else if (rest === 2) {
+      const n = (bytes[i] << 16) | (bytes[i + 1] << 8);
+      out += B64URL[n >> 18] + B64URL[(n >> 12) & 63] + B64URL[(n >> 6) & 63];
+    }
+    return out;
+  }
+
+  /** The bytes of base64url text without padding; throws on anything else. */
+  function fromBase64url(text) {
+    if (typeof text !== 'string' || !/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) {
+      throw new Error('not base64url without padding');
+    }
+    const out = new Uint8Array(Math.floor((text.length * 3) / 4));
+    let bits = 0;
+    let acc = 0;
+    let o = 0;
+    for (const ch of text) {
+      acc = (acc << 6) | B64URL.indexOf(ch);
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        out[o++] = (acc >> bits) & 0xff;
+      }
+    }
+    if (toBase64url(out) !== text) throw new Error('not the canonical base64url of its bytes');
+    return out;
+  }
+
+  /** RFC 7638 thumbprint of an EC public JWK: the key_id. */
+  async function jwkThumbprint(jwk) {
+    const members = { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y };
+    for (const v of Object.values(members)) {
+      if (typeof v !== 'string') throw new Error("a JWK's crv, kty, x and y are strings");
+    }
+    return toBase64url(await sha256(canonicalBytes(members)));
+  }
+
+  /** ES256: does the 64-byte r ‖ s `signature` verify over `message` with the P-256 `jwk`? */
+  async function verifyEs256(jwk, message, signature) {
+    if (!jwk || jwk.kty !== 'EC' || jwk.crv !== 'P-256' || signature.length !== 64) return false;
+    let key;
+    try {
+      key = await subtle().importKey(
+        'jwk',
+        { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y, ext: true },
+        { name: 'ECDSA', namedCurve: 'P-256' },
+        false,
+        ['verify'],
+      );
+    } catch (_) {
+      return false; // not a point on P-256
+    }
+    return subtle().verify({ name: 'ECDSA', hash: 'SHA-256' }, key, signature, message);
+  }
+
+  const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+  /** bettor_ref = "br_" + base32_lower_nopad(HMAC(ref_key, "bacc-ref-v1" ‖ 0 ‖ table ‖ 0 ‖ id)[0:15]). */
+  async function bettorRef(refKeyHex, tableId, bettorId) {
+    const zero = Uint8Array.of(0);
+    const msg = concat(ascii('bacc-ref-v1'), zero, encoder.encode(tableId), zero,
+      encoder.encode(bettorId));
+    const mac = (await hmac(fromHex(refKeyHex, 32, 'ref key'), msg)).slice(0, 15);
+    let out = 'br_';
+    for (let i = 0; i < 15; i += 5) { // 5 bytes = 40 bits = 8 base32 characters
+      let n = 0n;
+      for (let k = 0; k < 5; k++) n = (n << 8n) | BigInt(mac[i + k]);
+      for (let k = 7; k >= 0; k--) out += BASE32[Number((n >> BigInt(5 * k)) & 31n)];
+    }
+    return out;
+  }
+
+  /**
+   * The page split: rounds in order; a page takes the next round while the canonical size of
+   * {...header, rounds: its rounds} stays within `budget`; every page takes at least one round.
+   * Returns the rounds of each page.
+   */
+  function splitPages(header, rounds, budget = PAGE_BUDGET) {
+    const size = (list) => canonicalBytes({ ...header, rounds: list }).length;
+    const pages = [[]];
+    for (const r of rounds) {
+      const page = pages[pages.length - 1];
+      if (page.length && size([...page, r]) > budget) pages.push([r]);
+      else page.push(r);
+    }
+    return pages;
+  }
+
+  /** {voided_rounds, voided_player_net, closed_early, rounds_dealt, rounds_possible}. */
+  function interventionsOf(endReason, rounds, roundsPossible) {
+    let voided = 0;
+    let net = 0;
+    for (const r of rounds) {
+      if (!r || r.void === null || r.void === undefined) continue;
+      voided++;
+      const nets = r.void && r.void.replaced && r.void.replaced.nets;
+      if (nets && typeof nets === 'object') {
+        for (const v of Object.values(nets)) if (Number.isSafeInteger(v)) net += v;
+      }
+    }
+    return {
+      voided_rounds: voided,
+      voided_player_net: net,
+      closed_early: endReason === 'closed',
+      rounds_dealt: rounds.length,
+      rounds_possible: roundsPossible,
+    };
+  }
+
+  /** The one interventions line, e.g. "no voids; played to the end (30 of 30 rounds)". */
+  function interventionsText(iv) {
+    const grouped = (n) => String(Math.abs(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    const signed = (n) => (n > 0 ? `+${grouped(n)}` : n < 0 ? `-${grouped(n)}` : '0');
+    const n = iv.voided_rounds;
+    const voids = n === 0
+      ? 'no voids'
+      : `${n} voided round${n === 1 ? '' : 's'}, players would have netted ${signed(iv.voided_player_net)}`;
+    const end = iv.closed_early
+      ? `closed early after round ${iv.rounds_dealt} of ${iv.rounds_possible}`
+      : `played to the end (${iv.rounds_dealt} of ${iv.rounds_possible} rounds)`;
+    return `${voids}; ${end}`;
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Export
 
   const api = Object.freeze({
@@ -503,6 +710,23 @@
     sha256,
     toHex,
     fromHex,
+    // the public proof: canonical bytes, pages, signature, refs, interventions
+    SIGNATURE_SPEC,
+    PAGE_BUDGET,
+    VOID_REASONS,
+    TIMESTAMP,
+    canonicalJson,
+    canonicalBytes,
+    pageHash,
+    headerOf,
+    toBase64url,
+    fromBase64url,
+    jwkThumbprint,
+    verifyEs256,
+    bettorRef,
+    splitPages,
+    interventionsOf,
+    interventionsText,
   });
 
   root.BaccPF = api;
@@ -512,6 +736,8 @@
     // `import { deriveShoe } from './bacc-pf-v1.js'` (the default import always works).
     0 && (module.exports = { chainStep, verifyLink, clientHash, shoeKey, deriveShoe,
       uniformFromWords, chainWalk, streamBlock, validateRules, rulesBytes, uniformLimit,
-      cardCode, cardPoint, sha256, toHex, fromHex });
+      cardCode, cardPoint, sha256, toHex, fromHex, SIGNATURE_SPEC, PAGE_BUDGET, VOID_REASONS,
+      TIMESTAMP, canonicalJson, canonicalBytes, pageHash, headerOf, toBase64url, fromBase64url,
+      jwkThumbprint, verifyEs256, bettorRef, splitPages, interventionsOf, interventionsText });
   }
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -1,9 +1,10 @@
 /*
  * The browser verifier's logic and page controller (web/verify.html).
  *
- * It checks a bacc-pf-v1 shoe proof with web/bacc-pf-v1.js (an independent implementation of
- * shared/spec/fairness-v1.md; WebCrypto for SHA-256 and HMAC) and web/roads.js. It shares no code
- * with the service. One file, no imports:
+ * It checks a bacc-pf-v1 shoe proof — the signed pages of a v2 proof (signature, cards,
+ * lifecycle marks, interventions, bettor refs) or an old v1 proof — with web/bacc-pf-v1.js (an
+ * independent implementation of docs/bacc-pf-v1.md; WebCrypto for SHA-256, HMAC and ES256) and
+ * web/roads.js. It shares no code with the service. One file, no imports:
  *   - in the page, a classic <script> after bacc-pf-v1.js and roads.js: globalThis.BaccVerify;
  *   - under Node (tests): require('./verify.js') — the DOM part only runs when a document exists.
  *
@@ -83,13 +84,335 @@
   // ---------------------------------------------------------------------------------------------
   // Verification
 
+  const UNSIGNED_MESSAGE =
+    'unsigned proof: it carries no signature, so nothing shows who published it or that it is ' +
+    'unchanged (an old v1 proof\'s cards can still be checked: allow unsigned proofs)';
+
   /**
-   * Verifies a proof (an object, or its JSON text). Never throws for a bad proof: the answer is a
-   * report {verified, verdict, reason, mismatches, checks, rounds, shoe, proof, info}.
-   * `mismatches` are in the order found: header (spec, fields, chain, client hash, rules), then
-   * rounds in order, then the optional shoe-level fields. `reason` words the first one.
+   * The pages of a v2 proof given as one page, a list of pages or a bundle {"pages": [...]};
+   * null for a v1 proof (one object without "page"). Throws on anything else.
    */
-  async function verifyProof(input) {
+  function proofPages(doc) {
+    if (isObject(doc) && Array.isArray(doc.pages) && !('page' in doc)) doc = doc.pages;
+    if (isObject(doc)) return 'page' in doc ? [doc] : null;
+    if (!Array.isArray(doc) || !doc.length) {
+      throw new Error('a proof is a JSON object, a list of its pages or {"pages": [...]}');
+    }
+    doc.forEach((p, i) => {
+      if (!isObject(p) || !('page' in p)) throw new Error(`item ${i + 1} of the list is not a proof page`);
+    });
+    return doc;
+  }
+
+  /** True when a parsed document is (or holds) a signed page. */
+  function isSigned(doc) {
+    try {
+      const pages = proofPages(doc);
+      return !!pages && pages.some((p) => p.signature !== undefined && p.signature !== null);
+    } catch (_) {
+      return false;
+    }
+  }
+
+  const pageNumber = (p) => (isObject(p.page) ? p.page.number : undefined);
+  const canonicalOrNull = (v) => {
+    try {
+      return pf().canonicalJson(v);
+    } catch (_) {
+      return null;
+    }
+  };
+
+  /** Pages in order and the proof they make, or null (with the reason failed) when incomplete. */
+  function assemblePages(given, fail, check) {
+    for (const p of given) {
+      const info = p.page;
+      if (!isObject(info) || !Number.isInteger(info.number) || info.number < 1 ||
+          !Number.isInteger(info.count) || info.count < 1) {
+        fail({ where: 'proof', field: 'page', message: 'a page\'s "page" must be {number, count, …}' });
+        check('pages', 'Pages', false, mismatchesText(fail));
+        return null;
+      }
+    }
+    const pages = [...given].sort((a, b) => pageNumber(a) - pageNumber(b));
+    const count = pages[0].page.count;
+    const numbers = pages.map(pageNumber);
+    const complete = numbers.length === count && numbers.every((n, i) => n === i + 1) &&
+      pages.every((p) => p.page.count === count);
+    if (!complete) {
+      const twice = numbers.find((n, i) => numbers.indexOf(n) !== i);
+      const missing = [];
+      for (let k = 1; k <= count; k++) if (!numbers.includes(k)) missing.push(k);
+      const message = twice !== undefined
+        ? `page ${twice} is given twice`
+        : missing.length
+          ? `page${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${count} ` +
+            `${missing.length > 1 ? 'are' : 'is'} missing (give every page, a bundle or the proof's URL)`
+          : 'its pages disagree on how many pages the proof has';
+      fail({ where: 'proof', field: 'pages', message });
+      check('pages', 'Pages', false, message);
+      return null;
+    }
+    const B = pf();
+    const header = B.headerOf(pages[0]);
+    const headerText = canonicalOrNull(header);
+    const sigText = canonicalOrNull(pages[0].signature ?? null);
+    const rounds = [];
+    const problems = [];
+    const note = (m) => problems.push(m);
+    pages.forEach((page, i) => {
+      const k = i + 1;
+      const where = `page ${k}`;
+      const other = B.headerOf(page);
+      if (canonicalOrNull(other) !== headerText) {
+        const names = [...new Set([...Object.keys(header), ...Object.keys(other)])].sort();
+        const name = names.find((n) => canonicalOrNull(header[n] ?? null) !== canonicalOrNull(other[n] ?? null));
+        note({
+          where, field: name, expected: header[name], found: other[name],
+          message: `${where}'s ${name} differs from page 1's: ${show(other[name])} instead of ` +
+            `${show(header[name])} (every page carries the same header)`,
+        });
+      }
+      if (canonicalOrNull(page.signature ?? null) !== sigText) {
+        note({ where, field: 'signature', message: `${where} carries another signature than page 1` });
+      }
+      const list = Array.isArray(page.rounds) ? page.rounds : [];
+      if (!Array.isArray(page.rounds)) {
+        note({ where, field: 'rounds', message: `${where}'s rounds must be a list` });
+      }
+      const first = list.length ? (isObject(list[0]) ? list[0].round_number : undefined) : null;
+      const last = list.length ? (isObject(list[list.length - 1]) ? list[list.length - 1].round_number : undefined) : null;
+      const want = {
+        first_round: first,
+        last_round: last,
+        next: k < count ? `/v1/shoes/${header.shoe_id}/proof?page=${k + 1}` : null,
+      };
+      for (const [name, value] of Object.entries(want)) {
+        if (page.page[name] !== value) {
+          note({ where, field: `page.${name}`, expected: value, found: page.page[name] });
+        }
+      }
+      rounds.push(...list);
+    });
+    return { pages, proof: { ...header, rounds }, problems, count };
+  }
+
+  // The last mismatch's words (for a check's detail).
+  function mismatchesText(fail) {
+    return fail.last ? fail.last.message : '';
+  }
+
+  /** The manifest against every page, then the ES256 signature over it. */
+  async function checkSignature(pages, header, options, fail, check, report) {
+    const B = pf();
+    const sig = pages[0].signature;
+    const label = 'Signature (ES256) over every page';
+    if (sig === undefined || sig === null) {
+      if (options.allowUnsigned) {
+        check('signature', label, null, 'unsigned: accepted as asked, nothing shows who published it');
+      } else {
+        fail({ where: 'proof', field: 'signature', message: UNSIGNED_MESSAGE });
+        check('signature', label, false, UNSIGNED_MESSAGE);
+      }
+      return;
+    }
+    const before = report.mismatches.length;
+    const bad = (field, message, extra = {}) => fail({ where: 'signature', field, message, ...extra });
+    if (!isObject(sig) || !isObject(sig.manifest)) {
+      bad('signature', 'signature: it must be {alg, key_id, manifest, value}');
+      check('signature', label, false, mismatchesText(fail));
+      return;
+    }
+    const m = sig.manifest;
+    const fields = [
+      ['alg', 'ES256', sig.alg],
+      ['manifest.spec', B.SIGNATURE_SPEC, m.spec],
+      ['manifest.key_id', sig.key_id, m.key_id],
+      ['manifest.shoe_id', header.shoe_id, m.shoe_id],
+    ];
+    for (const [field, expected, found] of fields) {
+      if (expected !== found) {
+        bad(field, `signature, ${field}: expected ${show(expected)}, found ${show(found)}`, { expected, found });
+      }
+    }
+    if (!Array.isArray(m.pages) || m.pages.length !== pages.length) {
+      bad('manifest.pages', `signature: the signed manifest does not list one hash per page (${plural(pages.length, 'page')})`);
+      check('signature', label, false, mismatchesText(fail));
+      return;
+    }
+    for (let k = 1; k <= pages.length; k++) {
+      let got;
+      try {
+        got = await B.pageHash(pages[k - 1]);
+      } catch (e) {
+        bad('sha256', `page ${k} cannot be hashed: ${e.message}`);
+        continue;
+      }
+      const want = m.pages[k - 1];
+      if (got !== want) {
+        fail({
+          where: `page ${k}`, field: 'sha256', expected: want, found: got,
+          message: `page ${k} was changed after it was signed: its SHA-256 is ${got}, the ` +
+            `signed manifest lists ${want}`,
+        });
+      }
+    }
+    const keys = options.keys;
+    const source = options.keysSource || 'the given key set';
+    let verified = false;
+    if (!keys) {
+      bad('key', options.keysError ||
+        'signature not checked: no signing keys (paste the JWK set GET /v1/signing-keys serves, ' +
+        'or open this page from the API that published the proof)');
+    } else if (!isObject(keys) || !Array.isArray(keys.keys)) {
+      bad('keys', `signature: ${source} is not a JWK set ({"keys": [...]})`);
+    } else {
+      let jwk = null;
+      for (const k of keys.keys) {
+        try {
+          if (isObject(k) && (await B.jwkThumbprint(k)) === sig.key_id) jwk = k;
+        } catch (_) {
+          /* not an EC key */
+        }
+      }
+      let raw = null;
+      try {
+        raw = B.fromBase64url(sig.value);
+      } catch (_) {
+        raw = null;
+      }
+      if (!jwk) {
+        bad('key_id', `signature: key ${show(sig.key_id)} is not among the signing keys of ${source}`);
+      } else if (!raw || raw.length !== 64) {
+        bad('value', 'signature: its value is not the base64url of 64 bytes (r ‖ s, ES256)');
+      } else {
+        let message = null;
+        try {
+          message = B.canonicalBytes(m);
+        } catch (e) {
+          bad('manifest', `signature: the manifest is not canonical JSON (${e.message})`);
+        }
+        if (message) {
+          verified = await B.verifyEs256(jwk, message, raw);
+          if (!verified) {
+            bad('value', `signature: the ES256 signature does not verify over the manifest with ` +
+              `key ${sig.key_id} (the manifest or the signature was changed)`);
+          }
+        }
+      }
+    }
+    const ok = report.mismatches.length === before;
+    if (ok && verified) {
+      report.signature = { key_id: sig.key_id, source, signed_at: m.signed_at, pages: pages.length };
+    }
+    check('signature', label, ok,
+      ok ? `signed by key ${sig.key_id} of ${source} at ${m.signed_at}, ${plural(pages.length, 'page')}`
+        : report.mismatches[before].message);
+  }
+
+  const isTimestamp = (v) => typeof v === 'string' && pf().TIMESTAMP.test(v);
+
+  /** v2: when the round was dealt, its bets locked then, and resolved once after it. */
+  function checkLifecycle(where, raw, previousDeal, endedAt, bad) {
+    const dealt = raw.dealt_at;
+    if (!isTimestamp(dealt)) {
+      bad('dealt_at', 'a UTC timestamp', dealt, `${where}: dealt_at ${show(dealt)} is not a UTC timestamp`);
+      return null;
+    }
+    if (raw.bets_locked_at !== dealt) {
+      bad('bets_locked_at', dealt, raw.bets_locked_at,
+        `${where}: bets_locked_at ${show(raw.bets_locked_at)} is not its dealt_at ${dealt} ` +
+          '(bets are locked when the cards are dealt, never after)');
+    }
+    if (previousDeal && dealt < previousDeal) {
+      bad('dealt_at', `not before ${previousDeal}`, dealt, `${where}: dealt at ${dealt}, before the previous round (${previousDeal})`);
+    }
+    if (isTimestamp(endedAt) && dealt > endedAt) {
+      bad('dealt_at', `not after ${endedAt}`, dealt, `${where}: dealt at ${dealt}, after the shoe ended (${endedAt})`);
+    }
+    const s = raw.settlement;
+    const v = raw.void;
+    const settled = s !== null && s !== undefined;
+    const voided = v !== null && v !== undefined;
+    if (settled && voided) {
+      bad('settlement', 'none (the round was voided)', 'a settlement', `${where} is both settled and voided`);
+    } else if (!settled && !voided) {
+      bad('settlement', 'a settlement or a void', null,
+        `${where} is neither settled nor voided (a final proof resolves every round)`);
+    }
+    if (raw.voided !== voided) bad('voided', voided, raw.voided);
+    for (const [name, doc, inner, word] of [
+      ['settled_at', s, 'settled_at', 'settlement'],
+      ['voided_at', v, 'voided_at', 'void'],
+    ]) {
+      const at = raw[name];
+      if (doc === null || doc === undefined) {
+        if (at !== null && at !== undefined) bad(name, null, at);
+        continue;
+      }
+      if (!isTimestamp(at)) bad(name, 'a UTC timestamp', at);
+      else if (at < dealt) bad(name, `not before ${dealt}`, at, `${where}: ${name} ${at} is before it was dealt (${dealt})`);
+      if (isObject(doc) && inner in doc && doc[inner] !== at) bad(`${word} ${inner}`, at, doc[inner]);
+    }
+    if (voided) {
+      if (!isObject(v)) {
+        bad('void', '{reason, note, voided_at, replaced}', v);
+      } else {
+        if (!pf().VOID_REASONS.includes(v.reason)) {
+          bad('void reason', `one of ${pf().VOID_REASONS.join(', ')}`, v.reason);
+        }
+        if (v.note !== null && v.note !== undefined && typeof v.note !== 'string') {
+          bad('void note', 'a string or null', v.note);
+        }
+        const r = v.replaced;
+        const nets = isObject(r) ? r.nets : undefined;
+        if (!isObject(r) || !isObject(nets) || !Object.values(nets).every(Number.isSafeInteger) ||
+            !Number.isSafeInteger(r.house_take)) {
+          bad('void replaced', '{nets: {bettor_ref: integer}, house_take: integer}', r);
+        }
+      }
+    }
+    return dealt;
+  }
+
+  /** Each bettor ref of a v2 proof: rounds bet, total staked, settled net, what voids replaced. */
+  function bettorSummary(rounds) {
+    const by = new Map();
+    const get = (ref) => {
+      if (!by.has(ref)) by.set(ref, { bettor_ref: ref, rounds: [], staked: 0, net: 0, voided_net: 0, player_banker: false });
+      return by.get(ref);
+    };
+    for (const r of rounds) {
+      if (!isObject(r)) continue;
+      for (const b of Array.isArray(r.bets) ? r.bets : []) {
+        if (!isObject(b) || typeof b.bettor_ref !== 'string') continue;
+        const e = get(b.bettor_ref);
+        if (!e.rounds.includes(r.round_number)) e.rounds.push(r.round_number);
+        if (Number.isSafeInteger(b.amount)) e.staked += b.amount;
+      }
+      if (isObject(r.player_banker) && typeof r.player_banker.bettor_ref === 'string') {
+        get(r.player_banker.bettor_ref).player_banker = true;
+      }
+      const nets = isObject(r.settlement) && isObject(r.settlement.nets) ? r.settlement.nets : {};
+      for (const [ref, n] of Object.entries(nets)) if (Number.isSafeInteger(n)) get(ref).net += n;
+      const replaced = isObject(r.void) && isObject(r.void.replaced) && isObject(r.void.replaced.nets)
+        ? r.void.replaced.nets : {};
+      for (const [ref, n] of Object.entries(replaced)) if (Number.isSafeInteger(n)) get(ref).voided_net += n;
+    }
+    return [...by.values()];
+  }
+
+  /**
+   * Verifies a proof: a v2 page, a list of pages or a bundle {"pages": [...]} (object or JSON
+   * text), or an old v1 proof. `options`: {keys: a JWK set, keysSource: where it came from,
+   * keysError: why there are none, allowUnsigned: accept a proof without a signature}. Never
+   * throws for a bad proof: the answer is a report {verified, verdict, reason, mismatches, checks,
+   * rounds, shoe, proof, info, pages, signature, interventions, interventionsLine, bettors}.
+   * `mismatches` are in the order found: pages and signature, header (spec, fields, chain, client
+   * hash, rules), then rounds in order, then shoe-level fields and interventions. `reason` words
+   * the first one.
+   */
+  async function verifyProof(input, options = {}) {
     const mismatches = [];
     const checks = [];
     const report = {
@@ -102,10 +425,16 @@
       shoe: null,
       proof: null,
       info: {},
+      pages: null,
+      signature: null,
+      interventions: null,
+      interventionsLine: null,
+      bettors: [],
     };
     const fail = (m) => {
       m.message = m.message || wordMismatch(m);
       mismatches.push(m);
+      fail.last = m;
       return m;
     };
     const check = (id, label, ok, detail) => checks.push({ id, label, ok, detail });
@@ -117,20 +446,44 @@
     };
 
     // Parse.
-    let proof = input;
+    let doc = input;
     if (typeof input === 'string') {
       try {
-        proof = JSON.parse(input);
+        doc = JSON.parse(input);
       } catch (e) {
         fail({ where: 'proof', field: 'JSON', message: `the proof is not valid JSON (${e.message})` });
         check('json', 'Proof is JSON', false, mismatches[0].message);
         return finish();
       }
     }
-    if (!isObject(proof)) {
-      fail({ where: 'proof', field: 'JSON', message: 'the proof must be a JSON object' });
+    let pages;
+    try {
+      pages = proofPages(doc);
+    } catch (e) {
+      fail({ where: 'proof', field: 'JSON', message: `the proof must be a JSON object (${e.message})` });
       check('json', 'Proof is a JSON object', false, mismatches[0].message);
       return finish();
+    }
+    let proof = doc;
+    const v2 = pages !== null;
+    if (v2) {
+      const assembled = assemblePages(pages, fail, check);
+      if (!assembled) return finish();
+      pages = assembled.pages;
+      proof = assembled.proof;
+      report.pages = pages.length;
+      // the signature first: a changed page is named by its hash before its header is compared
+      await checkSignature(pages, proof, options, fail, check, report);
+      assembled.problems.forEach(fail);
+      check('pages', 'Pages', !assembled.problems.length, assembled.problems.length
+        ? assembled.problems[0].message
+        : `${plural(assembled.count, 'page')}, one header, linked in order`);
+    } else if (!options.allowUnsigned) {
+      fail({ where: 'proof', field: 'signature', message: UNSIGNED_MESSAGE });
+      check('signature', 'Signature (ES256) over every page', false, UNSIGNED_MESSAGE);
+    } else {
+      check('signature', 'Signature (ES256) over every page', null,
+        'an unsigned v1 proof, accepted as asked: nothing shows who published it');
     }
     report.proof = proof;
     const B = pf();
@@ -256,7 +609,10 @@
       fail({ where: 'proof', field: 'rounds', message: 'rounds must be a list' });
     }
     const endReason = proof.end_reason;
-    const closedEarly = EARLY_END.has(endReason);
+    const closedEarly = v2 ? endReason === 'closed' : EARLY_END.has(endReason);
+    if (v2 && endReason !== 'rules' && endReason !== 'closed') {
+      fail({ where: 'shoe', field: 'end_reason', expected: 'rules or closed', found: endReason });
+    }
     report.info.end_reason = endReason;
     report.info.closed_early = closedEarly;
     const derived = shoe ? shoe.rounds : [];
@@ -380,6 +736,46 @@
       }
     }
 
+    // 7. v2: every round's lifecycle marks, then the interventions.
+    if (v2) {
+      let previousDeal = null;
+      let lifecycleBad = 0;
+      proofRounds.forEach((raw, i) => {
+        if (!isObject(raw)) return;
+        const row = report.rounds[i];
+        const where = `round ${i + 1}`;
+        const bad = (field, expected, found, message) => {
+          const m = fail({ where, field, expected, found, message });
+          lifecycleBad++;
+          if (row) {
+            row.mismatches.push(m);
+            row.status = 'mismatch';
+          }
+        };
+        previousDeal = checkLifecycle(where, raw, previousDeal, proof.ended_at, bad) || previousDeal;
+      });
+      check('lifecycle', 'Bets locked at every deal; every round settled or voided after it',
+        lifecycleBad === 0,
+        lifecycleBad ? mismatchesText(fail)
+          : `${plural(proofRounds.length, 'round')}: bets_locked_at = dealt_at, then settled or voided once`);
+      report.bettors = bettorSummary(proofRounds);
+      if (shoe) {
+        const recomputed = B.interventionsOf(endReason, proofRounds, derived.length);
+        const claimed = isObject(proof.interventions) ? proof.interventions : {};
+        let ivBad = 0;
+        for (const [k, expected] of Object.entries(recomputed)) {
+          if (claimed[k] !== expected) {
+            fail({ where: 'shoe', field: `interventions.${k}`, expected, found: claimed[k] });
+            ivBad++;
+          }
+        }
+        report.interventions = recomputed;
+        report.interventionsLine = B.interventionsText(recomputed);
+        check('interventions', 'Interventions re-derived from the rounds and the seed', ivBad === 0,
+          ivBad ? mismatchesText(fail) : report.interventionsLine);
+      }
+    }
+
     // Settlements are money, not cards: the page does not recompute them.
     const settled = proofRounds.filter((r) => isObject(r) && r.settlement != null).length;
     report.info.settlements = settled;
@@ -394,6 +790,7 @@
     report.info.rounds_by_rules = shoe ? derived.length : null;
     return finish();
   }
+
 
   function outcomeFacts(d) {
     const point = (code) => Math.max(0, '0A23456789'.indexOf(code[0])); // T, J, Q, K: 0
@@ -417,6 +814,15 @@
       `and all ${plural(n, 'round')} re-derive exactly`;
     if (report.info.closed_early && n < report.info.rounds_by_rules) {
       s += ` (closed early, of ${report.info.rounds_by_rules})`;
+    }
+    if (report.pages) {
+      s += '; every round\'s bets locked at its deal';
+      const sig = report.signature;
+      s += sig
+        ? `; signed by key ${sig.key_id} of ${sig.source} (ES256, ${plural(sig.pages, 'page')})`
+        : '; unsigned';
+    } else {
+      s += ' (unsigned v1 proof: no signature to check)';
     }
     return s;
   }
@@ -457,6 +863,58 @@
     });
   }
 
+  const MAX_PAGES = 64;
+
+  /**
+   * A proof from its URL: page 1 and, for a paged proof, every page its `page.next` links (a path
+   * of the same API, /v1/shoes/…), in order. Resolves to the parsed document (a v1 proof, one
+   * page, or the list of pages); rejects with a plain reason.
+   */
+  async function loadProofUrl(url, base) {
+    const first = new URL(url, base).href;
+    const parse = (text, where) => {
+      try {
+        return JSON.parse(text);
+      } catch (e) {
+        throw new Error(`${where} is not JSON (${e.message})`);
+      }
+    };
+    const doc = parse(await loadUrl(first, base), 'the proof');
+    if (!isObject(doc) || !isObject(doc.page)) return doc;
+    const pages = [doc];
+    let at = first;
+    for (let next = doc.page.next; next !== null && next !== undefined; next = pages[pages.length - 1].page.next) {
+      if (typeof next !== 'string' || !next.startsWith('/v1/shoes/')) {
+        throw new Error(`page ${pages.length} links to ${show(next)}, not to a proof page of its API`);
+      }
+      if (pages.length >= MAX_PAGES) throw new Error(`the proof links more than ${MAX_PAGES} pages`);
+      at = new URL(next, at).href;
+      const page = parse(await loadUrl(at, base), `page ${pages.length + 1}`);
+      if (!isObject(page) || !isObject(page.page)) throw new Error(`${at} is not a proof page`);
+      pages.push(page);
+    }
+    return pages;
+  }
+
+  /** Several texts (files) holding the pages of one proof → the list of pages. */
+  function combineTexts(texts, names) {
+    if (texts.length === 1) return texts[0];
+    const pages = [];
+    texts.forEach((text, i) => {
+      let doc;
+      try {
+        doc = JSON.parse(text);
+      } catch (e) {
+        throw new Error(`${names[i]} is not JSON (${e.message})`);
+      }
+      const found = isObject(doc) && Array.isArray(doc.pages) ? doc.pages
+        : Array.isArray(doc) ? doc : isObject(doc) && 'page' in doc ? [doc] : null;
+      if (!found) throw new Error(`${names[i]} holds no proof page (several files are the pages of one proof)`);
+      pages.push(...found);
+    });
+    return pages;
+  }
+
   // ---------------------------------------------------------------------------------------------
   // The page
 
@@ -482,8 +940,16 @@
       rounds: $('rounds-body'),
       roundCount: $('round-count'),
       results: $('results'),
+      keysText: $('keys-text'),
+      allowUnsigned: $('allow-unsigned'),
+      interventions: $('interventions'),
+      bettorsPanel: $('bettors-panel'),
+      bettors: $('bettors-body'),
+      refFilter: $('ref-filter'),
     };
     let job = 0;
+    const params = new URLSearchParams(win.location.search);
+    if (params.get('allow_unsigned') === '1') ui.allowUnsigned.checked = true;
 
     const h = (tag, attrs, ...kids) => {
       const node = doc.createElement(tag);
@@ -529,7 +995,39 @@
       return h('span', { class: `result result-${word ? result : 'unknown'}`, text: word || show(result) });
     }
 
+    const signed = (n) => (n > 0 ? `+${n}` : String(n));
+
+    /** The refs of a round's bets (and its player-banker), shortened; the full ref as a title. */
+    function refs(row) {
+      const raw = rawRound(row);
+      const wrap = h('span', { class: 'refs' });
+      const seen = new Set();
+      const add = (ref, pb) => {
+        if (typeof ref !== 'string' || seen.has(ref)) return;
+        seen.add(ref);
+        wrap.append(h('span', { class: `ref${pb ? ' ref-pb' : ''}`, 'data-ref': ref, title: ref,
+          text: ref.length > 11 ? `${ref.slice(0, 9)}…` : ref }));
+      };
+      for (const b of Array.isArray(raw.bets) ? raw.bets : []) if (isObject(b)) add(b.bettor_ref, false);
+      if (isObject(raw.player_banker)) add(raw.player_banker.bettor_ref, true);
+      return wrap;
+    }
+    let lastRounds = [];
+    const rawRound = (row) => (isObject(lastRounds[row.index]) ? lastRounds[row.index] : {});
+
+    /** Marks the rounds and the bettor row of one ref (a player's own, shown by the operator). */
+    function highlightRef(ref) {
+      for (const el of doc.querySelectorAll('#rounds-body tr.round')) {
+        const mine = !!ref && !!el.querySelector(`.ref[data-ref="${CSS.escape(ref)}"]`);
+        el.classList.toggle('mine', mine);
+      }
+      for (const el of doc.querySelectorAll('#bettors-body tr')) {
+        el.classList.toggle('mine', !!ref && el.dataset.ref === ref);
+      }
+    }
+
     function render(report, source) {
+      lastRounds = report.proof && Array.isArray(report.proof.rounds) ? report.proof.rounds : [];
       ui.results.hidden = false;
       ui.source.textContent = source;
 
@@ -562,6 +1060,10 @@
         ['Burn', shoe ? (shoe.burn_exposed ? `${shoe.burn_exposed} exposed, ${plural(shoe.burn, 'card')} burned` : 'none') : undefined],
         ['Rounds', shoe ? `${report.info.rounds_in_proof} in the proof, ${report.info.rounds_by_rules} by the rules` : report.info.rounds_in_proof],
         ['End', p.end_reason],
+        ['Pages', report.pages],
+        ['Signed by', report.signature
+          ? `key ${report.signature.key_id} (${report.signature.source}), ${report.signature.signed_at}`
+          : undefined],
       ];
       ui.summary.replaceChildren();
       for (const [k, v] of rows) {
@@ -609,13 +1111,14 @@
             h('td', { class: 'num', text: show(pr.player_total) }),
             h('td', {}, cards(pr.banker)),
             h('td', { class: 'num', text: show(pr.banker_total) }),
+            h('td', {}, refs(r)),
             h('td', {}, resultBadge(pr.result), pr.voided ? h('span', { class: 'tag', text: 'void' }) : null,
               pr.settlement != null ? h('span', { class: 'tag', text: 'settled' }) : null),
             markCell,
           );
         } else {
           tr.append(h('th', { scope: 'row', text: String(r.round_number) }),
-            h('td', { colspan: 6, class: 'missing', text: 'missing from the proof' }), markCell);
+            h('td', { colspan: 7, class: 'missing', text: 'missing from the proof' }), markCell);
         }
         body.push(tr);
         if (r.mismatches.length) {
@@ -631,18 +1134,65 @@
             list.append(li);
           }
           body.push(h('tr', { class: 'round-detail', 'data-round': r.round_number },
-            h('td', {}), h('td', { colspan: 7 }, list)));
+            h('td', {}), h('td', { colspan: 8 }, list)));
         }
       }
       ui.rounds.replaceChildren(...body);
+
+      // The interventions line, and the bettors (by ref) of a v2 proof.
+      ui.interventions.hidden = !report.interventionsLine;
+      ui.interventions.textContent = report.interventionsLine
+        ? `Interventions: ${report.interventionsLine}` : '';
+      ui.bettorsPanel.hidden = !report.bettors.length;
+      ui.bettors.replaceChildren(...report.bettors.map((b) => h('tr', { 'data-ref': b.bettor_ref },
+        h('td', { class: 'mono', text: b.bettor_ref }),
+        h('td', { text: b.player_banker ? 'player-banker' : 'bettor' }),
+        h('td', { class: 'num', text: String(b.rounds.length) }),
+        h('td', { class: 'num', text: String(b.staked) }),
+        h('td', { class: 'num', text: signed(b.net) }),
+        h('td', { class: 'num', text: b.voided_net ? signed(b.voided_net) : '' }))));
+      highlightRef(ui.refFilter.value.trim());
     }
 
-    async function run(getText, source) {
+    const NO_KEYS =
+      'signature not checked: no signing keys (paste the JWK set GET /v1/signing-keys serves, ' +
+      'or open this page from the API that published the proof)';
+
+    /**
+     * The signing keys: the pasted JWK set, else ?keys=<URL>, else GET /v1/signing-keys of this
+     * page's own origin (the API serving /verify), else of the proof URL's origin.
+     */
+    async function resolveKeys(proofUrl) {
+      const pasted = ui.keysText.value.trim();
+      if (pasted) {
+        try {
+          return { keys: JSON.parse(pasted), keysSource: 'the pasted key set' };
+        } catch (e) {
+          return { keys: null, keysError: `signature not checked: the pasted key set is not JSON (${e.message})` };
+        }
+      }
+      let url = null;
+      const given = params.get('keys');
+      if (given) url = new URL(given, win.location.href).href;
+      else if (/^https?:$/.test(win.location.protocol)) url = `${win.location.origin}/v1/signing-keys`;
+      else if (proofUrl && /^https?:/i.test(proofUrl)) url = `${new URL(proofUrl).origin}/v1/signing-keys`;
+      if (!url) return { keys: null, keysError: NO_KEYS };
+      try {
+        return { keys: JSON.parse(await loadUrl(url, win.location.href)), keysSource: describeUrl(url) };
+      } catch (e) {
+        return {
+          keys: null,
+          keysError: `signature not checked: cannot read the signing keys from ${describeUrl(url)}: ${e.message}`,
+        };
+      }
+    }
+
+    async function run(getDocument, source, proofUrl) {
       const mine = ++job;
       setVerdict('checking', 'checking…', `Verifying ${source}…`);
-      let text;
+      let doc;
       try {
-        text = await getText();
+        doc = await getDocument();
       } catch (e) {
         if (mine !== job) return;
         ui.results.hidden = true;
@@ -650,9 +1200,18 @@
         return;
       }
       if (mine !== job) return;
+      if (typeof doc === 'string') {
+        try {
+          doc = JSON.parse(doc);
+        } catch (_) {
+          /* verifyProof words it */
+        }
+      }
       let report;
       try {
-        report = await verifyProof(text);
+        const keys = isSigned(doc) ? await resolveKeys(proofUrl) : {};
+        if (mine !== job) return;
+        report = await verifyProof(doc, { ...keys, allowUnsigned: ui.allowUnsigned.checked });
       } catch (e) {
         report = null;
         if (mine !== job) return;
@@ -666,16 +1225,22 @@
     }
 
     const runText = () => run(async () => ui.text.value, 'the pasted proof');
-    const runUrl = (u) => run(() => loadUrl(u, win.location.href), describeUrl(u));
+    const runUrl = (u) =>
+      run(() => loadProofUrl(u, win.location.href), describeUrl(u), new URL(u, win.location.href).href);
     const describeUrl = (u) => (/^data:/i.test(u) ? 'a data: URL' : u);
+    const runFiles = (files) => {
+      const list = [...files];
+      const names = list.map((f) => f.name);
+      const what = list.length === 1 ? `the file ${names[0]}` : `the files ${names.join(', ')}`;
+      run(async () => combineTexts(await Promise.all(list.map((f) => f.text())), names), what);
+    };
 
     ui.verifyText.addEventListener('click', runText);
     ui.text.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) runText();
     });
     ui.file.addEventListener('change', () => {
-      const f = ui.file.files && ui.file.files[0];
-      if (f) run(() => f.text(), `the file ${f.name}`);
+      if (ui.file.files && ui.file.files.length) runFiles(ui.file.files);
     });
     ui.fetchUrl.addEventListener('click', () => {
       const u = ui.url.value.trim();
@@ -691,10 +1256,10 @@
     const drop = $('input-panel');
     drop.addEventListener('dragover', (e) => e.preventDefault());
     drop.addEventListener('drop', (e) => {
-      const f = e.dataTransfer && e.dataTransfer.files && e.dataTransfer.files[0];
-      if (!f) return;
+      const files = e.dataTransfer && e.dataTransfer.files;
+      if (!files || !files.length) return;
       e.preventDefault();
-      run(() => f.text(), `the file ${f.name}`);
+      runFiles(files);
     });
 
     if (!win.crypto || !win.crypto.subtle) {
@@ -703,15 +1268,18 @@
           'from http://localhost.');
       return;
     }
+    ui.refFilter.addEventListener('input', () => highlightRef(ui.refFilter.value.trim()));
     setVerdict('pending', 'waiting for a proof', 'Paste a proof, choose a file or give its URL.');
-    const fromQuery = new URLSearchParams(win.location.search).get('proof');
+    const fromQuery = params.get('proof');
     if (fromQuery) {
       if (!/^data:/i.test(fromQuery)) ui.url.value = fromQuery;
       runUrl(fromQuery);
     }
   }
 
-  const api = Object.freeze({ verifyProof, loadUrl, flatRound, show, initPage });
+  const api = Object.freeze({
+    verifyProof, proofPages, isSigned, loadUrl, loadProofUrl, combineTexts, flatRound, show, initPage,
+  });
   root.BaccVerify = api;
   if (typeof module === 'object' && module && typeof module.exports === 'object') {
     module.exports = api;

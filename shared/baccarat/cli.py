@@ -8,11 +8,14 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .cards import code, codes
 from .fairness import SECRET_BYTES, FairnessError, derive_shoe, verify_link
 from .rules import PROFILE_RULES, ShoeRules, UnsafeRulesError
+
+if TYPE_CHECKING:
+    from .verify import SignatureCheck
 
 
 class CliError(Exception):
@@ -95,8 +98,8 @@ def _cmd_rtp(args: argparse.Namespace) -> str | dict[str, Any]:
 
 
 def _fetch(url: str) -> str:
-    """GET ``url`` (the proof route: public, no key). An HTTP error names the status and the
-    API's error message (e.g. 404: the shoe has not ended yet)."""
+    """GET ``url`` (the proof route and the signing keys: public, no key). An HTTP error names
+    the status and the API's error message (e.g. 404: the shoe has not ended yet)."""
     import urllib.error
     import urllib.request
 
@@ -114,6 +117,29 @@ def _fetch(url: str) -> str:
         except (ValueError, KeyError, TypeError, OSError):
             pass
         raise CliError(f"cannot read {url}: HTTP {exc.code}{why}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise CliError(f"cannot read {url}: {getattr(exc, 'reason', exc)}") from None
+
+
+def _is_url(source: str) -> bool:
+    return source.startswith(("http://", "https://"))
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json's object hook: a key given twice is refused (which of the two would count?)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _parse(text: str, source: str) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except ValueError as exc:
+        raise CliError(f"{source} is not JSON: {exc}") from None
 
 
 def _read_proof(source: str) -> Any:
@@ -121,30 +147,100 @@ def _read_proof(source: str) -> Any:
     try:
         if source == "-":
             text = sys.stdin.read()
-        elif source.startswith(("http://", "https://")):
+        elif _is_url(source):
             text = _fetch(source)
         else:
             with open(source, encoding="utf-8") as fh:
                 text = fh.read()
     except OSError as exc:
         raise CliError(f"cannot read {source}: {exc}") from None
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise CliError(f"{source} is not JSON: {exc}") from None
+    return _parse(text, source)
+
+
+def _follow(url: str) -> Any:
+    """The proof at ``url`` and, for a paged proof, every following page (``page.next``, a path
+    on the same origin), in order."""
+    from urllib.parse import urljoin, urlsplit
+
+    from .proofdoc import MAX_PAGES
+
+    first = _read_proof(url)
+    if not isinstance(first, dict) or not isinstance(first.get("page"), dict):
+        return first
+    pages = [first]
+    while (nxt := pages[-1]["page"].get("next")) is not None:
+        if not isinstance(nxt, str) or not nxt.startswith("/v1/shoes/") or urlsplit(nxt).netloc:
+            raise CliError(f"page {len(pages)} links to {nxt!r}, not to a proof page of its API")
+        if len(pages) >= MAX_PAGES:
+            raise CliError(f"the proof links more than {MAX_PAGES} pages")
+        url = urljoin(url, nxt)
+        page = _read_proof(url)
+        if not isinstance(page, dict) or not isinstance(page.get("page"), dict):
+            raise CliError(f"{url} is not a proof page")
+        pages.append(page)
+    return pages
+
+
+def _pages_of(doc: Any, source: str) -> list[Any]:
+    """Pages given one file each, or several per file (a list or a bundle), to put together."""
+    if isinstance(doc, dict) and isinstance(doc.get("pages"), list):
+        return list(doc["pages"])
+    if isinstance(doc, list):
+        return doc
+    if isinstance(doc, dict) and "page" in doc:
+        return [doc]
+    raise CliError(f"{source} holds no proof page (several sources are the pages of one proof)")
+
+
+def _signing_keys(args: argparse.Namespace) -> tuple[Any, str] | None:
+    """The JWK set to check the signature with, and where it came from: ``--keys`` (a file or a
+    URL), else ``GET /v1/signing-keys`` of the first proof URL's origin, else None."""
+    from urllib.parse import urlsplit
+
+    if args.keys:
+        return _read_proof(args.keys), args.keys
+    url = next((s for s in args.proof if _is_url(s)), None)
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    keys_url = f"{parts.scheme}://{parts.netloc}/v1/signing-keys"
+    return _read_proof(keys_url), keys_url
+
+
+def _is_signed(document: Any) -> bool:
+    pages = document.get("pages", [document]) if isinstance(document, dict) else document
+    return isinstance(pages, list) and any(isinstance(p, dict) and "signature" in p for p in pages)
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from .verify import verify_proof
+    from .verify import verify
 
-    proof = _read_proof(args.proof)
-    if not isinstance(proof, dict):
-        raise CliError("a proof is a JSON object")
-    verdict = verify_proof(proof)
+    docs = [(_follow(s) if _is_url(s) else _read_proof(s), s) for s in args.proof]
+    if len(docs) == 1:
+        document = docs[0][0]
+    else:
+        document = [page for doc, source in docs for page in _pages_of(doc, source)]
+    if not isinstance(document, dict | list):
+        raise CliError("a proof is a JSON object (or a list of its pages)")
+    keys = _signing_keys(args) if _is_signed(document) else None
+    if _is_signed(document) and keys is None:
+        raise CliError(
+            "the proof is signed: give the signing keys with --keys FILE (the JWK set "
+            "GET /v1/signing-keys serves) or verify the proof by its URL"
+        )
+    verdict = verify(
+        document,
+        keys=None if keys is None else keys[0],
+        keys_source="?" if keys is None else keys[1],
+        signature_check=args.signature_check,
+        require_signature=not args.allow_unsigned,
+    )
     if args.json:
         print(json.dumps(verdict.as_dict(), ensure_ascii=False))
     else:
         print(verdict.line())
+        if (line := verdict.interventions_line()) is not None:
+            print(line)
     return 0 if verdict.ok else 1
 
 
@@ -158,9 +254,12 @@ class _Parser(argparse.ArgumentParser):
 Subcommands = argparse._SubParsersAction  # (typeshed's name for what add_subparsers returns)
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, Subcommands[Any]]:
+def build_parser(
+    signature_check: SignatureCheck | None = None,
+) -> tuple[argparse.ArgumentParser, Subcommands[Any]]:
     """The parser and its subcommands (``baccarat_api.cli`` adds ``operator`` to them; each
-    subcommand sets ``func``, which :func:`run` calls)."""
+    subcommand sets ``func``, which :func:`run` calls). ``verify`` checks ES256 signatures with
+    ``signature_check`` (the core has no ECDSA: ``baccarat_verify.cli`` passes one)."""
     p = _Parser(prog="baccarat", description="Provably fair baccarat engine.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -184,10 +283,30 @@ def build_parser() -> tuple[argparse.ArgumentParser, Subcommands[Any]]:
     r.add_argument("--json", action="store_true")
     r.set_defaults(func=_cmd_rtp)
 
-    v = sub.add_parser("verify", help="verify a shoe proof (file, - for stdin, or a URL)")
-    v.add_argument("proof")
+    v = sub.add_parser(
+        "verify",
+        help="verify a shoe proof: its URL, page files, a bundle, or - for stdin",
+        description="Verify a shoe proof: the signature over every page, the seed chain, every "
+        "round's cards, every settlement and void, the lifecycle marks and the interventions. "
+        "Give the proof's URL (every page is followed, the keys are read from GET "
+        "/v1/signing-keys of its origin), or its pages as files (one per page, or one file "
+        'holding the list of pages or {"pages": [...]}). Exit status 0 only when everything '
+        "matches.",
+    )
+    v.add_argument("proof", nargs="+", help="the proof URL, page files, a bundle, or -")
+    v.add_argument(
+        "--keys",
+        help="the signing keys, a JWK set (file or URL; default: /v1/signing-keys of the "
+        "proof URL's origin)",
+    )
+    v.add_argument(
+        "--allow-unsigned",
+        action="store_true",
+        help="accept a proof without a signature (old v1 proofs): its cards and money are "
+        "still checked, but nothing shows who published it",
+    )
     v.add_argument("--json", action="store_true", help="print the full report as JSON")
-    v.set_defaults(func=_cmd_verify)
+    v.set_defaults(func=_cmd_verify, signature_check=signature_check)
     return p, sub
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .cards import CARDS_PER_DECK
+
+_RULE_FIELDS = ("decks", "burn", "cut_min", "cut_max", "round_limit")
 
 
 class UnsafeRulesError(ValueError):
@@ -89,6 +92,15 @@ class ShoeRules:
             raise UnsafeRulesError("; ".join(found))
         return self
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ShoeRules:
+        """The inverse of :meth:`as_dict` (the ``rules`` object of a shoe or proof). Raises
+        ``KeyError`` on a missing field, ``TypeError`` on a value that is not an integer."""
+        values = [data[name] for name in _RULE_FIELDS]
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+            raise TypeError("shoe rules are integers")
+        return cls(*values)
+
     def as_dict(self) -> dict[str, int]:
         return {
             "decks": self.decks,
@@ -97,17 +109,6 @@ class ShoeRules:
             "cut_max": self.cut_max,
             "round_limit": self.round_limit,
         }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, int]) -> ShoeRules:
-        """The inverse of :meth:`as_dict`."""
-        return cls(
-            decks=data["decks"],
-            burn=data["burn"],
-            cut_min=data["cut_min"],
-            cut_max=data["cut_max"],
-            round_limit=data["round_limit"],
-        )
 
 
 # --- drawing rules --------------------------------------------------------------------------

@@ -1,34 +1,54 @@
-"""Verify a published shoe proof against bacc-pf-v1 alone.
+"""Verify a published shoe proof against bacc-pf-v1 alone (``docs/bacc-pf-v1.md``).
 
-A proof (the API's ``GET /v1/shoes/{shoe_id}/proof``) carries the table anchor, the shoe number,
-the client seed and its hash, the rules, the revealed ``server_seed`` and every dealt round. This
-module re-derives the shoe from those inputs and reports the first thing that does not match, in
-plain words. Settlements carried by the proof are recomputed by :mod:`baccarat.settlement` from
-what the proof carries with them: the table configuration (``table_config``, the
-:meth:`~baccarat.profiles.TableConfig.to_dict` form), the round's bets and player-banker as
-settled (``bets``, ``player_banker``) and the re-derived round (never the proof's own cards); see
-:func:`check_settlement`. A round marked ``voided`` returned every stake and carries no
-settlement."""
+A proof carries the table anchor, the shoe number, the client seed and its hash, the rules, the
+revealed ``server_seed`` and every dealt round. This module re-derives the shoe from those inputs
+and reports the first thing that does not match, in plain words. Settlements carried by the proof
+are recomputed by :mod:`baccarat.settlement` from what the proof carries with them: the table
+configuration (``table_config``, the :meth:`~baccarat.profiles.TableConfig.to_dict` form), the
+round's bets and player-banker as settled (``bets``, ``player_banker``) and the re-derived round
+(never the proof's own cards); see :func:`check_settlement`.
+
+Two forms of proof are read:
+
+* **v2** (:mod:`baccarat.proofdoc`): one or more pages, each with the header, a ``page`` object,
+  its rounds and the ``signature`` over the manifest of every page's SHA-256. :func:`verify`
+  checks the pages (numbering, one header, links), every page's hash against the signed
+  manifest and the ES256 signature (through the ``signature_check`` it is given: the core has no
+  ECDSA), then the cards and money as below, every round's lifecycle marks (bets locked at the
+  deal, settled or voided after it), every void's replaced settlement (recomputed) and the
+  header's ``interventions`` (recomputed from the rounds and the seed). Bettors are ``bettor_ref``
+  pseudonyms; the settlement does not depend on what bettors are called.
+* **v1** (one object, no pages, no signature): cards and money only. A round marked ``voided``
+  returned every stake and carries no settlement.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import proofdoc
 from .cards import code, codes
 from .fairness import SPEC, FairnessError, client_hash, derive_shoe, verify_link
+from .proofdoc import ProofFormatError
 from .rules import ShoeRules, UnsafeRulesError
 
 
 @dataclass(frozen=True, slots=True)
 class Mismatch:
+    """One thing that does not match; ``message`` (when set) words it in place of the default
+    ``where, field: expected …, found …``."""
+
     where: str
     field: str
     expected: Any
     found: Any
+    message: str | None = None
 
     def __str__(self) -> str:
+        if self.message:
+            return self.message
         return f"{self.where}, {self.field}: expected {self.expected!r}, found {self.found!r}"
 
 
@@ -39,6 +59,10 @@ class Verdict:
     mismatches: list[Mismatch] = field(default_factory=list)
     rounds_checked: int = 0
     settlements_checked: int = 0
+    #: How the signature was checked (v2), e.g. ``signed by key … (ES256, 2 pages)``; None: none.
+    signature: str | None = None
+    #: The interventions as re-derived from the rounds and the seed (v2 proofs).
+    interventions: dict[str, Any] | None = None
 
     def line(self) -> str:
         if self.ok:
@@ -46,14 +70,24 @@ class Verdict:
         first = self.mismatches[0] if self.mismatches else None
         return f"NOT verified: {first if first else self.summary}"
 
+    def interventions_line(self) -> str | None:
+        """``interventions: <the one line>`` (v2 proofs), or None."""
+        if self.interventions is None:
+            return None
+        return f"interventions: {proofdoc.interventions_text(self.interventions)}"
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "verified": self.ok,
             "verdict": self.line(),
             "rounds_checked": self.rounds_checked,
             "settlements_checked": self.settlements_checked,
+            "signature": self.signature,
+            "interventions": self.interventions,
+            "interventions_line": self.interventions_line(),
             "mismatches": [
                 {"where": m.where, "field": m.field, "expected": m.expected, "found": m.found}
+                | ({"message": m.message} if m.message else {})
                 for m in self.mismatches
             ],
         }
@@ -61,6 +95,21 @@ class Verdict:
 
 class ProofError(ValueError):
     """The proof is not readable as a bacc-pf-v1 proof (missing or malformed field)."""
+
+
+#: ``signature_check(public_jwk, message, r_s) -> bool``: does the 64-byte ES256 signature
+#: ``r ‖ s`` verify over ``message`` with the P-256 public key ``public_jwk``? (The core has no
+#: ECDSA: the caller brings one, e.g. ``baccarat_verify.es256.check``.)
+SignatureCheck = Callable[[Mapping[str, Any], bytes, bytes], bool]
+
+UNSIGNED = Mismatch(
+    "proof",
+    "signature",
+    "a signature",
+    None,
+    "unsigned proof: it carries no signature, so nothing shows who published it or that it is "
+    "unchanged (an old v1 proof's cards and money can still be checked with --allow-unsigned)",
+)
 
 
 def _get(proof: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
@@ -100,19 +149,7 @@ SettlementCheck = Callable[[Mapping[str, Any], Mapping[str, Any], Any], list[Mis
 
 #: The settlement fields :func:`check_settlement` recomputes (``eligibility``, ``settled_at`` and
 #: the ids are bookkeeping, not money, and are not compared).
-SETTLEMENT_FIELDS = (
-    "round_number",
-    "profile",
-    "tier",
-    "banking",
-    "rounding",
-    "result",
-    "lines",
-    "bettors",
-    "player_banker",
-    "house",
-    "nets",
-)
+SETTLEMENT_FIELDS = proofdoc.SETTLEMENT_MONEY_FIELDS
 
 
 def _first_difference(path: str, expected: Any, found: Any) -> tuple[str, Any, Any] | None:
@@ -142,6 +179,49 @@ def _first_difference(path: str, expected: Any, found: Any) -> tuple[str, Any, A
     return None
 
 
+def _is_v2(proof: Mapping[str, Any]) -> bool:
+    """A v2 proof (assembled from its pages) carries ``interventions``; its bettors are refs."""
+    return "interventions" in proof
+
+
+def recompute_settlement(
+    proof: Mapping[str, Any], round_json: Mapping[str, Any], round_: Any
+) -> dict[str, Any] | Mismatch:
+    """The settlement ``settle`` gives for the round's public bets and player-banker on the
+    re-derived ``round_``, as the proof writes it (v2: bettors by ``bettor_ref``), or the
+    :class:`Mismatch` saying why it cannot be computed."""
+    from .profiles import TableConfig, TierError
+
+    where = f"round {round_.number}"
+    raw_config = proof.get("table_config")
+    if not isinstance(raw_config, Mapping):
+        return Mismatch(
+            where,
+            "settlement",
+            "the table configuration to recompute it (table_config)",
+            raw_config,
+        )
+    try:
+        config = TableConfig.from_dict(raw_config)
+    except TierError as exc:
+        return Mismatch("shoe", "table_config", "a valid table configuration", str(exc))
+    raw_bets = round_json.get("bets") or []
+    raw_pb = round_json.get("player_banker")
+    v2 = _is_v2(proof)
+    id_field = "bettor_ref" if v2 else "bettor_id"
+    try:
+        # no balance is public: the player-banker's only served validation at the deal
+        pb = None if raw_pb is None else {id_field: raw_pb[id_field]}
+        bets, player_banker = proofdoc.parse_bets(raw_bets, pb, id_field)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return Mismatch(where, "settlement bets", "bets in the API's bet format", raw_bets)
+    try:
+        doc = proofdoc.settlement_doc(config, round_, bets, player_banker)
+    except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
+        return Mismatch(where, "settlement", "bets that can be settled", str(exc))
+    return proofdoc.public_settlement(doc, lambda ref: ref) if v2 else doc
+
+
 def check_settlement(
     proof: Mapping[str, Any], round_json: Mapping[str, Any], round_: Any
 ) -> list[Mismatch]:
@@ -151,41 +231,13 @@ def check_settlement(
     round's ``bets`` (API form, in accepted order) and ``player_banker``, and
     :func:`baccarat.settlement.settle` is run on ``round_`` — the round re-derived from the seed.
     """
-    from .bets import PlayerBanker, bets_from_json
-    from .profiles import TableConfig, TierError
-    from .settlement import settle
-
     where = f"round {round_.number}"
     found = round_json.get("settlement")
     if not isinstance(found, Mapping):
         return [Mismatch(where, "settlement", "an object", found)]
-    raw_config = proof.get("table_config")
-    if not isinstance(raw_config, Mapping):
-        return [
-            Mismatch(where, "settlement", "the table configuration to recompute it (table_config)",
-                     raw_config)
-        ]  # fmt: skip
-    try:
-        config = TableConfig.from_dict(raw_config)
-    except TierError as exc:
-        return [Mismatch("shoe", "table_config", "a valid table configuration", str(exc))]
-    raw_bets = round_json.get("bets") or []
-    raw_pb = round_json.get("player_banker")
-    try:
-        bets = bets_from_json(raw_bets)
-        pb = (
-            None
-            if raw_pb is None
-            # its balance only served validation: a proof does not publish it
-            else PlayerBanker(bettor_id=str(raw_pb["bettor_id"]), balance=raw_pb.get("balance", 0))
-        )
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return [Mismatch(where, "settlement bets", "bets in the API's bet format", raw_bets)]
-    try:
-        settled = settle(config, round_, bets, pb)
-    except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
-        return [Mismatch(where, "settlement", "bets that can be settled", str(exc))]
-    expected = {"round_number": round_.number, **settled.as_dict(), "nets": settled.nets()}
+    expected = recompute_settlement(proof, round_json, round_)
+    if isinstance(expected, Mismatch):
+        return [expected]
     for name in SETTLEMENT_FIELDS:
         if name not in found:
             return [Mismatch(where, f"settlement {name}", expected[name], None)]
@@ -195,15 +247,319 @@ def check_settlement(
     return []
 
 
+# --- reading v2 pages ----------------------------------------------------------------------------
+
+
+def proof_pages(document: Any) -> list[Mapping[str, Any]] | None:
+    """The pages of a v2 proof given as one page, a list of pages or a bundle ``{"pages":
+    [...]}``; None for a v1 proof (one object without ``page``)."""
+    if isinstance(document, Mapping) and "pages" in document and "page" not in document:
+        document = document["pages"]
+    if isinstance(document, Mapping):
+        return [document] if "page" in document else None
+    if not isinstance(document, list) or not document:
+        raise ProofError('a proof is a JSON object, a list of its pages or {"pages": [...]}')
+    for i, page in enumerate(document, start=1):
+        if not isinstance(page, Mapping) or "page" not in page:
+            raise ProofError(f"item {i} of the list is not a proof page (it has no 'page')")
+    return list(document)
+
+
+def _page_info(page: Mapping[str, Any]) -> tuple[int, int]:
+    info = page.get("page")
+    if not isinstance(info, Mapping):
+        raise ProofError("a page's 'page' is an object")
+    number, count = info.get("number"), info.get("count")
+    for name, value in (("number", number), ("count", count)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ProofError(f"a page's page.{name} is a positive integer, found {value!r}")
+    assert isinstance(number, int) and isinstance(count, int)
+    return number, count
+
+
+def _assemble(
+    given: Sequence[Mapping[str, Any]],
+) -> tuple[list[Mapping[str, Any]], dict[str, Any], list[Mismatch]]:
+    """Pages in order, the proof they make (header + every round) and what does not fit:
+    numbering, one header, one signature, ``first_round``/``last_round``/``next``."""
+    numbered = sorted(given, key=lambda p: _page_info(p)[0])
+    count = _page_info(numbered[0])[1]
+    numbers = [_page_info(p)[0] for p in numbered]
+    if numbers != list(range(1, count + 1)) or any(_page_info(p)[1] != count for p in numbered):
+        dup = sorted({n for n in numbers if numbers.count(n) > 1})
+        missing = [n for n in range(1, count + 1) if n not in numbers]
+        extra = sorted({n for n in numbers if n > count})
+        why = (
+            f"page {dup[0]} is given twice"
+            if dup
+            else f"page{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} of "
+            f"{count} {'are' if len(missing) > 1 else 'is'} missing (give every page, a bundle "
+            "or the proof's URL)"
+            if missing
+            else f"page {extra[0]} is beyond the {count} pages the proof has"
+            if extra
+            else "its pages disagree on how many pages the proof has"
+        )
+        raise _Incomplete(Mismatch("proof", "pages", f"pages 1–{count}", numbers, why))
+    bad: list[Mismatch] = []
+    header = proofdoc.header_of(numbered[0])
+    signature = numbered[0].get("signature")
+    shoe_id = header.get("shoe_id")
+    rounds: list[Any] = []
+    for k, page in enumerate(numbered, start=1):
+        where = f"page {k}"
+        other = proofdoc.header_of(page)
+        if other != header:
+            name = next(
+                n for n in sorted(set(header) | set(other)) if header.get(n) != other.get(n)
+            )
+            bad.append(
+                Mismatch(
+                    where,
+                    name,
+                    header.get(name),
+                    other.get(name),
+                    f"{where}'s {name} differs from page 1's: {other.get(name)!r} instead of "
+                    f"{header.get(name)!r} (every page carries the same header)",
+                )
+            )
+        if page.get("signature") != signature:
+            bad.append(
+                Mismatch(
+                    where,
+                    "signature",
+                    "page 1's signature",
+                    page.get("signature"),
+                    f"{where} carries another signature than page 1",
+                )
+            )
+        page_rounds = page.get("rounds")
+        if not isinstance(page_rounds, list):
+            raise ProofError(f"{where}'s rounds is not a list")
+        info = page["page"]
+        numbers_here = [
+            r.get("round_number") if isinstance(r, Mapping) else None for r in page_rounds
+        ]
+        want = {
+            "first_round": numbers_here[0] if numbers_here else None,
+            "last_round": numbers_here[-1] if numbers_here else None,
+            "next": proofdoc.page_url(str(shoe_id), k + 1) if k < count else None,
+        }
+        for name, value in want.items():
+            if info.get(name) != value:
+                bad.append(Mismatch(where, f"page.{name}", value, info.get(name)))
+        rounds.extend(page_rounds)
+    return numbered, {**header, "rounds": rounds}, bad
+
+
+class _Incomplete(Exception):
+    def __init__(self, mismatch: Mismatch) -> None:
+        super().__init__(str(mismatch))
+        self.mismatch = mismatch
+
+
+def _check_page_hashes(pages: Sequence[Mapping[str, Any]], listed: list[Any]) -> list[Mismatch]:
+    """Each page's SHA-256 against the one the signed manifest lists for it."""
+    bad: list[Mismatch] = []
+    for k, (page, want) in enumerate(zip(pages, listed, strict=True), start=1):
+        got = proofdoc.page_hash(page)
+        if got != want:
+            bad.append(
+                Mismatch(
+                    f"page {k}",
+                    "sha256",
+                    want,
+                    got,
+                    f"page {k} was changed after it was signed: its SHA-256 is {got}, the "
+                    f"signed manifest lists {want}",
+                )
+            )
+    return bad
+
+
+def _check_signature(
+    pages: Sequence[Mapping[str, Any]],
+    header: Mapping[str, Any],
+    keys: Mapping[str, Any] | None,
+    keys_source: str,
+    signature_check: SignatureCheck | None,
+    require: bool,
+) -> tuple[list[Mismatch], str | None]:
+    """The manifest against every page, then the ES256 signature over it: (mismatches, how it
+    was checked)."""
+    sig = pages[0].get("signature")
+    if sig is None:
+        return ([UNSIGNED] if require else []), None
+    if not isinstance(sig, Mapping) or not isinstance(sig.get("manifest"), Mapping):
+        return [Mismatch("signature", "signature", "{alg, key_id, manifest, value}", sig)], None
+    m = sig["manifest"]
+    bad: list[Mismatch] = []
+    for name, want, got in (
+        ("alg", proofdoc.ALG, sig.get("alg")),
+        ("manifest.spec", proofdoc.SIGNATURE_SPEC, m.get("spec")),
+        ("manifest.key_id", sig.get("key_id"), m.get("key_id")),
+        ("manifest.shoe_id", header.get("shoe_id"), m.get("shoe_id")),
+    ):
+        if want != got:
+            bad.append(Mismatch("signature", name, want, got))
+    listed = m.get("pages")
+    if not isinstance(listed, list) or len(listed) != len(pages):
+        bad.append(
+            Mismatch(
+                "signature",
+                "manifest.pages",
+                f"{len(pages)} page hashes",
+                listed,
+                f"signature: the signed manifest does not list one hash per page "
+                f"({len(pages)} pages)",
+            )
+        )
+        return bad, None
+    bad.extend(_check_page_hashes(pages, listed))
+    key_id = sig.get("key_id")
+    where = "signature"
+    if keys is None:
+        if require:
+            bad.append(
+                Mismatch(
+                    where,
+                    "key",
+                    "the signing keys",
+                    None,
+                    "signature not checked: no signing keys to check it with",
+                )
+            )
+        return bad, None
+    listed_keys = keys.get("keys") if isinstance(keys, Mapping) else None
+    if not isinstance(listed_keys, list):
+        bad.append(
+            Mismatch(
+                where,
+                "keys",
+                '{"keys": [JWK, ...]}',
+                keys,
+                f"signature: {keys_source} is not a JWK set",
+            )
+        )
+        return bad, None
+    jwk = next(
+        (k for k in listed_keys if isinstance(k, Mapping) and _thumbprint(k) == key_id), None
+    )
+    if jwk is None:
+        bad.append(
+            Mismatch(
+                where,
+                "key_id",
+                "a key of " + keys_source,
+                key_id,
+                f"signature: key {key_id} is not among the signing keys of {keys_source}",
+            )
+        )
+        return bad, None
+    try:
+        raw = proofdoc.b64url_decode(sig.get("value"))  # type: ignore[arg-type]
+    except ValueError:
+        raw = b""
+    if len(raw) != 64:
+        bad.append(
+            Mismatch(
+                where,
+                "value",
+                "base64url of 64 bytes (r ‖ s)",
+                sig.get("value"),
+                "signature: its value is not the base64url of 64 bytes (r ‖ s, ES256)",
+            )
+        )
+        return bad, None
+    if signature_check is None:
+        bad.append(
+            Mismatch(
+                where,
+                "value",
+                "an ES256 check",
+                None,
+                "signature not checked: this verifier was given no ES256 implementation",
+            )
+        )
+        return bad, None
+    if not signature_check(jwk, proofdoc.proof_bytes(m), raw):
+        bad.append(
+            Mismatch(
+                where,
+                "value",
+                "a valid ES256 signature",
+                sig.get("value"),
+                f"signature: the ES256 signature does not verify over the manifest with "
+                f"key {key_id} (the manifest or the signature was changed)",
+            )
+        )
+        return bad, None
+    n = len(pages)
+    return bad, (
+        f"signed by key {key_id} of {keys_source} (ES256, {n} page{'s' if n != 1 else ''}, "
+        f"signed at {m.get('signed_at')})"
+    )
+
+
+def _thumbprint(jwk: Mapping[str, Any]) -> str | None:
+    try:
+        return proofdoc.jwk_thumbprint(jwk)
+    except (KeyError, ProofFormatError):
+        return None
+
+
+# --- the verdict ---------------------------------------------------------------------------------
+
+
 def verify_proof(
     proof: Mapping[str, Any], settlement_check: SettlementCheck | None = check_settlement
 ) -> Verdict:
-    """Check everything a proof claims. ``settlement_check(proof, round_json, round)`` is called
-    for each round carrying a settlement: by default :func:`check_settlement` recomputes it
-    (``None`` checks the cards only)."""
+    """Check the cards and money a proof claims (v1 or v2); a signature is not required and,
+    without keys, not checked (:func:`verify` checks it). ``settlement_check(proof, round_json,
+    round)`` is called for each round carrying a settlement: by default :func:`check_settlement`
+    recomputes it (``None`` checks the cards only)."""
+    return verify(proof, require_signature=False, settlement_check=settlement_check)
+
+
+def verify(
+    document: Any,
+    *,
+    keys: Mapping[str, Any] | None = None,
+    keys_source: str = "the given key set",
+    signature_check: SignatureCheck | None = None,
+    require_signature: bool = True,
+    settlement_check: SettlementCheck | None = check_settlement,
+) -> Verdict:
+    """Everything a proof claims: a v2 proof (a page, a list of pages or a bundle) with its
+    pages, signature (``keys``: the JWK set ``{"keys": [...]}`` of ``GET /v1/signing-keys``,
+    checked with ``signature_check``), cards, money, lifecycle and interventions; or a v1 proof
+    (one object), which has no signature: with ``require_signature`` it fails as unsigned."""
     try:
-        return _verify(proof, settlement_check)
-    except (ProofError, FairnessError, UnsafeRulesError) as exc:
+        pages = proof_pages(document)
+        if pages is None:
+            verdict = _verify(document, settlement_check)
+            if require_signature:
+                verdict.mismatches.insert(0, UNSIGNED)
+                verdict.ok = False
+            verdict.summary += " (unsigned v1 proof: no signature to check)"
+            return verdict
+        try:
+            pages, proof, front = _assemble(pages)
+        except _Incomplete as exc:
+            return Verdict(ok=False, summary=str(exc), mismatches=[exc.mismatch])
+        sig_bad, how = _check_signature(
+            pages, proof, keys, keys_source, signature_check, require_signature
+        )
+        verdict = _verify(proof, settlement_check)
+        verdict.mismatches[:0] = sig_bad + front
+        verdict.ok = not verdict.mismatches
+        verdict.signature = how
+        if how:
+            verdict.summary += f"; {how}"
+        elif pages[0].get("signature") is None:
+            verdict.summary += "; unsigned"
+        return verdict
+    except (ProofError, FairnessError, UnsafeRulesError, ProofFormatError) as exc:
         return Verdict(ok=False, summary=f"unreadable proof: {exc}")
 
 
@@ -227,8 +583,126 @@ def _check_table_config(raw: Mapping[str, Any], rules: ShoeRules) -> list[Mismat
     return []
 
 
+def _timestamp(value: Any) -> bool:
+    return isinstance(value, str) and proofdoc.TIMESTAMP.fullmatch(value) is not None
+
+
+def _check_lifecycle(
+    where: str, got: Mapping[str, Any], previous_deal: str | None, ended_at: Any
+) -> list[Mismatch]:
+    """v2: when the round was dealt, that its bets were locked then, and that it was resolved
+    (settled or voided, not both) after it."""
+    bad: list[Mismatch] = []
+    dealt = got.get("dealt_at")
+    if not _timestamp(dealt):
+        return [Mismatch(where, "dealt_at", "a UTC timestamp (…T…Z, milliseconds)", dealt)]
+    assert isinstance(dealt, str)
+    locked = got.get("bets_locked_at")
+    if locked != dealt:
+        bad.append(
+            Mismatch(
+                where,
+                "bets_locked_at",
+                dealt,
+                locked,
+                f"{where}: bets_locked_at {locked!r} is not its dealt_at {dealt!r} (bets are "
+                "locked when the cards are dealt, never after)",
+            )
+        )
+    if previous_deal is not None and dealt < previous_deal:
+        bad.append(
+            Mismatch(where, "dealt_at", f"not before the previous round's {previous_deal}", dealt)
+        )
+    if _timestamp(ended_at) and dealt > ended_at:
+        bad.append(Mismatch(where, "dealt_at", f"not after the shoe ended ({ended_at})", dealt))
+    settlement, void = got.get("settlement"), got.get("void")
+    if settlement is not None and void is not None:
+        bad.append(Mismatch(where, "settlement", "none (the round was voided)", "a settlement"))
+    elif settlement is None and void is None:
+        bad.append(
+            Mismatch(
+                where,
+                "settlement",
+                "a settlement or a void",
+                None,
+                f"{where} is neither settled nor voided (a final proof resolves every round)",
+            )
+        )
+    if got.get("voided") is not (void is not None):
+        bad.append(Mismatch(where, "voided", void is not None, got.get("voided")))
+    for name, doc, inner in (
+        ("settled_at", settlement, "settled_at"),
+        ("voided_at", void, "voided_at"),
+    ):
+        at = got.get(name)
+        if doc is None:
+            if at is not None:
+                bad.append(Mismatch(where, name, None, at))
+            continue
+        if not _timestamp(at):
+            bad.append(Mismatch(where, name, "a UTC timestamp", at))
+        elif isinstance(at, str) and at < dealt:
+            bad.append(Mismatch(where, name, f"not before it was dealt ({dealt})", at))
+        if isinstance(doc, Mapping) and doc.get(inner, at) != at:
+            bad.append(
+                Mismatch(
+                    where,
+                    f"{'settlement' if doc is settlement else 'void'} {inner}",
+                    at,
+                    doc.get(inner),
+                )
+            )
+    if void is not None:
+        bad.extend(_check_void_shape(where, void))
+    return bad
+
+
+def _check_void_shape(where: str, void: Any) -> list[Mismatch]:
+    if not isinstance(void, Mapping):
+        return [Mismatch(where, "void", "{reason, note, voided_at, replaced}", void)]
+    bad: list[Mismatch] = []
+    if void.get("reason") not in proofdoc.VOID_REASONS:
+        bad.append(
+            Mismatch(where, "void reason", f"one of {proofdoc.VOID_REASONS}", void.get("reason"))
+        )
+    if void.get("note") is not None and not isinstance(void.get("note"), str):
+        bad.append(Mismatch(where, "void note", "a string or null", void.get("note")))
+    return bad
+
+
+def _replaced_nets(void: Any) -> int:
+    """Σ of a void's ``replaced.nets`` (0 when malformed: that is reported on its own)."""
+    try:
+        nets = void["replaced"]["nets"]
+        return sum(v for v in nets.values() if isinstance(v, int) and not isinstance(v, bool))
+    except (KeyError, TypeError, AttributeError):
+        return 0
+
+
+def _check_interventions(
+    proof: Mapping[str, Any], rounds: Sequence[Any], possible: int
+) -> tuple[list[Mismatch], dict[str, Any]]:
+    voids = [r.get("void") for r in rounds if isinstance(r, Mapping) and r.get("void") is not None]
+    recomputed = {
+        "voided_rounds": len(voids),
+        "voided_player_net": sum(_replaced_nets(v) for v in voids),
+        "closed_early": proof.get("end_reason") == "closed",
+        "rounds_dealt": len(rounds),
+        "rounds_possible": possible,
+    }
+    claimed = proof.get("interventions")
+    if not isinstance(claimed, Mapping):
+        return [Mismatch("shoe", "interventions", recomputed, claimed)], recomputed
+    for name in proofdoc.INTERVENTION_FIELDS:
+        hit = _first_difference(f"interventions.{name}", recomputed[name], claimed.get(name))
+        if hit:
+            return [Mismatch("shoe", hit[0], hit[1], hit[2])], recomputed
+    return [], recomputed
+
+
 def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) -> Verdict:  # noqa: C901 (named in pyproject.toml)
     bad: list[Mismatch] = []
+    v2 = _is_v2(proof)
     spec = _get(proof, "spec", str)
     if spec != SPEC:
         return Verdict(ok=False, summary=f"unknown spec {spec!r}; this verifier knows {SPEC}")
@@ -236,16 +710,9 @@ def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) 
     secret = _hex32(proof, "server_seed")
     number = _get(proof, "shoe_number", int)
     seed = _get(proof, "client_seed", str)
-    r = _get(proof, "rules", Mapping)
     try:
-        rules = ShoeRules(
-            int(r["decks"]),
-            int(r["burn"]),
-            int(r["cut_min"]),
-            int(r["cut_max"]),
-            int(r["round_limit"]),
-        )
-    except (KeyError, TypeError, ValueError):
+        rules = ShoeRules.from_dict(_get(proof, "rules", Mapping))
+    except (KeyError, TypeError):
         raise ProofError("the proof's 'rules' are incomplete") from None
     if not verify_link(secret, number, anchor):
         bad.append(
@@ -266,10 +733,16 @@ def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) 
         exposed = None if shoe.burn_exposed is None else code(shoe.burn_exposed)
         if proof["burn_exposed"] != exposed:
             bad.append(Mismatch("shoe", "burn_exposed", exposed, proof["burn_exposed"]))
+    for name, value in (("burn", shoe.burn_count), ("first_round_start", shoe.first_start)):
+        if v2 and proof.get(name) != value:
+            bad.append(Mismatch("shoe", name, value, proof.get(name)))
+    end_reason = proof.get("end_reason")
+    if v2 and end_reason not in proofdoc.END_REASONS:
+        bad.append(Mismatch("shoe", "end_reason", f"one of {proofdoc.END_REASONS}", end_reason))
     rounds = _get(proof, "rounds", list)
     if len(rounds) > len(shoe.rounds):
         bad.append(Mismatch("shoe", "number of rounds", len(shoe.rounds), len(rounds)))
-    closed_early = proof.get("end_reason") in ("closed", "closed_early")
+    closed_early = end_reason in (("closed",) if v2 else ("closed", "closed_early"))
     if not closed_early and len(rounds) < len(shoe.rounds):
         bad.append(
             Mismatch(
@@ -283,6 +756,7 @@ def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) 
     if isinstance(raw_config, Mapping) and settlement_check is not None:
         bad.extend(_check_table_config(raw_config, rules))
     settled = voided = 0
+    previous_deal: str | None = None
     for i, (got, want) in enumerate(zip(rounds, shoe.rounds, strict=False), start=1):
         where = f"round {i}"
         if not isinstance(got, Mapping):
@@ -305,7 +779,18 @@ def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) 
             ("result", want.result.value, got.get("result")),
         ]
         bad.extend(Mismatch(where, name, e, f) for name, e, f in checks if e != f)
-        if got.get("voided") is True:
+        if v2:
+            bad.extend(_check_lifecycle(where, got, previous_deal, proof.get("ended_at")))
+            if _timestamp(got.get("dealt_at")):
+                previous_deal = got["dealt_at"]
+            if got.get("void") is not None:
+                voided += 1
+                if settlement_check is not None and isinstance(got["void"], Mapping):
+                    bad.extend(_check_replaced(proof, got, want))
+            elif settlement_check is not None and got.get("settlement") is not None:
+                bad.extend(settlement_check(proof, got, want))
+                settled += 1
+        elif got.get("voided") is True:
             voided += 1
             if got.get("settlement") is not None:
                 bad.append(
@@ -322,14 +807,42 @@ def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) 
         elif settlement_check is not None and got.get("settlement") is not None:
             bad.extend(settlement_check(proof, got, want))
             settled += 1
+    recomputed: dict[str, Any] | None = None
+    if v2:
+        iv_bad, recomputed = _check_interventions(proof, rounds, len(shoe.rounds))
+        bad.extend(iv_bad)
     n = min(len(rounds), len(shoe.rounds))
+    plural = "s" if voided != 1 else ""
     summary = (
         f"{SPEC} shoe {number}: server seed reaches the anchor, client hash, "
         f"{n} round{'s' if n != 1 else ''} and {settled} settlement{'s' if settled != 1 else ''} "
         f"re-derived and matching"
-        + (f", {voided} voided round{'s' if voided != 1 else ''}" if voided else "")
+        + (
+            f", {voided} voided round{plural}"
+            + (" (the settlement each replaced re-derived)" if v2 and settlement_check else "")
+            if voided
+            else ""
+        )
+        + (", every round's bets locked at its deal" if v2 and n else "")
         + (" (shoe closed early)" if closed_early else "")
     )
     return Verdict(
-        ok=not bad, summary=summary, mismatches=bad, rounds_checked=n, settlements_checked=settled
+        ok=not bad,
+        summary=summary,
+        mismatches=bad,
+        rounds_checked=n,
+        settlements_checked=settled,
+        interventions=recomputed,
     )
+
+
+def _check_replaced(proof: Mapping[str, Any], got: Mapping[str, Any], want: Any) -> list[Mismatch]:
+    """v2: a void shows the settlement it replaced; recompute it from the round's public bets."""
+    where = f"round {want.number}"
+    expected = recompute_settlement(proof, got, want)
+    if isinstance(expected, Mismatch):
+        return [expected]
+    hit = _first_difference(
+        "void replaced", proofdoc.replaced(expected), got["void"].get("replaced")
+    )
+    return [Mismatch(where, hit[0], hit[1], hit[2])] if hit else []

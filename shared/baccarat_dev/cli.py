@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from baccarat.cli import CliError, parse, run
-from baccarat.cli import build_parser as core_parser
+from baccarat_verify.cli import build_parser as core_parser
 
 if TYPE_CHECKING:
     from baccarat_api.adapters.dynamodb.operators import OperatorStore

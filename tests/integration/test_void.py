@@ -122,7 +122,7 @@ def _verify_cli(proof: dict[str, Any], tmp_path: Path) -> tuple[int, str]:
     path.write_text(json.dumps(proof))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = main(["verify", str(path)])
+        code = main(["verify", "--allow-unsigned", str(path)])  # (v1 proofs are unsigned)
     return code, out.getvalue()
 
 

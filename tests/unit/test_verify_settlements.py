@@ -292,18 +292,21 @@ def test_cli_exit_status_and_plain_words(
     proof = make_proof(STAR_PB, settled=(1, 2, 30), player_banker=PB)
     good = tmp_path / "good.json"
     good.write_text(json.dumps(proof), encoding="utf-8")
-    assert main(["verify", str(good)]) == 0
+    assert main(["verify", str(good)]) == 1  # a v1 proof has no signature
+    assert capsys.readouterr().out.startswith("NOT verified: unsigned proof")
+    assert main(["verify", "--allow-unsigned", str(good)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("verified: bacc-pf-v1 shoe 2:") and "3 settlements" in out
+    assert "(unsigned v1 proof: no signature to check)" in out
 
     proof["rounds"][29]["settlement"]["player_banker"]["net"] -= 1
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(proof), encoding="utf-8")
-    assert main(["verify", str(bad)]) == 1
+    assert main(["verify", "--allow-unsigned", str(bad)]) == 1
     out = capsys.readouterr().out
     assert out.startswith("NOT verified: round 30, settlement player_banker.net: expected ")
 
-    assert main(["verify", "--json", str(bad)]) == 1
+    assert main(["verify", "--allow-unsigned", "--json", str(bad)]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["verified"] is False
     assert report["mismatches"][0]["field"] == "settlement player_banker.net"

@@ -20,6 +20,8 @@ const BID_SQUEEZE = { decks: 8, burn: 1, cut_min: 14, cut_max: 26, round_limit: 
 const STAR_CITY = { decks: 4, burn: 0, cut_min: 0, cut_max: 0, round_limit: 30 };
 
 const clone = (v) => JSON.parse(JSON.stringify(v));
+// These proofs are v1 (one object, no signature): accepted as unsigned, their cards checked.
+const verifyV1 = (proof) => Verify.verifyProof(proof, { allowUnsigned: true });
 
 /** A proof in the proof route's format for a shoe of the spec's chain. */
 async function makeProof({ secret = S1, number = 1, seed = CLIENT_SEED, rules = BID_SQUEEZE } = {}) {
@@ -178,13 +180,23 @@ test('cell descriptions are plain words', () => {
 // ------------------------------------------------------------------------------------------------
 // The verdict
 
+test('an unsigned v1 proof is not verified unless unsigned proofs are allowed', async () => {
+  const report = await Verify.verifyProof(await specProof());
+  assert.equal(report.verified, false);
+  assert.match(report.reason, /^unsigned proof: it carries no signature/);
+  const allowed = await verifyV1(await specProof());
+  assert.equal(allowed.verified, true, allowed.reason);
+  assert.match(allowed.reason, /\(unsigned v1 proof: no signature to check\)$/);
+});
+
 test('the spec example shoe as a proof is verified', async () => {
-  const report = await Verify.verifyProof(JSON.stringify(await specProof()));
+  const report = await verifyV1(JSON.stringify(await specProof()));
   assert.equal(report.verified, true, report.reason);
   assert.equal(report.verdict, 'verified');
   assert.equal(report.mismatches.length, 0);
   assert.match(report.reason, /all 78 rounds re-derive exactly/);
   assert.deepEqual(report.checks.map((c) => [c.id, c.ok]), [
+    ['signature', null], // (unsigned, as allowed)
     ['spec', true], ['chain', true], ['client', true], ['rules', true], ['rounds', true],
   ]);
   assert.equal(report.rounds.length, 78);
@@ -193,16 +205,16 @@ test('the spec example shoe as a proof is verified', async () => {
 
 test('a later shoe of the chain walks more steps (s_10 is shoe 10)', async () => {
   const proof = await makeProof({ secret: S10, number: 10, rules: STAR_CITY, seed: '' });
-  const report = await Verify.verifyProof(proof);
+  const report = await verifyV1(proof);
   assert.equal(report.verified, true, report.reason);
-  assert.match(report.checks[1].detail, /10 chain steps/);
+  assert.match(report.checks.find((c) => c.id === 'chain').detail, /10 chain steps/);
 });
 
 test('one changed card is found and named: round, field, expected vs found', async () => {
   const proof = await specProof();
   const old = proof.rounds[4].banker[1];
   proof.rounds[4].banker[1] = otherCard(old);
-  const report = await Verify.verifyProof(proof);
+  const report = await verifyV1(proof);
   assert.equal(report.verified, false);
   assert.equal(report.verdict, 'NOT verified');
   const expected = (await specProof()).rounds[4].banker;
@@ -227,7 +239,7 @@ test('every round field is compared', async () => {
   for (const [name, change, pattern] of cases) {
     const proof = await specProof();
     change(proof.rounds[2]);
-    const report = await Verify.verifyProof(proof);
+    const report = await verifyV1(proof);
     assert.equal(report.verified, false, name);
     assert.match(report.reason, pattern, name);
   }
@@ -241,13 +253,13 @@ test('hands as {cards, total} objects are accepted and checked', async () => {
     delete r.player_total;
     delete r.banker_total;
   }
-  assert.equal((await Verify.verifyProof(proof)).verified, true);
+  assert.equal((await verifyV1(proof)).verified, true);
   proof.rounds[9].banker.total = (proof.rounds[9].banker.total + 5) % 10;
-  const report = await Verify.verifyProof(proof);
+  const report = await verifyV1(proof);
   assert.match(report.reason, /^round 10, banker total: expected \d, found \d$/);
   proof.rounds[9].banker.total = (proof.rounds[9].banker.total + 5) % 10;
   proof.rounds[0].player.cards[0] = otherCard(proof.rounds[0].player.cards[0]);
-  assert.match((await Verify.verifyProof(proof)).reason, /^round 1, player cards:/);
+  assert.match((await verifyV1(proof)).reason, /^round 1, player cards:/);
 });
 
 test('outcome facts, when a proof carries them, must be right', async () => {
@@ -255,15 +267,15 @@ test('outcome facts, when a proof carries them, must be right', async () => {
   proof.rounds[0].natural = true; // round 1: Player 8 → natural
   proof.rounds[1].natural = false;
   proof.rounds[1].player_pair = false;
-  assert.equal((await Verify.verifyProof(proof)).verified, true);
+  assert.equal((await verifyV1(proof)).verified, true);
   proof.rounds[1].natural = true;
-  assert.match((await Verify.verifyProof(proof)).reason, /^round 2, natural: expected false, found true$/);
+  assert.match((await verifyV1(proof)).reason, /^round 2, natural: expected false, found true$/);
 });
 
 test('the chain: a wrong anchor or shoe number fails', async () => {
   const proof = await specProof();
   proof.anchor = S1;
-  let report = await Verify.verifyProof(proof);
+  let report = await verifyV1(proof);
   assert.equal(report.verified, false);
   assert.equal(
     report.reason,
@@ -271,11 +283,11 @@ test('the chain: a wrong anchor or shoe number fails', async () => {
   );
   const other = await specProof();
   other.shoe_number = 2;
-  report = await Verify.verifyProof(other);
+  report = await verifyV1(other);
   assert.match(report.reason, /^chain: the server seed does not reach the anchor in 2 steps/);
   const bad = await specProof();
   bad.server_seed = 'xyz';
-  report = await Verify.verifyProof(bad);
+  report = await verifyV1(bad);
   assert.match(report.reason, /^chain: server seed: not a hex string/);
   assert.ok(report.rounds.every((r) => r.status === 'unchecked'));
 });
@@ -283,7 +295,7 @@ test('the chain: a wrong anchor or shoe number fails', async () => {
 test('the client hash must match the client seed', async () => {
   const proof = await specProof();
   proof.client_seed = CLIENT_SEED + ' ';
-  const report = await Verify.verifyProof(proof);
+  const report = await verifyV1(proof);
   assert.equal(report.verified, false);
   assert.match(report.reason, new RegExp(`^client hash: expected [0-9a-f]{64}, found ${CLIENT_HASH}$`));
 });
@@ -291,12 +303,12 @@ test('the client hash must match the client seed', async () => {
 test('rounds the shoe does not deal, or silently missing rounds, fail', async () => {
   const extra = await specProof();
   extra.rounds.push({ ...extra.rounds[77], round_number: 79 });
-  assert.equal((await Verify.verifyProof(extra)).reason,
+  assert.equal((await verifyV1(extra)).reason,
     'round 79 is in the proof, but the shoe ends after round 78');
 
   const short = await specProof();
   short.rounds = short.rounds.slice(0, 40);
-  const report = await Verify.verifyProof(short);
+  const report = await verifyV1(short);
   assert.equal(report.reason,
     'round 41 is missing: by its rules the shoe deals 78 rounds, the proof has 40 and does not ' +
       'say the shoe was closed early');
@@ -308,21 +320,21 @@ test('an early-closed shoe verifies with the rounds it dealt (even none)', async
     const proof = await specProof();
     proof.rounds = proof.rounds.slice(0, n);
     proof.end_reason = 'closed';
-    const report = await Verify.verifyProof(proof);
+    const report = await verifyV1(proof);
     assert.equal(report.verified, true, `${n}: ${report.reason}`);
     assert.match(report.reason, /closed early, of 78/);
     assert.equal(report.rounds.filter((r) => r.status === 'not dealt').length, 78 - n);
   }
   const proof = await specProof();
   proof.end_reason = 'closed'; // closed after the last round: still fine
-  assert.equal((await Verify.verifyProof(proof)).verified, true);
+  assert.equal((await verifyV1(proof)).verified, true);
 });
 
 test('settlements and voided rounds do not disturb the card checks', async () => {
   const proof = await specProof();
   proof.rounds[3].settlement = { lines: [], house_take: 0 };
   proof.rounds[77].voided = true;
-  const report = await Verify.verifyProof(proof);
+  const report = await verifyV1(proof);
   assert.equal(report.verified, true, report.reason);
   const note = report.checks.find((c) => c.id === 'settlements');
   assert.equal(note.ok, null);
@@ -333,38 +345,38 @@ test('shoe-level fields, when present, are checked too', async () => {
   const shoe = await BaccPF.deriveShoe({ server_seed: S1, shoe_number: 1, client_seed: CLIENT_SEED, rules: BID_SQUEEZE });
   const proof = await specProof();
   Object.assign(proof, { cut_index: 393, burn: 1, burn_exposed: 'AS', first_round_start: 2, cards: shoe.cards });
-  assert.equal((await Verify.verifyProof(proof)).verified, true);
+  assert.equal((await verifyV1(proof)).verified, true);
   proof.cut_index = 392;
-  assert.equal((await Verify.verifyProof(proof)).reason, 'shoe, cut index: expected 393, found 392');
+  assert.equal((await verifyV1(proof)).reason, 'shoe, cut index: expected 393, found 392');
   proof.cut_index = 393;
   proof.cards = [...shoe.cards];
   proof.cards[200] = otherCard(proof.cards[200]);
-  assert.match((await Verify.verifyProof(proof)).reason, /^shoe, card at position 200: expected/);
+  assert.match((await verifyV1(proof)).reason, /^shoe, card at position 200: expected/);
 });
 
 test('malformed proofs get a plain NOT verified, never an exception', async () => {
   const cases = [
     ['{not json', /^the proof is not valid JSON/],
-    ['[1, 2]', /^the proof must be a JSON object$/],
-    ['null', /^the proof must be a JSON object$/],
+    ['[1, 2]', /^the proof must be a JSON object \(item 1 of the list is not a proof page\)$/],
+    ['null', /^the proof must be a JSON object \(a proof is a JSON object, a list of its pages/],
     [JSON.stringify({ spec: 'bacc-pf-v2' }), /^the proof is for spec bacc-pf-v2, this page verifies bacc-pf-v1$/],
     [JSON.stringify({ spec: 'bacc-pf-v1' }), /^the proof has no anchor field$/],
   ];
   for (const [text, pattern] of cases) {
-    const report = await Verify.verifyProof(text);
+    const report = await verifyV1(text);
     assert.equal(report.verified, false);
     assert.equal(report.verdict, 'NOT verified');
     assert.match(report.reason, pattern);
   }
   const proof = await specProof();
   proof.rules = { ...BID_SQUEEZE, cut_min: 5 };
-  assert.match((await Verify.verifyProof(proof)).reason, /^rules: cut_min: must be >= 11/);
+  assert.match((await verifyV1(proof)).reason, /^rules: cut_min: must be >= 11/);
   const p2 = await specProof();
   p2.rounds[5] = 'garbage';
-  assert.equal((await Verify.verifyProof(p2)).reason, 'round 6 is not an object');
+  assert.equal((await verifyV1(p2)).reason, 'round 6 is not an object');
   const p3 = await specProof();
   p3.shoe_number = '1';
-  assert.match((await Verify.verifyProof(p3)).reason, /^shoe_number must be an integer/);
+  assert.match((await verifyV1(p3)).reason, /^shoe_number must be an integer/);
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -392,14 +404,14 @@ test('every known-answer shoe verifies as a proof, and one changed card is caugh
       cards: v.cards,
       rounds: v.rounds.map((r, i) => ({ round_number: i + 1, ...r })),
     };
-    const report = await Verify.verifyProof(proof);
+    const report = await verifyV1(proof);
     assert.equal(report.verified, true, `${v.name}: ${report.reason}`);
     assert.equal(report.rounds.length, v.rounds.length);
 
     const k = Math.floor(v.rounds.length / 2);
     const bad = clone(proof);
     bad.rounds[k].player[1] = otherCard(bad.rounds[k].player[1]);
-    const failed = await Verify.verifyProof(bad);
+    const failed = await verifyV1(bad);
     assert.equal(failed.verified, false, v.name);
     assert.match(failed.reason, new RegExp(`^round ${k + 1}, player cards: `), v.name);
     checked++;

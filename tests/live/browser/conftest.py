@@ -369,10 +369,10 @@ class Page:
             if e["method"] == "Network.requestWillBeSent"
         ]
 
-    def set_file(self, selector: str, path: Path) -> None:
+    def set_file(self, selector: str, *paths: Path) -> None:
         root = self.send("DOM.getDocument")["root"]["nodeId"]
         node = self.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
-        self.send("DOM.setFileInputFiles", {"nodeId": node, "files": [str(path)]})
+        self.send("DOM.setFileInputFiles", {"nodeId": node, "files": [str(p) for p in paths]})
 
     def screenshot(self, path: Path) -> None:
         size = self.send("Page.getLayoutMetrics")["cssContentSize"]
@@ -448,8 +448,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     def do_GET(self) -> None:
         clean = self.path.split("?", 1)[0]
-        if clean in self.extra:
-            status, ctype, body = self.extra[clean]
+        key = self.path if self.path in self.extra else clean  # a route may name its query
+        if key in self.extra:
+            status, ctype, body = self.extra[key]
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
@@ -484,6 +485,17 @@ class Server:
     def route(self, path: str, status: int, body: object) -> None:
         self.extra[path] = (status, "application/json", json.dumps(body).encode())
 
+    def serve_pages(self, pages: list[dict[str, Any]], keys: object | None = None) -> str:
+        """A signed v2 proof where the API serves it (page 1 at /v1/shoes/{id}/proof, page k at
+        ?page=k) and, given ``keys``, the JWK set at /v1/signing-keys; returns page 1's path."""
+        base = f"/v1/shoes/{pages[0]['shoe_id']}/proof"
+        self.route(base, 200, pages[0])
+        for k, page in enumerate(pages, start=1):
+            self.route(f"{base}?page={k}", 200, page)
+        if keys is not None:
+            self.route("/v1/signing-keys", 200, keys)
+        return base
+
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
@@ -510,3 +522,22 @@ def proof_json() -> str:
 def proofs() -> SimpleNamespace:
     """The proof helpers, for tests that build variants."""
     return SimpleNamespace(make=make_proof, tamper_card=tamper_card, data_url=data_url)
+
+
+#: The signed two-page sample proof (tests/make_proof_vectors.py; the TEST ONLY key).
+SIGNED_SAMPLE = ROOT / "tests" / "vectors" / "proof_v2_sample.json"
+
+
+@pytest.fixture
+def signed_pages() -> list[dict[str, Any]]:
+    """A fresh copy of the signed sample's pages (tests edit them)."""
+    pages: list[dict[str, Any]] = json.loads(SIGNED_SAMPLE.read_text(encoding="utf-8"))["pages"]
+    return pages
+
+
+@pytest.fixture(scope="session")
+def signing_keys() -> dict[str, Any]:
+    """The JWK set of the TEST ONLY signing key (what /v1/signing-keys would serve)."""
+    from support.signed_proofs import TEST_KEYS
+
+    return TEST_KEYS

@@ -3,6 +3,11 @@ server (`make run`'s runner: moto behind the real app over HTTP), and both verif
 `baccarat verify` CLI and the browser page the API itself serves at /verify — say "verified" on
 the proofs it produced and catch a one-card tamper.
 
+The API serves v1 proofs (unsigned) until its side of proof v2 lands; the same shoes as signed v2
+pages — made from the API's own proof and rounds by ``baccarat.proofdoc`` (tests/signed_proofs.py,
+the TEST ONLY key), the shape the API will serve — verify in both verifiers too, and fail on a
+changed byte.
+
 The non-browser checks (the example's own verification, the CLI) run without Chromium too; the
 page checks need it (see conftest.py).
 """
@@ -26,6 +31,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 from support.local_server import LocalServer, local_server
+from support.signed_proofs import TEST_KEYS, private_from_api, signed_pages
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "play_shoe.py"
@@ -98,7 +104,11 @@ def _cli() -> list[str]:
 
 def _verify(source: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*_cli(), "verify", source], input=stdin, capture_output=True, text=True, timeout=120
+        [*_cli(), "verify", "--allow-unsigned", source],  # the API serves v1 proofs (unsigned)
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -108,7 +118,7 @@ class _CorsFiles(http.server.BaseHTTPRequestHandler):
     files: dict[str, bytes]
 
     def do_GET(self) -> None:
-        body = self.files.get(self.path.split("?", 1)[0])
+        body = self.files.get(self.path, self.files.get(self.path.split("?", 1)[0]))
         self.send_response(200 if body is not None else 404)
         self.send_header("Content-Type", "application/json")
         self.send_header("Access-Control-Allow-Origin", "*")
@@ -220,7 +230,7 @@ def test_the_page_served_by_the_api_verifies_the_apis_proof(
     page: Any, played: Played, local_api: LocalServer
 ) -> None:
     proof_url = played.summary["proof_url"]
-    page.goto(f"{local_api.url}/verify?proof={quote(proof_url, safe='')}")
+    page.goto(f"{local_api.url}/verify?allow_unsigned=1&proof={quote(proof_url, safe='')}")
     v = page.wait_verdict()
     assert v["state"] == "verified", (v, page.errors())
     assert v["text"] == "verified"
@@ -252,7 +262,8 @@ def test_the_page_served_by_the_api_finds_one_tampered_card(
     base, files = mirror
     bad, old, new = proofs.tamper_card(played.proof_text, round_number=7, side="banker", index=1)
     files["/tampered-proof.json"] = bad.encode()
-    page.goto(f"{local_api.url}/verify?proof={quote(base + '/tampered-proof.json', safe='')}")
+    tampered = quote(base + "/tampered-proof.json", safe="")
+    page.goto(f"{local_api.url}/verify?allow_unsigned=1&proof={tampered}")
     v = page.wait_verdict()
     assert v["state"] == "failed", (v, page.errors())
     assert v["text"] == "NOT verified"
@@ -272,7 +283,7 @@ def test_the_page_verifies_an_early_closed_shoe_with_a_void_by_relative_url(
     page: Any, played_closed: Played, local_api: LocalServer
 ) -> None:
     path = played_closed.summary["proof_url"].removeprefix(local_api.url)
-    page.goto(f"{local_api.url}/verify?proof={quote(path)}")
+    page.goto(f"{local_api.url}/verify?allow_unsigned=1&proof={quote(path)}")
     v = page.wait_verdict()
     assert v["state"] == "verified", (v, page.errors())
     assert "closed early" in v["detail"]
@@ -282,3 +293,124 @@ def test_the_page_verifies_an_early_closed_shoe_with_a_void_by_relative_url(
     )
     assert len(tags) == 9 and "void" in tags[3]
     assert all("settled" in t for i, t in enumerate(tags) if i != 3)
+
+
+# --- the same shoes as signed v2 pages ---------------------------------------------------------
+
+#: Small pages, so that a 30-round shoe with bets from several seats spans several of them.
+BUDGET = 20_000
+
+
+def _v2_pages(api: LocalServer, played: Played) -> list[dict[str, Any]]:
+    """The played shoe's proof and its rounds (the operator's view: deal time, bets) → the
+    signed pages ``baccarat.proofdoc.final_pages`` makes of them."""
+    proof = played.proof
+    headers = {"authorization": f"Bearer {api.key}"}
+    rounds = {}
+    for r in proof["rounds"]:
+        got = httpx.get(f"{api.url}/v1/rounds/{proof['shoe_id']}_r{r['round_number']}",
+                        headers=headers)  # fmt: skip
+        assert got.status_code == 200, got.text
+        rounds[r["round_number"]] = got.json()
+    return signed_pages(private_from_api(proof, rounds), budget=BUDGET)
+
+
+def _serve(files: dict[str, bytes], pages: list[dict[str, Any]]) -> str:
+    base = f"/v1/shoes/{pages[0]['shoe_id']}/proof"
+    files[base] = json.dumps(pages[0]).encode()
+    for k, page in enumerate(pages, start=1):
+        files[f"{base}?page={k}"] = json.dumps(page).encode()
+    files["/v1/signing-keys"] = json.dumps(TEST_KEYS).encode()
+    return base
+
+
+def _signed_verify(url: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*_cli(), "verify", url], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def v2_played(local_api: LocalServer, played: Played) -> list[dict[str, Any]]:
+    return _v2_pages(local_api, played)
+
+
+@pytest.fixture(scope="module")
+def v2_closed(local_api: LocalServer, played_closed: Played) -> list[dict[str, Any]]:
+    return _v2_pages(local_api, played_closed)
+
+
+def test_the_v2_pages_name_no_bettor_and_no_balance(
+    played: Played, played_closed: Played, v2_played: list[Any], v2_closed: list[Any]
+) -> None:
+    assert len(v2_played) >= 2 and len(v2_closed) >= 2
+    for shoe, pages in ((played, v2_played), (played_closed, v2_closed)):
+        text = json.dumps(pages)
+        bettors = {b["bettor_id"] for r in shoe.proof["rounds"] for b in r["bets"] or []}
+        assert bettors and not any(f'"{b}"' in text for b in bettors)
+        assert "balance" not in text.replace("min_balance", "")
+        assert '"level"' not in text and "eligibility" not in text
+
+
+def test_baccarat_verify_follows_the_signed_pages_of_both_shoes(
+    v2_played: list[Any], v2_closed: list[Any], mirror: tuple[str, dict[str, bytes]]
+) -> None:
+    base, files = mirror
+    out = _signed_verify(base + _serve(files, v2_played))
+    assert out.returncode == 0, out.stdout + out.stderr
+    verdict, line = out.stdout.strip().splitlines()
+    assert verdict.startswith("verified: bacc-pf-v1 shoe 1:") and "30 settlements" in verdict
+    assert f"(ES256, {len(v2_played)} pages," in verdict
+    assert line == "interventions: no voids; played to the end (30 of 30 rounds)"
+
+    out = _signed_verify(base + _serve(files, v2_closed))
+    assert out.returncode == 0, out.stdout + out.stderr
+    verdict, line = out.stdout.strip().splitlines()
+    assert "8 settlements re-derived and matching, 1 voided round" in verdict
+    iv = v2_closed[0]["interventions"]
+    assert iv["voided_rounds"] == 1 and iv["closed_early"] and iv["rounds_dealt"] == 9
+    assert line.startswith("interventions: 1 voided round, players would have netted ")
+    assert line.endswith(f"; closed early after round 9 of {iv['rounds_possible']}")
+    voided = next(r for p in v2_closed for r in p["rounds"] if r["round_number"] == 4)
+    assert voided["void"]["reason"] == "misdeal" and voided["void"]["replaced"]["nets"]
+
+
+def test_baccarat_verify_catches_a_changed_byte_in_any_page(
+    v2_played: list[Any], mirror: tuple[str, dict[str, bytes]]
+) -> None:
+    base, files = mirror
+    pages = json.loads(json.dumps(v2_played))
+    last = pages[-1]
+    last["rounds"][-1]["settlement"]["lines"][0]["net"] += 1
+    out = _signed_verify(base + _serve(files, pages))
+    assert out.returncode == 1
+    assert out.stdout.startswith(f"NOT verified: page {len(pages)} was changed after it was signed")
+
+
+def test_the_page_the_api_serves_verifies_the_signed_pages(
+    page: Any,
+    local_api: LocalServer,
+    v2_closed: list[Any],
+    mirror: tuple[str, dict[str, bytes]],
+    proofs: SimpleNamespace,
+) -> None:
+    base, files = mirror
+    url = base + _serve(files, v2_closed)
+    keys = proofs.data_url(json.dumps(TEST_KEYS))  # (this API has no /v1/signing-keys yet)
+    page.goto(f"{local_api.url}/verify?keys={quote(keys, safe='')}&proof={quote(url, safe='')}")
+    v = page.wait_verdict()
+    assert v["state"] == "verified", (v, page.errors())
+    assert f"(ES256, {len(v2_closed)} pages)" in v["detail"]
+    line = page.eval("document.getElementById('interventions').textContent")
+    assert line.startswith("Interventions: 1 voided round, players would have netted ")
+    refs = page.eval("[...document.querySelectorAll('#bettors-body tr')].map(tr => tr.dataset.ref)")
+    assert refs and all(r.startswith("br_") and len(r) == 27 for r in refs)
+    assert page.errors() == []
+
+    pages = json.loads(json.dumps(v2_closed))
+    first = pages[0]["rounds"][0]
+    ts = first["dealt_at"]  # one millisecond digit changed: a timestamp edited
+    first["dealt_at"] = ts[:-2] + ("1" if ts[-2] != "1" else "2") + "Z"
+    _serve(files, pages)
+    page.goto(f"{local_api.url}/verify?keys={quote(keys, safe='')}&proof={quote(url, safe='')}")
+    v = page.wait_verdict()
+    assert v["state"] == "failed"
+    assert v["detail"].startswith("page 1 was changed after it was signed"), v

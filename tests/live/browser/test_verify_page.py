@@ -1,9 +1,12 @@
 """The browser verifier (web/verify.html) in a real headless Chromium.
 
-A proof made by the engine's CLI must read "verified"; the same proof with one card changed must
-read "NOT verified" and name the round. The page is opened over HTTP as the API serves it
-(GET /verify, scripts as siblings), from file:// (proof in a data: URL, pasted, or chosen as a
-file), and as one inlined page. See conftest.py for how Chromium is driven.
+The signed two-page sample proof (tests/vectors/proof_v2_sample.json, the TEST ONLY key) must read
+"verified", following its pages and checking the ES256 signature with the keys of the origin; the
+same pages with any byte changed must read "NOT verified" and say what changed. Old v1 proofs
+(made by the engine's CLI, unsigned) read "verified" only when unsigned proofs are allowed, and a
+changed card names its round. The page is opened over HTTP as the API serves it (GET /verify,
+scripts as siblings), from file:// (proof in a data: URL, pasted, or chosen as files), and as one
+inlined page. See conftest.py for how Chromium is driven.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote, urlsplit
+
+import pytest
 
 WEB = Path(__file__).resolve().parents[3] / "web"
 SCREENSHOT_DIR = Path(os.environ.get("BACC_SCREENSHOT_DIR", "/tmp"))
@@ -54,11 +59,12 @@ def _page_state(page: Any) -> dict[str, Any]:
 def test_verified_over_http_as_the_api_serves_it(page: Any, server: Any, proof_json: str) -> None:
     rounds = _rounds(proof_json)
     path = server.add_proof("good.json", proof_json)
-    page.goto(f"{server.url}/verify?proof={quote(path)}")
+    page.goto(f"{server.url}/verify?allow_unsigned=1&proof={quote(path)}")
     v = page.wait_verdict()
     assert v["state"] == "verified", v
     assert v["text"] == "verified"
     assert f"all {len(rounds)} rounds" in v["detail"]
+    assert v["detail"].endswith("(unsigned v1 proof: no signature to check)")
 
     state = _page_state(page)
     assert state["rows"] == [[r["round_number"], "ok"] for r in rounds]
@@ -66,7 +72,9 @@ def test_verified_over_http_as_the_api_serves_it(page: Any, server: Any, proof_j
     ties = sum(r["result"] == "tie" for r in rounds)
     assert state["bigCells"] == len(rounds) - ties
     assert state["bigTies"] == ties
-    assert all(cls == "ok" for _, cls in state["checks"]), state["checks"]
+    checks = dict(state["checks"])
+    assert checks.pop("signature") == "info"  # unsigned, as allowed
+    assert all(cls == "ok" for cls in checks.values()), state["checks"]
     first = rounds[0]
     assert state["firstCards"] == [*first["player"], *first["banker"]]
     assert page.errors() == []
@@ -79,7 +87,7 @@ def test_one_tampered_card_is_found_and_named(
 ) -> None:
     bad, old, new = proofs.tamper_card(proof_json, round_number=5, side="banker", index=1)
     path = server.add_proof("tampered.json", bad)
-    page.goto(f"{server.url}/verify?proof={quote(path)}")
+    page.goto(f"{server.url}/verify?allow_unsigned=1&proof={quote(path)}")
     v = page.wait_verdict()
     assert v["state"] == "failed", v
     assert v["text"] == "NOT verified"
@@ -100,11 +108,12 @@ def test_one_tampered_card_is_found_and_named(
 def test_from_file_url_with_the_proof_in_a_data_url(
     page: Any, proof_json: str, proofs: SimpleNamespace
 ) -> None:
-    page.goto((WEB / "verify.html").as_uri() + "?proof=" + quote(proofs.data_url(proof_json)))
+    url = (WEB / "verify.html").as_uri() + "?allow_unsigned=1&proof="
+    page.goto(url + quote(proofs.data_url(proof_json)))
     assert page.wait_verdict()["state"] == "verified"
 
     bad, _, _ = proofs.tamper_card(proof_json, round_number=12, side="player", index=0)
-    page.goto((WEB / "verify.html").as_uri() + "?proof=" + quote(proofs.data_url(bad)))
+    page.goto(url + quote(proofs.data_url(bad)))
     v = page.wait_verdict()
     assert v["state"] == "failed"
     assert v["detail"].startswith("round 12, player cards:"), v
@@ -118,10 +127,14 @@ def test_from_file_url_pasted_and_chosen_as_a_file(
     page.goto((WEB / "verify.html").as_uri())
     assert page.verdict()["state"] == "pending"
 
-    page.eval(
+    paste = (
         f"document.getElementById('proof-text').value = {json.dumps(proof_json)};"
         "document.getElementById('verify-text').click();"
     )
+    page.eval(paste)
+    v = page.wait_verdict()
+    assert v["state"] == "failed" and v["detail"].startswith("unsigned proof: it carries no"), v
+    page.eval("document.getElementById('allow-unsigned').checked = true;" + paste)
     assert page.wait_verdict()["state"] == "verified"
 
     bad, _, _ = proofs.tamper_card(proof_json, round_number=1, side="banker", index=0)
@@ -142,7 +155,7 @@ def test_early_closed_shoe_verifies_but_silently_missing_rounds_do_not(
     proof = json.loads(proof_json)
     proof["rounds"] = proof["rounds"][:10]
     proof["end_reason"] = "closed"
-    url = (WEB / "verify.html").as_uri() + "?proof="
+    url = (WEB / "verify.html").as_uri() + "?allow_unsigned=1&proof="
     page.goto(url + quote(proofs.data_url(json.dumps(proof))))
     v = page.wait_verdict()
     assert v["state"] == "verified", v
@@ -158,9 +171,8 @@ def test_early_closed_shoe_verifies_but_silently_missing_rounds_do_not(
 def test_wrong_anchor_is_a_chain_failure(page: Any, server: Any, proof_json: str) -> None:
     proof = json.loads(proof_json)
     proof["anchor"] = "00" * 32
-    page.goto(
-        f"{server.url}/verify?proof={quote(server.add_proof('anchor.json', json.dumps(proof)))}"
-    )
+    path = quote(server.add_proof("anchor.json", json.dumps(proof)))
+    page.goto(f"{server.url}/verify?allow_unsigned=1&proof={path}")
     v = page.wait_verdict()
     assert v["state"] == "failed"
     assert v["detail"].startswith("chain: the server seed does not reach the anchor in 3 steps"), v
@@ -191,7 +203,7 @@ def test_works_as_one_inlined_page(page: Any, server: Any, proof_json: str) -> N
     assert n == 3
     (server.proofs / "single.html").write_text(single, encoding="utf-8")
     server.add_proof("good.json", proof_json)
-    page.goto(f"{server.url}/proofs/single.html?proof=good.json")
+    page.goto(f"{server.url}/proofs/single.html?allow_unsigned=1&proof=good.json")
     assert page.wait_verdict()["state"] == "verified"
     assert all(not u.endswith(".js") for u in page.requested_urls())
     assert page.errors() == []
@@ -201,7 +213,11 @@ def test_plain_dump_dom_also_sees_the_verdict(
     chromium_path: str, proof_json: str, proofs: SimpleNamespace, tmp_path: Path
 ) -> None:
     """The simplest possible driver (no DevTools): what a human can run by hand."""
-    url = (WEB / "verify.html").as_uri() + "?proof=" + quote(proofs.data_url(proof_json))
+    url = (
+        (WEB / "verify.html").as_uri()
+        + "?allow_unsigned=1&proof="
+        + quote(proofs.data_url(proof_json))
+    )
     out = subprocess.run(
         [
             chromium_path,
@@ -225,3 +241,160 @@ def test_plain_dump_dom_also_sees_the_verdict(
     assert '<div id="verdict" data-verdict="verified">verified</div>' in out.stdout, (
         out.stdout[-2000:] + out.stderr[-2000:]
     )
+
+
+# --- signed v2 proofs ---------------------------------------------------------------------------
+
+SAMPLE_REFS = [
+    "br_5vlw5ybyvrxgdzesreuutrxh",
+    "br_pgtpdh2gjc5xsv4hf2swij6a",
+    "br_etj3qstjmpqpr7qrquhcyyad",
+]
+LINE = (
+    "Interventions: 1 voided round, players would have netted +580; "
+    "closed early after round 6 of 30"
+)
+
+
+def _signed_state(page: Any) -> dict[str, Any]:
+    state: dict[str, Any] = page.eval(
+        """(() => ({
+            interventions: document.getElementById('interventions').textContent,
+            bettors: [...document.querySelectorAll('#bettors-body tr')].map((tr) => tr.dataset.ref),
+            rows: [...document.querySelectorAll('#rounds-body tr.round')].map(
+                (tr) => [Number(tr.dataset.round), tr.dataset.status]),
+            checks: [...document.querySelectorAll('#checks li')].map(
+                (li) => [li.dataset.check, li.className]),
+            tags: [...document.querySelectorAll('#rounds-body tr.round')].map(
+                (tr) => [...tr.querySelectorAll('.tag')].map((t) => t.textContent)),
+        }))()"""
+    )
+    return state
+
+
+def test_a_signed_two_page_proof_verifies_over_http(
+    page: Any, server: Any, signed_pages: list[dict[str, Any]], signing_keys: dict[str, Any]
+) -> None:
+    path = server.serve_pages(signed_pages, keys=signing_keys)
+    page.goto(f"{server.url}/verify?proof={quote(path)}")
+    v = page.wait_verdict()
+    assert v["state"] == "verified", (v, page.errors())
+    kid = signing_keys["keys"][0]["kid"]
+    assert v["detail"].endswith(
+        f"signed by key {kid} of {server.url}/v1/signing-keys (ES256, 2 pages)"
+    ), v
+    state = _signed_state(page)
+    assert state["interventions"] == LINE
+    assert state["bettors"] == SAMPLE_REFS
+    assert state["rows"] == [[n, "ok"] for n in range(1, 7)]
+    assert "void" in state["tags"][2]
+    assert all(cls in ("ok", "info") for _, cls in state["checks"]), state["checks"]
+    assert dict(state["checks"])["signature"] == "ok"
+    urls = page.requested_urls()
+    assert f"{server.url}{path}?page=2" in urls and f"{server.url}/v1/signing-keys" in urls
+    _assert_local_only(page)
+    assert page.errors() == []
+    # a player types the ref the operator showed them: their rounds are marked
+    page.eval(
+        f"const f = document.getElementById('ref-filter'); f.value = {json.dumps(SAMPLE_REFS[1])};"
+        "f.dispatchEvent(new Event('input'));"
+    )
+    marked = page.eval("document.querySelectorAll('#rounds-body tr.round.mine').length")
+    assert marked == 6
+    page.screenshot(SCREENSHOT_DIR / "bacc-verify-signed.png")
+
+
+def _edit(pages: list[dict[str, Any]], path: tuple[Any, ...], value: Any) -> None:
+    target: Any = pages
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value(target[path[-1]]) if callable(value) else value
+
+
+CHANGES = {
+    "an end_reason": ((0, "end_reason"), "rules", "page 1 was changed after it was signed"),
+    "a settlement line": (
+        (1, "rounds", 0, "settlement", "lines", 1, "net"),
+        lambda n: n + 1,
+        "page 2 was changed after it was signed",
+    ),
+    "a timestamp": (
+        (1, "rounds", 2, "dealt_at"),
+        "2025-06-01T12:05:59.000Z",
+        "page 2 was changed after it was signed",
+    ),
+    "a page's round": (
+        (0, "rounds", 1, "banker", 0),
+        lambda c: ("K" if c[0] != "K" else "Q") + c[1],
+        "page 1 was changed after it was signed",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CHANGES))
+def test_any_changed_byte_fails_in_chromium(
+    name: str,
+    page: Any,
+    server: Any,
+    signed_pages: list[dict[str, Any]],
+    signing_keys: dict[str, Any],
+) -> None:
+    path, value, words = CHANGES[name]
+    _edit(signed_pages, path, value)
+    page.goto(f"{server.url}/verify?proof={quote(server.serve_pages(signed_pages, signing_keys))}")
+    v = page.wait_verdict()
+    assert v["state"] == "failed", v
+    assert v["text"] == "NOT verified"
+    assert v["detail"].startswith(f"{words}: its SHA-256 is "), v
+    assert page.errors() == []
+
+
+def test_signed_pages_from_files_with_a_pasted_key_set(
+    page: Any, signed_pages: list[dict[str, Any]], signing_keys: dict[str, Any], tmp_path: Path
+) -> None:
+    files = []
+    for k, p in enumerate(signed_pages, start=1):
+        files.append(tmp_path / f"page-{k}.json")
+        files[-1].write_text(json.dumps(p), encoding="utf-8")
+    page.goto((WEB / "verify.html").as_uri())
+    page.set_file("#proof-file", *files)
+    v = page.wait_verdict()
+    assert v["state"] == "failed", v  # from file://: no origin to read the keys from
+    assert v["detail"].startswith("signature not checked: no signing keys (paste the JWK set"), v
+    page.eval(
+        f"document.getElementById('keys-text').value = {json.dumps(json.dumps(signing_keys))};"
+        "document.getElementById('verdict').dataset.verdict = 'pending';"
+    )
+    page.set_file("#proof-file", *reversed(files))
+    v = page.wait_verdict()
+    assert v["state"] == "verified", v
+    assert "of the pasted key set (ES256, 2 pages)" in v["detail"]
+    page.set_file("#proof-file", files[0])  # one page of two
+    page.eval("document.getElementById('verdict').dataset.verdict = 'pending'")
+    page.set_file("#proof-file", files[1])
+    v = page.wait_verdict()
+    assert v["detail"] == (
+        "page 1 of 2 is missing (give every page, a bundle or the proof's URL)"
+    ), v
+    assert page.errors() == []
+    _assert_local_only(page)
+
+
+def test_a_bundle_in_a_data_url_with_keys_in_a_data_url(
+    page: Any, signed_pages: list[dict[str, Any]], signing_keys: dict[str, Any], proofs: Any
+) -> None:
+    bundle = proofs.data_url(json.dumps({"pages": signed_pages}))
+    keys = proofs.data_url(json.dumps(signing_keys))
+    page.goto((WEB / "verify.html").as_uri() + f"?keys={quote(keys)}&proof={quote(bundle)}")
+    v = page.wait_verdict()
+    assert v["state"] == "verified", v
+    assert "of a data: URL (ES256, 2 pages)" in v["detail"]
+    for p in signed_pages:
+        del p["signature"]
+    page.goto(
+        (WEB / "verify.html").as_uri()
+        + "?proof="
+        + quote(proofs.data_url(json.dumps(signed_pages)))
+    )
+    v = page.wait_verdict()
+    assert v["state"] == "failed" and v["detail"].startswith("unsigned proof"), v

@@ -1,0 +1,636 @@
+"""The public proof of a shoe, version 2: pseudonyms, lifecycle marks, interventions, pages and
+the signed manifest — the format of ``docs/bacc-pf-v1.md`` ("The public proof"), standard library
+only.
+
+The steps from a shoe's records to what ``GET /v1/shoes/{shoe_id}/proof?page=k`` serves:
+
+1. :func:`public_proof` turns the **private final proof** (below) into the public one: bettor ids
+   replaced by :func:`bettor_ref` pseudonyms, nothing but public fields kept, every round marked
+   with ``dealt_at`` / ``bets_locked_at`` / ``settled_at`` / ``voided_at``, every void carrying
+   the settlement it replaced, and the header's ``interventions``.
+2. :func:`paginate` splits it into pages by the split rule (:data:`PAGE_BUDGET`).
+3. :func:`sign` builds the manifest (every page's SHA-256) and signs ``canonical(manifest)``
+   with the signer it is given (KMS on AWS, a test key in tests); every page gets the same
+   ``signature`` object.
+
+:func:`final_pages` does all three. The **private final proof** is the shoe's proof as the
+service assembles it from its records, before anything is made public:
+
+* the header: ``spec``, ``shoe_id``, ``table_id``, ``anchor``, ``shoe_number``, ``client_seed``,
+  ``client_hash``, ``rules``, ``server_seed``, ``end_reason`` (``rules`` | ``closed``),
+  ``ended_at``, ``cut_index``, ``burn``, ``burn_exposed``, ``first_round_start``,
+  ``table_config`` (:meth:`~baccarat.profiles.TableConfig.to_dict`);
+* ``rounds``: every dealt round in order, each the re-derived round (``round_number``, ``start``,
+  ``player``, ``banker``, ``player_total``, ``banker_total``, ``result``) plus ``dealt_at`` (when
+  it was dealt: its bets were locked then), ``bets`` (as dealt, with bettor ids; balances,
+  levels and personal limits may be there, they are dropped), ``player_banker`` (``{bettor_id,
+  …}`` or null) and exactly one of ``settlement`` (the stored settlement document) or ``void``
+  (``{reason, note, voided_at}``; the stored void record's ``void_reason`` / ``settled_at`` are
+  read too).
+
+Every function here is pure and deterministic: the same inputs give byte-identical pages.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from .audit import canonical
+from .bets import Bet, PlayerBanker, bets_from_json
+from .fairness import derive_shoe
+from .outcome import Round
+from .profiles import TableConfig
+from .rules import ShoeRules
+from .settlement import settle
+
+#: The manifest's ``spec``: what the signature means.
+SIGNATURE_SPEC = "bacc-proof-sig-v1"
+#: The only signature algorithm: ECDSA on P-256 with SHA-256, ``r ‖ s`` (IEEE P1363).
+ALG = "ES256"
+#: A page takes rounds while its canonical size (without ``page`` and ``signature``) stays ≤ this.
+PAGE_BUDGET = 900_000
+#: ``canonical(manifest)`` is signed as a RAW KMS message: at most 4096 bytes.
+MAX_MANIFEST_BYTES = 4096
+#: No fetcher follows more pages than this (a manifest of 4096 bytes lists fewer).
+MAX_PAGES = 64
+#: Why a round may be voided.
+VOID_REASONS = ("misdeal", "technical_fault", "operator_error", "regulatory")
+#: End reasons of an ended shoe: by its rules, or closed early.
+END_REASONS = ("rules", "closed")
+#: Integers a proof may hold (JavaScript reads them exactly).
+MAX_SAFE_INTEGER = 2**53 - 1
+#: ``bettor_ref`` = ``"br_"`` + 24 base32 characters (15 bytes of HMAC-SHA-256).
+REF_PREFIX = "br_"
+REF_TAG = b"bacc-ref-v1"
+REF_KEY_BYTES = 32
+_REF_BYTES = 15
+
+#: The header of a public proof (every page carries it), besides ``interventions``.
+HEADER_FIELDS = (
+    "spec",
+    "shoe_id",
+    "table_id",
+    "anchor",
+    "shoe_number",
+    "client_seed",
+    "client_hash",
+    "rules",
+    "server_seed",
+    "end_reason",
+    "ended_at",
+    "cut_index",
+    "burn",
+    "burn_exposed",
+    "first_round_start",
+    "table_config",
+)
+#: The re-derived round, as ``Shoe.rounds_json`` gives it.
+CARD_FIELDS = (
+    "round_number",
+    "start",
+    "player",
+    "banker",
+    "player_total",
+    "banker_total",
+    "result",
+)
+#: What a public bet shows: everything its settlement is computed from, nothing private.
+PUBLIC_BET_FIELDS = ("bettor_ref", "role", "seat", "type", "amount")
+#: A settlement's money: what a verifier recomputes and compares.
+SETTLEMENT_MONEY_FIELDS = (
+    "round_number",
+    "profile",
+    "tier",
+    "banking",
+    "rounding",
+    "result",
+    "lines",
+    "bettors",
+    "player_banker",
+    "house",
+    "nets",
+)
+#: What a public settlement shows: its money and bookkeeping (balances after the round are the
+#: operator's).
+PUBLIC_SETTLEMENT_FIELDS = ("round_id", *SETTLEMENT_MONEY_FIELDS, "settled_at", "auto_settled")
+PUBLIC_LINE_FIELDS = (
+    "index",
+    "bettor_ref",
+    "type",
+    "stake",
+    "grade",
+    "multiplier",
+    "gross_win",
+    "commission",
+    "net",
+    "covered_by",
+)
+PUBLIC_PARTICIPANT_FIELDS = ("bettor_ref", "role", "stake", "gross", "commission", "net")
+INTERVENTION_FIELDS = (
+    "voided_rounds",
+    "voided_player_net",
+    "closed_early",
+    "rounds_dealt",
+    "rounds_possible",
+)
+#: Timestamps: UTC, milliseconds, ``Z`` (they compare correctly as strings).
+TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
+
+#: ``signer(message) -> r ‖ s``: ES256 over ``message`` (64 bytes, IEEE P1363).
+Signer = Callable[[bytes], bytes]
+#: Bettor id → its public ref.
+Refs = Callable[[str], str]
+
+
+class ProofFormatError(ValueError):
+    """Input this format cannot hold (a float, an unresolved round, an unknown void reason …)."""
+
+
+# --- canonical bytes and hashes ------------------------------------------------------------------
+
+
+def _walk(value: Any, where: str) -> Iterator[tuple[str, Any]]:
+    yield where, value
+    if isinstance(value, Mapping):
+        for key, sub in value.items():
+            yield from _walk(sub, f"{where}.{key}")
+    elif isinstance(value, list | tuple):
+        for i, sub in enumerate(value):
+            yield from _walk(sub, f"{where}[{i}]")
+
+
+def check_domain(doc: Any) -> None:
+    """A proof holds objects with string keys, lists, strings, integers within ±(2^53 − 1),
+    ``true``, ``false`` and ``null`` — nothing else (no floats). Raises :class:`ProofFormatError`
+    naming the first value outside that domain."""
+    stack = [doc]
+    pop, extend = stack.pop, stack.extend
+    while stack:  # the fast pass (a 7 MB proof in a fraction of a second) …
+        value = pop()
+        kind = type(value)
+        if kind is str or kind is bool or value is None:
+            continue
+        if kind is int and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            continue
+        if kind is dict and all(type(k) is str for k in value):
+            extend(value.values())
+            continue
+        if kind is list or kind is tuple:
+            extend(value)
+            continue
+        if isinstance(value, str | bool) or (  # subclasses and other mappings, the slow way
+            isinstance(value, int) and abs(value) <= MAX_SAFE_INTEGER
+        ):
+            continue
+        if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
+            extend(value.values())
+            continue
+        if isinstance(value, list | tuple):
+            extend(value)
+            continue
+        _explain(doc)  # … and the slow one, only to say where
+        raise ProofFormatError(f"a proof holds no {kind.__name__} values")  # pragma: no cover
+
+
+def _explain(doc: Any) -> None:
+    for where, value in _walk(doc, "proof"):
+        if isinstance(value, Mapping):
+            bad = [k for k in value if not isinstance(k, str)]
+            if bad:
+                raise ProofFormatError(f"{where}: object keys are strings, found {bad[0]!r}")
+        elif isinstance(value, bool) or value is None or isinstance(value, str | list | tuple):
+            continue
+        elif isinstance(value, int):
+            if abs(value) > MAX_SAFE_INTEGER:
+                raise ProofFormatError(f"{where}: {value} is beyond ±(2^53 − 1)")
+        else:
+            raise ProofFormatError(f"{where}: a proof holds no {type(value).__name__} values")
+
+
+def proof_bytes(doc: Any) -> bytes:
+    """``canonical(doc)`` (bacc-audit-v1's canonical form) after :func:`check_domain`."""
+    check_domain(doc)
+    try:
+        return canonical(doc)
+    except UnicodeEncodeError:  # a lone surrogate
+        raise ProofFormatError("a proof's strings are valid Unicode") from None
+
+
+def unsigned(page: Mapping[str, Any]) -> dict[str, Any]:
+    """The page without its ``signature`` member: what its hash covers."""
+    return {k: v for k, v in page.items() if k != "signature"}
+
+
+def page_hash(page: Mapping[str, Any]) -> str:
+    """SHA-256 (lowercase hex) of ``canonical(page without "signature")``."""
+    return hashlib.sha256(proof_bytes(unsigned(page))).hexdigest()
+
+
+def b64url(raw: bytes) -> str:
+    """base64url without padding (RFC 4648 §5)."""
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    """The inverse of :func:`b64url`; raises ``ValueError`` on anything else (padding, ``+``,
+    ``/``, whitespace, a non-canonical last character)."""
+    if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]*", text) or len(text) % 4 == 1:
+        raise ValueError("not base64url without padding")
+    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if b64url(raw) != text:
+        raise ValueError("not the canonical base64url of its bytes")
+    return raw
+
+
+# --- pseudonyms ----------------------------------------------------------------------------------
+
+
+def bettor_ref(ref_key: bytes, table_id: str, bettor_id: str) -> str:
+    """``"br_" + base32_lower_nopad(HMAC-SHA-256(ref_key, "bacc-ref-v1" ‖ 0x00 ‖ table_id ‖ 0x00
+    ‖ utf8(bettor_id))[:15])``: 27 characters, stable per table and bettor, unlinkable to the id
+    without the table's ``ref_key`` (32 bytes)."""
+    if len(ref_key) != REF_KEY_BYTES:
+        raise ProofFormatError(f"a ref key is {REF_KEY_BYTES} bytes, got {len(ref_key)}")
+    msg = b"\x00".join((REF_TAG, table_id.encode("utf-8"), bettor_id.encode("utf-8")))
+    mac = hmac.new(ref_key, msg, hashlib.sha256).digest()[:_REF_BYTES]
+    return REF_PREFIX + base64.b32encode(mac).decode("ascii").lower()
+
+
+def refs_for(ref_key: bytes, table_id: str) -> Refs:
+    """:func:`bettor_ref` of one table, remembered per id."""
+    seen: dict[str, str] = {}
+
+    def ref(bettor_id: str) -> str:
+        if bettor_id not in seen:
+            seen[bettor_id] = bettor_ref(ref_key, table_id, bettor_id)
+        return seen[bettor_id]
+
+    return ref
+
+
+def _named(doc: Mapping[str, Any], fields: Sequence[str], ref: str) -> dict[str, Any]:
+    """``fields`` of ``doc`` in that order, ``bettor_ref`` being the pseudonym of ``doc[id]``."""
+    return {
+        k: ref if k == "bettor_ref" else doc[k] for k in fields if k == "bettor_ref" or k in doc
+    }
+
+
+def public_settlement(doc: Mapping[str, Any], ref: Refs) -> dict[str, Any]:
+    """A settlement document (``{round_number?, **Settlement.as_dict(), nets, …}``) in public
+    form: only :data:`PUBLIC_SETTLEMENT_FIELDS`; lines and participants name bettors by ref
+    (``bettor_ref`` in place of ``bettor_id`` / ``id``); ``nets`` keyed by ref. With ``ref`` the
+    identity this is how a verifier writes the settlement it recomputed from public bets."""
+    out: dict[str, Any] = {k: doc[k] for k in PUBLIC_SETTLEMENT_FIELDS if k in doc}
+    if "lines" in doc:
+        out["lines"] = [
+            _named(line, PUBLIC_LINE_FIELDS, ref(line["bettor_id"])) for line in doc["lines"]
+        ]
+    if "bettors" in doc:
+        out["bettors"] = [_public_participant(p, ref) for p in doc["bettors"]]
+    if doc.get("player_banker") is not None:
+        out["player_banker"] = _public_participant(doc["player_banker"], ref)
+    if "nets" in doc:
+        out["nets"] = {ref(who): net for who, net in doc["nets"].items()}
+    return out
+
+
+def _public_participant(p: Mapping[str, Any], ref: Refs) -> dict[str, Any]:
+    return _named(p, PUBLIC_PARTICIPANT_FIELDS, ref(p["id"]))
+
+
+def public_bets(bets: Sequence[Mapping[str, Any]], ref: Refs) -> list[dict[str, Any]]:
+    """Bets as the proof shows them: :data:`PUBLIC_BET_FIELDS`, in accepted order."""
+    return [_named(b, PUBLIC_BET_FIELDS, ref(b["bettor_id"])) for b in bets]
+
+
+# --- settling again: voids' replaced settlement, and what verifiers recompute --------------------
+
+
+def parse_bets(
+    bets: Sequence[Mapping[str, Any]],
+    player_banker: Mapping[str, Any] | None,
+    id_field: str = "bettor_id",
+) -> tuple[list[Bet], PlayerBanker | None]:
+    """API-form bets and player-banker whose bettor is named by ``id_field`` (``bettor_id``, or
+    ``bettor_ref`` for public bets) as the engine's objects. Raises ``KeyError``, ``TypeError``,
+    ``ValueError`` or ``AttributeError`` on a malformed bet."""
+    named = [{**b, "bettor_id": b[id_field]} for b in bets]
+    pb = (
+        None
+        if player_banker is None
+        else PlayerBanker(str(player_banker[id_field]), player_banker.get("balance", 0))
+    )
+    return bets_from_json(named), pb
+
+
+def settlement_doc(
+    config: TableConfig, round_: Round, bets: Sequence[Bet], player_banker: PlayerBanker | None
+) -> dict[str, Any]:
+    """``settle`` on ``round_`` as a document: ``{round_number, **Settlement.as_dict(), nets}``.
+    The settlement only groups by bettor, so it is the same under any renaming of the bettors
+    (a property the tests check): settling public bets (refs) gives the public settlement."""
+    settled = settle(config, round_, bets, player_banker)
+    return {"round_number": round_.number, **settled.as_dict(), "nets": settled.nets()}
+
+
+def replaced(settlement: Mapping[str, Any]) -> dict[str, Any]:
+    """What a void's ``replaced`` shows of the settlement it replaced."""
+    return {"nets": dict(settlement["nets"]), "house_take": settlement["house"]["take"]}
+
+
+# --- interventions -------------------------------------------------------------------------------
+
+
+def interventions(
+    end_reason: str, rounds: Sequence[Mapping[str, Any]], rounds_possible: int
+) -> dict[str, Any]:
+    """``{voided_rounds, voided_player_net, closed_early, rounds_dealt, rounds_possible}`` from
+    public proof rounds: ``voided_player_net`` sums every voided round's ``replaced.nets`` (the
+    bettors' and the player-banker's; the house is not in ``nets``)."""
+    voids = [r["void"] for r in rounds if r.get("void") is not None]
+    return {
+        "voided_rounds": len(voids),
+        "voided_player_net": sum(sum(v["replaced"]["nets"].values()) for v in voids),
+        "closed_early": end_reason == "closed",
+        "rounds_dealt": len(rounds),
+        "rounds_possible": rounds_possible,
+    }
+
+
+def _signed(n: int) -> str:
+    return f"+{n:,}" if n > 0 else f"{n:,}"
+
+
+def interventions_text(iv: Mapping[str, Any]) -> str:
+    """The one line verifiers print, e.g. ``2 voided rounds, players would have netted +12,300;
+    closed early after round 1 of 30`` or ``no voids; played to the end (30 of 30 rounds)``."""
+    n = iv["voided_rounds"]
+    voids = (
+        "no voids"
+        if n == 0
+        else f"{n} voided round{'' if n == 1 else 's'}, players would have netted "
+        f"{_signed(iv['voided_player_net'])}"
+    )
+    dealt, possible = iv["rounds_dealt"], iv["rounds_possible"]
+    end = (
+        f"closed early after round {dealt} of {possible}"
+        if iv["closed_early"]
+        else f"played to the end ({dealt} of {possible} rounds)"
+    )
+    return f"{voids}; {end}"
+
+
+# --- the public proof ----------------------------------------------------------------------------
+
+
+def _shoe_rounds(header: Mapping[str, Any]) -> tuple[Round, ...]:
+    shoe = derive_shoe(
+        bytes.fromhex(header["server_seed"]),
+        header["client_seed"],
+        header["shoe_number"],
+        ShoeRules.from_dict(header["rules"]),
+    )
+    return shoe.rounds
+
+
+def _void_facts(void: Mapping[str, Any], where: str) -> tuple[str, str | None, str]:
+    reason = void.get("reason", void.get("void_reason"))
+    note = void.get("note", void.get("void_note"))
+    voided_at = void.get("voided_at", void.get("settled_at"))
+    if reason not in VOID_REASONS:
+        raise ProofFormatError(f"{where}: void reason {reason!r} is not one of {VOID_REASONS}")
+    if note is not None and not isinstance(note, str):
+        raise ProofFormatError(f"{where}: a void's note is a string or null")
+    if not isinstance(voided_at, str) or not TIMESTAMP.fullmatch(voided_at):
+        raise ProofFormatError(f"{where}: voided_at {voided_at!r} is not a UTC timestamp")
+    return reason, note, voided_at
+
+
+def _public_round(
+    r: Mapping[str, Any], derived: Round, config: TableConfig, ref: Refs
+) -> dict[str, Any]:
+    where = f"round {r.get('round_number')}"
+    dealt_at = r.get("dealt_at")
+    if not isinstance(dealt_at, str) or not TIMESTAMP.fullmatch(dealt_at):
+        raise ProofFormatError(f"{where}: dealt_at {dealt_at!r} is not a UTC timestamp")
+    settlement, void = r.get("settlement"), r.get("void")
+    if (settlement is None) == (void is None):
+        raise ProofFormatError(
+            f"{where} is {'both settled and voided' if void else 'not resolved'}: a final proof "
+            "has every round either settled or voided"
+        )
+    bets = r.get("bets") or []
+    pb = r.get("player_banker")
+    out: dict[str, Any] = {k: r[k] for k in CARD_FIELDS}
+    out |= {
+        "dealt_at": dealt_at,
+        "bets_locked_at": dealt_at,
+        "bets": public_bets(bets, ref),
+        "player_banker": None if pb is None else {"bettor_ref": ref(pb["bettor_id"])},
+        "voided": void is not None,
+    }
+    if settlement is not None:
+        out |= {
+            "settled_at": settlement["settled_at"],
+            "voided_at": None,
+            "settlement": public_settlement(settlement, ref),
+            "void": None,
+        }
+    else:
+        assert void is not None
+        reason, note, voided_at = _void_facts(void, where)
+        would = public_settlement(settlement_doc(config, derived, *parse_bets(bets, pb)), ref)
+        out |= {
+            "settled_at": None,
+            "voided_at": voided_at,
+            "settlement": None,
+            "void": {
+                "reason": reason,
+                "note": note,
+                "voided_at": voided_at,
+                "replaced": replaced(would),
+            },
+        }
+    return out
+
+
+def public_proof(proof: Mapping[str, Any], ref_key: bytes) -> dict[str, Any]:
+    """The public proof (one object, before pages and signature) from the private final proof
+    (module docstring). Raises :class:`ProofFormatError` on a round that is not resolved, lacks
+    ``dealt_at``, or was voided for an unknown reason."""
+    header = {k: proof[k] for k in HEADER_FIELDS}
+    if header["end_reason"] not in END_REASONS:
+        raise ProofFormatError(f"end_reason {header['end_reason']!r} is not one of {END_REASONS}")
+    derived = _shoe_rounds(header)
+    rounds = proof["rounds"]
+    if len(rounds) > len(derived):
+        raise ProofFormatError(f"{len(rounds)} rounds; the shoe deals {len(derived)}")
+    config = TableConfig.from_dict(header["table_config"])
+    ref = refs_for(ref_key, header["table_id"])
+    public = [_public_round(r, d, config, ref) for r, d in zip(rounds, derived, strict=False)]
+    return {
+        **header,
+        "interventions": interventions(header["end_reason"], public, len(derived)),
+        "rounds": public,
+    }
+
+
+# --- pages ---------------------------------------------------------------------------------------
+
+
+def page_url(shoe_id: str, number: int) -> str:
+    """The relative URL of page ``number`` (page 1 is also ``/v1/shoes/{shoe_id}/proof``)."""
+    return f"/v1/shoes/{shoe_id}/proof?page={number}"
+
+
+def header_of(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """Every top-level member but ``rounds``, ``page`` and ``signature``: the same on every page."""
+    return {k: v for k, v in doc.items() if k not in ("rounds", "page", "signature")}
+
+
+def split(header: Mapping[str, Any], rounds: Sequence[Any], budget: int) -> list[list[Any]]:
+    """The split rule: rounds in order; a page takes the next round while
+    ``len(canonical({**header, "rounds": its rounds}))`` stays ≤ ``budget``; every page takes at
+    least one round (a round larger than the budget alone is a page of its own); no rounds → one
+    empty page. Sizes add up exactly: ``len(canonical({**header, "rounds": []}))`` + each
+    round's canonical size + one comma between rounds."""
+    base = len(proof_bytes({**header, "rounds": []}))
+    pages: list[list[Any]] = [[]]
+    size = base
+    for r in rounds:
+        grow = len(proof_bytes(r)) + (1 if pages[-1] else 0)
+        if pages[-1] and size + grow > budget:
+            pages.append([])
+            size, grow = base, grow - 1
+        pages[-1].append(r)
+        size += grow
+    return pages
+
+
+def paginate(proof: Mapping[str, Any], budget: int = PAGE_BUDGET) -> list[dict[str, Any]]:
+    """The public proof's pages (unsigned), each ``{**header, "page": {number, count,
+    first_round, last_round, next}, "rounds": [...]}``."""
+    header = header_of(proof)
+    groups = split(header, proof["rounds"], budget)
+    count = len(groups)
+    shoe_id = header["shoe_id"]
+    return [
+        {
+            **header,
+            "page": {
+                "number": k,
+                "count": count,
+                "first_round": group[0]["round_number"] if group else None,
+                "last_round": group[-1]["round_number"] if group else None,
+                "next": page_url(shoe_id, k + 1) if k < count else None,
+            },
+            "rounds": list(group),
+        }
+        for k, group in enumerate(groups, start=1)
+    ]
+
+
+# --- the signature -------------------------------------------------------------------------------
+
+
+def manifest(pages: Sequence[Mapping[str, Any]], key_id: str, signed_at: str) -> dict[str, Any]:
+    """``{spec, shoe_id, key_id, signed_at, pages: [sha256 of each page]}``; its canonical bytes
+    (what is signed) are at most :data:`MAX_MANIFEST_BYTES`."""
+    if not TIMESTAMP.fullmatch(signed_at):
+        raise ProofFormatError(f"signed_at {signed_at!r} is not a UTC timestamp")
+    doc = {
+        "spec": SIGNATURE_SPEC,
+        "shoe_id": pages[0]["shoe_id"],
+        "key_id": key_id,
+        "signed_at": signed_at,
+        "pages": [page_hash(p) for p in pages],
+    }
+    size = len(proof_bytes(doc))
+    if size > MAX_MANIFEST_BYTES:
+        raise ProofFormatError(f"the manifest is {size} bytes; at most {MAX_MANIFEST_BYTES}")
+    return doc
+
+
+def sign(
+    pages: Sequence[Mapping[str, Any]], signer: Signer, key_id: str, signed_at: str
+) -> list[dict[str, Any]]:
+    """Every page with the same ``signature``: ``{alg: "ES256", key_id, manifest, value}``,
+    ``value`` = base64url(``signer(canonical(manifest))``), the 64-byte ``r ‖ s``."""
+    doc = manifest(pages, key_id, signed_at)
+    value = signer(proof_bytes(doc))
+    if len(value) != 64:
+        raise ProofFormatError(f"an ES256 signature is 64 bytes (r ‖ s), got {len(value)}")
+    signature = {"alg": ALG, "key_id": key_id, "manifest": doc, "value": b64url(value)}
+    return [{**unsigned(p), "signature": signature} for p in pages]
+
+
+def final_pages(
+    proof: Mapping[str, Any],
+    *,
+    ref_key: bytes,
+    signer: Signer,
+    key_id: str,
+    signed_at: str,
+    budget: int = PAGE_BUDGET,
+) -> list[dict[str, Any]]:
+    """The private final proof → the signed public pages (:func:`public_proof`,
+    :func:`paginate`, :func:`sign`)."""
+    return sign(paginate(public_proof(proof, ref_key), budget), signer, key_id, signed_at)
+
+
+# --- keys ----------------------------------------------------------------------------------------
+
+#: DER SubjectPublicKeyInfo of a P-256 key, up to the 65-byte uncompressed point (0x04 ‖ x ‖ y).
+_P256_SPKI_PREFIX = bytes.fromhex("3059301306072a8648ce3d020106082a8648ce3d030107034200")
+
+
+def jwk_thumbprint(jwk: Mapping[str, Any]) -> str:
+    """RFC 7638 thumbprint of an EC public key: base64url(SHA-256(``{"crv","kty","x","y"}`` in
+    that order, no whitespace)) — the ``key_id``."""
+    members = {k: jwk[k] for k in ("crv", "kty", "x", "y")}
+    if not all(isinstance(v, str) for v in members.values()):
+        raise ProofFormatError("a JWK's crv, kty, x and y are strings")
+    return b64url(hashlib.sha256(canonical(members)).digest())
+
+
+def public_jwk(x: bytes, y: bytes) -> dict[str, str]:
+    """The ``GET /v1/signing-keys`` entry of the P-256 public key ``(x, y)``."""
+    if len(x) != 32 or len(y) != 32:
+        raise ProofFormatError("P-256 coordinates are 32 bytes each")
+    jwk = {"kty": "EC", "crv": "P-256", "x": b64url(x), "y": b64url(y)}
+    return {**jwk, "kid": jwk_thumbprint(jwk), "alg": ALG, "use": "sig"}
+
+
+def jwk_from_spki(der: bytes) -> dict[str, str]:
+    """:func:`public_jwk` of a DER SubjectPublicKeyInfo (what KMS ``GetPublicKey`` returns)."""
+    if len(der) != len(_P256_SPKI_PREFIX) + 65 or not der.startswith(_P256_SPKI_PREFIX + b"\x04"):
+        raise ProofFormatError("not an uncompressed P-256 SubjectPublicKeyInfo")
+    point = der[len(_P256_SPKI_PREFIX) + 1 :]
+    return public_jwk(point[:32], point[32:])
+
+
+def raw_signature(der: bytes) -> bytes:
+    """A DER ``ECDSA-Sig-Value`` (``SEQUENCE {INTEGER r, INTEGER s}``, what KMS ``Sign`` returns)
+    → the 64-byte ``r ‖ s`` of ES256."""
+
+    def integer(at: int) -> tuple[int, int]:
+        if der[at] != 0x02 or der[at + 1] > 33:
+            raise ProofFormatError("not a DER ECDSA signature")
+        n = der[at + 1]
+        return int.from_bytes(der[at + 2 : at + 2 + n], "big"), at + 2 + n
+
+    try:
+        if der[0] != 0x30 or der[1] != len(der) - 2:
+            raise ProofFormatError("not a DER ECDSA signature")
+        r, at = integer(2)
+        s, end = integer(at)
+    except IndexError:
+        raise ProofFormatError("not a DER ECDSA signature") from None
+    if end != len(der) or r >= 1 << 256 or s >= 1 << 256:
+        raise ProofFormatError("not a DER ECDSA signature over P-256")
+    return r.to_bytes(32, "big") + s.to_bytes(32, "big")
