@@ -16,7 +16,7 @@ from typing import Any
 
 from baccarat import proofdoc
 
-VECTORS = Path(__file__).resolve().parent / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 KEY_FILE = VECTORS / "TEST-ONLY-proof-signing-key.json"
 #: The ref key of every test table (a table's real one is 32 random bytes, KMS-sealed).
 TEST_REF_KEY = hashlib.sha256(b"bacc-ref-v1 example ref key - never use in production").digest()
