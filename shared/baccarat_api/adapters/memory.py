@@ -22,7 +22,6 @@ from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     IdempotencyRecord,
     ProofRecord,
-    PublicRound,
     Record,
     RoundRecord,
     ShoeRecord,
@@ -185,7 +184,7 @@ class MemoryRepository(Repository):
     def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
         self.calls["query"] += 1
         due = sorted(
-            (r for r in self._all(RoundRecord) if r.settle_by is not None and r.settlement is None),
+            (r for r in self._all(RoundRecord) if r.settle_by is not None and not r.resolved),
             key=lambda r: r.settle_by,
         )
         return [(r.operator_id, r.ref) for r in due if r.settle_by <= now][:limit]
@@ -202,12 +201,21 @@ class MemoryRepository(Repository):
         )
 
     def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        self.calls["query"] += 1
+        self.calls["get"] += 1
         proof: ProofRecord | None = self._one(ProofRecord, shoe_id)
-        if proof is None:
-            return None
-        publics = [p for p in self._all(PublicRound) if p.shoe_id == shoe_id]
-        return dataclasses.replace(proof, rounds={p.round_number: p for p in publics})
+        return proof
+
+    def shoe_rounds(self, operator_id: str, ref: ShoeRef) -> list[RoundRecord]:
+        self.calls["query"] += 1
+        return sorted(
+            (
+                r
+                for r in self._all(RoundRecord)
+                if (r.operator_id, r.table_id, r.shoe_number)
+                == (operator_id, ref.table_id, ref.shoe_number)
+            ),
+            key=lambda r: r.round_number,
+        )
 
 
 class MemoryVault:
@@ -225,7 +233,7 @@ class MemoryVault:
         self._sealed[token] = (tuple(sorted(context.items())), bytes(plaintext))
         return token
 
-    def draw_chain_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:
+    def draw_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:
         self.calls["draw"] += 1
         secret = os.urandom(SECRET_BYTES)
         return secret, self._seal(secret, context)

@@ -104,8 +104,12 @@ class Repository(StateWrites):
 
     @abstractmethod
     def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        """The ended shoe's proof with every settled or voided round's public record, or
-        ``None`` while the shoe has not ended."""
+        """The ended shoe's proof item (no operator key needed), or ``None`` while the shoe has
+        not ended."""
+
+    @abstractmethod
+    def shoe_rounds(self, operator_id: str, ref: ShoeRef) -> list[RoundRecord]:
+        """Every round record of the shoe, in play order (one Query)."""
 
     @abstractmethod
     def load(

@@ -1,4 +1,5 @@
-"""read: the GET routes, one DynamoDB round trip each (GetItem, or one Query for the tiers).
+"""read: the GET routes, one DynamoDB round trip each (GetItem, or one Query for the tiers; the
+proof: GetItem + Query).
 No KMS: a shoe's secret is stored in clear (and shown) only once the shoe has ended."""
 
 from __future__ import annotations
@@ -81,14 +82,20 @@ def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> ShoeStateOut:
 
 
 def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailOut:
-    view = round_view(round_record(repo, operator_id, round_id), with_settlement=True)
-    return RoundDetailOut.model_validate(view)
+    from baccarat_api.service.money import settlement_out
+
+    r = round_record(repo, operator_id, round_id)
+    settlement = settlement_out(r).model_dump() if r.resolved else None
+    return RoundDetailOut.model_validate({**round_view(r), "settlement": settlement})
 
 
 def get_proof(repo: Repository, shoe_id: str) -> ProofOut:
     """Public: no operator key. 404 until the shoe has ended (the proof record is written by the
-    transaction that ends it)."""
-    proof = repo.get_proof(shoe_id) if parse_shoe_id(shoe_id) else None
-    if proof is None:
+    transaction that ends it); then the proof item and the shoe's rounds (one Query of the
+    operator's partition the proof item names): 2 round trips."""
+    ref = parse_shoe_id(shoe_id)
+    proof = repo.get_proof(shoe_id) if ref else None
+    if proof is None or ref is None:
         raise not_found("proof", shoe_id)
-    return ProofOut.model_validate(proof_view(proof))
+    rounds = repo.shoe_rounds(proof.operator_id, ref)
+    return ProofOut.model_validate(proof_view(proof, rounds))

@@ -23,7 +23,6 @@ from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     IdempotencyRecord,
     ProofRecord,
-    PublicRound,
     RoundRecord,
     ShoeRecord,
     TableRecord,
@@ -301,14 +300,18 @@ class DynamoRepository(Repository):
                 break
         return out[:limit]
 
-    def _partition(self, what: str, pk: str) -> list[Item]:
-        """Every item of a partition: ONE strongly consistent ``Query`` (one more per MB)."""
+    def _partition(self, what: str, pk: str, prefix: str | None = None) -> list[Item]:
+        """Every item of a partition (whose sort key starts with ``prefix``, if given): ONE
+        strongly consistent ``Query`` (one more per MB)."""
         args: dict[str, Any] = {
             "TableName": self.state,
             "KeyConditionExpression": "pk = :pk",
             "ExpressionAttributeValues": {":pk": {"S": pk}},
             "ConsistentRead": True,
         }
+        if prefix is not None:
+            args["KeyConditionExpression"] += " AND begins_with(sk, :prefix)"
+            args["ExpressionAttributeValues"][":prefix"] = {"S": prefix}
         items: list[Item] = []
         with mapped_errors(what):
             while True:
@@ -337,17 +340,19 @@ class DynamoRepository(Repository):
         return history
 
     def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        """The proof item and every settled or voided round's public record: one Query of the
-        shoe's public partition."""
-        items = self._partition("get proof", keys.proof_pk(shoe_id))
-        proof = next((i for i in items if i["sk"]["S"] == keys.PROOF_SK), None)
-        if proof is None:
-            return None
-        rounds = {
-            r.round_number: r
-            for r in (from_item(PublicRound, i) for i in items if i["sk"]["S"].startswith("ROUND#"))
-        }
-        return from_item(ProofRecord, proof, rounds=rounds)
+        """The ended shoe's proof item: one strongly consistent ``GetItem``."""
+        item = self._get("get proof", *keys.proof_key(shoe_id))
+        return None if item is None else from_item(ProofRecord, item)
+
+    def shoe_rounds(self, operator_id: str, ref: ShoeRef) -> list[RoundRecord]:
+        """The shoe's round records in play order: ONE strongly consistent ``Query`` of the
+        rounds' sort keys in the table's partition (one more per MB)."""
+        items = self._partition(
+            "shoe rounds",
+            keys.table_pk(operator_id, ref.table_id),
+            prefix=keys.rounds_prefix(ref.shoe_number),
+        )
+        return [from_item(RoundRecord, item) for item in items]
 
     # seeding (local runner, custom resource, tests) ------------------------------------------
     def put_tiers(self, tiers: list[dict[str, Any]]) -> None:
