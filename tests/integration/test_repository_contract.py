@@ -74,7 +74,7 @@ def test_a_stale_deal_loses_and_writes_nothing(repo: Repository) -> None:
     assert shoe is not None
     stale = dataclasses.replace(shoe, version=shoe.version - 1)
     moved = dataclasses.replace(shoe, version=shoe.version + 1, rounds_dealt=2)
-    second = dataclasses.replace(rnd, round_number=2)
+    second = dataclasses.replace(rnd, round_number=2, write_id="wsecond")
     with pytest.raises(ConditionFailed) as lost:
         repo.record_round(stale, moved, second, None)
     assert (lost.value.existing, lost.value.duplicate) == (None, False)
@@ -145,7 +145,7 @@ def _table(repo: Repository, rnd: RoundRecord) -> TableRecord:
 def _other_round(repo: Repository, rnd: RoundRecord) -> RoundRecord:
     shoe = repo.get_shoe(OP, rnd.ref.shoe)
     assert shoe is not None
-    second = dataclasses.replace(rnd, round_number=2, settled_at=None)
+    second = dataclasses.replace(rnd, round_number=2, settled_at=None, write_id="wsecond")
     moved = dataclasses.replace(shoe, version=shoe.version + 1, rounds_dealt=2)
     repo.record_round(shoe, moved, second, None)
     return second
@@ -158,7 +158,7 @@ def test_closing_publishes_the_proof_naming_the_partition_of_its_rounds(repo: Re
     assert repo.get_proof(shoe_id) is None
     shoe = repo.get_shoe(OP, rnd.ref.shoe)
     assert shoe is not None
-    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed")
+    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed", "wclose")
     repo.close_shoe(shoe, after, proof)
     published = repo.get_proof(shoe_id)
     assert published == proof and published.operator_id == OP

@@ -2,8 +2,10 @@
 (and any caller that wants the game without storage): the same game-state writes as the DynamoDB
 adapter (:class:`~baccarat_api.ports.writes.StateWrites`), applied faithfully — all or nothing,
 every condition checked against the state before the transaction, one item written at most once per
-transaction (DynamoDB refuses two writes to one item too), records stored as given (frozen
-dataclasses, so a caller cannot change the store's copy).
+transaction (DynamoDB refuses two writes to one item too), a transaction's token honoured as
+DynamoDB honours ``ClientRequestToken`` (the same writes again: success, applied once; other
+writes: ``IdempotentParameterMismatch`` → ``OutcomeUnknown``; a failed one is not remembered),
+records stored as given (frozen dataclasses, so a caller cannot change the store's copy).
 
 It counts its calls (:attr:`MemoryRepository.calls`), one per DynamoDB round trip the adapter
 would make, so service tests can pin round trips without moto. Not thread-safe beyond its lock:
@@ -14,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
+import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -27,7 +30,13 @@ from baccarat_api.ports.records import (
     ShoeRecord,
     TableRecord,
 )
-from baccarat_api.ports.repository import ConditionFailed, Repository, Snapshot, TableHistory
+from baccarat_api.ports.repository import (
+    ConditionFailed,
+    OutcomeUnknown,
+    Repository,
+    Snapshot,
+    TableHistory,
+)
 from baccarat_api.ports.vault import SECRET_BYTES
 from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
 
@@ -41,6 +50,9 @@ class MemoryRepository(Repository):
         self.keys: dict[str, tuple[str, bool]] = {}
         #: round trips by kind (``get``, ``batch_get``, ``write``, ``transaction``, ``query``)
         self.calls: Counter[str] = Counter()
+        #: ClientRequestToken → (the transaction's writes, when it succeeded), as DynamoDB
+        #: remembers a token for 10 minutes
+        self.tokens: dict[str, tuple[str, float]] = {}
         self._lock = threading.RLock()
 
     # writes -----------------------------------------------------------------------------------
@@ -63,9 +75,21 @@ class MemoryRepository(Repository):
                 return False
         return True
 
-    def transact(self, what: str, writes: Sequence[Write]) -> None:
+    #: How long DynamoDB remembers a transaction's token.
+    TOKEN_SECONDS = 600
+
+    def transact(self, what: str, writes: Sequence[Write], token: str | None = None) -> None:
         with self._lock:
             self.calls["write" if len(writes) == 1 else "transaction"] += 1
+            if len(writes) > 1 and token is not None:
+                if len(token) > 36:
+                    raise ValueError("a ClientRequestToken is at most 36 characters")
+                request = repr(list(writes))
+                seen = self.tokens.get(token)
+                if seen is not None and time.monotonic() - seen[1] < self.TOKEN_SECONDS:
+                    if seen[0] == request:
+                        return  # the same transaction again: answered, applied once
+                    raise OutcomeUnknown(f"{what}: IdempotentParameterMismatchException")
             keys = [w.key for w in writes]
             if len(set(keys)) != len(keys):
                 raise ValueError(f"{what}: two writes to one item in one transaction")
@@ -92,6 +116,8 @@ class MemoryRepository(Repository):
                 else:
                     changes = dict(w.set) | dict.fromkeys(w.remove)
                     self.items[w.key] = dataclasses.replace(self.items[w.key], **changes)
+            if len(writes) > 1 and token is not None:
+                self.tokens[token] = (repr(list(writes)), time.monotonic())
 
     # configuration ----------------------------------------------------------------------------
     def add_key(self, key_hash: str, operator_id: str, *, revoked: bool = False) -> None:

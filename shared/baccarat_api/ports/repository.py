@@ -43,6 +43,13 @@ class StoreUnavailable(StoreError):
     """Throttling, a transaction conflict, a timeout: the same request may succeed later."""
 
 
+class OutcomeUnknown(StoreUnavailable):
+    """A write whose outcome cannot be known: it timed out (or its connection broke) after it
+    was sent, or its token came back with other writes (DynamoDB's
+    ``IdempotentParameterMismatchException``). It may have been applied: re-read before
+    answering."""
+
+
 @dataclass(slots=True)
 class Snapshot:
     """What one batched read (:meth:`Repository.load`) found; ``None`` = no such item."""

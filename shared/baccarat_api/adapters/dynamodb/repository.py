@@ -106,8 +106,10 @@ class DynamoRepository(Repository):
             update["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
         return {"Update": update}
 
-    def transact(self, what: str, writes: Sequence[Write]) -> None:
-        """One write → one ``PutItem``/``UpdateItem``; more → one ``TransactWriteItems``."""
+    def transact(self, what: str, writes: Sequence[Write], token: str | None = None) -> None:
+        """One write → one ``PutItem``/``UpdateItem`` (which take no token); more → one
+        ``TransactWriteItems`` with ``ClientRequestToken=token`` (botocore's own retries of it
+        then send the same token, so DynamoDB applies it once)."""
         requests = [self._request(w) for w in writes]
         if len(requests) == 1:
             ((verb, args),) = requests[0].items()
@@ -125,9 +127,10 @@ class DynamoRepository(Repository):
                 winner: Any = from_item(write.kind, item)
                 raise ConditionFailed(str(exc), existing=winner) from exc.__cause__
             return
+        extra: dict[str, Any] = {} if token is None else {"ClientRequestToken": token}
         try:
             with mapped_errors(what):
-                self.client.transact_write_items(TransactItems=requests)  # type: ignore[arg-type]
+                self.client.transact_write_items(TransactItems=requests, **extra)  # type: ignore[arg-type]
         except ConditionFailed as exc:
             reasons = cancellation_reasons(exc.__cause__)
             lost = [r.get("Code") == "ConditionalCheckFailed" for r in reasons]
