@@ -63,14 +63,18 @@ build: $(STAMP)
 		--parameter-overrides Architecture=$(ARCH)
 	$(BIN)/python scripts/slim_build.py .aws-sam/build
 
-# The whole API on http://127.0.0.1:8000 over moto (DynamoDB + KMS); Ctrl-C stops it.
+# The whole API on http://127.0.0.1:8000 over DynamoDB Local (Amazon's engine; fetched once into
+# .venv/ by scripts/ensure-dynamodb-local.sh, run with Java >= 17) and moto's server for KMS;
+# without Java, or with BACKEND=moto, over moto for both. Ctrl-C (or SIGTERM) stops everything.
 # BACCARAT_STACK=<deployed stack> make run serves the same app against that stack instead.
 run: $(STAMP)
+	@if [[ "$${BACKEND:-}" != moto && -z "$${BACCARAT_STACK:-}" ]]; then \
+		ALLOW_NO_DYNAMODB_LOCAL=1 scripts/ensure-dynamodb-local.sh >/dev/null; fi
 	$(BIN)/python -m baccarat_dev.local
 
 # One auto-settlement sweep (what AutoSettleFunction does every minute in AWS; make run also
 # sweeps every minute): rounds whose locked bets are past the table's deadline get settled.
-# Against make run: AWS_ENDPOINT_URL=<the moto URL its banner prints> make sweep; against a
+# Against make run: AWS_ENDPOINT_URL=<the DynamoDB URL its banner prints> make sweep; against a
 # stack: BACCARAT_STACK=<stack> make sweep. Extra flags: make sweep ARGS="--json".
 sweep: $(STAMP)
 	$(BIN)/python -m baccarat_api.jobs.sweep $(ARGS)

@@ -58,14 +58,14 @@ class RoundRef:
 
 
 def parse_table_id(text: str) -> str | None:
-    return text if _TABLE_RE.match(text) else None
+    return text if _TABLE_RE.fullmatch(text) else None
 
 
 def parse_shoe_id(text: str) -> ShoeRef | None:
-    m = _SHOE_RE.match(text)
+    m = _SHOE_RE.fullmatch(text)
     return ShoeRef(m[1], int(m[2])) if m else None
 
 
 def parse_round_id(text: str) -> RoundRef | None:
-    m = _ROUND_RE.match(text)
+    m = _ROUND_RE.fullmatch(text)
     return RoundRef(m[1], int(m[2]), int(m[3])) if m else None

@@ -38,7 +38,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ENSURE_SCRIPT = REPO_ROOT / "scripts" / "ensure-dynamodb-local.sh"
@@ -292,22 +292,6 @@ class DynamoDBLocal:
         self._log.flush()
         self._log.seek(0)
         return self._log.read().decode(errors="replace")
-
-
-class WithoutContinuousBackups:
-    """A DynamoDB client wrapper for DynamoDB Local, which has no ``UpdateContinuousBackups``
-    (it answers ``UnknownOperationException``): that call is skipped (point-in-time recovery
-    is an AWS-side safety net with no effect on what the API reads or writes); every other
-    attribute is the wrapped client's. Pass it to ``create_tables`` of the template."""
-
-    def __init__(self, client: Any) -> None:
-        self._client = client
-
-    def update_continuous_backups(self, **_: Any) -> dict[str, Any]:
-        return {}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
 
 
 def _end_group(proc: subprocess.Popen[bytes], timeout: float) -> None:

@@ -1,8 +1,7 @@
 """pytest plugin: one DynamoDB Local (Amazon's own engine) per test session — per xdist worker —
 and the template's tables on it.
 
-Load it with ``pytest_plugins = ["support.dynamodb_local"]`` (a test module or the root conftest) or
-``-p support.dynamodb_local`` (``tests/`` is on pytest's ``pythonpath``). Fixtures:
+The root conftest (``tests/conftest.py``) loads it for every test. Fixtures:
 
 * ``dynamodb_local`` (session): the running :class:`~baccarat_dev.dynamodb_local.DynamoDBLocal`;
   its ``endpoint_url``, ``client_kwargs()``. Started on first use, stopped at the session's end.
@@ -27,11 +26,7 @@ from typing import Any
 import boto3
 import pytest
 
-from baccarat_dev.dynamodb_local import (
-    DynamoDBLocal,
-    DynamoDBLocalUnavailable,
-    WithoutContinuousBackups,
-)
+from baccarat_dev.dynamodb_local import DynamoDBLocal, DynamoDBLocalUnavailable
 from baccarat_dev.template import create_tables, table_definitions
 
 REQUIRE = "BACC_REQUIRE_DYNAMODB_LOCAL"
@@ -81,7 +76,7 @@ def dynamodb_local_tables(dynamodb_local: DynamoDBLocal) -> Iterator[dict[str, s
     client = local_client(dynamodb_local)
     suffix = uuid.uuid4().hex[:8]
     names = {logical_id: f"{logical_id}-{suffix}" for logical_id in table_definitions()}
-    create_tables(WithoutContinuousBackups(client), names)
+    create_tables(client, names, pitr=False)
     try:
         yield names
     finally:

@@ -7,6 +7,7 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
 from baccarat_api.http.deps import OperatorId, Rt, errors
+from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.service import reading
 from baccarat_api.service.models import (
     AuditOut,
@@ -17,7 +18,7 @@ from baccarat_api.service.models import (
     TiersOut,
 )
 
-router = APIRouter(tags=["read"])
+router = APIRouter(route_class=JsonRoute, tags=["read"])
 
 
 @router.get(
