@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 _TABLE = r"tbl_[a-z2-7]{16}"
 _NUMBER = r"[1-9][0-9]{0,5}"
+#: A shoe (or round) number as it appears in ids: 1 to 999999, no leading zero.
+SHOE_NUMBER = _NUMBER
 _TABLE_RE = re.compile(rf"^({_TABLE})$")
 _SHOE_RE = re.compile(rf"^({_TABLE})_s({_NUMBER})$")
 _ROUND_RE = re.compile(rf"^({_TABLE})_s({_NUMBER})_r({_NUMBER})$")

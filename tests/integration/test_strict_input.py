@@ -139,7 +139,11 @@ def test_a_trailing_slash_is_404_in_the_envelope_never_a_redirect(route: str) ->
             return await http.request(method, path + "/")
 
     for method in ("GET", "POST"):
-        r = asyncio.run(ask(method))
+        loop = asyncio.new_event_loop()  # not asyncio.run: it unsets the thread's loop (mangum's)
+        try:
+            r = loop.run_until_complete(ask(method))
+        finally:
+            loop.close()
         assert r.status_code == 404, (method, path, r.status_code, r.headers)
         assert "location" not in r.headers
         assert r.json()["error"]["code"] == "not_found"

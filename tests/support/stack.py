@@ -11,6 +11,7 @@ import json
 import logging
 import re
 import time
+import urllib.parse
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -96,6 +97,11 @@ def http_api_event(
     }
     if names:
         event["pathParameters"] = dict(zip(names, values.groups(), strict=True))
+    if query:  # API Gateway sends both; repeated names joined by commas
+        pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+        event["queryStringParameters"] = {
+            name: ",".join(v for n, v in pairs if n == name) for name, _ in pairs
+        }
     if text is not None:
         event["body"] = text
     return event
@@ -203,6 +209,7 @@ class Api:
         headers: dict[str, str] | None = None,
         raw_body: str | None = None,
         base64_body: bool = False,
+        query: str = "",
     ) -> Response:
         route = self.route(method, path)
         hdrs = dict(headers or {})
@@ -210,7 +217,14 @@ class Api:
         if token:
             hdrs["authorization"] = f"Bearer {token}"
         event = http_api_event(
-            method, path, route, body=body, headers=hdrs, raw_body=raw_body, base64_body=base64_body
+            method,
+            path,
+            route,
+            body=body,
+            headers=hdrs,
+            raw_body=raw_body,
+            base64_body=base64_body,
+            query=query,
         )
         stopped = self.gate(route, event)
         return stopped if stopped is not None else self.invoke(route, event)
