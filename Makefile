@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint template typecheck unit suite bench build run sweep openapi rng-report clean
+.PHONY: install test lint template typecheck unit suite bench bench-engines build run sweep openapi rng-report clean
 
 # SAM CLI (template checks, the build test): no telemetry.
 export SAM_CLI_TELEMETRY := 0
@@ -53,6 +53,17 @@ test: lint template typecheck suite
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# The DynamoDB engines, figures only: DynamoDB Local vs moto in one run (start-up, per-call
+# latency, RSS over 5,000 deals + 5,000 settlements: benchmarks/dynamodb_engines.py), then
+# `make run` itself on DynamoDB Local under 6,000 requests — RSS of the API process and of java
+# before, along the way and after (benchmarks/make_run_memory.py; BACKEND=moto make bench-engines
+# runs that part on moto: keep REQUESTS small there). A few minutes; moto's server passes 3 GiB.
+REQUESTS ?= 6000
+bench-engines: $(STAMP)
+	scripts/ensure-dynamodb-local.sh >/dev/null
+	$(BIN)/python -m benchmarks.dynamodb_engines
+	$(BIN)/python -m benchmarks.make_run_memory $(REQUESTS)
 
 # The deployable artifacts (.aws-sam/build; arm64 unless ARCH=x86_64), slimmed for cold starts:
 # bytecode compiled once (Lambda's code is read-only: without it every cold start compiles every

@@ -16,42 +16,11 @@ import signal
 import socket
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
-from support.local_server import free_port, local_server
+from support.local_server import descendants, free_port, is_java, local_server, running
 
 STOP_SECONDS = 5.0
-
-
-def descendants(pid: int) -> dict[int, str]:
-    """pid → command line of every process below ``pid``."""
-    rows = subprocess.run(["ps", "-ww", "-eo", "pid=,ppid=,args="], capture_output=True, text=True)
-    children: dict[int, list[tuple[int, str]]] = {}
-    for row in rows.stdout.splitlines():
-        child, parent, *args = row.split(None, 2)
-        children.setdefault(int(parent), []).append((int(child), args[0] if args else ""))
-    found: dict[int, str] = {}
-    todo = [pid]
-    while todo:
-        for child, args in children.get(todo.pop(), []):
-            found[child] = args
-            todo.append(child)
-    return found
-
-
-def is_java(args: str) -> bool:
-    """Whether a command line is DynamoDB Local's java (not its ``sh`` watchdog)."""
-    return Path(args.split()[0]).name == "java" and "DynamoDBLocal.jar" in args
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie waiting to be reaped is not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return False
-    return state != "Z"
 
 
 def answers(url: str) -> bool:
