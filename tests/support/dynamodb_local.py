@@ -10,6 +10,11 @@ The root conftest (``tests/conftest.py``) loads it for every test. Fixtures:
 * ``dynamodb_local_tables`` (module): the template's tables (``create_tables`` of
   :mod:`baccarat_dev.template`, so they are exactly the stack's), under names unique to the
   module: ``{"StateTable": …, "ConfigTable": …}``; deleted afterwards.
+* ``dynamodb_local_stack`` / ``dynamodb_local_api``: what ``stack`` / ``api`` of
+  :mod:`support.stack` are (the handlers with real HTTP API v2 events), with DynamoDB on
+  DynamoDB Local (tables of the test's own, ``AWS_ENDPOINT_URL_DYNAMODB``) and KMS on moto in
+  process — for the tests of limits, races and faults that need the real engine (moto applies
+  no item size limit, no ``ClientRequestToken``, no atomic concurrent transactions).
 
 Where DynamoDB Local cannot run (no Java >= 17, the package not installable) the tests that use
 it are skipped, or fail when ``BACC_REQUIRE_DYNAMODB_LOCAL=1`` (``make test`` sets it, as it
@@ -28,6 +33,9 @@ import pytest
 
 from baccarat_dev.dynamodb_local import DynamoDBLocal, DynamoDBLocalUnavailable
 from baccarat_dev.template import create_tables, table_definitions
+
+from .stack import Api, Stack, provision
+from .stack import aws_env as _aws_env  # noqa: F401  (the fixture, for dynamodb_local_stack)
 
 REQUIRE = "BACC_REQUIRE_DYNAMODB_LOCAL"
 
@@ -82,3 +90,29 @@ def dynamodb_local_tables(dynamodb_local: DynamoDBLocal) -> Iterator[dict[str, s
     finally:
         for name in names.values():
             client.delete_table(TableName=name)
+
+
+@pytest.fixture
+def dynamodb_local_stack(
+    dynamodb_local: DynamoDBLocal, aws_env: None, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Stack]:
+    from moto import mock_aws
+
+    from baccarat_api import runtime
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodb_local.endpoint_url)
+    suffix = uuid.uuid4().hex[:8]
+    names = {logical_id: f"{logical_id}-{suffix}" for logical_id in table_definitions()}
+    with mock_aws():  # KMS; DynamoDB's endpoint is DynamoDB Local's, which moto passes through
+        made = provision(monkeypatch, names, pitr=False)
+        try:
+            yield made
+        finally:
+            runtime.reset()
+            for name in names.values():
+                made.dynamodb.delete_table(TableName=name)
+
+
+@pytest.fixture
+def dynamodb_local_api(dynamodb_local_stack: Stack) -> Api:
+    return Api(dynamodb_local_stack.key_a)
