@@ -22,18 +22,13 @@ from pathlib import Path
 
 import httpx
 
+from .dynamodb_engines import rss_mib
+
 ROOT = Path(__file__).resolve().parents[1]
 REQUESTS = 6_000
 THREADS = 4
 CAP_MIB = 4096
 EVERY_SECONDS = 15
-
-
-def rss_mib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) // 1024
-    return 0
 
 
 class Load:
@@ -99,12 +94,12 @@ def run(requests: int = REQUESTS) -> list[str]:
         api = next(pid for pid, args in below.items() if "baccarat_dev.local" in args)
         java = next((pid for pid, args in below.items() if is_java(args)), None)
 
-        def rss() -> tuple[int, int]:
-            return rss_mib(api), rss_mib(java) if java else 0
+        def rss() -> tuple[float, float]:
+            return rss_mib(api), rss_mib(java) if java else 0.0
 
         def snapshot() -> str:
-            engine = f", java (DynamoDB Local) {rss()[1]} MiB" if java else ""
-            return f"API process {rss()[0]} MiB{engine}"
+            engine = f", java (DynamoDB Local) {rss()[1]:.0f} MiB" if java else ""
+            return f"API process {rss()[0]:.0f} MiB{engine}"
 
         lines = [f"## make run on {server.engine}: RSS over {requests} requests"]
         before = rss()
