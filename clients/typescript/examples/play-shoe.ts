@@ -156,6 +156,7 @@ interface Game {
 
 async function play(api: BaccaratClient, game: Game): Promise<Played> {
   const { profile, tier, banking } = game;
+  // [open]
   const table = await unwrap(api.POST('/v1/tables', { body: { profile, tier, banking } }));
   const shoe = await unwrap(
     api.POST('/v1/tables/{table_id}/shoes', {
@@ -163,6 +164,7 @@ async function play(api: BaccaratClient, game: Game): Promise<Played> {
       body: { client_seed: game.clientSeed },
     }),
   );
+  // [/open]
   game.log(`table ${table.table_id} (${profile}, ${tier}, ${banking}); anchor ${table.anchor.slice(0, 16)}…`);
   game.log(`shoe  ${shoe.shoe_id} committed: client hash ${shoe.client_hash.slice(0, 16)}…`);
   const shoeId = { path: { shoe_id: shoe.shoe_id } };
@@ -283,11 +285,13 @@ async function main(argv: string[]): Promise<number> {
     if (!a.quiet) console.log(line);
   };
   let retries = 0;
+  // [client]
   const api = createBaccaratClient({
-    baseUrl: url,
-    apiKey: key,
+    baseUrl: url, // $BACCARAT_URL
+    apiKey: key, // $KEY
     retry: { onRetry: (e) => (retries++, log(`  retry ${e.method} ${e.url}: ${e.code ?? e.status ?? 'no answer'}`)) },
   });
+  // [/client]
   let played: Played;
   let report: VerifierReport;
   let proof: unknown;
@@ -306,11 +310,18 @@ async function main(argv: string[]): Promise<number> {
     proof = await BaccVerify.loadProofUrl(proofUrl(played.shoeId)); // no key: the proof is public
     report = await BaccVerify.verifyProof(proof, await verifierOptions(api, url));
   } catch (e) {
-    if (e instanceof BaccaratApiError || e instanceof BaccaratNetworkError) {
-      console.error(`play-shoe: ${e.message}`);
+    // [errors]
+    if (e instanceof BaccaratApiError) {
+      // e.status, e.code ("shoe_ended", "insufficient_balance" …), e.retryable, e.details, e.requestId
+      console.error(`play-shoe: ${e.message}${e.requestId ? ` [request ${e.requestId}]` : ''}`);
+      return 2;
+    }
+    if (e instanceof BaccaratNetworkError) {
+      console.error(`play-shoe: ${e.message}`); // no answer after e.attempts attempts
       return 2;
     }
     throw e;
+    // [/errors]
   }
   if (a['save-proof']) writeFileSync(a['save-proof'], JSON.stringify(proof, null, 1));
   const problems = crossCheck(played, report);
