@@ -276,7 +276,8 @@ async function main(argv: string[]): Promise<number> {
   const key = a.key ?? process.env['KEY'] ?? process.env['BACCARAT_KEY'];
   const profile = a.profile === 'bid-squeeze' ? 'bid-squeeze' : 'star-city';
   const banking = a.banking === 'player_banker' ? 'player_banker' : 'house';
-  if (a.help || !key || a.profile !== profile || a.banking !== banking) {
+  const integers = [a['close-after'], a['rng-seed'], ...a['void-round']].filter((v) => v !== undefined);
+  if (a.help || !key || a.profile !== profile || a.banking !== banking || !integers.every((v) => /^\d+$/.test(v))) {
     console.error(key ? USAGE : `${USAGE}\nno operator key: pass --key or set KEY (the key \`make run\` printed)`);
     return a.help ? 0 : 2;
   }
