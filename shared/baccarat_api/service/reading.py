@@ -109,10 +109,10 @@ def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailO
 def get_proof(repo: Repository, shoe_id: str) -> ProofOut:
     """Public: no operator key. 404 until the shoe has ended (the proof record is written by the
     transaction that ends it); then the proof item and the shoe's rounds (one Query of the
-    operator's partition the proof item names): 2 round trips."""
+    shoe's items in the operator's partition the proof item names): 2 round trips."""
     ref = parse_shoe_id(shoe_id)
     proof = repo.get_proof(shoe_id) if ref else None
     if proof is None or ref is None:
         raise not_found("proof", shoe_id)
-    rounds = repo.shoe_rounds(proof.operator_id, ref)
+    rounds = repo.shoe_history(proof.operator_id, ref).rounds
     return ProofOut.model_validate(proof_view(proof, rounds))

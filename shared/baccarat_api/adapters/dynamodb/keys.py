@@ -11,8 +11,8 @@ State table: everything of one table lives in one partition, under the operator'
 The ``PROOF#`` partition is the shoe's public side: the proof item, written by the transaction
 that ends the shoe (404 while there is none). The rounds' money lives on the round items only
 (their bets, the money computed at the deal, how they were resolved); a proof reads them with
-one Query of the shoe's rounds in the operator's partition (``sk`` begins with
-``SHOE#000001#ROUND#``), the proof item naming the operator.
+one Query of the shoe's items in the operator's partition (``Repository.shoe_history``), the
+proof item naming the operator.
 
 Idempotency records (``Idempotency-Key`` of a POST; :mod:`baccarat_api.service.idempotency`)
 live in their own partition per operator and key, are written by the SAME transaction as the
@@ -64,12 +64,7 @@ def shoe_sk(shoe_number: int) -> str:
 
 
 def round_sk(shoe_number: int, round_number: int) -> str:
-    return f"{rounds_prefix(shoe_number)}{round_number:05d}"
-
-
-def rounds_prefix(shoe_number: int) -> str:
-    """The sort-key prefix of a shoe's rounds (in play order)."""
-    return f"SHOE#{shoe_number:06d}#ROUND#"
+    return f"SHOE#{shoe_number:06d}#ROUND#{round_number:05d}"
 
 
 def proof_pk(shoe_id: str) -> str:
