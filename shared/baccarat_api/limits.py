@@ -53,3 +53,9 @@ MAX_VOID_NOTE_LENGTH = 256
 #: overrides: ``RATE_LIMIT_PER_SECOND``, ``RATE_LIMIT_BURST`` (rate 0 turns the limiter off).
 RATE_LIMIT_PER_SECOND = 200.0
 RATE_LIMIT_BURST = 400
+
+#: The table event feed (``GET /v1/tables/{table_id}/events``): events per page, default and
+#: most. An event's ``data`` stays under 2 KB at the limits above (ids and a money summary), so
+#: a page stays under a few hundred KB.
+DEFAULT_EVENTS_PAGE = 50
+MAX_EVENTS_PAGE = 100

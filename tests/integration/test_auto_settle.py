@@ -175,8 +175,9 @@ def test_the_template_schedules_a_least_privilege_sweep() -> None:
     assert grants == {
         ("dynamodb:Query", index),
         ("dynamodb:GetItem", table),
+        ("dynamodb:BatchGetItem", table),  # the round + its table's live state
         ("dynamodb:UpdateItem", table),
-        ("dynamodb:PutItem", table),
+        ("dynamodb:PutItem", table),  # the settlement's event
     }
     assert "KMS_KEY_ID" not in json.dumps(fn.get("Environment", {}))
     gsi = resources["StateTable"]["Properties"]["GlobalSecondaryIndexes"]

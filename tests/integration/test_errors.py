@@ -250,8 +250,8 @@ def inject(client: Any, operation: str, code: str) -> None:
     [
         ("TransactWriteItems", "ProvisionedThroughputExceededException"),
         ("TransactWriteItems", "TransactionConflictException"),
-        ("GetItem", "ThrottlingException"),
-        ("GetItem", "InternalServerError"),
+        ("BatchGetItem", "ThrottlingException"),  # the deal reads the shoe + the live state
+        ("BatchGetItem", "InternalServerError"),
     ],
 )
 def test_dynamodb_throttling_and_conflicts_are_retryable_503(

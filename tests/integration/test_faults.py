@@ -313,7 +313,7 @@ PATHS: dict[str, WritePath] = {
         ),
         check=_shoe_ok,
         keyed=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (KMS, "Encrypt"), (DDB, TRANSACT)],
-        bare=[(DDB, "GetItem"), (KMS, "Decrypt"), (KMS, "Encrypt"), (DDB, TRANSACT)],
+        bare=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (KMS, "Encrypt"), (DDB, TRANSACT)],
     ),
     "deal": WritePath(
         setup=lambda api: dict(zip(("table_id", "shoe_id"), new_shoe(api), strict=True)),
@@ -322,21 +322,21 @@ PATHS: dict[str, WritePath] = {
         ),
         check=_round_ok,
         keyed=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (KMS, "Decrypt"), (DDB, TRANSACT)],
-        bare=[(DDB, "GetItem"), (KMS, "Decrypt"), (KMS, "Decrypt"), (DDB, TRANSACT)],
+        bare=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (KMS, "Decrypt"), (DDB, TRANSACT)],
     ),
     "settle": WritePath(
         setup=_with_round,
         call=lambda api, ctx, h: api.post(f"/v1/rounds/{ctx['round_id']}/settlement", headers=h),
         check=_settlement_ok,
         keyed=[(DDB, "BatchGetItem"), (DDB, "TransactWriteItems")],
-        bare=[(DDB, "GetItem"), (DDB, "UpdateItem")],
+        bare=[(DDB, "BatchGetItem"), (DDB, "TransactWriteItems")],
     ),
     "close": WritePath(
         setup=_with_round,
         call=lambda api, ctx, h: api.post(f"/v1/shoes/{ctx['shoe_id']}/close", headers=h),
         check=_closed_ok,
         keyed=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (DDB, "TransactWriteItems")],
-        bare=[(DDB, "GetItem"), (KMS, "Decrypt"), (DDB, "TransactWriteItems")],
+        bare=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (DDB, "TransactWriteItems")],
     ),
     "void": WritePath(
         setup=_with_round,
@@ -345,7 +345,7 @@ PATHS: dict[str, WritePath] = {
         ),
         check=_void_ok,
         keyed=[(DDB, "BatchGetItem"), (DDB, "TransactWriteItems")],
-        bare=[(DDB, "GetItem"), (DDB, "UpdateItem")],
+        bare=[(DDB, "BatchGetItem"), (DDB, "TransactWriteItems")],
     ),
 }  # fmt: skip
 

@@ -228,7 +228,9 @@ def test_a_round_is_dealt_once_and_settled_once_whatever_keys_callers_use(
     def stale(self: DynamoRepository, operator_id: str, **keys: Any) -> Snapshot:
         snap = real_load(self, operator_id, **keys)
         held.setdefault("shoe", snap)
-        return Snapshot(shoe=held["shoe"].shoe, idempotency=snap.idempotency)
+        return Snapshot(
+            shoe=held["shoe"].shoe, live=held["shoe"].live, idempotency=snap.idempotency
+        )
 
     monkeypatch.setattr(DynamoRepository, "load", stale)
     a = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}, headers=key("a"))

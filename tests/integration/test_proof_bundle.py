@@ -161,8 +161,9 @@ def test_player_banker_tables_and_early_close_verify(api: Api) -> None:
 
 
 def test_the_interim_proof_is_two_calls_and_a_settlement_two(api: Api) -> None:
-    """A settlement: the round read and one conditional update. The (unsigned v1) proof: the
-    proof item and one Query of the shoe's rounds."""
+    """A settlement: the round read (with the table's live state) and one transaction (the
+    conditional update and its event). The (unsigned v1) proof: the proof item and one Query of
+    the shoe's rounds."""
     ops: Counter[str] = Counter()
 
     def count(event_name: str, **_: Any) -> None:
@@ -173,7 +174,7 @@ def test_the_interim_proof_is_two_calls_and_a_settlement_two(api: Api) -> None:
     rnd = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
     runtime.get_runtime().dynamodb.meta.events.register("before-call.dynamodb", count)
     assert api.post(f"/v1/rounds/{rnd['round_id']}/settlement").status == 200
-    assert ops == {"GetItem": 1, "UpdateItem": 1}
+    assert ops == {"BatchGetItem": 1, "TransactWriteItems": 1}
     api.post(f"/v1/shoes/{shoe_id}/close")
     for _ in range(2):
         ops.clear()

@@ -133,11 +133,11 @@ def test_two_deals_racing_on_one_shoe(
     ref = parse_shoe_id(shoe_id)
     assert ref is not None
     repo = runtime.get_runtime().repo
-    stale = repo.get_shoe("operator-a", ref)
+    stale = repo.load("operator-a", shoe=ref, live=table_id)  # the shoe + the table's live state
     first = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()})
     assert first.status == 201
 
-    monkeypatch.setattr(DynamoRepository, "get_shoe", lambda self, op, ref: stale)
+    monkeypatch.setattr(DynamoRepository, "load", lambda self, op, **_: stale)
     second = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []})
     assert second.status == 409, second.body
     assert second.error["code"] == "concurrent_update" and second.error["retryable"] is True
@@ -170,8 +170,8 @@ def test_two_settlements_racing_on_one_round(
     ref = parse_round_id(round_id)
     assert ref is not None
     repo = runtime.get_runtime().repo
-    stale = repo.get_round("operator-a", ref)
-    assert stale is not None
+    stale = repo.load("operator-a", round_=ref, live=table_id)
+    assert stale.round is not None
     if auto:
         from baccarat_api.service.settling import settle_round
 
@@ -181,7 +181,7 @@ def test_two_settlements_racing_on_one_round(
         assert winner.status == 200
         winner_body = winner.body
 
-    monkeypatch.setattr(DynamoRepository, "get_round", lambda self, op, ref: stale)
+    monkeypatch.setattr(DynamoRepository, "load", lambda self, op, **_: stale)
     loser = api.post(f"/v1/rounds/{round_id}/settlement")
     assert loser.status == 200 and loser.body == winner_body
     assert loser.body["auto_settled"] is auto
@@ -194,9 +194,11 @@ def test_a_commit_racing_another_commit(api: Api, monkeypatch: pytest.MonkeyPatc
         "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
     ).body["table_id"]
     repo = runtime.get_runtime().repo
-    stale = repo.get_table("operator-a", table_id)
+    snap = repo.load("operator-a", table_id=table_id, live=table_id)
+    stale = snap.table
+    assert stale is not None
     assert api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "1"}).status == 201
-    monkeypatch.setattr(DynamoRepository, "get_table", lambda self, op, tid: stale)
+    monkeypatch.setattr(DynamoRepository, "load", lambda self, op, **_: snap)
     second = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "2"})
     assert second.status == 409 and second.error["code"] == "concurrent_update"
     monkeypatch.undo()

@@ -259,7 +259,7 @@ def test_nothing_is_ever_deleted() -> None:
         assert not re.search(r"delete_item|batch_write_item|DeleteItem|\"Delete\"\s*:", code), path
 
 
-def test_a_void_changes_nothing_but_its_round(api: Api, stack: Stack) -> None:
+def test_a_void_changes_nothing_but_its_round_and_reports_it(api: Api, stack: Stack) -> None:
     shoe_id = shoe(api)
     round_id = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body["round_id"]
 
@@ -275,6 +275,8 @@ def test_a_void_changes_nothing_but_its_round(api: Api, stack: Stack) -> None:
     assert set(before) <= set(after)  # nothing removed
     changed = {k for k in before if before[k] != after[k]}
     added = set(after) - set(before)
-    assert [k[1] for k in changed] == ["SHOE#000001#ROUND#00001"]
-    assert not added  # the proof reads the round itself
+    # the round, and the table's live state (its event counter); one event added
+    assert sorted(k[1] for k in changed) == ["LIVE", "SHOE#000001#ROUND#00001"]
+    assert [after[k]["type"]["S"] for k in added] == ["round_voided"]  # the proof reads the round
+    changed.discard(next(k for k in changed if k[1] == "LIVE"))
     assert "due_at" in before[next(iter(changed))] and "due_at" not in after[next(iter(changed))]

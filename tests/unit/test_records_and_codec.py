@@ -14,7 +14,9 @@ from baccarat_api.adapters.dynamodb.codec import SHAPES, from_item, to_item
 from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS
 from baccarat_api.ports.records import (
     KEY_FIELDS,
+    EventRecord,
     IdempotencyRecord,
+    LiveRecord,
     ProofRecord,
     RoundRecord,
     ShoeRecord,
@@ -51,7 +53,12 @@ PROOF = ProofRecord(
     "rules", "2026-01-01T00:01:00.000Z", CONFIG, "op",
 )  # fmt: skip
 IDEM = IdempotencyRecord("op", "k" * 64, "fp", 201, {"z": 1, "a": 2}, "2026-01-01", 1_800_000_000)
-RECORDS = [TABLE, SHOE, ROUND, VOIDED, PROOF, IDEM]
+LIVE = LiveRecord("op", "tbl_aaaaaaaaaaaaaaaa", 7, "2026-01-01T00:00:00.000Z")
+EVENT = EventRecord(
+    "op", "tbl_aaaaaaaaaaaaaaaa", 7, "round_settled", "2026-01-01T00:00:00.000Z",
+    {"round_id": "r", "nets": {"zed": 5, "alice": -5}},
+)  # fmt: skip
+RECORDS = [TABLE, SHOE, ROUND, VOIDED, PROOF, IDEM, LIVE, EVENT]
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: type(r).__name__)

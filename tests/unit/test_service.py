@@ -122,10 +122,10 @@ def test_a_deal_that_lost_the_race_deals_nothing_and_is_retryable(game: Game) ->
     shoe_id = new_shoe(game)
     ref = parse_shoe_id(shoe_id)
     assert ref is not None
-    stale = game.repo.get_shoe(OP, ref)
+    stale = game.repo.load(OP, shoe=ref, live=ref.table_id)
     winner = deal(game, shoe_id, star_city_bets())  # another request deals first
     after_winner = snapshot(game)
-    game.repo.get_shoe = lambda *_: stale  # type: ignore[method-assign]
+    game.repo.load = lambda *_a, **_k: stale  # type: ignore[method-assign]
     with pytest.raises(DomainError) as err:
         deal(game, shoe_id)  # other bets, from the same (stale) shoe
     assert (err.value.code, err.value.retryable) == ("concurrent_update", True)
@@ -206,9 +206,9 @@ def test_a_settlement_that_lost_to_a_void_answers_round_voided(game: Game) -> No
     rid = deal(game, shoe_id, star_city_bets()).round_id
     ref = parse_round_id(rid)
     assert ref is not None
-    stale = game.repo.get_round(OP, ref)
+    stale = game.repo.load(OP, round_=ref, live=ref.table_id)
     void_round(game.repo, OP, rid, reason="technical_fault")
-    game.repo.get_round = lambda *_: stale  # type: ignore[method-assign]
+    game.repo.load = lambda *_a, **_k: stale  # type: ignore[method-assign]
     assert code_of(lambda: settle_round(game.repo, OP, rid)) == "round_voided"
 
 
@@ -277,7 +277,7 @@ def test_a_duplicate_in_flight_answers_the_first_ones_committed_result(game: Gam
     key = request_for("k-2", "POST", f"/v1/tables/{table_id}/shoes", body, 201)
     # both requests read before either wrote: the second's transaction loses on the record
     real_load = game.repo.load
-    snap = real_load(OP, table_id=table_id, idem_key=key.key_hash)  # type: ignore[union-attr]
+    snap = real_load(OP, table_id=table_id, idem_key=key.key_hash, live=table_id)  # type: ignore[union-attr]
     first = tables.commit_shoe(game.repo, game.vault, OP, table_id, "s", key)
     after_first = snapshot(game)
     game.repo.load = lambda *_a, **_k: snap  # type: ignore[method-assign]
@@ -297,7 +297,7 @@ def test_a_duplicate_that_cannot_tell_its_effect_is_told_to_retry(game: Game) ->
     deal(game, shoe_id)  # round 2, another request
     ref = parse_shoe_id(shoe_id)
     assert ref is not None
-    moved = game.repo.load(OP, shoe=ref)  # the shoe after round 2, and no record read
+    moved = game.repo.load(OP, shoe=ref, live=ref.table_id)  # after round 2, no record read
     game.repo.load = lambda *_a, **_k: moved  # type: ignore[method-assign]
     with pytest.raises(DomainError) as err:
         deal_round(game.repo, game.shoes, OP, shoe_id, request, key)

@@ -23,7 +23,9 @@ from typing import Any
 
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
+    EventRecord,
     IdempotencyRecord,
+    LiveRecord,
     ProofRecord,
     Record,
     RoundRecord,
@@ -178,8 +180,9 @@ class MemoryRepository(Repository):
         round_: RoundRef | None = None,
         tier_id: str | None = None,
         idem_key: str | None = None,
+        live: str | None = None,
     ) -> Snapshot:
-        named = [table_id, shoe, round_, tier_id, idem_key]
+        named = [table_id, shoe, round_, tier_id, idem_key, live]
         wanted = sum(x is not None for x in named)
         if wanted:
             self.calls["get" if wanted == 1 else "batch_get"] += 1
@@ -201,7 +204,23 @@ class MemoryRepository(Repository):
                 snap.tier = self._tier(tier_id)
             if idem_key is not None:
                 snap.idempotency = self._one(IdempotencyRecord, operator_id, idem_key)
+            if live is not None:
+                snap.live = self._one(LiveRecord, operator_id, live)
         return snap
+
+    def table_events(
+        self, operator_id: str, table_id: str, after: int, limit: int
+    ) -> tuple[list[EventRecord], LiveRecord | None]:
+        self.calls["query"] += 1
+        with self._lock:
+            mine = [
+                e
+                for e in self._all(EventRecord)
+                if (e.operator_id, e.table_id) == (operator_id, table_id) and e.seq > after
+            ]
+            events = sorted(mine, key=lambda e: e.seq)[:limit]
+            live = self._one(LiveRecord, operator_id, table_id) if len(events) < limit else None
+        return events, live
 
     def _all(self, kind: type) -> list[Any]:
         with self._lock:

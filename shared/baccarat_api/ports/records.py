@@ -269,7 +269,51 @@ class IdempotencyRecord:
     round_id: str | None = None
 
 
-Record = TableRecord | ShoeRecord | RoundRecord | ProofRecord | IdempotencyRecord
+@dataclass(frozen=True, slots=True)
+class LiveRecord:
+    """The table's live state (issue 13): one small item per table (``sk = LIVE``) that every
+    event-emitting transaction updates, conditionally on ``seq`` — so ``seq`` is both the
+    table's event counter (the last event's number; gap-free, never reused) and the optimistic
+    lock of everything live at the table (presence, the betting window). Absent until the
+    table's first event (then put, on condition that it is still absent)."""
+
+    operator_id: str
+    table_id: str
+    #: The number of the table's last event (0: none yet).
+    seq: int = 0
+    #: When it last changed (the last event's ``at``).
+    updated_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One table event (design-events.md): written in the SAME transaction as the change it
+    reports, numbered by the table's :class:`LiveRecord` counter, never updated or deleted.
+    ``data`` is small: ids, and for money events a summary (the money stays on the round)."""
+
+    operator_id: str
+    table_id: str
+    seq: int
+    type: str
+    #: The change's time (``clock.now()``: ISO 8601 UTC, milliseconds).
+    at: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def event_id(self) -> str:
+        """``<table_id>:<seq>``: unique across the operator, stable (webhooks dedupe by it)."""
+        return f"{self.table_id}:{self.seq}"
+
+
+Record = (
+    TableRecord
+    | ShoeRecord
+    | RoundRecord
+    | ProofRecord
+    | IdempotencyRecord
+    | LiveRecord
+    | EventRecord
+)
 
 #: The fields that name each record kind's item (its key), in order: a put or an update of one
 #: record touches exactly the item these values name.
@@ -279,4 +323,6 @@ KEY_FIELDS: dict[type, tuple[str, ...]] = {
     RoundRecord: ("operator_id", "table_id", "shoe_number", "round_number"),
     ProofRecord: ("shoe_id",),
     IdempotencyRecord: ("operator_id", "key_hash"),
+    LiveRecord: ("operator_id", "table_id"),
+    EventRecord: ("operator_id", "table_id", "seq"),
 }

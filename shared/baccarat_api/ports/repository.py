@@ -12,7 +12,9 @@ from typing import Any
 
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
+    EventRecord,
     IdempotencyRecord,
+    LiveRecord,
     ProofRecord,
     RoundRecord,
     ShoeRecord,
@@ -59,6 +61,7 @@ class Snapshot:
     round: RoundRecord | None = None
     tier: dict[str, Any] | None = None
     idempotency: IdempotencyRecord | None = None
+    live: LiveRecord | None = None
 
 
 @dataclass(slots=True)
@@ -123,9 +126,10 @@ class Repository(StateWrites):
         round_: RoundRef | None = None,
         tier_id: str | None = None,
         idem_key: str | None = None,
+        live: str | None = None,
     ) -> Snapshot:
-        """The named items (the operator's, and its idempotency record of ``idem_key``) in one
-        round trip."""
+        """The named items (the operator's, its idempotency record of ``idem_key``, the live
+        state of table ``live``) in one round trip."""
 
     @abstractmethod
     def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
@@ -140,3 +144,11 @@ class Repository(StateWrites):
     def chain_head_of(self, operator_id: str, ref: ShoeRef) -> str | None:
         """The shoe's stored bacc-audit-v1 ``chain_head`` alone (the audit's link between
         consecutive shoes), or ``None`` when there is no such shoe."""
+
+    @abstractmethod
+    def table_events(
+        self, operator_id: str, table_id: str, after: int, limit: int
+    ) -> tuple[list[EventRecord], LiveRecord | None]:
+        """The table's events numbered after ``after`` (at most ``limit``, in order) and, when
+        the read reached it, the table's live state: ONE strongly consistent Query of the sort
+        keys from the next event's to ``LIVE``."""

@@ -23,7 +23,9 @@ from baccarat_api.ports.records import (
     ENDED,
     KEY_FIELDS,
     OPEN,
+    EventRecord,
     IdempotencyRecord,
+    LiveRecord,
     ProofRecord,
     Record,
     RoundRecord,
@@ -85,6 +87,44 @@ class Update:
 Write = Put | Update
 
 
+@dataclass(frozen=True, slots=True)
+class Emit:
+    """The events a change reports and the table's live state they move: ``before`` as read
+    (``None``: the table has no live item yet) → ``after`` (``seq`` advanced by exactly
+    ``len(events)``; the events numbered ``before.seq + 1`` …). Built by
+    :func:`baccarat_api.service.events.emit`; written by :meth:`StateWrites.emitting` only."""
+
+    before: LiveRecord | None
+    after: LiveRecord
+    events: tuple[EventRecord, ...]
+
+    def writes(self) -> list[Write]:
+        """The live item (put if it was absent, else updated on condition that ``seq`` is still
+        the one read: the table's optimistic lock) and one new item per event."""
+        first = 0 if self.before is None else self.before.seq
+        assert [e.seq for e in self.events] == list(
+            range(first + 1, first + 1 + len(self.events))
+        ), "events are numbered consecutively after the live state's seq"
+        assert self.after.seq == first + len(self.events)
+        live: Write
+        if self.before is None:
+            live = Put(self.after)
+        else:
+            changed = {
+                name: getattr(self.after, name)
+                for name in self.after.__dataclass_fields__
+                if name not in KEY_FIELDS[LiveRecord]
+                and getattr(self.after, name) != getattr(self.before, name)
+            }
+            live = Update(
+                LiveRecord,
+                (self.before.operator_id, self.before.table_id),
+                set=changed,
+                expect={"seq": self.before.seq},
+            )
+        return [live, *(Put(e) for e in self.events)]
+
+
 class StateWrites(ABC):
     """The game-state writes of :class:`~baccarat_api.ports.repository.Repository`, each one
     transaction, written once for every adapter over its :meth:`transact`."""
@@ -111,18 +151,47 @@ class StateWrites(ABC):
             writes = [*writes, Put(idem, expired_by=int(time.time()))]
         self.transact(what, writes, token or None)
 
+    def emitting(
+        self,
+        what: str,
+        writes: Sequence[Write],
+        emit: Emit | None,
+        idem: IdempotencyRecord | None = None,
+        token: str = "",
+    ) -> None:
+        """THE one way events are written: ``writes`` plus the live state's move and the event
+        items of ``emit`` (and, with ``idem``, the idempotency record), ONE transaction. Every
+        transaction that reports a change goes through here."""
+        self._write(what, [*writes, *([] if emit is None else emit.writes())], idem, token)
+
+    def table_change(
+        self,
+        what: str,
+        emit: Emit,
+        writes: Sequence[Write] = (),
+        idem: IdempotencyRecord | None = None,
+        token: str = "",
+    ) -> None:
+        """A change of the table's live state (presence, the betting window, reveals): the live
+        item, its events and ``writes`` (other small per-table items), one transaction."""
+        self.emitting(what, writes, emit, idem, token)
+
     # tables and shoes -------------------------------------------------------------------------
     def create_table(self, table: TableRecord, idem: IdempotencyRecord | None = None) -> None:
         """Put a new table (``ConditionFailed`` if the id exists)."""
         self._write("create table", [Put(table)], idem, table.write_id)
 
     def commit_shoe(
-        self, table: TableRecord, shoe: ShoeRecord, idem: IdempotencyRecord | None = None
+        self,
+        table: TableRecord,
+        shoe: ShoeRecord,
+        idem: IdempotencyRecord | None = None,
+        emit: Emit | None = None,
     ) -> None:
         """Put the shoe (new) and, on the table as it was read (same next shoe number, no open
         shoe), set the open shoe and advance the next shoe number."""
         number = shoe.shoe_number
-        self._write(
+        self.emitting(
             "commit shoe",
             [
                 Put(shoe),
@@ -133,6 +202,7 @@ class StateWrites(ABC):
                     expect={"next_shoe_number": number, "open_shoe_id": ABSENT},
                 ),
             ],
+            emit,
             idem,
             shoe.write_id,
         )
@@ -186,13 +256,14 @@ class StateWrites(ABC):
         round_: RoundRecord,
         proof: ProofRecord | None,
         idem: IdempotencyRecord | None = None,
+        emit: Emit | None = None,
     ) -> None:
         """Put the round (new) and move the shoe from ``before`` to ``after`` (same version, still
         open); when the round ends the shoe, also free the table and publish ``proof``."""
         writes: list[Write] = [Put(round_), self._shoe_moved(before, after)]
         if proof is not None:
             writes += self._ended(before, proof, after.chain_head)
-        self._write("deal round", writes, idem, round_.write_id)
+        self.emitting("deal round", writes, emit, idem, round_.write_id)
 
     def close_shoe(
         self,
@@ -200,10 +271,11 @@ class StateWrites(ABC):
         after: ShoeRecord,
         proof: ProofRecord,
         idem: IdempotencyRecord | None = None,
+        emit: Emit | None = None,
     ) -> None:
         """End the shoe (same version, still open), free the table, publish the proof."""
         writes = [self._shoe_moved(before, after), *self._ended(before, proof, after.chain_head)]
-        self._write("close shoe", writes, idem, after.end_write_id)
+        self.emitting("close shoe", writes, emit, idem, after.end_write_id)
 
     # rounds -----------------------------------------------------------------------------------
     @staticmethod
@@ -227,6 +299,7 @@ class StateWrites(ABC):
         idem: IdempotencyRecord | None = None,
         *,
         write_id: str = "",
+        emit: Emit | None = None,
     ) -> None:
         """Settle the round with the money computed at its deal (``settled_at``; ``auto``: by
         the system), if it is neither settled nor voided; ``ConditionFailed`` otherwise, with
@@ -234,7 +307,8 @@ class StateWrites(ABC):
         settled = replace(round_, settled_at=settled_at, auto_settled=auto).settlement
         assert settled is not None
         changes = {"settled_at": settled_at, "auto_settled": auto, "resolve_write_id": write_id}
-        self._write("settle round", [self._resolved(round_, changes, settled)], idem, write_id)
+        writes = [self._resolved(round_, changes, settled)]
+        self.emitting("settle round", writes, emit, idem, write_id)
 
     def void_round(
         self,
@@ -243,8 +317,10 @@ class StateWrites(ABC):
         idem: IdempotencyRecord | None = None,
         *,
         write_id: str = "",
+        emit: Emit | None = None,
     ) -> None:
         """Void the round (``void``: its void document), if it is neither settled nor voided
         (a round is settled or voided, once)."""
         changes = {"void": void, "resolve_write_id": write_id}
-        self._write("void round", [self._resolved(round_, changes, void)], idem, write_id)
+        writes = [self._resolved(round_, changes, void)]
+        self.emitting("void round", writes, emit, idem, write_id)

@@ -38,7 +38,7 @@ from baccarat.squeeze import reveal_plan, squeeze_rights
 from baccarat.validation import BetRefused, validate_bets
 from baccarat_api.clock import now, seconds_after
 from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id
-from baccarat_api.ports.records import ENDED, OPEN, RoundRecord, ShoeRecord
+from baccarat_api.ports.records import ENDED, OPEN, LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.service import idempotency
@@ -46,10 +46,11 @@ from baccarat_api.service.audit import record_hash
 from baccarat_api.service.bets import BetsIn, refused
 from baccarat_api.service.common import digest
 from baccarat_api.service.errors import DomainError, lost_race, not_found
+from baccarat_api.service.events import Change, LiveMoved, emit, retrying, settled_event
 from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
 from baccarat_api.service.models import DealRequest, RoundOut
 from baccarat_api.service.money import round_money, with_refs
-from baccarat_api.service.tables import end_shoe
+from baccarat_api.service.tables import end_shoe, shoe_ended
 from baccarat_api.service.views import round_view
 from baccarat_api.service.writeids import write_id
 
@@ -64,21 +65,20 @@ def _read(
     shoe_id: str,
     round_number: int | None,
     idem: IdempotencyRequest | None,
-) -> tuple[ShoeRecord, RoundRecord | None]:
-    """The shoe and, when the request names a round number, that round: one round trip. A live
-    Idempotency-Key record replays the round it names (read with the shoe when the request
-    named it, else one more GetItem)."""
+) -> tuple[ShoeRecord, RoundRecord | None, LiveRecord | None]:
+    """The shoe, the table's live state and, when the request names a round number, that
+    round: one round trip. A live Idempotency-Key record replays the round it names (read with
+    the shoe when the request named it, else one more GetItem)."""
     ref = parse_shoe_id(shoe_id)
     if ref is None:
         raise not_found("shoe", shoe_id)
-    if round_number is None and idem is None:
-        shoe = repo.get_shoe(operator_id, ref)
-        if shoe is None:
-            raise not_found("shoe", shoe_id)
-        return shoe, None
     wanted = None if round_number is None else RoundRef(ref.table_id, ref.shoe_number, round_number)
     snap = repo.load(
-        operator_id, shoe=ref, round_=wanted, idem_key=None if idem is None else idem.key_hash
+        operator_id,
+        shoe=ref,
+        round_=wanted,
+        idem_key=None if idem is None else idem.key_hash,
+        live=ref.table_id,
     )
 
     def render(round_id: str) -> dict[str, Any]:
@@ -95,7 +95,7 @@ def _read(
     idempotency.replay(snap.idempotency, idem, render)
     if snap.shoe is None:
         raise not_found("shoe", shoe_id)
-    return snap.shoe, snap.round
+    return snap.shoe, snap.round, snap.live
 
 
 def _expected(
@@ -141,10 +141,24 @@ def deal_round(
     idem: IdempotencyRequest | None = None,
 ) -> RoundOut:
     """Deal the shoe's next round with the request's bets (and player-banker), validated and
-    locked with it; their money is computed now and stored with the round."""
+    locked with it; their money is computed now and stored with the round. Reports
+    ``round_dealt`` (and ``round_settled`` for a round nobody bet on, ``shoe_ended`` for the
+    shoe's last round)."""
+    return retrying(lambda: _deal_round(repo, shoes, operator_id, shoe_id, request, idem))
+
+
+def _deal_round(
+    repo: Repository,
+    shoes: ShoeSource,
+    operator_id: str,
+    shoe_id: str,
+    request: DealRequest,
+    idem: IdempotencyRequest | None,
+) -> RoundOut:
     given = BetsIn.of(request.bets, request.player_banker)
     request_digest = digest({"bets": given.bets or [], "player_banker": given.player_banker})
-    shoe, found = _read(repo, operator_id, shoe_id, request.round_number, idem)
+    shoe, found, live = _read(repo, operator_id, shoe_id, request.round_number, idem)
+    seq = 0 if live is None else live.seq
     _expected(shoe, request.round_number, found, request_digest)
     if shoe.status == ENDED:
         raise DomainError("shoe_ended", f"shoe {shoe_id} has ended; commit a new shoe")
@@ -186,7 +200,7 @@ def deal_round(
         void_window_seconds=shoe.void_window_seconds,
         request_digest=request_digest,
         prev_hash=shoe.chain_head,
-        write_id=write_id(operator_id, "deal", shoe_id, request_digest, idem, shoe.version),
+        write_id=write_id(operator_id, "deal", shoe_id, request_digest, idem, [shoe.version, seq]),
     )
     record = replace(record, round_hash=record_hash(record))
     if nobody:
@@ -197,9 +211,31 @@ def deal_round(
         after, proof = end_shoe(
             replace(after, version=shoe.version), secret, "rules", record.write_id
         )
+    reported: list[Change] = [
+        (
+            "round_dealt",
+            {
+                "round_id": ref.round_id,
+                "shoe_id": shoe.shoe_id,
+                "round_number": number,
+                "bettors": len(bettors),
+                "bets": len(bets),
+            },
+        )
+    ]
+    if nobody:
+        reported.append(settled_event(record, False))
+    if last:
+        reported.append(shoe_ended(after))
+    ev = emit(live, operator_id, shoe.table_id, dealt_at, reported)
     try:
         repo.record_round(
-            shoe, after, record, proof, idempotency.record(idem, operator_id, round_id=ref.round_id)
+            shoe,
+            after,
+            record,
+            proof,
+            idempotency.record(idem, operator_id, round_id=ref.round_id),
+            ev,
         )
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = repo.get_round(operator_id, ref)
@@ -208,6 +244,8 @@ def deal_round(
         if isinstance(exc, OutcomeUnknown):
             raise
         idempotency.check_duplicate(exc)
+        if current is None:
+            raise LiveMoved from None  # the round is not dealt: another change at the table
         raise lost_race() from None
     return RoundOut.model_validate(round_view(record))
 

@@ -572,3 +572,21 @@ class AuditOut(_Strict):
     settlements_checked: int
     first_break: AuditBreakOut | None
     breaks: list[AuditBreakOut] = Field(description="every break found (at most 100)")
+
+
+# --- live tables (issue 13) -----------------------------------------------------------------
+
+
+class EventOut(_Strict):
+    event_id: str = Field(description="<table_id>:<seq>: unique across the operator, stable")
+    seq: int = Field(description="the table's event number: 1, 2, 3 … gap-free")
+    type: str = Field(description="what happened (docs/api.md lists every type and its data)")
+    at: str = Field(description="when (ISO 8601 UTC, milliseconds)")
+    data: dict[str, Any]
+
+
+class EventsPageOut(_Strict):
+    table_id: str
+    events: list[EventOut] = Field(description="in order, oldest first")
+    next_after: int = Field(description="pass as `after` for the next page (the last seq here)")
+    more: bool = Field(description="more events follow this page right now")

@@ -24,10 +24,11 @@ from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import lost_race
+from baccarat_api.service.events import LiveMoved, emit, retrying, settled_event
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import settlement_out
-from baccarat_api.service.reading import round_record
+from baccarat_api.service.reading import round_live
 from baccarat_api.service.voiding import reread, voided
 from baccarat_api.service.writeids import write_id
 
@@ -45,24 +46,39 @@ def settle_round(
     auto: bool = False,
 ) -> SettlementOut:
     """Settle the round with its locked bets. ``auto``: the auto-settlement sweep settling a
-    round past its deadline (the settlement says ``auto_settled: true``)."""
-    r = round_record(repo, operator_id, round_id, idem, _answer)
+    round past its deadline (the settlement says ``auto_settled: true``). Reports
+    ``round_settled`` (``round_auto_settled`` when ``auto``)."""
+    return retrying(lambda: _settle_round(repo, operator_id, round_id, idem, auto))
+
+
+def _settle_round(
+    repo: Repository,
+    operator_id: str,
+    round_id: str,
+    idem: IdempotencyRequest | None,
+    auto: bool,
+) -> SettlementOut:
+    r, live = round_live(repo, operator_id, round_id, idem, _answer)
     if r.void is not None:
         raise voided(r)
     if r.settled_at is not None:
         return settlement_out(r)
-    wid = write_id(operator_id, "settle", round_id, {"auto": auto}, idem)
+    seq = 0 if live is None else live.seq
+    wid = write_id(operator_id, "settle", round_id, {"auto": auto}, idem, seq)
     settled = replace(r, settled_at=now(), auto_settled=auto, resolve_write_id=wid)
     assert settled.settled_at is not None
     record = idempotency.record(idem, operator_id, round_id=round_id)
+    ev = emit(live, operator_id, r.table_id, settled.settled_at, [settled_event(r, auto)])
     try:
-        repo.save_settlement(r, settled.settled_at, auto, record, write_id=wid)
+        repo.save_settlement(r, settled.settled_at, auto, record, write_id=wid, emit=ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = reread(repo, r, exc)
         if current is None or not current.resolved:
             if isinstance(exc, OutcomeUnknown):
                 raise
             idempotency.check_duplicate(exc)
+            if current is not None:
+                raise LiveMoved from None  # the round is unresolved: another change at the table
             raise lost_race() from None
         if current.void is not None:
             raise voided(current) from None

@@ -24,9 +24,10 @@ from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repos
 from baccarat_api.ports.vault import SecretVault, chain_context, ref_key_context, shoe_context
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError, lost_race
+from baccarat_api.service.events import LiveMoved, emit, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import CreateTableRequest, ShoeOut, ShoeStateOut, TableOut
-from baccarat_api.service.reading import shoe_record, table_record
+from baccarat_api.service.reading import shoe_live, table_live
 from baccarat_api.service.views import shoe_state_view, shoe_view, table_view
 from baccarat_api.service.writeids import write_id
 
@@ -101,8 +102,20 @@ def commit_shoe(
 ) -> ShoeOut:
     """Fix the next shoe of the table before any card is dealt: ``s_i`` is computed from the
     chain, stored only encrypted, and the shoe's commitment (number, client hash, rules, anchor)
-    is returned."""
-    table = table_record(repo, operator_id, table_id, idem)
+    is returned. Reports ``shoe_committed``."""
+    return retrying(lambda: _commit_shoe(repo, vault, operator_id, table_id, client_seed, idem))
+
+
+def _commit_shoe(
+    repo: Repository,
+    vault: SecretVault,
+    operator_id: str,
+    table_id: str,
+    client_seed: str,
+    idem: IdempotencyRequest | None,
+) -> ShoeOut:
+    table, live = table_live(repo, operator_id, table_id, idem)
+    seq = 0 if live is None else live.seq
     if table.open_shoe_id is not None:
         raise DomainError(
             "shoe_open",
@@ -141,12 +154,14 @@ def commit_shoe(
         ref_key_ct=table.ref_key_ct,
         chain_start=table.chain_head,
         chain_head=table.chain_head,
-        write_id=write_id(operator_id, "commit shoe", table_id, client_seed, idem, number),
+        write_id=write_id(operator_id, "commit shoe", table_id, client_seed, idem, [number, seq]),
     )
     del secret
     view = shoe_view(shoe)
+    committed = ("shoe_committed", {"shoe_id": shoe.shoe_id, "shoe_number": number})
+    ev = emit(live, operator_id, table_id, shoe.created_at, [committed])
     try:
-        repo.commit_shoe(table, shoe, idempotency.record(idem, operator_id, view))
+        repo.commit_shoe(table, shoe, idempotency.record(idem, operator_id, view), ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = repo.get_shoe(operator_id, ShoeRef(table_id, number))
         if current is not None and current.write_id == shoe.write_id:
@@ -154,6 +169,8 @@ def commit_shoe(
         if isinstance(exc, OutcomeUnknown):
             raise
         idempotency.check_duplicate(exc)
+        if current is None:
+            raise LiveMoved from None  # not this shoe's race: another change at the table
         raise lost_race() from None
     return ShoeOut.model_validate(view)
 
@@ -191,6 +208,14 @@ def end_shoe(
     return after, proof
 
 
+def shoe_ended(after: ShoeRecord) -> tuple[str, dict[str, object]]:
+    """The ``shoe_ended`` event of a shoe as ended."""
+    return (
+        "shoe_ended",
+        {"shoe_id": after.shoe_id, "reason": after.end_reason, "rounds_dealt": after.rounds_dealt},
+    )
+
+
 def close_shoe(
     repo: Repository,
     vault: SecretVault,
@@ -198,18 +223,32 @@ def close_shoe(
     shoe_id: str,
     idem: IdempotencyRequest | None = None,
 ) -> ShoeStateOut:
-    """End the shoe now (void of the rest) and reveal it, like a normal end."""
-    shoe = shoe_record(repo, operator_id, shoe_id, idem)
+    """End the shoe now (void of the rest) and reveal it, like a normal end. Reports
+    ``shoe_ended``."""
+    return retrying(lambda: _close_shoe(repo, vault, operator_id, shoe_id, idem))
+
+
+def _close_shoe(
+    repo: Repository,
+    vault: SecretVault,
+    operator_id: str,
+    shoe_id: str,
+    idem: IdempotencyRequest | None,
+) -> ShoeStateOut:
+    shoe, live = shoe_live(repo, operator_id, shoe_id, idem)
     if shoe.status == ENDED:
         raise DomainError("shoe_ended", f"shoe {shoe_id} has already ended")
     secret = vault.unseal(
         shoe.secret_ct, shoe_context(operator_id, shoe.table_id, shoe.shoe_number)
     )
-    wid = write_id(operator_id, "close shoe", shoe_id, None, idem, shoe.version)
+    seq = 0 if live is None else live.seq
+    wid = write_id(operator_id, "close shoe", shoe_id, None, idem, [shoe.version, seq])
     after, proof = end_shoe(shoe, secret, "closed", wid)
     view = shoe_state_view(after)
+    assert after.ended_at is not None
+    ev = emit(live, operator_id, shoe.table_id, after.ended_at, [shoe_ended(after)])
     try:
-        repo.close_shoe(shoe, after, proof, idempotency.record(idem, operator_id, view))
+        repo.close_shoe(shoe, after, proof, idempotency.record(idem, operator_id, view), ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = repo.get_shoe(operator_id, shoe.ref)
         if current is not None and current.end_write_id == wid:
@@ -217,5 +256,7 @@ def close_shoe(
         if isinstance(exc, OutcomeUnknown):
             raise
         idempotency.check_duplicate(exc)
+        if current is not None and current.version == shoe.version:
+            raise LiveMoved from None  # the shoe did not move: another change at the table
         raise lost_race() from None
     return ShoeStateOut.model_validate(view)

@@ -25,10 +25,11 @@ from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError, lost_race
+from baccarat_api.service.events import LiveMoved, emit, money_summary, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import replaced, void_out
-from baccarat_api.service.reading import round_record
+from baccarat_api.service.reading import round_live
 from baccarat_api.service.writeids import write_id
 
 
@@ -88,7 +89,19 @@ def void_round(
     note: str | None = None,
     idem: IdempotencyRequest | None = None,
 ) -> SettlementOut:
-    r = round_record(repo, operator_id, round_id, idem, _answer)
+    """Reports ``round_voided``."""
+    return retrying(lambda: _void_round(repo, operator_id, round_id, reason, note, idem))
+
+
+def _void_round(
+    repo: Repository,
+    operator_id: str,
+    round_id: str,
+    reason: str,
+    note: str | None,
+    idem: IdempotencyRequest | None,
+) -> SettlementOut:
+    r, live = round_live(repo, operator_id, round_id, idem, _answer)
     if r.void is not None:  # voiding again returns the same void
         return void_out(r)
     if r.settled_at is not None:
@@ -98,16 +111,30 @@ def void_round(
     if closed is not None:
         raise closed
     void = {"reason": reason, "note": note, "voided_at": voided_at, "replaced": replaced(r.money)}
-    wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem)
+    seq = 0 if live is None else live.seq
+    wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem, seq)
     record = idempotency.record(idem, operator_id, round_id=round_id)
+    summary = money_summary(r)
+    voided_event = (
+        "round_voided",
+        {
+            "round_id": r.round_id,
+            "reason": reason,
+            "nets": summary["nets"],
+            "house_take": summary["house_take"],
+        },
+    )
+    ev = emit(live, operator_id, r.table_id, voided_at, [voided_event])
     try:
-        repo.void_round(r, void, record, write_id=wid)
+        repo.void_round(r, void, record, write_id=wid, emit=ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = reread(repo, r, exc)
         if current is None or not current.resolved:
             if isinstance(exc, OutcomeUnknown):
                 raise
             idempotency.check_duplicate(exc)
+            if current is not None:
+                raise LiveMoved from None  # the round is unresolved: another change at the table
             raise lost_race() from None
         if current.void is not None:
             return void_out(current)  # ours, or a void that came first: voiding again

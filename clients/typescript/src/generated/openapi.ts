@@ -227,6 +227,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table's events after a sequence number, in order (ETag / If-None-Match: 304) */
+        get: operations["table_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -481,6 +498,53 @@ export interface components {
         /** ErrorOut */
         ErrorOut: {
             error: components["schemas"]["ErrorBody"];
+        };
+        /** EventOut */
+        EventOut: {
+            /**
+             * Event Id
+             * @description <table_id>:<seq>: unique across the operator, stable
+             */
+            event_id: string;
+            /**
+             * Seq
+             * @description the table's event number: 1, 2, 3 … gap-free
+             */
+            seq: number;
+            /**
+             * Type
+             * @description what happened (docs/api.md lists every type and its data)
+             */
+            type: string;
+            /**
+             * At
+             * @description when (ISO 8601 UTC, milliseconds)
+             */
+            at: string;
+            /** Data */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /** EventsPageOut */
+        EventsPageOut: {
+            /** Table Id */
+            table_id: string;
+            /**
+             * Events
+             * @description in order, oldest first
+             */
+            events: components["schemas"]["EventOut"][];
+            /**
+             * Next After
+             * @description pass as `after` for the next page (the last seq here)
+             */
+            next_after: number;
+            /**
+             * More
+             * @description more events follow this page right now
+             */
+            more: boolean;
         };
         /** HandOut */
         HandOut: {
@@ -2301,6 +2365,105 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["AuditOut"];
                 };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    table_events: {
+        parameters: {
+            query?: {
+                /** @description the last seq you have (0: from the start) */
+                after?: number;
+                /** @description most events (max 100) */
+                limit?: number;
+            };
+            header?: {
+                "if-none-match"?: string | null;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsPageOut"];
+                };
+            };
+            /** @description the page is unchanged since the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description error codes: invalid_request */
             400: {

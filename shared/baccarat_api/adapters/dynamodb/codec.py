@@ -23,7 +23,9 @@ from typing import Any, TypeVar
 from baccarat_api.adapters.dynamodb import keys
 from baccarat_api.ports.records import (
     KEY_FIELDS,
+    EventRecord,
     IdempotencyRecord,
+    LiveRecord,
     ProofRecord,
     Record,
     RoundRecord,
@@ -196,6 +198,10 @@ SHAPES: dict[type, Shape] = {
             not_stored=frozenset({"key_hash"}), ordered_json=frozenset({"body"}),
             from_key=lambda item: {"key_hash": str(item["pk"]["S"]).rsplit("#", 1)[-1]},
         ),
+        Shape("live", LiveRecord, keys.live_key),
+        # Events are written once and never updated (issue 14 may add index attributes here,
+        # with ``derived``: every event is written through ``StateWrites.emitting``).
+        Shape("event", EventRecord, keys.event_key, ordered_json=frozenset({"data"})),
     )
 }  # fmt: skip
 

@@ -6,6 +6,8 @@ State table: everything of one table lives in one partition, under the operator'
     pk = OP#<operator_id>#TABLE#<table_id>   sk = TABLE                       the table
                                              sk = SHOE#000001                 shoe 1
                                              sk = SHOE#000001#ROUND#00001     round 1 of shoe 1
+                                             sk = LIVE                        live state, seq
+                                             sk = EV#000000000001             event 1
     pk = PROOF#<shoe_id>                     sk = PROOF                       public proof (ended)
 
 The ``PROOF#`` partition is the shoe's public side: the proof item, written by the transaction
@@ -50,6 +52,8 @@ import hashlib
 DUE_SHARDS = 8
 DUE_INDEX = "DueRounds"
 TABLE_SK = "TABLE"
+LIVE_SK = "LIVE"
+EVENT_PREFIX = "EV#"
 PROOF_SK = "PROOF"
 IDEM_SK = "IDEM"
 TIER_PK = "TIER"
@@ -65,6 +69,10 @@ def shoe_sk(shoe_number: int) -> str:
 
 def round_sk(shoe_number: int, round_number: int) -> str:
     return f"SHOE#{shoe_number:06d}#ROUND#{round_number:05d}"
+
+
+def event_sk(seq: int) -> str:
+    return f"{EVENT_PREFIX}{seq:012d}"
 
 
 def proof_pk(shoe_id: str) -> str:
@@ -98,6 +106,14 @@ def round_key(
     operator_id: str, table_id: str, shoe_number: int, round_number: int
 ) -> tuple[str, str]:
     return table_pk(operator_id, table_id), round_sk(shoe_number, round_number)
+
+
+def live_key(operator_id: str, table_id: str) -> tuple[str, str]:
+    return table_pk(operator_id, table_id), LIVE_SK
+
+
+def event_key(operator_id: str, table_id: str, seq: int) -> tuple[str, str]:
+    return table_pk(operator_id, table_id), event_sk(seq)
 
 
 def proof_key(shoe_id: str) -> tuple[str, str]:

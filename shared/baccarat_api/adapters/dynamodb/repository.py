@@ -21,7 +21,9 @@ from baccarat_api.adapters.dynamodb.codec import (
 from baccarat_api.adapters.dynamodb.errors import cancellation_reasons, mapped_errors
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
+    EventRecord,
     IdempotencyRecord,
+    LiveRecord,
     ProofRecord,
     RoundRecord,
     ShoeRecord,
@@ -205,6 +207,7 @@ class DynamoRepository(Repository):
         round_: RoundRef | None = None,
         tier_id: str | None = None,
         idem_key: str | None = None,
+        live: str | None = None,
     ) -> Snapshot:
         """The named items in ONE round trip: ``GetItem`` for one, ``BatchGetItem`` for more
         (strongly consistent on the state table; unprocessed keys, which only throttling
@@ -224,6 +227,8 @@ class DynamoRepository(Repository):
             wanted[keys.tier_key(tier_id)] = ("tier", self.config)
         if idem_key is not None:
             wanted[keys.idempotency_key(operator_id, idem_key)] = ("idem", self.state)
+        if live is not None:
+            wanted[keys.live_key(operator_id, live)] = ("live", self.state)
         snap = Snapshot()
         for slot, item in self._fetch(wanted):
             if slot == "table":
@@ -234,6 +239,8 @@ class DynamoRepository(Repository):
                 snap.round = from_item(RoundRecord, item)
             elif slot == "tier":
                 snap.tier = tier_doc(item)
+            elif slot == "live":
+                snap.live = from_item(LiveRecord, item)
             else:
                 snap.idempotency = from_item(IdempotencyRecord, item)
         return snap
@@ -348,6 +355,34 @@ class DynamoRepository(Repository):
             except (KeyError, TypeError, ValueError):
                 history.unreadable.append(sk)
         return history
+
+    def table_events(
+        self, operator_id: str, table_id: str, after: int, limit: int
+    ) -> tuple[list[EventRecord], LiveRecord | None]:
+        """ONE strongly consistent ``Query`` of the sort keys ``EV#<after + 1>`` … ``LIVE``
+        (``Limit``: ``limit`` items): the events in order, then the live item if the page
+        reached it."""
+        pk, first = keys.event_key(operator_id, table_id, after + 1)
+        with mapped_errors("table events"):
+            page = self.client.query(
+                TableName=self.state,
+                KeyConditionExpression="pk = :pk AND sk BETWEEN :first AND :last",
+                ExpressionAttributeValues={
+                    ":pk": {"S": pk},
+                    ":first": {"S": first},
+                    ":last": {"S": keys.LIVE_SK},
+                },
+                ConsistentRead=True,
+                Limit=limit,
+            )
+        events: list[EventRecord] = []
+        live: LiveRecord | None = None
+        for item in page.get("Items", []):
+            if item["sk"]["S"] == keys.LIVE_SK:
+                live = from_item(LiveRecord, item)
+            else:
+                events.append(from_item(EventRecord, item))
+        return events, live
 
     def chain_head_of(self, operator_id: str, ref: ShoeRef) -> str | None:
         """One ``GetItem`` of the shoe projected to ``chain_head`` (a few dozen bytes)."""

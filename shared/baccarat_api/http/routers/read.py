@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Header, Query, Response
 from fastapi.responses import HTMLResponse
 
 from baccarat_api.http.deps import OperatorId, Rt, errors
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.ids import SHOE_NUMBER
-from baccarat_api.service import reading
+from baccarat_api.limits import DEFAULT_EVENTS_PAGE, MAX_EVENTS_PAGE
+from baccarat_api.service import events, reading
 from baccarat_api.service.models import (
     AuditOut,
+    EventsPageOut,
     ProofOut,
     RoundDetailOut,
     ShoeStateOut,
@@ -140,3 +142,34 @@ def audit_table(
     from baccarat_api.service.audit import audit_table
 
     return audit_table(rt.repo, operator, table_id, int(shoe) if shoe else None, checkpoint)
+
+
+@router.get(
+    "/v1/tables/{table_id}/events",
+    response_model=EventsPageOut,
+    operation_id="table_events",
+    summary="The table's events after a sequence number, in order (ETag / If-None-Match: 304)",
+    responses={
+        304: {"description": "the page is unchanged since the ETag sent in If-None-Match"},
+        **errors("unauthorized", "not_found"),
+    },
+)
+def table_events(
+    table_id: str,
+    operator: OperatorId,
+    rt: Rt,
+    response: Response,
+    after: Annotated[
+        int, Query(ge=0, le=10**12 - 1, description="the last seq you have (0: from the start)")
+    ] = 0,
+    limit: Annotated[
+        int,
+        Query(ge=1, le=MAX_EVENTS_PAGE, description=f"most events (max {MAX_EVENTS_PAGE})"),
+    ] = DEFAULT_EVENTS_PAGE,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> EventsPageOut | Response:
+    page, etag = events.table_events(rt.repo, operator, table_id, after, limit)
+    if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
+        return Response(status_code=304, headers={"ETag": etag})
+    response.headers["ETag"] = etag
+    return page

@@ -1,0 +1,154 @@
+"""Table events (issue 13; design-events.md): what happened at a table, in order.
+
+Every change that reports events reads the table's live state (:class:`LiveRecord`, with the
+item it changes, in the same round trip), numbers its events after the live state's ``seq``
+(:func:`emit`) and writes them in the SAME transaction as the change
+(:meth:`~baccarat_api.ports.writes.StateWrites.emitting`), on condition that ``seq`` is still
+the one read: so events are gap-free, never reused, and exist exactly when their change does.
+Two changes at one table that read the same ``seq`` cannot both commit; the loser re-reads
+(:func:`retrying`) or answers 409 ``concurrent_update``.
+
+The feed ``GET /v1/tables/{table_id}/events?after=&limit=`` is one strongly consistent Query of
+the table's ``EV#`` items after ``after`` (events are immutable, so a page is named by the
+sequence numbers it holds: its ``ETag``; ``If-None-Match`` with it answers 304)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from baccarat_api.ids import parse_table_id
+from baccarat_api.limits import MAX_EVENTS_PAGE
+from baccarat_api.ports.records import EventRecord, LiveRecord, RoundRecord
+from baccarat_api.ports.repository import Repository
+from baccarat_api.ports.writes import Emit
+from baccarat_api.service.errors import DomainError, not_found
+from baccarat_api.service.models import EventOut, EventsPageOut
+
+#: Every event type, and what its ``data`` carries (docs/api.md says the same).
+EVENT_TYPES: dict[str, str] = {
+    "seat_taken": "seat, bettor_id",
+    "seat_vacated": "seat, bettor_id, reason (left | idle | balance)",
+    "banker_taken": "bettor_id",
+    "banker_left": "bettor_id, reason (left | balance)",
+    "spectator_joined": "bettor_id",
+    "spectator_left": "bettor_id, reason (left | balance | no_seated_bettor)",
+    "watcher_joined": "bettor_id",
+    "watcher_left": "bettor_id",
+    "betting_opened": "shoe_id, round_number, closes_at",
+    "bet_placed": "round_number, bettor_id, bets (count), total",
+    "bet_cancelled": "round_number, bettor_id",
+    "betting_closed": "shoe_id, round_number",
+    "round_dealt": "round_id, shoe_id, round_number, bettors (count), bets (count)",
+    "squeeze_revealed": "round_id, step, by (bettor id or system)",
+    "urge": "bettor_id, round_id",
+    "round_settled": "round_id, nets, house_take, lines, auto_settled",
+    "round_auto_settled": "round_id, nets, house_take, lines, auto_settled (true)",
+    "round_voided": "round_id, reason, nets (replaced), house_take (replaced)",
+    "shoe_committed": "shoe_id, shoe_number",
+    "shoe_ended": "shoe_id, reason (rules | closed), rounds_dealt",
+}
+
+Change = tuple[str, dict[str, Any]]
+
+
+def emit(
+    live: LiveRecord | None,
+    operator_id: str,
+    table_id: str,
+    at: str,
+    events: Sequence[Change],
+    **changes: Any,
+) -> Emit:
+    """The events ``(type, data)`` numbered after ``live`` (``None``: the table has none yet),
+    and the live state moved past them (plus ``changes`` of its other fields)."""
+    before = live
+    base = live if live is not None else LiveRecord(operator_id, table_id)
+    records = tuple(
+        EventRecord(operator_id, table_id, base.seq + i, kind, at, data)
+        for i, (kind, data) in enumerate(events, start=1)
+    )
+    assert all(kind in EVENT_TYPES for kind, _ in events), events
+    after = replace(base, seq=base.seq + len(records), updated_at=at, **changes)
+    return Emit(before, after, records)
+
+
+def money_summary(r: RoundRecord) -> dict[str, Any]:
+    """A settlement's summary for its event: nets by participant, the house's take, lines."""
+    money = r.money
+    return {
+        "round_id": r.round_id,
+        "nets": dict(money.get("nets", {})),
+        "house_take": (money.get("house") or {}).get("take", 0),
+        "lines": len(money.get("lines", [])),
+    }
+
+
+def settled_event(r: RoundRecord, auto: bool) -> Change:
+    return (
+        "round_auto_settled" if auto else "round_settled",
+        {**money_summary(r), "auto_settled": auto},
+    )
+
+
+T = TypeVar("T")
+
+#: How often a change that lost only the table's live-state race (another change at the table
+#: committed between its read and its write) is computed again from a fresh read.
+ATTEMPTS = 4
+
+
+class LiveMoved(Exception):
+    """The change lost the live-state race alone (its own item did not move): compute it again."""
+
+
+def retrying(attempt: Callable[[], T]) -> T:
+    """``attempt()`` again while it raises :class:`LiveMoved`, at most :data:`ATTEMPTS` times;
+    then 409 ``concurrent_update``."""
+    for _ in range(ATTEMPTS - 1):
+        try:
+            return attempt()
+        except LiveMoved:
+            continue
+    try:
+        return attempt()
+    except LiveMoved:
+        raise DomainError(
+            "concurrent_update", "the table changed during the request; retry"
+        ) from None
+
+
+def _out(e: EventRecord) -> EventOut:
+    return EventOut(event_id=e.event_id, seq=e.seq, type=e.type, at=e.at, data=e.data)
+
+
+def page_etag(table_id: str, after: int, seqs: Sequence[int], limit: int) -> str:
+    """A page's strong ETag: events never change, so the page is named by what it holds."""
+    span = f"{table_id}:{after}:{limit}:{seqs[0] if seqs else 0}:{seqs[-1] if seqs else 0}"
+    return '"' + hashlib.sha256(span.encode()).hexdigest()[:32] + '"'
+
+
+def table_events(
+    repo: Repository, operator_id: str, table_id: str, after: int, limit: int
+) -> tuple[EventsPageOut, str]:
+    """The table's events after ``after``, oldest first, at most ``limit``, and the page's ETag:
+    one Query (one more GetItem when there are none and the table has no live state yet, to tell
+    an unknown table from a quiet one)."""
+    if parse_table_id(table_id) is None:
+        raise not_found("table", table_id)
+    limit = max(1, min(limit, MAX_EVENTS_PAGE))
+    events, live = repo.table_events(operator_id, table_id, after, limit + 1)
+    if not events and live is None and repo.get_table(operator_id, table_id) is None:
+        raise not_found("table", table_id)
+    more = len(events) > limit
+    events = events[:limit]
+    seqs = [e.seq for e in events]
+    page = EventsPageOut(
+        table_id=table_id,
+        events=[_out(e) for e in events],
+        next_after=seqs[-1] if seqs else after,
+        more=more,
+    )
+    return page, page_etag(table_id, after, seqs, limit)
