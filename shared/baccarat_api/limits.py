@@ -139,14 +139,25 @@ def _worst_entry_bytes() -> dict[str, int]:
     }
 
 
+#: A shoe item's part that does not grow with its rounds: ids, seeds, rules, the table's
+#: configuration, the sealed secret and ref key, hashes and write ids (≈ 2.5 KiB measured).
+FIXED_SHOE_BYTES = 8 * 1024
+#: One dealt round in the shoe's ``results`` (what the roads need), at its longest.
+_RESULT = {"result": "banker", "player_total": 9, "banker_total": 9, "player_pair": False,
+           "banker_pair": False}  # fmt: skip
+
+
 def worst_case_bytes(profile: str) -> dict[str, int]:
     """The worst case, in bytes, of what a round of ``profile`` stores and answers, from the
     limits alone: ``round_item`` (as voided: its largest form), ``deal_response`` /
     ``settlement_response`` / ``void_response`` / ``round_response`` (JSON bodies),
     ``lambda_response`` (the body inside Lambda's proxy envelope, every byte escaped at worst
-    as ``\\uXXXX``) and ``idempotency_item``. Bettors per round: every bet's own, plus the
+    as ``\\uXXXX``), ``idempotency_item`` and ``shoe_item`` (every round of a shoe of the most
+    decks dealt, the recent bettors of the idle rule). Bettors per round: every bet's own, plus the
     player-banker — at profiles where spectators only watch, at most the seats."""
+    from baccarat.cards import CARDS_PER_DECK
     from baccarat.profiles import PROFILES
+    from baccarat.rules import MAX_DECKS
 
     p = PROFILES[profile]
     e = _worst_entry_bytes()
@@ -163,4 +174,8 @@ def worst_case_bytes(profile: str) -> dict[str, int]:
         "round_response": item,
         "lambda_response": 6 * item,
         "idempotency_item": 1024,  # key, fingerprint, status, times and the round's id
+        # at least 4 cards a round; the idle rule keeps 2 × its limit rounds of bettors
+        "shoe_item": FIXED_SHOE_BYTES
+        + CARDS_PER_DECK * MAX_DECKS // 4 * (json_bytes(_RESULT) + 1)
+        + history * e["previous_bettor"],
     }

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any
 
 import pytest
@@ -66,6 +67,9 @@ class Items:
             for i in self.all()
             if "#ROUND#" in i["sk"]["S"]
         }
+
+    def shoes(self) -> list[int]:
+        return [item_size(i) for i in self.all() if re.fullmatch(r"SHOE#\d+", i["sk"]["S"])]
 
     def idempotency(self) -> list[int]:
         return [item_size(i) for i in self.all() if i["sk"]["S"] == IDEM_SK]
@@ -144,12 +148,14 @@ def test_the_worst_case_of_every_limit_fits_its_budget(
 
     stored = Items(stack)
     rounds = stored.rounds()
-    print(f"\n{profile}/{banking}: round items {rounds}, answers {sizes}, "
+    print(f"\n{profile}/{banking}: round items {rounds}, shoe {stored.shoes()}, answers {sizes}, "
           f"largest Lambda response {max(lambda_sizes)}, worst case {worst}")  # fmt: skip
     for size in rounds.values():
         assert size <= worst["round_item"]
     for name, size in sizes.items():
         assert size <= worst[name], (name, size, worst[name])
     assert max(lambda_sizes) <= worst["lambda_response"]
+    (shoe,) = stored.shoes()
+    assert shoe <= worst["shoe_item"]
     idem = stored.idempotency()
     assert len(idem) == 3 and max(idem) <= worst["idempotency_item"]

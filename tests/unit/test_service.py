@@ -445,3 +445,19 @@ def test_the_deals_size_estimate_bounds_the_stored_item_even_voided(game: Game) 
     (voided,) = [r for r in game.repo.items.values() if isinstance(r, RoundRecord)]
     assert voided.void is not None
     assert item_size(to_item(voided)) <= estimate
+
+
+def test_a_whole_shoes_item_stays_within_its_computed_worst_case(game: Game) -> None:
+    """A shoe item grows with its rounds (the roads' results) and the idle rule's recent
+    bettors: dealt to its end at star-city with the same seated bettors every round, it stays
+    under :func:`~baccarat_api.limits.worst_case_bytes`'s ``shoe_item``."""
+    from baccarat_api import limits
+    from baccarat_api.adapters.dynamodb.codec import item_size, to_item
+    from baccarat_api.ports.records import ShoeRecord
+
+    shoe_id = new_shoe(game)
+    while deal(game, shoe_id, star_city_bets()).shoe_status != "ended":
+        pass
+    (shoe,) = [r for r in game.repo.items.values() if isinstance(r, ShoeRecord)]
+    assert shoe.rounds_dealt >= 30 and shoe.recent_bettors
+    assert item_size(to_item(shoe)) <= limits.worst_case_bytes("star-city")["shoe_item"]
