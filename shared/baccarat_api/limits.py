@@ -186,3 +186,10 @@ def worst_case_bytes(profile: str) -> dict[str, int]:
 #: a page stays under a few hundred KB.
 DEFAULT_EVENTS_PAGE = 50
 MAX_EVENTS_PAGE = 100
+
+#: Presence at one table (issue 13): bid-squeeze spectators (each may bet all 13 types: with the 7
+#: seats' 91 bets a round stays within :data:`MAX_BETS_PER_ROUND`) and watchers (ids only). The
+#: live-state item at its largest: 7 seats + 8 spectators with personal limits + 200 watchers of
+#: 64-character ids ≈ 17 KiB (tests/unit/test_presence.py measures it).
+MAX_SPECTATORS = (MAX_BETS_PER_ROUND - 7 * 13) // 13
+MAX_WATCHERS = 200

@@ -35,7 +35,8 @@ def test_every_error_code_is_documented_with_its_status_and_retryability() -> No
 
 def test_every_route_is_documented() -> None:
     table = {
-        (m, p) for m, p in re.findall(r"^\| `(GET|POST) (/[^`]*)` \|", DOC, flags=re.MULTILINE)
+        (m, p)
+        for m, p in re.findall(r"^\| `(GET|POST|PUT|DELETE) (/[^`]*)` \|", DOC, flags=re.MULTILINE)
     }
     for route in routes():
         assert (route.method, route.path) in table, f"docs/api.md lacks {route.route_key}"

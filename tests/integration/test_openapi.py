@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 
+from baccarat.validation import Refusal
+from baccarat_api.service.errors import CODES
 from baccarat_dev.openapi import OPENAPI_JSON, document, main, render
 from baccarat_dev.template import routes
+
+
+def _named_codes(described: str) -> set[str]:
+    """The codes a response's description lists (``error codes: a, b``); empty: none named."""
+    found = re.search(r"error codes: ([a-z0-9_, ]+)", described)
+    return set(found[1].split(", ")) if found else {"<none>"}
 
 
 def test_committed_openapi_is_current() -> None:
@@ -29,6 +38,8 @@ def test_every_route_is_documented_with_the_error_envelope_and_no_bare_422() -> 
                 or "refus" in described
                 or "idempotency_key_reused" in described  # every POST's Idempotency-Key
                 or path == "/v1/tables"
+                # presence (issue 13): the core's own refusal codes, each a documented code
+                or _named_codes(described) <= set(CODES) | {r.value for r in Refusal}
             )
             for status in ("400", "500", "503"):
                 ref = codes[status]["content"]["application/json"]["schema"]["$ref"]

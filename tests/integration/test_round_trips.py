@@ -53,6 +53,13 @@ EXPECTED: dict[str, tuple[int, int]] = {
     # the same round trip as its item (a BatchGetItem where a GetItem was) and writes its events
     # in the same transaction — the counts above are unchanged. The table feed: one Query of
     # the EV# items (a 304 costs the same Query: events are immutable, the ETag names the page)
+    # presence: BatchGetItem (table + live state), TransactWriteItems (live state + event); a
+    # place taken again with the same details changes nothing: the read alone
+    "PUT /v1/tables/{table_id}/seats/{seat}": (2, 0),
+    "PUT /v1/tables/{table_id}/seats/{seat} (again)": (1, 0),
+    "DELETE /v1/tables/{table_id}/seats/{seat}": (2, 0),
+    "PUT /v1/tables/{table_id}/watchers/{bettor_id}": (2, 0),
+    "DELETE /v1/tables/{table_id}/watchers/{bettor_id}": (2, 0),
     "GET /v1/tables/{table_id}/events": (1, 0),
     "GET /v1/tables/{table_id}/events (304)": (1, 0),
 }
@@ -65,6 +72,8 @@ BUDGET = {
     "replay": 1,
     "audit": 3,
     "events": 1,
+    "seats": 2,
+    "watchers": 2,
     "proof": 2,
     "rounds (replay)": 2,
 }

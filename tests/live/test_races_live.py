@@ -264,3 +264,58 @@ def test_settle_and_void_racing_on_one_round(local: Local) -> None:
             assert body["error"]["code"] in {expected, *RETRYABLE}, body
             if body["error"]["code"] == expected:
                 assert kind != won
+
+
+def _until_decided(call: Callable[[], httpx.Response]) -> httpx.Response:
+    """The call again while it answers a retryable error (bounded by the deadline)."""
+    stop = time.monotonic() + DEADLINE_SECONDS
+    while True:
+        r = call()
+        if r.status_code < 400 or r.json()["error"]["code"] not in RETRYABLE:
+            return r
+        assert time.monotonic() < stop, "still retryable at the deadline"
+
+
+def test_many_people_racing_for_one_seat_and_the_observer_list(local: Local) -> None:
+    """16 bettors take seat 4 at once: exactly one sits, every other is told seat_occupied; then
+    16 join the watchers at once: all 16 are listed. Every change is one event: the table's
+    feed is gap-free, each seat and watcher change reported exactly once."""
+    with local.client() as http:
+        table_id, _ = open_shoe(http)
+    answers: dict[str, httpx.Response] = {}
+
+    def sitter(n: int) -> Callable[[], None]:
+        def work() -> None:
+            with local.client() as http:
+                answers[f"p{n}"] = _until_decided(
+                    lambda: http.put(
+                        f"/v1/tables/{table_id}/seats/4",
+                        json={"bettor_id": f"p{n}", "balance": 10_000},
+                    )
+                )
+
+        return work
+
+    in_parallel([sitter(n) for n in range(THREADS)])
+    seated = [b for b, r in answers.items() if r.status_code == 200]
+    assert len(seated) == 1, {b: r.text for b, r in answers.items()}
+    refused = {r.json()["error"]["code"] for b, r in answers.items() if b not in seated}
+    assert refused == {"seat_occupied"}
+
+    def watcher(n: int) -> Callable[[], None]:
+        def work() -> None:
+            with local.client() as http:
+                r = _until_decided(lambda: http.put(f"/v1/tables/{table_id}/watchers/w{n}"))
+                assert r.status_code == 200, r.text
+
+        return work
+
+    in_parallel([watcher(n) for n in range(THREADS)])
+    with local.client() as http:
+        page = http.get(f"/v1/tables/{table_id}/events", params={"limit": 100}).json()
+    got = page["events"]
+    assert [e["seq"] for e in got] == list(range(1, len(got) + 1))  # gap-free, in order
+    assert [e["type"] for e in got].count("seat_taken") == 1
+    assert got[[e["type"] for e in got].index("seat_taken")]["data"]["bettor_id"] == seated[0]
+    joined = sorted(e["data"]["bettor_id"] for e in got if e["type"] == "watcher_joined")
+    assert joined == sorted(f"w{n}" for n in range(THREADS))

@@ -19,6 +19,7 @@ from .stack import Response, star_city_bets
 
 
 class Client(Protocol):
+    def call(self, method: str, path: str, body: Any = None, **kw: Any) -> Response: ...
     def get(self, path: str, **kw: Any) -> Response: ...
     def post(self, path: str, body: Any = None, **kw: Any) -> Response: ...
 
@@ -110,7 +111,16 @@ def walk_routes(api: Client, calls: Calls) -> Counts:
 def _walk_table_routes(
     api: Client, run: Callable[[str, Callable[[], Response]], Response], table_id: str
 ) -> None:
-    """Live tables (issue 13): the table's event feed, and the same page again (304)."""
+    """Live tables (issue 13): presence (each change: the table + live state in one read, one
+    transaction; a no-op: the read alone), the table's event feed, and the same page again."""
+    seat = f"/v1/tables/{table_id}/seats/2"
+    body = {"bettor_id": "rt-alice", "balance": 50_000}
+    run("PUT /v1/tables/{table_id}/seats/{seat}", lambda: api.call("PUT", seat, body))
+    run("PUT /v1/tables/{table_id}/seats/{seat} (again)", lambda: api.call("PUT", seat, body))
+    run("DELETE /v1/tables/{table_id}/seats/{seat}", lambda: api.call("DELETE", seat))
+    watcher = f"/v1/tables/{table_id}/watchers/rt-wendy"
+    run("PUT /v1/tables/{table_id}/watchers/{bettor_id}", lambda: api.call("PUT", watcher))
+    run("DELETE /v1/tables/{table_id}/watchers/{bettor_id}", lambda: api.call("DELETE", watcher))
     feed = f"/v1/tables/{table_id}/events"
     query = "after=0&limit=50"
     page = run("GET /v1/tables/{table_id}/events", lambda: api.get(feed, query=query))

@@ -283,6 +283,14 @@ class LiveRecord:
     seq: int = 0
     #: When it last changed (the last event's ``at``).
     updated_at: str = ""
+    #: Presence (issue 13), all per table: seat number (``"1"`` … ``"7"``) → ``{bettor_id,
+    #: balance, level}``; the player-banker seat ``{bettor_id, balance}``; spectators (bettor id
+    #: → ``{balance, personal_limits}``, bid-squeeze, at most ``MAX_SPECTATORS``); watchers (the
+    #: observer list, at most ``MAX_WATCHERS`` ids).
+    seats: dict[str, Any] = field(default_factory=dict)
+    banker: dict[str, Any] | None = None
+    spectators: dict[str, Any] = field(default_factory=dict)
+    watchers: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,7 +119,8 @@ class Emit:
             live = Update(
                 LiveRecord,
                 (self.before.operator_id, self.before.table_id),
-                set=changed,
+                set={k: v for k, v in changed.items() if v is not None},
+                remove=tuple(k for k, v in changed.items() if v is None),
                 expect={"seq": self.before.seq},
             )
         return [live, *(Put(e) for e in self.events)]

@@ -30,10 +30,13 @@ from baccarat_api.service.models import EventOut, EventsPageOut
 #: Every event type, and what its ``data`` carries (docs/api.md says the same).
 EVENT_TYPES: dict[str, str] = {
     "seat_taken": "seat, bettor_id",
+    "seat_updated": "seat, bettor_id (the seated bettor's balance or level changed)",
     "seat_vacated": "seat, bettor_id, reason (left | idle | balance)",
     "banker_taken": "bettor_id",
+    "banker_updated": "bettor_id (the player-banker's balance changed)",
     "banker_left": "bettor_id, reason (left | balance)",
     "spectator_joined": "bettor_id",
+    "spectator_updated": "bettor_id (balance or personal limits changed)",
     "spectator_left": "bettor_id, reason (left | balance | no_seated_bettor)",
     "watcher_joined": "bettor_id",
     "watcher_left": "bettor_id",

@@ -590,3 +590,34 @@ class EventsPageOut(_Strict):
     events: list[EventOut] = Field(description="in order, oldest first")
     next_after: int = Field(description="pass as `after` for the next page (the last seq here)")
     more: bool = Field(description="more events follow this page right now")
+
+
+class SeatRequest(_Strict):
+    bettor_id: BettorId
+    balance: Money = Field(description="the bettor's balance now (held to the tier's minimum)")
+    level: StrictInt | None = Field(
+        default=None, ge=0, le=10_000, description="VIP level (bid-squeeze seats need a minimum)"
+    )
+
+
+class BankerRequest(_Strict):
+    bettor_id: BettorId
+    balance: Money = Field(description="held to the tier's player-banker minimum")
+
+
+class SpectatorRequest(_Strict):
+    balance: Money
+    personal_limits: dict[BetType, Money] | None = None
+
+
+class PresenceOut(_Strict):
+    table_id: str
+    seats: dict[int, dict[str, Any]] = Field(
+        description="seat number → {bettor_id, balance, level}"
+    )
+    banker: dict[str, Any] | None = Field(description="the player-banker {bettor_id, balance}")
+    spectators: dict[str, dict[str, Any]] = Field(
+        description="bettor id → {balance, personal_limits}"
+    )
+    watchers: list[str] = Field(description="the observer list, in order of arrival")
+    seq: int = Field(description="the table's last event number after this change")

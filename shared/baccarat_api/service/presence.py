@@ -1,0 +1,316 @@
+"""Presence at a table (issue 13): seats 1–7, the player-banker seat, bid-squeeze spectators and
+watchers (the observer list) — stored on the table's live-state item, every change conditional
+on its ``seq`` and reported by its event in the same transaction (:mod:`.events`).
+
+Rules (game-rules.md, seeds 000/001), each checked by the core where it has one:
+
+* a seat takes a bettor with at least the tier's ``bettor_min_balance`` and, on bid-squeeze, the
+  tier's ``seated_min_level`` (below either: 422 with the bet refusal's own code, saying to join
+  as a spectator); an occupied seat is 409 ``seat_occupied``; one person is in one place at a
+  time (409 ``already_present``, ``details.where``);
+* the player-banker seat exists only at a player-banker table (422
+  ``player_banker_not_allowed``) and needs ``player_banker_min_balance``;
+* spectators exist only where they may bet (bid-squeeze; 422 ``spectator_betting_not_allowed``),
+  only while a seat is taken (422 ``seated_bettor_required``), at most
+  :data:`~baccarat_api.limits.MAX_SPECTATORS` (409 ``table_full``); when the last seated bettor
+  leaves, the spectators are removed at once (``spectator_left``, reason ``no_seated_bettor``;
+  :func:`baccarat.eligibility.spectators_to_remove`);
+* watchers: anyone, at most :data:`~baccarat_api.limits.MAX_WATCHERS`.
+
+Taking a place you already hold, with the same details, changes nothing (200, no event): a PUT
+retried after a lost answer is harmless. Leaving a place you do not hold is 404 ``not_found``.
+
+Round trips: BatchGetItem (table + live state) + TransactWriteItems (live state + its events) = 2;
+1 when nothing changes or the request is refused."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from baccarat.eligibility import spectators_to_remove
+from baccarat.profiles import Banking, TableConfig
+from baccarat_api.clock import now
+from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
+from baccarat_api.ports.records import LiveRecord
+from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.service.errors import DomainError
+from baccarat_api.service.events import Change, LiveMoved, emit, retrying
+from baccarat_api.service.models import PresenceOut
+from baccarat_api.service.reading import table_live
+
+#: What a decision returns: the events and the live state's changed presence fields, or ``None``
+#: (nothing to change).
+Decision = tuple[list[Change], dict[str, Any]] | None
+
+
+def presence_view(table_id: str, live: LiveRecord | None) -> PresenceOut:
+    live = live or LiveRecord("", table_id)
+    return PresenceOut(
+        table_id=table_id,
+        seats={int(k): v for k, v in sorted(live.seats.items(), key=lambda kv: int(kv[0]))},
+        banker=live.banker,
+        spectators=live.spectators,
+        watchers=live.watchers,
+        seq=live.seq,
+    )
+
+
+def where(live: LiveRecord, bettor_id: str) -> str | None:
+    """Where the bettor is at the table now (``seat N``, ``banker``, ``spectator``,
+    ``watcher``), or ``None``."""
+    for seat, who in live.seats.items():
+        if who["bettor_id"] == bettor_id:
+            return f"seat {seat}"
+    if live.banker is not None and live.banker["bettor_id"] == bettor_id:
+        return "banker"
+    if bettor_id in live.spectators:
+        return "spectator"
+    if bettor_id in live.watchers:
+        return "watcher"
+    return None
+
+
+def _elsewhere(live: LiveRecord, bettor_id: str, here: str) -> None:
+    found = where(live, bettor_id)
+    if found is not None and found != here:
+        raise DomainError(
+            "already_present",
+            f"{bettor_id} is already at this table ({found}); leave there first",
+            details={"bettor_id": bettor_id, "where": found},
+        )
+
+
+def _min_balance(config: TableConfig, balance: int, *, banker: bool = False) -> None:
+    tier = config.tier
+    need = tier.player_banker_min_balance if banker else tier.bettor_min_balance
+    if balance < need:
+        code = "player_banker_below_min_balance" if banker else "below_min_balance"
+        hint = "" if banker or not config.profile.spectators_may_bet else "; join as a spectator"
+        raise DomainError(
+            code,
+            f"a balance of at least {need} is needed here{hint}",
+            details={"limit": need, "attempted": balance},
+        )
+
+
+def change(
+    repo: Repository,
+    operator_id: str,
+    table_id: str,
+    decide: Callable[[TableConfig, LiveRecord], Decision],
+) -> PresenceOut:
+    """Read the table and its live state, ``decide`` (raises a refusal, or returns the events
+    and changes), write them conditionally on ``seq``; lost to another change: decided again."""
+
+    def attempt() -> PresenceOut:
+        table, live = table_live(repo, operator_id, table_id)
+        config = TableConfig.from_dict(table.config)
+        decision = decide(config, live or LiveRecord(operator_id, table_id))
+        if decision is None:
+            return presence_view(table_id, live)
+        reported, changes = decision
+        ev = emit(live, operator_id, table_id, now(), reported, **changes)
+        try:
+            repo.table_change("presence", ev)
+        except ConditionFailed:
+            raise LiveMoved from None
+        return presence_view(table_id, ev.after)
+
+    return retrying(attempt)
+
+
+def _without_spectators(
+    config: TableConfig, live: LiveRecord, seats: dict[str, Any]
+) -> tuple[list[Change], dict[str, Any]]:
+    """When no seated bettor remains (bid-squeeze), the spectators go at once (no round is being
+    bet now, so none of them has a bet this round)."""
+    seated = [s["bettor_id"] for s in seats.values()]
+    gone = spectators_to_remove(config, seated, live.spectators, ()).now
+    if not gone:
+        return [], {}
+    left = [("spectator_left", {"bettor_id": b, "reason": "no_seated_bettor"}) for b in gone]
+    return left, {"spectators": {k: v for k, v in live.spectators.items() if k not in gone}}
+
+
+def take_seat(
+    repo: Repository,
+    operator_id: str,
+    table_id: str,
+    seat: int,
+    bettor_id: str,
+    balance: int,
+    level: int | None,
+) -> PresenceOut:
+    def decide(config: TableConfig, live: LiveRecord) -> Decision:
+        if not 1 <= seat <= config.profile.seats:
+            raise DomainError(
+                "seat_out_of_range",
+                f"seats are 1 to {config.profile.seats}",
+                details={"seat": seat},
+            )
+        here = f"seat {seat}"
+        _elsewhere(live, bettor_id, here)
+        taken = live.seats.get(str(seat))
+        wanted = {"bettor_id": bettor_id, "balance": balance, "level": level}
+        if taken is not None and taken["bettor_id"] != bettor_id:
+            raise DomainError("seat_occupied", f"seat {seat} is taken", details={"seat": seat})
+        if taken == wanted:
+            return None
+        _min_balance(config, balance)
+        need = config.tier.seated_min_level
+        if need is not None and (level is None or level < need):
+            raise DomainError(
+                "below_seated_min_level",
+                f"a seat here needs level {need}; join as a spectator instead",
+                details={"limit": need, "attempted": level},
+            )
+        seats = {**live.seats, str(seat): wanted}
+        reported: list[Change] = []
+        if taken is None:
+            reported.append(("seat_taken", {"seat": seat, "bettor_id": bettor_id}))
+        else:
+            reported.append(("seat_updated", {"seat": seat, "bettor_id": bettor_id}))
+        return reported, {"seats": seats}
+
+    return change(repo, operator_id, table_id, decide)
+
+
+def vacate(
+    config: TableConfig, live: LiveRecord, seat: str, reason: str
+) -> tuple[list[Change], dict[str, Any]]:
+    """Seat ``seat`` vacated for ``reason`` (and the spectators, if it was the last seat)."""
+    who = live.seats[seat]
+    seats = {k: v for k, v in live.seats.items() if k != seat}
+    reported: list[Change] = [
+        ("seat_vacated", {"seat": int(seat), "bettor_id": who["bettor_id"], "reason": reason})
+    ]
+    more, changes = _without_spectators(config, live, seats)
+    return reported + more, {"seats": seats, **changes}
+
+
+def leave_seat(repo: Repository, operator_id: str, table_id: str, seat: int) -> PresenceOut:
+    def decide(config: TableConfig, live: LiveRecord) -> Decision:
+        if str(seat) not in live.seats:
+            raise DomainError("not_found", f"seat {seat} is free", details={"seat": seat})
+        return vacate(config, live, str(seat), "left")
+
+    return change(repo, operator_id, table_id, decide)
+
+
+def take_banker(
+    repo: Repository, operator_id: str, table_id: str, bettor_id: str, balance: int
+) -> PresenceOut:
+    def decide(config: TableConfig, live: LiveRecord) -> Decision:
+        if config.banking is not Banking.PLAYER_BANKER:
+            raise DomainError(
+                "player_banker_not_allowed",
+                "this table is banked by the house: it has no player-banker seat",
+            )
+        _elsewhere(live, bettor_id, "banker")
+        wanted = {"bettor_id": bettor_id, "balance": balance}
+        if live.banker is not None and live.banker["bettor_id"] != bettor_id:
+            raise DomainError(
+                "seat_occupied", "the player-banker seat is taken", details={"seat": "banker"}
+            )
+        if live.banker == wanted:
+            return None
+        _min_balance(config, balance, banker=True)
+        event = "banker_taken" if live.banker is None else "banker_updated"
+        return [(event, {"bettor_id": bettor_id})], {"banker": wanted}
+
+    return change(repo, operator_id, table_id, decide)
+
+
+def leave_banker(repo: Repository, operator_id: str, table_id: str) -> PresenceOut:
+    def decide(config: TableConfig, live: LiveRecord) -> Decision:
+        if live.banker is None:
+            raise DomainError("not_found", "the player-banker seat is free")
+        left = ("banker_left", {"bettor_id": live.banker["bettor_id"], "reason": "left"})
+        return [left], {"banker": None}
+
+    return change(repo, operator_id, table_id, decide)
+
+
+def join_spectators(
+    repo: Repository,
+    operator_id: str,
+    table_id: str,
+    bettor_id: str,
+    balance: int,
+    personal_limits: dict[str, int] | None,
+) -> PresenceOut:
+    def decide(config: TableConfig, live: LiveRecord) -> Decision:
+        if not config.profile.spectators_may_bet:
+            raise DomainError(
+                "spectator_betting_not_allowed",
+                "spectators only watch at this table: join the watchers instead",
+            )
+        _elsewhere(live, bettor_id, "spectator")
+        wanted = {"balance": balance, "personal_limits": personal_limits}
+        if live.spectators.get(bettor_id) == wanted:
+            return None
+        if not live.seats:
+            raise DomainError(
+                "seated_bettor_required",
+                "spectators join a table where someone is seated",
+            )
+        new = bettor_id not in live.spectators
+        if new and len(live.spectators) >= MAX_SPECTATORS:
+            raise DomainError(
+                "table_full",
+                f"a table holds at most {MAX_SPECTATORS} spectators",
+                details={"limit": MAX_SPECTATORS},
+            )
+        _min_balance(config, balance)
+        spectators = {**live.spectators, bettor_id: wanted}
+        event = "spectator_joined" if new else "spectator_updated"
+        return [(event, {"bettor_id": bettor_id})], {"spectators": spectators}
+
+    return change(repo, operator_id, table_id, decide)
+
+
+def leave_spectators(
+    repo: Repository, operator_id: str, table_id: str, bettor_id: str
+) -> PresenceOut:
+    def decide(config: TableConfig, live: LiveRecord) -> Decision:
+        if bettor_id not in live.spectators:
+            raise DomainError(
+                "not_found", f"{bettor_id} is not a spectator", details={"bettor_id": bettor_id}
+            )
+        spectators = {k: v for k, v in live.spectators.items() if k != bettor_id}
+        left = ("spectator_left", {"bettor_id": bettor_id, "reason": "left"})
+        return [left], {"spectators": spectators}
+
+    return change(repo, operator_id, table_id, decide)
+
+
+def join_watchers(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> PresenceOut:
+    def decide(config: TableConfig, live: LiveRecord) -> Decision:
+        if bettor_id in live.watchers:
+            return None
+        _elsewhere(live, bettor_id, "watcher")
+        if len(live.watchers) >= MAX_WATCHERS:
+            raise DomainError(
+                "table_full",
+                f"a table holds at most {MAX_WATCHERS} watchers",
+                details={"limit": MAX_WATCHERS},
+            )
+        joined = ("watcher_joined", {"bettor_id": bettor_id})
+        return [joined], {"watchers": [*live.watchers, bettor_id]}
+
+    return change(repo, operator_id, table_id, decide)
+
+
+def leave_watchers(
+    repo: Repository, operator_id: str, table_id: str, bettor_id: str
+) -> PresenceOut:
+    def decide(config: TableConfig, live: LiveRecord) -> Decision:
+        if bettor_id not in live.watchers:
+            raise DomainError(
+                "not_found", f"{bettor_id} is not watching", details={"bettor_id": bettor_id}
+            )
+        left = ("watcher_left", {"bettor_id": bettor_id})
+        return [left], {"watchers": [w for w in live.watchers if w != bettor_id]}
+
+    return change(repo, operator_id, table_id, decide)
