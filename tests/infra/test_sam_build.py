@@ -5,14 +5,17 @@ Builds the template for this machine's architecture, starts moto's server on loo
 each built function from ``.aws-sam/test-build-<arch>/<Function>`` in a CLEAN interpreter: no
 site-packages (``-S -s``), nothing of the repository, ``PYTHONPATH`` = the function's build dir and
 the two built layers only (as Lambda puts /var/task and /opt/python on the path). It is handed a
-real HTTP API v2 event and the function's environment from the template, with Lambda's variables
-set (so Tracer really loads the X-Ray SDK from the layer)."""
+real event and the function's environment from the template, with Lambda's variables set (so
+Tracer really loads the X-Ray SDK from the layer). The events are the files of ``events/`` — what
+``sam local invoke -e`` sends (docs/sam-local.md) — every one of them, ids filled in as
+``baccarat sam-local take`` fills them. The template's empty ``AWS_ENDPOINT_URL_DYNAMODB`` /
+``_KMS`` are set as in AWS (empty): the built botocore ignores them and reaches moto through
+``AWS_ENDPOINT_URL``."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -25,17 +28,21 @@ from typing import Any
 import boto3
 import pytest
 from support.sam_build import ARCH, sam_build
-from support.stack import TIERS, http_api_event, make_due, scheduled_event, star_city_bets
+from support.stack import TIERS, make_due
 
 from baccarat.verify import verify_proof
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.jobs.seed import add_operator_key, seed_tiers
-from baccarat_dev.template import REPO_ROOT, create_tables, load, routes
+from baccarat_dev import samlocal
+from baccarat_dev.template import REPO_ROOT, create_tables, load
 
 BUILD = REPO_ROOT / ".aws-sam" / f"test-build-{ARCH}"
 CACHE = REPO_ROOT / ".aws-sam" / f"test-cache-{ARCH}"
 LAYERS = ("SharedLayer", "DependenciesLayer")
-NAMES = {"StateTable": "built-state", "ConfigTable": "built-config"}
+#: The tables under their local names, the ones the events name (the custom resource's).
+NAMES = {t: samlocal.local_table_name(t) for t in ("StateTable", "ConfigTable")}
+EVENTS = REPO_ROOT / "events"
+INVOCATIONS = {i.name: i for i in samlocal.invocations(load())[0]}
 #: What Lambda sets for an invocation (not sampled: nothing is sent to a daemon).
 TRACE_HEADER = "Root=1-65f0c0de-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=0"
 
@@ -105,7 +112,7 @@ def moto_server() -> Iterator[Moto]:
     create_tables(dynamodb, NAMES)
     arn = kms.create_key()["KeyMetadata"]["Arn"]
     repo = DynamoRepository(dynamodb, NAMES["StateTable"], NAMES["ConfigTable"])
-    key = add_operator_key(repo, "built-operator")
+    key = add_operator_key(repo, samlocal.OPERATOR)  # the operator the events' context names
     try:
         yield Moto(url=url, kms_key_arn=arn, key=key)
     finally:
@@ -149,6 +156,7 @@ def function_env(function: str, moto: Moto, build_dir: Path) -> dict[str, str]:
         "LAMBDA_TASK_ROOT": str(build_dir / function),
         "_X_AMZN_TRACE_ID": TRACE_HEADER,
         "AWS_XRAY_CONTEXT_MISSING": "IGNORE_ERROR",
+        "PYTHONDONTWRITEBYTECODE": "1",  # Lambda's code is read-only
     }  # fmt: skip
 
 
@@ -186,23 +194,22 @@ def invoke(
     return out
 
 
-def call(
-    built: Path,
-    moto: Moto,
-    tmp: Path,
-    method: str,
-    path: str,
-    body: Any = None,
-    key: bool = True,
-) -> tuple[str, dict[str, Any]]:
-    import re
+def event_file(name: str, ids: dict[str, str]) -> dict[str, Any]:
+    """``events/<name>.json`` with its placeholders filled from ``ids``."""
+    event = json.loads((EVENTS / f"{name}.json").read_text(encoding="utf-8"))
+    assert samlocal.placeholders(event) <= set(ids), (name, ids)
+    return samlocal.fill(event, ids)  # type: ignore[no-any-return]
 
-    for route in routes():
-        if route.method == method and re.fullmatch(re.sub(r"{\w+}", "[^/]+", route.path), path):
-            headers = {"authorization": f"Bearer {moto.key}"} if key else {}
-            event = http_api_event(method, path, route, body=body, headers=headers)
-            return route.function, invoke(built, moto, route.function, event, tmp)
-    raise AssertionError(f"no route for {method} {path}")
+
+def invoke_file(
+    built: Path, moto: Moto, tmp: Path, name: str, ids: dict[str, str]
+) -> dict[str, Any]:
+    """The function template.yaml invokes with events/<name>.json, on that event; the ids of
+    its answer join ``ids``."""
+    out = invoke(built, moto, INVOCATIONS[name].function, event_file(name, ids), tmp)
+    if out:
+        ids.update(samlocal.read_answer({k: v for k, v in out.items() if k != "json"})[1])
+    return out
 
 
 def test_artifacts_hold_what_the_functions_import_and_nothing_for_development(
@@ -266,10 +273,13 @@ def test_importing_each_built_handler_module_imports_no_development_module(
         assert proc.stdout.strip() == "", (function, proc.stdout)
 
 
-def test_each_built_function_answers_real_v2_events_in_a_clean_interpreter(
+def test_each_built_function_answers_every_event_file_in_a_clean_interpreter(
     built: Path, moto_server: Moto, tmp_path: Path
 ) -> None:
-    # tiers first, through the deployed seeding path (the custom resource function)
+    """Every file of events/, to the function template.yaml invokes with it, in the order of
+    docs/sam-local.md: the tiers through the deployed seeding path (the custom resource, its
+    answer PUT to a stand-in for CloudFormation's URL), the authorizer, a table, a shoe, a round
+    settled, one voided, the sweep, the early close, the public proof and page, the audit."""
     answers: list[dict[str, Any]] = []
 
     class CloudFormation(BaseHTTPRequestHandler):
@@ -284,51 +294,68 @@ def test_each_built_function_answers_real_v2_events_in_a_clean_interpreter(
     cfn = HTTPServer(("127.0.0.1", 0), CloudFormation)
     threading.Thread(target=cfn.serve_forever, daemon=True).start()
     try:
-        seed_event = {
-            "RequestType": "Create",
-            "ResponseURL": f"http://127.0.0.1:{cfn.server_address[1]}/cfn",
-            "StackId": "arn:aws:cloudformation:us-east-1:123456789012:stack/test/1",
-            "RequestId": "r1",
-            "LogicalResourceId": "TiersSeed",
-            "ResourceType": "Custom::TiersSeed",
-            "ResourceProperties": {"ConfigTable": NAMES["ConfigTable"], "TiersVersion": "1"},
-        }
+        seed_event = event_file("tiers_seed", {})
+        seed_event["ResponseURL"] = f"http://127.0.0.1:{cfn.server_address[1]}/cfn"
         invoke(built, moto_server, "SeedTiersFunction", seed_event, tmp_path)
     finally:
         cfn.shutdown()
     assert answers and answers[0]["Status"] == "SUCCESS", answers
+    assert answers[0]["LogicalResourceId"] == "TiersSeed"
 
-    def go(method: str, path: str, body: Any = None, key: bool = True) -> dict[str, Any]:
-        function, out = call(built, moto_server, tmp_path, method, path, body, key)
-        return {"function": function, **out}
+    ids = {"operator_key": moto_server.key}
+    used = {"tiers_seed"}
 
-    tiers = go("GET", "/v1/tiers")
+    def go(name: str) -> dict[str, Any]:
+        used.add(name)
+        return {"function": INVOCATIONS[name].function,
+                **invoke_file(built, moto_server, tmp_path, name, ids)}  # fmt: skip
+
+    allowed = go("operator_key_authorizer")
+    assert allowed["isAuthorized"] is True
+    assert allowed["context"] == {"operator_id": samlocal.OPERATOR}
+    tiers = go("list_tiers")
     assert tiers["statusCode"] == 200 and tiers["function"] == "ReadFunction"
     assert tiers["json"]["tiers"][0]["id"] == "star-city-fun"
-
-    table = go(
-        "POST", "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
-    )
+    table = go("create_table")
     assert table["statusCode"] == 201 and table["function"] == "ShuffleCommitFunction", table
-    shoe = go("POST", f"/v1/tables/{table['json']['table_id']}/shoes", {"client_seed": "built"})
-    assert shoe["statusCode"] == 201, shoe
-    shoe_id = shoe["json"]["shoe_id"]
-    dealt = go("POST", f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()})
+    assert go("get_table")["json"]["table_id"] == ids["table_id"]
+    shoe = go("commit_shoe")
+    assert shoe["statusCode"] == 201 and shoe["json"]["table_id"] == ids["table_id"], shoe
+    assert go("get_shoe")["json"]["shoe_id"] == ids["shoe_id"]
+    dealt = go("deal_round")
     assert dealt["statusCode"] == 201 and dealt["function"] == "DealAndResolveFunction", dealt
-    round_id = dealt["json"]["round_id"]
-    settled = go("POST", f"/v1/rounds/{round_id}/settlement")
+    settled = go("settle_round")
     assert settled["statusCode"] == 200 and settled["function"] == "SettleBetsFunction", settled
-    again = go("GET", f"/v1/rounds/{round_id}")
+    again = go("get_round")
+    assert again["json"]["round_id"] == dealt["json"]["round_id"]
     assert again["json"]["settlement"] == settled["json"]
-    closed = go("POST", f"/v1/shoes/{shoe_id}/close")
+    second = go("deal_round")
+    assert second["statusCode"] == 201 and ids["round_id"] != dealt["json"]["round_id"], second
+    voided = go("void_round")
+    assert voided["statusCode"] == 200 and voided["json"]["round_id"] == ids["round_id"], voided
+    swept = go("sweep")
+    assert swept["settled"] == [] and swept["failed"] == {}, swept  # nothing is due yet
+    closed = go("close_shoe")
     assert closed["statusCode"] == 200 and closed["json"]["status"] == "ended", closed
-    proof = go("GET", f"/v1/shoes/{shoe_id}/proof", key=False)
+    proof = go("get_shoe_proof")
     assert proof["statusCode"] == 200 and verify_proof(proof["json"]).ok
-    page = go("GET", "/verify", key=False)
+    audit = go("audit_table")
+    assert audit["statusCode"] == 200 and audit["function"] == "ReadFunction", audit
+    page = go("verify_page")
     assert page["statusCode"] == 200 and page["function"] == "ReadFunction", page
     assert page["headers"]["content-type"].startswith("text/html")
     assert "<script src=" not in page["body"] and "BaccVerify" in page["body"]
-    refused = go("GET", "/v1/tiers", key=False)
+    assert used == set(INVOCATIONS), set(INVOCATIONS) - used  # every event file, fed
+
+
+def test_a_built_function_called_without_the_authorizer_refuses_an_unkeyed_request(
+    built: Path, moto_server: Moto, tmp_path: Path
+) -> None:
+    """events/list_tiers.json without the authorizer's context (a direct invocation, not behind
+    API Gateway) and without a key: 401 in the error envelope."""
+    event = event_file("list_tiers", {})
+    del event["requestContext"]["authorizer"]
+    refused = invoke(built, moto_server, "ReadFunction", event, tmp_path)
     assert refused["statusCode"] == 401
     assert refused["json"]["error"]["code"] == "unauthorized"
     assert refused["json"]["error"]["request_id"] == refused["headers"]["x-request-id"]
@@ -347,63 +374,33 @@ def test_tiers_file_is_seedable(moto_server: Moto) -> None:
     assert seed_tiers(repo, TIERS)
 
 
-def test_the_built_authorizer_answers_real_authorizer_events_in_a_clean_interpreter(
+def test_the_built_authorizer_refuses_a_wrong_key_in_a_clean_interpreter(
     built: Path, moto_server: Moto, tmp_path: Path
 ) -> None:
-    """The Lambda authorizer as built: an HTTP API authorizer v2 event with the seeded key →
-    authorized with its operator; a wrong key → refused; and a built function served the
-    authorizer's context (no Authorization header, as behind API Gateway) answers as that
-    operator."""
-    from support.gateway import authorizer_event
-
-    (tiers_route,) = [r for r in routes() if r.route_key == "GET /v1/tiers"]
-
-    def authorize(authorization: str) -> dict[str, Any]:
-        request = http_api_event(
-            "GET", "/v1/tiers", tiers_route, headers={"authorization": authorization}
-        )
-        out = invoke(built, moto_server, "AuthorizerFunction", authorizer_event(request), tmp_path)
-        return {k: v for k, v in out.items() if k != "json"}
-
-    allowed = authorize(f"Bearer {moto_server.key}")
-    assert allowed == {"isAuthorized": True, "context": {"operator_id": "built-operator"}}
-    assert authorize("Bearer bk_not-a-key") == {"isAuthorized": False}
-
-    event = http_api_event("GET", "/v1/tiers", tiers_route)
-    assert "authorization" not in event["headers"]
-    event["requestContext"]["authorizer"] = {"lambda": allowed["context"]}
-    tiers = invoke(built, moto_server, "ReadFunction", event, tmp_path)
-    assert tiers["statusCode"] == 200 and "tiers" in tiers["json"], tiers
+    """events/operator_key_authorizer.json with the seeded key → authorized as its operator
+    (also above); with another key → refused, no context."""
+    wrong = event_file("operator_key_authorizer", {"operator_key": "bk_not-a-key"})
+    out = invoke(built, moto_server, "AuthorizerFunction", wrong, tmp_path)
+    assert {k: v for k, v in out.items() if k != "json"} == {"isAuthorized": False}
 
 
 def test_the_built_auto_settle_function_sweeps_in_a_clean_interpreter(
     built: Path, moto_server: Moto, tmp_path: Path
 ) -> None:
-    """AutoSettleFunction as built (only its app.py; the layers bring the rest) answers an
-    EventBridge scheduled event with its sweep report, settling a round past its deadline."""
+    """AutoSettleFunction as built (only its app.py; the layers bring the rest) answers
+    events/sweep.json with its sweep report, settling a round past its deadline."""
     assert sorted(p.name for p in (built / "AutoSettleFunction").iterdir()) == ["app.py"]
-    key = {"authorization": f"Bearer {moto_server.key}"}
     session = boto3.Session(
         aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
     )
     dynamodb = session.client("dynamodb", endpoint_url=moto_server.url)
     seed_tiers(DynamoRepository(dynamodb, NAMES["StateTable"], NAMES["ConfigTable"]), TIERS)
-
-    def post(path: str, body: Any = None) -> dict[str, Any]:
-        (route,) = [r for r in routes() if r.method == "POST" and re.fullmatch(
-            re.sub(r"{\w+}", "[^/]+", r.path), path
-        )]  # fmt: skip
-        event = http_api_event("POST", path, route, body=body, headers=key)
-        return invoke(built, moto_server, route.function, event, tmp_path)["json"]  # type: ignore[no-any-return]
-
-    table = post("/v1/tables", {"profile": "star-city", "tier": "star-city-fun",
-                                "banking": "house"})  # fmt: skip
-    assert "table_id" in table, table
-    shoe = post(f"/v1/tables/{table['table_id']}/shoes", {"client_seed": "sweep"})
-    dealt = post(f"/v1/shoes/{shoe['shoe_id']}/rounds", {"bets": star_city_bets()})
-    assert dealt["settle_by"], dealt
+    ids: dict[str, str] = {}
+    for name in ("create_table", "commit_shoe", "deal_round"):
+        out = invoke_file(built, moto_server, tmp_path, name, ids)
+        assert out["statusCode"] == 201, out
+    assert out["json"]["settle_by"], out
     # its deadline passes (moved into the past rather than waited for)
-    make_due(dynamodb, NAMES["StateTable"], "built-operator", table["table_id"])
-    scheduled = scheduled_event()
-    report = invoke(built, moto_server, "AutoSettleFunction", scheduled, tmp_path)
-    assert dealt["round_id"] in report["settled"] and report["failed"] == {}, report
+    make_due(dynamodb, NAMES["StateTable"], samlocal.OPERATOR, ids["table_id"])
+    report = invoke_file(built, moto_server, tmp_path, "sweep", ids)
+    assert ids["round_id"] in report["settled"] and report["failed"] == {}, report
