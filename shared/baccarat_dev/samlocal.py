@@ -122,8 +122,8 @@ def _functions(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
-def _function_of(value: Any) -> str | None:
-    """The function a ``!GetAtt F.Arn`` / ``!Ref F`` / ``!Ref F.Alias`` names, if any."""
+def _referenced(value: Any) -> str | None:
+    """The resource (or parameter) a ``!GetAtt R.Arn`` / ``!Ref R`` / ``!Ref R.Alias`` names."""
     if isinstance(value, dict):
         if "Fn::GetAtt" in value:
             return str(value["Fn::GetAtt"][0])
@@ -150,9 +150,9 @@ def _http_invocations(template: dict[str, Any]) -> Iterator[Invocation]:
             yield Invocation(function, snake(event_id), "http", event_id, route, public)
     for api in apis.values():
         for name, authorizer in api["Properties"].get("Auth", {}).get("Authorizers", {}).items():
-            function = _function_of(authorizer.get("FunctionArn"))
-            if function:
-                yield Invocation(function, f"{snake(name)}_authorizer", "authorizer", name)
+            target = _referenced(authorizer.get("FunctionArn"))
+            if target:
+                yield Invocation(target, f"{snake(name)}_authorizer", "authorizer", name)
 
 
 def invocations(template: dict[str, Any]) -> tuple[list[Invocation], list[str]]:
@@ -164,10 +164,9 @@ def invocations(template: dict[str, Any]) -> tuple[list[Invocation], list[str]]:
             if event.get("Type") in ("Schedule", "ScheduleV2"):
                 found.append(Invocation(function, snake(event_id), "schedule", event_id))
     for logical_id, resource in template["Resources"].items():
-        token = resource.get("Properties", {}).get("ServiceToken")
-        function = _function_of(token)
-        if resource["Type"].startswith("Custom::") and function:
-            found.append(Invocation(function, snake(logical_id), "custom-resource", logical_id))
+        target = _referenced(resource.get("Properties", {}).get("ServiceToken"))
+        if resource["Type"].startswith("Custom::") and target:
+            found.append(Invocation(target, snake(logical_id), "custom-resource", logical_id))
     problems = []
     invoked = {i.function for i in found}
     for function in _functions(template):
@@ -211,7 +210,7 @@ def local_key_alias(template: dict[str, Any], key_id: str) -> str:
         props = resource.get("Properties", {})
         if (
             resource["Type"] == "AWS::KMS::Alias"
-            and _function_of(props.get("TargetKeyId")) == key_id
+            and _referenced(props.get("TargetKeyId")) == key_id
         ):
             name = props["AliasName"]
             text = name.get("Fn::Sub") if isinstance(name, dict) else name
@@ -239,7 +238,7 @@ def local_value(template: dict[str, Any], name: str, value: Any) -> LocalValue:
         return LocalValue(CONTAINER_ENDPOINTS[service], kind="endpoint")
     if isinstance(value, str | int | float | bool):
         return LocalValue(str(value))
-    target = _function_of(value)
+    target = _referenced(value)
     if target == "Stage":
         return LocalValue(STAGE)
     kind = resources.get(target or "", {}).get("Type")
@@ -248,7 +247,7 @@ def local_value(template: dict[str, Any], name: str, value: Any) -> LocalValue:
     if kind == "AWS::KMS::Key":
         return LocalValue(local_key_alias(template, str(target)), str(target), "key")
     if kind == "AWS::KMS::Alias":  # !Ref of an alias: its name
-        key = str(_function_of(resources[str(target)]["Properties"]["TargetKeyId"]))
+        key = str(_referenced(resources[str(target)]["Properties"]["TargetKeyId"]))
         return LocalValue(local_key_alias(template, key), key, "key")
     parameter = template.get("Parameters", {}).get(target or "")
     if parameter is not None and "Default" in parameter:
@@ -386,6 +385,9 @@ def _check_body(event: dict[str, Any]) -> Iterator[str]:
 
 def _check_other(inv: Invocation, event: dict[str, Any], template: dict[str, Any]) -> Iterator[str]:
     if inv.kind == "authorizer":
+        guarded = {i.route.route_key for i in invocations(template)[0] if i.route and not i.public}
+        if event.get("routeKey") not in guarded:
+            yield f"routeKey {event.get('routeKey')!r} is no route behind {inv.source}"
         if event.get("type") != "REQUEST" or event.get("version") != "2.0":
             yield "an HttpApi Lambda authorizer event: type REQUEST, version 2.0"
         source = event.get("identitySource")
@@ -422,7 +424,7 @@ def is_table_ref(template: dict[str, Any], value: Any) -> bool:
     if not (isinstance(value, dict) and "Ref" in value):
         return False
     resource = template["Resources"].get(str(value["Ref"]), {})
-    return resource.get("Type") == "AWS::DynamoDB::Table"
+    return bool(resource.get("Type") == "AWS::DynamoDB::Table")
 
 
 def check_event(inv: Invocation, event: Any, template: dict[str, Any]) -> list[str]:
@@ -679,7 +681,7 @@ def setup(root: Path) -> Iterable[str]:
             f"some of {sorted(wanted.values())} exist, not all: restart DynamoDB Local (in memory)"
         )
     else:  # no point-in-time recovery on DynamoDB Local
-        create_tables(WithoutContinuousBackups(dynamodb), wanted, root / TEMPLATE_FILE)
+        create_tables(WithoutContinuousBackups(dynamodb), wanted, root / TEMPLATE_FILE)  # type: ignore[arg-type]
         yield from (f"table {v} ({k}): created" for k, v in wanted.items())
 
     kms = boto3.client("kms", endpoint_url=_endpoint("KMS"))
@@ -715,11 +717,10 @@ def cfn_answer(root: Path, name: str) -> str:
     import boto3
 
     template = load(root / TEMPLATE_FILE)
-    (inv,) = [
-        i for i in invocations(template)[0] if i.name == name and i.kind == "custom-resource"
-    ] or [None]
-    if inv is None:
+    found = [i for i in invocations(template)[0] if i.name == name and i.kind == "custom-resource"]
+    if not found:
         raise SamLocalError(f"{EVENTS}/{name}.json is no custom resource's event")
+    inv = found[0]
     url = load_event(root, inv)["ResponseURL"]
     bucket, _, key = url.removeprefix(CONTAINER_ENDPOINTS["KMS"] + "/").partition("/")
     s3 = boto3.client("s3", endpoint_url=_endpoint("S3"))
@@ -771,7 +772,7 @@ def scaffold(root: Path) -> list[str]:
     for inv in invocations(load(root / TEMPLATE_FILE))[0]:
         if inv.kind != "http" or (root / inv.file).exists():
             continue
-        body = {} if inv.route and inv.route.method == "POST" else None
+        body: dict[str, Any] | None = {} if inv.route and inv.route.method == "POST" else None
         text = json.dumps(http_event(inv, body), indent=2) + "\n"
         (root / inv.file).write_text(text, encoding="utf-8")
         written.append(inv.file)
