@@ -237,16 +237,23 @@ def _cmd_sam_cfn_answer(root: Any, args: argparse.Namespace) -> str:
     return cfn_answer(root, args.name)
 
 
+def _group(sub: Any, name: str, **kwargs: Any) -> Any:
+    """A command of subcommands (``baccarat operator …``, ``baccarat sam-local …``)."""
+    group = sub.add_parser(name, **kwargs)
+    dest = name.replace("-", "_") + "_command"
+    return group.add_subparsers(dest=dest, required=True, parser_class=type(group))
+
+
 def _add_sam_local(sub: Any) -> None:
     import platform
 
-    sam = sub.add_parser(
+    cmds = _group(
+        sub,
         "sam-local",
         help="sam local on local engines: setup, events, command lines (docs/sam-local.md)",
         description="The machinery of `sam local` on DynamoDB Local and moto (docs/sam-local.md). "
         "Run in the project (or below it).",
     )
-    cmds = sam.add_subparsers(dest="sam_local_command", required=True, parser_class=type(sam))
     cmds.add_parser(
         "setup",
         help="tables, KMS keys, the custom resources' bucket and the tiers on the local engines "
@@ -293,13 +300,13 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--region", help="AWS region (default: the usual AWS settings)")
     target.add_argument("--json", action="store_true", help="print JSON")
 
-    op = sub.add_parser(
+    ops = _group(
+        sub,
         "operator",
         help="manage operators and their API keys (local or AWS)",
         description="Operators and their API keys. A key is shown once; only its SHA-256 is "
         "stored. Revoked keys are kept, marked revoked.",
     )
-    ops = op.add_subparsers(dest="operator_command", required=True, parser_class=type(op))
     c = ops.add_parser("create", parents=[target], help="a new operator and its first key")
     c.add_argument("operator_id", help="lowercase letters, digits and '-' (e.g. acme-casino)")
     c.add_argument("--name", help="display name (default: the id)")

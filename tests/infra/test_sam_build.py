@@ -28,6 +28,7 @@ from typing import Any
 import boto3
 import pytest
 from support.sam_build import ARCH, sam_build
+from support.sam_build import moto_server as moto_server_at
 from support.stack import TIERS, make_due
 
 from baccarat.verify import verify_proof
@@ -98,25 +99,17 @@ def built() -> Path:
 
 @pytest.fixture(scope="module")
 def moto_server() -> Iterator[Moto]:
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    url = f"http://{host}:{port}"
-    session = boto3.Session(
-        aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
-    )
-    dynamodb = session.client("dynamodb", endpoint_url=url)
-    kms = session.client("kms", endpoint_url=url)
-    create_tables(dynamodb, NAMES)
-    arn = kms.create_key()["KeyMetadata"]["Arn"]
-    repo = DynamoRepository(dynamodb, NAMES["StateTable"], NAMES["ConfigTable"])
-    key = add_operator_key(repo, samlocal.OPERATOR)  # the operator the events' context names
-    try:
+    with moto_server_at() as url:
+        session = boto3.Session(
+            aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
+        )
+        dynamodb = session.client("dynamodb", endpoint_url=url)
+        kms = session.client("kms", endpoint_url=url)
+        create_tables(dynamodb, NAMES)
+        arn = kms.create_key()["KeyMetadata"]["Arn"]
+        repo = DynamoRepository(dynamodb, NAMES["StateTable"], NAMES["ConfigTable"])
+        key = add_operator_key(repo, samlocal.OPERATOR)  # the operator the events' context names
         yield Moto(url=url, kms_key_arn=arn, key=key)
-    finally:
-        server.stop()
 
 
 def function_env(function: str, moto: Moto, build_dir: Path) -> dict[str, str]:

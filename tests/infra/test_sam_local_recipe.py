@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.sam_build import moto_server
 
 from baccarat_dev import samlocal
 from baccarat_dev.template import REPO_ROOT
@@ -180,15 +181,8 @@ def copy_project(into: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def moto_url() -> Iterator[str]:
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
+    with moto_server() as url:
+        yield url
 
 
 @pytest.fixture
