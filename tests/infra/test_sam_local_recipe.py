@@ -27,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -229,6 +230,7 @@ def test_the_recipe_runs_as_written(tmp_path: Path, dynamodb_url: str, moto_url:
             f'|| {{ echo {number} > "$SAMSHIM_DIR/failed"; exit 1; }}'
         )
     env = {
+        **network_settings(),
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path / "home"),
         "LANG": "C.UTF-8",
@@ -238,16 +240,22 @@ def test_the_recipe_runs_as_written(tmp_path: Path, dynamodb_url: str, moto_url:
         "SAMSHIM_PYTHON": sys.executable,
         "SAMSHIM_REWRITE": json.dumps(container_urls),
     }
+    # its own process group: on a timeout, everything it started ends with it
+    bash = subprocess.Popen(
+        ["bash", "-c", "\n".join(script)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
-        done = subprocess.run(
-            ["bash", "-c", "\n".join(script)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
+        _, stderr = bash.communicate(timeout=900)
         api_port = (state / "api.port").read_text() if (state / "api.port").exists() else "3000"
     finally:
+        if bash.poll() is None:
+            os.killpg(bash.pid, signal.SIGKILL)
+            bash.wait()
         if (state / "api.pid").exists():
             stop(int((state / "api.pid").read_text()))
 
@@ -256,13 +264,13 @@ def test_the_recipe_runs_as_written(tmp_path: Path, dynamodb_url: str, moto_url:
         err = (state / "err" / str(number)).read_text(encoding="utf-8", errors="replace")
         return out.splitlines() + err.splitlines()
 
-    if done.returncode != 0:
+    if bash.returncode != 0:
         failed = int((state / "failed").read_text()) if (state / "failed").exists() else -1
         step = recipe[failed] if failed >= 0 else Step("?")
-        shown = "\n".join(output(failed)[-60:]) if failed >= 0 else done.stderr[-3000:]
+        shown = "\n".join(output(failed)[-60:]) if failed >= 0 else stderr[-3000:]
         log = (state / "api.log").read_text()[-3000:] if (state / "api.log").exists() else ""
         raise AssertionError(
-            f"docs/sam-local.md:{step.line} failed: {step.command}\n{shown}\n{done.stderr[-2000:]}"
+            f"docs/sam-local.md:{step.line} failed: {step.command}\n{shown}\n{stderr[-2000:]}"
             f"\n{log}"
         )
     api_url = f"http://127.0.0.1:{api_port}"
@@ -271,6 +279,22 @@ def test_the_recipe_runs_as_written(tmp_path: Path, dynamodb_url: str, moto_url:
     recorded = (state / "docker.log").read_text().splitlines()
     docker = [s.command.removeprefix("docker ") for s in recipe if s.command[:7] == "docker "]
     assert recorded == docker  # every docker command of the page was reached
+
+
+def network_settings() -> dict[str, str]:
+    """What this machine's shell tells pip (``make build`` installs the dependencies layer) about
+    its index, certificates and proxies — a developer's shell has them too. (HOME is a fresh one:
+    no AWS configuration of this machine may reach the page's commands.)"""
+    names = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NO_PROXY")
+    out = {
+        k: v
+        for k, v in os.environ.items()
+        if k.startswith("PIP_") or k in names or k.lower().endswith("_proxy")
+    }
+    user_config = Path.home() / ".config" / "pip" / "pip.conf"
+    if "PIP_CONFIG_FILE" not in out and user_config.is_file():
+        out["PIP_CONFIG_FILE"] = str(user_config)
+    return out
 
 
 def stop(pid: int) -> None:
@@ -284,7 +308,5 @@ def stop(pid: int) -> None:
             os.kill(pid, 0)
         except ProcessLookupError:
             return
-        import time
-
         time.sleep(0.1)
     os.kill(pid, signal.SIGKILL)
