@@ -415,3 +415,98 @@ def test_the_recipe_invokes_every_event_with_the_line_make_sam_local_prints() ->
     for line in doc.splitlines():
         if line.startswith("sam local "):
             assert line in printed, line
+
+
+# --- the engines ---------------------------------------------------------------------------
+
+
+def test_motos_kms_does_what_the_functions_call_through_an_alias() -> None:
+    """docs/sam-local.md's reasons for moto's KMS, pinned on moto's server (the image's code):
+    by alias, ``GenerateDataKey`` / ``Encrypt`` / ``Decrypt`` bound to an encryption context
+    (another context does not decrypt), ``GenerateRandom``, and ``Sign`` of a RAW message with
+    an ``ECC_NIST_P256`` key that verifies against ``GetPublicKey``."""
+    from botocore.exceptions import ClientError
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import load_der_public_key
+    from support.sam_build import moto_server
+
+    with moto_server() as url:
+        kms = boto3.Session(
+            aws_access_key_id="local", aws_secret_access_key="local", region_name="us-east-1"
+        ).client("kms", endpoint_url=url)
+        secrets = kms.create_key()["KeyMetadata"]["KeyId"]
+        kms.create_alias(AliasName="alias/secrets", TargetKeyId=secrets)
+        context = {"purpose": "bacc-pf-v1/chain", "table": "tbl_x"}
+        drawn = kms.generate_data_key(
+            KeyId="alias/secrets", NumberOfBytes=32, EncryptionContext=context
+        )
+        assert len(drawn["Plaintext"]) == 32
+        opened = kms.decrypt(
+            KeyId="alias/secrets", CiphertextBlob=drawn["CiphertextBlob"], EncryptionContext=context
+        )
+        assert opened["Plaintext"] == drawn["Plaintext"]
+        with pytest.raises(ClientError, match="InvalidCiphertext"):
+            kms.decrypt(
+                KeyId="alias/secrets",
+                CiphertextBlob=drawn["CiphertextBlob"],
+                EncryptionContext={**context, "table": "tbl_y"},
+            )
+        sealed = kms.encrypt(KeyId="alias/secrets", Plaintext=b"s_i", EncryptionContext=context)
+        blob = sealed["CiphertextBlob"]
+        assert kms.decrypt(CiphertextBlob=blob, EncryptionContext=context)["Plaintext"] == b"s_i"
+        assert len(kms.generate_random(NumberOfBytes=32)["Plaintext"]) == 32
+        signing = kms.create_key(KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY")["KeyMetadata"]
+        kms.create_alias(AliasName="alias/signing", TargetKeyId=signing["KeyId"])
+        message = b'{"manifest": "a small RAW message"}'
+        signature = kms.sign(
+            KeyId="alias/signing",
+            Message=message,
+            MessageType="RAW",
+            SigningAlgorithm="ECDSA_SHA_256",
+        )["Signature"]
+        public = load_der_public_key(kms.get_public_key(KeyId="alias/signing")["PublicKey"])
+        assert isinstance(public, ec.EllipticCurvePublicKey)
+        public.verify(signature, message, ec.ECDSA(hashes.SHA256()))  # raises if it does not
+
+
+def test_setup_creates_the_templates_resources_once_and_never_touches_aws(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``baccarat sam-local setup`` against DynamoDB Local-like and moto engines (moto's server
+    for all three here): everything created, then 'exists' on a second run; AWS endpoints or
+    none are refused before anything is called."""
+    from support.sam_build import moto_server
+
+    for name in ("template.yaml", "infra/tiers.json"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO_ROOT / name, tmp_path / name)
+    (tmp_path / "events").mkdir()
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "local")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    with pytest.raises(samlocal.SamLocalError, match="AWS_ENDPOINT_URL_DYNAMODB is not set"):
+        list(samlocal.setup(tmp_path))
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", "https://dynamodb.us-east-1.amazonaws.com")
+    with pytest.raises(samlocal.SamLocalError, match="that is AWS"):
+        list(samlocal.setup(tmp_path))
+    with moto_server() as url:
+        for service in ("DYNAMODB", "KMS", "S3"):
+            monkeypatch.setenv(f"AWS_ENDPOINT_URL_{service}", url)
+        first = list(samlocal.setup(tmp_path))
+        assert first[:5] == [
+            "table baccarat-local-state (StateTable): created",
+            "table baccarat-local-config (ConfigTable): created",
+            "key alias/baccarat-local-secrets (SecretsKey, SYMMETRIC_DEFAULT ENCRYPT_DECRYPT): "
+            "created",
+            "bucket cfn-responses (custom resource answers): created",
+            "tiers in baccarat-local-config: star-city-fun, star-city-vip, star-city-supreme, "
+            "bid-squeeze-standard, bid-squeeze-high",
+        ]
+        again = list(samlocal.setup(tmp_path))
+        assert [line.rsplit(": ", 1)[1] for line in again[:4]] == ["exists"] * 4
+        kms = boto3.client("kms", endpoint_url=url)
+        aliases = [a["AliasName"] for a in kms.list_aliases()["Aliases"]]
+        assert aliases.count("alias/baccarat-local-secrets") == 1
