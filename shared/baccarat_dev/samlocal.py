@@ -33,13 +33,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from baccarat_dev.events import path_pattern
 from baccarat_dev.template import Route, load
 
 STAGE = "local"
 #: The Docker network of the engines and the function containers (``--docker-network``).
 NETWORK = "baccarat-local"
 #: The engines as the function containers reach them: their container names on :data:`NETWORK`.
-CONTAINER_ENDPOINTS = {"DYNAMODB": "http://dynamodb-local:8000", "KMS": "http://moto:5000"}
+DYNAMODB_URL = "http://dynamodb-local:8000"
+MOTO_URL = "http://moto:5000"  # KMS, and S3 for the custom resource's answer
+CONTAINER_ENDPOINTS = {"DYNAMODB": DYNAMODB_URL, "KMS": MOTO_URL}
 #: DynamoDB Local as the tests run it (scripts/ensure-dynamodb-local.sh: 1.25.1).
 DYNAMODB_IMAGE = "amazon/dynamodb-local:1.25.1"
 #: moto's server; its KMS (and S3, where the custom resource answers) — the release the tests ran
@@ -47,7 +50,7 @@ DYNAMODB_IMAGE = "amazon/dynamodb-local:1.25.1"
 MOTO_IMAGE = "motoserver/moto:5.2.5"
 #: The bucket of moto's S3 where a custom resource's event asks for its CloudFormation answer.
 CFN_BUCKET = "cfn-responses"
-CFN_PREFIX = f"{CONTAINER_ENDPOINTS['KMS']}/{CFN_BUCKET}/"
+CFN_PREFIX = f"{MOTO_URL}/{CFN_BUCKET}/"
 #: The operator the events' authorizer context names (``baccarat operator create sam-local``).
 OPERATOR = "sam-local"
 ENV_FILE = "infra/sam-local-env.json"
@@ -330,15 +333,15 @@ def fill(value: Any, ids: dict[str, str]) -> Any:
     return value
 
 
-def _check_http(inv: Invocation, event: dict[str, Any]) -> Iterator[str]:
+def _check_http(inv: Invocation, event: dict[str, Any], _: dict[str, Any]) -> Iterator[str]:
     assert inv.route is not None
     route = inv.route
     ctx = event.get("requestContext", {})
     http = ctx.get("http", {})
     if event.get("version") != "2.0":
         yield "version must be 2.0 (HTTP API payload 2.0)"
-    for where, key in (("routeKey", event.get("routeKey")), ("requestContext.routeKey",
-                                                             ctx.get("routeKey"))):  # fmt: skip
+    keys = {"routeKey": event.get("routeKey"), "requestContext.routeKey": ctx.get("routeKey")}
+    for where, key in keys.items():
         if key != route.route_key:
             yield f"{where} must be {route.route_key!r}, not {key!r}"
     if http.get("method") != route.method:
@@ -347,7 +350,7 @@ def _check_http(inv: Invocation, event: dict[str, Any]) -> Iterator[str]:
     if http.get("path") != raw:
         yield "requestContext.http.path must equal rawPath"
     names = re.findall(r"{(\w+)}", route.path)
-    match = re.fullmatch(re.sub(r"{\w+}", r"([^/]+)", route.path), raw)
+    match = re.fullmatch(path_pattern(route.path), raw)
     if match is None:
         yield f"rawPath {raw!r} is not a path of {route.path}"
     elif names and event.get("pathParameters") != dict(zip(names, match.groups(), strict=True)):
@@ -383,40 +386,45 @@ def _check_body(event: dict[str, Any]) -> Iterator[str]:
             yield "the body is not JSON"
 
 
-def _check_other(inv: Invocation, event: dict[str, Any], template: dict[str, Any]) -> Iterator[str]:
-    if inv.kind == "authorizer":
-        guarded = {i.route.route_key for i in invocations(template)[0] if i.route and not i.public}
-        if event.get("routeKey") not in guarded:
-            yield f"routeKey {event.get('routeKey')!r} is no route behind {inv.source}"
-        if event.get("type") != "REQUEST" or event.get("version") != "2.0":
-            yield "an HttpApi Lambda authorizer event: type REQUEST, version 2.0"
-        source = event.get("identitySource")
-        if not (
-            isinstance(source, list) and source == [event.get("headers", {}).get("authorization")]
-        ):
-            yield "identitySource must be [the authorization header]"
-        yield from _check_body({k: v for k, v in event.items() if k != "body"})
-        if "body" in event:
-            yield "an authorizer event has no body"
-    elif inv.kind == "schedule":
-        if event.get("detail-type") != "Scheduled Event" or event.get("source") != "aws.events":
-            yield "an EventBridge scheduled event: detail-type 'Scheduled Event', source aws.events"
-    elif inv.kind == "custom-resource":
-        resource = template["Resources"][inv.source]
-        if event.get("LogicalResourceId") != inv.source:
-            yield f"LogicalResourceId must be {inv.source}"
-        if event.get("ResourceType") != resource["Type"]:
-            yield f"ResourceType must be {resource['Type']}"
-        props = event.get("ResourceProperties", {})
-        for key, value in resource["Properties"].items():
-            if key not in props:
-                yield f"ResourceProperties.{key} is missing"
-            elif is_table_ref(template, value) and props[key] != local_table_name(
-                str(value["Ref"])
-            ):
-                yield f"ResourceProperties.{key} must be {local_table_name(str(value['Ref']))}"
-        if not str(event.get("ResponseURL", "")).startswith(CFN_PREFIX):
-            yield f"ResponseURL must be under {CFN_PREFIX} (moto's S3)"
+def _check_authorizer(
+    inv: Invocation, event: dict[str, Any], template: dict[str, Any]
+) -> Iterator[str]:
+    guarded = {i.route.route_key for i in invocations(template)[0] if i.route and not i.public}
+    if event.get("routeKey") not in guarded:
+        yield f"routeKey {event.get('routeKey')!r} is no route behind {inv.source}"
+    if event.get("type") != "REQUEST" or event.get("version") != "2.0":
+        yield "an HttpApi Lambda authorizer event: type REQUEST, version 2.0"
+    header = event.get("headers", {}).get("authorization")
+    if event.get("identitySource") != [header]:
+        yield "identitySource must be [the authorization header]"
+    if "body" in event:
+        yield "an authorizer event has no body"
+    yield from _check_body(event)
+
+
+def _check_schedule(inv: Invocation, event: dict[str, Any], _: dict[str, Any]) -> Iterator[str]:
+    if event.get("detail-type") != "Scheduled Event" or event.get("source") != "aws.events":
+        yield "an EventBridge scheduled event: detail-type 'Scheduled Event', source aws.events"
+
+
+def _check_custom_resource(
+    inv: Invocation, event: dict[str, Any], template: dict[str, Any]
+) -> Iterator[str]:
+    resource = template["Resources"][inv.source]
+    if event.get("LogicalResourceId") != inv.source:
+        yield f"LogicalResourceId must be {inv.source}"
+    if event.get("ResourceType") != resource["Type"]:
+        yield f"ResourceType must be {resource['Type']}"
+    props = event.get("ResourceProperties", {})
+    for key, value in resource["Properties"].items():
+        if key not in props:
+            yield f"ResourceProperties.{key} is missing"
+        elif is_table_ref(template, value):
+            local = local_table_name(str(value["Ref"]))
+            if props[key] != local:
+                yield f"ResourceProperties.{key} must be {local}"
+    if not str(event.get("ResponseURL", "")).startswith(CFN_PREFIX):
+        yield f"ResponseURL must be under {CFN_PREFIX} (moto's S3)"
 
 
 def is_table_ref(template: dict[str, Any], value: Any) -> bool:
@@ -427,13 +435,19 @@ def is_table_ref(template: dict[str, Any], value: Any) -> bool:
     return bool(resource.get("Type") == "AWS::DynamoDB::Table")
 
 
+_CHECKS = {
+    "http": _check_http,
+    "authorizer": _check_authorizer,
+    "schedule": _check_schedule,
+    "custom-resource": _check_custom_resource,
+}
+
+
 def check_event(inv: Invocation, event: Any, template: dict[str, Any]) -> list[str]:
     """What is wrong with ``event`` as the event of ``inv`` (nothing: ``[]``)."""
     if not isinstance(event, dict):
         return [f"{inv.file}: not a JSON object"]
-    problems = list(
-        _check_http(inv, event) if inv.kind == "http" else _check_other(inv, event, template)
-    )
+    problems = list(_CHECKS[inv.kind](inv, event, template))
     unknown = placeholders(event) - set(IDS)
     if unknown:
         problems.append(f"unknown placeholders {sorted(unknown)} (known: {', '.join(IDS)})")
@@ -722,7 +736,7 @@ def cfn_answer(root: Path, name: str) -> str:
         raise SamLocalError(f"{EVENTS}/{name}.json is no custom resource's event")
     inv = found[0]
     url = load_event(root, inv)["ResponseURL"]
-    bucket, _, key = url.removeprefix(CONTAINER_ENDPOINTS["KMS"] + "/").partition("/")
+    bucket, _, key = url.removeprefix(MOTO_URL + "/").partition("/")
     s3 = boto3.client("s3", endpoint_url=_endpoint("S3"))
     try:
         answer = json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
