@@ -39,11 +39,14 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(BIN)/pytest -n 2 -m unit tests/unit
 
-# Every tier (unit, integration, infra, live), thorough Hypothesis profile, the browser required.
+# Every tier (unit, integration, infra, live), thorough Hypothesis profile, the browser, DynamoDB
+# Local and the TypeScript client's npm packages (clients/typescript, `npm ci` once) required.
 suite: $(STAMP)
 	scripts/ensure-chromium.sh
 	scripts/ensure-dynamodb-local.sh >/dev/null
-	HYPOTHESIS_PROFILE=ci BACC_REQUIRE_BROWSER=1 BACC_REQUIRE_DYNAMODB_LOCAL=1 $(BIN)/pytest -n 2 --dist loadfile
+	scripts/ensure-typescript-client.sh >/dev/null
+	HYPOTHESIS_PROFILE=ci BACC_REQUIRE_BROWSER=1 BACC_REQUIRE_DYNAMODB_LOCAL=1 BACC_REQUIRE_TS_CLIENT=1 \
+		$(BIN)/pytest -n 2 --dist loadfile
 
 # template.yaml: CloudFormation lint and SAM's own validation (no AWS account needed).
 template: $(STAMP)
@@ -94,4 +97,4 @@ openapi: $(STAMP)
 	$(BIN)/python -m baccarat_dev.openapi
 
 clean:
-	rm -rf $(VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache clients/typescript/node_modules

@@ -1,0 +1,92 @@
+"""The TypeScript client's example (clients/typescript/examples/play-shoe.ts) against the local
+server as a user runs it (`make run`'s runner on a free port, its URL and key handed over as
+BACCARAT_URL and KEY): it plays whole shoes, the browser verifier's JavaScript (web/verify.js,
+loaded in Node) says "verified" on each proof, and what it was answered is the proof's. The
+proofs it saved are checked again here with the service's own verifier (cards and money).
+
+The API serves v1 proofs, unsigned, until its side of proof v2 lands: the example passes the
+verifier's allowUnsigned option, and the verdict says so."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from support.local_server import LocalServer, local_server
+from support.typescript_client import output, require_client, run
+
+from baccarat.verify import verify_proof
+
+VERDICT = (
+    "web/verify.js: verified: shoe 1: the server seed reaches the anchor, the client hash matches"
+)
+
+
+@pytest.fixture(scope="module")
+def api() -> Iterator[LocalServer]:
+    require_client()  # before starting a server for nothing
+    with local_server() as server:
+        yield server
+
+
+def play(api: LocalServer, tmp: Path, *args: str) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """The example run as its README says (npm run example = tsx examples/play-shoe.ts):
+    its summary, the proof it loaded, and what it printed."""
+    summary, proof = tmp / "summary.json", tmp / "proof.json"
+    proc = run(
+        ["tsx", "examples/play-shoe.ts", "--quiet", "--summary-json", str(summary),
+         "--save-proof", str(proof), *args],
+        env={"BACCARAT_URL": api.url, "KEY": api.key},
+        timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, output(proc)
+    return json.loads(summary.read_text()), json.loads(proof.read_text()), proc.stdout
+
+
+def test_a_whole_star_city_shoe_played_from_typescript_verifies_in_the_browser_verifier(
+    api: LocalServer, tmp_path: Path
+) -> None:
+    summary, proof, stdout = play(api, tmp_path, "--rng-seed", "6")
+    assert f"{VERDICT} and all 30 rounds re-derive exactly" in stdout, stdout
+    assert "(unsigned v1 proof: no signature to check)" in stdout
+    assert "consistent: the cards we were dealt and the settlements we were answered" in stdout
+    assert summary["verified"] is True and summary["consistent"] is True, summary
+    assert summary["rounds"] == summary["settlements"] == 30
+    assert summary["end_reason"] == "rules"
+    # the same proof, from the service's own verifier: cards and every settlement recomputed
+    verdict = verify_proof(proof)
+    assert verdict.ok, verdict.line()
+    assert verdict.settlements_checked == 30
+    assert [r["round_number"] for r in proof["rounds"]] == list(range(1, 31))
+    # the API agrees on what was played: the shoe ended, the nets the example kept are the API's
+    shoe = httpx.get(
+        f"{api.url}/v1/shoes/{summary['shoe_id']}",
+        headers={"authorization": f"Bearer {api.key}"},
+        timeout=10,
+    ).json()
+    assert (shoe["status"], shoe["rounds_dealt"]) == ("ended", 30)
+    nets: dict[str, int] = {}
+    for r in proof["rounds"]:
+        for bettor, net in r["settlement"]["nets"].items():
+            nets[bettor] = nets.get(bettor, 0) + net
+    assert {b: nets.get(b, 0) for b in summary["nets"]} == summary["nets"]
+
+
+def test_a_closed_bid_squeeze_shoe_with_a_void_verifies_too(
+    api: LocalServer, tmp_path: Path
+) -> None:
+    summary, proof, stdout = play(
+        api, tmp_path,
+        "--profile", "bid-squeeze", "--banking", "player_banker",
+        "--close-after", "9", "--void-round", "4", "--rng-seed", "7",
+    )  # fmt: skip
+    assert f"{VERDICT} and all 9 rounds re-derive exactly (closed early, of " in stdout, stdout
+    assert summary["verified"] is True and summary["consistent"] is True, summary
+    assert (summary["rounds"], summary["settlements"], summary["voided"]) == (9, 8, [4])
+    assert summary["end_reason"] == "closed"
+    assert proof["rounds"][3]["voided"] is True
+    assert verify_proof(proof).ok
