@@ -45,13 +45,19 @@ def sam_build(build_dir: Path, cache_dir: Path) -> subprocess.CompletedProcess[s
 
 @contextmanager
 def moto_server() -> Iterator[str]:
-    """moto's server (every service) on a free loopback port: its URL, stopped afterwards."""
+    """moto's server (every service) on a free loopback port, empty: its URL, stopped
+    afterwards. (moto keeps its state per process, shared by every server and ``mock_aws`` of
+    it: a server started after another test's starts from nothing only once reset.)"""
+    import urllib.request
+
     from moto.server import ThreadedMotoServer
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
+    url = f"http://{host}:{port}"
+    urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/reset", method="POST")).close()
     try:
-        yield f"http://{host}:{port}"
+        yield url
     finally:
         server.stop()
