@@ -19,6 +19,7 @@ import copy
 import json
 import re
 import time
+import urllib.parse
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -106,6 +107,11 @@ def http_api_event(
     }
     if names:
         event["pathParameters"] = dict(zip(names, values.groups(), strict=True))
+    if query:  # API Gateway sends both; repeated names joined by commas
+        pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+        event["queryStringParameters"] = {
+            name: ",".join(v for n, v in pairs if n == name) for name, _ in pairs
+        }
     if text is not None:
         event["body"] = text
     return event

@@ -681,7 +681,6 @@ def setup(root: Path) -> Iterable[str]:
 
     from baccarat_api.adapters.dynamodb.repository import DynamoRepository
     from baccarat_api.jobs.seed import seed_tiers
-    from baccarat_dev.dynamodb_local import WithoutContinuousBackups
     from baccarat_dev.template import create_tables, table_definitions
 
     template = load(root / TEMPLATE_FILE)
@@ -695,7 +694,7 @@ def setup(root: Path) -> Iterable[str]:
             f"some of {sorted(wanted.values())} exist, not all: restart DynamoDB Local (in memory)"
         )
     else:  # no point-in-time recovery on DynamoDB Local
-        create_tables(WithoutContinuousBackups(dynamodb), wanted, root / TEMPLATE_FILE)  # type: ignore[arg-type]
+        create_tables(dynamodb, wanted, root / TEMPLATE_FILE, pitr=False)
         yield from (f"table {v} ({k}): created" for k, v in wanted.items())
 
     kms = boto3.client("kms", endpoint_url=_endpoint("KMS"))

@@ -16,7 +16,7 @@ from baccarat_api.adapters.shoe_cache import ShoeCache
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.jobs.seed import tier_docs
 from baccarat_api.ports.records import IdempotencyRecord, RoundRecord, TableRecord
-from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHistory
 from baccarat_api.ports.writes import ABSENT, Update
 from baccarat_api.service import tables
 from baccarat_api.service.dealing import deal_round
@@ -158,8 +158,12 @@ def test_closing_publishes_the_proof_with_every_public_round(repo: Repository) -
     assert published.rounds[1].inputs == {"bets": rnd.bets, "player_banker": None}
     table = repo.get_table(OP, rnd.table_id)
     assert table is not None and table.open_shoe_id is None and table.chain_head == shoe.chain_head
-    history = repo.table_history(OP, rnd.table_id)
-    assert [s.shoe_number for s in history.shoes] == [1] and history.rounds[0].settlement
+    history = repo.shoe_history(OP, rnd.ref.shoe)
+    assert history.shoe is not None and history.shoe.shoe_number == 1
+    assert [r.round_number for r in history.rounds] == [1] and history.rounds[0].settlement
+    assert repo.chain_head_of(OP, rnd.ref.shoe) == shoe.chain_head
+    assert repo.chain_head_of(OP, ShoeRef(rnd.table_id, 2)) is None
+    assert repo.shoe_history(OP, ShoeRef(rnd.table_id, 2)) == ShoeHistory()
 
 
 def test_a_single_update_that_loses_brings_the_winner_back_too(repo: Repository) -> None:

@@ -117,6 +117,7 @@ class Api:
         headers: dict[str, str] | None = None,
         raw_body: str | None = None,
         base64_body: bool = False,
+        query: str = "",
     ) -> Response:
         route = self.route(method, path)
         hdrs = dict(headers or {})
@@ -124,7 +125,14 @@ class Api:
         if token:
             hdrs["authorization"] = f"Bearer {token}"
         event = http_api_event(
-            method, path, route, body=body, headers=hdrs, raw_body=raw_body, base64_body=base64_body
+            method,
+            path,
+            route,
+            body=body,
+            headers=hdrs,
+            raw_body=raw_body,
+            base64_body=base64_body,
+            query=query,
         )
         stopped = self.gate(route, event)
         return stopped if stopped is not None else self.invoke(route, event)
@@ -172,7 +180,13 @@ class Stack:
 
 @pytest.fixture
 def aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_SESSION_TOKEN", "BACCARAT_STACK"):
+    for name in (
+        "AWS_PROFILE",
+        "AWS_ENDPOINT_URL",
+        "AWS_ENDPOINT_URL_DYNAMODB",
+        "AWS_SESSION_TOKEN",
+        "BACCARAT_STACK",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
@@ -181,27 +195,36 @@ def aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "BaccaratTest")
 
 
+def provision(
+    monkeypatch: pytest.MonkeyPatch, names: dict[str, str], *, pitr: bool = True
+) -> Stack:
+    """Inside ``mock_aws``: the template's tables under ``names`` (on whatever DynamoDB the
+    environment points at), a KMS key, the tiers, two operators' keys; the runtime pointed at
+    them."""
+    dynamodb = boto3.client("dynamodb")
+    kms = boto3.client("kms")
+    create_tables(dynamodb, names, pitr=pitr)
+    key_id = kms.create_key(Description="test secrets")["KeyMetadata"]["Arn"]
+    repo = DynamoRepository(dynamodb, names["StateTable"], names["ConfigTable"])
+    seed_tiers(repo, TIERS)
+    monkeypatch.setenv("STATE_TABLE", names["StateTable"])
+    monkeypatch.setenv("CONFIG_TABLE", names["ConfigTable"])
+    monkeypatch.setenv("KMS_KEY_ID", key_id)
+    runtime.reset()
+    return Stack(
+        dynamodb=dynamodb,
+        kms=kms,
+        repo=repo,
+        key_a=add_operator_key(repo, "operator-a"),
+        key_b=add_operator_key(repo, "operator-b"),
+        kms_key_id=key_id,
+    )
+
+
 @pytest.fixture
 def stack(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
     with mock_aws():
-        dynamodb = boto3.client("dynamodb")
-        kms = boto3.client("kms")
-        create_tables(dynamodb, TABLE_NAMES)
-        key_id = kms.create_key(Description="test secrets")["KeyMetadata"]["Arn"]
-        repo = DynamoRepository(dynamodb, TABLE_NAMES["StateTable"], TABLE_NAMES["ConfigTable"])
-        seed_tiers(repo, TIERS)
-        monkeypatch.setenv("STATE_TABLE", TABLE_NAMES["StateTable"])
-        monkeypatch.setenv("CONFIG_TABLE", TABLE_NAMES["ConfigTable"])
-        monkeypatch.setenv("KMS_KEY_ID", key_id)
-        runtime.reset()
-        yield Stack(
-            dynamodb=dynamodb,
-            kms=kms,
-            repo=repo,
-            key_a=add_operator_key(repo, "operator-a"),
-            key_b=add_operator_key(repo, "operator-b"),
-            kms_key_id=key_id,
-        )
+        yield provision(monkeypatch, TABLE_NAMES)
         runtime.reset()
 
 

@@ -311,6 +311,30 @@ def test_the_audit_verifies_a_played_table_and_finds_a_rewritten_round(game: Gam
     )
 
 
+def test_the_audit_reads_one_shoe_and_the_previous_shoes_head(game: Game) -> None:
+    """Bounded: the table, the shoe's items, the previous shoe's head — whatever came before."""
+    first = new_shoe(game)
+    for _ in range(2):
+        deal(game, first, star_city_bets())
+    table_id = first.rsplit("_s", 1)[0]
+    tables.close_shoe(game.repo, game.vault, OP, first)
+    second = tables.commit_shoe(game.repo, game.vault, OP, table_id, "two").shoe_id
+    deal(game, second, star_city_bets())
+    reads: dict[str, Any] = {}
+    for query in (None, 1):
+        game.repo.calls.clear()
+        out = audit_table(game.repo, OP, table_id, query)
+        reads[str(query)] = (out.shoe_id, out.rounds_checked, dict(game.repo.calls))
+        assert out.verified, out.breaks
+    assert reads == {
+        "None": (second, 1, {"get": 2, "query": 1}),  # table, shoe 1's head; shoe 2's items
+        "1": (first, 2, {"get": 1, "query": 1}),  # table; shoe 1's items (from genesis)
+    }
+    assert (
+        audit_table(game.repo, OP, table_id, 1).head == audit_table(game.repo, OP, table_id).start
+    )
+
+
 def test_every_round_trip_is_what_the_dynamodb_adapter_makes(game: Game) -> None:
     """The same counts as tests/integration/test_round_trips.py pins over moto: deal 2, settle 2,
     commit 2, every read 1."""

@@ -28,7 +28,7 @@ from baccarat_api.ports.records import (
     ShoeRecord,
     TableRecord,
 )
-from baccarat_api.ports.repository import ConditionFailed, Repository, Snapshot, TableHistory
+from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHistory, Snapshot
 from baccarat_api.ports.vault import SECRET_BYTES
 from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
 
@@ -190,16 +190,19 @@ class MemoryRepository(Repository):
         )
         return [(r.operator_id, r.ref) for r in due if r.settle_by <= now][:limit]
 
-    def table_history(self, operator_id: str, table_id: str) -> TableHistory:
+    def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:
         self.calls["query"] += 1
-        mine = lambda r: r.operator_id == operator_id and r.table_id == table_id  # noqa: E731
-        return TableHistory(
-            table=self._one(TableRecord, operator_id, table_id),
-            shoes=sorted(filter(mine, self._all(ShoeRecord)), key=lambda s: s.shoe_number),
-            rounds=sorted(
-                filter(mine, self._all(RoundRecord)), key=lambda r: (r.shoe_number, r.round_number)
-            ),
+        ident = (operator_id, ref.table_id, ref.shoe_number)
+        mine = lambda r: (r.operator_id, r.table_id, r.shoe_number) == ident  # noqa: E731
+        return ShoeHistory(
+            shoe=self._one(ShoeRecord, *ident),
+            rounds=sorted(filter(mine, self._all(RoundRecord)), key=lambda r: r.round_number),
         )
+
+    def chain_head_of(self, operator_id: str, ref: ShoeRef) -> str | None:
+        self.calls["get"] += 1
+        shoe: ShoeRecord | None = self._one(ShoeRecord, operator_id, ref.table_id, ref.shoe_number)
+        return None if shoe is None else shoe.chain_head
 
     def get_proof(self, shoe_id: str) -> ProofRecord | None:
         self.calls["query"] += 1

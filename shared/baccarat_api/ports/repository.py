@@ -55,12 +55,11 @@ class Snapshot:
 
 
 @dataclass(slots=True)
-class TableHistory:
-    """A table's partition in play order (:meth:`Repository.table_history`): the table, its
-    shoes and its rounds (sorted by shoe, then round), and the sort keys of unreadable items."""
+class ShoeHistory:
+    """One shoe's items in play order (:meth:`Repository.shoe_history`): the shoe (``None`` when
+    its item is missing), its rounds (by round number), and the sort keys of unreadable items."""
 
-    table: TableRecord | None = None
-    shoes: list[ShoeRecord] = field(default_factory=list)
+    shoe: ShoeRecord | None = None
     rounds: list[RoundRecord] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
 
@@ -126,5 +125,11 @@ class Repository(StateWrites):
         """(operator id, round) of rounds with locked bets due by ``now``, at most ``limit``."""
 
     @abstractmethod
-    def table_history(self, operator_id: str, table_id: str) -> TableHistory:
-        """The table's whole partition, in play order (the audit)."""
+    def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:
+        """One shoe's item and its rounds, in play order: ONE bounded read of that shoe alone,
+        however many shoes the table has (the audit)."""
+
+    @abstractmethod
+    def chain_head_of(self, operator_id: str, ref: ShoeRef) -> str | None:
+        """The shoe's stored bacc-audit-v1 ``chain_head`` alone (the audit's link between
+        consecutive shoes), or ``None`` when there is no such shoe."""

@@ -31,9 +31,9 @@ from baccarat_api.ports.records import (
 from baccarat_api.ports.repository import (
     ConditionFailed,
     Repository,
+    ShoeHistory,
     Snapshot,
     StoreUnavailable,
-    TableHistory,
 )
 from baccarat_api.ports.writes import ABSENT, Put, Update, Write
 
@@ -301,14 +301,21 @@ class DynamoRepository(Repository):
                 break
         return out[:limit]
 
-    def _partition(self, what: str, pk: str) -> list[Item]:
-        """Every item of a partition: ONE strongly consistent ``Query`` (one more per MB)."""
+    def _partition(self, what: str, pk: str, sk_range: tuple[str, str] | None = None) -> list[Item]:
+        """Every item of a partition (or of its sort keys in ``sk_range``, both ends included):
+        ONE strongly consistent ``Query`` (one more per MB)."""
         args: dict[str, Any] = {
             "TableName": self.state,
             "KeyConditionExpression": "pk = :pk",
             "ExpressionAttributeValues": {":pk": {"S": pk}},
             "ConsistentRead": True,
         }
+        if sk_range is not None:
+            args["KeyConditionExpression"] += " AND sk BETWEEN :first AND :last"
+            args["ExpressionAttributeValues"] |= {
+                ":first": {"S": sk_range[0]},
+                ":last": {"S": sk_range[1]},
+            }
         items: list[Item] = []
         with mapped_errors(what):
             while True:
@@ -319,22 +326,41 @@ class DynamoRepository(Repository):
                 args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         return items
 
-    def table_history(self, operator_id: str, table_id: str) -> TableHistory:
-        """Everything of one table, in play order, for the audit. Items that no longer parse
-        are reported by sort key, not raised."""
-        history = TableHistory()
-        for item in self._partition("table history", keys.table_pk(operator_id, table_id)):
+    def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:
+        """The shoe's item and its rounds: ONE ``Query`` of the sort keys from ``SHOE#n`` to
+        ``SHOE#n#~`` (the shoe, then ``SHOE#n#ROUND#…`` in round order; another page per MB),
+        whatever the table's other shoes hold. Items that no longer parse are reported by sort
+        key, not raised."""
+        first = keys.shoe_sk(ref.shoe_number)
+        items = self._partition(
+            "shoe history", keys.table_pk(operator_id, ref.table_id), (first, first + "#~")
+        )
+        history = ShoeHistory()
+        for item in items:
             sk = str(item["sk"]["S"])
             try:
-                if sk == keys.TABLE_SK:
-                    history.table = from_item(TableRecord, item)
-                elif "#ROUND#" in sk:
+                if sk == first:
+                    history.shoe = from_item(ShoeRecord, item)
+                else:
                     history.rounds.append(from_item(RoundRecord, item))
-                elif sk.startswith("SHOE#"):
-                    history.shoes.append(from_item(ShoeRecord, item))
             except (KeyError, TypeError, ValueError):
                 history.unreadable.append(sk)
         return history
+
+    def chain_head_of(self, operator_id: str, ref: ShoeRef) -> str | None:
+        """One ``GetItem`` of the shoe projected to ``chain_head`` (a few dozen bytes)."""
+        key = keys.shoe_key(operator_id, ref.table_id, ref.shoe_number)
+        with mapped_errors("chain head"):
+            out = self.client.get_item(
+                TableName=self.state,
+                Key=_key(*key),
+                ConsistentRead=True,
+                ProjectionExpression="chain_head",
+            )
+        item = out.get("Item")
+        if item is None:
+            return None
+        return str(item.get("chain_head", {}).get("S", ""))
 
     def get_proof(self, shoe_id: str) -> ProofRecord | None:
         """The proof item and every settled or voided round's public record: one Query of the
