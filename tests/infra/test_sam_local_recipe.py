@@ -39,8 +39,6 @@ from support.sam_build import moto_server
 from baccarat_dev import samlocal
 from baccarat_dev.template import REPO_ROOT
 
-pytest_plugins = ["support.dynamodb_local"]
-
 DOC = REPO_ROOT / "docs" / "sam-local.md"
 TESTS = REPO_ROOT / "tests"
 #: Where the page's sam local start-api listens (SAM's default port).
