@@ -1,16 +1,17 @@
 """``sam build`` packages every function with all it imports (this stands in for
 ``sam local invoke``, which needs Docker).
 
-Builds the template for this machine's architecture, starts moto's server on loopback, then runs
-each built function from ``.aws-sam/test-build-<arch>/<Function>`` in a CLEAN interpreter: no
-site-packages (``-S -s``), nothing of the repository, ``PYTHONPATH`` = the function's build dir and
-the two built layers only (as Lambda puts /var/task and /opt/python on the path). It is handed a
-real event and the function's environment from the template, with Lambda's variables set (so
-Tracer really loads the X-Ray SDK from the layer). The events are the files of ``events/`` — what
+Builds the template for this machine's architecture, then runs each built function from
+``.aws-sam/test-build-<arch>/<Function>`` in a CLEAN interpreter: no site-packages (``-S -s``),
+nothing of the repository, ``PYTHONPATH`` = the function's build dir and the two built layers
+only (as Lambda puts /var/task and /opt/python on the path). It is handed a real event and the
+function's environment from the template, with Lambda's variables set (so Tracer really loads
+the X-Ray SDK from the layer). The events are the files of ``events/`` — what
 ``sam local invoke -e`` sends (docs/sam-local.md) — every one of them, ids filled in as
-``baccarat sam-local take`` fills them. The template's empty ``AWS_ENDPOINT_URL_DYNAMODB`` /
-``_KMS`` are set as in AWS (empty): the built botocore ignores them and reaches moto through
-``AWS_ENDPOINT_URL``."""
+``baccarat sam-local take`` fills them. The engines are the recipe's: DynamoDB Local (Amazon's
+own engine, the pytest worker's, as ``make run`` runs it) through ``AWS_ENDPOINT_URL_DYNAMODB``,
+and moto's server for KMS, reached through ``AWS_ENDPOINT_URL`` — the template's empty
+``AWS_ENDPOINT_URL_KMS`` is set as in AWS (empty): the built botocore ignores it."""
 
 from __future__ import annotations
 
@@ -27,8 +28,7 @@ from typing import Any
 
 import boto3
 import pytest
-from support.sam_build import ARCH, sam_build
-from support.sam_build import moto_server as moto_server_at
+from support.sam_build import ARCH, moto_server, sam_build
 from support.stack import TIERS, make_due
 
 from baccarat.verify import verify_proof
@@ -84,10 +84,22 @@ json.dump({"response": out, "tracing": not aws_lambda_powertools.Tracer().disabl
 
 
 @dataclass
-class Moto:
+class Engines:
+    """The engines: moto's server (KMS) and DynamoDB Local, the key and the operator key."""
+
     url: str
+    dynamodb_url: str
     kms_key_arn: str
     key: str
+
+    def dynamodb(self) -> Any:
+        return boto3.client(
+            "dynamodb",
+            endpoint_url=self.dynamodb_url,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+            region_name="us-east-1",
+        )
 
 
 @pytest.fixture(scope="module")
@@ -98,21 +110,36 @@ def built() -> Path:
 
 
 @pytest.fixture(scope="module")
-def moto_server() -> Iterator[Moto]:
-    with moto_server_at() as url:
-        session = boto3.Session(
-            aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
+def engines(dynamodb_local: Any) -> Iterator[Engines]:
+    """The engines, the tables under the events' names (dropped before and after: the recipe's
+    test may use the same DynamoDB Local), a KMS key, the events' operator and its key."""
+    with moto_server() as url:
+        kms = boto3.client(
+            "kms",
+            endpoint_url=url,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+            region_name="us-east-1",
         )
-        dynamodb = session.client("dynamodb", endpoint_url=url)
-        kms = session.client("kms", endpoint_url=url)
-        create_tables(dynamodb, NAMES)
         arn = kms.create_key()["KeyMetadata"]["Arn"]
+        found = Engines(url, str(dynamodb_local.endpoint_url), arn, key="")
+        dynamodb = found.dynamodb()
+
+        def drop() -> None:
+            for name in set(NAMES.values()) & set(dynamodb.list_tables()["TableNames"]):
+                dynamodb.delete_table(TableName=name)
+
+        drop()
+        create_tables(dynamodb, NAMES, pitr=False)  # DynamoDB Local has no PITR
         repo = DynamoRepository(dynamodb, NAMES["StateTable"], NAMES["ConfigTable"])
-        key = add_operator_key(repo, samlocal.OPERATOR)  # the operator the events' context names
-        yield Moto(url=url, kms_key_arn=arn, key=key)
+        found.key = add_operator_key(repo, samlocal.OPERATOR)  # the events' operator
+        try:
+            yield found
+        finally:
+            drop()
 
 
-def function_env(function: str, moto: Moto, build_dir: Path) -> dict[str, str]:
+def function_env(function: str, engines: Engines, build_dir: Path) -> dict[str, str]:
     """The function's environment as the template gives it (Globals + its own), resolved."""
     t = load()
     variables = dict(t["Globals"]["Function"]["Environment"]["Variables"])
@@ -130,7 +157,7 @@ def function_env(function: str, moto: Moto, build_dir: Path) -> dict[str, str]:
         elif "Ref" in value:
             env[name] = refs[value["Ref"]]
         elif value == {"Fn::GetAtt": ["SecretsKey", "Arn"]}:
-            env[name] = moto.kms_key_arn
+            env[name] = engines.kms_key_arn
         else:
             raise AssertionError(f"unresolved {name}: {value}")
     pythonpath = [build_dir / function, *(build_dir / layer / "python" for layer in LAYERS)]
@@ -143,7 +170,8 @@ def function_env(function: str, moto: Moto, build_dir: Path) -> dict[str, str]:
         "AWS_SECRET_ACCESS_KEY": "testing",
         "AWS_REGION": "us-east-1",
         "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_ENDPOINT_URL": moto.url,
+        "AWS_ENDPOINT_URL": engines.url,  # KMS (its own variable is the template's, empty)
+        "AWS_ENDPOINT_URL_DYNAMODB": engines.dynamodb_url,
         "AWS_LAMBDA_FUNCTION_NAME": function,
         "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024",
         "LAMBDA_TASK_ROOT": str(build_dir / function),
@@ -160,7 +188,7 @@ def handler_of(function: str) -> str:
 
 
 def invoke(
-    built: Path, moto: Moto, function: str, event: dict[str, Any], tmp: Path
+    built: Path, engines: Engines, function: str, event: dict[str, Any], tmp: Path
 ) -> dict[str, Any]:
     event_file, out_file = tmp / "event.json", tmp / "out.json"
     event_file.write_text(json.dumps(event))
@@ -169,7 +197,7 @@ def invoke(
         [sys.executable, "-S", "-s", "-c", RUNNER, str(event_file), str(out_file), str(built),
          function, handler_of(function)],
         cwd=tmp,
-        env=function_env(function, moto, built),
+        env=function_env(function, engines, built),
         capture_output=True,
         text=True,
         timeout=120,
@@ -194,11 +222,11 @@ def event_file(name: str, ids: dict[str, str]) -> dict[str, Any]:
 
 
 def invoke_file(
-    built: Path, moto: Moto, tmp: Path, name: str, ids: dict[str, str]
+    built: Path, engines: Engines, tmp: Path, name: str, ids: dict[str, str]
 ) -> dict[str, Any]:
     """The function template.yaml invokes with events/<name>.json, on that event; the ids of
     its answer join ``ids``."""
-    out = invoke(built, moto, INVOCATIONS[name].function, event_file(name, ids), tmp)
+    out = invoke(built, engines, INVOCATIONS[name].function, event_file(name, ids), tmp)
     if out:
         ids.update(samlocal.read_answer(strip(out))[1])
     return out
@@ -248,7 +276,7 @@ print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in sys.argv[2].s
 
 
 def test_importing_each_built_handler_module_imports_no_development_module(
-    built: Path, moto_server: Moto, tmp_path: Path
+    built: Path, engines: Engines, tmp_path: Path
 ) -> None:
     """Every function of the template, its handler module imported (as at a cold start) in a
     clean interpreter from the built artifacts only: never moto, uvicorn, httpx, nor
@@ -262,7 +290,7 @@ def test_importing_each_built_handler_module_imports_no_development_module(
             [sys.executable, "-B", "-S", "-s", "-c", IMPORT_ONLY, handler_of(function),
              ",".join(DEVELOPMENT_MODULES)],
             cwd=tmp_path,
-            env=function_env(function, moto_server, built),
+            env=function_env(function, engines, built),
             capture_output=True,
             text=True,
             timeout=120,
@@ -272,7 +300,7 @@ def test_importing_each_built_handler_module_imports_no_development_module(
 
 
 def test_each_built_function_answers_every_event_file_in_a_clean_interpreter(
-    built: Path, moto_server: Moto, tmp_path: Path
+    built: Path, engines: Engines, tmp_path: Path
 ) -> None:
     """Every file of events/, to the function template.yaml invokes with it, in the order of
     docs/sam-local.md: the tiers through the deployed seeding path (the custom resource, its
@@ -294,19 +322,19 @@ def test_each_built_function_answers_every_event_file_in_a_clean_interpreter(
     try:
         seed_event = event_file("tiers_seed", {})
         seed_event["ResponseURL"] = f"http://127.0.0.1:{cfn.server_address[1]}/cfn"
-        invoke(built, moto_server, "SeedTiersFunction", seed_event, tmp_path)
+        invoke(built, engines, "SeedTiersFunction", seed_event, tmp_path)
     finally:
         cfn.shutdown()
     assert answers and answers[0]["Status"] == "SUCCESS", answers
     assert answers[0]["LogicalResourceId"] == "TiersSeed"
 
-    ids = {"operator_key": moto_server.key}
+    ids = {"operator_key": engines.key}
     used = {"tiers_seed"}
 
     def go(name: str) -> dict[str, Any]:
         used.add(name)
         return {"function": INVOCATIONS[name].function,
-                **invoke_file(built, moto_server, tmp_path, name, ids)}  # fmt: skip
+                **invoke_file(built, engines, tmp_path, name, ids)}  # fmt: skip
 
     allowed = go("operator_key_authorizer")
     assert allowed["isAuthorized"] is True
@@ -351,59 +379,49 @@ def test_each_built_function_answers_every_event_file_in_a_clean_interpreter(
 
 
 def test_a_built_function_called_without_the_authorizer_refuses_an_unkeyed_request(
-    built: Path, moto_server: Moto, tmp_path: Path
+    built: Path, engines: Engines, tmp_path: Path
 ) -> None:
     """events/list_tiers.json without the authorizer's context (a direct invocation, not behind
     API Gateway) and without a key: 401 in the error envelope."""
     event = event_file("list_tiers", {})
     del event["requestContext"]["authorizer"]
-    refused = invoke(built, moto_server, "ReadFunction", event, tmp_path)
+    refused = invoke(built, engines, "ReadFunction", event, tmp_path)
     assert refused["statusCode"] == 401
     assert refused["json"]["error"]["code"] == "unauthorized"
     assert refused["json"]["error"]["request_id"] == refused["headers"]["x-request-id"]
 
 
-def test_tiers_file_is_seedable(moto_server: Moto) -> None:
+def test_tiers_file_is_seedable(engines: Engines) -> None:
     """(The same file the custom resource ships; also checked by the seeding tests.)"""
-    session = boto3.Session(
-        aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
-    )
-    repo = DynamoRepository(
-        session.client("dynamodb", endpoint_url=moto_server.url),
-        NAMES["StateTable"],
-        NAMES["ConfigTable"],
-    )
+    repo = DynamoRepository(engines.dynamodb(), NAMES["StateTable"], NAMES["ConfigTable"])
     assert seed_tiers(repo, TIERS)
 
 
 def test_the_built_authorizer_refuses_a_wrong_key_in_a_clean_interpreter(
-    built: Path, moto_server: Moto, tmp_path: Path
+    built: Path, engines: Engines, tmp_path: Path
 ) -> None:
     """events/operator_key_authorizer.json with the seeded key → authorized as its operator
     (also above); with another key → refused, no context."""
     wrong = event_file("operator_key_authorizer", {"operator_key": "bk_not-a-key"})
-    out = invoke(built, moto_server, "AuthorizerFunction", wrong, tmp_path)
+    out = invoke(built, engines, "AuthorizerFunction", wrong, tmp_path)
     assert {k: v for k, v in out.items() if k != "json"} == {"isAuthorized": False}
 
 
 def test_the_built_auto_settle_function_sweeps_in_a_clean_interpreter(
-    built: Path, moto_server: Moto, tmp_path: Path
+    built: Path, engines: Engines, tmp_path: Path
 ) -> None:
     """AutoSettleFunction as built (only its app.py; the layers bring the rest) answers
     events/sweep.json with its sweep report, settling a round past its deadline."""
     code = {p.name for p in (built / "AutoSettleFunction").iterdir()} - {"__pycache__"}
     assert code == {"app.py"}  # (bytecode from the runs here aside)
-    session = boto3.Session(
-        aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
-    )
-    dynamodb = session.client("dynamodb", endpoint_url=moto_server.url)
+    dynamodb = engines.dynamodb()
     seed_tiers(DynamoRepository(dynamodb, NAMES["StateTable"], NAMES["ConfigTable"]), TIERS)
     ids: dict[str, str] = {}
     for name in ("create_table", "commit_shoe", "deal_round"):
-        out = invoke_file(built, moto_server, tmp_path, name, ids)
+        out = invoke_file(built, engines, tmp_path, name, ids)
         assert out["statusCode"] == 201, out
     assert out["json"]["settle_by"], out
     # its deadline passes (moved into the past rather than waited for)
     make_due(dynamodb, NAMES["StateTable"], samlocal.OPERATOR, ids["table_id"])
-    report = invoke_file(built, moto_server, tmp_path, "sweep", ids)
+    report = invoke_file(built, engines, tmp_path, "sweep", ids)
     assert ids["round_id"] in report["settled"] and report["failed"] == {}, report

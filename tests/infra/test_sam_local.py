@@ -129,6 +129,36 @@ def test_each_route_event_has_the_shape_sam_generates(name: str) -> None:
         assert authorizer == {"lambda": {"operator_id": samlocal.OPERATOR}}
 
 
+OPENAPI = json.loads((REPO_ROOT / "docs" / "openapi.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", [i.name for i in INVOCATIONS if i.kind == "http"])
+def test_each_route_event_sends_a_body_the_contract_takes(name: str) -> None:
+    """The contract as docs/openapi.json states it (generated from the app; a drift test keeps it
+    so): a route that requires a body has one valid against its schema (an unknown member, a
+    missing required one, a wrong enum value fail here in a second, before the built functions
+    answer 422); a route that takes none has none; an optional body, if sent, is valid."""
+    from jsonschema import Draft202012Validator
+
+    inv = BY_NAME[name]
+    assert inv.route is not None
+    operation = OPENAPI["paths"].get(inv.route.path, {}).get(inv.route.method.lower())
+    assert operation is not None, f"{inv.route.route_key} is not in docs/openapi.json"
+    ours = event(name)
+    spec = operation.get("requestBody")
+    if spec is None:
+        assert "body" not in ours, f"{inv.route.route_key} takes no body"
+        return
+    if spec.get("required"):
+        assert "body" in ours, f"{inv.route.route_key} requires a body"
+    if "body" in ours:
+        schema = spec["content"]["application/json"]["schema"]
+        validator = Draft202012Validator({**schema, "components": OPENAPI["components"]})
+        errors = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}"
+                  for e in validator.iter_errors(json.loads(ours["body"]))]  # fmt: skip
+        assert errors == [], errors
+
+
 def test_the_authorizer_event_has_the_shape_of_a_request_event_plus_the_authorizer_members() -> (
     None
 ):

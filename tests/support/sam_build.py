@@ -1,6 +1,6 @@
 """``sam build`` of template.yaml for this machine's architecture, one way for the build test
 (tests/infra/test_sam_build.py) and the artifact benchmark (benchmarks/artifacts.py); moto's
-server for the built functions (and the sam local recipe's KMS)."""
+server for the KMS of the built functions (the build test's, the sam local recipe's)."""
 
 from __future__ import annotations
 
