@@ -32,13 +32,13 @@ def played_table(api: Api) -> tuple[str, list[dict[str, Any]]]:
     s1 = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "one"}).body["shoe_id"]
     rounds.append(api.post(f"/v1/shoes/{s1}/rounds", {"bets": star_city_bets()}).body)
     rounds.append(api.post(f"/v1/shoes/{s1}/rounds", {"bets": star_city_bets()}).body)
-    rounds.append(api.post(f"/v1/shoes/{s1}/rounds", {"bets": []}).body)
+    rounds.append(api.post(f"/v1/shoes/{s1}/rounds", {"bets": star_city_bets()}).body)
     assert api.post(f"/v1/rounds/{rounds[0]['round_id']}/settlement").status == 200
     void = api.post(f"/v1/rounds/{rounds[1]['round_id']}/void", {"reason": "misdeal"})
     assert void.status == 200
     api.post(f"/v1/shoes/{s1}/close")
     s2 = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "two"}).body["shoe_id"]
-    rounds.append(api.post(f"/v1/shoes/{s2}/rounds", {"bets": []}).body)
+    rounds.append(api.post(f"/v1/shoes/{s2}/rounds", {"bets": star_city_bets()}).body)
     rounds.append(api.post(f"/v1/shoes/{s2}/rounds", {"bets": star_city_bets()}).body)
     return table_id, rounds
 
@@ -149,14 +149,22 @@ def test_the_round_hash_is_the_documented_canonical_form(api: Api, stack: Stack)
         "shoe_status": item["shoe_status"]["S"],
         "previous_bettors": j("previous_bettors"),
         "created_at": item["created_at"]["S"],
+        "money": j("money"),
         "settle_by": item.get("settle_by", {}).get("S"),
+        "void_window_seconds": int(item["void_window_seconds"]["N"]),
+        "request_digest": item["request_digest"]["S"],
         "prev_hash": item["prev_hash"]["S"],
     }
     body = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert canonical(doc) == body.encode("utf-8")
     expected = hashlib.sha256(b"bacc-audit-v1/round\x00" + body.encode("utf-8")).hexdigest()
     assert item["round_hash"]["S"] == expected == rounds[0]["round_hash"]
-    settlement = j("settlement")
+    # the settlement: the money computed at the deal, with when and how it was settled
+    settlement = {
+        **j("money"),
+        "settled_at": item["settled_at"]["S"],
+        "auto_settled": item["auto_settled"]["BOOL"],
+    }
     settled = hashlib.sha256(
         b"bacc-audit-v1/settlement\x00" + expected.encode() + b"\x00" + canonical(settlement)
     ).hexdigest()
@@ -208,13 +216,22 @@ def test_a_rewritten_round_is_found_in_its_shoe(api: Api, stack: Stack) -> None:
     assert audit(api, table_id)["verified"]  # shoe 2 itself is intact
 
 
-def test_a_rewritten_settlement_is_found(api: Api, stack: Stack) -> None:
+def test_rewritten_money_or_settlement_is_found(api: Api, stack: Stack) -> None:
     table_id, rounds = played_table(api)
 
-    def richer(settlement: dict[str, Any]) -> None:
-        settlement["nets"]["alice"] += 1_000_000
+    def richer(money: dict[str, Any]) -> None:
+        money["nets"]["alice"] += 1_000_000
 
-    tamper(stack, item_key(table_id, 1, 1), "settlement", richer)
+    # the money is fixed at the deal: it is part of the round's own hash
+    tamper(stack, item_key(table_id, 1, 1), "money", richer)
+    found = audit(api, table_id, "shoe=1")
+    assert found["verified"] is False
+    assert found["first_break"]["round_id"] == rounds[0]["round_id"]
+    assert found["first_break"]["field"] == "round_hash"
+
+    # when it was settled is the settlement's: its hash breaks, the chain of rounds does not
+    table_id, rounds = played_table(api)
+    set_string(stack, item_key(table_id, 1, 1), "settled_at", "2000-01-01T00:00:00.000Z")
     found = audit(api, table_id, "shoe=1")
     assert found["verified"] is False
     assert found["first_break"]["round_id"] == rounds[0]["round_id"]

@@ -1,5 +1,6 @@
 """docs/api.md's audit example, executed as written (its ``sh`` block, by bash, with curl) against
-the local server: a table whose shoe 1 has 3 rounds (one settled, one voided) and has ended, and
+the local server: a table whose shoe 1 has 3 rounds (one settled, one voided, one nobody bet on:
+settled at its deal) and has ended, and
 whose shoe 2 is open. The first answer matches the documented one (every value but those elided
 with "…"); the second, from the checkpoint the first answered, verifies shoe 2."""
 

@@ -2,8 +2,10 @@
 (and any caller that wants the game without storage): the same game-state writes as the DynamoDB
 adapter (:class:`~baccarat_api.ports.writes.StateWrites`), applied faithfully — all or nothing,
 every condition checked against the state before the transaction, one item written at most once per
-transaction (DynamoDB refuses two writes to one item too), records stored as given (frozen
-dataclasses, so a caller cannot change the store's copy).
+transaction (DynamoDB refuses two writes to one item too), a transaction's token honoured as
+DynamoDB honours ``ClientRequestToken`` (the same writes again: success, applied once; other
+writes: ``IdempotentParameterMismatch`` → ``OutcomeUnknown``; a failed one is not remembered),
+records stored as given (frozen dataclasses, so a caller cannot change the store's copy).
 
 It counts its calls (:attr:`MemoryRepository.calls`), one per DynamoDB round trip the adapter
 would make, so service tests can pin round trips without moto. Not thread-safe beyond its lock:
@@ -14,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
+import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -22,13 +25,18 @@ from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     IdempotencyRecord,
     ProofRecord,
-    PublicRound,
     Record,
     RoundRecord,
     ShoeRecord,
     TableRecord,
 )
-from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHistory, Snapshot
+from baccarat_api.ports.repository import (
+    ConditionFailed,
+    OutcomeUnknown,
+    Repository,
+    ShoeHistory,
+    Snapshot,
+)
 from baccarat_api.ports.vault import SECRET_BYTES
 from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
 
@@ -42,6 +50,9 @@ class MemoryRepository(Repository):
         self.keys: dict[str, tuple[str, bool]] = {}
         #: round trips by kind (``get``, ``batch_get``, ``write``, ``transaction``, ``query``)
         self.calls: Counter[str] = Counter()
+        #: ClientRequestToken → (the transaction's writes, when it succeeded), as DynamoDB
+        #: remembers a token for 10 minutes
+        self.tokens: dict[str, tuple[str, float]] = {}
         self._lock = threading.RLock()
 
     # writes -----------------------------------------------------------------------------------
@@ -64,9 +75,21 @@ class MemoryRepository(Repository):
                 return False
         return True
 
-    def transact(self, what: str, writes: Sequence[Write]) -> None:
+    #: How long DynamoDB remembers a transaction's token.
+    TOKEN_SECONDS = 600
+
+    def transact(self, what: str, writes: Sequence[Write], token: str | None = None) -> None:
         with self._lock:
             self.calls["write" if len(writes) == 1 else "transaction"] += 1
+            if len(writes) > 1 and token is not None:
+                if len(token) > 36:
+                    raise ValueError("a ClientRequestToken is at most 36 characters")
+                request = repr(list(writes))
+                seen = self.tokens.get(token)
+                if seen is not None and time.monotonic() - seen[1] < self.TOKEN_SECONDS:
+                    if seen[0] == request:
+                        return  # the same transaction again: answered, applied once
+                    raise OutcomeUnknown(f"{what}: IdempotentParameterMismatchException")
             keys = [w.key for w in writes]
             if len(set(keys)) != len(keys):
                 raise ValueError(f"{what}: two writes to one item in one transaction")
@@ -93,6 +116,8 @@ class MemoryRepository(Repository):
                 else:
                     changes = dict(w.set) | dict.fromkeys(w.remove)
                     self.items[w.key] = dataclasses.replace(self.items[w.key], **changes)
+            if len(writes) > 1 and token is not None:
+                self.tokens[token] = (repr(list(writes)), time.monotonic())
 
     # configuration ----------------------------------------------------------------------------
     def add_key(self, key_hash: str, operator_id: str, *, revoked: bool = False) -> None:
@@ -185,7 +210,7 @@ class MemoryRepository(Repository):
     def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
         self.calls["query"] += 1
         due = sorted(
-            (r for r in self._all(RoundRecord) if r.settle_by is not None and r.settlement is None),
+            (r for r in self._all(RoundRecord) if r.settle_by is not None and not r.resolved),
             key=lambda r: r.settle_by,
         )
         return [(r.operator_id, r.ref) for r in due if r.settle_by <= now][:limit]
@@ -205,12 +230,9 @@ class MemoryRepository(Repository):
         return None if shoe is None else shoe.chain_head
 
     def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        self.calls["query"] += 1
+        self.calls["get"] += 1
         proof: ProofRecord | None = self._one(ProofRecord, shoe_id)
-        if proof is None:
-            return None
-        publics = [p for p in self._all(PublicRound) if p.shoe_id == shoe_id]
-        return dataclasses.replace(proof, rounds={p.round_number: p for p in publics})
+        return proof
 
 
 class MemoryVault:
@@ -228,7 +250,7 @@ class MemoryVault:
         self._sealed[token] = (tuple(sorted(context.items())), bytes(plaintext))
         return token
 
-    def draw_chain_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:
+    def draw_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:
         self.calls["draw"] += 1
         secret = os.urandom(SECRET_BYTES)
         return secret, self._seal(secret, context)

@@ -43,6 +43,13 @@ class StoreUnavailable(StoreError):
     """Throttling, a transaction conflict, a timeout: the same request may succeed later."""
 
 
+class OutcomeUnknown(StoreUnavailable):
+    """A write whose outcome cannot be known: it timed out (or its connection broke) after it
+    was sent, or its token came back with other writes (DynamoDB's
+    ``IdempotentParameterMismatchException``). It may have been applied: re-read before
+    answering."""
+
+
 @dataclass(slots=True)
 class Snapshot:
     """What one batched read (:meth:`Repository.load`) found; ``None`` = no such item."""
@@ -103,8 +110,8 @@ class Repository(StateWrites):
 
     @abstractmethod
     def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        """The ended shoe's proof with every settled or voided round's public record, or
-        ``None`` while the shoe has not ended."""
+        """The ended shoe's proof item (no operator key needed), or ``None`` while the shoe has
+        not ended."""
 
     @abstractmethod
     def load(

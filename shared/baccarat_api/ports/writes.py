@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from baccarat.audit import settlement_hash
@@ -25,7 +25,6 @@ from baccarat_api.ports.records import (
     OPEN,
     IdempotencyRecord,
     ProofRecord,
-    PublicRound,
     Record,
     RoundRecord,
     ShoeRecord,
@@ -91,23 +90,31 @@ class StateWrites(ABC):
     transaction, written once for every adapter over its :meth:`transact`."""
 
     @abstractmethod
-    def transact(self, what: str, writes: Sequence[Write]) -> None:
+    def transact(self, what: str, writes: Sequence[Write], token: str | None = None) -> None:
         """Apply ``writes`` all-or-nothing (``what`` names it in errors). A lost condition
         raises ``ConditionFailed`` with ``existing`` = the stored record of the first failed
         write that asked for it (``return_existing``) and ``duplicate`` = an idempotency
-        record's put lost (a request with the same key completed first); nothing is written."""
+        record's put lost (a request with the same key completed first); nothing is written.
 
-    def _write(self, what: str, writes: Sequence[Write], idem: IdempotencyRecord | None) -> None:
+        ``token`` (the write's id, at most 36 characters) makes a transaction idempotent, as
+        DynamoDB's ``ClientRequestToken`` does: the same token with the same writes again (within
+        10 minutes of its success) succeeds without a second effect; with other writes it raises
+        ``OutcomeUnknown``. A write whose outcome cannot be known (a timeout after it was sent)
+        raises ``OutcomeUnknown`` too: the caller re-reads its primary item."""
+
+    def _write(
+        self, what: str, writes: Sequence[Write], idem: IdempotencyRecord | None, token: str
+    ) -> None:
         """``writes`` plus, with ``idem``, the idempotency record's put (new, or replacing an
-        expired one), in the same transaction."""
+        expired one), in the same transaction, carrying the write's id as its token."""
         if idem is not None:
             writes = [*writes, Put(idem, expired_by=int(time.time()))]
-        self.transact(what, writes)
+        self.transact(what, writes, token or None)
 
     # tables and shoes -------------------------------------------------------------------------
     def create_table(self, table: TableRecord, idem: IdempotencyRecord | None = None) -> None:
         """Put a new table (``ConditionFailed`` if the id exists)."""
-        self._write("create table", [Put(table)], idem)
+        self._write("create table", [Put(table)], idem, table.write_id)
 
     def commit_shoe(
         self, table: TableRecord, shoe: ShoeRecord, idem: IdempotencyRecord | None = None
@@ -127,6 +134,7 @@ class StateWrites(ABC):
                 ),
             ],
             idem,
+            shoe.write_id,
         )
 
     @staticmethod
@@ -147,6 +155,7 @@ class StateWrites(ABC):
                 "server_seed": after.server_seed,
                 "end_reason": after.end_reason,
                 "ended_at": after.ended_at,
+                "end_write_id": after.end_write_id,
             }
         return Update(
             ShoeRecord,
@@ -183,7 +192,7 @@ class StateWrites(ABC):
         writes: list[Write] = [Put(round_), self._shoe_moved(before, after)]
         if proof is not None:
             writes += self._ended(before, proof, after.chain_head)
-        self._write("deal round", writes, idem)
+        self._write("deal round", writes, idem, round_.write_id)
 
     def close_shoe(
         self,
@@ -194,72 +203,48 @@ class StateWrites(ABC):
     ) -> None:
         """End the shoe (same version, still open), free the table, publish the proof."""
         writes = [self._shoe_moved(before, after), *self._ended(before, proof, after.chain_head)]
-        self._write("close shoe", writes, idem)
+        self._write("close shoe", writes, idem, after.end_write_id)
 
     # rounds -----------------------------------------------------------------------------------
     @staticmethod
-    def _settled(round_: RoundRecord, doc: dict[str, Any], digest: str, at: str) -> Update:
-        """Store a settlement (or a void) and its bacc-audit-v1 hash on a round that has
-        neither; the round leaves the DueRounds index. The first write of its transaction,
-        returning the winner's round when the condition fails."""
+    def _resolved(round_: RoundRecord, changes: dict[str, Any], doc: dict[str, Any]) -> Update:
+        """Resolve a round that is neither settled nor voided: ``changes`` plus the
+        bacc-audit-v1 hash of ``doc`` (the settlement or void document); the round leaves the
+        DueRounds index. Returns the winner's round when the condition fails."""
         return Update(
             RoundRecord,
             (round_.operator_id, round_.table_id, round_.shoe_number, round_.round_number),
-            set={
-                "settlement": doc,
-                "settlement_digest": digest,
-                "settled_at": at,
-                "settlement_hash": settlement_hash(round_.round_hash, doc),
-            },
-            expect={"settlement": ABSENT},
+            set={**changes, "settlement_hash": settlement_hash(round_.round_hash, doc)},
+            expect={"settled_at": ABSENT, "void": ABSENT},
             return_existing=True,
         )
 
     def save_settlement(
         self,
         round_: RoundRecord,
-        settlement: dict[str, Any],
-        digest: str,
         settled_at: str,
-        inputs: dict[str, Any] | None = None,
+        auto: bool,
         idem: IdempotencyRecord | None = None,
+        *,
+        write_id: str = "",
     ) -> None:
-        """The round's settlement if it has none (nor a void), and its public copy in the shoe's
-        proof partition with ``inputs`` (the bets and player-banker it was computed from;
-        default: the round's locked ones). ``ConditionFailed`` otherwise, with ``existing`` =
-        the stored round."""
-        public = PublicRound(
-            shoe_id=round_.ref.shoe.shoe_id,
-            round_number=round_.round_number,
-            settlement=settlement,
-            inputs=inputs
-            if inputs is not None
-            else {"bets": round_.bets or [], "player_banker": round_.player_banker},
-        )
-        writes: list[Write] = [
-            self._settled(round_, settlement, digest, settled_at),
-            Put(public, False),
-        ]
-        self._write("settle round", writes, idem)
+        """Settle the round with the money computed at its deal (``settled_at``; ``auto``: by
+        the system), if it is neither settled nor voided; ``ConditionFailed`` otherwise, with
+        ``existing`` = the stored round."""
+        settled = replace(round_, settled_at=settled_at, auto_settled=auto).settlement
+        assert settled is not None
+        changes = {"settled_at": settled_at, "auto_settled": auto, "resolve_write_id": write_id}
+        self._write("settle round", [self._resolved(round_, changes, settled)], idem, write_id)
 
     def void_round(
         self,
         round_: RoundRecord,
-        doc: dict[str, Any],
-        voided_at: str,
+        void: dict[str, Any],
         idem: IdempotencyRecord | None = None,
+        *,
+        write_id: str = "",
     ) -> None:
-        """The round's void record in place of a settlement (the same slot: a round is settled
-        or voided, once) and its public copy (``void``, no settlement)."""
-        public = PublicRound(
-            shoe_id=round_.ref.shoe.shoe_id, round_number=round_.round_number, void=doc
-        )
-        writes: list[Write] = [
-            self._settled(round_, doc, VOID_DIGEST, voided_at),
-            Put(public, False),
-        ]
-        self._write("void round", writes, idem)
-
-
-#: ``settlement_digest`` of a void record (no settlement inputs digest to equal it).
-VOID_DIGEST = "void"
+        """Void the round (``void``: its void document), if it is neither settled nor voided
+        (a round is settled or voided, once)."""
+        changes = {"void": void, "resolve_write_id": write_id}
+        self._write("void round", [self._resolved(round_, changes, void)], idem, write_id)

@@ -14,7 +14,7 @@ bets, answers the auto-settlement; the sweep finds the operator's and moves on).
 is skipped.
 
 Round trips: one ``Query`` per index shard (8) per page of due rounds, then per due round
-GetItem + TransactWriteItems (the settlement and its public copy) = 2."""
+GetItem + UpdateItem (the settlement, conditional) = 2."""
 
 from __future__ import annotations
 

@@ -1,11 +1,15 @@
-"""read: the GET routes, one DynamoDB round trip each (GetItem, or one Query for the tiers).
+"""read: the GET routes, one DynamoDB round trip each (GetItem, or one Query for the tiers; the
+proof: GetItem + Query).
 No KMS: a shoe's secret is stored in clear (and shown) only once the shoe has ended."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from baccarat_api.ids import parse_round_id, parse_shoe_id, parse_table_id
 from baccarat_api.ports.records import RoundRecord, ShoeRecord, TableRecord
-from baccarat_api.ports.repository import Repository
+from baccarat_api.ports.repository import Repository, Snapshot
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.idempotency import IdempotencyRequest
@@ -58,15 +62,29 @@ def shoe_record(
 
 
 def round_record(
-    repo: Repository, operator_id: str, round_id: str, idem: IdempotencyRequest | None = None
+    repo: Repository,
+    operator_id: str,
+    round_id: str,
+    idem: IdempotencyRequest | None = None,
+    answer: Callable[[RoundRecord], dict[str, Any]] | None = None,
 ) -> RoundRecord:
+    """The round; with ``idem``, a live record replays ``answer(round)`` (the round's answer,
+    rendered from the round read in the same round trip)."""
     ref = parse_round_id(round_id)
     rnd = None
     if ref is not None:
         if idem is None:
             rnd = repo.get_round(operator_id, ref)
         else:
-            rnd = idempotency.load(repo, operator_id, idem, round_=ref).round
+
+            def render(snap: Snapshot) -> idempotency.Render:
+                def rendered(_: str) -> dict[str, Any]:
+                    assert answer is not None and snap.round is not None
+                    return answer(snap.round)
+
+                return rendered
+
+            rnd = idempotency.load(repo, operator_id, idem, render, round_=ref).round
     if rnd is None:
         raise not_found("round", round_id)
     return rnd
@@ -81,14 +99,20 @@ def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> ShoeStateOut:
 
 
 def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailOut:
-    view = round_view(round_record(repo, operator_id, round_id), with_settlement=True)
-    return RoundDetailOut.model_validate(view)
+    from baccarat_api.service.money import settlement_out
+
+    r = round_record(repo, operator_id, round_id)
+    settlement = settlement_out(r).model_dump() if r.resolved else None
+    return RoundDetailOut.model_validate({**round_view(r), "settlement": settlement})
 
 
 def get_proof(repo: Repository, shoe_id: str) -> ProofOut:
     """Public: no operator key. 404 until the shoe has ended (the proof record is written by the
-    transaction that ends it)."""
-    proof = repo.get_proof(shoe_id) if parse_shoe_id(shoe_id) else None
-    if proof is None:
+    transaction that ends it); then the proof item and the shoe's rounds (one Query of the
+    shoe's items in the operator's partition the proof item names): 2 round trips."""
+    ref = parse_shoe_id(shoe_id)
+    proof = repo.get_proof(shoe_id) if ref else None
+    if proof is None or ref is None:
         raise not_found("proof", shoe_id)
-    return ProofOut.model_validate(proof_view(proof))
+    rounds = repo.shoe_history(proof.operator_id, ref).rounds
+    return ProofOut.model_validate(proof_view(proof, rounds))

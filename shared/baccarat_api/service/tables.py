@@ -2,7 +2,8 @@
 
 Round trips (DynamoDB): create = GetItem tier + PutItem table (2); commit = GetItem table +
 TransactWriteItems (2); close = GetItem shoe + TransactWriteItems (2). KMS: create =
-GenerateDataKey; commit = Decrypt (s_N) + Encrypt (s_i); close = Decrypt (s_i).
+GenerateDataKey ×2 (the chain secret; the table's bettor-ref key, purpose ``bettor-ref``, only
+its ciphertext kept); commit = Decrypt (s_N) + Encrypt (s_i); close = Decrypt (s_i).
 
 With an ``Idempotency-Key`` (:mod:`.idempotency`) the first read becomes one ``BatchGetItem``
 (the same item + the key's record) and the write one ``TransactWriteItems`` carrying the record
@@ -17,16 +18,17 @@ from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
 from baccarat.profiles import PROFILES, Banking, TableConfig, Tier, TierError
 from baccarat.rules import ShoeRules
 from baccarat_api.clock import now
-from baccarat_api.ids import new_table_id
+from baccarat_api.ids import ShoeRef, new_table_id
 from baccarat_api.ports.records import ENDED, OPEN, ProofRecord, ShoeRecord, TableRecord
-from baccarat_api.ports.repository import ConditionFailed, Repository
-from baccarat_api.ports.vault import SecretVault, chain_context, shoe_context
+from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
+from baccarat_api.ports.vault import SecretVault, chain_context, ref_key_context, shoe_context
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import CreateTableRequest, ShoeOut, ShoeStateOut, TableOut
 from baccarat_api.service.reading import shoe_record, table_record
 from baccarat_api.service.views import shoe_state_view, shoe_view, table_view
+from baccarat_api.service.writeids import write_id
 
 
 def create_table(
@@ -55,7 +57,8 @@ def create_table(
         raise DomainError("invalid_table", str(exc)) from None
     rules = config.profile.shoe_rules.check()
     table_id = new_table_id()
-    top_secret, secret_ct = vault.draw_chain_secret(chain_context(operator_id, table_id))
+    top_secret, secret_ct = vault.draw_secret(chain_context(operator_id, table_id))
+    _, ref_key_ct = vault.draw_secret(ref_key_context(operator_id, table_id))
     record = TableRecord(
         operator_id=operator_id,
         table_id=table_id,
@@ -68,15 +71,23 @@ def create_table(
         open_shoe_id=None,
         created_at=now(),
         settle_deadline_seconds=request.settle_deadline_seconds,
+        ref_key_ct=ref_key_ct,
+        void_window_seconds=request.void_window_seconds,
+        write_id=write_id(operator_id, "create table", table_id, request.model_dump(), idem),
     )
     record = replace(record, chain_head=genesis(table_id, record.anchor))
     del top_secret
     view = table_view(record)
     try:
         repo.create_table(record, idempotency.record(idem, operator_id, view))
-    except ConditionFailed as exc:  # an 80-bit id collision: practically never; retry is fine
+    except (ConditionFailed, OutcomeUnknown) as exc:
+        current = repo.get_table(operator_id, table_id)
+        if current is not None and current.write_id == record.write_id:
+            return TableOut.model_validate(table_view(current))  # it was written: a lost answer
+        if isinstance(exc, OutcomeUnknown):
+            raise
         idempotency.check_duplicate(exc)
-        raise lost_race() from None
+        raise lost_race() from None  # an 80-bit id collision: practically never; retry is fine
     return TableOut.model_validate(view)
 
 
@@ -126,21 +137,32 @@ def commit_shoe(
         version=0,
         created_at=now(),
         settle_deadline_seconds=table.settle_deadline_seconds,
+        void_window_seconds=table.void_window_seconds,
+        ref_key_ct=table.ref_key_ct,
         chain_start=table.chain_head,
         chain_head=table.chain_head,
+        write_id=write_id(operator_id, "commit shoe", table_id, client_seed, idem, number),
     )
     del secret
     view = shoe_view(shoe)
     try:
         repo.commit_shoe(table, shoe, idempotency.record(idem, operator_id, view))
-    except ConditionFailed as exc:
+    except (ConditionFailed, OutcomeUnknown) as exc:
+        current = repo.get_shoe(operator_id, ShoeRef(table_id, number))
+        if current is not None and current.write_id == shoe.write_id:
+            return ShoeOut.model_validate(shoe_view(current))  # it was written: a lost answer
+        if isinstance(exc, OutcomeUnknown):
+            raise
         idempotency.check_duplicate(exc)
         raise lost_race() from None
     return ShoeOut.model_validate(view)
 
 
-def end_shoe(before: ShoeRecord, secret: bytes, reason: str) -> tuple[ShoeRecord, ProofRecord]:
-    """The shoe as ended (``reason``: ``rules`` or ``closed``) and its public proof record."""
+def end_shoe(
+    before: ShoeRecord, secret: bytes, reason: str, end_write_id: str
+) -> tuple[ShoeRecord, ProofRecord]:
+    """The shoe as ended (``reason``: ``rules`` or ``closed``) by the write ``end_write_id``,
+    and its public proof record."""
     ended_at = now()
     after = replace(
         before,
@@ -149,6 +171,7 @@ def end_shoe(before: ShoeRecord, secret: bytes, reason: str) -> tuple[ShoeRecord
         ended_at=ended_at,
         server_seed=secret.hex(),
         version=before.version + 1,
+        end_write_id=end_write_id,
     )
     proof = ProofRecord(
         shoe_id=before.shoe_id,
@@ -163,6 +186,7 @@ def end_shoe(before: ShoeRecord, secret: bytes, reason: str) -> tuple[ShoeRecord
         end_reason=reason,
         ended_at=ended_at,
         config=before.config,
+        operator_id=before.operator_id,
     )
     return after, proof
 
@@ -181,11 +205,17 @@ def close_shoe(
     secret = vault.unseal(
         shoe.secret_ct, shoe_context(operator_id, shoe.table_id, shoe.shoe_number)
     )
-    after, proof = end_shoe(shoe, secret, "closed")
+    wid = write_id(operator_id, "close shoe", shoe_id, None, idem, shoe.version)
+    after, proof = end_shoe(shoe, secret, "closed", wid)
     view = shoe_state_view(after)
     try:
         repo.close_shoe(shoe, after, proof, idempotency.record(idem, operator_id, view))
-    except ConditionFailed as exc:
+    except (ConditionFailed, OutcomeUnknown) as exc:
+        current = repo.get_shoe(operator_id, shoe.ref)
+        if current is not None and current.end_write_id == wid:
+            return ShoeStateOut.model_validate(shoe_state_view(current))  # a lost answer
+        if isinstance(exc, OutcomeUnknown):
+            raise
         idempotency.check_duplicate(exc)
         raise lost_race() from None
     return ShoeStateOut.model_validate(view)

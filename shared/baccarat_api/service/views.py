@@ -31,6 +31,7 @@ def table_view(t: TableRecord) -> dict[str, Any]:
         "pay_table": config.pay_table.describe(),
         "created_at": t.created_at,
         "settle_deadline_seconds": t.settle_deadline_seconds,
+        "void_window_seconds": t.void_window_seconds,
     }
 
 
@@ -68,8 +69,9 @@ def shoe_state_view(s: ShoeRecord) -> dict[str, Any]:
     }
 
 
-def round_view(r: RoundRecord, *, with_settlement: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def round_view(r: RoundRecord) -> dict[str, Any]:
+    """The round as dealt (what the deal answers)."""
+    return {
         "round_id": r.round_id,
         "shoe_id": r.ref.shoe.shoe_id,
         "table_id": r.table_id,
@@ -78,14 +80,12 @@ def round_view(r: RoundRecord, *, with_settlement: bool) -> dict[str, Any]:
         "player_banker": r.player_banker,
         "squeeze": r.squeeze,
         "shoe_status": r.shoe_status,
-        "created_at": r.created_at,
+        "dealt_at": r.dealt_at,
         "settle_by": r.settle_by,
+        "void_by": r.void_by,
         "prev_hash": r.prev_hash,
         "round_hash": r.round_hash,
     }
-    if with_settlement:
-        out["settlement"] = r.settlement
-    return out
 
 
 @lru_cache(maxsize=32)
@@ -102,18 +102,16 @@ def _derived_proof(
     }
 
 
-def _proof_round(derived: dict[str, Any], p: ProofRecord) -> dict[str, Any]:
+def _proof_round(derived: dict[str, Any], r: RoundRecord | None) -> dict[str, Any]:
     """A proof round: the re-derived cards and, when the round was settled (or voided), its
     public money record — the settlement and the bets and player-banker it was computed from."""
     out = dict(derived)
-    public = p.rounds.get(derived["round_number"])
-    out["voided"] = public is not None and public.void is not None
-    out["void"] = None if public is None else public.void
-    settlement = None if public is None else public.settlement
-    inputs = (None if public is None else public.inputs) or {}
+    settlement = None if r is None else r.settlement
+    out["voided"] = r is not None and r.void is not None
+    out["void"] = None if r is None else r.void
     out["settlement"] = _public_settlement(settlement)
-    out["bets"] = _public_bets(inputs.get("bets")) if settlement is not None else None
-    pb = inputs.get("player_banker") if settlement is not None else None
+    out["bets"] = _public_bets(r.bets) if r is not None and settlement is not None else None
+    pb = r.player_banker if r is not None and settlement is not None else None
     out["player_banker"] = None if pb is None else {"bettor_id": pb["bettor_id"]}
     return out
 
@@ -129,17 +127,28 @@ def _public_bets(bets: list[dict[str, Any]] | None) -> list[dict[str, Any]] | No
     return [{k: b[k] for k in PUBLIC_BET_FIELDS if k in b} for b in bets]
 
 
+def _unref(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k != "bettor_ref"}
+
+
 def _public_settlement(settlement: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The settlement without the balances after the round (eligibility is the operator's)."""
+    """The settlement without the balances after the round (eligibility is the operator's)
+    and without refs (this proof names bettors by id)."""
     if settlement is None:
         return None
-    return {k: v for k, v in settlement.items() if k != "eligibility"}
+    out = {k: v for k, v in settlement.items() if k != "eligibility"}
+    out["lines"] = [_unref(line) for line in settlement["lines"]]
+    out["bettors"] = [_unref(p) for p in settlement["bettors"]]
+    pb = settlement["player_banker"]
+    out["player_banker"] = None if pb is None else _unref(pb)
+    return out
 
 
-def proof_view(p: ProofRecord) -> dict[str, Any]:
+def proof_view(p: ProofRecord, rounds: list[RoundRecord]) -> dict[str, Any]:
     """All a third party needs to check the shoe with the spec alone, and each settlement with
     the table's configuration."""
     rules = ShoeRules.from_dict(p.rules)
+    by_number = {r.round_number: r for r in rounds}
     derived = _derived_proof(
         p.server_seed,
         p.client_seed,
@@ -163,5 +172,8 @@ def proof_view(p: ProofRecord) -> dict[str, Any]:
         "burn_exposed": derived["burn_exposed"],
         "first_round_start": derived["first_round_start"],
         "table_config": p.config,
-        "rounds": [_proof_round(r, p) for r in derived["rounds"][: p.rounds_dealt]],
+        "rounds": [
+            _proof_round(d, by_number.get(d["round_number"]))
+            for d in derived["rounds"][: p.rounds_dealt]
+        ],
     }

@@ -66,7 +66,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deal the shoe's next round (bets given here are validated and locked) */
+        /** Deal the shoe's next round with its bets (validated and locked before any card) */
         post: operations["deal_round"];
         delete?: never;
         options?: never;
@@ -83,7 +83,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Settle the round (same inputs → the same settlement; other inputs → 409) */
+        /** Settle the round with the bets locked at its deal (no body; exactly once) */
         post: operations["settle_round"];
         delete?: never;
         options?: never;
@@ -100,7 +100,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Void the round: every stake returned, once; it can never be settled afterwards */
+        /** Void the round within its void window: every stake returned, once, never settled */
         post: operations["void_round"];
         delete?: never;
         options?: never;
@@ -329,6 +329,30 @@ export interface components {
                 [key: string]: number;
             } | null;
         };
+        /** BetOut */
+        BetOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            role: components["schemas"]["Role"];
+            /** Seat */
+            seat?: number | null;
+            type: components["schemas"]["BetType"];
+            /** Amount */
+            amount: number;
+            /** Level */
+            level?: number | null;
+            /** Balance */
+            balance?: number | null;
+            /** Personal Limits */
+            personal_limits?: {
+                [key: string]: number;
+            } | null;
+            /**
+             * Bettor Ref
+             * @description the bettor's pseudonym in the public proof
+             */
+            bettor_ref: string;
+        };
         /**
          * BetType
          * @enum {string}
@@ -383,12 +407,18 @@ export interface components {
              * @default 60
              */
             settle_deadline_seconds?: number;
+            /**
+             * Void Window Seconds
+             * @description an unsettled round may be voided only this many seconds after its deal (0: voids disabled at this table)
+             * @default 120
+             */
+            void_window_seconds?: number;
         };
         /** DealRequest */
         DealRequest: {
             /**
              * Bets
-             * @description validated and locked with the round: settlement then uses exactly them
+             * @description required: the round's bets, validated and locked with it before any card exists; [] deals a round nobody bet on (settled at once, with no lines)
              * @example [
              *       {
              *         "amount": 2000,
@@ -409,9 +439,14 @@ export interface components {
              *       }
              *     ]
              */
-            bets?: components["schemas"]["BetIn"][] | null;
+            bets: components["schemas"]["BetIn"][];
             /** @description the player-banker seat (player_banker tables, with bets) */
             player_banker?: components["schemas"]["PlayerBankerIn"] | null;
+            /**
+             * Round Number
+             * @description optional: the round you expect to deal. If it is already dealt with exactly these bets and player-banker, the answer is that round again (Idempotent-Replayed: true); another round number than the next → 409 round_mismatch. The safe way to retry a deal without an Idempotency-Key
+             */
+            round_number?: number | null;
         };
         /** EligibilityOut */
         EligibilityOut: {
@@ -471,6 +506,8 @@ export interface components {
             index: number;
             /** Bettor Id */
             bettor_id: string;
+            /** Bettor Ref */
+            bettor_ref: string;
             /** Type */
             type: string;
             /** Stake */
@@ -498,6 +535,8 @@ export interface components {
         ParticipantOut: {
             /** Id */
             id: string;
+            /** Bettor Ref */
+            bettor_ref: string;
             /** Role */
             role: string;
             /** Stake */
@@ -515,6 +554,18 @@ export interface components {
             bettor_id: string;
             /** Balance */
             balance: number;
+        };
+        /** PlayerBankerOut */
+        PlayerBankerOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /** Balance */
+            balance: number;
+            /**
+             * Bettor Ref
+             * @description the player-banker's pseudonym in the public proof
+             */
+            bettor_ref: string;
         };
         /** ProofOut */
         ProofOut: {
@@ -616,6 +667,50 @@ export interface components {
             /** Amount */
             amount: number;
         };
+        /** PublicLineOut */
+        PublicLineOut: {
+            /** Index */
+            index: number;
+            /** Bettor Id */
+            bettor_id: string;
+            /** Type */
+            type: string;
+            /** Stake */
+            stake: number;
+            /**
+             * Grade
+             * @enum {string}
+             */
+            grade: "win" | "push" | "lose" | "void";
+            /** Multiplier */
+            multiplier: string;
+            /** Gross Win */
+            gross_win: number;
+            /** Commission */
+            commission: number;
+            /** Net */
+            net: number;
+            /**
+             * Covered By
+             * @enum {string}
+             */
+            covered_by: "house" | "player_banker";
+        };
+        /** PublicParticipantOut */
+        PublicParticipantOut: {
+            /** Id */
+            id: string;
+            /** Role */
+            role: string;
+            /** Stake */
+            stake: number;
+            /** Gross */
+            gross: number;
+            /** Commission */
+            commission: number;
+            /** Net */
+            net: number;
+        };
         /** PublicPlayerBankerOut */
         PublicPlayerBankerOut: {
             /** Bettor Id */
@@ -623,7 +718,7 @@ export interface components {
         };
         /**
          * PublicSettlementOut
-         * @description A settlement as a proof shows it: everything but the balances after the round.
+         * @description A settlement as a (v1) proof shows it: no balances, no refs.
          */
         PublicSettlementOut: {
             /** Round Id */
@@ -646,10 +741,10 @@ export interface components {
              */
             result: "player" | "banker" | "tie";
             /** Lines */
-            lines: components["schemas"]["LineOut"][];
+            lines: components["schemas"]["PublicLineOut"][];
             /** Bettors */
-            bettors: components["schemas"]["ParticipantOut"][];
-            player_banker: components["schemas"]["ParticipantOut"] | null;
+            bettors: components["schemas"]["PublicParticipantOut"][];
+            player_banker: components["schemas"]["PublicParticipantOut"] | null;
             house: components["schemas"]["HouseOut"];
             /** Nets */
             nets: {
@@ -659,21 +754,21 @@ export interface components {
             settled_at: string;
             /**
              * Auto Settled
-             * @description settled by the system after the table's deadline
              * @default false
              */
             auto_settled?: boolean;
+        };
+        /** ReplacedOut */
+        ReplacedOut: {
             /**
-             * Voided
-             * @description a void: every stake returned (net 0), never to be settled
-             * @default false
+             * Nets
+             * @description the nets the settlement would have had
              */
-            voided?: boolean;
-            /**
-             * Void Reason
-             * @description why the round was voided
-             */
-            void_reason?: string | null;
+            nets: {
+                [key: string]: number;
+            };
+            /** House Take */
+            house_take: number;
         };
         /**
          * Role
@@ -719,28 +814,39 @@ export interface components {
             banker_card_count: number;
             /** Winning Margin */
             winning_margin: number;
-            /** Bets */
-            bets: components["schemas"]["BetIn"][] | null;
-            player_banker: components["schemas"]["PlayerBankerIn"] | null;
+            /**
+             * Bets
+             * @description the bets locked at the deal (accepted order)
+             */
+            bets: components["schemas"]["BetOut"][];
+            player_banker: components["schemas"]["PlayerBankerOut"] | null;
             /**
              * Squeeze
-             * @description squeeze rights and reveal plan (when bets were given)
+             * @description squeeze rights and the reveal plan: initial (the first four cards, safe to show before the reveal) and draws (third cards, for after the initial reveal)
              */
             squeeze: {
                 [key: string]: unknown;
-            } | null;
+            };
             /**
              * Shoe Status
              * @enum {string}
              */
             shoe_status: "open" | "ended";
-            /** Created At */
-            created_at: string;
+            /**
+             * Dealt At
+             * @description when the round was dealt: its bets were locked then
+             */
+            dealt_at: string;
             /**
              * Settle By
-             * @description with locked bets: settled by the system (auto_settled) if not by then
+             * @description with locked bets: settled by the system (auto_settled) if not by then; null for a round nobody bet on (settled at its deal)
              */
             settle_by: string | null;
+            /**
+             * Void By
+             * @description the end of the round's void window (null: voids disabled at the table)
+             */
+            void_by: string | null;
             /**
              * Prev Hash
              * @description bacc-audit-v1 hash of the table's previous round record
@@ -792,28 +898,39 @@ export interface components {
             banker_card_count: number;
             /** Winning Margin */
             winning_margin: number;
-            /** Bets */
-            bets: components["schemas"]["BetIn"][] | null;
-            player_banker: components["schemas"]["PlayerBankerIn"] | null;
+            /**
+             * Bets
+             * @description the bets locked at the deal (accepted order)
+             */
+            bets: components["schemas"]["BetOut"][];
+            player_banker: components["schemas"]["PlayerBankerOut"] | null;
             /**
              * Squeeze
-             * @description squeeze rights and reveal plan (when bets were given)
+             * @description squeeze rights and the reveal plan: initial (the first four cards, safe to show before the reveal) and draws (third cards, for after the initial reveal)
              */
             squeeze: {
                 [key: string]: unknown;
-            } | null;
+            };
             /**
              * Shoe Status
              * @enum {string}
              */
             shoe_status: "open" | "ended";
-            /** Created At */
-            created_at: string;
+            /**
+             * Dealt At
+             * @description when the round was dealt: its bets were locked then
+             */
+            dealt_at: string;
             /**
              * Settle By
-             * @description with locked bets: settled by the system (auto_settled) if not by then
+             * @description with locked bets: settled by the system (auto_settled) if not by then; null for a round nobody bet on (settled at its deal)
              */
             settle_by: string | null;
+            /**
+             * Void By
+             * @description the end of the round's void window (null: voids disabled at the table)
+             */
+            void_by: string | null;
             /**
              * Prev Hash
              * @description bacc-audit-v1 hash of the table's previous round record
@@ -838,16 +955,15 @@ export interface components {
             /** Round Limit */
             round_limit: number;
         };
-        /** SettleRequest */
-        SettleRequest: {
-            /**
-             * Bets
-             * @description omit when the round was dealt with bets (they are locked)
-             */
-            bets?: components["schemas"]["BetIn"][] | null;
-            player_banker?: components["schemas"]["PlayerBankerIn"] | null;
-        };
-        /** SettlementOut */
+        /**
+         * SettleRequest
+         * @description A settlement takes no body (or ``{}``): it settles the bets locked at the deal.
+         */
+        SettleRequest: Record<string, never>;
+        /**
+         * SettlementOut
+         * @description A settlement — or a void, settlement-shaped: every line graded ``void``, every net 0.
+         */
         SettlementOut: {
             /** Round Id */
             round_id: string;
@@ -874,11 +990,18 @@ export interface components {
             bettors: components["schemas"]["ParticipantOut"][];
             player_banker: components["schemas"]["ParticipantOut"] | null;
             house: components["schemas"]["HouseOut"];
-            /** Nets */
+            /**
+             * Nets
+             * @description participant → net: what to apply to each wallet (bettors in order of their first bet, then the player-banker)
+             */
             nets: {
                 [key: string]: number;
             };
-            /** Settled At */
+            eligibility: components["schemas"]["EligibilityOut"];
+            /**
+             * Settled At
+             * @description when it was settled (or voided)
+             */
             settled_at: string;
             /**
              * Auto Settled
@@ -892,12 +1015,8 @@ export interface components {
              * @default false
              */
             voided?: boolean;
-            /**
-             * Void Reason
-             * @description why the round was voided
-             */
-            void_reason?: string | null;
-            eligibility: components["schemas"]["EligibilityOut"];
+            /** @description the void, if voided */
+            void?: components["schemas"]["VoidOut"] | null;
         };
         /** ShoeOut */
         ShoeOut: {
@@ -1011,6 +1130,11 @@ export interface components {
              * @description locked bets not settled this long after the deal are auto-settled
              */
             settle_deadline_seconds: number;
+            /**
+             * Void Window Seconds
+             * @description an unsettled round may be voided this long after its deal (0: never)
+             */
+            void_window_seconds: number;
         };
         /** TiersOut */
         TiersOut: {
@@ -1019,13 +1143,33 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /** VoidOut */
+        VoidOut: {
+            /**
+             * Reason
+             * @description misdeal, technical_fault, operator_error, regulatory
+             */
+            reason: string;
+            /** Note */
+            note: string | null;
+            /** Voided At */
+            voided_at: string;
+            /** @description the settlement the void replaced, computed exactly as settling would have */
+            replaced: components["schemas"]["ReplacedOut"];
+        };
         /** VoidRequest */
         VoidRequest: {
             /**
              * Reason
-             * @description why the round is voided (kept with it)
+             * @description why the round is voided: misdeal, technical_fault, operator_error, regulatory
+             * @enum {string}
              */
-            reason: string;
+            reason: "misdeal" | "technical_fault" | "operator_error" | "regulatory";
+            /**
+             * Note
+             * @description optional, published with the void in the shoe's proof
+             */
+            note?: string | null;
         };
     };
     responses: never;
@@ -1363,9 +1507,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
-                "application/json": components["schemas"]["DealRequest"] | null;
+                "application/json": components["schemas"]["DealRequest"];
             };
         };
         responses: {
@@ -1405,7 +1549,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: concurrent_update, idempotency_in_progress, shoe_ended */
+            /** @description error codes: concurrent_update, idempotency_in_progress, round_mismatch, shoe_ended */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1515,7 +1659,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: bets_locked, concurrent_update, idempotency_in_progress, round_voided, settlement_conflict */
+            /** @description error codes: concurrent_update, idempotency_in_progress, round_voided */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1533,7 +1677,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_seated_min_level, bet_type_not_offered, big_small_closed, idempotency_key_reused, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
+            /** @description error codes: idempotency_key_reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1625,7 +1769,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: concurrent_update, idempotency_in_progress, round_settled */
+            /** @description error codes: concurrent_update, idempotency_in_progress, round_settled, void_window_closed */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -7,12 +7,12 @@ State table: everything of one table lives in one partition, under the operator'
                                              sk = SHOE#000001                 shoe 1
                                              sk = SHOE#000001#ROUND#00001     round 1 of shoe 1
     pk = PROOF#<shoe_id>                     sk = PROOF                       public proof (ended)
-                                             sk = ROUND#00001                 round 1's money
 
 The ``PROOF#`` partition is the shoe's public side: the proof item, written by the transaction
-that ends the shoe, and one item per settled (or voided) round, written by the same transaction
-that settles (or voids) it, whether before or after the end. The proof route reads the whole
-partition with one strongly consistent ``Query`` and answers 404 while it holds no proof item.
+that ends the shoe (404 while there is none). The rounds' money lives on the round items only
+(their bets, the money computed at the deal, how they were resolved); a proof reads them with
+one Query of the shoe's items in the operator's partition (``Repository.shoe_history``), the
+proof item naming the operator.
 
 Idempotency records (``Idempotency-Key`` of a POST; :mod:`baccarat_api.service.idempotency`)
 live in their own partition per operator and key, are written by the SAME transaction as the
@@ -71,10 +71,6 @@ def proof_pk(shoe_id: str) -> str:
     return f"PROOF#{shoe_id}"
 
 
-def public_round_sk(round_number: int) -> str:
-    return f"ROUND#{round_number:05d}"
-
-
 def idempotency_pk(operator_id: str, key_hash: str) -> str:
     return f"OP#{operator_id}#IDEM#{key_hash}"
 
@@ -106,10 +102,6 @@ def round_key(
 
 def proof_key(shoe_id: str) -> tuple[str, str]:
     return proof_pk(shoe_id), PROOF_SK
-
-
-def public_round_key(shoe_id: str, round_number: int) -> tuple[str, str]:
-    return proof_pk(shoe_id), public_round_sk(round_number)
 
 
 def idempotency_key(operator_id: str, key_hash: str) -> tuple[str, str]:

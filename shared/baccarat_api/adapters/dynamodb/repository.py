@@ -23,7 +23,6 @@ from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     IdempotencyRecord,
     ProofRecord,
-    PublicRound,
     RoundRecord,
     ShoeRecord,
     TableRecord,
@@ -107,8 +106,10 @@ class DynamoRepository(Repository):
             update["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
         return {"Update": update}
 
-    def transact(self, what: str, writes: Sequence[Write]) -> None:
-        """One write → one ``PutItem``/``UpdateItem``; more → one ``TransactWriteItems``."""
+    def transact(self, what: str, writes: Sequence[Write], token: str | None = None) -> None:
+        """One write → one ``PutItem``/``UpdateItem`` (which take no token); more → one
+        ``TransactWriteItems`` with ``ClientRequestToken=token`` (botocore's own retries of it
+        then send the same token, so DynamoDB applies it once)."""
         requests = [self._request(w) for w in writes]
         if len(requests) == 1:
             ((verb, args),) = requests[0].items()
@@ -126,9 +127,10 @@ class DynamoRepository(Repository):
                 winner: Any = from_item(write.kind, item)
                 raise ConditionFailed(str(exc), existing=winner) from exc.__cause__
             return
+        extra: dict[str, Any] = {} if token is None else {"ClientRequestToken": token}
         try:
             with mapped_errors(what):
-                self.client.transact_write_items(TransactItems=requests)  # type: ignore[arg-type]
+                self.client.transact_write_items(TransactItems=requests, **extra)  # type: ignore[arg-type]
         except ConditionFailed as exc:
             reasons = cancellation_reasons(exc.__cause__)
             lost = [r.get("Code") == "ConditionalCheckFailed" for r in reasons]
@@ -363,17 +365,9 @@ class DynamoRepository(Repository):
         return str(item.get("chain_head", {}).get("S", ""))
 
     def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        """The proof item and every settled or voided round's public record: one Query of the
-        shoe's public partition."""
-        items = self._partition("get proof", keys.proof_pk(shoe_id))
-        proof = next((i for i in items if i["sk"]["S"] == keys.PROOF_SK), None)
-        if proof is None:
-            return None
-        rounds = {
-            r.round_number: r
-            for r in (from_item(PublicRound, i) for i in items if i["sk"]["S"].startswith("ROUND#"))
-        }
-        return from_item(ProofRecord, proof, rounds=rounds)
+        """The ended shoe's proof item: one strongly consistent ``GetItem``."""
+        item = self._get("get proof", *keys.proof_key(shoe_id))
+        return None if item is None else from_item(ProofRecord, item)
 
     # seeding (local runner, custom resource, tests) ------------------------------------------
     def put_tiers(self, tiers: list[dict[str, Any]]) -> None:
