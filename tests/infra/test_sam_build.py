@@ -359,12 +359,16 @@ def test_each_built_function_answers_every_event_file_in_a_clean_interpreter(
     assert second["statusCode"] == 201 and ids["round_id"] != dealt["json"]["round_id"], second
     voided = go("void_round")
     assert voided["statusCode"] == 200 and voided["json"]["round_id"] == ids["round_id"], voided
+    void_body = json.loads(event_file("void_round", ids)["body"])
+    assert voided["json"]["voided"] is True
+    assert {k: voided["json"]["void"][k] for k in void_body} == void_body  # reason, note kept
     swept = go("sweep")
     assert swept["settled"] == [] and swept["failed"] == {}, swept  # nothing is due yet
     closed = go("close_shoe")
     assert closed["statusCode"] == 200 and closed["json"]["status"] == "ended", closed
     proof = go("get_shoe_proof")
     assert proof["statusCode"] == 200 and verify_proof(proof["json"]).ok
+    assert [r["voided"] for r in proof["json"]["rounds"]] == [False, True]  # r1 settled, r2 void
     audit = go("audit_table")
     assert audit["statusCode"] == 200 and audit["function"] == "ReadFunction", audit
     page = go("verify_page")
