@@ -93,13 +93,13 @@ class Engines:
     key: str
 
     def dynamodb(self) -> Any:
-        return boto3.client(
-            "dynamodb",
-            endpoint_url=self.dynamodb_url,
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-            region_name="us-east-1",
-        )
+        return local_client("dynamodb", self.dynamodb_url)
+
+
+def local_client(service: str, url: str) -> Any:
+    """A boto3 client for a local engine (the functions' test credentials and region)."""
+    credentials = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
+    return boto3.client(service, endpoint_url=url, region_name="us-east-1", **credentials)
 
 
 @pytest.fixture(scope="module")
@@ -114,14 +114,7 @@ def engines(dynamodb_local: Any) -> Iterator[Engines]:
     """The engines, the tables under the events' names (dropped before and after: the recipe's
     test may use the same DynamoDB Local), a KMS key, the events' operator and its key."""
     with moto_server() as url:
-        kms = boto3.client(
-            "kms",
-            endpoint_url=url,
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-            region_name="us-east-1",
-        )
-        arn = kms.create_key()["KeyMetadata"]["Arn"]
+        arn = local_client("kms", url).create_key()["KeyMetadata"]["Arn"]
         found = Engines(url, str(dynamodb_local.endpoint_url), arn, key="")
         dynamodb = found.dynamodb()
 
