@@ -183,7 +183,7 @@ def _cmd_sam_setup(root: Any, args: argparse.Namespace) -> int:
 def _cmd_sam_take(root: Any, args: argparse.Namespace) -> int:
     from baccarat_dev.samlocal import take
 
-    lines, ok = take(root, sys.stdin.read())
+    lines, ok = take(root, sys.stdin.read(), expect=args.expect)
     print("\n".join(lines))
     return 0 if ok else 1
 
@@ -259,11 +259,17 @@ def _add_sam_local(sub: Any) -> None:
         help="tables, KMS keys, the custom resources' bucket and the tiers on the local engines "
         "(AWS_ENDPOINT_URL_DYNAMODB / _KMS / _S3)",
     ).set_defaults(func=_cmd_sam_setup)
-    cmds.add_parser(
+    taker = cmds.add_parser(
         "take",
         help="read an answer on stdin (sam local invoke, baccarat operator create --json): "
         "summary, ids remembered, events with ids written to .aws-sam/events/",
-    ).set_defaults(func=_cmd_sam_take)
+    )
+    taker.add_argument(
+        "--expect",
+        metavar="CODE",
+        help="the answer is this error code (a refusal the recipe demonstrates): success",
+    )
+    taker.set_defaults(func=_cmd_sam_take)
     show = cmds.add_parser("show", help="print a remembered id (e.g. operator_key)")
     show.add_argument("name")
     show.set_defaults(func=_cmd_sam_show)
