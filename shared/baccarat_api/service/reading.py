@@ -76,18 +76,25 @@ def round_record(
         if idem is None:
             rnd = repo.get_round(operator_id, ref)
         else:
-
-            def render(snap: Snapshot) -> idempotency.Render:
-                def rendered(_: str) -> dict[str, Any]:
-                    assert answer is not None and snap.round is not None
-                    return answer(snap.round)
-
-                return rendered
-
-            rnd = idempotency.load(repo, operator_id, idem, render, round_=ref).round
+            rnd = idempotency.load(repo, operator_id, idem, _render(answer), round_=ref).round
     if rnd is None:
         raise not_found("round", round_id)
     return rnd
+
+
+def _render(
+    answer: Callable[[RoundRecord], dict[str, Any]] | None,
+) -> Callable[[Snapshot], idempotency.Render]:
+    """A replay's answer, rendered from the round read with the key's record."""
+
+    def render(snap: Snapshot) -> idempotency.Render:
+        def rendered(_: str) -> dict[str, Any]:
+            assert answer is not None and snap.round is not None
+            return answer(snap.round)
+
+        return rendered
+
+    return render
 
 
 # The same, with the table's live state (:mod:`.events`) read in the same round trip: what a
@@ -138,15 +145,9 @@ def round_live(
         if idem is None:
             snap = repo.load(operator_id, round_=ref, live=ref.table_id)
         else:
-
-            def render(found: Snapshot) -> idempotency.Render:
-                def rendered(_: str) -> dict[str, Any]:
-                    assert answer is not None and found.round is not None
-                    return answer(found.round)
-
-                return rendered
-
-            snap = idempotency.load(repo, operator_id, idem, render, round_=ref, live=ref.table_id)
+            snap = idempotency.load(
+                repo, operator_id, idem, _render(answer), round_=ref, live=ref.table_id
+            )
     if snap.round is None:
         raise not_found("round", round_id)
     return snap.round, snap.live
