@@ -79,6 +79,19 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+def _allowed(request: Request) -> str:
+    """Every method the app routes for this path (several routes may share one: PUT and
+    DELETE of a seat), not only the first route's."""
+    path = request.url.path
+    methods: set[str] = set()
+    for route in request.app.routes:
+        regex = getattr(route, "path_regex", None)
+        if regex is not None and regex.match(path):
+            methods |= set(getattr(route, "methods", None) or ())
+    methods.discard("HEAD")
+    return ", ".join(sorted(methods))
+
+
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     if isinstance(exc, DuplicateKey):
@@ -90,7 +103,7 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
         err = HttpError(
             "method_not_allowed",
             f"{request.method} is not allowed here",
-            headers=dict(exc.headers or {}),  # Allow: the route's methods (RFC 9110)
+            headers={"Allow": _allowed(request)},  # every method of the path (RFC 9110)
         )
     elif exc.status_code == 413:
         err = HttpError("payload_too_large", f"at most {MAX_BODY_BYTES} bytes")
