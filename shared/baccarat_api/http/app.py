@@ -84,10 +84,13 @@ def _allowed(request: Request) -> str:
     DELETE of a seat), not only the first route's."""
     path = request.url.path
     methods: set[str] = set()
-    for route in request.app.routes:
+    pending = list(request.app.routes)
+    while pending:
+        route = pending.pop()
+        pending += list(getattr(route, "routes", None) or ())  # mounted and included routers
         regex = getattr(route, "path_regex", None)
-        if regex is not None and regex.match(path):
-            methods |= set(getattr(route, "methods", None) or ())
+        if regex is not None and getattr(route, "methods", None) and regex.match(path):
+            methods |= set(route.methods)
     methods.discard("HEAD")
     return ", ".join(sorted(methods))
 
@@ -103,7 +106,8 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
         err = HttpError(
             "method_not_allowed",
             f"{request.method} is not allowed here",
-            headers={"Allow": _allowed(request)},  # every method of the path (RFC 9110)
+            # every method of the path (RFC 9110), not only the first matching route's
+            headers={"Allow": _allowed(request) or dict(exc.headers or {}).get("Allow", "")},
         )
     elif exc.status_code == 413:
         err = HttpError("payload_too_large", f"at most {MAX_BODY_BYTES} bytes")
