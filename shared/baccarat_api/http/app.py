@@ -84,7 +84,8 @@ def _allowed(request: Request) -> str:
     DELETE of a seat), not only the first route's."""
     path = request.url.path
     methods: set[str] = set()
-    pending = list(request.app.routes)
+    router = request.scope.get("router") or request.app.router
+    pending = list(router.routes)
     while pending:
         route = pending.pop()
         pending += list(getattr(route, "routes", None) or ())  # mounted and included routers
