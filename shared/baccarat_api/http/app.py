@@ -88,7 +88,8 @@ def _allowed(request: Request) -> str:
     pending = list(router.routes)
     while pending:
         route = pending.pop()
-        pending += list(getattr(route, "routes", None) or ())  # mounted and included routers
+        inner = getattr(route, "original_router", route)  # FastAPI's included routers
+        pending += list(getattr(inner, "routes", None) or ()) if inner is not route else []
         regex = getattr(route, "path_regex", None)
         if regex is not None and getattr(route, "methods", None) and regex.match(path):
             methods |= set(route.methods)
