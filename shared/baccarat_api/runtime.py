@@ -9,6 +9,7 @@ Tests and the local runner call :func:`reset` after changing the environment."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from baccarat_api.adapters.dynamodb.repository import DynamoRepository
     from baccarat_api.adapters.kms import KmsVault
     from baccarat_api.adapters.shoe_cache import ShoeCache
+    from baccarat_api.ports.records import ShoeRecord
 
 
 class Runtime:
@@ -51,9 +53,13 @@ class Runtime:
     def vault(self) -> KmsVault:
         from baccarat_api.adapters.kms import KmsVault
 
-        if not self.settings.kms_key_id:
-            raise RuntimeError("KMS_KEY_ID must be set for this route")
-        return KmsVault(self.kms, self.settings.kms_key_id)
+        s = self.settings
+        return KmsVault(self.kms, s.kms_key_id, s.signing_key_id)
+
+    @cached_property
+    def ref_keys(self) -> Callable[[ShoeRecord], bytes]:
+        """A shoe's table ref key (``bettor_ref``), unsealed by the vault."""
+        raise NotImplementedError("the table ref key arrives with the lifecycle's Step 1")
 
     @cached_property
     def shoes(self) -> ShoeCache:

@@ -3,6 +3,7 @@
 By default: moto's server (DynamoDB + KMS) on a free loopback port, the tables created from
 template.yaml, a KMS key, the tiers seeded from infra/tiers.json and a demo operator key; then
 every router served as one FastAPI app by uvicorn on http://127.0.0.1:8000. Ctrl-C stops both.
+Two KMS keys, as in the stack: the secrets key and the proof signing key (ECC_NIST_P256).
 
 Against real AWS instead: ``BACCARAT_STACK=<deployed stack name> make run`` — the table names
 and KMS key come from the stack's outputs, nothing is created or seeded (the deploy seeded the
@@ -37,6 +38,7 @@ def use_stack(stack: str) -> None:
     os.environ["STATE_TABLE"] = outputs["StateTableName"]
     os.environ["CONFIG_TABLE"] = outputs["ConfigTableName"]
     os.environ["KMS_KEY_ID"] = outputs["SecretsKeyArn"]
+    os.environ["SIGNING_KEY_ID"] = outputs["SigningKeyArn"]
 
 
 def start_local_aws(tiers: Path = TIERS) -> tuple[Any, str]:
@@ -69,10 +71,15 @@ def start_local_aws(tiers: Path = TIERS) -> tuple[Any, str]:
     os.environ["AWS_ENDPOINT_URL"] = f"http://{host}:{port}"
     dynamodb = boto3.client("dynamodb")
     create_tables(dynamodb, LOCAL_TABLES)
-    key_id = boto3.client("kms").create_key(Description="baccarat local secrets")["KeyMetadata"]
+    kms = boto3.client("kms")
+    key_id = kms.create_key(Description="baccarat local secrets")["KeyMetadata"]
+    signing = kms.create_key(
+        Description="baccarat local proof signing", KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY"
+    )["KeyMetadata"]
     os.environ["STATE_TABLE"] = LOCAL_TABLES["StateTable"]
     os.environ["CONFIG_TABLE"] = LOCAL_TABLES["ConfigTable"]
     os.environ["KMS_KEY_ID"] = key_id["Arn"]
+    os.environ["SIGNING_KEY_ID"] = signing["Arn"]
     repo = DynamoRepository(dynamodb, LOCAL_TABLES["StateTable"], LOCAL_TABLES["ConfigTable"])
     seed_tiers(repo, tiers)
     key = add_operator_key(repo, DEMO_OPERATOR, os.environ.get("BACCARAT_DEMO_KEY") or None)
@@ -120,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from baccarat_api.jobs.sweep import start_background
             from baccarat_api.runtime import get_runtime
 
-            start_background(get_runtime().repo, every)
+            start_background(get_runtime().repo, every, get_runtime())
 
     import uvicorn
 

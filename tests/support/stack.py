@@ -274,11 +274,15 @@ def stack(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
         kms = boto3.client("kms")
         create_tables(dynamodb, TABLE_NAMES)
         key_id = kms.create_key(Description="test secrets")["KeyMetadata"]["Arn"]
+        signing = kms.create_key(
+            Description="test proof signing", KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY"
+        )["KeyMetadata"]["Arn"]
         repo = DynamoRepository(dynamodb, TABLE_NAMES["StateTable"], TABLE_NAMES["ConfigTable"])
         seed_tiers(repo, TIERS)
         monkeypatch.setenv("STATE_TABLE", TABLE_NAMES["StateTable"])
         monkeypatch.setenv("CONFIG_TABLE", TABLE_NAMES["ConfigTable"])
         monkeypatch.setenv("KMS_KEY_ID", key_id)
+        monkeypatch.setenv("SIGNING_KEY_ID", signing)
         runtime.reset()
         yield Stack(
             dynamodb=dynamodb,

@@ -7,14 +7,17 @@ one conditional write or one transaction, are written once (:mod:`.writes`)."""
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
+    FairnessTotals,
     IdempotencyRecord,
     ProofRecord,
     RoundRecord,
+    ShoeFairness,
     ShoeRecord,
     TableRecord,
 )
@@ -63,6 +66,17 @@ class TableHistory:
     shoes: list[ShoeRecord] = field(default_factory=list)
     rounds: list[RoundRecord] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class FairnessPage:
+    """One read of a table's public fairness summary (:meth:`Repository.fairness`): its totals
+    (``None``: no such table), up to ``limit`` shoes newest first, and whether older ones
+    remain."""
+
+    totals: FairnessTotals | None = None
+    shoes: list[ShoeFairness] = field(default_factory=list)
+    more: bool = False
 
 
 class Repository(StateWrites):
@@ -128,3 +142,36 @@ class Repository(StateWrites):
     @abstractmethod
     def table_history(self, operator_id: str, table_id: str) -> TableHistory:
         """The table's whole partition, in play order (the audit)."""
+
+    # --- final proofs (service/proofs.py) ---------------------------------------------------
+    @abstractmethod
+    def proof_page(self, shoe_id: str, number: int) -> tuple[ProofRecord | None, bytes | None]:
+        """The proof item and the stored bytes of its page ``number`` (``None``: no such page
+        stored): one round trip (at the documented limits)."""
+
+    @abstractmethod
+    def put_proof_pages(self, shoe_id: str, pages: Sequence[bytes]) -> None:
+        """Store a final proof's pages (canonical JSON without the signature), page ``k`` =
+        ``pages[k-1]``. Plain puts: a second finaliser writes the same bytes."""
+
+    @abstractmethod
+    def shoe_with_rounds(
+        self, operator_id: str, ref: ShoeRef
+    ) -> tuple[ShoeRecord | None, list[RoundRecord]]:
+        """The shoe and every round of it, in order: one strongly consistent ``Query`` (one
+        page per MB)."""
+
+    @abstractmethod
+    def open_rounds(self, shoe_id: str) -> list[tuple[int, str | None]]:
+        """(round number, settle-by time) of the shoe's rounds not yet settled or voided, from
+        the sparse ``OpenRounds`` index (eventually consistent, cheap: no round item is read)."""
+
+    @abstractmethod
+    def due_proofs(self, now: str, limit: int) -> list[str]:
+        """Ids of ended shoes whose proof is not final yet, ended by ``now``, at most
+        ``limit``."""
+
+    @abstractmethod
+    def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
+        """The table's fairness totals and up to ``limit`` of its lines, newest first, of shoes
+        numbered below ``before`` (``None``: from the newest)."""

@@ -1,5 +1,6 @@
-"""read: the GET routes, one DynamoDB round trip each (GetItem, or one Query for the tiers).
-No KMS: a shoe's secret is stored in clear (and shown) only once the shoe has ended."""
+"""read: the operator's GET routes, one DynamoDB round trip each (GetItem, or one Query for the
+tiers). No KMS: a shoe's secret is stored in clear (and shown) only once the shoe has ended. The
+public ones (the proof, the signing keys, the fairness summary) are in :mod:`.proofs`."""
 
 from __future__ import annotations
 
@@ -9,14 +10,8 @@ from baccarat_api.ports.repository import Repository
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.idempotency import IdempotencyRequest
-from baccarat_api.service.models import (
-    ProofOut,
-    RoundDetailOut,
-    ShoeStateOut,
-    TableOut,
-    TiersOut,
-)
-from baccarat_api.service.views import proof_view, round_view, shoe_state_view, table_view
+from baccarat_api.service.models import RoundDetailOut, ShoeStateOut, TableOut, TiersOut
+from baccarat_api.service.views import round_view, shoe_state_view, table_view
 
 
 def list_tiers(repo: Repository) -> TiersOut:
@@ -83,12 +78,3 @@ def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> ShoeStateOut:
 def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailOut:
     view = round_view(round_record(repo, operator_id, round_id), with_settlement=True)
     return RoundDetailOut.model_validate(view)
-
-
-def get_proof(repo: Repository, shoe_id: str) -> ProofOut:
-    """Public: no operator key. 404 until the shoe has ended (the proof record is written by the
-    transaction that ends it)."""
-    proof = repo.get_proof(shoe_id) if parse_shoe_id(shoe_id) else None
-    if proof is None:
-        raise not_found("proof", shoe_id)
-    return ProofOut.model_validate(proof_view(proof))

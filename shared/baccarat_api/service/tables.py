@@ -163,6 +163,7 @@ def end_shoe(before: ShoeRecord, secret: bytes, reason: str) -> tuple[ShoeRecord
         end_reason=reason,
         ended_at=ended_at,
         config=before.config,
+        operator_id=before.operator_id,
     )
     return after, proof
 

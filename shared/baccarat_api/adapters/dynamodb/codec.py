@@ -22,11 +22,13 @@ from typing import Any, TypeVar
 from baccarat_api.adapters.dynamodb import keys
 from baccarat_api.ports.records import (
     KEY_FIELDS,
+    FairnessTotals,
     IdempotencyRecord,
     ProofRecord,
     PublicRound,
     Record,
     RoundRecord,
+    ShoeFairness,
     ShoeRecord,
     TableRecord,
 )
@@ -162,12 +164,24 @@ def _none() -> None:
     return None
 
 
-def _due(r: RoundRecord) -> Item:
-    """A round with locked bets to settle by a deadline: the sparse DueRounds index finds it
-    until its settlement (or void) removes these two attributes."""
-    if r.settle_by is None or r.settlement is not None:
+def _round_indexes(r: RoundRecord) -> Item:
+    """An unresolved round is in the sparse OpenRounds index (``open_in``: its shoe), and with
+    locked bets to settle by a deadline in DueRounds, until its settlement (or void) removes
+    these attributes."""
+    if r.settlement is not None:
         return {}
-    return {"due_shard": {"S": keys.due_shard(r.table_id)}, "due_at": {"S": r.settle_by}}
+    out: Item = {"open_in": {"S": r.ref.shoe.shoe_id}}
+    if r.settle_by is not None:
+        out |= {"due_shard": {"S": keys.due_shard(r.table_id)}, "due_at": {"S": r.settle_by}}
+    return out
+
+
+def _proof_due(p: ProofRecord) -> Item:
+    """A proof not yet final is in DueRounds (shard ``FINAL#k``) from the shoe's end, until the
+    finalisation's signature removes it: the sweep finalises proofs nobody reads."""
+    if p.signature is not None or not p.operator_id:
+        return {}
+    return {"due_shard": {"S": keys.final_shard(p.table_id)}, "due_at": {"S": p.ended_at}}
 
 
 SHAPES: dict[type, Shape] = {
@@ -177,10 +191,15 @@ SHAPES: dict[type, Shape] = {
         Shape("shoe", ShoeRecord, keys.shoe_key),
         Shape(
             "round", RoundRecord, keys.round_key,
-            derived=_due, removed_by={"settlement": ("due_shard", "due_at")},
+            derived=_round_indexes, removed_by={"settlement": ("due_shard", "due_at", "open_in")},
         ),
-        Shape("proof", ProofRecord, keys.proof_key, not_stored=frozenset({"rounds"})),
+        Shape(
+            "proof", ProofRecord, keys.proof_key, not_stored=frozenset({"rounds"}),
+            derived=_proof_due, removed_by={"signature": ("due_shard", "due_at")},
+        ),
         Shape("public_round", PublicRound, keys.public_round_key),
+        Shape("shoe_fairness", ShoeFairness, keys.shoe_fairness_key),
+        Shape("fairness_totals", FairnessTotals, keys.fairness_totals_key),
         Shape(
             "idempotency", IdempotencyRecord, keys.idempotency_key,
             not_stored=frozenset({"key_hash"}), ordered_json=frozenset({"body"}),

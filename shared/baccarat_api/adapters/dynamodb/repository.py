@@ -6,10 +6,12 @@ reads. One instance per warm container; every method is exactly one DynamoDB cal
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from baccarat_api.adapters.dynamodb import keys
+from baccarat_api.adapters.dynamodb import pages as parts_of
 from baccarat_api.adapters.dynamodb.codec import (
     Item,
     from_item,
@@ -21,15 +23,19 @@ from baccarat_api.adapters.dynamodb.codec import (
 from baccarat_api.adapters.dynamodb.errors import cancellation_reasons, mapped_errors
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
+    KEY_FIELDS,
+    FairnessTotals,
     IdempotencyRecord,
     ProofRecord,
     PublicRound,
     RoundRecord,
+    ShoeFairness,
     ShoeRecord,
     TableRecord,
 )
 from baccarat_api.ports.repository import (
     ConditionFailed,
+    FairnessPage,
     Repository,
     Snapshot,
     StoreUnavailable,
@@ -64,6 +70,9 @@ class DynamoRepository(Repository):
             elif write.if_absent:
                 put["ConditionExpression"] = _NEW
             return {"Put": put}
+        return {"Update": self._update(write)}
+
+    def _update(self, write: Update) -> dict[str, Any]:
         s = shape(write.kind)
         names: dict[str, str] = {}
         values: dict[str, Any] = {}
@@ -79,33 +88,38 @@ class DynamoRepository(Repository):
             return ref
 
         sets = [f"{name(f)} = {value(f, v)}" for f, v in write.set.items()]
+        if write.upsert:  # an item made by this update says its kind and its key fields
+            names["#kind"], values[":kind"] = "kind", {"S": s.kind}
+            sets.append("#kind = :kind")
+            key = zip(KEY_FIELDS[write.kind], write.ident, strict=True)
+            sets += [f"{name(f)} = {value(f, v)}" for f, v in key]
+        adds = [f"{name(f)} {value(f, v)}" for f, v in write.add.items()]
         removed = [name(f) for f in write.remove]
         for f in write.set:  # derived attributes the change ends (the round leaves an index)
             for attribute in s.removed_by.get(f, ()):
                 ref = f"#a{len(names)}"
                 names[ref] = attribute
                 removed.append(ref)
-        conditions = ["attribute_exists(pk)"]
+        conditions = [] if write.upsert else ["attribute_exists(pk)"]
         for f, v in write.expect.items():
             if v is ABSENT:
                 conditions.append(f"attribute_not_exists({name(f)})")
             else:
                 conditions.append(f"{name(f)} = {value(f, v)}")
-        expression = "SET " + ", ".join(sets) if sets else ""
-        if removed:
-            expression += " REMOVE " + ", ".join(removed)
+        clauses = [("SET", sets), ("ADD", adds), ("REMOVE", removed)]
         update: dict[str, Any] = {
             "TableName": self.state,
             "Key": s.item_key(write.ident),
-            "UpdateExpression": expression.strip(),
-            "ConditionExpression": " AND ".join(conditions),
+            "UpdateExpression": " ".join(f"{k} {', '.join(v)}" for k, v in clauses if v),
             "ExpressionAttributeNames": names,
         }
+        if conditions:
+            update["ConditionExpression"] = " AND ".join(conditions)
         if values:
             update["ExpressionAttributeValues"] = values
         if write.return_existing:
             update["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-        return {"Update": update}
+        return update
 
     def transact(self, what: str, writes: Sequence[Write]) -> None:
         """One write → one ``PutItem``/``UpdateItem``; more → one ``TransactWriteItems``."""
@@ -267,33 +281,27 @@ class DynamoRepository(Repository):
                     raise StoreUnavailable("batch get: keys left unprocessed")
         return found
 
-    def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
-        """Rounds with locked bets whose settle-by time is at or before ``now`` (ISO 8601 UTC),
-        oldest first per shard, at most ``limit``: one ``Query`` per shard of the sparse
-        DueRounds index (more only past a page). Eventually consistent: a round settled a
-        moment ago may still be listed; settling it again fails its condition, harmlessly."""
-        out: list[tuple[str, RoundRef]] = []
+    def _due(self, prefix: str, now: str, limit: int) -> list[Item]:
+        """Items of the sparse DueRounds index in the shards ``<prefix>0`` … ``<prefix>7`` due
+        by ``now`` (ISO 8601 UTC), oldest first per shard, at most ``limit``: one ``Query`` per
+        shard (more only past a page). Eventually consistent: an item done a moment ago may
+        still be listed; doing it again fails its condition, harmlessly."""
+        out: list[Item] = []
         for shard in range(keys.DUE_SHARDS):
             args: dict[str, Any] = {
                 "TableName": self.state,
                 "IndexName": keys.DUE_INDEX,
                 "KeyConditionExpression": "due_shard = :shard AND due_at <= :now",
                 "ExpressionAttributeValues": {
-                    ":shard": {"S": f"DUE#{shard}"},
+                    ":shard": {"S": f"{prefix}{shard}"},
                     ":now": {"S": now},
                 },
                 "Limit": max(1, limit - len(out)),
             }
-            with mapped_errors("due rounds"):
+            with mapped_errors("due items"):
                 while len(out) < limit:
                     page = self.client.query(**args)
-                    for item in page.get("Items", []):
-                        ref = RoundRef(
-                            str(item["table_id"]["S"]),
-                            int(item["shoe_number"]["N"]),
-                            int(item["round_number"]["N"]),
-                        )
-                        out.append((str(item["operator_id"]["S"]), ref))
+                    out += page.get("Items", [])
                     if "LastEvaluatedKey" not in page:
                         break
                     args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
@@ -301,23 +309,47 @@ class DynamoRepository(Repository):
                 break
         return out[:limit]
 
-    def _partition(self, what: str, pk: str) -> list[Item]:
-        """Every item of a partition: ONE strongly consistent ``Query`` (one more per MB)."""
-        args: dict[str, Any] = {
-            "TableName": self.state,
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": pk}},
-            "ConsistentRead": True,
-        }
+    def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
+        """Rounds with locked bets whose settle-by time is at or before ``now``."""
+        return [
+            (
+                str(item["operator_id"]["S"]),
+                RoundRef(
+                    str(item["table_id"]["S"]),
+                    int(item["shoe_number"]["N"]),
+                    int(item["round_number"]["N"]),
+                ),
+            )
+            for item in self._due("DUE#", now, limit)
+        ]
+
+    def due_proofs(self, now: str, limit: int) -> list[str]:
+        """Proofs not final yet of shoes ended by ``now`` (shards ``FINAL#k``)."""
+        return [
+            ShoeRef(str(item["table_id"]["S"]), int(item["shoe_number"]["N"])).shoe_id
+            for item in self._due("FINAL#", now, limit)
+        ]
+
+    def _query(self, what: str, **args: Any) -> list[Item]:
+        """Every item a ``Query`` finds: ONE request (one more per MB)."""
         items: list[Item] = []
         with mapped_errors(what):
             while True:
-                page = self.client.query(**args)
+                page = self.client.query(TableName=self.state, **args)
                 items += page.get("Items", [])
                 if "LastEvaluatedKey" not in page:
                     break
                 args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         return items
+
+    def _partition(self, what: str, pk: str) -> list[Item]:
+        """Every item of a partition: ONE strongly consistent ``Query`` (one more per MB)."""
+        return self._query(
+            what,
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": {"S": pk}},
+            ConsistentRead=True,
+        )
 
     def table_history(self, operator_id: str, table_id: str) -> TableHistory:
         """Everything of one table, in play order, for the audit. Items that no longer parse
@@ -348,6 +380,112 @@ class DynamoRepository(Repository):
             for r in (from_item(PublicRound, i) for i in items if i["sk"]["S"].startswith("ROUND#"))
         }
         return from_item(ProofRecord, proof, rounds=rounds)
+
+    # final proofs -----------------------------------------------------------------------------
+    def proof_page(self, shoe_id: str, number: int) -> tuple[ProofRecord | None, bytes | None]:
+        """ONE ``BatchGetItem``: the proof item and the first parts of page ``number``
+        (:mod:`.pages`); a page of more parts than that (none at the documented limits) takes
+        one more."""
+        wanted = {keys.proof_key(shoe_id): ("proof", self.state)}
+        prefetch = range(parts_of.PREFETCH_PARTS)
+        wanted |= {k: ("part", self.state) for k in parts_of.part_keys(shoe_id, number, prefetch)}
+        found = self._fetch(wanted)
+        proof_items = [item for slot, item in found if slot == "proof"]
+        parts = [item for slot, item in found if slot == "part"]
+        proof = from_item(ProofRecord, proof_items[0]) if proof_items else None
+        if parts and parts_of.parts_expected(parts[0]) > parts_of.PREFETCH_PARTS:
+            rest = range(parts_of.PREFETCH_PARTS, parts_of.parts_expected(parts[0]))
+            more = {k: ("part", self.state) for k in parts_of.part_keys(shoe_id, number, rest)}
+            parts += [item for _, item in self._fetch(more)]
+        return proof, parts_of.joined(parts)
+
+    def put_proof_pages(self, shoe_id: str, pages: Sequence[bytes]) -> None:
+        """``BatchWriteItem`` of every part item (25 a request; unprocessed items, which only
+        throttling leaves, are sent again a few times, then :class:`StoreUnavailable`)."""
+        items = [
+            item
+            for number, page in enumerate(pages, start=1)
+            for item in parts_of.part_items(shoe_id, number, page)
+        ]
+        with mapped_errors("store proof pages"):
+            for start in range(0, len(items), 25):
+                request: dict[str, Any] = {
+                    self.state: [{"PutRequest": {"Item": i}} for i in items[start : start + 25]]
+                }
+                for attempt in range(6):
+                    out = self.client.batch_write_item(RequestItems=request)
+                    request = dict(out.get("UnprocessedItems") or {})
+                    if not request:
+                        break
+                    time.sleep(0.05 * 2**attempt)
+                else:
+                    raise StoreUnavailable("store proof pages: items left unprocessed")
+
+    def shoe_with_rounds(
+        self, operator_id: str, ref: ShoeRef
+    ) -> tuple[ShoeRecord | None, list[RoundRecord]]:
+        """ONE strongly consistent ``Query`` of the shoe's sort keys (``SHOE#n`` and its
+        ``SHOE#n#ROUND#…``), paged by DynamoDB per MB."""
+        items = self._query(
+            "shoe with rounds",
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :shoe)",
+            ExpressionAttributeValues={
+                ":pk": {"S": keys.table_pk(operator_id, ref.table_id)},
+                ":shoe": {"S": keys.shoe_sk(ref.shoe_number)},
+            },
+            ConsistentRead=True,
+        )
+        shoe = None
+        rounds: list[RoundRecord] = []
+        for item in items:
+            if "#ROUND#" in str(item["sk"]["S"]):
+                rounds.append(from_item(RoundRecord, item))
+            else:
+                shoe = from_item(ShoeRecord, item)
+        return shoe, sorted(rounds, key=lambda r: r.round_number)
+
+    def open_rounds(self, shoe_id: str) -> list[tuple[int, str | None]]:
+        """One ``Query`` of the sparse OpenRounds index (projected: round number, settle-by)."""
+        items = self._query(
+            "open rounds",
+            IndexName=keys.OPEN_INDEX,
+            KeyConditionExpression="open_in = :shoe",
+            ExpressionAttributeValues={":shoe": {"S": shoe_id}},
+        )
+        out = [
+            (int(i["round_number"]["N"]), i["settle_by"]["S"] if "settle_by" in i else None)
+            for i in items
+        ]
+        return sorted(out)
+
+    def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
+        """From the newest: ONE ``Query`` of the table's ``FAIR#`` partition newest first (its
+        ``TOTALS`` item sorts after every ``SHOE#``, so it comes first). From a cursor: a
+        ``Query`` of the lines below it and a ``GetItem`` of the totals."""
+        pk = keys.fairness_pk(table_id)
+        args: dict[str, Any] = {"ScanIndexForward": False, "Limit": limit + 2}
+        if before is None:
+            condition, values = "pk = :pk", {":pk": {"S": pk}}
+        else:
+            condition = "pk = :pk AND sk < :before"
+            values = {":pk": {"S": pk}, ":before": {"S": keys.shoe_sk(before)}}
+        with mapped_errors("fairness"):
+            out = self.client.query(
+                TableName=self.state,
+                KeyConditionExpression=condition,
+                ExpressionAttributeValues=values,
+                **args,
+            )
+        items = out.get("Items", [])
+        page = FairnessPage()
+        totals = [i for i in items if i["sk"]["S"] == keys.TOTALS_SK]
+        if before is not None:
+            got = self._get("fairness totals", *keys.fairness_totals_key(table_id))
+            totals = [got] if got is not None else []
+        page.totals = from_item(FairnessTotals, totals[0]) if totals else None
+        lines = [from_item(ShoeFairness, i) for i in items if i["sk"]["S"] != keys.TOTALS_SK]
+        page.shoes, page.more = lines[:limit], len(lines) > limit
+        return page
 
     # seeding (local runner, custom resource, tests) ------------------------------------------
     def put_tiers(self, tiers: list[dict[str, Any]]) -> None:
