@@ -9,13 +9,16 @@ What it does, with nothing but HTTP (httpx) and the public proof:
 
 1. creates a table (``POST /v1/tables``) and commits a shoe with a client seed of its own
    (``POST /v1/tables/{id}/shoes``);
-2. deals every round (``POST /v1/shoes/{id}/rounds``) with bets from several seats, locked with
-   the round, and settles each (``POST /v1/rounds/{id}/settlement``), keeping every bettor's
-   balance from the settlements' nets; the deal that ends the shoe publishes its proof, and the
-   last round is settled after that, as at a real table;
+2. deals every round (``POST /v1/shoes/{id}/rounds``) with bets from several seats — the bets
+   are required at the deal and locked with the round before any card exists, and the deal names
+   its ``round_number`` — and settles each with no body (``POST /v1/rounds/{id}/settlement``:
+   it pays the locked bets), keeping every bettor's balance from the settlements' nets; the deal
+   that ends the shoe publishes its proof, and the last round is settled after that, as at a real
+   table;
 3. or, with ``--close-after N``, closes the shoe early (``POST /v1/shoes/{id}/close``); with
-   ``--void-round N`` it voids round N instead of settling it (``POST /v1/rounds/{id}/void``:
-   every stake returned; the round keeps its cards in the proof, marked voided);
+   ``--void-round N`` it voids round N instead of settling it (``POST /v1/rounds/{id}/void`` with
+   a reason and a note, within the table's void window: every stake returned; the round keeps
+   its cards in the proof, marked voided, with the settlement the void replaced);
 4. fetches the proof (``GET /v1/shoes/{id}/proof``, no key) and verifies it with the library
    function of ``baccarat verify`` (seed chain, client hash, every round re-dealt, every
    settlement recomputed), and checks that the cards and settlements it was answered during play
@@ -222,7 +225,9 @@ def play(
             bets = star_city_bets(rng, played.balances)
         else:
             bets = bid_squeeze_bets(rng, played.balances, number)
-        body: dict[str, Any] = {"bets": bets}
+        # the bets are locked with the round (before any card exists); the round number makes a
+        # retry of this deal safe even without an Idempotency-Key (the client sends one too)
+        body: dict[str, Any] = {"bets": bets, "round_number": number}
         if banking == "player_banker":
             body["player_banker"] = {
                 "bettor_id": PLAYER_BANKER,
@@ -233,13 +238,19 @@ def play(
         played.bets_placed += len(bets)
         status = dealt["shoe_status"]
         if dealt["round_number"] in void_rounds:  # e.g. a misdeal: every stake goes back
-            void = client.post(f"/v1/rounds/{dealt['round_id']}/void", {"reason": "misdeal"})
+            why = {"reason": "misdeal", "note": "a card was exposed"}
+            void = client.post(f"/v1/rounds/{dealt['round_id']}/void", why)
             played.voids[dealt["round_number"]] = void
-            log(f"round {dealt['round_number']:>2}: voided, {len(bets)} stakes returned")
+            replaced = sum(void["void"]["replaced"]["nets"].values())
+            log(
+                f"round {dealt['round_number']:>2}: voided, {len(bets)} stakes returned "
+                f"(players would have netted {replaced:+})"
+            )
             if status == "open" and close_after is not None and number >= close_after:
                 status = client.post(f"/v1/shoes/{shoe['shoe_id']}/close")["status"]
             continue
-        # settled after the deal; when that deal ended the shoe, after the proof's publication
+        # settled after the deal (no body: the locked bets are settled); when that deal ended the
+        # shoe, after the proof's publication
         settlement = client.post(f"/v1/rounds/{dealt['round_id']}/settlement")
         played.settlements[dealt["round_number"]] = settlement
         if status == "ended":
@@ -261,6 +272,21 @@ def play(
     return played
 
 
+def public(settlement: dict[str, Any]) -> dict[str, Any]:
+    """What the proof publishes of a settlement we were answered: all of it but the balances
+    after the round and the void fields (and, this proof naming bettors by id, no refs)."""
+
+    def unref(doc: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in doc.items() if k != "bettor_ref"}
+
+    out = {k: v for k, v in settlement.items() if k not in ("eligibility", "voided", "void")}
+    out["lines"] = [unref(line) for line in settlement["lines"]]
+    out["bettors"] = [unref(p) for p in settlement["bettors"]]
+    if settlement["player_banker"] is not None:
+        out["player_banker"] = unref(settlement["player_banker"])
+    return out
+
+
 def cross_check(played: Played, proof: dict[str, Any]) -> list[str]:
     """What we were answered during play must be what the proof says."""
     problems = []
@@ -276,11 +302,10 @@ def cross_check(played: Played, proof: dict[str, Any]) -> list[str]:
         ):
             problems.append(f"round {n}: the proof's cards are not the ones we were dealt")
         answered = played.settlements.get(n)
-        if answered is not None:  # the proof publishes all of it but the balances after the round
-            answered = {k: v for k, v in answered.items() if k != "eligibility"}
-        if r.get("settlement") != answered:
+        if r.get("settlement") != (None if answered is None else public(answered)):
             problems.append(f"round {n}: the proof's settlement is not the one we were answered")
-        if r.get("voided") != (n in played.voids) or r.get("void") != played.voids.get(n):
+        void = played.voids.get(n)
+        if r.get("voided") != (void is not None) or r.get("void") != (void or {}).get("void"):
             problems.append(f"round {n}: the proof's void is not the one we were answered")
     return problems
 

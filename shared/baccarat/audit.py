@@ -46,7 +46,10 @@ ROUND_FIELDS = (
     "shoe_status",
     "previous_bettors",
     "created_at",
+    "money",
     "settle_by",
+    "void_window_seconds",
+    "request_digest",
     "prev_hash",
 )
 

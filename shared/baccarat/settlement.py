@@ -36,6 +36,7 @@ from .profiles import Banking, Rounding, TableConfig
 __all__ = [
     "HOUSE",
     "PLAYER_BANKER",
+    "RESERVED_IDS",
     "Line",
     "Participant",
     "Settlement",
@@ -46,6 +47,9 @@ __all__ = [
 #: The two coverers a line can have.
 HOUSE = "house"
 PLAYER_BANKER = "player_banker"
+#: Names a settlement uses for its own participants (coverers, roles): no bettor may be called
+#: so, or it would read like one of them next to the bettors' entries.
+RESERVED_IDS = frozenset({HOUSE, PLAYER_BANKER})
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +198,8 @@ def settle(
 
 
 def _check_inputs(table: TableConfig, bets: Sequence[Bet], pb: PlayerBanker | None) -> None:
-    if (table.banking is Banking.PLAYER_BANKER) != (pb is not None):
+    # a round nobody bet on needs no player-banker (it covers nothing), at any table
+    if (table.banking is Banking.PLAYER_BANKER) != (pb is not None) and (bets or pb is not None):
         raise ValueError(
             f"a {table.banking} table settles {'with' if pb is None else 'without'} a player-banker"
         )

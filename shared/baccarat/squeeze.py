@@ -171,25 +171,40 @@ class CardReveal:
 
 @dataclass(frozen=True, slots=True)
 class RevealPlan:
-    """How a dealt round is shown, cards in dealing (shoe-position) order. It carries no card
-    faces, so it can be published before the face-down cards are revealed."""
+    """How a dealt round is shown, in two parts that can be published one after the other.
+
+    ``initial``: the first four cards in dealing order (Player 1, Banker 1, Player 2, Banker 2:
+    shoe positions ``start`` … ``start + 3``), each hand's first card face up and its second
+    face down with the hand's squeezer. It is the same whatever the rest of the round is — it
+    says nothing about whether third cards follow — so it may be shown before any reveal.
+    ``draws``: the third cards (Player's, then Banker's, in dealing order; none, one or two),
+    face down with their hand's squeezer: to show only once the initial cards are revealed (how
+    many there are gives the natural / drawing outcome away). Neither carries a card face."""
 
     round_number: int
     rights: SqueezeRights
-    cards: tuple[CardReveal, ...]
+    initial: tuple[CardReveal, ...]
+    draws: tuple[CardReveal, ...]
+
+    @property
+    def cards(self) -> tuple[CardReveal, ...]:
+        """Every card of the plan, in dealing order."""
+        return self.initial + self.draws
 
     def as_dict(self) -> dict[str, Any]:
+        """``{profile, player, banker, initial, draws}``: the squeeze rights and both parts."""
         return {
-            "round_number": self.round_number,
-            "squeeze": self.rights.as_dict(),
-            "cards": [c.as_dict() for c in self.cards],
+            **self.rights.as_dict(),
+            "initial": [c.as_dict() for c in self.initial],
+            "draws": [c.as_dict() for c in self.draws],
         }
 
 
 def reveal_plan(round_: Round, rights: SqueezeRights) -> RevealPlan:
     """Each hand's first card face up; its second and third cards face down, squeezed by the
     hand's squeezer (seed 000: "只開第一張牌，第二張將以蓋牌的方式呈現 … 補第3張牌時，瞇牌方式與上述
-    相同"; bid-squeeze follows the same presentation, decision)."""
+    相同"; bid-squeeze follows the same presentation, decision). The first four cards are the
+    ``initial`` part, the third cards the ``draws``."""
     cards = [
         CardReveal(
             position=pos,
@@ -205,4 +220,9 @@ def reveal_plan(round_: Round, rights: SqueezeRights) -> RevealPlan:
         for i, pos in enumerate(positions, 1)
     ]
     cards.sort(key=lambda c: c.position)
-    return RevealPlan(round_.number, rights, tuple(cards))
+    return RevealPlan(
+        round_.number,
+        rights,
+        tuple(c for c in cards if c.index <= 2),
+        tuple(c for c in cards if c.index == 3),
+    )

@@ -134,6 +134,10 @@ def validate_bets(
     non-empty)."""
     if isinstance(round_number, bool) or not isinstance(round_number, int) or round_number < 1:
         raise ValueError(f"round_number must be a positive integer, got {round_number!r}")
+    if not bets and player_banker is None:
+        # a round nobody bet on (at any table): nothing to cover, nobody to seat. With a
+        # player-banker it is checked as usual (star-city: two people make a round).
+        return AcceptedRound((), MappingProxyType({}), 0)
     _check_player_banker_seat(table, player_banker)
     normalised = tuple(
         _check_bet(table, i, b, round_number, player_banker) for i, b in enumerate(bets)

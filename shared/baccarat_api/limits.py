@@ -23,6 +23,12 @@ CLIENT_SEED_BYTES = MAX_CLIENT_SEED_BYTES
 #: Bettor ids, tier ids and other caller-chosen identifiers.
 MAX_ID_LENGTH = 64
 
+#: A bettor id (bets and the player-banker): 1 to 64 ASCII characters of this set, matched whole
+#: (``re.fullmatch``: a trailing newline is refused). ASCII keeps every id's stored size equal to
+#: its length, which the byte budgets below count on.
+BETTOR_ID_CHARACTERS = "A-Za-z0-9._:@-"
+BETTOR_ID_PATTERN = rf"[{BETTOR_ID_CHARACTERS}]{{1,{MAX_ID_LENGTH}}}"
+
 #: Amounts and balances, in minor units (|value| ≤ 10^15).
 MAX_MONEY = 10**15
 
@@ -30,6 +36,14 @@ MAX_MONEY = 10**15
 #: default and bounds); past it the auto-settlement sweep settles it.
 DEFAULT_SETTLE_DEADLINE_SECONDS = 60
 MAX_SETTLE_DEADLINE_SECONDS = 86_400
+
+#: Seconds after a deal during which an unsettled round may be voided (a table's choice, default
+#: and bounds; 0 disables voids at the table). Past it: 409 ``void_window_closed``.
+DEFAULT_VOID_WINDOW_SECONDS = 120
+MAX_VOID_WINDOW_SECONDS = 3600
+
+#: Longest note a void may carry (characters), published with the void in the proof.
+MAX_VOID_NOTE_LENGTH = 256
 
 #: Per-operator token bucket of the app (every authenticated request takes one token): a
 #: sustained rate and the burst above it — the stage's default route throttling

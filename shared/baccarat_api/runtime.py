@@ -9,7 +9,6 @@ Tests and the local runner call :func:`reset` after changing the environment."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +20,6 @@ if TYPE_CHECKING:
     from baccarat_api.adapters.dynamodb.repository import DynamoRepository
     from baccarat_api.adapters.kms import KmsVault
     from baccarat_api.adapters.shoe_cache import ShoeCache
-    from baccarat_api.ports.records import ShoeRecord
 
 
 class Runtime:
@@ -55,11 +53,6 @@ class Runtime:
 
         s = self.settings
         return KmsVault(self.kms, s.kms_key_id, s.signing_key_id)
-
-    @cached_property
-    def ref_keys(self) -> Callable[[ShoeRecord], bytes]:
-        """A shoe's table ref key (``bettor_ref``), unsealed by the vault."""
-        raise NotImplementedError("the table ref key arrives with the lifecycle's Step 1")
 
     @cached_property
     def shoes(self) -> ShoeCache:

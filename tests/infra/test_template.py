@@ -8,6 +8,7 @@ import tomllib
 from typing import Any
 
 from baccarat_api.http.routers import all_routers
+from baccarat_api.ports.vault import CHAIN_PURPOSE, REF_KEY_PURPOSE, SHOE_PURPOSE
 from baccarat_dev.template import REPO_ROOT, load, routes, table_definitions
 
 T = load()
@@ -116,7 +117,7 @@ def test_least_privilege() -> None:
         "dynamodb:GetItem",
         "dynamodb:BatchGetItem",
         "dynamodb:UpdateItem",
-        "dynamodb:PutItem",  # a settlement's (or void's) public copy for the proof
+        "dynamodb:PutItem",  # an Idempotency-Key's record, in the settlement's transaction
     }
     kms = {f: {a for a in actions(f) if a.startswith("kms:")} for f in FUNCTIONS}
     assert kms["ShuffleCommitFunction"] == {"kms:GenerateDataKey", "kms:Encrypt", "kms:Decrypt"}
@@ -125,10 +126,33 @@ def test_least_privilege() -> None:
     for f in FUNCTIONS:
         for st in statements(f):
             assert st["Resource"] != "*", (f, st)
+    # every KMS grant is bound to one purpose of the encryption context (ports/vault.py): the
+    # deal can open shoe secrets and bettor-ref keys, never a chain secret; nobody else opens a
+    # ref key, and shuffle-commit only draws one (sealed) at table creation
+    grants: dict[str, dict[str, set[str]]] = {}
+    for f in FUNCTIONS:
+        for st in statements(f):
+            acts = {a for a in _listed(st["Action"]) if a.startswith("kms:")}
+            if acts:
+                purpose = st["Condition"]["StringEquals"]["kms:EncryptionContext:purpose"]
+                grants.setdefault(f, {}).setdefault(purpose, set()).update(acts)
+    assert grants["ShuffleCommitFunction"] == {
+        CHAIN_PURPOSE: {"kms:GenerateDataKey", "kms:Decrypt"},
+        SHOE_PURPOSE: {"kms:Encrypt", "kms:Decrypt"},
+        REF_KEY_PURPOSE: {"kms:GenerateDataKey"},
+    }
+    assert grants["DealAndResolveFunction"] == {
+        SHOE_PURPOSE: {"kms:Decrypt"},
+        REF_KEY_PURPOSE: {"kms:Decrypt"},
+    }
     # the key id is only given to functions allowed to use it
     for name, function in FUNCTIONS.items():
         has_key = "KMS_KEY_ID" in str(function["Properties"].get("Environment", {}))
         assert has_key == bool(kms[name]), name
+
+
+def _listed(value: Any) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
 
 
 def test_tiers_are_seeded_on_deploy_from_the_one_data_file() -> None:

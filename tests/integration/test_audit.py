@@ -28,13 +28,13 @@ def played_table(api: Api) -> tuple[str, list[dict[str, Any]]]:
     s1 = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "one"}).body["shoe_id"]
     rounds.append(api.post(f"/v1/shoes/{s1}/rounds", {"bets": star_city_bets()}).body)
     rounds.append(api.post(f"/v1/shoes/{s1}/rounds", {"bets": star_city_bets()}).body)
-    rounds.append(api.post(f"/v1/shoes/{s1}/rounds").body)
+    rounds.append(api.post(f"/v1/shoes/{s1}/rounds", {"bets": []}).body)
     assert api.post(f"/v1/rounds/{rounds[0]['round_id']}/settlement").status == 200
-    void = api.post(f"/v1/rounds/{rounds[1]['round_id']}/void", {"reason": "x"})
+    void = api.post(f"/v1/rounds/{rounds[1]['round_id']}/void", {"reason": "misdeal"})
     assert void.status == 200
     api.post(f"/v1/shoes/{s1}/close")
     s2 = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "two"}).body["shoe_id"]
-    rounds.append(api.post(f"/v1/shoes/{s2}/rounds").body)
+    rounds.append(api.post(f"/v1/shoes/{s2}/rounds", {"bets": star_city_bets()}).body)
     rounds.append(api.post(f"/v1/shoes/{s2}/rounds", {"bets": star_city_bets()}).body)
     return table_id, rounds
 
@@ -55,7 +55,8 @@ def test_an_untouched_table_verifies_and_the_chain_crosses_shoes(api: Api) -> No
     assert audit["verified"] is True, audit["breaks"]
     assert audit["first_break"] is None and audit["breaks"] == []
     assert (audit["shoes_checked"], audit["rounds_checked"]) == (2, 5)
-    assert audit["settlements_checked"] == 2  # the settlement and the void
+    # the settlement, the void, and the round nobody bet on (settled at its deal)
+    assert audit["settlements_checked"] == 3
     anchor = api.get(f"/v1/tables/{table_id}").body["anchor"]
     genesis = hashlib.sha256(
         b"bacc-audit-v1/genesis\x00" + table_id.encode() + b"\x00" + anchor.encode()
@@ -91,14 +92,22 @@ def test_the_round_hash_is_the_documented_canonical_form(api: Api, stack: Stack)
         "shoe_status": item["shoe_status"]["S"],
         "previous_bettors": j("previous_bettors"),
         "created_at": item["created_at"]["S"],
+        "money": j("money"),
         "settle_by": item.get("settle_by", {}).get("S"),
+        "void_window_seconds": int(item["void_window_seconds"]["N"]),
+        "request_digest": item["request_digest"]["S"],
         "prev_hash": item["prev_hash"]["S"],
     }
     body = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert canonical(doc) == body.encode("utf-8")
     expected = hashlib.sha256(b"bacc-audit-v1/round\x00" + body.encode("utf-8")).hexdigest()
     assert item["round_hash"]["S"] == expected == rounds[0]["round_hash"]
-    settlement = j("settlement")
+    # the settlement: the money computed at the deal, with when and how it was settled
+    settlement = {
+        **j("money"),
+        "settled_at": item["settled_at"]["S"],
+        "auto_settled": item["auto_settled"]["BOOL"],
+    }
     settled = hashlib.sha256(
         b"bacc-audit-v1/settlement\x00" + expected.encode() + b"\x00" + canonical(settlement)
     ).hexdigest()
@@ -106,16 +115,18 @@ def test_the_round_hash_is_the_documented_canonical_form(api: Api, stack: Stack)
 
 
 def tamper(stack: Stack, key: dict[str, Any], attribute: str, change: Any) -> None:
-    """Rewrite one JSON attribute of a stored item, as a person with table access could."""
+    """Rewrite one attribute of a stored item (a JSON document, or a plain string when
+    ``change`` returns the new value), as a person with table access could."""
     item = stack.dynamodb.get_item(TableName=TABLE_NAMES["StateTable"], Key=key)["Item"]
-    doc = json.loads(item[attribute]["S"])
-    change(doc)
+    doc = json.loads(item[attribute]["S"]) if item[attribute]["S"][:1] in "{[" else None
+    new = change(doc if doc is not None else item[attribute]["S"])
+    text = new if doc is None else json.dumps(doc, separators=(",", ":"))
     stack.dynamodb.update_item(
         TableName=TABLE_NAMES["StateTable"],
         Key=key,
         UpdateExpression="SET #a = :v",
         ExpressionAttributeNames={"#a": attribute},
-        ExpressionAttributeValues={":v": {"S": json.dumps(doc, separators=(",", ":"))}},
+        ExpressionAttributeValues={":v": {"S": text}},
     )
 
 
@@ -139,13 +150,21 @@ def test_a_rewritten_round_is_found(api: Api, stack: Stack) -> None:
     assert nxt["expected"] == first["expected"]
 
 
-def test_a_rewritten_settlement_is_found(api: Api, stack: Stack) -> None:
+def test_rewritten_money_or_settlement_is_found(api: Api, stack: Stack) -> None:
     table_id, rounds = played_table(api)
 
-    def richer(settlement: dict[str, Any]) -> None:
-        settlement["nets"]["alice"] += 1_000_000
+    def richer(money: dict[str, Any]) -> None:
+        money["nets"]["alice"] += 1_000_000
 
-    tamper(stack, item_key(table_id, 1, 1), "settlement", richer)
+    # the money is fixed at the deal: it is part of the round's own hash
+    tamper(stack, item_key(table_id, 1, 1), "money", richer)
+    audit = api.get(f"/v1/tables/{table_id}/audit").body
+    assert audit["verified"] is False
+    assert audit["first_break"]["round_id"] == rounds[0]["round_id"]
+    assert audit["first_break"]["field"] == "round_hash"
+
+    table_id, rounds = played_table(api)
+    tamper(stack, item_key(table_id, 1, 1), "settled_at", lambda _: "2000-01-01T00:00:00.000Z")
     audit = api.get(f"/v1/tables/{table_id}/audit").body
     assert audit["verified"] is False
     assert audit["first_break"]["round_id"] == rounds[0]["round_id"]

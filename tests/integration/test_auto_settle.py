@@ -69,12 +69,12 @@ def test_the_deadline_is_a_table_setting(api: Api) -> None:
 def test_a_round_past_its_deadline_is_settled_by_the_sweep(api: Api, stack: Stack) -> None:
     shoe_id = open_shoe(api, settle_deadline_seconds=30)
     locked = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
-    bare = api.post(f"/v1/shoes/{shoe_id}/rounds").body
-    assert locked["settle_by"] == later(locked["created_at"], 30)
+    bare = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []}).body
+    assert locked["settle_by"] == later(locked["dealt_at"], 30)
     assert bare["settle_by"] is None  # no locked bets, nothing to settle
     assert due_index(stack) == ["1"]
 
-    early = sweep(repo(), at=later(locked["created_at"], 29))
+    early = sweep(repo(), at=later(locked["dealt_at"], 29))
     assert (early.due, early.settled) == (0, [])
     assert api.get(f"/v1/rounds/{locked['round_id']}").body["settlement"] is None
 
@@ -100,7 +100,7 @@ def test_settled_and_voided_rounds_leave_the_index(api: Api, stack: Stack) -> No
     c = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
     assert due_index(stack) == ["1", "2", "3"]
     settled = api.post(f"/v1/rounds/{a['round_id']}/settlement").body
-    api.post(f"/v1/rounds/{b['round_id']}/void", {"reason": "x"})
+    api.post(f"/v1/rounds/{b['round_id']}/void", {"reason": "misdeal"})
     assert due_index(stack) == ["3"]
     api.post(f"/v1/shoes/{shoe_id}/close")  # closing the shoe does not forget locked bets
     report = sweep(repo(), at=later(c["settle_by"], 1))

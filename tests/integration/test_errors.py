@@ -283,7 +283,9 @@ def test_a_cancelled_transaction_with_a_conflict_reason_is_503(api: Api) -> None
         }
 
     get_runtime().dynamodb.meta.events.register("before-call.dynamodb.TransactWriteItems", cancel)
-    assert_envelope(api.post(f"/v1/shoes/{shoe_id}/rounds"), 503, "unavailable", retryable=True)
+    assert_envelope(
+        api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []}), 503, "unavailable", retryable=True
+    )
 
 
 def test_unexpected_errors_are_500_in_the_envelope(

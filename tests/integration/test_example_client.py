@@ -81,8 +81,8 @@ def test_retryable_errors_are_retried_with_the_same_key(
     ]
     client = example.Client(url, "bk_test")
     try:
-        assert client.post("/v1/shoes/s/rounds") == {"round_id": "r1"}
-        assert client.post("/v1/shoes/s/rounds") == {"round_id": "r2"}
+        assert client.post("/v1/shoes/s/rounds", {"bets": []}) == {"round_id": "r1"}
+        assert client.post("/v1/shoes/s/rounds", {"bets": []}) == {"round_id": "r2"}
     finally:
         client.close()
     keys = [h["idempotency-key"] for h in handler.seen]
@@ -98,7 +98,7 @@ def test_non_retryable_errors_are_not_retried(
     client = example.Client(url, "bk_test")
     try:
         with pytest.raises(example.ApiFailure) as caught:
-            client.post("/v1/shoes/s/rounds")
+            client.post("/v1/shoes/s/rounds", {"bets": []})
     finally:
         client.close()
     assert caught.value.status == 409 and caught.value.error["code"] == "shoe_ended"

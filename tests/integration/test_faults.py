@@ -251,7 +251,7 @@ def _table_ok(api: Api, stack: Stack, ctx: dict[str, Any], body: dict[str, Any])
 
 def _shoe_ok(api: Api, stack: Stack, ctx: dict[str, Any], body: dict[str, Any]) -> None:
     assert body["shoe_id"] == f"{ctx['table_id']}_s1"  # the failed attempt used up nothing
-    dealt = api.post(f"/v1/shoes/{body['shoe_id']}/rounds").body
+    dealt = api.post(f"/v1/shoes/{body['shoe_id']}/rounds", {"bets": []}).body
     assert dealt["player"] == expected_round(stack, body["shoe_id"], 1)["player"]
 
 
@@ -290,14 +290,14 @@ def _with_round(api: Api) -> dict[str, Any]:
     return {"table_id": table_id, "shoe_id": shoe_id, "round_id": rnd["round_id"], "round": rnd}
 
 
-DDB, KMS, TRANSACT = "dynamodb", "kms", "TransactWriteItems"
+DDB, KMS, TRANSACT, GDK = "dynamodb", "kms", "TransactWriteItems", "GenerateDataKey"
 PATHS: dict[str, WritePath] = {
     "create table": WritePath(
         setup=lambda api: {},
         call=lambda api, ctx, h: api.post("/v1/tables", TABLE, headers=h),
         check=_table_ok,
-        keyed=[(DDB, "BatchGetItem"), (KMS, "GenerateDataKey"), (DDB, "TransactWriteItems")],
-        bare=[(DDB, "GetItem"), (KMS, "GenerateDataKey"), (DDB, "PutItem")],
+        keyed=[(DDB, "BatchGetItem"), (KMS, GDK), (KMS, GDK), (DDB, "TransactWriteItems")],
+        bare=[(DDB, "GetItem"), (KMS, GDK), (KMS, GDK), (DDB, "PutItem")],
     ),
     "commit shoe": WritePath(
         setup=lambda api: {"table_id": api.post("/v1/tables", TABLE).body["table_id"]},
@@ -314,15 +314,15 @@ PATHS: dict[str, WritePath] = {
             f"/v1/shoes/{ctx['shoe_id']}/rounds", {"bets": star_city_bets()}, headers=h
         ),
         check=_round_ok,
-        keyed=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (DDB, "TransactWriteItems")],
-        bare=[(DDB, "GetItem"), (KMS, "Decrypt"), (DDB, "TransactWriteItems")],
+        keyed=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (KMS, "Decrypt"), (DDB, TRANSACT)],
+        bare=[(DDB, "GetItem"), (KMS, "Decrypt"), (KMS, "Decrypt"), (DDB, TRANSACT)],
     ),
     "settle": WritePath(
         setup=_with_round,
         call=lambda api, ctx, h: api.post(f"/v1/rounds/{ctx['round_id']}/settlement", headers=h),
         check=_settlement_ok,
         keyed=[(DDB, "BatchGetItem"), (DDB, "TransactWriteItems")],
-        bare=[(DDB, "GetItem"), (DDB, "TransactWriteItems")],
+        bare=[(DDB, "GetItem"), (DDB, "UpdateItem")],
     ),
     "close": WritePath(
         setup=_with_round,
@@ -334,11 +334,11 @@ PATHS: dict[str, WritePath] = {
     "void": WritePath(
         setup=_with_round,
         call=lambda api, ctx, h: api.post(
-            f"/v1/rounds/{ctx['round_id']}/void", {"reason": "fault test"}, headers=h
+            f"/v1/rounds/{ctx['round_id']}/void", {"reason": "misdeal"}, headers=h
         ),
         check=_void_ok,
         keyed=[(DDB, "BatchGetItem"), (DDB, "TransactWriteItems")],
-        bare=[(DDB, "GetItem"), (DDB, "TransactWriteItems")],
+        bare=[(DDB, "GetItem"), (DDB, "UpdateItem")],
     ),
 }  # fmt: skip
 

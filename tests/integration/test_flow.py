@@ -74,36 +74,40 @@ def test_a_star_city_shoe_from_commit_to_proof(api: Api) -> None:
     first = RoundOut.model_validate(deal.body)
     assert first.round_id == f"{shoe.shoe_id}_r1" and first.round_number == 1
     assert first.start == 0 and first.shoe_status == "open"
-    assert first.squeeze is not None and first.squeeze["player"] == "alice"
-    assert first.bets is not None and len(first.bets) == 3
+    assert first.squeeze["player"] == "alice" and len(first.squeeze["initial"]) == 4
+    assert len(first.bets) == 3 and first.dealt_at <= (first.settle_by or "")
+    assert first.bets[0].bettor_ref == first.bets[1].bettor_ref  # alice, twice
+    assert first.bets[0].bettor_ref != first.bets[2].bettor_ref  # alice and bob
 
     settle = api.post(f"/v1/rounds/{first.round_id}/settlement")
     assert settle.status == 200 and settle.function == "SettleBetsFunction", settle.body
     settlement = SettlementOut.model_validate(settle.body)
     assert sum(settlement.nets.values()) + settlement.house.take == 0
     assert settlement.rounding == "floor_house_favour"
-    # the same inputs again (explicit or implied) → the very same settlement
+    refs = {b.bettor_id: b.bettor_ref for b in first.bets}
+    assert all(line.bettor_ref == refs[line.bettor_id] for line in settlement.lines)
+    assert all(p.bettor_ref == refs[p.id] for p in settlement.bettors)
+    # settling again → the very same settlement; a settlement takes no bets
     assert api.post(f"/v1/rounds/{first.round_id}/settlement").body == settle.body
-    same = api.post(f"/v1/rounds/{first.round_id}/settlement", {"bets": star_city_bets()})
-    assert same.status == 200 and same.body == settle.body
+    assert api.post(f"/v1/rounds/{first.round_id}/settlement", {}).body == settle.body
     other = api.post(f"/v1/rounds/{first.round_id}/settlement", {"bets": star_city_bets()[:1]})
-    assert other.status == 409 and other.error["code"] == "bets_locked"
+    assert other.status == 400 and other.error["code"] == "invalid_request"
     detail = RoundDetailOut.model_validate(api.get(f"/v1/rounds/{first.round_id}").body)
     assert detail.settlement == settlement
 
     # play the shoe out: star-city ends after 30 rounds
     for n in range(2, 31):
-        r = api.post(f"/v1/shoes/{shoe.shoe_id}/rounds")
+        r = api.post(f"/v1/shoes/{shoe.shoe_id}/rounds", {"bets": []})
         assert r.status == 201, r.body
         assert r.body["round_number"] == n
         assert r.body["shoe_status"] == ("ended" if n == 30 else "open")
-        assert r.body["squeeze"] is None and r.body["bets"] is None
+        assert r.body["squeeze"]["player"] is None and r.body["bets"] == []
         if n == 15:
             mid = ShoeStateOut.model_validate(api.get(f"/v1/shoes/{shoe.shoe_id}").body)
             assert mid.status == "open" and mid.rounds_dealt == 15 and mid.server_seed is None
             assert len(mid.history) == 15 and "big_road" in mid.roads
             assert mid.cards_remaining == 4 * 52 - r.body["start"] - r.body["cards_dealt"]
-    over = api.post(f"/v1/shoes/{shoe.shoe_id}/rounds")
+    over = api.post(f"/v1/shoes/{shoe.shoe_id}/rounds", {"bets": []})
     assert over.status == 409 and over.error["code"] == "shoe_ended"
     closed_again = api.post(f"/v1/shoes/{shoe.shoe_id}/close")
     assert closed_again.status == 409 and closed_again.error["code"] == "shoe_ended"
@@ -135,7 +139,7 @@ def test_closing_a_shoe_early_reveals_it_and_frees_the_table(api: Api) -> None:
         {"profile": "bid-squeeze", "tier": "bid-squeeze-standard", "banking": "house"},
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "c"}).body["shoe_id"]
-    dealt = [api.post(f"/v1/shoes/{shoe_id}/rounds").body for _ in range(3)]
+    dealt = [api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []}).body for _ in range(3)]
     assert dealt[0]["start"] > 1  # the burn: first card exposed, that many burned
     closed = api.post(f"/v1/shoes/{shoe_id}/close")
     assert closed.status == 200, closed.body
@@ -149,26 +153,26 @@ def test_closing_a_shoe_early_reveals_it_and_frees_the_table(api: Api) -> None:
     tampered = {**proof, "rounds": [{**proof["rounds"][0], "result": "tie"}, *proof["rounds"][1:]]}
     if proof["rounds"][0]["result"] != "tie":
         assert not verify_proof(tampered).ok
-    assert api.post(f"/v1/shoes/{shoe_id}/rounds").error["code"] == "shoe_ended"
+    assert api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []}).error["code"] == "shoe_ended"
     nxt = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "d"})
     assert nxt.status == 201 and nxt.body["shoe_number"] == 2
 
 
-def test_settling_unlocked_rounds_with_bets_given_at_settlement(api: Api) -> None:
+def test_a_deal_without_bets_is_refused_and_deals_nothing(api: Api) -> None:
     table_id = api.post(
         "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "s"}).body["shoe_id"]
-    round_id = api.post(f"/v1/shoes/{shoe_id}/rounds").body["round_id"]
-    bets = star_city_bets()
-    first = api.post(f"/v1/rounds/{round_id}/settlement", {"bets": bets})
-    assert first.status == 200, first.body
-    assert [line["stake"] for line in first.body["lines"]] == [2000, 100, 1000]
-    assert api.post(f"/v1/rounds/{round_id}/settlement", {"bets": bets}).body == first.body
-    changed = [{**bets[0], "amount": 3000}, *bets[1:]]
-    conflict = api.post(f"/v1/rounds/{round_id}/settlement", {"bets": changed})
-    assert conflict.status == 409 and conflict.error["code"] == "settlement_conflict"
-    assert conflict.error["retryable"] is False
+    for body in (None, {}, {"player_banker": None}, {"bets": None}):
+        r = api.post(f"/v1/shoes/{shoe_id}/rounds", body)
+        assert r.status == 400 and r.error["code"] == "invalid_request", (body, r.body)
+    assert api.get(f"/v1/shoes/{shoe_id}").body["rounds_dealt"] == 0
+    # [] deals a round nobody bet on: settled at its deal, with no lines
+    empty = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []})
+    assert empty.status == 201 and empty.body["bets"] == [] and empty.body["settle_by"] is None
+    settled = api.post(f"/v1/rounds/{empty.body['round_id']}/settlement")
+    assert settled.status == 200 and settled.body["lines"] == [] and settled.body["nets"] == {}
+    assert settled.body["settled_at"] == empty.body["dealt_at"]
 
 
 def test_player_banker_table_settles_the_seeds_example(api: Api) -> None:

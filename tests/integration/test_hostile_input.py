@@ -28,7 +28,7 @@ def state(stack: Stack) -> str:
 
 def a_round(api: Api) -> tuple[str, str]:
     shoe_id = open_shoe(api)
-    dealt = api.post(f"/v1/shoes/{shoe_id}/rounds")
+    dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []})
     assert dealt.status == 201, dealt.body
     return shoe_id, str(dealt.body["round_id"])
 
@@ -41,7 +41,7 @@ FORBIDDEN = [
     "payout", "payouts", "net", "nets", "lines", "house", "settlement", "multiplier",  # money
     "status", "shoe_status", "settled", "voided", "auto_settled", "end_reason",  # status
     "operator_id", "operator", "tenant",                            # the operator
-    "server_seed", "round_number", "start", "cursor", "version",    # the shoe's own state
+    "server_seed", "start", "cursor", "version",                    # the shoe's own state
 ]  # fmt: skip
 FORBIDDEN_IN_A_BET = ["payout", "result", "outcome", "net", "grade", "status", "operator_id"]
 
@@ -58,8 +58,8 @@ def post_routes(api: Api) -> dict[str, tuple[str, dict[str, Any]]]:
         ),
         "commit shoe": (f"/v1/tables/{table_id}/shoes", {"client_seed": "s"}),
         "deal": (f"/v1/shoes/{open_shoe(api)}/rounds", {"bets": star_city_bets()}),
-        "settle": (f"/v1/rounds/{round_id}/settlement", {"bets": star_city_bets()}),
-        "void": (f"/v1/rounds/{round_id}/void", {"reason": "test"}),
+        "settle": (f"/v1/rounds/{round_id}/settlement", {}),
+        "void": (f"/v1/rounds/{round_id}/void", {"reason": "misdeal"}),
     }
 
 
@@ -72,15 +72,36 @@ def test_no_route_accepts_outcome_money_status_or_operator_fields(
     for name, (path, body) in routes.items():
         r = api.post(path, {**body, field: "player" if field == "result" else 1})
         assert_envelope(r, 400, "invalid_request")
-        assert any(field in e["loc"] for e in r.error["details"]["errors"]), (name, r.body)
+        if name == "settle":  # a settlement takes no body at all, and says so
+            assert "takes no body" in r.error["message"] and field in r.error["message"]
+        else:
+            assert any(field in e["loc"] for e in r.error["details"]["errors"]), (name, r.body)
     assert state(stack) == before
+
+
+def test_a_settlement_carrying_bets_or_a_player_banker_is_refused_and_changes_nothing(
+    api: Api, stack: Stack
+) -> None:
+    _, round_id = a_round(api)
+    before = state(stack)
+    for body in (
+        {"bets": star_city_bets()},
+        {"bets": []},
+        {"player_banker": {"bettor_id": "pb", "balance": 10**6}},
+    ):
+        r = api.post(f"/v1/rounds/{round_id}/settlement", body)
+        assert_envelope(r, 400, "invalid_request")
+        assert "bets were locked when it was dealt" in r.error["message"]
+    assert state(stack) == before
+    for empty in (None, {}):  # no body, or {}: settles
+        assert api.post(f"/v1/rounds/{round_id}/settlement", empty).status == 200
 
 
 @pytest.mark.parametrize("field", FORBIDDEN_IN_A_BET)
 def test_no_bet_carries_its_own_payout_or_result(api: Api, stack: Stack, field: str) -> None:
     routes = post_routes(api)
     before = state(stack)
-    for name in ("deal", "settle"):
+    for name in ("deal",):
         path, body = routes[name]
         bets = [{**star_city_bets()[0], field: 1}]
         r = api.post(path, {**body, "bets": bets})
@@ -113,7 +134,7 @@ def test_a_query_string_cannot_name_an_operator(api: Api, stack: Stack) -> None:
 def test_the_limits_are_data_in_one_place_and_the_contract_says_them() -> None:
     doc = json.loads(OPENAPI_JSON.read_text(encoding="utf-8"))
     schemas = doc["components"]["schemas"]
-    for name in ("DealRequest", "SettleRequest"):
+    for name in ("DealRequest",):
         bets = schemas[name]["properties"]["bets"]
         (array,) = [s for s in bets.get("anyOf", [bets]) if s.get("type") == "array"]
         assert array["maxItems"] == limits.MAX_BETS_PER_ROUND

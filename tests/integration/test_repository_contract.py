@@ -41,7 +41,7 @@ def played(repo: Repository, *, bets: bool = True) -> tuple[str, str]:
     request = CreateTableRequest(profile="star-city", tier="star-city-fun", banking="house")
     table = tables.create_table(repo, vault, OP, request)
     shoe = tables.commit_shoe(repo, vault, OP, table.table_id, "seed")
-    deal = DealRequest.model_validate({"bets": star_city_bets()}) if bets else None
+    deal = DealRequest.model_validate({"bets": star_city_bets() if bets else []})
     rnd = deal_round(repo, ShoeCache(vault), OP, shoe.shoe_id, deal)
     return shoe.shoe_id, rnd.round_id
 
@@ -60,7 +60,7 @@ def stored_round(repo: Repository, round_id: str) -> RoundRecord:
 def test_a_record_reads_back_as_written(repo: Repository) -> None:
     shoe_id, round_id = played(repo)
     rnd = stored_round(repo, round_id)
-    assert rnd.bets is not None and len(rnd.bets) == 3 and rnd.settle_by is not None
+    assert len(rnd.bets) == 3 and rnd.settle_by is not None and rnd.money["lines"]
     snap = repo.load(OP, shoe=ShoeRef(rnd.table_id, 1), round_=rnd.ref, table_id=rnd.table_id)
     assert snap.round == rnd and snap.shoe is not None and snap.table is not None
     assert snap.shoe.rounds_dealt == 1 and snap.table.open_shoe_id == shoe_id
@@ -85,12 +85,16 @@ def test_a_stale_deal_loses_and_writes_nothing(repo: Repository) -> None:
 def test_a_second_settlement_loses_to_the_first_which_comes_back(repo: Repository) -> None:
     _, round_id = played(repo)
     rnd = stored_round(repo, round_id)
-    repo.save_settlement(rnd, {"n": 1}, "d1", "2026-01-01T00:00:01.000Z")
+    repo.save_settlement(rnd, "2026-01-01T00:00:01.000Z", False)
     with pytest.raises(ConditionFailed) as lost:
-        repo.void_round(rnd, {"voided": True}, "2026-01-01T00:00:02.000Z")
+        repo.void_round(rnd, {"reason": "misdeal"})
     winner = lost.value.existing
     assert isinstance(winner, RoundRecord)
-    assert (winner.settlement, winner.settlement_digest) == ({"n": 1}, "d1")
+    assert (winner.settled_at, winner.void, winner.money) == (
+        "2026-01-01T00:00:01.000Z",
+        None,
+        rnd.money,
+    )
     assert winner.settlement_hash is not None
     assert stored_round(repo, round_id) == winner
 
@@ -101,15 +105,19 @@ def test_the_due_index_holds_exactly_the_unsettled_locked_rounds(repo: Repositor
     assert rnd.settle_by is not None
     assert repo.due_rounds(rnd.settle_by, 10) == [(OP, rnd.ref)]
     assert repo.due_rounds("2000-01-01T00:00:00.000Z", 10) == []
-    repo.save_settlement(rnd, {"n": 1}, "d1", "2026-01-01T00:00:01.000Z")
+    repo.save_settlement(rnd, "2026-01-01T00:00:01.000Z", True)
+    assert repo.due_rounds(rnd.settle_by, 10) == []
+    second = _other_round(repo, rnd)
+    assert repo.due_rounds(rnd.settle_by, 10) == [(OP, second.ref)]
+    repo.void_round(second, {"reason": "misdeal"})
     assert repo.due_rounds(rnd.settle_by, 10) == []
 
 
 def test_an_idempotency_record_is_put_with_its_effect_or_not_at_all(repo: Repository) -> None:
-    _, round_id = played(repo, bets=False)
+    _, round_id = played(repo)
     rnd = stored_round(repo, round_id)
     now = int(time.time())
-    repo.save_settlement(rnd, {"n": 1}, "d", "t", idem=idem("k1", now + 3600))
+    repo.save_settlement(rnd, "t", False, idem=idem("k1", now + 3600))
     assert repo.load(OP, idem_key="k1").idempotency == idem("k1", now + 3600)
     # a live record with the same key: the transaction loses on it (duplicate), nothing written
     with pytest.raises(ConditionFailed) as lost:
@@ -120,7 +128,7 @@ def test_an_idempotency_record_is_put_with_its_effect_or_not_at_all(repo: Reposi
     assert lost.value.duplicate
     assert repo.get_table(OP, "tbl_bbbbbbbbbbbbbbbb") is None
     # an expired one is replaced
-    repo.save_settlement(_other_round(repo, rnd), {"n": 2}, "d", "t", idem=idem("k2", now - 1))
+    repo.save_settlement(_other_round(repo, rnd), "t", False, idem=idem("k2", now - 1))
     repo.create_table(
         dataclasses.replace(_table(repo, rnd), table_id="tbl_cccccccccccccccc"),
         idem("k2", now + 60),
@@ -137,25 +145,26 @@ def _table(repo: Repository, rnd: RoundRecord) -> TableRecord:
 def _other_round(repo: Repository, rnd: RoundRecord) -> RoundRecord:
     shoe = repo.get_shoe(OP, rnd.ref.shoe)
     assert shoe is not None
-    second = dataclasses.replace(rnd, round_number=2, settlement=None)
+    second = dataclasses.replace(rnd, round_number=2, settled_at=None)
     moved = dataclasses.replace(shoe, version=shoe.version + 1, rounds_dealt=2)
     repo.record_round(shoe, moved, second, None)
     return second
 
 
-def test_closing_publishes_the_proof_with_every_public_round(repo: Repository) -> None:
+def test_closing_publishes_the_proof_naming_the_partition_of_its_rounds(repo: Repository) -> None:
     shoe_id, round_id = played(repo)
     rnd = stored_round(repo, round_id)
-    repo.save_settlement(rnd, {"n": 1}, "d", "t")
+    repo.save_settlement(rnd, "2026-01-01T00:00:01.000Z", False)
     assert repo.get_proof(shoe_id) is None
     shoe = repo.get_shoe(OP, rnd.ref.shoe)
     assert shoe is not None
     after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed")
     repo.close_shoe(shoe, after, proof)
     published = repo.get_proof(shoe_id)
-    assert published is not None and set(published.rounds) == {1}
-    assert published.rounds[1].settlement == {"n": 1}
-    assert published.rounds[1].inputs == {"bets": rnd.bets, "player_banker": None}
+    assert published == proof and published.operator_id == OP
+    assert repo.shoe_rounds(OP, rnd.ref.shoe) == [stored_round(repo, round_id)]
+    assert repo.shoe_rounds("operator-b", rnd.ref.shoe) == []
+    assert repo.shoe_rounds(OP, ShoeRef(rnd.table_id, 2)) == []
     table = repo.get_table(OP, rnd.table_id)
     assert table is not None and table.open_shoe_id is None and table.chain_head == shoe.chain_head
     history = repo.table_history(OP, rnd.table_id)
@@ -166,12 +175,12 @@ def test_a_single_update_that_loses_brings_the_winner_back_too(repo: Repository)
     """One write is one UpdateItem (no transaction); its lost condition still says who won."""
     _, round_id = played(repo)
     rnd = stored_round(repo, round_id)
-    repo.save_settlement(rnd, {"n": 1}, "d1", "2026-01-01T00:00:01.000Z")
+    repo.save_settlement(rnd, "2026-01-01T00:00:01.000Z", False)
     late = Update(
         RoundRecord,
         (rnd.operator_id, rnd.table_id, rnd.shoe_number, rnd.round_number),
         set={"settled_at": "never"},
-        expect={"settlement": ABSENT},
+        expect={"settled_at": ABSENT},
         return_existing=True,
     )
     with pytest.raises(ConditionFailed) as lost:

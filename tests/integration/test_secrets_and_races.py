@@ -138,49 +138,55 @@ def test_two_deals_racing_on_one_shoe(
     assert first.status == 201
 
     monkeypatch.setattr(DynamoRepository, "get_shoe", lambda self, op, ref: stale)
-    second = api.post(f"/v1/shoes/{shoe_id}/rounds")
+    second = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []})
     assert second.status == 409, second.body
     assert second.error["code"] == "concurrent_update" and second.error["retryable"] is True
     monkeypatch.undo()
 
     # the retry deals the next round, from where the first stopped
-    retry = api.post(f"/v1/shoes/{shoe_id}/rounds")
+    retry = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []})
     assert retry.status == 201 and retry.body["round_number"] == 2
     assert retry.body["start"] == first.body["start"] + first.body["cards_dealt"]
     round_one = api.get(f"/v1/rounds/{first.body['round_id']}").body
-    assert round_one["bets"] is not None  # the loser did not overwrite the winner's round
+    assert len(round_one["bets"]) == 3  # the loser did not overwrite the winner's round
     state = api.get(f"/v1/shoes/{shoe_id}").body
     assert state["rounds_dealt"] == 2
     items = stack.dynamodb.scan(TableName=TABLE_NAMES["StateTable"])["Items"]
     assert sum(1 for i in items if i["kind"]["S"] == "round") == 2
 
 
-@pytest.mark.parametrize("same_inputs", [True, False])
+@pytest.mark.parametrize("auto", [False, True])
 def test_two_settlements_racing_on_one_round(
-    api: Api, monkeypatch: pytest.MonkeyPatch, same_inputs: bool
+    api: Api, monkeypatch: pytest.MonkeyPatch, auto: bool
 ) -> None:
+    """Both read the round unsettled; the conditional write lets one through and the other
+    answers the winner's settlement (a settlement has no inputs of its own: the money was fixed
+    at the deal), whether the winner was the operator or the sweep."""
     table_id = api.post(
         "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "r"}).body["shoe_id"]
-    round_id = api.post(f"/v1/shoes/{shoe_id}/rounds").body["round_id"]
+    round_id = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body["round_id"]
     ref = parse_round_id(round_id)
     assert ref is not None
-    stale = runtime.get_runtime().repo.get_round("operator-a", ref)
+    repo = runtime.get_runtime().repo
+    stale = repo.get_round("operator-a", ref)
     assert stale is not None
-    bets = star_city_bets()
-    winner = api.post(f"/v1/rounds/{round_id}/settlement", {"bets": bets})
-    assert winner.status == 200
+    if auto:
+        from baccarat_api.service.settling import settle_round
+
+        winner_body = settle_round(repo, "operator-a", round_id, auto=True).model_dump(mode="json")
+    else:
+        winner = api.post(f"/v1/rounds/{round_id}/settlement")
+        assert winner.status == 200
+        winner_body = winner.body
 
     monkeypatch.setattr(DynamoRepository, "get_round", lambda self, op, ref: stale)
-    loser_bets = bets if same_inputs else bets[:2]
-    loser = api.post(f"/v1/rounds/{round_id}/settlement", {"bets": loser_bets})
-    if same_inputs:
-        assert loser.status == 200 and loser.body == winner.body
-    else:
-        assert loser.status == 409 and loser.error["code"] == "settlement_conflict"
+    loser = api.post(f"/v1/rounds/{round_id}/settlement")
+    assert loser.status == 200 and loser.body == winner_body
+    assert loser.body["auto_settled"] is auto
     monkeypatch.undo()
-    assert api.get(f"/v1/rounds/{round_id}").body["settlement"] == winner.body
+    assert api.get(f"/v1/rounds/{round_id}").body["settlement"] == winner_body
 
 
 def test_a_commit_racing_another_commit(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:

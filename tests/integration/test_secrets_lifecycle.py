@@ -189,7 +189,7 @@ def test_no_secret_or_key_leaks_over_a_whole_lifecycle(
             ended_at = mark  # everything before this response is "before the end"
             assert dealt.body["shoe_status"] == "ended"
         elif n == 2 and "POST /v1/rounds/{round_id}/void" in ROUTE_KEYS:
-            assert api.post(f"/v1/rounds/{round_id}/void", {"reason": "table fault"}).status == 200
+            assert api.post(f"/v1/rounds/{round_id}/void", {"reason": "misdeal"}).status == 200
             continue
         settled = api.post(f"/v1/rounds/{round_id}/settlement")
         assert settled.status == 200, settled.body

@@ -25,7 +25,7 @@ BODIES: dict[str, Callable[[], Any]] = {
     "POST /v1/shoes/{shoe_id}/rounds": lambda: {"bets": star_city_bets()},
     "POST /v1/shoes/{shoe_id}/close": lambda: None,
     "POST /v1/rounds/{round_id}/settlement": lambda: None,
-    "POST /v1/rounds/{round_id}/void": lambda: {"reason": "someone else's round"},
+    "POST /v1/rounds/{round_id}/void": lambda: {"reason": "misdeal"},
 }
 #: Routes that name no operator resource (nothing to walk).
 NO_ID = {"GET /v1/tiers", "POST /v1/tables", "GET /verify"}

@@ -26,7 +26,7 @@ def test_make_run_serves_the_whole_api_and_stops_on_ctrl_c() -> None:
             shoe = http.post(
                 f"/v1/tables/{table['table_id']}/shoes", json={"client_seed": "local"}
             ).json()
-            dealt = http.post(f"/v1/shoes/{shoe['shoe_id']}/rounds")
+            dealt = http.post(f"/v1/shoes/{shoe['shoe_id']}/rounds", json={"bets": []})
             assert dealt.status_code == 201
             assert dealt.headers["x-request-id"]
             missing = http.get("/v1/shoes/tbl_aaaaaaaaaaaaaaaa_s1")

@@ -68,9 +68,7 @@ def seed_world(server: LocalServer) -> dict[str, list[str]]:
                 ids["shoe_id"].append(shoe_id)
                 bets = star_city_bets() if profile == "star-city" and banking == "house" else None
                 for n in range(3):
-                    dealt = http.post(
-                        f"/v1/shoes/{shoe_id}/rounds", json={"bets": bets} if bets else None
-                    )
+                    dealt = http.post(f"/v1/shoes/{shoe_id}/rounds", json={"bets": bets or []})
                     assert dealt.status_code == 201, dealt.text
                     ids["round_id"].append(dealt.json()["round_id"])
                     if n == 0:

@@ -87,7 +87,7 @@ def walk_routes(api: Client, calls: Calls) -> Counts:
         "POST /v1/tables/{table_id}/shoes",
         lambda: api.post(f"/v1/tables/{table['table_id']}/shoes", {"client_seed": "rt"}),
     ).body
-    api.post(f"/v1/shoes/{shoe['shoe_id']}/rounds")  # warm: the shoe is now derived
+    api.post(f"/v1/shoes/{shoe['shoe_id']}/rounds", {"bets": []})  # warm: the shoe is now derived
     rnd = run(
         "POST /v1/shoes/{shoe_id}/rounds",
         lambda: api.post(f"/v1/shoes/{shoe['shoe_id']}/rounds", {"bets": star_city_bets()}),
@@ -126,15 +126,15 @@ def _walk_trust_routes(api: Client, run: Callable[[str, Callable[[], Response]],
         {"client_seed": "rt"},
     ).body
     rounds = f"/v1/shoes/{shoe['shoe_id']}/rounds"
-    api.post(rounds)  # warm: the shoe is now derived
+    api.post(rounds, {"bets": []})  # warm: the shoe is now derived
     dealt = keyed("POST /v1/shoes/{shoe_id}/rounds", rounds, {"bets": star_city_bets()}).body
     keyed("POST /v1/rounds/{round_id}/settlement", f"/v1/rounds/{dealt['round_id']}/settlement")
     to_void = api.post(rounds, {"bets": star_city_bets()}).body["round_id"]
     void = f"/v1/rounds/{to_void}/void"
-    run("POST /v1/rounds/{round_id}/void", lambda: api.post(void, {"reason": "rt"}))
-    run("POST /v1/rounds/{round_id}/void (again)", lambda: api.post(void, {"reason": "rt"}))
+    run("POST /v1/rounds/{round_id}/void", lambda: api.post(void, {"reason": "misdeal"}))
+    run("POST /v1/rounds/{round_id}/void (again)", lambda: api.post(void, {"reason": "misdeal"}))
     keyed_void = api.post(rounds, {"bets": star_city_bets()}).body["round_id"]
-    keyed("POST /v1/rounds/{round_id}/void", f"/v1/rounds/{keyed_void}/void", {"reason": "rt"})
+    keyed("POST /v1/rounds/{round_id}/void", f"/v1/rounds/{keyed_void}/void", {"reason": "misdeal"})
     keyed("POST /v1/shoes/{shoe_id}/close", f"/v1/shoes/{shoe['shoe_id']}/close")
     run(
         "GET /v1/tables/{table_id}/audit",

@@ -69,12 +69,12 @@ def private_from_api(
     proof: Mapping[str, Any], rounds: Mapping[int, Mapping[str, Any]]
 ) -> dict[str, Any]:
     """Today's public proof (v1) plus each round's operator view (``GET /v1/rounds/{id}``: its
-    ``created_at``, bets and player-banker) → the private final proof ``public_proof`` reads."""
+    ``dealt_at``, bets and player-banker) → the private final proof ``public_proof`` reads."""
     out = dict(proof)
     out["rounds"] = []
     for r in proof["rounds"]:
         record = rounds[r["round_number"]]
-        row = {**r, "dealt_at": record["created_at"], "bets": record["bets"] or []}
+        row = {**r, "dealt_at": record["dealt_at"], "bets": record["bets"]}
         row["player_banker"] = record["player_banker"]
         if r.get("voided"):
             row["settlement"] = None

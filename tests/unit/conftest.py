@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +11,8 @@ import pytest
 from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
 from baccarat_api.adapters.shoe_cache import ShoeCache
 from baccarat_api.jobs.seed import tier_docs
-from baccarat_api.ports.records import ShoeRecord
 
 TIERS = Path(__file__).resolve().parents[2] / "infra" / "tiers.json"
-
-
-#: The ref key of every unit-test table (a real table's: 32 random bytes, KMS-sealed).
-REF_KEY = hashlib.sha256(b"unit tests' ref key").digest()
 
 
 class Game:
@@ -29,9 +23,8 @@ class Game:
         self.repo.put_tiers(tier_docs(TIERS))
         self.vault = MemoryVault()
         self.shoes = ShoeCache(self.vault)
-
-    def ref_keys(self, shoe: ShoeRecord) -> bytes:
-        return REF_KEY
+        #: The shoe's table ref key, unsealed (as the service's finalisation gets it).
+        self.ref_keys = self.shoes.ref_key
 
 
 @pytest.fixture

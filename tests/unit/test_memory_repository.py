@@ -100,7 +100,7 @@ def test_an_idempotency_record_replaces_only_an_expired_one_and_flags_a_duplicat
 
 def test_the_vault_binds_each_ciphertext_to_its_context() -> None:
     vault = MemoryVault()
-    secret, sealed = vault.draw_chain_secret({"table": "a"})
+    secret, sealed = vault.draw_secret({"table": "a"})
     assert vault.unseal(sealed, {"table": "a"}) == secret and len(secret) == 32
     with pytest.raises(PermissionError):
         vault.unseal(sealed, {"table": "b"})

@@ -17,7 +17,6 @@ from baccarat_api.ports.records import (
     FairnessTotals,
     IdempotencyRecord,
     ProofRecord,
-    PublicRound,
     RoundRecord,
     ShoeFairness,
     ShoeRecord,
@@ -28,23 +27,30 @@ CONFIG = {"profile": "star-city", "tier": {"id": "t"}, "banking": "house"}
 RULES = {"decks": 8, "burn": 1, "cut_min": 14, "cut_max": 80, "round_limit": 80}
 TABLE = TableRecord(
     "op", "tbl_aaaaaaaaaaaaaaaa", CONFIG, RULES, "ab", 10, b"\x00ct", 2, "tbl_aaaaaaaaaaaaaaaa_s1",
-    "2026-01-01T00:00:00.000Z", 90, "head",
+    "2026-01-01T00:00:00.000Z", 90, "head", b"\x02ref", 30,
 )  # fmt: skip
 SHOE = ShoeRecord(
     "op", "tbl_aaaaaaaaaaaaaaaa", 1, "seed ✓", "hash", RULES, "ab", CONFIG, b"\x01", "ended", 3, 20,
     4, [{"result": "tie"}], [["alice"], []], "2026-01-01T00:00:00.000Z", "closed",
-    "2026-01-01T00:01:00.000Z", "ff" * 32, 90, "start", "head",
+    "2026-01-01T00:01:00.000Z", "ff" * 32, 90, 30, b"\x02ref", "start", "head",
 )  # fmt: skip
 ROUND = RoundRecord(
     "op", "tbl_aaaaaaaaaaaaaaaa", 1, 2, {"result": "banker"}, CONFIG,
-    [{"bettor_id": "alice", "amount": 100}], {"bettor_id": "pb", "balance": 5}, {"cards": []},
-    "open", [["alice"]], "2026-01-01T00:00:00.000Z", {"nets": {"alice": 95}}, "digest",
-    "2026-01-01T00:00:30.000Z", "2026-01-01T00:01:00.000Z", "prev", "hash", "shash",
+    [{"bettor_id": "alice", "bettor_ref": "br_a", "amount": 100}],
+    {"bettor_id": "pb", "bettor_ref": "br_p", "balance": 5}, {"initial": [], "draws": []},
+    "open", [["alice"]], "2026-01-01T00:00:00.000Z", {"nets": {"alice": 95}},
+    "2026-01-01T00:00:30.000Z", True, None, "2026-01-01T00:01:00.000Z", 30, "digest", "prev",
+    "hash", "shash",
 )  # fmt: skip
-PUBLIC = PublicRound("tbl_aaaaaaaaaaaaaaaa_s1", 2, {"nets": {}}, {"bets": []}, None)
+VOIDED = dataclasses.replace(
+    ROUND,
+    settled_at=None,
+    auto_settled=False,
+    void={"reason": "misdeal", "note": None, "voided_at": "2026-01-01T00:00:10.000Z"},
+)
 PROOF = ProofRecord(
     "tbl_aaaaaaaaaaaaaaaa_s1", "tbl_aaaaaaaaaaaaaaaa", 1, "ab", "seed", "hash", RULES, "ff", 3,
-    "rules", "2026-01-01T00:01:00.000Z", CONFIG, {},
+    "rules", "2026-01-01T00:01:00.000Z", CONFIG, "op",
 )  # fmt: skip
 FINAL = dataclasses.replace(
     PROOF, operator_id="op", signature={"alg": "ES256"}, page_count=2, finalised_at="2026-01-02"
@@ -55,7 +61,7 @@ LINE = ShoeFairness(
 )  # fmt: skip
 TOTALS = FairnessTotals("tbl_aaaaaaaaaaaaaaaa", 3, 1, -500, 1, 60, 90)
 IDEM = IdempotencyRecord("op", "k" * 64, "fp", 201, {"z": 1, "a": 2}, "2026-01-01", 1_800_000_000)
-RECORDS = [TABLE, SHOE, ROUND, PUBLIC, PROOF, FINAL, LINE, TOTALS, IDEM]
+RECORDS = [TABLE, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM]
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: type(r).__name__)
@@ -72,7 +78,7 @@ def test_every_record_kind_has_a_key_and_a_shape() -> None:
 def test_items_keep_the_schema_of_the_key_module() -> None:
     assert to_item(TABLE)["pk"] == {"S": keys.table_pk("op", "tbl_aaaaaaaaaaaaaaaa")}
     assert to_item(ROUND)["sk"] == {"S": "SHOE#000001#ROUND#00002"}
-    assert to_item(PUBLIC)["sk"] == {"S": "ROUND#00002"}
+    assert to_item(PROOF)["pk"] == {"S": "PROOF#tbl_aaaaaaaaaaaaaaaa_s1"}
     assert to_item(IDEM)["pk"] == {"S": f"OP#op#IDEM#{'k' * 64}"}
     assert to_item(TABLE)["open_shoe"] == {"S": "tbl_aaaaaaaaaaaaaaaa_s1"}  # the one rename
     assert to_item(LINE)["pk"] == {"S": "FAIR#tbl_aaaaaaaaaaaaaaaa"}
@@ -106,27 +112,36 @@ def test_a_missing_attribute_reads_back_as_the_field_default() -> None:
         from_item(TableRecord, item)
 
 
-def test_an_idempotency_body_keeps_its_key_order_and_other_json_is_sorted() -> None:
+def test_idempotency_bodies_and_round_documents_keep_their_key_order_other_json_is_sorted() -> None:
     assert to_item(IDEM)["body"] == {"S": '{"z":1,"a":2}'}
-    assert to_item(ROUND)["player_banker"] == {"S": '{"balance":5,"bettor_id":"pb"}'}
+    assert to_item(ROUND)["player_banker"] == {
+        "S": '{"bettor_id":"pb","bettor_ref":"br_p","balance":5}'
+    }
+    assert to_item(TABLE)["config"] == {
+        "S": '{"banking":"house","profile":"star-city","tier":{"id":"t"}}'
+    }
+    assert to_item(ROUND)["auto_settled"] == {"BOOL": True}
 
 
-def test_a_round_with_locked_bets_is_in_the_due_index_until_settled() -> None:
-    unsettled = dataclasses.replace(ROUND, settlement=None)
+def test_a_round_with_locked_bets_is_in_the_due_index_until_settled_or_voided() -> None:
+    unsettled = dataclasses.replace(ROUND, settled_at=None)
     item = to_item(unsettled)
     assert item["due_at"] == {"S": ROUND.settle_by}
     assert item["due_shard"] == {"S": keys.due_shard(ROUND.table_id)}
     assert "due_at" not in to_item(ROUND)  # settled: out of the index
-    assert SHAPES[RoundRecord].removed_by == {"settlement": ("due_shard", "due_at", "open_in")}
+    assert "due_at" not in to_item(VOIDED)  # voided: out of the index
+    removed = {f: ("due_shard", "due_at", "open_in") for f in ("settled_at", "void")}
+    assert SHAPES[RoundRecord].removed_by == removed
 
 
 def test_an_unresolved_round_is_in_the_open_rounds_index_with_or_without_locked_bets() -> None:
-    for unsettled in (
-        dataclasses.replace(ROUND, settlement=None),
-        dataclasses.replace(ROUND, settlement=None, settle_by=None),
+    for unresolved in (
+        dataclasses.replace(ROUND, settled_at=None),
+        dataclasses.replace(ROUND, settled_at=None, settle_by=None),
     ):
-        assert to_item(unsettled)["open_in"] == {"S": "tbl_aaaaaaaaaaaaaaaa_s1"}
+        assert to_item(unresolved)["open_in"] == {"S": "tbl_aaaaaaaaaaaaaaaa_s1"}
     assert "open_in" not in to_item(ROUND)
+    assert "open_in" not in to_item(VOIDED)
 
 
 def test_a_proof_awaits_finalisation_in_the_due_index_until_signed() -> None:
@@ -136,7 +151,7 @@ def test_a_proof_awaits_finalisation_in_the_due_index_until_signed() -> None:
     assert item["due_shard"]["S"].replace("FINAL", "DUE") == keys.due_shard(PROOF.table_id)
     assert item["due_at"] == {"S": PROOF.ended_at}
     assert "due_at" not in to_item(FINAL)
-    assert "due_at" not in to_item(PROOF)  # no operator: nothing to finalise from
+    assert "due_at" not in to_item(dataclasses.replace(waiting, operator_id=""))  # nothing to read
     assert SHAPES[ProofRecord].removed_by == {"signature": ("due_shard", "due_at")}
 
 

@@ -18,7 +18,7 @@ from baccarat_api.service.audit import audit_table
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import Replayed, request_for
-from baccarat_api.service.models import CreateTableRequest, DealRequest, SettleRequest
+from baccarat_api.service.models import CreateTableRequest, DealRequest
 from baccarat_api.service.settling import settle_round
 from baccarat_api.service.voiding import void_round
 from baccarat_verify import es256
@@ -40,8 +40,8 @@ def new_shoe(game: Game, **fields: Any) -> str:
     return tables.commit_shoe(game.repo, game.vault, OP, table_id, "seed").shoe_id
 
 
-def deal(game: Game, shoe_id: str, bets: list[dict[str, Any]] | None = None) -> Any:
-    request = None if bets is None else DealRequest.model_validate({"bets": bets})
+def deal(game: Game, shoe_id: str, bets: list[dict[str, Any]] | None = None, **body: Any) -> Any:
+    request = DealRequest.model_validate({"bets": bets or [], **body})
     return deal_round(game.repo, game.shoes, OP, shoe_id, request)
 
 
@@ -107,10 +107,10 @@ def test_an_unknown_tier_is_an_invalid_table_and_stores_nothing(game: Game) -> N
 def test_deal_moves_the_shoe_and_locks_the_bets(game: Game) -> None:
     shoe_id = new_shoe(game)
     first = deal(game, shoe_id, star_city_bets())
-    assert first.round_number == 1 and first.bets is not None and len(first.bets) == 3
+    assert first.round_number == 1 and len(first.bets) == 3
     assert first.settle_by is not None  # locked bets: due by the table's deadline
     second = deal(game, shoe_id)
-    assert second.round_number == 2 and second.bets is None and second.settle_by is None
+    assert second.round_number == 2 and second.bets == [] and second.settle_by is None
     assert second.prev_hash == first.round_hash  # the audit chain runs through the deals
     shoe = reading.get_shoe(game.repo, OP, shoe_id)
     assert shoe.rounds_dealt == 2 and shoe.last_round_id == second.round_id
@@ -162,42 +162,50 @@ def test_a_whole_shoe_deals_to_its_end_publishes_a_proof_that_verifies(game: Gam
 # --- settle and void --------------------------------------------------------------------------
 
 
-def test_settle_is_once_and_the_same_inputs_get_the_same_settlement(game: Game) -> None:
+def test_settle_is_once_with_the_money_computed_at_the_deal(game: Game) -> None:
+    shoe_id = new_shoe(game)
+    rid = deal(game, shoe_id, star_city_bets()).round_id
+    ref = parse_round_id(rid)
+    assert ref is not None
+    dealt = game.repo.get_round(OP, ref)
+    assert dealt is not None and dealt.money["lines"] and dealt.settlement is None
+    first = settle_round(game.repo, OP, rid)
+    assert (first.round_id, len(first.lines), first.auto_settled) == (rid, 3, False)
+    assert [line.bettor_id for line in first.lines] == ["alice", "alice", "bob"]
+    stored = game.repo.get_round(OP, ref)
+    assert stored is not None and stored.money == dealt.money  # settling stored no money
+    assert stored.settlement == first.model_dump(exclude={"voided", "void"})
+    assert settle_round(game.repo, OP, rid) == first
+    assert code_of(lambda: void_round(game.repo, OP, rid, reason="misdeal")) == "round_settled"
+
+
+def test_a_round_nobody_bet_on_is_settled_at_its_deal_with_no_lines(game: Game) -> None:
     shoe_id = new_shoe(game)
     rid = deal(game, shoe_id).round_id
-    request = SettleRequest.model_validate({"bets": star_city_bets()})
-    first = settle_round(game.repo, OP, rid, request)
-    assert (first.round_id, len(first.lines), first.auto_settled) == (rid, 3, False)
     ref = parse_round_id(rid)
     assert ref is not None
     stored = game.repo.get_round(OP, ref)
-    assert stored is not None and stored.settlement == first.model_dump(
-        exclude={"voided", "void_reason"}
-    )
-    again = settle_round(game.repo, OP, rid, request)
-    assert again == first
-    other = SettleRequest.model_validate({"bets": star_city_bets()[:1]})
-    assert code_of(lambda: settle_round(game.repo, OP, rid, other)) == "settlement_conflict"
-    assert code_of(lambda: void_round(game.repo, OP, rid, reason="x")) == "round_settled"
-
-
-def test_locked_bets_settle_only_as_locked(game: Game) -> None:
-    shoe_id = new_shoe(game)
-    rid = deal(game, shoe_id, star_city_bets()).round_id
-    other = SettleRequest.model_validate({"bets": star_city_bets()[:1]})
-    assert code_of(lambda: settle_round(game.repo, OP, rid, other)) == "bets_locked"
+    assert stored is not None and stored.resolved and stored.settled_at == stored.dealt_at
     out = settle_round(game.repo, OP, rid)
-    assert [line.bettor_id for line in out.lines] == ["alice", "alice", "bob"]
-    assert out.auto_settled is False
+    assert (out.lines, out.nets, out.house.take) == ([], {}, 0)
+    assert code_of(lambda: void_round(game.repo, OP, rid, reason="misdeal")) == "round_settled"
 
 
 def test_void_returns_every_stake_once_and_forbids_settlement(game: Game) -> None:
     shoe_id = new_shoe(game)
     rid = deal(game, shoe_id, star_city_bets()).round_id
-    voided = void_round(game.repo, OP, rid, reason="table fault")
-    assert voided.voided and voided.void_reason == "table fault"
-    assert all(line.net == 0 for line in voided.lines)
-    assert void_round(game.repo, OP, rid, reason="again") == voided
+    ref = parse_round_id(rid)
+    assert ref is not None
+    money = game.repo.get_round(OP, ref).money  # type: ignore[union-attr]
+    voided = void_round(game.repo, OP, rid, reason="misdeal", note="card on the floor")
+    assert voided.voided and voided.void is not None
+    assert (voided.void.reason, voided.void.note) == ("misdeal", "card on the floor")
+    # what the void replaced: exactly the settlement the locked bets came to
+    assert voided.void.replaced.nets == money["nets"]
+    assert voided.void.replaced.house_take == money["house"]["take"]
+    assert all(line.net == 0 and line.grade == "void" for line in voided.lines)
+    assert voided.nets == dict.fromkeys(money["nets"], 0)
+    assert void_round(game.repo, OP, rid, reason="regulatory") == voided
     assert code_of(lambda: settle_round(game.repo, OP, rid)) == "round_voided"
 
 
@@ -207,7 +215,7 @@ def test_a_settlement_that_lost_to_a_void_answers_round_voided(game: Game) -> No
     ref = parse_round_id(rid)
     assert ref is not None
     stale = game.repo.get_round(OP, ref)
-    void_round(game.repo, OP, rid, reason="fault")
+    void_round(game.repo, OP, rid, reason="technical_fault")
     game.repo.get_round = lambda *_: stale  # type: ignore[method-assign]
     assert code_of(lambda: settle_round(game.repo, OP, rid)) == "round_voided"
 
@@ -236,7 +244,7 @@ def test_the_sweep_settles_due_locked_rounds_once_and_skips_voided_ones(game: Ga
     due = deal(game, shoe_id, star_city_bets())
     voided = deal(game, shoe_id, star_city_bets())
     deal(game, shoe_id)  # no bets: never due
-    void_round(game.repo, OP, voided.round_id, reason="fault")
+    void_round(game.repo, OP, voided.round_id, reason="technical_fault")
     assert auto_settle.sweep(game.repo, at="2000-01-01T00:00:00Z").due == 0  # not yet due
     later = "2999-01-01T00:00:00Z"
     report = auto_settle.sweep(game.repo, at=later)

@@ -179,9 +179,14 @@ def test_reveal_plan_third_cards_face_down_same_squeezer() -> None:
     ]
     d = plan.as_dict()
     assert json.loads(json.dumps(d)) == d
-    assert d["round_number"] == 7
-    assert d["squeeze"] == {"profile": "star-city", "player": "lead", "banker": "lead"}
-    assert "card" not in json.dumps(d["cards"])  # no card faces in the plan
+    assert {k: d[k] for k in ("profile", "player", "banker")} == {
+        "profile": "star-city",
+        "player": "lead",
+        "banker": "lead",
+    }
+    assert [c["position"] for c in d["initial"]] == [0, 1, 2, 3]
+    assert [c["position"] for c in d["draws"]] == [4, 5]
+    assert "card" not in json.dumps(d)  # no card faces in the plan
 
 
 def test_reveal_plan_banker_third_card_only() -> None:

@@ -1,9 +1,11 @@
-"""Chain and shoe secrets under KMS.
+"""Chain and shoe secrets, and tables' bettor-ref keys, under KMS.
 
 * A table's chain secret ``s_N`` is drawn by KMS ``GenerateDataKey`` (32 bytes from the KMS
   HSMs' CSPRNG — the same source as ``GenerateRandom``), which returns it together with its
   ciphertext under our key in ONE call: the plaintext is used once to compute the anchor and is
   never stored; only the ciphertext is.
+* A table's bettor-ref key is drawn the same way (its own ``GenerateDataKey``, purpose
+  ``bettor-ref``); only its ciphertext is kept, opened by the functions that compute refs.
 * When a shoe is committed, ``s_N`` is decrypted, walked down to ``s_i``, and ``s_i`` is
   encrypted (``Encrypt``) onto the shoe item, so dealing needs one ``Decrypt`` on a cold cache and
   no chain walk.
@@ -81,7 +83,7 @@ class KmsVault:
         except (ConnectionError, HTTPClientError) as exc:  # HTTPClientError: read timeouts
             raise StoreUnavailable(f"kms {what}: {type(exc).__name__}") from exc
 
-    def draw_chain_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:
+    def draw_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:
         out = self._call(
             "generate data key",
             self.client.generate_data_key,

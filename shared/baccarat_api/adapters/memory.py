@@ -25,7 +25,6 @@ from baccarat_api.ports.records import (
     FairnessTotals,
     IdempotencyRecord,
     ProofRecord,
-    PublicRound,
     Record,
     RoundRecord,
     ShoeFairness,
@@ -207,7 +206,7 @@ class MemoryRepository(Repository):
     def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
         self.calls["query"] += 1
         due = sorted(
-            (r for r in self._all(RoundRecord) if r.settle_by is not None and r.settlement is None),
+            (r for r in self._all(RoundRecord) if r.settle_by is not None and not r.resolved),
             key=lambda r: r.settle_by,
         )
         return [(r.operator_id, r.ref) for r in due if r.settle_by <= now][:limit]
@@ -253,7 +252,7 @@ class MemoryRepository(Repository):
         return sorted(
             (r.round_number, r.settle_by)
             for r in self._all(RoundRecord)
-            if r.ref.shoe.shoe_id == shoe_id and r.settlement is None
+            if r.ref.shoe.shoe_id == shoe_id and not r.resolved
         )
 
     def due_proofs(self, now: str, limit: int) -> list[str]:
@@ -276,14 +275,6 @@ class MemoryRepository(Repository):
         )
         totals: FairnessTotals | None = self._one(FairnessTotals, table_id)
         return FairnessPage(totals=totals, shoes=lines[:limit], more=len(lines) > limit)
-
-    def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        self.calls["query"] += 1
-        proof: ProofRecord | None = self._one(ProofRecord, shoe_id)
-        if proof is None:
-            return None
-        publics = [p for p in self._all(PublicRound) if p.shoe_id == shoe_id]
-        return dataclasses.replace(proof, rounds={p.round_number: p for p in publics})
 
 
 class MemoryVault:
@@ -325,7 +316,7 @@ class MemoryVault:
         self._sealed[token] = (tuple(sorted(context.items())), bytes(plaintext))
         return token
 
-    def draw_chain_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:
+    def draw_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:
         self.calls["draw"] += 1
         secret = os.urandom(SECRET_BYTES)
         return secret, self._seal(secret, context)

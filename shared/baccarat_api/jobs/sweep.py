@@ -50,7 +50,7 @@ def run_sweep(
         at=at,
         limit=limit or DEFAULT_LIMIT,
         vault=runtime.vault if runtime is not None and signs else None,
-        ref_keys=runtime.ref_keys if runtime is not None and signs else None,
+        ref_keys=runtime.shoes.ref_key if runtime is not None and signs else None,
     )
 
 

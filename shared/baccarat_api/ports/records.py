@@ -1,9 +1,9 @@
 """What the service stores: one record type per item kind, independent of DynamoDB.
 
 Every record belongs to one operator (``operator_id``), except the public ones: the proof of an
-ended shoe and a table's fairness summary.
-Secrets appear only as KMS ciphertext (``chain_secret_ct``, ``secret_ct``); ``server_seed`` is
-set only once the shoe has ended.
+ended shoe and a table's fairness summary. Secrets appear only as KMS ciphertext
+(``chain_secret_ct``, ``secret_ct``, ``ref_key_ct``); ``server_seed`` is set only once the shoe
+has ended.
 
 A field is written once, here, with its default: the DynamoDB codec
 (:mod:`baccarat_api.adapters.dynamodb.codec`) stores every field under its name and reads a
@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, ShoeRef
-from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS
+from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS, DEFAULT_VOID_WINDOW_SECONDS
 
 OPEN = "open"
 ENDED = "ended"
@@ -44,6 +45,13 @@ class TableRecord:
     #: bacc-audit-v1: the hash of the table's latest round record of an ended shoe (the genesis
     #: value before any); the next shoe's chain starts here (:mod:`baccarat.audit`).
     chain_head: str = ""
+    #: The table's ``ref_key`` (32 random bytes, the HMAC key of its bettor refs,
+    #: :func:`baccarat.proofdoc.bettor_ref`) sealed under KMS with purpose ``bettor-ref``
+    #: (:func:`~baccarat_api.ports.vault.ref_key_context`); drawn at table creation, never
+    #: stored or published in clear.
+    ref_key_ct: bytes = b""
+    #: Seconds after a deal during which an unsettled round may be voided (0: never).
+    void_window_seconds: int = DEFAULT_VOID_WINDOW_SECONDS
 
     @property
     def profile(self) -> str:
@@ -86,8 +94,10 @@ class ShoeRecord:
     ended_at: str | None = None
     #: ``s_i`` in hex, present only once the shoe has ended.
     server_seed: str | None = None
-    #: Copied from the table at commit (so dealing needs no table read).
+    #: Copied from the table at commit (so dealing needs no table read), like ``ref_key_ct``.
     settle_deadline_seconds: int = DEFAULT_SETTLE_DEADLINE_SECONDS
+    void_window_seconds: int = DEFAULT_VOID_WINDOW_SECONDS
+    ref_key_ct: bytes = b""
     #: bacc-audit-v1: the table's chain head when the shoe was committed, and now (the hash of
     #: the table's latest round record; moved by every deal, conditionally on the version).
     chain_start: str = ""
@@ -104,6 +114,11 @@ class ShoeRecord:
 
 @dataclass(frozen=True, slots=True)
 class RoundRecord:
+    """A dealt round: its cards, the bets locked with it, the money they come to — all fixed at
+    the deal — and later how it was resolved: settled (``settled_at``) or voided (``void``),
+    exactly once. Bettors are named by id and, next to each id, by ``bettor_ref`` (computed at
+    the deal with the table's ref key), so nothing later needs the key."""
+
     operator_id: str
     table_id: str
     shoe_number: int
@@ -112,21 +127,37 @@ class RoundRecord:
     facts: dict[str, Any]
     #: A copy of the table's configuration, so settling needs no other read.
     config: dict[str, Any]
-    #: Bets locked at deal time (API form, accepted order), or ``None``.
-    bets: list[dict[str, Any]] | None
-    #: The player-banker locked at deal time (API form), or ``None``.
+    #: The bets locked at the deal: API form in accepted order, each with its ``bettor_ref``
+    #: after its ``bettor_id`` (``[]``: a round nobody bet on).
+    bets: list[dict[str, Any]]
+    #: The player-banker locked at the deal (``{bettor_id, bettor_ref, balance}``), or ``None``.
     player_banker: dict[str, Any] | None
+    #: Squeeze rights and the reveal plan (``{profile, player, banker, initial, draws}``).
     squeeze: dict[str, Any] | None
     shoe_status: str
     #: Bettors of the rounds before this one in the shoe (oldest first), for eligibility.
     previous_bettors: list[list[str]] = field(default_factory=list)
+    #: When the round was dealt — its bets were locked then (``dealt_at``).
     created_at: str = ""
-    settlement: dict[str, Any] | None = None
-    #: SHA-256 of the canonical settlement inputs (bets + player-banker).
-    settlement_digest: str | None = None
+    #: The settlement's money, computed at the deal from the locked bets and the cards: the
+    #: settlement document (``round_id``, ``shoe_id``, ``round_number``, ``profile``, ``tier``,
+    #: ``banking``, ``rounding``, ``result``, ``lines``, ``bettors``, ``player_banker``,
+    #: ``house``, ``nets``, ``eligibility``) without ``settled_at`` / ``auto_settled``. Settling
+    #: stores nothing but when and how (:attr:`settlement`); a void replaces exactly this.
+    money: dict[str, Any] = field(default_factory=dict)
+    #: When the round was settled (``None``: not settled), and whether by the system.
     settled_at: str | None = None
-    #: When locked bets must be settled by (ISO 8601 UTC); ``None`` without locked bets.
+    auto_settled: bool = False
+    #: The void, if voided: ``{reason, note, voided_at, replaced: {nets, house_take}}``.
+    void: dict[str, Any] | None = None
+    #: When locked bets must be settled by (ISO 8601 UTC; past it the sweep settles the round);
+    #: ``None`` when the round was settled at its deal (nobody bet).
     settle_by: str | None = None
+    #: Seconds after the deal during which the round may be voided (copied from the shoe).
+    void_window_seconds: int = DEFAULT_VOID_WINDOW_SECONDS
+    #: SHA-256 of the canonical deal inputs (``{bets, player_banker}`` as requested): a deal
+    #: retried with ``round_number`` is this round again only if they are equal.
+    request_digest: str = ""
     #: bacc-audit-v1 (:mod:`baccarat.audit`): the previous round record's hash, this record's
     #: hash (over the record as dealt), and the stored settlement's (or void's) hash.
     prev_hash: str = ""
@@ -137,7 +168,7 @@ class RoundRecord:
     #: dealt EXCEPT these (written later, or the hash itself). A new field is hashed unless it
     #: is added here: a test fails until one of the two is decided (and the spec says so).
     NOT_HASHED: ClassVar[frozenset[str]] = frozenset(
-        {"settlement", "settlement_digest", "settled_at", "round_hash", "settlement_hash"}
+        {"settled_at", "auto_settled", "void", "round_hash", "settlement_hash"}
     )
 
     @property
@@ -148,11 +179,42 @@ class RoundRecord:
     def round_id(self) -> str:
         return self.ref.round_id
 
+    @property
+    def dealt_at(self) -> str:
+        """When the round was dealt, and its bets locked (the same instant)."""
+        return self.created_at
+
+    @property
+    def void_by(self) -> str | None:
+        """The end of the round's void window (``None``: voids are disabled at its table)."""
+        if self.void_window_seconds <= 0:
+            return None
+        return seconds_after(self.created_at, self.void_window_seconds)
+
+    @property
+    def resolved(self) -> bool:
+        """Settled (by the operator or the system) or voided."""
+        return self.settled_at is not None or self.void is not None
+
+    @property
+    def settlement(self) -> dict[str, Any] | None:
+        """The settlement document once settled: :attr:`money` with ``settled_at`` and
+        ``auto_settled`` (what the settlement route answers, what the audit hashes)."""
+        if self.settled_at is None:
+            return None
+        return {**self.money, "settled_at": self.settled_at, "auto_settled": self.auto_settled}
+
+    @property
+    def resolution(self) -> dict[str, Any] | None:
+        """What ``settlement_hash`` covers: the settlement document, or the void."""
+        return self.settlement if self.void is None else self.void
+
 
 @dataclass(frozen=True, slots=True)
 class ProofRecord:
     """The public record of an ended shoe: everything a third party needs, nothing secret
-    that is still in use. Keyed by shoe id alone (the proof route needs no operator key).
+    that is still in use. Keyed by shoe id alone (the proof route needs no operator key); its
+    ``operator_id`` (never served) names the partition holding the shoe's round records.
 
     Written by the transaction that ends the shoe; once the proof is final (every dealt round
     resolved) its pages are stored next to it and the finalisation sets ``signature`` — the
@@ -171,35 +233,12 @@ class ProofRecord:
     ended_at: str
     #: ``TableConfig.to_dict()`` of the shoe's table (what recomputing a settlement needs).
     config: dict[str, Any] | None = None
-    #: Round number → the round's public money record, as read with the proof; written by each
-    #: settlement (or void), before or after the end.
-    rounds: dict[int, PublicRound] = field(default_factory=dict)
-    #: Whose partition holds the shoe's records (finalisation reads them from there). Never
-    #: published.
     operator_id: str = ""
     #: Set once, when the proof became final: the ``signature`` object every page carries
     #: (``{alg, key_id, manifest, value}``), how many pages there are, and when.
     signature: dict[str, Any] | None = None
     page_count: int | None = None
     finalised_at: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PublicRound:
-    """What the proof shows of a round's money, stored in the shoe's public partition (next to
-    the proof) by the same transaction that settles (or voids) the round, so a proof always
-    reflects it, also when it happens after the shoe ended. Served only once the shoe has
-    ended (the proof route answers 404 until then).
-
-    ``settlement`` is the stored settlement document; ``inputs`` what it was computed from:
-    ``{"bets": [...], "player_banker": {...} | None}`` (API form, accepted order). A voided
-    round has ``void`` (its void record) and no settlement."""
-
-    shoe_id: str
-    round_number: int
-    settlement: dict[str, Any] | None = None
-    inputs: dict[str, Any] | None = None
-    void: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +292,6 @@ Record = (
     | ShoeRecord
     | RoundRecord
     | ProofRecord
-    | PublicRound
     | ShoeFairness
     | FairnessTotals
     | IdempotencyRecord
@@ -266,7 +304,6 @@ KEY_FIELDS: dict[type, tuple[str, ...]] = {
     ShoeRecord: ("operator_id", "table_id", "shoe_number"),
     RoundRecord: ("operator_id", "table_id", "shoe_number", "round_number"),
     ProofRecord: ("shoe_id",),
-    PublicRound: ("shoe_id", "round_number"),
     ShoeFairness: ("table_id", "shoe_number"),
     FairnessTotals: ("table_id",),
     IdempotencyRecord: ("operator_id", "key_hash"),

@@ -117,11 +117,6 @@ class Repository(StateWrites):
     def get_round(self, operator_id: str, ref: RoundRef) -> RoundRecord | None: ...
 
     @abstractmethod
-    def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        """The ended shoe's proof with every settled or voided round's public record, or
-        ``None`` while the shoe has not ended."""
-
-    @abstractmethod
     def load(
         self,
         operator_id: str,

@@ -1,6 +1,6 @@
-"""The shoe source port: a shoe record's derived cards and its secret (``s_i``), which needs
-the vault (one KMS ``Decrypt``) unless the adapter has it already
-(:class:`baccarat_api.adapters.shoe_cache.ShoeCache`)."""
+"""The shoe source port: a shoe record's derived cards and its secret (``s_i``), and its table's
+bettor-ref key (copied onto the shoe at commit), each needing the vault (one KMS ``Decrypt``)
+unless the adapter has it already (:class:`baccarat_api.adapters.shoe_cache.ShoeCache`)."""
 
 from __future__ import annotations
 
@@ -22,3 +22,6 @@ class DerivedShoe:
 
 class ShoeSource(Protocol):
     def get(self, shoe: ShoeRecord) -> DerivedShoe: ...
+
+    def ref_key(self, shoe: ShoeRecord) -> bytes:
+        """The ``ref_key`` of the shoe's table (32 bytes; from ``shoe.ref_key_ct``)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from baccarat.audit import settlement_hash
@@ -26,7 +26,6 @@ from baccarat_api.ports.records import (
     FairnessTotals,
     IdempotencyRecord,
     ProofRecord,
-    PublicRound,
     Record,
     RoundRecord,
     ShoeFairness,
@@ -205,67 +204,39 @@ class StateWrites(ABC):
 
     # rounds -----------------------------------------------------------------------------------
     @staticmethod
-    def _settled(round_: RoundRecord, doc: dict[str, Any], digest: str, at: str) -> Update:
-        """Store a settlement (or a void) and its bacc-audit-v1 hash on a round that has
-        neither; the round leaves the DueRounds index. The first write of its transaction,
-        returning the winner's round when the condition fails."""
+    def _resolved(round_: RoundRecord, changes: dict[str, Any], doc: dict[str, Any]) -> Update:
+        """Resolve a round that is neither settled nor voided: ``changes`` plus the
+        bacc-audit-v1 hash of ``doc`` (the settlement or void document); the round leaves the
+        DueRounds index. Returns the winner's round when the condition fails."""
         return Update(
             RoundRecord,
             (round_.operator_id, round_.table_id, round_.shoe_number, round_.round_number),
-            set={
-                "settlement": doc,
-                "settlement_digest": digest,
-                "settled_at": at,
-                "settlement_hash": settlement_hash(round_.round_hash, doc),
-            },
-            expect={"settlement": ABSENT},
+            set={**changes, "settlement_hash": settlement_hash(round_.round_hash, doc)},
+            expect={"settled_at": ABSENT, "void": ABSENT},
             return_existing=True,
         )
 
     def save_settlement(
         self,
         round_: RoundRecord,
-        settlement: dict[str, Any],
-        digest: str,
         settled_at: str,
-        inputs: dict[str, Any] | None = None,
+        auto: bool,
         idem: IdempotencyRecord | None = None,
     ) -> None:
-        """The round's settlement if it has none (nor a void), and its public copy in the shoe's
-        proof partition with ``inputs`` (the bets and player-banker it was computed from;
-        default: the round's locked ones). ``ConditionFailed`` otherwise, with ``existing`` =
-        the stored round."""
-        public = PublicRound(
-            shoe_id=round_.ref.shoe.shoe_id,
-            round_number=round_.round_number,
-            settlement=settlement,
-            inputs=inputs
-            if inputs is not None
-            else {"bets": round_.bets or [], "player_banker": round_.player_banker},
-        )
-        writes: list[Write] = [
-            self._settled(round_, settlement, digest, settled_at),
-            Put(public, False),
-        ]
-        self._write("settle round", writes, idem)
+        """Settle the round with the money computed at its deal (``settled_at``; ``auto``: by
+        the system), if it is neither settled nor voided; ``ConditionFailed`` otherwise, with
+        ``existing`` = the stored round."""
+        settled = replace(round_, settled_at=settled_at, auto_settled=auto).settlement
+        assert settled is not None
+        changes = {"settled_at": settled_at, "auto_settled": auto}
+        self._write("settle round", [self._resolved(round_, changes, settled)], idem)
 
     def void_round(
-        self,
-        round_: RoundRecord,
-        doc: dict[str, Any],
-        voided_at: str,
-        idem: IdempotencyRecord | None = None,
+        self, round_: RoundRecord, void: dict[str, Any], idem: IdempotencyRecord | None = None
     ) -> None:
-        """The round's void record in place of a settlement (the same slot: a round is settled
-        or voided, once) and its public copy (``void``, no settlement)."""
-        public = PublicRound(
-            shoe_id=round_.ref.shoe.shoe_id, round_number=round_.round_number, void=doc
-        )
-        writes: list[Write] = [
-            self._settled(round_, doc, VOID_DIGEST, voided_at),
-            Put(public, False),
-        ]
-        self._write("void round", writes, idem)
+        """Void the round (``void``: its void document), if it is neither settled nor voided
+        (a round is settled or voided, once)."""
+        self._write("void round", [self._resolved(round_, {"void": void}, void)], idem)
 
     # final proofs -----------------------------------------------------------------------------
     def finalise_proof(
@@ -306,7 +277,3 @@ class StateWrites(ABC):
             Update(FairnessTotals, (line.table_id,), set={}, add=totals, upsert=True),
         ]
         self.transact("finalise proof", writes)
-
-
-#: ``settlement_digest`` of a void record (no settlement inputs digest to equal it).
-VOID_DIGEST = "void"

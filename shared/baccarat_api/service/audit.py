@@ -75,8 +75,8 @@ def _walk_shoe(
         actual = record_hash(r)
         if r.round_hash != actual:
             breaks.add("round_hash", actual, r.round_hash, round_id=r.round_id)
-        if r.settlement is not None:
-            settled = settlement_hash(actual, r.settlement)
+        if r.resolution is not None:
+            settled = settlement_hash(actual, r.resolution)
             if r.settlement_hash != settled:
                 breaks.add("settlement_hash", settled, r.settlement_hash, round_id=r.round_id)
             settlements += 1

@@ -14,7 +14,7 @@ bets, answers the auto-settlement; the sweep finds the operator's and moves on).
 is skipped.
 
 Round trips: one ``Query`` per index shard (8) per page of due rounds, then per due round
-GetItem + TransactWriteItems (the settlement and its public copy) = 2.
+GetItem + UpdateItem (the settlement, conditional) = 2.
 
 Then, given the vault (and the tables' ref keys), the sweep finalises every ended shoe's proof
 that has become final (:func:`baccarat_api.service.proofs.finalise_due`: one ``Query`` per shard

@@ -1,38 +1,49 @@
-"""deal-and-resolve: deal the next round of a shoe.
+"""deal-and-resolve: deal the next round of a shoe, with its bets.
+
+Bets exist before cards: a deal carries the round's bets (``[]``: nobody bets), validated
+all-or-nothing and locked with the round, and the money they come to is computed right there
+(:mod:`.money`) and stored with the cards — so no money can be attached to, or changed on, a
+round once its cards exist. A round nobody bet on is settled at its deal (no lines).
 
 Round trips (DynamoDB): GetItem shoe + ONE TransactWriteItems (put the round if new; move the
 shoe's cursor and version if unchanged since the read; when the round ends the shoe, also free the
 table and publish the proof) = 2. Two concurrent deals read the same version: one transaction
 wins, the other fails its condition and answers 409 ``concurrent_update`` (retryable) — no card
-is dealt twice and none is skipped. KMS: one Decrypt when this container has not derived the shoe
-yet, else none.
+is dealt twice and none is skipped. KMS: one Decrypt of the shoe's secret and one of the table's
+ref key when this container has not opened them yet, else none.
 
 The same transaction extends the table's bacc-audit-v1 chain (the round's ``prev_hash`` is the
 shoe's head, which moves to the round's hash; :mod:`.audit`) and, when bets are locked, puts the
 round in the DueRounds index with its ``settle_by`` time (:mod:`.auto_settle`). With an
-``Idempotency-Key`` the read is one BatchGetItem (shoe + the key's record) and the transaction
-also puts the record: still 2; a replay is 1 (:mod:`.idempotency`)."""
+``Idempotency-Key`` — or a ``round_number`` — the read is one BatchGetItem (shoe + the key's
+record / that round) and the transaction also puts the record: still 2; a replay is 1
+(:mod:`.idempotency`)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
+from baccarat.audit import settlement_hash
 from baccarat.bets import Bet
+from baccarat.outcome import Round
 from baccarat.profiles import TableConfig
+from baccarat.proofdoc import refs_for
 from baccarat.squeeze import reveal_plan, squeeze_rights
 from baccarat.validation import BetRefused, validate_bets
 from baccarat_api.clock import now, seconds_after
+from baccarat_api.ids import RoundRef, parse_shoe_id
 from baccarat_api.ports.records import ENDED, OPEN, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.service import idempotency
 from baccarat_api.service.audit import record_hash
 from baccarat_api.service.bets import BetsIn, refused
-from baccarat_api.service.errors import DomainError, lost_race
-from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.common import digest
+from baccarat_api.service.errors import DomainError, lost_race, not_found
+from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
 from baccarat_api.service.models import DealRequest, RoundOut
-from baccarat_api.service.reading import shoe_record
+from baccarat_api.service.money import round_money, with_refs
 from baccarat_api.service.tables import end_shoe
 from baccarat_api.service.views import round_view
 
@@ -41,50 +52,102 @@ def _bettors(bets: list[Bet]) -> list[str]:
     return list(dict.fromkeys(b.bettor_id for b in bets))
 
 
+def _read(
+    repo: Repository,
+    operator_id: str,
+    shoe_id: str,
+    round_number: int | None,
+    idem: IdempotencyRequest | None,
+) -> tuple[ShoeRecord, RoundRecord | None]:
+    """The shoe and, when the request names a round number, that round: one round trip (a
+    live Idempotency-Key record replays)."""
+    ref = parse_shoe_id(shoe_id)
+    if ref is None:
+        raise not_found("shoe", shoe_id)
+    if round_number is None and idem is None:
+        shoe = repo.get_shoe(operator_id, ref)
+        if shoe is None:
+            raise not_found("shoe", shoe_id)
+        return shoe, None
+    wanted = None if round_number is None else RoundRef(ref.table_id, ref.shoe_number, round_number)
+    snap = repo.load(
+        operator_id, shoe=ref, round_=wanted, idem_key=None if idem is None else idem.key_hash
+    )
+    idempotency.replay(snap.idempotency, idem)
+    if snap.shoe is None:
+        raise not_found("shoe", shoe_id)
+    return snap.shoe, snap.round
+
+
+def _expected(
+    shoe: ShoeRecord, asked: int | None, found: RoundRecord | None, request_digest: str
+) -> None:
+    """A deal naming its ``round_number``: the next round, or that round dealt with exactly
+    this request (answered again, as a replay); anything else is refused."""
+    number = shoe.rounds_dealt + 1
+    if asked is None or asked == number:
+        return
+    if found is not None and found.request_digest == request_digest:
+        raise Replayed(201, round_view(found))
+    if shoe.status == ENDED:
+        return  # shoe_ended says it better
+    raise DomainError(
+        "round_mismatch",
+        f"round {asked} is not the next round of shoe {shoe.shoe_id} (the next is {number})"
+        + ("" if found is None else " and it was dealt with other bets"),
+        details={"round_number": asked, "next_round_number": number},
+    )
+
+
+def _round_of(shoe: ShoeRecord, shoes: ShoeSource) -> tuple[Round, bool, bytes]:
+    """The shoe's next round, whether it ends the shoe, and the shoe's secret."""
+    derived = shoes.get(shoe)
+    number = shoe.rounds_dealt + 1
+    if number > len(derived.shoe.rounds):
+        raise RuntimeError(f"shoe {shoe.shoe_id} is open with every round dealt")
+    rnd = derived.shoe.rounds[number - 1]
+    if rnd.start != shoe.cursor:
+        raise RuntimeError(
+            f"shoe {shoe.shoe_id}: cursor {shoe.cursor} but round starts {rnd.start}"
+        )
+    return rnd, number == len(derived.shoe.rounds), derived.secret
+
+
 def deal_round(
     repo: Repository,
     shoes: ShoeSource,
     operator_id: str,
     shoe_id: str,
-    request: DealRequest | None = None,
+    request: DealRequest,
     idem: IdempotencyRequest | None = None,
 ) -> RoundOut:
-    """Deal the shoe's next round; bets (and the player-banker) given are validated and locked
-    with it."""
-    given = BetsIn() if request is None else BetsIn.of(request.bets, request.player_banker)
-    shoe = shoe_record(repo, operator_id, shoe_id, idem)
+    """Deal the shoe's next round with the request's bets (and player-banker), validated and
+    locked with it; their money is computed now and stored with the round."""
+    given = BetsIn.of(request.bets, request.player_banker)
+    request_digest = digest({"bets": given.bets or [], "player_banker": given.player_banker})
+    shoe, found = _read(repo, operator_id, shoe_id, request.round_number, idem)
+    _expected(shoe, request.round_number, found, request_digest)
     if shoe.status == ENDED:
         raise DomainError("shoe_ended", f"shoe {shoe_id} has ended; commit a new shoe")
-    derived = shoes.get(shoe)
-    number = shoe.rounds_dealt + 1
-    if number > len(derived.shoe.rounds):
-        raise RuntimeError(f"shoe {shoe_id} is open with every round dealt")
-    rnd = derived.shoe.rounds[number - 1]
-    if rnd.start != shoe.cursor:
-        raise RuntimeError(f"shoe {shoe_id}: cursor {shoe.cursor} but round starts {rnd.start}")
+    rnd, last, secret = _round_of(shoe, shoes)
+    number = rnd.number
+    ref = RoundRef(shoe.table_id, shoe.shoe_number, number)
 
     config = TableConfig.from_dict(shoe.config)
-    squeeze: dict[str, Any] | None = None
-    bettors: list[str] = []
-    locked = False
-    bets, player_banker = given.bets, given.player_banker
-    if given.given:
-        bet_objects, pb = given.objects()
-        try:
-            accepted = validate_bets(config, bet_objects, number, pb)
-        except BetRefused as exc:
-            raise refused(exc) from None
-        pb_id = None if pb is None else pb.bettor_id
-        rights = squeeze_rights(config.profile.name, accepted.bets, player_banker_id=pb_id)
-        plan = reveal_plan(rnd, rights)
-        squeeze = {**rights.as_dict(), "cards": [c.as_dict() for c in plan.cards]}
-        bettors = _bettors(list(accepted.bets))
-        locked = bool(accepted.bets)
-        if bets is None:
-            bets = []
+    bet_objects, pb = given.objects()
+    try:
+        accepted = validate_bets(config, bet_objects, number, pb)
+    except BetRefused as exc:
+        raise refused(exc) from None
+    refs = refs_for(shoes.ref_key(shoe), shoe.table_id)
+    bets, player_banker = with_refs(given.bets or [], given.player_banker, refs)
+    pb_id = None if pb is None else pb.bettor_id
+    rights = squeeze_rights(config.profile.name, accepted.bets, player_banker_id=pb_id)
+    money = round_money(ref, config, rnd, accepted.bets, pb, shoe.recent_bettors, refs)
+    bettors = _bettors(list(accepted.bets))
 
-    last = number == len(derived.shoe.rounds)
-    created_at = now()
+    dealt_at = now()
+    nobody = not accepted.bets  # a round nobody bet on is settled at its deal, with no lines
     record = RoundRecord(
         operator_id=operator_id,
         table_id=shoe.table_id,
@@ -94,46 +157,61 @@ def deal_round(
         config=shoe.config,
         bets=bets,
         player_banker=player_banker,
-        squeeze=squeeze,
+        squeeze=reveal_plan(rnd, rights).as_dict(),
         shoe_status=ENDED if last else OPEN,
         previous_bettors=shoe.recent_bettors,
-        created_at=created_at,
+        created_at=dealt_at,
+        money=money,
         # locked bets are settled by the deadline, or by the auto-settlement sweep after it
-        settle_by=seconds_after(created_at, shoe.settle_deadline_seconds) if locked else None,
+        settle_by=None if nobody else seconds_after(dealt_at, shoe.settle_deadline_seconds),
+        void_window_seconds=shoe.void_window_seconds,
+        request_digest=request_digest,
         prev_hash=shoe.chain_head,
     )
     record = replace(record, round_hash=record_hash(record))
-    recent = shoe.recent_bettors
-    limit = config.profile.idle_round_limit
-    if limit is not None:
-        recent = [*recent, bettors][-2 * limit :]
-    moved = replace(
-        shoe,
-        rounds_dealt=number,
-        cursor=rnd.end,
-        version=shoe.version + 1,
-        results=[
-            *shoe.results,
-            {
-                "result": rnd.result.value,
-                "player_total": rnd.player_total,
-                "banker_total": rnd.banker_total,
-                "player_pair": rnd.player_pair,
-                "banker_pair": rnd.banker_pair,
-            },
-        ],
-        recent_bettors=recent,
-        chain_head=record.round_hash,
-    )
+    if nobody:
+        record = _settled_at_deal(record)
+    after = _moved(shoe, rnd, config, bettors, record.round_hash)
     proof = None
-    after: ShoeRecord = moved
     if last:
-        ended, proof = end_shoe(replace(moved, version=shoe.version), derived.secret, "rules")
-        after = ended
-    view = round_view(record, with_settlement=False)
+        after, proof = end_shoe(replace(after, version=shoe.version), secret, "rules")
+    view = round_view(record)
     try:
         repo.record_round(shoe, after, record, proof, idempotency.record(idem, operator_id, view))
     except ConditionFailed as exc:
         idempotency.check_duplicate(exc)
         raise lost_race() from None
     return RoundOut.model_validate(view)
+
+
+def _settled_at_deal(record: RoundRecord) -> RoundRecord:
+    """A round nobody bet on: settled (no lines) the moment it is dealt."""
+    settled = replace(record, settled_at=record.created_at)
+    assert settled.settlement is not None
+    return replace(settled, settlement_hash=settlement_hash(record.round_hash, settled.settlement))
+
+
+def _moved(
+    shoe: ShoeRecord, rnd: Round, config: TableConfig, bettors: list[str], head: str
+) -> ShoeRecord:
+    """The shoe after dealing ``rnd``: cursor, version, roads' results, recent bettors, head."""
+    recent = shoe.recent_bettors
+    limit = config.profile.idle_round_limit
+    if limit is not None:
+        recent = [*recent, bettors][-2 * limit :]
+    result: dict[str, Any] = {
+        "result": rnd.result.value,
+        "player_total": rnd.player_total,
+        "banker_total": rnd.banker_total,
+        "player_pair": rnd.player_pair,
+        "banker_pair": rnd.banker_pair,
+    }
+    return replace(
+        shoe,
+        rounds_dealt=rnd.number,
+        cursor=rnd.end,
+        version=shoe.version + 1,
+        results=[*shoe.results, result],
+        recent_bettors=recent,
+        chain_head=head,
+    )

@@ -21,8 +21,10 @@ CODES: dict[str, tuple[bool, str]] = {
     "shoe_open": (False, "the table already has an open shoe; close it first"),
     "shoe_ended": (False, "the shoe has ended; commit a new shoe"),
     "chain_exhausted": (False, "every shoe of the table's seed chain has been used"),
-    "bets_locked": (False, "the round's bets were locked when it was dealt; these differ"),
-    "settlement_conflict": (False, "the round is already settled with other inputs"),
+    "round_mismatch": (
+        False,
+        "the deal's round_number is not the next round, nor a round dealt with this request",
+    ),
     "concurrent_update": (True, "another request changed this resource first; retry"),
     "round_settled": (False, "the round is settled; a settled round cannot be voided"),
     "round_voided": (False, "the round is voided; a voided round can never be settled"),
@@ -30,6 +32,10 @@ CODES: dict[str, tuple[bool, str]] = {
         True,
         "the shoe has ended but some rounds are not resolved yet; its proof is final (and "
         "served) once each is settled, voided or auto-settled at its deadline",
+    ),
+    "void_window_closed": (
+        False,
+        "the round's void window has passed (or voids are disabled at its table)",
     ),
     "idempotency_in_progress": (
         True,

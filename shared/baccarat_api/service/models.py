@@ -4,22 +4,69 @@ never coerced from strings or floats) and the responses, which are validated on 
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    field_validator,
+    model_validator,
+)
 
 from baccarat.bets import BetType, Role
-from baccarat_api.limits import CLIENT_SEED_BYTES as MAX_CLIENT_SEED_BYTES
+from baccarat.proofdoc import VOID_REASONS
+from baccarat.settlement import RESERVED_IDS
 from baccarat_api.limits import (
+    BETTOR_ID_PATTERN,
     DEFAULT_SETTLE_DEADLINE_SECONDS,
+    DEFAULT_VOID_WINDOW_SECONDS,
     MAX_ID_LENGTH,
     MAX_MONEY,
     MAX_SETTLE_DEADLINE_SECONDS,
+    MAX_VOID_NOTE_LENGTH,
+    MAX_VOID_WINDOW_SECONDS,
 )
+from baccarat_api.limits import CLIENT_SEED_BYTES as MAX_CLIENT_SEED_BYTES
 from baccarat_api.limits import MAX_BETS_PER_ROUND as MAX_BETS
 
 Money = Annotated[StrictInt, Field(ge=-MAX_MONEY, le=MAX_MONEY)]
 Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
+
+
+def _bettor_id(value: str) -> str:
+    if not re.fullmatch(BETTOR_ID_PATTERN, value):
+        raise ValueError(f"a bettor id is 1 to {MAX_ID_LENGTH} characters of A-Z a-z 0-9 . _ : @ -")
+    if value in RESERVED_IDS:
+        raise ValueError(f"{value!r} is reserved (a settlement's own participant)")
+    return value
+
+
+#: A bettor's id (bets, the player-banker): ASCII ``[A-Za-z0-9._:@-]{1,64}``, matched whole,
+#: and none of the settlement's own participant names (``house``, ``player_banker``).
+BettorId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_ID_LENGTH,
+        json_schema_extra={
+            "pattern": f"^{BETTOR_ID_PATTERN}$",
+            "not": {"enum": sorted(RESERVED_IDS)},
+        },
+    ),
+    AfterValidator(_bettor_id),
+]
+
+
+def _valid_unicode(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode (no lone surrogates)") from None
+    return value
 
 
 class _Strict(BaseModel):
@@ -56,6 +103,15 @@ class CreateTableRequest(_Strict):
             "is settled by the system (auto_settled: true)"
         ),
     )
+    void_window_seconds: StrictInt = Field(
+        default=DEFAULT_VOID_WINDOW_SECONDS,
+        ge=0,
+        le=MAX_VOID_WINDOW_SECONDS,
+        description=(
+            "an unsettled round may be voided only this many seconds after its deal "
+            "(0: voids disabled at this table)"
+        ),
+    )
 
 
 class CommitShoeRequest(_Strict):
@@ -79,7 +135,7 @@ class CommitShoeRequest(_Strict):
 
 
 class BetIn(_Strict):
-    bettor_id: Id
+    bettor_id: BettorId
     role: Role
     seat: StrictInt | None = Field(default=None, ge=0, le=1000)
     type: BetType
@@ -90,15 +146,17 @@ class BetIn(_Strict):
 
 
 class PlayerBankerIn(_Strict):
-    bettor_id: Id
+    bettor_id: BettorId
     balance: Money
 
 
 class DealRequest(_Strict):
-    bets: list[BetIn] | None = Field(
-        default=None,
+    bets: list[BetIn] = Field(
         max_length=MAX_BETS,
-        description="validated and locked with the round: settlement then uses exactly them",
+        description=(
+            "required: the round's bets, validated and locked with it before any card exists; "
+            "[] deals a round nobody bet on (settled at once, with no lines)"
+        ),
         examples=[
             [
                 {"bettor_id": "alice", "role": "seated", "seat": 1, "type": "banker",
@@ -111,21 +169,50 @@ class DealRequest(_Strict):
     player_banker: PlayerBankerIn | None = Field(
         default=None, description="the player-banker seat (player_banker tables, with bets)"
     )
+    round_number: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        le=999_999,
+        description=(
+            "optional: the round you expect to deal. If it is already dealt with exactly these "
+            "bets and player-banker, the answer is that round again (Idempotent-Replayed: "
+            "true); another round number than the next → 409 round_mismatch. The safe way to "
+            "retry a deal without an Idempotency-Key"
+        ),
+    )
 
 
 class SettleRequest(_Strict):
-    bets: list[BetIn] | None = Field(
-        default=None,
-        max_length=MAX_BETS,
-        description="omit when the round was dealt with bets (they are locked)",
-    )
-    player_banker: PlayerBankerIn | None = None
+    """A settlement takes no body (or ``{}``): it settles the bets locked at the deal."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nothing(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data:
+            raise ValueError(
+                "a settlement takes no body: the round's bets were locked when it was dealt "
+                f"(found {', '.join(sorted(map(str, data)))})"
+            )
+        return data
 
 
 class VoidRequest(_Strict):
     reason: str = Field(
-        min_length=1, max_length=256, description="why the round is voided (kept with it)"
+        description="why the round is voided: " + ", ".join(VOID_REASONS),
+        json_schema_extra={"enum": list(VOID_REASONS)},
     )
+    note: Annotated[str, AfterValidator(_valid_unicode)] | None = Field(
+        default=None,
+        max_length=MAX_VOID_NOTE_LENGTH,
+        description="optional, published with the void in the shoe's proof",
+    )
+
+    @field_validator("reason")
+    @classmethod
+    def _known_reason(cls, value: str) -> str:
+        if value not in VOID_REASONS:
+            raise ValueError(f"the reason is one of {', '.join(VOID_REASONS)}")
+        return value
 
 
 # --- responses ------------------------------------------------------------------------------
@@ -156,6 +243,9 @@ class TableOut(_Strict):
     created_at: str
     settle_deadline_seconds: int = Field(
         description="locked bets not settled this long after the deal are auto-settled"
+    )
+    void_window_seconds: int = Field(
+        description="an unsettled round may be voided this long after its deal (0: never)"
     )
 
 
@@ -190,6 +280,16 @@ class HandOut(_Strict):
     total: int
 
 
+class BetOut(BetIn):
+    bettor_id: str
+    bettor_ref: str = Field(description="the bettor's pseudonym in the public proof")
+
+
+class PlayerBankerOut(PlayerBankerIn):
+    bettor_id: str
+    bettor_ref: str = Field(description="the player-banker's pseudonym in the public proof")
+
+
 class RoundOut(_Strict):
     round_id: str
     shoe_id: str
@@ -209,15 +309,20 @@ class RoundOut(_Strict):
     cards_dealt: int
     banker_card_count: int
     winning_margin: int
-    bets: list[BetIn] | None
-    player_banker: PlayerBankerIn | None
-    squeeze: dict[str, Any] | None = Field(
-        description="squeeze rights and reveal plan (when bets were given)"
+    bets: list[BetOut] = Field(description="the bets locked at the deal (accepted order)")
+    player_banker: PlayerBankerOut | None
+    squeeze: dict[str, Any] = Field(
+        description="squeeze rights and the reveal plan: initial (the first four cards, safe "
+        "to show before the reveal) and draws (third cards, for after the initial reveal)"
     )
     shoe_status: Literal["open", "ended"]
-    created_at: str
+    dealt_at: str = Field(description="when the round was dealt: its bets were locked then")
     settle_by: str | None = Field(
-        description="with locked bets: settled by the system (auto_settled) if not by then"
+        description="with locked bets: settled by the system (auto_settled) if not by then; "
+        "null for a round nobody bet on (settled at its deal)"
+    )
+    void_by: str | None = Field(
+        description="the end of the round's void window (null: voids disabled at the table)"
     )
     prev_hash: str = Field(description="bacc-audit-v1 hash of the table's previous round record")
     round_hash: str = Field(description="bacc-audit-v1 hash of this round record (as dealt)")
@@ -226,6 +331,7 @@ class RoundOut(_Strict):
 class LineOut(_Strict):
     index: int
     bettor_id: str
+    bettor_ref: str
     type: str
     stake: int
     grade: Literal["win", "push", "lose", "void"]
@@ -238,6 +344,7 @@ class LineOut(_Strict):
 
 class ParticipantOut(_Strict):
     id: str
+    bettor_ref: str
     role: str
     stake: int
     gross: int
@@ -259,8 +366,22 @@ class EligibilityOut(_Strict):
     idle_round_limit: int | None
 
 
-class PublicSettlementOut(_Strict):
-    """A settlement as a proof shows it: everything but the balances after the round."""
+class ReplacedOut(_Strict):
+    nets: dict[str, int] = Field(description="the nets the settlement would have had")
+    house_take: int
+
+
+class VoidOut(_Strict):
+    reason: str = Field(description=", ".join(VOID_REASONS))
+    note: str | None
+    voided_at: str
+    replaced: ReplacedOut = Field(
+        description="the settlement the void replaced, computed exactly as settling would have"
+    )
+
+
+class SettlementOut(_Strict):
+    """A settlement — or a void, settlement-shaped: every line graded ``void``, every net 0."""
 
     round_id: str
     shoe_id: str
@@ -274,19 +395,19 @@ class PublicSettlementOut(_Strict):
     bettors: list[ParticipantOut]
     player_banker: ParticipantOut | None
     house: HouseOut
-    nets: dict[str, int]
-    settled_at: str
+    nets: dict[str, int] = Field(
+        description="participant → net: what to apply to each wallet (bettors in order of "
+        "their first bet, then the player-banker)"
+    )
+    eligibility: EligibilityOut
+    settled_at: str = Field(description="when it was settled (or voided)")
     auto_settled: bool = Field(
         default=False, description="settled by the system after the table's deadline"
     )
     voided: bool = Field(
         default=False, description="a void: every stake returned (net 0), never to be settled"
     )
-    void_reason: str | None = Field(default=None, description="why the round was voided")
-
-
-class SettlementOut(PublicSettlementOut):
-    eligibility: EligibilityOut
+    void: VoidOut | None = Field(default=None, description="the void, if voided")
 
 
 class RoundDetailOut(RoundOut):
@@ -349,18 +470,6 @@ class ProofSettlementOut(_Strict):
     auto_settled: bool
 
 
-class ReplacedOut(_Strict):
-    nets: dict[str, int] = Field(description="the nets settling would have given, by bettor_ref")
-    house_take: int
-
-
-class ProofVoidOut(_Strict):
-    reason: Literal["misdeal", "technical_fault", "operator_error", "regulatory"]
-    note: str | None
-    voided_at: str
-    replaced: ReplacedOut = Field(description="the settlement the void replaced")
-
-
 class ProofRoundOut(_Strict):
     round_number: int
     start: int
@@ -377,7 +486,10 @@ class ProofRoundOut(_Strict):
     settled_at: str | None
     voided_at: str | None
     settlement: ProofSettlementOut | None
-    void: ProofVoidOut | None
+    void: VoidOut | None = Field(
+        description="the void: reason, note, when, and the settlement it replaced (nets by "
+        "bettor_ref)"
+    )
 
 
 class InterventionsOut(_Strict):

@@ -96,10 +96,6 @@ def private_proof(shoe: ShoeRecord, rounds: Sequence[RoundRecord]) -> dict[str, 
     }
 
 
-def _resolved(r: RoundRecord) -> bool:
-    return r.settlement is not None
-
-
 def _pending(unresolved: Sequence[tuple[int, str | None]]) -> DomainError:
     deadlines = [at for _, at in unresolved if at is not None]
     numbers = [n for n, _ in unresolved]
@@ -131,7 +127,7 @@ def finalise(
     unresolved = [
         (n, dealt[n].settle_by if n in dealt else None)
         for n in range(1, shoe.rounds_dealt + 1)
-        if n not in dealt or not _resolved(dealt[n])
+        if n not in dealt or not dealt[n].resolved
     ]
     if unresolved:
         raise _pending(unresolved)

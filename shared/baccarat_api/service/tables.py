@@ -2,7 +2,8 @@
 
 Round trips (DynamoDB): create = GetItem tier + PutItem table (2); commit = GetItem table +
 TransactWriteItems (2); close = GetItem shoe + TransactWriteItems (2). KMS: create =
-GenerateDataKey; commit = Decrypt (s_N) + Encrypt (s_i); close = Decrypt (s_i).
+GenerateDataKey ×2 (the chain secret; the table's bettor-ref key, purpose ``bettor-ref``, only
+its ciphertext kept); commit = Decrypt (s_N) + Encrypt (s_i); close = Decrypt (s_i).
 
 With an ``Idempotency-Key`` (:mod:`.idempotency`) the first read becomes one ``BatchGetItem``
 (the same item + the key's record) and the write one ``TransactWriteItems`` carrying the record
@@ -20,7 +21,7 @@ from baccarat_api.clock import now
 from baccarat_api.ids import new_table_id
 from baccarat_api.ports.records import ENDED, OPEN, ProofRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
-from baccarat_api.ports.vault import SecretVault, chain_context, shoe_context
+from baccarat_api.ports.vault import SecretVault, chain_context, ref_key_context, shoe_context
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
@@ -55,7 +56,8 @@ def create_table(
         raise DomainError("invalid_table", str(exc)) from None
     rules = config.profile.shoe_rules.check()
     table_id = new_table_id()
-    top_secret, secret_ct = vault.draw_chain_secret(chain_context(operator_id, table_id))
+    top_secret, secret_ct = vault.draw_secret(chain_context(operator_id, table_id))
+    _, ref_key_ct = vault.draw_secret(ref_key_context(operator_id, table_id))
     record = TableRecord(
         operator_id=operator_id,
         table_id=table_id,
@@ -68,6 +70,8 @@ def create_table(
         open_shoe_id=None,
         created_at=now(),
         settle_deadline_seconds=request.settle_deadline_seconds,
+        ref_key_ct=ref_key_ct,
+        void_window_seconds=request.void_window_seconds,
     )
     record = replace(record, chain_head=genesis(table_id, record.anchor))
     del top_secret
@@ -126,6 +130,8 @@ def commit_shoe(
         version=0,
         created_at=now(),
         settle_deadline_seconds=table.settle_deadline_seconds,
+        void_window_seconds=table.void_window_seconds,
+        ref_key_ct=table.ref_key_ct,
         chain_start=table.chain_head,
         chain_head=table.chain_head,
     )

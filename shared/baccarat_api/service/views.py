@@ -31,6 +31,7 @@ def table_view(t: TableRecord) -> dict[str, Any]:
         "pay_table": config.pay_table.describe(),
         "created_at": t.created_at,
         "settle_deadline_seconds": t.settle_deadline_seconds,
+        "void_window_seconds": t.void_window_seconds,
     }
 
 
@@ -68,8 +69,9 @@ def shoe_state_view(s: ShoeRecord) -> dict[str, Any]:
     }
 
 
-def round_view(r: RoundRecord, *, with_settlement: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def round_view(r: RoundRecord) -> dict[str, Any]:
+    """The round as dealt (what the deal answers)."""
+    return {
         "round_id": r.round_id,
         "shoe_id": r.ref.shoe.shoe_id,
         "table_id": r.table_id,
@@ -78,14 +80,12 @@ def round_view(r: RoundRecord, *, with_settlement: bool) -> dict[str, Any]:
         "player_banker": r.player_banker,
         "squeeze": r.squeeze,
         "shoe_status": r.shoe_status,
-        "created_at": r.created_at,
+        "dealt_at": r.dealt_at,
         "settle_by": r.settle_by,
+        "void_by": r.void_by,
         "prev_hash": r.prev_hash,
         "round_hash": r.round_hash,
     }
-    if with_settlement:
-        out["settlement"] = r.settlement
-    return out
 
 
 @lru_cache(maxsize=32)
@@ -140,24 +140,15 @@ def private_round(r: RoundRecord, derived: dict[str, Any]) -> dict[str, Any]:
     """A resolved round as the private final proof holds it (``baccarat.proofdoc``): the
     re-derived round, when it was dealt (its bets locked), its bets and player-banker as locked
     (with bettor ids: ``public_proof`` names them by ref and drops what is private), and its
-    settlement or its void."""
+    settlement or its void (``{reason, note, voided_at, replaced}``: ``public_proof`` recomputes
+    what it replaced from the public bets)."""
     if derived["round_number"] != r.round_number:
         raise ValueError(f"round {r.round_id} is not the shoe's round {derived['round_number']}")
-    doc = r.settlement
-    voided = doc is not None and bool(doc.get("voided"))
     return {
         **derived,
-        "dealt_at": r.created_at,
-        "bets": r.bets or [],
+        "dealt_at": r.dealt_at,
+        "bets": r.bets,
         "player_banker": r.player_banker,
-        "settlement": None if voided else doc,
-        "void": (
-            {
-                "reason": doc["void_reason"],
-                "note": doc.get("void_note"),
-                "voided_at": doc["settled_at"],
-            }
-            if voided and doc is not None
-            else None
-        ),
+        "settlement": r.settlement,
+        "void": r.void,
     }

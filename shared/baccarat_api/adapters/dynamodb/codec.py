@@ -1,13 +1,14 @@
 """Records ↔ DynamoDB items, driven by the record dataclasses.
 
 Each field is stored under its own name (unless :attr:`Shape.attributes` renames it) in the type
-its annotation says: ``str`` → ``S``, ``int`` → ``N``, ``bytes`` → ``B``, anything else (dicts,
-lists) → a compact JSON string (``S``, keys sorted unless the field is in
-:attr:`Shape.ordered_json`). A ``None`` value is not stored; a missing attribute reads back as the
-field's dataclass default (or ``None``). So adding a field to a record is ONE change — the
-dataclass field with its default — and adding a record kind is one :class:`Shape` in
-:data:`SHAPES` (plus its key in :mod:`.keys`). What conditions and updates touch (version,
-status, numbers) are therefore native attributes; nested documents are JSON."""
+its annotation says: ``str`` → ``S``, ``int`` → ``N``, ``bytes`` → ``B``, ``bool`` → ``BOOL``,
+anything else (dicts, lists) → a compact JSON string (``S``, keys sorted unless the field is in
+:attr:`Shape.ordered_json`: a round's documents keep the order they were written in, so what is
+read back renders byte for byte as it was first answered). A ``None`` value is not stored; a
+missing attribute reads back as the field's dataclass default (or ``None``). So adding a field
+to a record is ONE change — the dataclass field with its default — and adding a record kind is
+one :class:`Shape` in :data:`SHAPES` (plus its key in :mod:`.keys`). What conditions and updates
+touch (version, status, numbers) are therefore native attributes; nested documents are JSON."""
 
 from __future__ import annotations
 
@@ -25,7 +26,6 @@ from baccarat_api.ports.records import (
     FairnessTotals,
     IdempotencyRecord,
     ProofRecord,
-    PublicRound,
     Record,
     RoundRecord,
     ShoeFairness,
@@ -46,7 +46,7 @@ def json_text(value: Any, *, ordered: bool = False) -> str:
 class _Field:
     name: str
     attribute: str
-    #: "S", "N", "B" or "J" (JSON in an S)
+    #: "S", "N", "B", "BOOL" or "J" (JSON in an S)
     type: str
     ordered: bool
     default: Callable[[], Any] | None
@@ -58,6 +58,8 @@ class _Field:
             return {"N": str(value)}
         if self.type == "B":
             return {"B": value}
+        if self.type == "BOOL":
+            return {"BOOL": bool(value)}
         return {"S": json_text(value, ordered=self.ordered)}
 
     def decode(self, item: Item) -> Any:
@@ -72,10 +74,12 @@ class _Field:
             return int(value["N"])
         if self.type == "B":
             return bytes(value["B"])
+        if self.type == "BOOL":
+            return bool(value["BOOL"])
         return json.loads(value["S"])
 
 
-_SCALARS: dict[Any, str] = {str: "S", int: "N", bytes: "B"}
+_SCALARS: dict[Any, str] = {str: "S", int: "N", bytes: "B", bool: "BOOL"}
 
 
 def _type_code(hint: Any) -> tuple[str, bool]:
@@ -168,7 +172,7 @@ def _round_indexes(r: RoundRecord) -> Item:
     """An unresolved round is in the sparse OpenRounds index (``open_in``: its shoe), and with
     locked bets to settle by a deadline in DueRounds, until its settlement (or void) removes
     these attributes."""
-    if r.settlement is not None:
+    if r.resolved:
         return {}
     out: Item = {"open_in": {"S": r.ref.shoe.shoe_id}}
     if r.settle_by is not None:
@@ -184,20 +188,27 @@ def _proof_due(p: ProofRecord) -> Item:
     return {"due_shard": {"S": keys.final_shard(p.table_id)}, "due_at": {"S": p.ended_at}}
 
 
+#: Every JSON document of a round record (kept in the order written).
+ROUND_DOCUMENTS = frozenset(
+    f.name
+    for f in dataclasses.fields(RoundRecord)
+    if _type_code(typing.get_type_hints(RoundRecord)[f.name])[0] == "J"
+)
+
 SHAPES: dict[type, Shape] = {
     s.record: s
     for s in (
         Shape("table", TableRecord, keys.table_key, attributes={"open_shoe_id": "open_shoe"}),
         Shape("shoe", ShoeRecord, keys.shoe_key),
         Shape(
-            "round", RoundRecord, keys.round_key,
-            derived=_round_indexes, removed_by={"settlement": ("due_shard", "due_at", "open_in")},
+            "round", RoundRecord, keys.round_key, ordered_json=ROUND_DOCUMENTS,
+            derived=_round_indexes,
+            removed_by={f: ("due_shard", "due_at", "open_in") for f in ("settled_at", "void")},
         ),
         Shape(
-            "proof", ProofRecord, keys.proof_key, not_stored=frozenset({"rounds"}),
+            "proof", ProofRecord, keys.proof_key,
             derived=_proof_due, removed_by={"signature": ("due_shard", "due_at")},
         ),
-        Shape("public_round", PublicRound, keys.public_round_key),
         Shape("shoe_fairness", ShoeFairness, keys.shoe_fairness_key),
         Shape("fairness_totals", FairnessTotals, keys.fairness_totals_key),
         Shape(

@@ -8,18 +8,18 @@ State table: everything of one table lives in one partition, under the operator'
                                              sk = SHOE#000001#ROUND#00001     round 1 of shoe 1
     pk = PROOF#<shoe_id>                     sk = PROOF                       public proof (ended)
                                              sk = PAGE#001#0                  page 1, part 0
-                                             sk = ROUND#00001                 round 1's money
     pk = FAIR#<table_id>                     sk = SHOE#000001                 shoe 1's fairness line
                                              sk = TOTALS                      the running totals
 
 The ``PROOF#`` partition is the shoe's public side: the proof item, written by the transaction
-that ends the shoe, and one item per settled (or voided) round, written by the same transaction
-that settles (or voids) it, whether before or after the end. Once the proof is final its signed
-pages are stored there (:mod:`.pages`: each page's canonical JSON in parts of at most
+that ends the shoe (404 while there is none). The rounds' money lives on the round items only
+(their bets, the money computed at the deal, how they were resolved); the finalisation reads
+them with one Query of the shoe in the operator's partition (``sk`` begins with
+``SHOE#000001``), the proof item naming the operator. Once the proof is final its signed pages
+are stored there (:mod:`.pages`: each page's canonical JSON in parts of at most
 :data:`~.pages.PART_BYTES`, zlib-compressed, one item per part) and the proof item gets the
 signature (the finalisation's transaction, with the table's ``FAIR#`` items). A page is read
-with one ``BatchGetItem`` (the proof item and the page's parts); the proof route answers 404
-while the partition holds no proof item.
+with one ``BatchGetItem`` (the proof item and the page's parts).
 
 The ``FAIR#`` partition is the table's public side (keyed by table id alone, like ``PROOF#``):
 its totals item, put when the table is created, and one line per final proof; the fairness route
@@ -84,15 +84,16 @@ def shoe_sk(shoe_number: int) -> str:
 
 
 def round_sk(shoe_number: int, round_number: int) -> str:
-    return f"SHOE#{shoe_number:06d}#ROUND#{round_number:05d}"
+    return f"{rounds_prefix(shoe_number)}{round_number:05d}"
+
+
+def rounds_prefix(shoe_number: int) -> str:
+    """The sort-key prefix of a shoe's rounds (in play order)."""
+    return f"SHOE#{shoe_number:06d}#ROUND#"
 
 
 def proof_pk(shoe_id: str) -> str:
     return f"PROOF#{shoe_id}"
-
-
-def public_round_sk(round_number: int) -> str:
-    return f"ROUND#{round_number:05d}"
 
 
 def idempotency_pk(operator_id: str, key_hash: str) -> str:
@@ -143,10 +144,6 @@ def round_key(
 
 def proof_key(shoe_id: str) -> tuple[str, str]:
     return proof_pk(shoe_id), PROOF_SK
-
-
-def public_round_key(shoe_id: str, round_number: int) -> tuple[str, str]:
-    return proof_pk(shoe_id), public_round_sk(round_number)
 
 
 def shoe_fairness_key(table_id: str, shoe_number: int) -> tuple[str, str]:

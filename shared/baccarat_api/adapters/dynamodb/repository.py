@@ -27,7 +27,6 @@ from baccarat_api.ports.records import (
     FairnessTotals,
     IdempotencyRecord,
     ProofRecord,
-    PublicRound,
     RoundRecord,
     ShoeFairness,
     ShoeRecord,
@@ -342,12 +341,17 @@ class DynamoRepository(Repository):
                 args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         return items
 
-    def _partition(self, what: str, pk: str) -> list[Item]:
-        """Every item of a partition: ONE strongly consistent ``Query`` (one more per MB)."""
+    def _partition(self, what: str, pk: str, prefix: str | None = None) -> list[Item]:
+        """Every item of a partition (whose sort key starts with ``prefix``, if given): ONE
+        strongly consistent ``Query`` (one more per MB)."""
+        condition, values = "pk = :pk", {":pk": {"S": pk}}
+        if prefix is not None:
+            condition += " AND begins_with(sk, :prefix)"
+            values[":prefix"] = {"S": prefix}
         return self._query(
             what,
-            KeyConditionExpression="pk = :pk",
-            ExpressionAttributeValues={":pk": {"S": pk}},
+            KeyConditionExpression=condition,
+            ExpressionAttributeValues=values,
             ConsistentRead=True,
         )
 
@@ -367,19 +371,6 @@ class DynamoRepository(Repository):
             except (KeyError, TypeError, ValueError):
                 history.unreadable.append(sk)
         return history
-
-    def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        """The proof item and every settled or voided round's public record: one Query of the
-        shoe's public partition."""
-        items = self._partition("get proof", keys.proof_pk(shoe_id))
-        proof = next((i for i in items if i["sk"]["S"] == keys.PROOF_SK), None)
-        if proof is None:
-            return None
-        rounds = {
-            r.round_number: r
-            for r in (from_item(PublicRound, i) for i in items if i["sk"]["S"].startswith("ROUND#"))
-        }
-        return from_item(ProofRecord, proof, rounds=rounds)
 
     # final proofs -----------------------------------------------------------------------------
     def proof_page(self, shoe_id: str, number: int) -> tuple[ProofRecord | None, bytes | None]:
@@ -426,14 +417,10 @@ class DynamoRepository(Repository):
     ) -> tuple[ShoeRecord | None, list[RoundRecord]]:
         """ONE strongly consistent ``Query`` of the shoe's sort keys (``SHOE#n`` and its
         ``SHOE#n#ROUND#…``), paged by DynamoDB per MB."""
-        items = self._query(
+        items = self._partition(
             "shoe with rounds",
-            KeyConditionExpression="pk = :pk AND begins_with(sk, :shoe)",
-            ExpressionAttributeValues={
-                ":pk": {"S": keys.table_pk(operator_id, ref.table_id)},
-                ":shoe": {"S": keys.shoe_sk(ref.shoe_number)},
-            },
-            ConsistentRead=True,
+            keys.table_pk(operator_id, ref.table_id),
+            prefix=keys.shoe_sk(ref.shoe_number),
         )
         shoe = None
         rounds: list[RoundRecord] = []

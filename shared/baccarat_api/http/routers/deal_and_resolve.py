@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from aws_lambda_powertools.metrics import MetricUnit
-from fastapi import APIRouter, Body
+from fastapi import APIRouter
 
 from baccarat.validation import Refusal
 from baccarat_api.http.deps import OperatorId, Rt, errors
@@ -22,23 +20,18 @@ router = APIRouter(tags=["rounds"])
     status_code=201,
     response_model=RoundOut,
     operation_id="deal_round",
-    summary="Deal the shoe's next round (bets given here are validated and locked)",
+    summary="Deal the shoe's next round with its bets (validated and locked before any card)",
     responses=errors(
         "unauthorized",
         "not_found",
         "shoe_ended",
+        "round_mismatch",
         "concurrent_update",
         *IDEM_ERRORS,
         *(r.value for r in Refusal),
     ),
 )
-def deal(
-    shoe_id: str,
-    operator: OperatorId,
-    rt: Rt,
-    idem: Idem,
-    body: Annotated[DealRequest | None, Body()] = None,
-) -> RoundOut:
+def deal(shoe_id: str, body: DealRequest, operator: OperatorId, rt: Rt, idem: Idem) -> RoundOut:
     out = deal_round(rt.repo, rt.shoes, operator, shoe_id, body, idem)
     metrics.add_metric(name="RoundsDealt", unit=MetricUnit.Count, value=1)
     logger.info(
@@ -46,7 +39,7 @@ def deal(
         extra={
             "round_id": out.round_id,
             "result": out.result,
-            "bets": len(out.bets or ()),
+            "bets": len(out.bets),
             "shoe_status": out.shoe_status,
         },
     )

@@ -76,7 +76,7 @@ def get_shoe(shoe_id: str, operator: OperatorId, rt: Rt) -> ShoeStateOut:
 def get_proof(
     shoe_id: str, rt: Rt, page: Annotated[int, Query(ge=1, le=proofdoc.MAX_PAGES)] = 1
 ) -> Response:
-    served = proofs.proof_page(rt.repo, rt.vault, rt.ref_keys, shoe_id, page)
+    served = proofs.proof_page(rt.repo, rt.vault, rt.shoes.ref_key, shoe_id, page)
     return Response(
         served.body,
         media_type="application/json",

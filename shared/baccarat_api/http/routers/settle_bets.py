@@ -7,7 +7,6 @@ from typing import Annotated
 from aws_lambda_powertools.metrics import MetricUnit
 from fastapi import APIRouter, Body
 
-from baccarat.validation import Refusal
 from baccarat_api.http.deps import OperatorId, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.observability import logger, metrics
@@ -22,16 +21,13 @@ router = APIRouter(tags=["rounds"])
     "/v1/rounds/{round_id}/settlement",
     response_model=SettlementOut,
     operation_id="settle_round",
-    summary="Settle the round (same inputs → the same settlement; other inputs → 409)",
+    summary="Settle the round with the bets locked at its deal (no body; exactly once)",
     responses=errors(
         "unauthorized",
         "not_found",
-        "bets_locked",
-        "settlement_conflict",
         "round_voided",
         "concurrent_update",
         *IDEM_ERRORS,
-        *(r.value for r in Refusal),
     ),
 )
 def settle(
@@ -41,7 +37,8 @@ def settle(
     idem: Idem,
     body: Annotated[SettleRequest | None, Body()] = None,
 ) -> SettlementOut:
-    out = settle_round(rt.repo, operator, round_id, body, idem)
+    # the body is validated (none, or {}: a settlement takes no bets) and carries nothing
+    out = settle_round(rt.repo, operator, round_id, idem)
     metrics.add_metric(name="RoundsSettled", unit=MetricUnit.Count, value=1)
     logger.info(
         "round settled",
@@ -54,15 +51,20 @@ def settle(
     "/v1/rounds/{round_id}/void",
     response_model=SettlementOut,
     operation_id="void_round",
-    summary="Void the round: every stake returned, once; it can never be settled afterwards",
+    summary="Void the round within its void window: every stake returned, once, never settled",
     responses=errors(
-        "unauthorized", "not_found", "round_settled", "concurrent_update", *IDEM_ERRORS
+        "unauthorized",
+        "not_found",
+        "round_settled",
+        "void_window_closed",
+        "concurrent_update",
+        *IDEM_ERRORS,
     ),
 )
 def void(
     round_id: str, body: VoidRequest, operator: OperatorId, rt: Rt, idem: Idem
 ) -> SettlementOut:
-    out = void_round(rt.repo, operator, round_id, reason=body.reason, idem=idem)
+    out = void_round(rt.repo, operator, round_id, reason=body.reason, note=body.note, idem=idem)
     metrics.add_metric(name="RoundsVoided", unit=MetricUnit.Count, value=1)
     logger.info("round voided", extra={"round_id": round_id, "lines": len(out.lines)})
     return out

@@ -1,0 +1,159 @@
+"""A round's money: computed ONCE, at the deal, from the locked bets and the cards.
+
+Bets are locked at the deal, so what they win or lose is fully determined the moment the cards
+exist: :func:`round_money` computes it then (the settlement document without its
+``settled_at`` / ``auto_settled``), and it is stored on the round record (``money``) and hashed
+into the round's bacc-audit-v1 hash with the cards. Later steps only say *when and how* the
+round was resolved:
+
+* settling stamps ``settled_at`` and ``auto_settled`` — :func:`settlement_out` is ``money`` with
+  them, nothing recomputed;
+* a void stores ``{reason, note, voided_at, replaced}``, where ``replaced`` (:func:`replaced`)
+  is exactly the settlement it replaced (its ``nets`` and ``house.take``) — :func:`void_out` is
+  the operator's settlement-shaped view of it (every stake returned, every net 0).
+
+Every answer here is rendered from the round record alone, so the first answer, an idempotent
+replay and a later read are the same bytes. Maps keyed by participant (``nets``,
+``balances_after``, ``replaced.nets``) list the bettors in the order of their first bet in the
+round's bets, then the player-banker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from baccarat.bets import Bet, PlayerBanker
+from baccarat.eligibility import below_minimum_after, idle_bettors
+from baccarat.outcome import Round
+from baccarat.profiles import TableConfig
+from baccarat.settlement import settle
+from baccarat_api.ids import RoundRef
+from baccarat_api.ports.records import RoundRecord
+from baccarat_api.service.models import SettlementOut
+
+Refs = Callable[[str], str]
+
+
+def _with_ref(doc: dict[str, Any], id_field: str, ref: str) -> dict[str, Any]:
+    """``doc`` with ``bettor_ref`` right after its ``id_field``."""
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        out[key] = value
+        if key == id_field:
+            out["bettor_ref"] = ref
+    return out
+
+
+def with_refs(
+    bets: Sequence[dict[str, Any]], player_banker: dict[str, Any] | None, refs: Refs
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """API-form bets and player-banker, each with its ``bettor_ref`` next to its ``bettor_id``."""
+    pb = None if player_banker is None else _with_ref(player_banker, "bettor_id", refs(
+        player_banker["bettor_id"]
+    ))  # fmt: skip
+    return [_with_ref(b, "bettor_id", refs(b["bettor_id"])) for b in bets], pb
+
+
+def _eligibility(
+    config: TableConfig,
+    previous: list[list[str]],
+    bets: Sequence[Bet],
+    pb: PlayerBanker | None,
+    nets: dict[str, int],
+) -> dict[str, Any]:
+    balances = {b.bettor_id: b.balance for b in bets if b.balance is not None}
+    if pb is not None:
+        balances[pb.bettor_id] = pb.balance
+    below = below_minimum_after(config, balances, nets, None if pb is None else pb.bettor_id)
+    history = [*previous, list(dict.fromkeys(b.bettor_id for b in bets))]
+    seen = [bettor for rnd in history for bettor in rnd]
+    idle = idle_bettors(config, history, seen)
+    return {
+        "below_min_balance": list(below.bettors),
+        "player_banker_below_min_balance": below.player_banker,
+        "balances_after": dict(below.balances_after),
+        "idle_bettors": list(idle),
+        "idle_round_limit": config.profile.idle_round_limit,
+    }
+
+
+def round_money(
+    ref: RoundRef,
+    config: TableConfig,
+    round_: Round,
+    bets: Sequence[Bet],
+    player_banker: PlayerBanker | None,
+    previous_bettors: list[list[str]],
+    refs: Refs,
+) -> dict[str, Any]:
+    """The settlement document of accepted ``bets`` on the dealt ``round_`` (everything but
+    ``settled_at`` / ``auto_settled``), bettors named by id and ref."""
+    settled = settle(config, round_, bets, player_banker)
+    doc = settled.as_dict()
+    nets = settled.nets()
+    lines = [_with_ref(line, "bettor_id", refs(line["bettor_id"])) for line in doc["lines"]]
+    participants = [_with_ref(p, "id", refs(p["id"])) for p in doc["bettors"]]
+    pb = doc["player_banker"]
+    return {
+        "round_id": ref.round_id,
+        "shoe_id": ref.shoe.shoe_id,
+        "round_number": ref.round_number,
+        **doc,
+        "lines": lines,
+        "bettors": participants,
+        "player_banker": None if pb is None else _with_ref(pb, "id", refs(pb["id"])),
+        "nets": nets,
+        "eligibility": _eligibility(config, previous_bettors, bets, player_banker, nets),
+    }
+
+
+def replaced(money: dict[str, Any]) -> dict[str, Any]:
+    """What a void replaces: the settlement's ``nets`` and the house's take."""
+    return {"nets": dict(money["nets"]), "house_take": money["house"]["take"]}
+
+
+def settlement_out(r: RoundRecord) -> SettlementOut:
+    """The settlement of a settled round (or the void of a voided one): the operator's answer."""
+    if r.void is not None:
+        return void_out(r)
+    assert r.settlement is not None, f"round {r.round_id} is not settled"
+    return SettlementOut.model_validate(r.settlement)
+
+
+def _returned(p: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A participant whose stake came back: nothing won, nothing lost."""
+    return None if p is None else {**p, "gross": 0, "commission": 0, "net": 0}
+
+
+def void_out(r: RoundRecord) -> SettlementOut:
+    """A voided round, shaped like a settlement: every line graded ``void`` with its stake
+    returned (net 0), every participant at 0, balances unchanged; and the void itself (reason,
+    note, when, and the settlement it replaced)."""
+    assert r.void is not None
+    money = r.money
+    zero = {"grade": "void", "multiplier": "0", "gross_win": 0, "commission": 0, "net": 0}
+    balances = {b["bettor_id"]: b["balance"] for b in r.bets if b.get("balance") is not None}
+    if r.player_banker is not None:
+        balances[r.player_banker["bettor_id"]] = r.player_banker["balance"]
+    doc = {
+        **money,
+        "lines": [{**line, **zero} for line in money["lines"]],
+        "bettors": [_returned(p) for p in money["bettors"]],
+        "player_banker": _returned(money["player_banker"]),
+        "house": {"covered": 0, "commission": 0, "take": 0},
+        "nets": dict.fromkeys(money["nets"], 0),
+        "eligibility": {
+            **money["eligibility"],
+            "below_min_balance": [],
+            "player_banker_below_min_balance": None,
+            "balances_after": {
+                who: balances[who] for who in money["eligibility"]["balances_after"]
+            },
+            "idle_bettors": [],
+        },
+        "settled_at": r.void["voided_at"],
+        "auto_settled": False,
+        "voided": True,
+        "void": r.void,
+    }
+    return SettlementOut.model_validate(doc)
