@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import parse_qsl
 
 import boto3
 import pytest
@@ -96,6 +97,11 @@ def http_api_event(
     }
     if names:
         event["pathParameters"] = dict(zip(names, values.groups(), strict=True))
+    if query:  # API Gateway joins a repeated parameter's values with commas
+        params: dict[str, list[str]] = {}
+        for name, value in parse_qsl(query, keep_blank_values=True):
+            params.setdefault(name, []).append(value)
+        event["queryStringParameters"] = {k: ",".join(v) for k, v in params.items()}
     if text is not None:
         event["body"] = text
     return event
@@ -203,6 +209,7 @@ class Api:
         headers: dict[str, str] | None = None,
         raw_body: str | None = None,
         base64_body: bool = False,
+        query: str = "",
     ) -> Response:
         route = self.route(method, path)
         hdrs = dict(headers or {})
@@ -210,7 +217,14 @@ class Api:
         if token:
             hdrs["authorization"] = f"Bearer {token}"
         event = http_api_event(
-            method, path, route, body=body, headers=hdrs, raw_body=raw_body, base64_body=base64_body
+            method,
+            path,
+            route,
+            body=body,
+            headers=hdrs,
+            raw_body=raw_body,
+            base64_body=base64_body,
+            query=query,
         )
         stopped = self.gate(route, event)
         return stopped if stopped is not None else self.invoke(route, event)
@@ -357,6 +371,37 @@ def star_city_bets() -> list[dict[str, Any]]:
             "balance": 20_000,
         },
     ]
+
+
+def proof_pages(api: Api, shoe_id: str) -> list[dict[str, Any]]:
+    """Every page of the shoe's served proof (no key), following each page's ``next``."""
+    pages: list[dict[str, Any]] = []
+    path, query = f"/v1/shoes/{shoe_id}/proof", ""
+    while True:
+        r = api.call("GET", path, key=None, query=query)
+        assert r.status == 200 and r.function == "ReadFunction", (r.status, r.body)
+        pages.append(r.body)
+        nxt = r.body["page"]["next"]
+        if nxt is None:
+            return pages
+        path, query = nxt.split("?", 1)
+
+
+def signing_keys(api: Api) -> dict[str, Any]:
+    """``GET /v1/signing-keys`` (no key)."""
+    r = api.get("/v1/signing-keys", key=None)
+    assert r.status == 200, r.body
+    keys: dict[str, Any] = r.body
+    return keys
+
+
+def verified_proof(api: Api, shoe_id: str) -> tuple[Any, list[dict[str, Any]]]:
+    """The served proof's verdict (every page, the signing keys the API serves) and its pages."""
+    from baccarat.verify import verify
+    from baccarat_verify import es256
+
+    pages = proof_pages(api, shoe_id)
+    return verify(pages, keys=signing_keys(api), signature_check=es256.check), pages
 
 
 def open_shoe(api: Api, profile: str = "star-city", tier: str = "star-city-fun") -> str:

@@ -120,8 +120,8 @@ def test_the_first_read_after_the_end_finalises_once_and_later_reads_are_one_get
     game.repo.calls.clear()
     first = read(game, shoe_id)
     assert game.vault.calls["sign"] == 1
-    # OpenRounds + the shoe's query + the pages' batch write + the manifest transaction
-    assert game.repo.calls == {"batch_get": 1, "query": 2, "batch_write": 1, "transaction": 1}
+    # OpenRounds + the shoe's query + the page's put + the manifest transaction
+    assert game.repo.calls == {"batch_get": 1, "query": 2, "write": 1, "transaction": 1}
 
     game.repo.calls.clear()
     again = read(game, shoe_id)

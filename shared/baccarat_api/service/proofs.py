@@ -30,9 +30,9 @@ not cover is ever served.
 
 Round trips: a read of a final proof's page = 1. A read of a pending proof = 2 (the page read
 and the ``OpenRounds`` query). Finalisation = the ``OpenRounds`` query + the shoe's ``Query``
-pages (one per MB of rounds) + the page writes (one ``BatchWriteItem`` per 25 stored parts) + 1
-transaction; KMS: one ``Sign`` (plus, on a cold container, one ``Decrypt`` of the ref key and
-one ``GetPublicKey``)."""
+pages (one per MB of rounds) + the page writes (one ``PutItem`` per stored part: a page of up
+to 350 KB is one part, the largest three) + 1 transaction; KMS: one ``Sign`` (plus, on a cold
+container, one ``Decrypt`` of the ref key and one ``GetPublicKey``)."""
 
 from __future__ import annotations
 

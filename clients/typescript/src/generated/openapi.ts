@@ -66,7 +66,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deal the shoe's next round (bets given here are validated and locked) */
+        /** Deal the shoe's next round with its bets (validated and locked before any card) */
         post: operations["deal_round"];
         delete?: never;
         options?: never;
@@ -83,7 +83,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Settle the round (same inputs → the same settlement; other inputs → 409) */
+        /** Settle the round with the bets locked at its deal (no body; exactly once) */
         post: operations["settle_round"];
         delete?: never;
         options?: never;
@@ -100,7 +100,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Void the round: every stake returned, once; it can never be settled afterwards */
+        /** Void the round within its void window: every stake returned, once, never settled */
         post: operations["void_round"];
         delete?: never;
         options?: never;
@@ -166,8 +166,48 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public proof of an ended shoe (no key; 404 until the shoe has ended) */
+        /**
+         * A page of the shoe's final, signed public proof (no key)
+         * @description Page 1, or page `k` with `?page=k` (each at most ~1 MB; `page.next` links the next). 404 `not_found` while the shoe is open and for a page out of range; 409 `proof_pending` (retryable, `Retry-After`) once it has ended with rounds not yet settled or voided. A final proof never changes (cacheable, immutable).
+         */
         get: operations["get_shoe_proof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/signing-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The public keys that sign proofs (a JWK set; no key) */
+        get: operations["signing_keys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/fairness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every ended shoe of the table with a final proof: its interventions, and totals
+         * @description Public (no key). Newest shoe first, `limit` a page; `next_cursor` (pass as `cursor`) gives older ones. `totals` sums every listed shoe's interventions (`closed_early`: how many shoes closed early).
+         */
+        get: operations["table_fairness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -311,6 +351,30 @@ export interface components {
                 [key: string]: number;
             } | null;
         };
+        /** BetOut */
+        BetOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            role: components["schemas"]["Role"];
+            /** Seat */
+            seat?: number | null;
+            type: components["schemas"]["BetType"];
+            /** Amount */
+            amount: number;
+            /** Level */
+            level?: number | null;
+            /** Balance */
+            balance?: number | null;
+            /** Personal Limits */
+            personal_limits?: {
+                [key: string]: number;
+            } | null;
+            /**
+             * Bettor Ref
+             * @description the bettor's pseudonym in the public proof
+             */
+            bettor_ref: string;
+        };
         /**
          * BetType
          * @enum {string}
@@ -365,12 +429,18 @@ export interface components {
              * @default 60
              */
             settle_deadline_seconds?: number;
+            /**
+             * Void Window Seconds
+             * @description an unsettled round may be voided only this many seconds after its deal (0: voids disabled at this table)
+             * @default 120
+             */
+            void_window_seconds?: number;
         };
         /** DealRequest */
         DealRequest: {
             /**
              * Bets
-             * @description validated and locked with the round: settlement then uses exactly them
+             * @description required: the round's bets, validated and locked with it before any card exists; [] deals a round nobody bet on (settled at once, with no lines)
              * @example [
              *       {
              *         "amount": 2000,
@@ -391,9 +461,14 @@ export interface components {
              *       }
              *     ]
              */
-            bets?: components["schemas"]["BetIn"][] | null;
+            bets: components["schemas"]["BetIn"][];
             /** @description the player-banker seat (player_banker tables, with bets) */
             player_banker?: components["schemas"]["PlayerBankerIn"] | null;
+            /**
+             * Round Number
+             * @description optional: the round you expect to deal. If it is already dealt with exactly these bets and player-banker, the answer is that round again (Idempotent-Replayed: true); another round number than the next → 409 round_mismatch. The safe way to retry a deal without an Idempotency-Key
+             */
+            round_number?: number | null;
         };
         /** EligibilityOut */
         EligibilityOut: {
@@ -429,6 +504,44 @@ export interface components {
         ErrorOut: {
             error: components["schemas"]["ErrorBody"];
         };
+        /** FairnessOut */
+        FairnessOut: {
+            /** Table Id */
+            table_id: string;
+            /** @description summed over every shoe listed (all pages) */
+            totals: components["schemas"]["FairnessTotalsOut"];
+            /**
+             * Shoes
+             * @description newest first
+             */
+            shoes: components["schemas"]["ShoeFairnessOut"][];
+            /**
+             * Next Cursor
+             * @description pass as ?cursor= for the next (older) shoes
+             */
+            next_cursor: string | null;
+        };
+        /** FairnessTotalsOut */
+        FairnessTotalsOut: {
+            /**
+             * Shoes
+             * @description ended shoes with a final proof
+             */
+            shoes: number;
+            /** Voided Rounds */
+            voided_rounds: number;
+            /** Voided Player Net */
+            voided_player_net: number;
+            /**
+             * Closed Early
+             * @description how many of them were closed early
+             */
+            closed_early: number;
+            /** Rounds Dealt */
+            rounds_dealt: number;
+            /** Rounds Possible */
+            rounds_possible: number;
+        };
         /** HandOut */
         HandOut: {
             /** Cards */
@@ -447,12 +560,65 @@ export interface components {
             /** Take */
             take: number;
         };
+        /** InterventionsOut */
+        InterventionsOut: {
+            /** Voided Rounds */
+            voided_rounds: number;
+            /**
+             * Voided Player Net
+             * @description Σ of the players' replaced nets over voided rounds (positive: players lost that much through voids)
+             */
+            voided_player_net: number;
+            /** Closed Early */
+            closed_early: boolean;
+            /** Rounds Dealt */
+            rounds_dealt: number;
+            /**
+             * Rounds Possible
+             * @description rounds the shoe's own rules deal (from the seed)
+             */
+            rounds_possible: number;
+        };
+        /** JwkOut */
+        JwkOut: {
+            /**
+             * Kty
+             * @constant
+             */
+            kty: "EC";
+            /**
+             * Crv
+             * @constant
+             */
+            crv: "P-256";
+            /** X */
+            x: string;
+            /** Y */
+            y: string;
+            /**
+             * Kid
+             * @description RFC 7638 thumbprint: the key_id proofs name
+             */
+            kid: string;
+            /**
+             * Alg
+             * @constant
+             */
+            alg: "ES256";
+            /**
+             * Use
+             * @constant
+             */
+            use: "sig";
+        };
         /** LineOut */
         LineOut: {
             /** Index */
             index: number;
             /** Bettor Id */
             bettor_id: string;
+            /** Bettor Ref */
+            bettor_ref: string;
             /** Type */
             type: string;
             /** Stake */
@@ -476,10 +642,31 @@ export interface components {
              */
             covered_by: "house" | "player_banker";
         };
+        /** ManifestOut */
+        ManifestOut: {
+            /**
+             * Spec
+             * @constant
+             */
+            spec: "bacc-proof-sig-v1";
+            /** Shoe Id */
+            shoe_id: string;
+            /** Key Id */
+            key_id: string;
+            /** Signed At */
+            signed_at: string;
+            /**
+             * Pages
+             * @description SHA-256 (hex) of each page without its signature
+             */
+            pages: string[];
+        };
         /** ParticipantOut */
         ParticipantOut: {
             /** Id */
             id: string;
+            /** Bettor Ref */
+            bettor_ref: string;
             /** Role */
             role: string;
             /** Stake */
@@ -498,8 +685,83 @@ export interface components {
             /** Balance */
             balance: number;
         };
-        /** ProofOut */
-        ProofOut: {
+        /** PlayerBankerOut */
+        PlayerBankerOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /** Balance */
+            balance: number;
+            /**
+             * Bettor Ref
+             * @description the player-banker's pseudonym in the public proof
+             */
+            bettor_ref: string;
+        };
+        /** ProofBetOut */
+        ProofBetOut: {
+            /**
+             * Bettor Ref
+             * @description the bettor's pseudonym at this table (br_…, 27 chars)
+             */
+            bettor_ref: string;
+            role: components["schemas"]["Role"];
+            /** Seat */
+            seat?: number | null;
+            type: components["schemas"]["BetType"];
+            /** Amount */
+            amount: number;
+        };
+        /** ProofLineOut */
+        ProofLineOut: {
+            /** Index */
+            index: number;
+            /** Bettor Ref */
+            bettor_ref: string;
+            /** Type */
+            type: string;
+            /** Stake */
+            stake: number;
+            /**
+             * Grade
+             * @enum {string}
+             */
+            grade: "win" | "push" | "lose";
+            /** Multiplier */
+            multiplier: string;
+            /** Gross Win */
+            gross_win: number;
+            /** Commission */
+            commission: number;
+            /** Net */
+            net: number;
+            /**
+             * Covered By
+             * @enum {string}
+             */
+            covered_by: "house" | "player_banker";
+        };
+        /** ProofPageInfoOut */
+        ProofPageInfoOut: {
+            /** Number */
+            number: number;
+            /** Count */
+            count: number;
+            /** First Round */
+            first_round: number | null;
+            /** Last Round */
+            last_round: number | null;
+            /**
+             * Next
+             * @description relative URL of the next page, null on the last
+             */
+            next: string | null;
+        };
+        /**
+         * ProofPageOut
+         * @description One page of a shoe's final, signed proof: the header (the same on every page), ``page``,
+         *     some of the rounds, and the ``signature`` (the same on every page).
+         */
+        ProofPageOut: {
             /**
              * Spec
              * @constant
@@ -539,11 +801,34 @@ export interface components {
              * Table Config
              * @description the table's configuration (TableConfig.to_dict: profile, tier with its limits, banking, banker_pays, dragon_table, rounding): what recomputing a settlement needs
              */
-            table_config?: {
+            table_config: {
                 [key: string]: unknown;
-            } | null;
+            };
+            interventions: components["schemas"]["InterventionsOut"];
+            page: components["schemas"]["ProofPageInfoOut"];
             /** Rounds */
             rounds: components["schemas"]["ProofRoundOut"][];
+            signature: components["schemas"]["SignatureOut"];
+        };
+        /** ProofParticipantOut */
+        ProofParticipantOut: {
+            /** Bettor Ref */
+            bettor_ref: string;
+            /** Role */
+            role: string;
+            /** Stake */
+            stake: number;
+            /** Gross */
+            gross: number;
+            /** Commission */
+            commission: number;
+            /** Net */
+            net: number;
+        };
+        /** ProofPlayerBankerOut */
+        ProofPlayerBankerOut: {
+            /** Bettor Ref */
+            bettor_ref: string;
         };
         /** ProofRoundOut */
         ProofRoundOut: {
@@ -564,54 +849,30 @@ export interface components {
              * @enum {string}
              */
             result: "player" | "banker" | "tie";
+            /** Dealt At */
+            dealt_at: string;
             /**
-             * Voided
-             * @description voided: every stake returned, no settlement
-             * @default false
+             * Bets Locked At
+             * @description always equal to dealt_at: bets lock at the deal
              */
-            voided?: boolean;
-            /**
-             * Void
-             * @description the void record, if voided
-             */
-            void?: {
-                [key: string]: unknown;
-            } | null;
-            /** @description the round's settlement (also one made after the shoe ended), if settled */
-            settlement?: components["schemas"]["PublicSettlementOut"] | null;
-            /**
-             * Bets
-             * @description the bets the settlement was computed from (accepted order); balances, levels and personal limits only served validation and are not published
-             */
-            bets?: components["schemas"]["PublicBetOut"][] | null;
-            /** @description the player-banker the settlement was computed with */
-            player_banker?: components["schemas"]["PublicPlayerBankerOut"] | null;
+            bets_locked_at: string;
+            /** Bets */
+            bets: components["schemas"]["ProofBetOut"][];
+            player_banker: components["schemas"]["ProofPlayerBankerOut"] | null;
+            /** Voided */
+            voided: boolean;
+            /** Settled At */
+            settled_at: string | null;
+            /** Voided At */
+            voided_at: string | null;
+            settlement: components["schemas"]["ProofSettlementOut"] | null;
+            /** @description the void: reason, note, when, and the settlement it replaced (nets by bettor_ref) */
+            void: components["schemas"]["VoidOut"] | null;
         };
-        /** PublicBetOut */
-        PublicBetOut: {
-            /** Bettor Id */
-            bettor_id: string;
-            role: components["schemas"]["Role"];
-            /** Seat */
-            seat?: number | null;
-            type: components["schemas"]["BetType"];
-            /** Amount */
-            amount: number;
-        };
-        /** PublicPlayerBankerOut */
-        PublicPlayerBankerOut: {
-            /** Bettor Id */
-            bettor_id: string;
-        };
-        /**
-         * PublicSettlementOut
-         * @description A settlement as a proof shows it: everything but the balances after the round.
-         */
-        PublicSettlementOut: {
+        /** ProofSettlementOut */
+        ProofSettlementOut: {
             /** Round Id */
             round_id: string;
-            /** Shoe Id */
-            shoe_id: string;
             /** Round Number */
             round_number: number;
             /** Profile */
@@ -628,34 +889,34 @@ export interface components {
              */
             result: "player" | "banker" | "tie";
             /** Lines */
-            lines: components["schemas"]["LineOut"][];
+            lines: components["schemas"]["ProofLineOut"][];
             /** Bettors */
-            bettors: components["schemas"]["ParticipantOut"][];
-            player_banker: components["schemas"]["ParticipantOut"] | null;
+            bettors: components["schemas"]["ProofParticipantOut"][];
+            player_banker: components["schemas"]["ProofParticipantOut"] | null;
             house: components["schemas"]["HouseOut"];
-            /** Nets */
+            /**
+             * Nets
+             * @description bettor_ref → net (bettors and the player-banker)
+             */
             nets: {
                 [key: string]: number;
             };
             /** Settled At */
             settled_at: string;
+            /** Auto Settled */
+            auto_settled: boolean;
+        };
+        /** ReplacedOut */
+        ReplacedOut: {
             /**
-             * Auto Settled
-             * @description settled by the system after the table's deadline
-             * @default false
+             * Nets
+             * @description the nets the settlement would have had
              */
-            auto_settled?: boolean;
-            /**
-             * Voided
-             * @description a void: every stake returned (net 0), never to be settled
-             * @default false
-             */
-            voided?: boolean;
-            /**
-             * Void Reason
-             * @description why the round was voided
-             */
-            void_reason?: string | null;
+            nets: {
+                [key: string]: number;
+            };
+            /** House Take */
+            house_take: number;
         };
         /**
          * Role
@@ -701,28 +962,39 @@ export interface components {
             banker_card_count: number;
             /** Winning Margin */
             winning_margin: number;
-            /** Bets */
-            bets: components["schemas"]["BetIn"][] | null;
-            player_banker: components["schemas"]["PlayerBankerIn"] | null;
+            /**
+             * Bets
+             * @description the bets locked at the deal (accepted order)
+             */
+            bets: components["schemas"]["BetOut"][];
+            player_banker: components["schemas"]["PlayerBankerOut"] | null;
             /**
              * Squeeze
-             * @description squeeze rights and reveal plan (when bets were given)
+             * @description squeeze rights and the reveal plan: initial (the first four cards, safe to show before the reveal) and draws (third cards, for after the initial reveal)
              */
             squeeze: {
                 [key: string]: unknown;
-            } | null;
+            };
             /**
              * Shoe Status
              * @enum {string}
              */
             shoe_status: "open" | "ended";
-            /** Created At */
-            created_at: string;
+            /**
+             * Dealt At
+             * @description when the round was dealt: its bets were locked then
+             */
+            dealt_at: string;
             /**
              * Settle By
-             * @description with locked bets: settled by the system (auto_settled) if not by then
+             * @description with locked bets: settled by the system (auto_settled) if not by then; null for a round nobody bet on (settled at its deal)
              */
             settle_by: string | null;
+            /**
+             * Void By
+             * @description the end of the round's void window (null: voids disabled at the table)
+             */
+            void_by: string | null;
             /**
              * Prev Hash
              * @description bacc-audit-v1 hash of the table's previous round record
@@ -774,28 +1046,39 @@ export interface components {
             banker_card_count: number;
             /** Winning Margin */
             winning_margin: number;
-            /** Bets */
-            bets: components["schemas"]["BetIn"][] | null;
-            player_banker: components["schemas"]["PlayerBankerIn"] | null;
+            /**
+             * Bets
+             * @description the bets locked at the deal (accepted order)
+             */
+            bets: components["schemas"]["BetOut"][];
+            player_banker: components["schemas"]["PlayerBankerOut"] | null;
             /**
              * Squeeze
-             * @description squeeze rights and reveal plan (when bets were given)
+             * @description squeeze rights and the reveal plan: initial (the first four cards, safe to show before the reveal) and draws (third cards, for after the initial reveal)
              */
             squeeze: {
                 [key: string]: unknown;
-            } | null;
+            };
             /**
              * Shoe Status
              * @enum {string}
              */
             shoe_status: "open" | "ended";
-            /** Created At */
-            created_at: string;
+            /**
+             * Dealt At
+             * @description when the round was dealt: its bets were locked then
+             */
+            dealt_at: string;
             /**
              * Settle By
-             * @description with locked bets: settled by the system (auto_settled) if not by then
+             * @description with locked bets: settled by the system (auto_settled) if not by then; null for a round nobody bet on (settled at its deal)
              */
             settle_by: string | null;
+            /**
+             * Void By
+             * @description the end of the round's void window (null: voids disabled at the table)
+             */
+            void_by: string | null;
             /**
              * Prev Hash
              * @description bacc-audit-v1 hash of the table's previous round record
@@ -820,16 +1103,15 @@ export interface components {
             /** Round Limit */
             round_limit: number;
         };
-        /** SettleRequest */
-        SettleRequest: {
-            /**
-             * Bets
-             * @description omit when the round was dealt with bets (they are locked)
-             */
-            bets?: components["schemas"]["BetIn"][] | null;
-            player_banker?: components["schemas"]["PlayerBankerIn"] | null;
-        };
-        /** SettlementOut */
+        /**
+         * SettleRequest
+         * @description A settlement takes no body (or ``{}``): it settles the bets locked at the deal.
+         */
+        SettleRequest: Record<string, never>;
+        /**
+         * SettlementOut
+         * @description A settlement — or a void, settlement-shaped: every line graded ``void``, every net 0.
+         */
         SettlementOut: {
             /** Round Id */
             round_id: string;
@@ -856,11 +1138,18 @@ export interface components {
             bettors: components["schemas"]["ParticipantOut"][];
             player_banker: components["schemas"]["ParticipantOut"] | null;
             house: components["schemas"]["HouseOut"];
-            /** Nets */
+            /**
+             * Nets
+             * @description participant → net: what to apply to each wallet (bettors in order of their first bet, then the player-banker)
+             */
             nets: {
                 [key: string]: number;
             };
-            /** Settled At */
+            eligibility: components["schemas"]["EligibilityOut"];
+            /**
+             * Settled At
+             * @description when it was settled (or voided)
+             */
             settled_at: string;
             /**
              * Auto Settled
@@ -874,12 +1163,28 @@ export interface components {
              * @default false
              */
             voided?: boolean;
+            /** @description the void, if voided */
+            void?: components["schemas"]["VoidOut"] | null;
+        };
+        /** ShoeFairnessOut */
+        ShoeFairnessOut: {
+            /** Shoe Id */
+            shoe_id: string;
+            /** Shoe Number */
+            shoe_number: number;
+            /** Ended At */
+            ended_at: string;
             /**
-             * Void Reason
-             * @description why the round was voided
+             * End Reason
+             * @enum {string}
              */
-            void_reason?: string | null;
-            eligibility: components["schemas"]["EligibilityOut"];
+            end_reason: "rules" | "closed";
+            interventions: components["schemas"]["InterventionsOut"];
+            /**
+             * Proof
+             * @description relative URL of the shoe's proof (page 1)
+             */
+            proof: string;
         };
         /** ShoeOut */
         ShoeOut: {
@@ -954,6 +1259,30 @@ export interface components {
             /** Created At */
             created_at: string;
         };
+        /** SignatureOut */
+        SignatureOut: {
+            /**
+             * Alg
+             * @constant
+             */
+            alg: "ES256";
+            /**
+             * Key Id
+             * @description RFC 7638 thumbprint of the signing key
+             */
+            key_id: string;
+            manifest: components["schemas"]["ManifestOut"];
+            /**
+             * Value
+             * @description base64url (no padding) of r ‖ s over canonical(manifest)
+             */
+            value: string;
+        };
+        /** SigningKeysOut */
+        SigningKeysOut: {
+            /** Keys */
+            keys: components["schemas"]["JwkOut"][];
+        };
         /** TableOut */
         TableOut: {
             /** Table Id */
@@ -993,6 +1322,11 @@ export interface components {
              * @description locked bets not settled this long after the deal are auto-settled
              */
             settle_deadline_seconds: number;
+            /**
+             * Void Window Seconds
+             * @description an unsettled round may be voided this long after its deal (0: never)
+             */
+            void_window_seconds: number;
         };
         /** TiersOut */
         TiersOut: {
@@ -1001,13 +1335,33 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /** VoidOut */
+        VoidOut: {
+            /**
+             * Reason
+             * @description misdeal, technical_fault, operator_error, regulatory
+             */
+            reason: string;
+            /** Note */
+            note: string | null;
+            /** Voided At */
+            voided_at: string;
+            /** @description the settlement the void replaced, computed exactly as settling would have */
+            replaced: components["schemas"]["ReplacedOut"];
+        };
         /** VoidRequest */
         VoidRequest: {
             /**
              * Reason
-             * @description why the round is voided (kept with it)
+             * @description why the round is voided: misdeal, technical_fault, operator_error, regulatory
+             * @enum {string}
              */
-            reason: string;
+            reason: "misdeal" | "technical_fault" | "operator_error" | "regulatory";
+            /**
+             * Note
+             * @description optional, published with the void in the shoe's proof
+             */
+            note?: string | null;
         };
     };
     responses: never;
@@ -1345,9 +1699,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
-                "application/json": components["schemas"]["DealRequest"] | null;
+                "application/json": components["schemas"]["DealRequest"];
             };
         };
         responses: {
@@ -1387,7 +1741,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: concurrent_update, idempotency_in_progress, shoe_ended */
+            /** @description error codes: concurrent_update, idempotency_in_progress, round_mismatch, shoe_ended */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1497,7 +1851,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: bets_locked, concurrent_update, idempotency_in_progress, round_voided, settlement_conflict */
+            /** @description error codes: concurrent_update, idempotency_in_progress, round_voided */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1515,7 +1869,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_seated_min_level, bet_type_not_offered, big_small_closed, idempotency_key_reused, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
+            /** @description error codes: idempotency_key_reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1607,7 +1961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: concurrent_update, idempotency_in_progress, round_settled */
+            /** @description error codes: concurrent_update, idempotency_in_progress, round_settled, void_window_closed */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1909,7 +2263,9 @@ export interface operations {
     };
     get_shoe_proof: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+            };
             header?: never;
             path: {
                 shoe_id: string;
@@ -1924,7 +2280,142 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProofOut"];
+                    "application/json": components["schemas"]["ProofPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: proof_pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    signing_keys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeysOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    table_fairness: {
+        parameters: {
+            query?: {
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FairnessOut"];
                 };
             };
             /** @description error codes: invalid_request */

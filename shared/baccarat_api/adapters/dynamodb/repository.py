@@ -6,7 +6,6 @@ reads. One instance per warm container; every method is exactly one DynamoDB cal
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -391,26 +390,12 @@ class DynamoRepository(Repository):
         return proof, parts_of.joined(parts)
 
     def put_proof_pages(self, shoe_id: str, pages: Sequence[bytes]) -> None:
-        """``BatchWriteItem`` of every part item (25 a request; unprocessed items, which only
-        throttling leaves, are sent again a few times, then :class:`StoreUnavailable`)."""
-        items = [
-            item
-            for number, page in enumerate(pages, start=1)
-            for item in parts_of.part_items(shoe_id, number, page)
-        ]
+        """One plain ``PutItem`` per part item (never ``BatchWriteItem``, which can delete: no
+        code path and no policy here deletes anything)."""
         with mapped_errors("store proof pages"):
-            for start in range(0, len(items), 25):
-                request: dict[str, Any] = {
-                    self.state: [{"PutRequest": {"Item": i}} for i in items[start : start + 25]]
-                }
-                for attempt in range(6):
-                    out = self.client.batch_write_item(RequestItems=request)
-                    request = dict(out.get("UnprocessedItems") or {})
-                    if not request:
-                        break
-                    time.sleep(0.05 * 2**attempt)
-                else:
-                    raise StoreUnavailable("store proof pages: items left unprocessed")
+            for number, page in enumerate(pages, start=1):
+                for item in parts_of.part_items(shoe_id, number, page):
+                    self.client.put_item(TableName=self.state, Item=item)
 
     def shoe_with_rounds(
         self, operator_id: str, ref: ShoeRef
