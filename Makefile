@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint template typecheck unit suite bench build run sweep openapi rng-report clean
+.PHONY: install test lint template typecheck unit suite bench bench-engines build run sweep openapi rng-report clean
 
 # SAM CLI (template checks, the build test): no telemetry.
 export SAM_CLI_TELEMETRY := 0
@@ -57,6 +57,17 @@ test: lint template typecheck suite
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
+# The DynamoDB engines, figures only: DynamoDB Local vs moto in one run (start-up, per-call
+# latency, RSS over 5,000 deals + 5,000 settlements: benchmarks/dynamodb_engines.py), then
+# `make run` itself on DynamoDB Local under 6,000 requests — RSS of the API process and of java
+# before, along the way and after (benchmarks/make_run_memory.py; BACKEND=moto make bench-engines
+# runs that part on moto: keep REQUESTS small there). A few minutes; moto's server passes 3 GiB.
+REQUESTS ?= 6000
+bench-engines: $(STAMP)
+	scripts/ensure-dynamodb-local.sh >/dev/null
+	$(BIN)/python -m benchmarks.dynamodb_engines
+	$(BIN)/python -m benchmarks.make_run_memory $(REQUESTS)
+
 # The deployable artifacts (.aws-sam/build; arm64 unless ARCH=x86_64), slimmed for cold starts:
 # bytecode compiled once (Lambda's code is read-only: without it every cold start compiles every
 # module), unused botocore models removed (scripts/slim_build.py). Then `sam deploy`.
@@ -66,14 +77,18 @@ build: $(STAMP)
 		--parameter-overrides Architecture=$(ARCH)
 	$(BIN)/python scripts/slim_build.py .aws-sam/build
 
-# The whole API on http://127.0.0.1:8000 over moto (DynamoDB + KMS); Ctrl-C stops it.
+# The whole API on http://127.0.0.1:8000 over DynamoDB Local (Amazon's engine; fetched once into
+# .venv/ by scripts/ensure-dynamodb-local.sh, run with Java >= 17) and moto's server for KMS;
+# without Java, or with BACKEND=moto, over moto for both. Ctrl-C (or SIGTERM) stops everything.
 # BACCARAT_STACK=<deployed stack> make run serves the same app against that stack instead.
 run: $(STAMP)
+	@if [[ "$${BACKEND:-}" != moto && -z "$${BACCARAT_STACK:-}" ]]; then \
+		ALLOW_NO_DYNAMODB_LOCAL=1 scripts/ensure-dynamodb-local.sh >/dev/null; fi
 	$(BIN)/python -m baccarat_dev.local
 
 # One auto-settlement sweep (what AutoSettleFunction does every minute in AWS; make run also
 # sweeps every minute): rounds whose locked bets are past the table's deadline get settled.
-# Against make run: AWS_ENDPOINT_URL=<the moto URL its banner prints> make sweep; against a
+# Against make run: AWS_ENDPOINT_URL=<the DynamoDB URL its banner prints> make sweep; against a
 # stack: BACCARAT_STACK=<stack> make sweep. Extra flags: make sweep ARGS="--json".
 sweep: $(STAMP)
 	$(BIN)/python -m baccarat_api.jobs.sweep $(ARGS)

@@ -4,7 +4,8 @@ Sections: the pure core (engine, money, exact RTP), the API in process (round tr
 latency, item sizes, request units), cost per million rounds, the built artifacts (sam build),
 cold start of every function (on the built artifacts, moto's server on loopback), and the API
 over HTTP under a bounded load with a consistency check. A section that cannot run here says so
-and the others still run; the exit status is then 1."""
+and the others still run; the exit status is then 1. (The DynamoDB engines — DynamoDB Local vs
+moto, and ``make run``'s memory under load — are ``make bench-engines``: minutes, gigabytes.)"""
 
 from __future__ import annotations
 

@@ -191,7 +191,13 @@ class LocalAws:
     endpoint_url: str | None = None
 
 
-_AWS_VARS = ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_ENDPOINT_URL")
+_AWS_VARS = (
+    "AWS_PROFILE",
+    "AWS_SESSION_TOKEN",
+    "AWS_SECURITY_TOKEN",
+    "AWS_ENDPOINT_URL",
+    "AWS_ENDPOINT_URL_DYNAMODB",
+)
 
 
 @contextmanager
@@ -254,12 +260,13 @@ def moto_in_memory() -> Iterator[LocalAws]:
 
 @contextmanager
 def moto_server() -> Iterator[LocalAws]:
-    """moto's server on a free loopback port, provisioned by ``make run``'s own code."""
+    """moto's server (DynamoDB and KMS: one endpoint for the cold-started children) on a free
+    loopback port, provisioned by ``make run``'s own code."""
     from baccarat_api import runtime
     from baccarat_dev.local import DEMO_OPERATOR, LOCAL_TABLES, start_local_aws
 
     with _env(_QUIET):
-        server, key = start_local_aws(TIERS)
+        server, key = start_local_aws(TIERS, backend="moto")
         try:
             yield LocalAws(
                 dict(LOCAL_TABLES),

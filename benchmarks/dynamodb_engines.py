@@ -28,7 +28,6 @@ from typing import Any
 
 from baccarat_dev.dynamodb_local import (
     DynamoDBLocal,
-    WithoutContinuousBackups,
     free_port,
     java_available,
 )
@@ -68,7 +67,7 @@ def client(endpoint_url: str | None) -> Any:
 
 def provision(ddb: Any) -> None:
     """The template's tables (PITR is not switched on: DynamoDB Local has no such operation)."""
-    create_tables(WithoutContinuousBackups(ddb), TABLES)
+    create_tables(ddb, TABLES, pitr=False)
 
 
 # -- a realistic workload ------------------------------------------------------------------------

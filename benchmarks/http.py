@@ -1,5 +1,6 @@
 """Warm latency over HTTP against ``make run`` itself (``python -m baccarat_dev.local``: the
-whole API under uvicorn, moto's server behind it), started on a free loopback port.
+whole API under uvicorn, DynamoDB Local behind it — or moto's server without Java, or with
+``BACKEND=moto``), started on a free loopback port.
 
 A bounded load generator: ``CLIENTS`` threads, each with one keep-alive connection, for
 ``SECONDS`` seconds, then every client stops by itself. Clients work in pairs on one table, so
@@ -264,7 +265,7 @@ def run(clients: int = CLIENTS, seconds: float = SECONDS) -> list[str]:
         elapsed = time.perf_counter() - t0
         total = sum(len(x) for x in tally.samples.values())
         lines = [
-            f"## Over HTTP: `make run` (uvicorn + moto server), {clients} clients in pairs per "
+            f"## Over HTTP: `make run` (uvicorn + DynamoDB Local), {clients} clients in pairs per "
             f"table, {seconds:.0f} s, loopback",
             f"throughput {total / elapsed:,.0f} requests/s ({total} requests in {elapsed:.1f} s); "
             f"errors {len(tally.errors)}; races lost (409 concurrent_update, retried) "

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 _TABLE = r"tbl_[a-z2-7]{16}"
 _NUMBER = r"[1-9][0-9]{0,5}"
+#: A shoe (or round) number as it appears in ids: 1 to 999999, no leading zero.
+SHOE_NUMBER = _NUMBER
 _TABLE_RE = re.compile(rf"^({_TABLE})$")
 _SHOE_RE = re.compile(rf"^({_TABLE})_s({_NUMBER})$")
 _ROUND_RE = re.compile(rf"^({_TABLE})_s({_NUMBER})_r({_NUMBER})$")
@@ -58,14 +60,14 @@ class RoundRef:
 
 
 def parse_table_id(text: str) -> str | None:
-    return text if _TABLE_RE.match(text) else None
+    return text if _TABLE_RE.fullmatch(text) else None
 
 
 def parse_shoe_id(text: str) -> ShoeRef | None:
-    m = _SHOE_RE.match(text)
+    m = _SHOE_RE.fullmatch(text)
     return ShoeRef(m[1], int(m[2])) if m else None
 
 
 def parse_round_id(text: str) -> RoundRef | None:
-    m = _ROUND_RE.match(text)
+    m = _ROUND_RE.fullmatch(text)
     return RoundRef(m[1], int(m[2]), int(m[3])) if m else None

@@ -56,6 +56,30 @@ def tracing_enabled(environ: Mapping[str, str] = os.environ) -> bool:
     return environ.get("POWERTOOLS_TRACE_DISABLED", "false").strip().lower() not in _TRUTHY
 
 
+class Unmetered:
+    """What :class:`Metrics` does where metrics are off (``POWERTOOLS_METRICS_DISABLED``, as
+    ``make run`` sets it): nothing. (A disabled Metrics still collects every value and, at 100,
+    prints the EMF blob with a bare ``print`` — unsynchronised with the log lines of concurrent
+    requests, which it then splices.)"""
+
+    def add_metric(self, **_: Any) -> None:
+        return None
+
+    def log_metrics(self, lambda_handler: Callable[..., Any] | None = None, **_: Any) -> Any:
+        if lambda_handler is None:
+            return self.log_metrics
+        return lambda_handler
+
+
+def metrics_enabled(environ: Mapping[str, str] = os.environ) -> bool:
+    """Unless ``POWERTOOLS_METRICS_DISABLED`` is true (or ``POWERTOOLS_DEV`` is, and the former
+    unset), as powertools decides it."""
+    disabled = environ.get("POWERTOOLS_METRICS_DISABLED")
+    if disabled is not None:
+        return disabled.strip().lower() not in _TRUTHY
+    return environ.get("POWERTOOLS_DEV", "false").strip().lower() not in _TRUTHY
+
+
 logger = Logger(service=SERVICE)
 # (typed as Tracer: Untraced offers the part of its interface the service uses)
 tracer = (
@@ -63,4 +87,9 @@ tracer = (
     if tracing_enabled()
     else cast(Tracer, Untraced())
 )
-metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
+# (typed as Metrics: Unmetered offers the part of its interface the service uses)
+metrics = (
+    Metrics(namespace=NAMESPACE, service=SERVICE)
+    if metrics_enabled()
+    else cast(Metrics, Unmetered())
+)

@@ -38,7 +38,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ENSURE_SCRIPT = REPO_ROOT / "scripts" / "ensure-dynamodb-local.sh"
@@ -48,7 +48,10 @@ ENV_DIR = "DYNAMODB_LOCAL_DIR"
 MIN_JAVA = 17
 
 # Runs "$@" (java) with stdin from /dev/null, and ends it when our stdin (the pipe from the
-# parent) reaches end-of-file: the parent closed it or died. Exits with java's status.
+# parent) reaches end-of-file: the parent closed it or died. Exits with java's status. A SIGTERM
+# to the group ends java and the watcher; this shell ignores it (trap '' TERM, set after both
+# started) so that it outlives java and reaps it and the watcher: nothing is left orphaned (some
+# init processes take seconds to reap orphans).
 _WATCHDOG = r"""
 exec 3<&0
 "$@" </dev/null 3<&- &
@@ -58,9 +61,11 @@ child=$!
   kill -KILL "$child" 2>/dev/null; } <&3 &
 watcher=$!
 exec 3<&-
+trap '' TERM
 wait "$child"
 status=$?
 kill "$watcher" 2>/dev/null
+wait "$watcher" 2>/dev/null
 exit "$status"
 """
 
@@ -294,22 +299,6 @@ class DynamoDBLocal:
         return self._log.read().decode(errors="replace")
 
 
-class WithoutContinuousBackups:
-    """A DynamoDB client wrapper for DynamoDB Local, which has no ``UpdateContinuousBackups``
-    (it answers ``UnknownOperationException``): that call is skipped (point-in-time recovery
-    is an AWS-side safety net with no effect on what the API reads or writes); every other
-    attribute is the wrapped client's. Pass it to ``create_tables`` of the template."""
-
-    def __init__(self, client: Any) -> None:
-        self._client = client
-
-    def update_continuous_backups(self, **_: Any) -> dict[str, Any]:
-        return {}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
-
-
 def _end_group(proc: subprocess.Popen[bytes], timeout: float) -> None:
     pgid = proc.pid  # start_new_session: the leader's pid is the group id
     for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 10.0)):
@@ -326,6 +315,19 @@ def _end_group(proc: subprocess.Popen[bytes], timeout: float) -> None:
 
 
 def _group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` still runs. Zombies do not count: java is orphaned
+    when its watchdog ends first, and some init processes (containers, micro-VMs) take seconds
+    to reap orphans — it has exited all the same."""
+    proc = Path("/proc")
+    if proc.is_dir():  # Linux: look at every process's state and group
+        for stat in proc.glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # ended meanwhile
+            if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+                return True
+        return False
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:

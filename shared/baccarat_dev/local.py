@@ -1,8 +1,20 @@
 """``make run``: the whole API on one machine.
 
-By default: moto's server (DynamoDB + KMS) on a free loopback port, the tables created from
+By default DynamoDB is Amazon's own engine, DynamoDB Local (:mod:`baccarat_dev.dynamodb_local`,
+a Java program; ``scripts/ensure-dynamodb-local.sh`` fetches it once into ``.venv/``), whenever a
+Java >= 17 is here; KMS is moto's server. Each on a free loopback port; the tables created from
 template.yaml, a KMS key, the tiers seeded from infra/tiers.json and a demo operator key; then
-every router served as one FastAPI app by uvicorn on http://127.0.0.1:8000. Ctrl-C stops both.
+every router served as one FastAPI app by uvicorn on http://127.0.0.1:8000. The banner says
+which engine serves DynamoDB and where. Ctrl-C (SIGINT) or SIGTERM stops everything: uvicorn,
+moto, DynamoDB Local (and its java process).
+
+``BACKEND`` chooses the engine: unset = DynamoDB Local when it can run here, else moto with a
+warning; ``BACKEND=dynamodb-local`` insists (fails when it cannot run); ``BACKEND=moto`` is the
+old setup, moto's server for DynamoDB and KMS — behind one lock, because moto does not apply
+concurrent transactions atomically (:mod:`baccarat_dev.localaws`); DynamoDB Local does, and
+needs no lock. ``BACCARAT_DYNAMODB_URL=<url>`` uses a DynamoDB Local that is already running
+(the tests share one per worker) instead of starting one; ``BACCARAT_LOCAL_TABLE_PREFIX`` names
+the tables (default ``baccarat-local``: ``baccarat-local-state``, ``baccarat-local-config``).
 Two KMS keys, as in the stack: the secrets key and the proof signing key (ECC_NIST_P256).
 
 Against real AWS instead: ``BACCARAT_STACK=<deployed stack name> make run`` — the table names
@@ -11,22 +23,42 @@ tiers), and you bring an operator key (``baccarat operator create|add-key OPERAT
 <stack>`` makes one; ``--add-key OPERATOR`` here does the same for an existing setup).
 
 The banner prints the admin command for the backend in use (``baccarat operator … --endpoint-url
-<moto>`` locally)."""
+<DynamoDB endpoint>`` locally)."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from baccarat_dev.template import REPO_ROOT
 
+if TYPE_CHECKING:
+    from baccarat_dev.dynamodb_local import DynamoDBLocal
+
 TIERS = REPO_ROOT / "infra" / "tiers.json"
 DEMO_OPERATOR = "demo-operator"
-LOCAL_TABLES = {"StateTable": "baccarat-local-state", "ConfigTable": "baccarat-local-config"}
+DEFAULT_PREFIX = "baccarat-local"
+MOTO, DYNAMODB_LOCAL = "moto", "dynamodb-local"
+#: Seconds uvicorn gives requests in flight at shutdown; and DynamoDB Local to exit on SIGTERM
+#: before SIGKILL (it takes ~2 s to exit on its own; in memory it has nothing to flush).
+#: Together well within the 5 s a stop may take.
+GRACE_SECONDS = 2
+ENGINE_STOP_SECONDS = 0.5
+
+
+def local_tables(prefix: str = DEFAULT_PREFIX) -> dict[str, str]:
+    """The template's logical table ids → the local table names."""
+    return {"StateTable": f"{prefix}-state", "ConfigTable": f"{prefix}-config"}
+
+
+LOCAL_TABLES = local_tables()
 
 
 def use_stack(stack: str) -> None:
@@ -41,19 +73,74 @@ def use_stack(stack: str) -> None:
     os.environ["SIGNING_KEY_ID"] = outputs["SigningKeyArn"]
 
 
-def start_local_aws(tiers: Path = TIERS) -> tuple[Any, str]:
-    """Start moto's server on a free loopback port and provision it like the stack; returns the
-    server (``.stop()`` it) and a fresh demo operator key."""
+@dataclass
+class LocalAWS:
+    """What ``make run`` started: moto's server (KMS; DynamoDB too on the moto backend) and the
+    DynamoDB engine. :meth:`stop` ends what it started (a shared DynamoDB Local is left running)."""
+
+    moto: Any
+    moto_url: str
+    dynamodb_url: str
+    engine: str  # "DynamoDB Local 1.25.1", "DynamoDB Local (shared)" or "moto"
+    tables: dict[str, str]
+    dynamodb_local: DynamoDBLocal | None = None  # the one started here, if any
+
+    @property
+    def description(self) -> str:
+        return f"{self.engine} at {self.dynamodb_url}"
+
+    def stop(self) -> None:
+        try:
+            self.moto.stop()
+        finally:
+            if self.dynamodb_local is not None:
+                self.dynamodb_local.stop(timeout=ENGINE_STOP_SECONDS)
+
+
+def _backend() -> str:
+    """``BACKEND``: ``""`` (DynamoDB Local if it can run, else moto), ``moto`` or
+    ``dynamodb-local``."""
+    backend = os.environ.get("BACKEND", "").strip().lower()
+    if backend not in ("", MOTO, DYNAMODB_LOCAL):
+        raise SystemExit(f"BACKEND={backend!r}: use {MOTO!r} or {DYNAMODB_LOCAL!r} (or unset it)")
+    return backend
+
+
+def _start_dynamodb_local(backend: str) -> DynamoDBLocal | None:
+    """A started DynamoDB Local, or ``None`` when it cannot run here and ``backend`` does not
+    insist on it (then moto serves DynamoDB too, and the reason is printed)."""
+    from baccarat_dev.dynamodb_local import DynamoDBLocal, DynamoDBLocalUnavailable
+
+    engine = DynamoDBLocal()
+    try:
+        engine.start()
+    except DynamoDBLocalUnavailable as exc:
+        if backend == DYNAMODB_LOCAL:
+            raise SystemExit(f"BACKEND={DYNAMODB_LOCAL}: {exc}") from exc
+        print(
+            f"make run: DynamoDB Local cannot run here ({exc});\n"
+            "          DynamoDB on moto instead (install a Java 17+ runtime for the real engine)",
+            file=sys.stderr,
+        )
+        return None
+    return engine
+
+
+def start_local_aws(
+    tiers: Path = TIERS, *, backend: str | None = None, tables: dict[str, str] | None = None
+) -> tuple[LocalAWS, str]:
+    """Start the local engines on free loopback ports (``backend``: as ``BACKEND``; ``None`` reads
+    it) and provision them like the stack; returns them (``.stop()`` it) and a fresh demo
+    operator key. This process's environment then points at them (``AWS_ENDPOINT_URL`` = moto,
+    ``AWS_ENDPOINT_URL_DYNAMODB`` = the DynamoDB engine, the table names, the KMS key)."""
     import logging
 
-    import boto3
+    from moto.moto_server.threaded_moto_server import ThreadedMotoServer
 
-    from baccarat_api import runtime
-    from baccarat_api.adapters.dynamodb.repository import DynamoRepository
-    from baccarat_api.jobs.seed import add_operator_key, seed_tiers
     from baccarat_dev.localaws import AtomicMotoServer
-    from baccarat_dev.template import create_tables
 
+    backend = _backend() if backend is None else backend
+    tables = tables or local_tables(os.environ.get("BACCARAT_LOCAL_TABLE_PREFIX") or DEFAULT_PREFIX)
     for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"):
         os.environ.pop(name, None)
     os.environ.update(
@@ -64,27 +151,69 @@ def start_local_aws(tiers: Path = TIERS) -> tuple[Any, str]:
         }
     )
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's per-request lines
-    # each moto request atomic, as DynamoDB's are (concurrent clients see real semantics)
-    server = AtomicMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    os.environ["AWS_ENDPOINT_URL"] = f"http://{host}:{port}"
+    shared = os.environ.get("BACCARAT_DYNAMODB_URL", "").strip()
+    dynamodb_local = None
+    if not shared and backend != MOTO:
+        dynamodb_local = _start_dynamodb_local(backend)
+    on_moto = not shared and dynamodb_local is None
+    # moto for DynamoDB: one request at a time (moto's transactions are not atomic); for KMS
+    # alone no lock (DynamoDB Local applies each request atomically itself)
+    moto = (AtomicMotoServer if on_moto else ThreadedMotoServer)(
+        ip_address="127.0.0.1", port=0, verbose=False
+    )
+    try:
+        moto.start()
+        host, port = moto.get_host_and_port()
+        moto_url = f"http://{host}:{port}"
+        if dynamodb_local is not None:
+            engine, url = f"DynamoDB Local {dynamodb_local.version}", dynamodb_local.endpoint_url
+        elif shared:
+            engine, url = "DynamoDB Local (shared)", shared
+        else:
+            engine, url = MOTO, moto_url
+        aws = LocalAWS(moto, moto_url, url, engine, tables, dynamodb_local)
+        key = _provision(aws, tiers, pitr=on_moto)
+    except BaseException:
+        moto.stop()
+        if dynamodb_local is not None:
+            dynamodb_local.stop(timeout=ENGINE_STOP_SECONDS)
+        raise
+    return aws, key
+
+
+def _provision(aws: LocalAWS, tiers: Path, *, pitr: bool) -> str:
+    """Point this process at ``aws``; create the tables and the KMS key; seed the tiers and a
+    demo operator key (returned)."""
+    import boto3
+
+    from baccarat_api import runtime
+    from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+    from baccarat_api.jobs.seed import add_operator_key, seed_tiers
+    from baccarat_dev.template import create_tables
+
+    os.environ["AWS_ENDPOINT_URL"] = aws.moto_url
+    os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = aws.dynamodb_url
     dynamodb = boto3.client("dynamodb")
-    create_tables(dynamodb, LOCAL_TABLES)
+    create_tables(dynamodb, aws.tables, pitr=pitr)  # DynamoDB Local has no PITR
     kms = boto3.client("kms")
     key_id = kms.create_key(Description="baccarat local secrets")["KeyMetadata"]
     signing = kms.create_key(
         Description="baccarat local proof signing", KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY"
     )["KeyMetadata"]
-    os.environ["STATE_TABLE"] = LOCAL_TABLES["StateTable"]
-    os.environ["CONFIG_TABLE"] = LOCAL_TABLES["ConfigTable"]
+    os.environ["STATE_TABLE"] = aws.tables["StateTable"]
+    os.environ["CONFIG_TABLE"] = aws.tables["ConfigTable"]
     os.environ["KMS_KEY_ID"] = key_id["Arn"]
     os.environ["SIGNING_KEY_ID"] = signing["Arn"]
-    repo = DynamoRepository(dynamodb, LOCAL_TABLES["StateTable"], LOCAL_TABLES["ConfigTable"])
+    repo = DynamoRepository(dynamodb, aws.tables["StateTable"], aws.tables["ConfigTable"])
     seed_tiers(repo, tiers)
     key = add_operator_key(repo, DEMO_OPERATOR, os.environ.get("BACCARAT_DEMO_KEY") or None)
     runtime.reset()
-    return server, key
+    return key
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM as Ctrl-C: the same orderly stop (uvicorn, then moto and DynamoDB Local)."""
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -99,9 +228,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "baccarat-local")
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        return _serve(parser, args)
+    except KeyboardInterrupt:  # before uvicorn ran (it swallows its own); all stopped by then
+        print("stopped", file=sys.stderr)
+        return 130
 
+
+def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     stack = os.environ.get("BACCARAT_STACK")
-    server = None
+    server: LocalAWS | None = None
+    sweeping = None
     if stack:
         use_stack(stack)
         if args.add_key:
@@ -112,44 +250,62 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         banner_key = "(your operator key)"
         admin = f"baccarat operator list --stack {stack}"
-        where = (
-            f"AWS stack {stack}: tables {os.environ['STATE_TABLE']}, {os.environ['CONFIG_TABLE']}"
-        )
+        lines = [
+            f"backend              AWS stack {stack}",
+            f"tables               {os.environ['STATE_TABLE']}, {os.environ['CONFIG_TABLE']}",
+        ]
     else:
         if args.add_key:
             parser.error("--add-key needs BACCARAT_STACK (locally, a demo key is made each run)")
         server, banner_key = start_local_aws()
-        where = f"moto (DynamoDB + KMS) at {os.environ['AWS_ENDPOINT_URL']}"
-        admin = f"baccarat operator list --endpoint-url {os.environ['AWS_ENDPOINT_URL']}"
+        admin = f"baccarat operator list --endpoint-url {server.dynamodb_url}"
+        if server.tables != LOCAL_TABLES:
+            admin += f" --table {server.tables['ConfigTable']}"
+        lines = [
+            f"DynamoDB             {server.description}",
+            f"KMS                  moto at {server.moto_url}",
+            f"tables               {server.tables['StateTable']}, {server.tables['ConfigTable']}",
+        ]
         # the stand-in for AutoSettleFunction's schedule: auto-settle what is due, every minute
         every = float(os.environ.get("BACCARAT_SWEEP_SECONDS", "60"))
         if every > 0:
             from baccarat_api.jobs.sweep import start_background
             from baccarat_api.runtime import get_runtime
 
-            start_background(get_runtime().repo, every, get_runtime())
-
-    import uvicorn
-
-    from baccarat_api.http.app import create_app
-    from baccarat_api.http.routers import all_routers
-
-    app = create_app(*all_routers(), docs=True)
-    url = f"http://{args.host}:{args.port}"
-    print(
-        f"\n  Baccarat engine API  {url}\n"
-        f"  backend              {where}\n"
-        f"  operator key         {banner_key}\n"
-        f"  docs                 {url}/docs\n"
-        f"  operators, keys      {admin}\n\n"
-        f"  export BACCARAT_URL={url} KEY={banner_key}\n"
-        f'  curl -s -H "Authorization: Bearer $KEY" $BACCARAT_URL/v1/tiers\n\n'
-        f"  Ctrl-C stops everything.\n",
-        flush=True,
-    )
+            sweeping = start_background(get_runtime().repo, every, get_runtime())
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        import uvicorn
+
+        from baccarat_api.http.app import create_app
+        from baccarat_api.http.routers import all_routers
+
+        app = create_app(*all_routers(), docs=True)
+        url = f"http://{args.host}:{args.port}"
+        print(
+            f"\n  Baccarat engine API  {url}\n"
+            + "".join(f"  {line}\n" for line in lines)
+            + f"  operator key         {banner_key}\n"
+            f"  docs                 {url}/docs\n"
+            f"  operators, keys      {admin}\n\n"
+            f"  export BACCARAT_URL={url} KEY={banner_key}\n"
+            f'  curl -s -H "Authorization: Bearer $KEY" $BACCARAT_URL/v1/tiers\n\n'
+            f"  Ctrl-C stops everything.\n",
+            flush=True,
+        )
+        uvicorn.run(
+            app,
+            host=args.host,
+            port=args.port,
+            log_level="warning",
+            timeout_graceful_shutdown=GRACE_SECONDS,
+        )
     finally:
+        # a second Ctrl-C must not cut the stop short (java would outlive us until its watchdog
+        # noticed); the stop is bounded (GRACE_SECONDS, ENGINE_STOP_SECONDS)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if sweeping is not None:
+            sweeping.set()
         if server is not None:
             server.stop()
     print("stopped", file=sys.stderr)

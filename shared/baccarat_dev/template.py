@@ -73,9 +73,13 @@ def table_definitions(path: Path = TEMPLATE) -> dict[str, dict[str, Any]]:
 
 
 def create_tables(
-    client: DynamoDBClient, names: dict[str, str], path: Path = TEMPLATE
+    client: DynamoDBClient, names: dict[str, str], path: Path = TEMPLATE, *, pitr: bool = True
 ) -> dict[str, str]:
-    """Create the template's tables (logical id → table name in ``names``); returns ``names``."""
+    """Create the template's tables (logical id → table name in ``names``); returns ``names``.
+
+    ``pitr=False`` leaves point-in-time recovery off where the template switches it on: DynamoDB
+    Local has no ``UpdateContinuousBackups`` (PITR is an AWS-side safety net with no effect on
+    what the API reads or writes)."""
     definitions = table_definitions(path)
     missing = set(definitions) - set(names)
     if missing:
@@ -85,7 +89,7 @@ def create_tables(
         client.create_table(TableName=names[logical_id], **args)
     for logical_id, spec in definitions.items():
         client.get_waiter("table_exists").wait(TableName=names[logical_id])
-        if spec.get("_pitr"):
+        if pitr and spec.get("_pitr"):
             client.update_continuous_backups(
                 TableName=names[logical_id],
                 PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True},

@@ -11,15 +11,19 @@ table, commit a shoe, deal, settle, close, void) × each call it makes × each f
 * ``read_timeout`` / ``no_connection``: botocore ``ReadTimeoutError`` / ``EndpointConnectionError``;
 * ``crash``: the process dies between computing and committing (raised at the commit, before
   anything is sent; the client gets the gateway's 5xx, nothing of ours);
-* ``lost_response``: the commit IS applied, then the response is lost (a read timeout) — the
-  case an ``Idempotency-Key`` exists for.
+* ``lost_response``: the commit IS applied, then the response is lost (a read timeout after
+  botocore's retries);
+* ``lost_then_refused``: the commit IS applied, the response is lost, and the re-sent request
+  (botocore's retry, which moto answers without honouring the token) fails its conditions.
 
-After each: the client got a clear retryable 503 ``unavailable`` in the error envelope (a crash
-gets nothing); the tables hold no partial state (byte-for-byte what they held before, or — for a
-lost response — exactly the whole effect); and the retry, with the same key, succeeds with the
-same cards (a lost response's retry replays the original answer). The request paths run with an
-``Idempotency-Key`` (every call of them); the paths without one are covered for throttling,
-timeouts and crashes too."""
+After each fault that left the write unapplied: the client got a clear retryable 503
+``unavailable`` in the error envelope (a crash gets nothing), the tables hold byte-for-byte what
+they held before, and the retry succeeds with the same cards. After a lost response — with or
+without an ``Idempotency-Key`` — the write re-reads what it wrote, finds its own write id there
+and answers the committed result at once: no error, exactly the whole effect, once (with a key,
+a retry then replays it and writes nothing). A write whose outcome is unknown costs that one
+re-read (a GetItem). Every path runs with an ``Idempotency-Key`` (every call of it) and
+without."""
 
 from __future__ import annotations
 
@@ -175,6 +179,9 @@ class Plan:
         if self.kind == "lost_response":
             fn(**kwargs)  # applied ...
             raise ReadTimeoutError(endpoint_url=endpoint)  # ... but the answer never came
+        if self.kind == "lost_then_refused":
+            fn(**kwargs)  # applied, the answer lost; botocore sends it again (the same token):
+            return fn(**kwargs)  # moto ignores tokens, so its conditions fail now
         raise AssertionError(self.kind)
 
 
@@ -347,8 +354,9 @@ PATHS: dict[str, WritePath] = {
     ),
 }  # fmt: skip
 
-KINDS = ("throttle", "conflict", "read_timeout", "no_connection", "crash", "lost_response")
-BARE_KINDS = ("throttle", "read_timeout", "crash")
+LOST = ("lost_response", "lost_then_refused")
+KINDS = ("throttle", "conflict", "read_timeout", "no_connection", "crash", *LOST)
+BARE_KINDS = ("throttle", "read_timeout", "crash", *LOST)
 WRITES = ("TransactWriteItems", "PutItem", "UpdateItem")
 
 
@@ -360,7 +368,7 @@ def _cases() -> list[Any]:
                 for kind in kinds:
                     if kind == "conflict" and op != "TransactWriteItems":
                         continue  # a transaction's cancellation reason
-                    if kind in ("crash", "lost_response") and op not in WRITES:
+                    if kind in ("crash", *LOST) and op not in WRITES:
                         continue  # between computing and committing / after committing
                     label = f"{name}-{'key' if keyed else 'nokey'}-{index}:{service}.{op}-{kind}"
                     cases.append(pytest.param(name, keyed, index, kind, id=label))
@@ -383,6 +391,17 @@ def state(stack: Stack) -> list[dict[str, Any]]:
     return out
 
 
+def _rereads(path_name: str, keyed: bool, op: str, kind: str) -> bool:
+    """Whether the write re-reads its primary item after this fault (one GetItem): when its
+    outcome is unknown, or when it lost its conditions without the winner coming back with the
+    failure (a settlement or void brings the round back in the same call)."""
+    if op not in WRITES:
+        return False
+    if kind in ("read_timeout", "no_connection", "lost_response"):
+        return True
+    return kind == "lost_then_refused" and path_name not in ("settle", "void")
+
+
 @pytest.mark.parametrize(("path_name", "keyed", "index", "kind"), _cases())
 def test_a_fault_leaves_no_partial_state_and_the_retry_succeeds(
     api: Api, stack: Stack, path_name: str, keyed: bool, index: int, kind: str
@@ -401,20 +420,31 @@ def test_a_fault_leaves_no_partial_state_and_the_retry_succeeds(
             # its own 5xx (here mangum's last-resort 500); nothing of ours ran after the crash
             crashed = path.call(CrashedApi(stack.key_a), ctx, headers)
             assert crashed.status >= 500 and "error" not in str(crashed.body)
+        elif kind in LOST:
+            # the write happened: it finds its own write id and answers the committed result
+            answered = path.call(api, ctx, headers)
+            assert answered.status in (200, 201), answered.body
         else:
             failed = path.call(api, ctx, headers)
             assert failed.status == 503, failed.body
             assert failed.error["code"] == "unavailable" and failed.error["retryable"] is True
             assert failed.error["request_id"] == failed.request_id
-        assert plan.seen == calls[: index + 1], "the fault did not hit the intended call"
+        reread = [(DDB, "GetItem")] if _rereads(path_name, keyed, calls[index][1], kind) else []
+        assert plan.seen == calls[: index + 1] + reread, "the fault did not hit the intended call"
     finally:
         uninstall()
 
     after = state(stack)
-    if kind == "lost_response":
-        assert after != before  # the whole effect is there (checked below through the API)
-    else:
-        assert after == before, "a failed request left partial state"
+    if kind in LOST:
+        assert after != before  # the whole effect is there, once (checked through the API)
+        if keyed:  # a retry with the key replays the answer and writes nothing
+            retry = path.call(api, ctx, headers)
+            assert retry.status == answered.status and retry.body == answered.body
+            assert retry.headers.get("idempotent-replayed") == "true"
+            assert state(stack) == after
+        path.check(api, stack, ctx, answered.body)
+        return
+    assert after == before, "a failed request left partial state"
 
     plan = Plan(fail_at=None, kind="none")
     install(plan)  # the same wrapper, no fault: the retry's calls are counted too
@@ -423,11 +453,7 @@ def test_a_fault_leaves_no_partial_state_and_the_retry_succeeds(
     finally:
         uninstall()
     assert retry.status in (200, 201), retry.body
-    if kind == "lost_response":
-        assert retry.headers.get("idempotent-replayed") == "true"
-        assert state(stack) == after  # the replay wrote nothing
-    else:
-        assert plan.seen == calls
+    assert plan.seen == calls
     path.check(api, stack, ctx, retry.body)
 
 
@@ -438,6 +464,8 @@ def test_the_matrix_covers_every_call_of_every_write_path() -> None:
             for kind in ("throttle", "read_timeout", "no_connection"):
                 assert (name, True, index, kind) in cases
         last = len(path.keyed) - 1
-        for kind in ("conflict", "crash", "lost_response"):
+        for kind in ("conflict", "crash", *LOST):
             assert (name, True, last, kind) in cases
+        for kind in ("crash", *LOST):
+            assert (name, False, len(path.bare) - 1, kind) in cases
     assert len(cases) > 100

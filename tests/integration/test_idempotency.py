@@ -124,12 +124,13 @@ def test_keys_belong_to_one_operator(api: Api, stack: Stack) -> None:
     assert mine.body["table_id"] != theirs.body["table_id"]
 
 
-def test_a_duplicate_in_flight_gets_a_retryable_409_then_the_original(
+def test_a_duplicate_in_flight_answers_the_first_ones_round(
     api: Api, stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Both requests read before either wrote (the race window, made deterministic): the first
-    commits; the second's transaction fails on the key's record → 409 retryable, no second
-    round; its retry replays the first's response."""
+    commits; the second's transaction fails, it re-reads the round it wrote and finds its own
+    write id there (the same request from the same state): it answers that round, no second
+    one; a retry replays it."""
     _, shoe_id = new_shoe(api)
     ref_snapshot: dict[str, Snapshot] = {}
     real_load = DynamoRepository.load
@@ -144,9 +145,7 @@ def test_a_duplicate_in_flight_gets_a_retryable_409_then_the_original(
     first = api.post(f"/v1/shoes/{shoe_id}/rounds", body, headers=key("dup"))
     assert first.status == 201
     second = api.post(f"/v1/shoes/{shoe_id}/rounds", body, headers=key("dup"))
-    assert second.status == 409, second.body
-    assert second.error["code"] == "idempotency_in_progress"
-    assert second.error["retryable"] is True
+    assert second.status == 201 and second.body == first.body, second.body
     monkeypatch.undo()
     retry = api.post(f"/v1/shoes/{shoe_id}/rounds", body, headers=key("dup"))
     assert retry.status == 201 and retry.body == first.body
@@ -166,8 +165,7 @@ def test_a_settlement_duplicate_in_flight(api: Api, monkeypatch: pytest.MonkeyPa
     assert first.status == 200
     monkeypatch.setattr(DynamoRepository, "load", lambda self, op, **kw: stale)
     second = api.post(f"/v1/rounds/{round_id}/settlement", headers=key("s"))
-    assert second.status == 409 and second.error["code"] == "idempotency_in_progress"
-    assert second.error["retryable"] is True
+    assert second.status == 200 and second.body == first.body, second.body
     monkeypatch.undo()
     assert api.post(f"/v1/rounds/{round_id}/settlement", headers=key("s")).body == first.body
 
@@ -251,3 +249,65 @@ def test_a_round_is_dealt_once_and_settled_once_whatever_keys_callers_use(
     assert void.status == 409 and void.error["code"] == "round_settled"
     rounds = [i for i in items(stack) if i["kind"]["S"] == "round"]
     assert len(rounds) == 1 and "settled_at" in rounds[0]
+
+
+def test_a_deal_retried_with_its_round_number_never_deals_another_round(
+    api: Api, stack: Stack
+) -> None:
+    """Without an Idempotency-Key, a deal naming its round_number is safe to retry: the round
+    already dealt with exactly that request is answered again (a replay), never a new one."""
+    _, shoe_id = new_shoe(api)
+    rounds = f"/v1/shoes/{shoe_id}/rounds"
+    body = {"bets": star_city_bets(), "round_number": 1}
+    first = api.post(rounds, body)
+    assert first.status == 201 and first.body["round_number"] == 1
+    before = items(stack)
+    for _ in range(2):  # the answer was lost: the client sends it again
+        again = api.post(rounds, body)
+        assert again.status == 201 and again.body == first.body
+        assert again.headers.get("idempotent-replayed") == "true"
+    assert items(stack) == before  # nothing written
+    # the same number with other bets, or a number that is not the next: refused, nothing dealt
+    for wrong in (
+        {"bets": star_city_bets()[:1], "round_number": 1},
+        {"bets": [], "round_number": 1},
+        {"bets": star_city_bets(), "round_number": 3},
+    ):
+        r = api.post(rounds, wrong)
+        assert r.status == 409 and r.error["code"] == "round_mismatch", r.body
+        assert r.error["details"]["next_round_number"] == 2
+        assert r.error["retryable"] is False
+    assert items(stack) == before
+    second = api.post(rounds, {"bets": [], "round_number": 2})
+    assert second.status == 201 and second.body["round_number"] == 2
+    # round 1's retry still answers round 1, also now that round 2 exists
+    assert api.post(rounds, body).body == first.body
+    assert api.get(f"/v1/shoes/{shoe_id}").body["rounds_dealt"] == 2
+
+
+def test_replays_render_the_rounds_answers_byte_for_byte(api: Api, stack: Stack) -> None:
+    """A round's answers are not copied into the key's record (it names the round): the replay
+    is rendered from the round record and is the same bytes as the first answer; so is a
+    re-read of the round."""
+    _, shoe_id = new_shoe(api)
+    deal = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}, headers=key("d"))
+    round_id = deal.body["round_id"]
+    settle = api.post(f"/v1/rounds/{round_id}/settlement", headers=key("s"))
+    void_id = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body["round_id"]
+    void = api.post(f"/v1/rounds/{void_id}/void", {"reason": "misdeal"}, headers=key("v"))
+    records = [i for i in stack.dynamodb.scan(TableName=TABLE_NAMES["StateTable"])["Items"]
+               if i["kind"]["S"] == "idempotency"]  # fmt: skip
+    assert len(records) == 3 and all(json.loads(r["body"]["S"]) == {} for r in records)
+    assert {r["round_id"]["S"] for r in records} == {round_id, void_id}
+    for first, path, body, k in (
+        (deal, f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}, "d"),
+        (settle, f"/v1/rounds/{round_id}/settlement", None, "s"),
+        (void, f"/v1/rounds/{void_id}/void", {"reason": "misdeal"}, "v"),
+    ):
+        again = api.post(path, body, headers=key(k))
+        assert again.headers.get("idempotent-replayed") == "true"
+        assert json.dumps(again.body) == json.dumps(first.body)  # the same bytes, key order too
+    detail = api.get(f"/v1/rounds/{round_id}").body
+    assert json.dumps(detail["settlement"]) == json.dumps(settle.body)
+    assert json.dumps({k: detail[k] for k in deal.body}) == json.dumps(deal.body)
+    assert list(settle.body["nets"]) == ["alice", "bob"]  # bettors in the order of their first bet

@@ -24,7 +24,7 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     TableRecord,
 )
-from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHistory
 from baccarat_api.ports.writes import ABSENT, Put, Update
 from baccarat_api.service import tables
 from baccarat_api.service.dealing import deal_round
@@ -82,7 +82,7 @@ def test_a_stale_deal_loses_and_writes_nothing(repo: Repository) -> None:
     assert shoe is not None
     stale = dataclasses.replace(shoe, version=shoe.version - 1)
     moved = dataclasses.replace(shoe, version=shoe.version + 1, rounds_dealt=2)
-    second = dataclasses.replace(rnd, round_number=2)
+    second = dataclasses.replace(rnd, round_number=2, write_id="wsecond")
     with pytest.raises(ConditionFailed) as lost:
         repo.record_round(stale, moved, second, None)
     assert (lost.value.existing, lost.value.duplicate) == (None, False)
@@ -130,7 +130,7 @@ def test_an_idempotency_record_is_put_with_its_effect_or_not_at_all(repo: Reposi
     # a live record with the same key: the transaction loses on it (duplicate), nothing written
     with pytest.raises(ConditionFailed) as lost:
         repo.create_table(
-            dataclasses.replace(_table(repo, rnd), table_id="tbl_bbbbbbbbbbbbbbbb"),
+            dataclasses.replace(_table(repo, rnd), table_id="tbl_bbbbbbbbbbbbbbbb", write_id="wb"),
             idem("k1", now + 7200),
         )
     assert lost.value.duplicate
@@ -138,7 +138,7 @@ def test_an_idempotency_record_is_put_with_its_effect_or_not_at_all(repo: Reposi
     # an expired one is replaced
     repo.save_settlement(_other_round(repo, rnd), "t", False, idem=idem("k2", now - 1))
     repo.create_table(
-        dataclasses.replace(_table(repo, rnd), table_id="tbl_cccccccccccccccc"),
+        dataclasses.replace(_table(repo, rnd), table_id="tbl_cccccccccccccccc", write_id="wc"),
         idem("k2", now + 60),
     )
     assert repo.load(OP, idem_key="k2").idempotency == idem("k2", now + 60)
@@ -153,7 +153,7 @@ def _table(repo: Repository, rnd: RoundRecord) -> TableRecord:
 def _other_round(repo: Repository, rnd: RoundRecord) -> RoundRecord:
     shoe = repo.get_shoe(OP, rnd.ref.shoe)
     assert shoe is not None
-    second = dataclasses.replace(rnd, round_number=2, settled_at=None)
+    second = dataclasses.replace(rnd, round_number=2, settled_at=None, write_id="wsecond")
     moved = dataclasses.replace(shoe, version=shoe.version + 1, rounds_dealt=2)
     repo.record_round(shoe, moved, second, None)
     return second
@@ -166,19 +166,22 @@ def test_closing_publishes_the_proof_naming_the_partition_of_its_rounds(repo: Re
     assert repo.proof_page(shoe_id, 1) == (None, None)
     shoe = repo.get_shoe(OP, rnd.ref.shoe)
     assert shoe is not None
-    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed")
+    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed", "wclose")
     repo.close_shoe(shoe, after, proof)
     published, page = repo.proof_page(shoe_id, 1)
     assert published == proof and published.operator_id == OP and page is None
-    assert repo.shoe_with_rounds(OP, rnd.ref.shoe) == (after, [stored_round(repo, round_id)])
-    assert repo.shoe_with_rounds("operator-b", rnd.ref.shoe) == (None, [])
-    assert repo.shoe_with_rounds(OP, ShoeRef(rnd.table_id, 2)) == (None, [])
+    assert repo.shoe_history(OP, rnd.ref.shoe) == ShoeHistory(after, [stored_round(repo, round_id)])
+    assert repo.shoe_history("operator-b", rnd.ref.shoe) == ShoeHistory()
     assert repo.due_proofs("2999-01-01T00:00:00.000Z", 10) == [shoe_id]
     assert repo.due_proofs("2000-01-01T00:00:00.000Z", 10) == []  # before the shoe ended
     table = repo.get_table(OP, rnd.table_id)
     assert table is not None and table.open_shoe_id is None and table.chain_head == shoe.chain_head
-    history = repo.table_history(OP, rnd.table_id)
-    assert [s.shoe_number for s in history.shoes] == [1] and history.rounds[0].settlement
+    history = repo.shoe_history(OP, rnd.ref.shoe)
+    assert history.shoe is not None and history.shoe.shoe_number == 1
+    assert [r.round_number for r in history.rounds] == [1] and history.rounds[0].settlement
+    assert repo.chain_head_of(OP, rnd.ref.shoe) == shoe.chain_head
+    assert repo.chain_head_of(OP, ShoeRef(rnd.table_id, 2)) is None
+    assert repo.shoe_history(OP, ShoeRef(rnd.table_id, 2)) == ShoeHistory()
 
 
 def test_a_single_update_that_loses_brings_the_winner_back_too(repo: Repository) -> None:
@@ -211,7 +214,7 @@ def test_stored_pages_read_back_byte_for_byte_with_the_proof_item(repo: Reposito
     rnd = stored_round(repo, round_id)
     shoe = repo.get_shoe(OP, rnd.ref.shoe)
     assert shoe is not None
-    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed")
+    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed", "wclose")
     repo.close_shoe(shoe, after, proof)
     small = b'{"page":1,"x":"' + "é".encode() * 10 + b'"}'
     noise = hashlib.shake_256(b"incompressible").digest(PART_BYTES * (PREFETCH_PARTS + 1) + 7)
@@ -229,7 +232,7 @@ def test_finalising_is_write_once_and_adds_to_the_totals_it_makes(repo: Reposito
     rnd = stored_round(repo, round_id)
     shoe = repo.get_shoe(OP, rnd.ref.shoe)
     assert shoe is not None
-    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed")
+    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed", "wclose")
     repo.close_shoe(shoe, after, proof)
     iv = {"voided_rounds": 1, "voided_player_net": -250, "closed_early": True,
           "rounds_dealt": 1, "rounds_possible": 30}  # fmt: skip

@@ -1,6 +1,7 @@
 """DynamoDB round trips per request, counted with botocore's event hooks on the service's own
 client, on a warm container (operator key and derived shoe already cached). Pinned: a change
-that adds a round trip fails here. Budgets: deal ≤ 2, settle ≤ 2, commit ≤ 3, reads ≤ 1.
+that adds a round trip fails here. Budgets: deal ≤ 2, settle ≤ 2, commit ≤ 3, reads ≤ 1 (the
+audit ≤ 3: one shoe, bounded).
 docs/quick-tour.md quotes these numbers; the last test keeps it honest."""
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "POST /v1/tables/{table_id}/shoes (Idempotency-Key)": (2, 2),
     "POST /v1/tables/{table_id}/shoes (replay)": (1, 0),
     "POST /v1/shoes/{shoe_id}/rounds (Idempotency-Key)": (2, 0),
-    "POST /v1/shoes/{shoe_id}/rounds (replay)": (1, 0),
+    # the record names the round (a 200-bet answer is not copied): the shoe and the record, then
+    # the round it names
+    "POST /v1/shoes/{shoe_id}/rounds (replay)": (2, 0),
     "POST /v1/rounds/{round_id}/settlement (Idempotency-Key)": (2, 0),
     "POST /v1/rounds/{round_id}/settlement (replay)": (1, 0),
     "POST /v1/rounds/{round_id}/void": (2, 0),
@@ -50,9 +53,23 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "POST /v1/rounds/{round_id}/void (replay)": (1, 0),
     "POST /v1/shoes/{shoe_id}/close (Idempotency-Key)": (2, 1),
     "POST /v1/shoes/{shoe_id}/close (replay)": (1, 0),
-    "GET /v1/tables/{table_id}/audit": (1, 0),
+    # one shoe per audit: GetItem table + Query of the shoe's items (+ for a shoe after the
+    # first, a projected GetItem of the previous shoe's head: 3), however long the history
+    "GET /v1/tables/{table_id}/audit": (2, 0),
 }
-BUDGET = {"rounds": 2, "settlement": 2, "void": 2, "shoes": 3, "GET": 2, "replay": 1}
+BUDGET = {
+    "rounds": 2,
+    "settlement": 2,
+    "void": 2,
+    "shoes": 3,
+    "GET": 1,
+    "replay": 1,
+    "audit": 3,
+    "proof": 1,
+    "rounds (replay)": 2,
+}
+#: Markers that replace a broader one for their routes.
+INSTEAD = {"audit": "GET", "proof": "GET", "rounds (replay)": "replay"}
 
 
 @pytest.fixture
@@ -78,9 +95,10 @@ def test_round_trips_per_route_on_a_warm_container(api: Api, calls: Calls) -> No
     for name, (ddb, _) in measured.items():
         if "(finalises)" in name:  # once per shoe, pinned exactly above
             continue
-        for marker, budget in BUDGET.items():
-            if marker in name:
-                assert ddb <= budget, (name, ddb, budget)
+        markers = {m for m in BUDGET if m in name}
+        markers -= {INSTEAD[m] for m in markers if m in INSTEAD}
+        for marker in markers:
+            assert ddb <= BUDGET[marker], (name, ddb, BUDGET[marker])
 
 
 def test_the_last_round_of_a_shoe_is_still_one_transaction(api: Api, calls: Calls) -> None:

@@ -19,8 +19,6 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError, ReadTimeoutError
 
-pytest_plugins = ["support.dynamodb_local"]
-
 ITEM_LIMIT = 400 * 1024  # bytes: attribute names + values, UTF-8
 TRANSACTION_LIMIT = 4 * 1024 * 1024  # the items of one TransactWriteItems, summed
 BATCH_GET_LIMIT = 16 * 1024 * 1024  # one BatchGetItem answer

@@ -25,8 +25,6 @@ from baccarat_dev.dynamodb_local import (
     locate_emulator,
 )
 
-pytest_plugins = ["support.dynamodb_local"]
-
 
 def alive(pid: int) -> bool:
     """Whether ``pid`` is a running process (a zombie waiting to be reaped is not)."""

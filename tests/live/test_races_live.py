@@ -1,7 +1,8 @@
 """Races, proven with real concurrency.
 
-The local server as a user runs it (``python -m baccarat_dev.local``: uvicorn in front, moto's
-server behind) on loopback, and 16 client threads at once:
+The local server as a user runs it (``python -m baccarat_dev.local``: uvicorn in front, DynamoDB
+Local behind — Amazon's own engine, with no lock of ours anywhere) on loopback, and 16 client
+threads at once:
 
 * deal on one shoe until it ends (some with Idempotency-Keys, some sharing one, some none):
   afterwards every round exists once, the rounds' card positions tile the shoe from the first
@@ -11,9 +12,10 @@ server behind) on loopback, and 16 client threads at once:
 * settle and void one round at once: it ends settled or voided, once.
 
 Bounded: 16 threads, a few hundred requests, every call with a timeout, every loop with a
-deadline; loopback only. moto's server serves one request at a time (as DynamoDB applies each
-request atomically; :mod:`baccarat_dev.localaws`); the API's own reads and writes interleave
-freely between requests, which is where the races under test are."""
+deadline; loopback only. DynamoDB Local applies each request atomically and serves them
+concurrently, as DynamoDB does; the API's own reads and writes interleave freely between
+requests, which is where the races under test are. (With ``BACKEND=moto`` the same tests run on
+moto's server, which only a global lock makes atomic: :mod:`baccarat_dev.localaws`.)"""
 
 from __future__ import annotations
 
@@ -28,13 +30,13 @@ from typing import Any
 import boto3
 import httpx
 import pytest
-from support.local_server import local_server
+from support.local_server import LocalServer, local_server
 from support.stack import star_city_bets
 
 from baccarat.verify import verify_proof
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.ids import parse_round_id
-from baccarat_api.jobs.sweep import LOCAL_CONFIG_TABLE, LOCAL_STATE_TABLE, run_sweep
+from baccarat_api.jobs.sweep import run_sweep
 from baccarat_api.service.money import settlement_out
 from baccarat_dev.local import DEMO_OPERATOR
 
@@ -45,34 +47,39 @@ RETRYABLE = {"concurrent_update", "idempotency_in_progress", "unavailable"}
 
 @dataclass
 class Local:
-    url: str
-    key: str
-    moto_url: str
+    server: LocalServer
+
+    @property
+    def state_table(self) -> str:
+        return self.server.tables["StateTable"]
 
     def client(self) -> httpx.Client:
         return httpx.Client(
-            base_url=self.url, headers={"authorization": f"Bearer {self.key}"}, timeout=15
+            base_url=self.server.url,
+            headers={"authorization": f"Bearer {self.server.key}"},
+            timeout=15,
         )
 
     def repo(self) -> DynamoRepository:
         client = boto3.client(
             "dynamodb",
-            endpoint_url=self.moto_url,
+            endpoint_url=self.server.dynamodb_url,
             region_name="us-east-1",
             aws_access_key_id="local",
             aws_secret_access_key="local",
         )
-        return DynamoRepository(client, LOCAL_STATE_TABLE, LOCAL_CONFIG_TABLE)
+        return DynamoRepository(client, self.state_table, self.server.tables["ConfigTable"])
 
 
 @pytest.fixture(scope="module")
-def local() -> Iterator[Local]:
+def local(shared_dynamodb: Any) -> Iterator[Local]:
     env = {
         "BACCARAT_SWEEP_SECONDS": "0",  # the tests run their own sweeps
         "RATE_LIMIT_PER_SECOND": "0",  # one operator's burst is the point here, not a 429
     }
-    with local_server(env) as server:
-        yield Local(url=server.url, key=server.key, moto_url=server.moto_url)
+    with local_server(env, dynamodb=shared_dynamodb) as server:
+        print(f"\nlocal server on {server.engine} at {server.dynamodb_url}")
+        yield Local(server)
 
 
 def open_shoe(http: httpx.Client, profile: str = "star-city") -> tuple[str, str]:

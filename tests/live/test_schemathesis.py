@@ -1,5 +1,6 @@
 """Schemathesis against ``docs/openapi.json`` on the LOCAL SERVER (``python -m baccarat_dev.local``:
-uvicorn + moto's server on free loopback ports), authenticated with a seeded operator key: every
+uvicorn + DynamoDB Local and moto's server for KMS, on free loopback ports), authenticated with a
+seeded operator key: every
 phase (examples, coverage, fuzzing, stateful through the document's links) and every check, above
 all no 5xx and every response — errors included — as the document says (one error envelope).
 
@@ -34,10 +35,10 @@ SEED = 20260511
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[LocalServer]:
+def server(shared_dynamodb: Any) -> Iterator[LocalServer]:
     key = new_key()
     env = {"BACCARAT_DEMO_KEY": key, "RATE_LIMIT_PER_SECOND": "1000", "RATE_LIMIT_BURST": "1000"}
-    with local_server(env) as served:
+    with local_server(env, dynamodb=shared_dynamodb) as served:
         assert served.key == key, served.banner
         yield served
 

@@ -27,9 +27,9 @@ VERDICT = (
 
 
 @pytest.fixture(scope="module")
-def api() -> Iterator[LocalServer]:
+def api(shared_dynamodb: Any) -> Iterator[LocalServer]:
     require_client()  # before starting a server for nothing
-    with local_server() as server:
+    with local_server(dynamodb=shared_dynamodb) as server:
         yield server
 
 

@@ -1,8 +1,7 @@
 """pytest plugin: one DynamoDB Local (Amazon's own engine) per test session — per xdist worker —
 and the template's tables on it.
 
-Load it with ``pytest_plugins = ["support.dynamodb_local"]`` (a test module or the root conftest) or
-``-p support.dynamodb_local`` (``tests/`` is on pytest's ``pythonpath``). Fixtures:
+The root conftest (``tests/conftest.py``) loads it for every test. Fixtures:
 
 * ``dynamodb_local`` (session): the running :class:`~baccarat_dev.dynamodb_local.DynamoDBLocal`;
   its ``endpoint_url``, ``client_kwargs()``. Started on first use, stopped at the session's end.
@@ -11,6 +10,11 @@ Load it with ``pytest_plugins = ["support.dynamodb_local"]`` (a test module or t
 * ``dynamodb_local_tables`` (module): the template's tables (``create_tables`` of
   :mod:`baccarat_dev.template`, so they are exactly the stack's), under names unique to the
   module: ``{"StateTable": …, "ConfigTable": …}``; deleted afterwards.
+* ``dynamodb_local_stack`` / ``dynamodb_local_api``: what ``stack`` / ``api`` of
+  :mod:`support.stack` are (the handlers with real HTTP API v2 events), with DynamoDB on
+  DynamoDB Local (tables of the test's own, ``AWS_ENDPOINT_URL_DYNAMODB``) and KMS on moto in
+  process — for the tests of limits, races and faults that need the real engine (moto applies
+  no item size limit, no ``ClientRequestToken``, no atomic concurrent transactions).
 
 Where DynamoDB Local cannot run (no Java >= 17, the package not installable) the tests that use
 it are skipped, or fail when ``BACC_REQUIRE_DYNAMODB_LOCAL=1`` (``make test`` sets it, as it
@@ -27,12 +31,11 @@ from typing import Any
 import boto3
 import pytest
 
-from baccarat_dev.dynamodb_local import (
-    DynamoDBLocal,
-    DynamoDBLocalUnavailable,
-    WithoutContinuousBackups,
-)
+from baccarat_dev.dynamodb_local import DynamoDBLocal, DynamoDBLocalUnavailable
 from baccarat_dev.template import create_tables, table_definitions
+
+from .stack import Api, Stack, provision
+from .stack import aws_env as _aws_env  # noqa: F401  (the fixture, for dynamodb_local_stack)
 
 REQUIRE = "BACC_REQUIRE_DYNAMODB_LOCAL"
 
@@ -81,9 +84,35 @@ def dynamodb_local_tables(dynamodb_local: DynamoDBLocal) -> Iterator[dict[str, s
     client = local_client(dynamodb_local)
     suffix = uuid.uuid4().hex[:8]
     names = {logical_id: f"{logical_id}-{suffix}" for logical_id in table_definitions()}
-    create_tables(WithoutContinuousBackups(client), names)
+    create_tables(client, names, pitr=False)
     try:
         yield names
     finally:
         for name in names.values():
             client.delete_table(TableName=name)
+
+
+@pytest.fixture
+def dynamodb_local_stack(
+    dynamodb_local: DynamoDBLocal, aws_env: None, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Stack]:
+    from moto import mock_aws
+
+    from baccarat_api import runtime
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodb_local.endpoint_url)
+    suffix = uuid.uuid4().hex[:8]
+    names = {logical_id: f"{logical_id}-{suffix}" for logical_id in table_definitions()}
+    with mock_aws():  # KMS; DynamoDB's endpoint is DynamoDB Local's, which moto passes through
+        made = provision(monkeypatch, names, pitr=False)
+        try:
+            yield made
+        finally:
+            runtime.reset()
+            for name in names.values():
+                made.dynamodb.delete_table(TableName=name)
+
+
+@pytest.fixture
+def dynamodb_local_api(dynamodb_local_stack: Stack) -> Api:
+    return Api(dynamodb_local_stack.key_a)

@@ -11,13 +11,13 @@ import json
 import logging
 import re
 import time
+import urllib.parse
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-from urllib.parse import parse_qsl
 
 import boto3
 import pytest
@@ -97,11 +97,11 @@ def http_api_event(
     }
     if names:
         event["pathParameters"] = dict(zip(names, values.groups(), strict=True))
-    if query:  # API Gateway joins a repeated parameter's values with commas
-        params: dict[str, list[str]] = {}
-        for name, value in parse_qsl(query, keep_blank_values=True):
-            params.setdefault(name, []).append(value)
-        event["queryStringParameters"] = {k: ",".join(v) for k, v in params.items()}
+    if query:  # API Gateway sends both; repeated names joined by commas
+        pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+        event["queryStringParameters"] = {
+            name: ",".join(v for n, v in pairs if n == name) for name, _ in pairs
+        }
     if text is not None:
         event["body"] = text
     return event
@@ -272,7 +272,13 @@ class Stack:
 
 @pytest.fixture
 def aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_SESSION_TOKEN", "BACCARAT_STACK"):
+    for name in (
+        "AWS_PROFILE",
+        "AWS_ENDPOINT_URL",
+        "AWS_ENDPOINT_URL_DYNAMODB",
+        "AWS_SESSION_TOKEN",
+        "BACCARAT_STACK",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
@@ -281,31 +287,40 @@ def aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "BaccaratTest")
 
 
+def provision(
+    monkeypatch: pytest.MonkeyPatch, names: dict[str, str], *, pitr: bool = True
+) -> Stack:
+    """Inside ``mock_aws``: the template's tables under ``names`` (on whatever DynamoDB the
+    environment points at), a KMS key, the tiers, two operators' keys; the runtime pointed at
+    them."""
+    dynamodb = boto3.client("dynamodb")
+    kms = boto3.client("kms")
+    create_tables(dynamodb, names, pitr=pitr)
+    key_id = kms.create_key(Description="test secrets")["KeyMetadata"]["Arn"]
+    signing = kms.create_key(
+        Description="test proof signing", KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY"
+    )["KeyMetadata"]["Arn"]
+    repo = DynamoRepository(dynamodb, names["StateTable"], names["ConfigTable"])
+    seed_tiers(repo, TIERS)
+    monkeypatch.setenv("STATE_TABLE", names["StateTable"])
+    monkeypatch.setenv("CONFIG_TABLE", names["ConfigTable"])
+    monkeypatch.setenv("KMS_KEY_ID", key_id)
+    monkeypatch.setenv("SIGNING_KEY_ID", signing)
+    runtime.reset()
+    return Stack(
+        dynamodb=dynamodb,
+        kms=kms,
+        repo=repo,
+        key_a=add_operator_key(repo, "operator-a"),
+        key_b=add_operator_key(repo, "operator-b"),
+        kms_key_id=key_id,
+    )
+
+
 @pytest.fixture
 def stack(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
     with mock_aws():
-        dynamodb = boto3.client("dynamodb")
-        kms = boto3.client("kms")
-        create_tables(dynamodb, TABLE_NAMES)
-        key_id = kms.create_key(Description="test secrets")["KeyMetadata"]["Arn"]
-        signing = kms.create_key(
-            Description="test proof signing", KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY"
-        )["KeyMetadata"]["Arn"]
-        repo = DynamoRepository(dynamodb, TABLE_NAMES["StateTable"], TABLE_NAMES["ConfigTable"])
-        seed_tiers(repo, TIERS)
-        monkeypatch.setenv("STATE_TABLE", TABLE_NAMES["StateTable"])
-        monkeypatch.setenv("CONFIG_TABLE", TABLE_NAMES["ConfigTable"])
-        monkeypatch.setenv("KMS_KEY_ID", key_id)
-        monkeypatch.setenv("SIGNING_KEY_ID", signing)
-        runtime.reset()
-        yield Stack(
-            dynamodb=dynamodb,
-            kms=kms,
-            repo=repo,
-            key_a=add_operator_key(repo, "operator-a"),
-            key_b=add_operator_key(repo, "operator-b"),
-            kms_key_id=key_id,
-        )
+        yield provision(monkeypatch, TABLE_NAMES)
         runtime.reset()
 
 

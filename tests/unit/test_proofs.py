@@ -15,6 +15,7 @@ from baccarat import proofdoc
 from baccarat.verify import verify
 from baccarat_api.ids import parse_shoe_id
 from baccarat_api.ports.records import FairnessTotals, ProofRecord, ShoeFairness
+from baccarat_api.ports.repository import ShoeHistory
 from baccarat_api.service import auto_settle, proofs, tables
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.models import FairnessOut, ProofPageOut
@@ -278,6 +279,6 @@ def test_the_shoe_of_a_proof_is_read_from_its_operators_partition(game: Game) ->
     assert isinstance(proof, ProofRecord) and proof.operator_id == OP
     ref = parse_shoe_id(shoe_id)
     assert ref is not None
-    shoe, rounds = game.repo.shoe_with_rounds(OP, ref)
-    assert shoe is not None and [r.round_number for r in rounds] == [1]
-    assert game.repo.shoe_with_rounds("other", ref) == (None, [])
+    history = game.repo.shoe_history(OP, ref)
+    assert history.shoe is not None and [r.round_number for r in history.rounds] == [1]
+    assert game.repo.shoe_history("other", ref) == ShoeHistory()

@@ -132,12 +132,15 @@ def test_a_deal_that_lost_the_race_deals_nothing_and_is_retryable(game: Game) ->
     ref = parse_shoe_id(shoe_id)
     assert ref is not None
     stale = game.repo.get_shoe(OP, ref)
-    deal(game, shoe_id)  # another request deals first
+    winner = deal(game, shoe_id, star_city_bets())  # another request deals first
     after_winner = snapshot(game)
     game.repo.get_shoe = lambda *_: stale  # type: ignore[method-assign]
     with pytest.raises(DomainError) as err:
-        deal(game, shoe_id)
+        deal(game, shoe_id)  # other bets, from the same (stale) shoe
     assert (err.value.code, err.value.retryable) == ("concurrent_update", True)
+    assert snapshot(game) == after_winner
+    # the very same request from the same state is the same write: it answers the winner's round
+    assert deal(game, shoe_id, star_city_bets()) == winner
     assert snapshot(game) == after_winner
 
 
@@ -281,21 +284,41 @@ def test_a_retry_with_the_same_key_replays_the_stored_answer_byte_for_byte(game:
     )
 
 
-def test_a_duplicate_in_flight_loses_and_is_told_to_retry(game: Game) -> None:
+def test_a_duplicate_in_flight_answers_the_first_ones_committed_result(game: Game) -> None:
     table_id = new_table(game)
     body = b'{"client_seed": "s"}'
     key = request_for("k-2", "POST", f"/v1/tables/{table_id}/shoes", body, 201)
     # both requests read before either wrote: the second's transaction loses on the record
     real_load = game.repo.load
     snap = real_load(OP, table_id=table_id, idem_key=key.key_hash)  # type: ignore[union-attr]
-    tables.commit_shoe(game.repo, game.vault, OP, table_id, "s", key)
+    first = tables.commit_shoe(game.repo, game.vault, OP, table_id, "s", key)
+    after_first = snapshot(game)
     game.repo.load = lambda *_a, **_k: snap  # type: ignore[method-assign]
+    # the same request, from the same state: the same write; it finds its effect and answers it
+    assert tables.commit_shoe(game.repo, game.vault, OP, table_id, "s", key) == first
+    assert snapshot(game) == after_first
+
+
+def test_a_duplicate_that_cannot_tell_its_effect_is_told_to_retry(game: Game) -> None:
+    """The same key's record is there but the write it made is not this one's (the shoe moved
+    in between): 409 idempotency_in_progress, retryable; the retry replays the first answer."""
+    shoe_id = new_shoe(game)
+    body = b'{"bets": []}'
+    key = request_for("k-3", "POST", f"/v1/shoes/{shoe_id}/rounds", body, 201)
+    request = DealRequest.model_validate({"bets": []})
+    first = deal_round(game.repo, game.shoes, OP, shoe_id, request, key)
+    deal(game, shoe_id)  # round 2, another request
+    ref = parse_shoe_id(shoe_id)
+    assert ref is not None
+    moved = game.repo.load(OP, shoe=ref)  # the shoe after round 2, and no record read
+    game.repo.load = lambda *_a, **_k: moved  # type: ignore[method-assign]
     with pytest.raises(DomainError) as err:
-        tables.commit_shoe(game.repo, game.vault, OP, table_id, "s", key)
-    assert (err.value.code, err.value.retryable) in {
-        ("idempotency_in_progress", True),
-        ("concurrent_update", True),
-    }
+        deal_round(game.repo, game.shoes, OP, shoe_id, request, key)
+    assert (err.value.code, err.value.retryable) == ("idempotency_in_progress", True)
+    del game.repo.load
+    with pytest.raises(Replayed) as replay:
+        deal_round(game.repo, game.shoes, OP, shoe_id, request, key)
+    assert replay.value.body == first.model_dump()
 
 
 # --- reads and the audit ----------------------------------------------------------------------
@@ -329,6 +352,30 @@ def test_the_audit_verifies_a_played_table_and_finds_a_rewritten_round(game: Gam
     assert (broken.first_break.field, broken.first_break.round_id) == (
         "round_hash",
         stored.round_id,
+    )
+
+
+def test_the_audit_reads_one_shoe_and_the_previous_shoes_head(game: Game) -> None:
+    """Bounded: the table, the shoe's items, the previous shoe's head — whatever came before."""
+    first = new_shoe(game)
+    for _ in range(2):
+        deal(game, first, star_city_bets())
+    table_id = first.rsplit("_s", 1)[0]
+    tables.close_shoe(game.repo, game.vault, OP, first)
+    second = tables.commit_shoe(game.repo, game.vault, OP, table_id, "two").shoe_id
+    deal(game, second, star_city_bets())
+    reads: dict[str, Any] = {}
+    for query in (None, 1):
+        game.repo.calls.clear()
+        out = audit_table(game.repo, OP, table_id, query)
+        reads[str(query)] = (out.shoe_id, out.rounds_checked, dict(game.repo.calls))
+        assert out.verified, out.breaks
+    assert reads == {
+        "None": (second, 1, {"get": 2, "query": 1}),  # table, shoe 1's head; shoe 2's items
+        "1": (first, 2, {"get": 1, "query": 1}),  # table; shoe 1's items (from genesis)
+    }
+    assert (
+        audit_table(game.repo, OP, table_id, 1).head == audit_table(game.repo, OP, table_id).start
     )
 
 

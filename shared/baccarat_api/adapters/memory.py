@@ -2,8 +2,10 @@
 (and any caller that wants the game without storage): the same game-state writes as the DynamoDB
 adapter (:class:`~baccarat_api.ports.writes.StateWrites`), applied faithfully — all or nothing,
 every condition checked against the state before the transaction, one item written at most once per
-transaction (DynamoDB refuses two writes to one item too), records stored as given (frozen
-dataclasses, so a caller cannot change the store's copy).
+transaction (DynamoDB refuses two writes to one item too), a transaction's token honoured as
+DynamoDB honours ``ClientRequestToken`` (the same writes again: success, applied once; other
+writes: ``IdempotentParameterMismatch`` → ``OutcomeUnknown``; a failed one is not remembered),
+records stored as given (frozen dataclasses, so a caller cannot change the store's copy).
 
 It counts its calls (:attr:`MemoryRepository.calls`), one per DynamoDB round trip the adapter
 would make, so service tests can pin round trips without moto. Not thread-safe beyond its lock:
@@ -14,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
+import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -34,9 +37,10 @@ from baccarat_api.ports.records import (
 from baccarat_api.ports.repository import (
     ConditionFailed,
     FairnessPage,
+    OutcomeUnknown,
     Repository,
+    ShoeHistory,
     Snapshot,
-    TableHistory,
 )
 from baccarat_api.ports.vault import SECRET_BYTES
 from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
@@ -53,6 +57,9 @@ class MemoryRepository(Repository):
         self.calls: Counter[str] = Counter()
         #: (shoe id, page number) → the stored page's bytes
         self.pages: dict[tuple[str, int], bytes] = {}
+        #: ClientRequestToken → (the transaction's writes, when it succeeded), as DynamoDB
+        #: remembers a token for 10 minutes
+        self.tokens: dict[str, tuple[str, float]] = {}
         self._lock = threading.RLock()
 
     # writes -----------------------------------------------------------------------------------
@@ -77,9 +84,21 @@ class MemoryRepository(Repository):
                 return False
         return True
 
-    def transact(self, what: str, writes: Sequence[Write]) -> None:
+    #: How long DynamoDB remembers a transaction's token.
+    TOKEN_SECONDS = 600
+
+    def transact(self, what: str, writes: Sequence[Write], token: str | None = None) -> None:
         with self._lock:
             self.calls["write" if len(writes) == 1 else "transaction"] += 1
+            if len(writes) > 1 and token is not None:
+                if len(token) > 36:
+                    raise ValueError("a ClientRequestToken is at most 36 characters")
+                request = repr(list(writes))
+                seen = self.tokens.get(token)
+                if seen is not None and time.monotonic() - seen[1] < self.TOKEN_SECONDS:
+                    if seen[0] == request:
+                        return  # the same transaction again: answered, applied once
+                    raise OutcomeUnknown(f"{what}: IdempotentParameterMismatchException")
             keys = [w.key for w in writes]
             if len(set(keys)) != len(keys):
                 raise ValueError(f"{what}: two writes to one item in one transaction")
@@ -108,6 +127,8 @@ class MemoryRepository(Repository):
                     changes = dict(w.set) | dict.fromkeys(w.remove)
                     changes |= {f: getattr(before, f) + n for f, n in w.add.items()}
                     self.items[w.key] = dataclasses.replace(before, **changes)
+            if len(writes) > 1 and token is not None:
+                self.tokens[token] = (repr(list(writes)), time.monotonic())
 
     @staticmethod
     def _made(write: Update) -> Record:
@@ -211,16 +232,19 @@ class MemoryRepository(Repository):
         )
         return [(r.operator_id, r.ref) for r in due if r.settle_by <= now][:limit]
 
-    def table_history(self, operator_id: str, table_id: str) -> TableHistory:
+    def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:
         self.calls["query"] += 1
-        mine = lambda r: r.operator_id == operator_id and r.table_id == table_id  # noqa: E731
-        return TableHistory(
-            table=self._one(TableRecord, operator_id, table_id),
-            shoes=sorted(filter(mine, self._all(ShoeRecord)), key=lambda s: s.shoe_number),
-            rounds=sorted(
-                filter(mine, self._all(RoundRecord)), key=lambda r: (r.shoe_number, r.round_number)
-            ),
+        ident = (operator_id, ref.table_id, ref.shoe_number)
+        mine = lambda r: (r.operator_id, r.table_id, r.shoe_number) == ident  # noqa: E731
+        return ShoeHistory(
+            shoe=self._one(ShoeRecord, *ident),
+            rounds=sorted(filter(mine, self._all(RoundRecord)), key=lambda r: r.round_number),
         )
+
+    def chain_head_of(self, operator_id: str, ref: ShoeRef) -> str | None:
+        self.calls["get"] += 1
+        shoe: ShoeRecord | None = self._one(ShoeRecord, operator_id, ref.table_id, ref.shoe_number)
+        return None if shoe is None else shoe.chain_head
 
     # final proofs -----------------------------------------------------------------------------
     def proof_page(self, shoe_id: str, number: int) -> tuple[ProofRecord | None, bytes | None]:
@@ -233,19 +257,6 @@ class MemoryRepository(Repository):
         with self._lock:
             for number, page in enumerate(pages, start=1):
                 self.pages[(shoe_id, number)] = bytes(page)
-
-    def shoe_with_rounds(
-        self, operator_id: str, ref: ShoeRef
-    ) -> tuple[ShoeRecord | None, list[RoundRecord]]:
-        self.calls["query"] += 1
-        shoe: ShoeRecord | None = self._one(ShoeRecord, operator_id, ref.table_id, ref.shoe_number)
-        rounds = [
-            r
-            for r in self._all(RoundRecord)
-            if (r.operator_id, r.table_id, r.shoe_number)
-            == (operator_id, ref.table_id, ref.shoe_number)
-        ]
-        return shoe, sorted(rounds, key=lambda r: r.round_number)
 
     def open_rounds(self, shoe_id: str) -> list[tuple[int, str | None]]:
         self.calls["query"] += 1

@@ -3,8 +3,14 @@
 ``create_app(router)`` is what each Lambda function serves (through mangum); ``create_app(*all)``
 is what ``make run`` serves. Every response that is not a success is
 ``{"error": {"code", "message", "retryable", "details", "request_id"}}``: domain errors, refused
-bets, schema violations (400 ``invalid_request``, never FastAPI's bare 422), unknown routes, auth,
-storage throttling (503, retryable), and anything unexpected (500)."""
+bets, schema violations (400 ``invalid_request``, never FastAPI's bare 422; a JSON object with a
+duplicate key included: :mod:`baccarat_api.http.json_body`), unknown routes (404, also for a
+path with a trailing slash: no redirects), auth, storage throttling (503, retryable), and
+anything unexpected (500).
+
+Logging context is per request (contextvars, powertools' ``thread_safe_*`` keys): the
+correlation id and the operator id of one request never appear on another's log lines, however
+many run at once (``make run`` serves them concurrently; a Lambda container one at a time)."""
 
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -22,6 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from baccarat_api.http.contract import refine
 from baccarat_api.http.cors import PublicCors
 from baccarat_api.http.errors import HttpError, body_of, headers_for, status_for
+from baccarat_api.http.json_body import DuplicateKey, JsonRoute
 from baccarat_api.limits import MAX_BODY_BYTES
 from baccarat_api.observability import logger
 from baccarat_api.ports.repository import ConditionFailed, StoreUnavailable
@@ -73,7 +81,10 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    if exc.status_code == 404:
+    if isinstance(exc, DuplicateKey):
+        problem = {"loc": ["body"], "msg": str(exc.detail), "type": "duplicate_key"}
+        err = HttpError("invalid_request", str(exc.detail), details={"errors": [problem]})
+    elif exc.status_code == 404:
         err = HttpError("not_found", "no such route", details={"path": request.url.path})
     elif exc.status_code == 405:
         err = HttpError(
@@ -128,8 +139,10 @@ class RequestContext:
         rid = (event.get("requestContext") or {}).get("requestId") or str(uuid.uuid4())
         scope.setdefault("state", {})["request_id"] = rid
         if not self.in_lambda:  # in Lambda, inject_lambda_context does this per invocation
-            logger.remove_keys(["operator_id"])
-            logger.set_correlation_id(rid)
+            # this request's task only (each ASGI request runs in a task of its own, and the
+            # worker threads of its sync handlers copy the task's context)
+            logger.thread_safe_clear_keys()
+            logger.thread_safe_append_keys(correlation_id=rid)
         started = False
 
         async def send_with_id(message: Message) -> None:
@@ -201,9 +214,19 @@ def create_app(*routers: APIRouter, docs: bool = False) -> FastAPI:
         docs_url="/docs" if docs else None,
         redoc_url=None,
         openapi_url="/openapi.json" if docs else None,
+        # /v1/tiers/ is not /v1/tiers: 404, never a 307 to http://<whatever Host said>/v1/tiers
+        redirect_slashes=False,
     )
     for router in routers:
         app.include_router(router)
+    loose = [
+        r.path
+        for router in routers
+        for r in router.routes
+        if isinstance(r, APIRoute) and not isinstance(r, JsonRoute)
+    ]
+    if loose:
+        raise TypeError(f"routes without strict JSON (APIRouter(route_class=JsonRoute)): {loose}")
     app.add_exception_handler(DomainError, _domain_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

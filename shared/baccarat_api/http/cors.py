@@ -26,7 +26,7 @@ class PublicCors:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not PUBLIC_ROUTES.match(scope.get("path", "")):
+        if scope["type"] != "http" or not PUBLIC_ROUTES.fullmatch(scope.get("path", "")):
             await self.app(scope, receive, send)
             return
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from baccarat_api.http.auth import authenticate, authorizer_operator
 from baccarat_api.http.errors import status_of
@@ -25,7 +26,7 @@ def runtime() -> Runtime:
     return get_runtime()
 
 
-def current_operator(
+async def current_operator(
     request: Request,
     rt: Annotated[Runtime, Depends(runtime)],
     _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
@@ -34,11 +35,17 @@ def current_operator(
 
     In AWS the HttpApi Lambda authorizer has checked the key (:mod:`baccarat_api.http.authorizer`)
     and API Gateway hands its ``operator_id`` over in the event; without it (``make run``, a
-    direct invoke) the same :func:`authenticate` runs here: 401 in the error envelope."""
+    direct invoke) the same :func:`authenticate` runs here (in a worker thread: it may read
+    DynamoDB): 401 in the error envelope.
+
+    Async on purpose: the operator id joins the request's logging context in the request's own
+    task, which the handler's worker thread then copies (a sync dependency runs in a thread of
+    its own whose context changes are lost)."""
     operator_id = authorizer_operator(request.scope.get("aws.event"))
     if operator_id is None:
-        operator_id = authenticate(request.headers.get("authorization"), rt.repo, rt.key_cache)
-    logger.append_keys(operator_id=operator_id)
+        header = request.headers.get("authorization")
+        operator_id = await run_in_threadpool(authenticate, header, rt.repo, rt.key_cache)
+    logger.thread_safe_append_keys(operator_id=operator_id)
     rt.limiter.check(operator_id)
     return operator_id
 

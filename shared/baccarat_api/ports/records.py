@@ -52,6 +52,8 @@ class TableRecord:
     ref_key_ct: bytes = b""
     #: Seconds after a deal during which an unsettled round may be voided (0: never).
     void_window_seconds: int = DEFAULT_VOID_WINDOW_SECONDS
+    #: The id of the write that created the table (:func:`~baccarat_api.service.writeids`).
+    write_id: str = ""
 
     @property
     def profile(self) -> str:
@@ -98,6 +100,10 @@ class ShoeRecord:
     settle_deadline_seconds: int = DEFAULT_SETTLE_DEADLINE_SECONDS
     void_window_seconds: int = DEFAULT_VOID_WINDOW_SECONDS
     ref_key_ct: bytes = b""
+    #: The ids of the write that committed the shoe and of the one that ended it (the deal of
+    #: its last round, or the close).
+    write_id: str = ""
+    end_write_id: str = ""
     #: bacc-audit-v1: the table's chain head when the shoe was committed, and now (the hash of
     #: the table's latest round record; moved by every deal, conditionally on the version).
     chain_start: str = ""
@@ -158,6 +164,9 @@ class RoundRecord:
     #: SHA-256 of the canonical deal inputs (``{bets, player_banker}`` as requested): a deal
     #: retried with ``round_number`` is this round again only if they are equal.
     request_digest: str = ""
+    #: The ids of the write that dealt the round and of the one that settled or voided it.
+    write_id: str = ""
+    resolve_write_id: str = ""
     #: bacc-audit-v1 (:mod:`baccarat.audit`): the previous round record's hash, this record's
     #: hash (over the record as dealt), and the stored settlement's (or void's) hash.
     prev_hash: str = ""
@@ -168,7 +177,15 @@ class RoundRecord:
     #: dealt EXCEPT these (written later, or the hash itself). A new field is hashed unless it
     #: is added here: a test fails until one of the two is decided (and the spec says so).
     NOT_HASHED: ClassVar[frozenset[str]] = frozenset(
-        {"settled_at", "auto_settled", "void", "round_hash", "settlement_hash"}
+        {
+            "settled_at",
+            "auto_settled",
+            "void",
+            "round_hash",
+            "settlement_hash",
+            "write_id",
+            "resolve_write_id",
+        }
     )
 
     @property
@@ -276,7 +293,11 @@ class IdempotencyRecord:
     """The outcome of a POST made with an ``Idempotency-Key``, stored by the same transaction
     as the request's effect (so it exists exactly when the effect does) and kept until
     ``expires_at`` (epoch seconds; the table's TTL attribute). Keyed by the operator and the
-    SHA-256 of the key; ``fingerprint`` is the SHA-256 of the request (method, path, body)."""
+    SHA-256 of the key; ``fingerprint`` is the SHA-256 of the request (method, path, body).
+
+    ``body`` is the answer itself for the small ones (table, shoe); a round's answers (deal,
+    settlement, void: up to 200 bets) are not copied — ``round_id`` names the round, and the
+    replay renders the answer from its record, byte for byte as the first time."""
 
     operator_id: str
     key_hash: str
@@ -285,6 +306,7 @@ class IdempotencyRecord:
     body: dict[str, Any]
     created_at: str
     expires_at: int
+    round_id: str | None = None
 
 
 Record = (

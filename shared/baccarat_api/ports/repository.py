@@ -46,6 +46,13 @@ class StoreUnavailable(StoreError):
     """Throttling, a transaction conflict, a timeout: the same request may succeed later."""
 
 
+class OutcomeUnknown(StoreUnavailable):
+    """A write whose outcome cannot be known: it timed out (or its connection broke) after it
+    was sent, or its token came back with other writes (DynamoDB's
+    ``IdempotentParameterMismatchException``). It may have been applied: re-read before
+    answering."""
+
+
 @dataclass(slots=True)
 class Snapshot:
     """What one batched read (:meth:`Repository.load`) found; ``None`` = no such item."""
@@ -58,12 +65,11 @@ class Snapshot:
 
 
 @dataclass(slots=True)
-class TableHistory:
-    """A table's partition in play order (:meth:`Repository.table_history`): the table, its
-    shoes and its rounds (sorted by shoe, then round), and the sort keys of unreadable items."""
+class ShoeHistory:
+    """One shoe's items in play order (:meth:`Repository.shoe_history`): the shoe (``None`` when
+    its item is missing), its rounds (by round number), and the sort keys of unreadable items."""
 
-    table: TableRecord | None = None
-    shoes: list[ShoeRecord] = field(default_factory=list)
+    shoe: ShoeRecord | None = None
     rounds: list[RoundRecord] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
 
@@ -135,8 +141,14 @@ class Repository(StateWrites):
         """(operator id, round) of rounds with locked bets due by ``now``, at most ``limit``."""
 
     @abstractmethod
-    def table_history(self, operator_id: str, table_id: str) -> TableHistory:
-        """The table's whole partition, in play order (the audit)."""
+    def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:
+        """One shoe's item and its rounds, in play order: ONE bounded read of that shoe alone,
+        however many shoes the table has (the audit)."""
+
+    @abstractmethod
+    def chain_head_of(self, operator_id: str, ref: ShoeRef) -> str | None:
+        """The shoe's stored bacc-audit-v1 ``chain_head`` alone (the audit's link between
+        consecutive shoes), or ``None`` when there is no such shoe."""
 
     # --- final proofs (service/proofs.py) ---------------------------------------------------
     @abstractmethod
@@ -148,13 +160,6 @@ class Repository(StateWrites):
     def put_proof_pages(self, shoe_id: str, pages: Sequence[bytes]) -> None:
         """Store a final proof's pages (canonical JSON without the signature), page ``k`` =
         ``pages[k-1]``. Plain puts: a second finaliser writes the same bytes."""
-
-    @abstractmethod
-    def shoe_with_rounds(
-        self, operator_id: str, ref: ShoeRef
-    ) -> tuple[ShoeRecord | None, list[RoundRecord]]:
-        """The shoe and every round of it, in order: one strongly consistent ``Query`` (one
-        page per MB)."""
 
     @abstractmethod
     def open_rounds(self, shoe_id: str) -> list[tuple[int, str | None]]:

@@ -96,24 +96,33 @@ class StateWrites(ABC):
     transaction, written once for every adapter over its :meth:`transact`."""
 
     @abstractmethod
-    def transact(self, what: str, writes: Sequence[Write]) -> None:
+    def transact(self, what: str, writes: Sequence[Write], token: str | None = None) -> None:
         """Apply ``writes`` all-or-nothing (``what`` names it in errors). A lost condition
         raises ``ConditionFailed`` with ``existing`` = the stored record of the first failed
         write that asked for it (``return_existing``) and ``duplicate`` = an idempotency
-        record's put lost (a request with the same key completed first); nothing is written."""
+        record's put lost (a request with the same key completed first); nothing is written.
 
-    def _write(self, what: str, writes: Sequence[Write], idem: IdempotencyRecord | None) -> None:
+        ``token`` (the write's id, at most 36 characters) makes a transaction idempotent, as
+        DynamoDB's ``ClientRequestToken`` does: the same token with the same writes again (within
+        10 minutes of its success) succeeds without a second effect; with other writes it raises
+        ``OutcomeUnknown``. A write whose outcome cannot be known (a timeout after it was sent)
+        raises ``OutcomeUnknown`` too: the caller re-reads its primary item."""
+
+    def _write(
+        self, what: str, writes: Sequence[Write], idem: IdempotencyRecord | None, token: str
+    ) -> None:
         """``writes`` plus, with ``idem``, the idempotency record's put (new, or replacing an
-        expired one), in the same transaction."""
+        expired one), in the same transaction, carrying the write's id as its token."""
         if idem is not None:
             writes = [*writes, Put(idem, expired_by=int(time.time()))]
-        self.transact(what, writes)
+        self.transact(what, writes, token or None)
 
     # tables and shoes -------------------------------------------------------------------------
     def create_table(self, table: TableRecord, idem: IdempotencyRecord | None = None) -> None:
         """Put a new table (``ConditionFailed`` if the id exists) and its public fairness totals
         (zero: the table is known to the fairness route before any of its proofs is final)."""
-        self._write("create table", [Put(table), Put(FairnessTotals(table.table_id))], idem)
+        writes: list[Write] = [Put(table), Put(FairnessTotals(table.table_id))]
+        self._write("create table", writes, idem, table.write_id)
 
     def commit_shoe(
         self, table: TableRecord, shoe: ShoeRecord, idem: IdempotencyRecord | None = None
@@ -133,6 +142,7 @@ class StateWrites(ABC):
                 ),
             ],
             idem,
+            shoe.write_id,
         )
 
     @staticmethod
@@ -153,6 +163,7 @@ class StateWrites(ABC):
                 "server_seed": after.server_seed,
                 "end_reason": after.end_reason,
                 "ended_at": after.ended_at,
+                "end_write_id": after.end_write_id,
             }
         return Update(
             ShoeRecord,
@@ -189,7 +200,7 @@ class StateWrites(ABC):
         writes: list[Write] = [Put(round_), self._shoe_moved(before, after)]
         if proof is not None:
             writes += self._ended(before, proof, after.chain_head)
-        self._write("deal round", writes, idem)
+        self._write("deal round", writes, idem, round_.write_id)
 
     def close_shoe(
         self,
@@ -200,7 +211,7 @@ class StateWrites(ABC):
     ) -> None:
         """End the shoe (same version, still open), free the table, publish the proof."""
         writes = [self._shoe_moved(before, after), *self._ended(before, proof, after.chain_head)]
-        self._write("close shoe", writes, idem)
+        self._write("close shoe", writes, idem, after.end_write_id)
 
     # rounds -----------------------------------------------------------------------------------
     @staticmethod
@@ -222,21 +233,29 @@ class StateWrites(ABC):
         settled_at: str,
         auto: bool,
         idem: IdempotencyRecord | None = None,
+        *,
+        write_id: str = "",
     ) -> None:
         """Settle the round with the money computed at its deal (``settled_at``; ``auto``: by
         the system), if it is neither settled nor voided; ``ConditionFailed`` otherwise, with
         ``existing`` = the stored round."""
         settled = replace(round_, settled_at=settled_at, auto_settled=auto).settlement
         assert settled is not None
-        changes = {"settled_at": settled_at, "auto_settled": auto}
-        self._write("settle round", [self._resolved(round_, changes, settled)], idem)
+        changes = {"settled_at": settled_at, "auto_settled": auto, "resolve_write_id": write_id}
+        self._write("settle round", [self._resolved(round_, changes, settled)], idem, write_id)
 
     def void_round(
-        self, round_: RoundRecord, void: dict[str, Any], idem: IdempotencyRecord | None = None
+        self,
+        round_: RoundRecord,
+        void: dict[str, Any],
+        idem: IdempotencyRecord | None = None,
+        *,
+        write_id: str = "",
     ) -> None:
         """Void the round (``void``: its void document), if it is neither settled nor voided
         (a round is settled or voided, once)."""
-        self._write("void round", [self._resolved(round_, {"void": void}, void)], idem)
+        changes = {"void": void, "resolve_write_id": write_id}
+        self._write("void round", [self._resolved(round_, changes, void)], idem, write_id)
 
     # final proofs -----------------------------------------------------------------------------
     def finalise_proof(

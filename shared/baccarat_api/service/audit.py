@@ -1,5 +1,6 @@
 """Tamper evidence (bacc-audit-v1, :mod:`baccarat.audit`): the hash chain over a table's round
-records, written as rounds are dealt and verified by ``GET /v1/tables/{table_id}/audit``.
+records, written as rounds are dealt and verified by ``GET /v1/tables/{table_id}/audit``, one
+shoe per call.
 
 Writing: the table starts at ``genesis(table_id, anchor)`` (``chain_head`` of the table item);
 a committed shoe copies the table's head (``chain_start`` = ``chain_head`` of the shoe); each
@@ -8,10 +9,17 @@ in the same transaction that puts the round (conditional on the shoe's version, 
 linear); the transaction that ends the shoe hands its head back to the table. Settling or
 voiding stores ``settlement_hash``, binding the document to its round's hash.
 
-Verifying reads the table's whole partition with ONE strongly consistent ``Query`` (one more
-per MB of history) and walks it in play order, recomputing every hash from the stored content.
-It reports each place the chain breaks: the round (or shoe), the field, the expected and the
-found hash."""
+Verifying one shoe reads a bounded amount, whatever the table's history: the table item
+(``GetItem``), the shoe's own items (ONE strongly consistent ``Query`` of its sort keys: the shoe
+and its rounds; another page per MB), and — the cheap link to the shoe before — that shoe's
+stored ``chain_head`` alone (a projected ``GetItem``; none for shoe 1, whose chain starts at the
+genesis value, nor when the caller brings a ``checkpoint``: the head of the previous shoe it
+verified itself). The shoe's committed ``chain_start`` must equal that value; its rounds are
+walked in play order recomputing every hash from the stored content; the recomputed head must be
+its stored ``chain_head``; and the table's head must be where the latest shoe started (open) or
+ended (ended). Each shoe so checks alone, and consecutive audits link: shoe n's ``start`` is
+shoe n-1's ``head``. Every place the chain breaks is reported: the round (or shoe), the field,
+the expected and the found value."""
 
 from __future__ import annotations
 
@@ -19,7 +27,7 @@ from typing import Any
 
 from baccarat.audit import AUDIT_SPEC, ROUND_FIELDS, genesis, round_hash, settlement_hash
 from baccarat_api.ids import RoundRef, ShoeRef, parse_table_id
-from baccarat_api.ports.records import ENDED, RoundRecord, ShoeRecord
+from baccarat_api.ports.records import ENDED, RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.models import AuditOut
@@ -88,42 +96,80 @@ def _walk_shoe(
     return expected, settlements
 
 
-def audit_table(repo: Repository, operator_id: str, table_id: str) -> AuditOut:
-    history = repo.table_history(operator_id, table_id) if parse_table_id(table_id) else None
-    if history is None or history.table is None:
+def _start_of(
+    repo: Repository,
+    operator_id: str,
+    table: TableRecord,
+    number: int,
+    checkpoint: str | None,
+    breaks: _Breaks,
+) -> str:
+    """Where shoe ``number``'s chain must start: the caller's checkpoint, else the genesis value
+    (shoe 1) or the previous shoe's stored head."""
+    if checkpoint is not None:
+        return checkpoint
+    if number == 1:
+        return genesis(table.table_id, table.anchor)
+    previous = ShoeRef(table.table_id, number - 1)
+    head = repo.chain_head_of(operator_id, previous)
+    if head is None:
+        breaks.add("shoe", "a shoe record", "missing", shoe_id=previous.shoe_id)
+        return ""
+    return head
+
+
+def audit_table(
+    repo: Repository,
+    operator_id: str,
+    table_id: str,
+    shoe_number: int | None = None,
+    checkpoint: str | None = None,
+) -> AuditOut:
+    """Audit one shoe of the table: ``shoe_number`` (default: the latest, open or ended), its
+    chain starting from ``checkpoint`` when given (the head of the previous shoe as the caller
+    verified it), else from the previous shoe's stored head (the genesis value for shoe 1)."""
+    table = repo.get_table(operator_id, table_id) if parse_table_id(table_id) else None
+    if table is None:
         raise not_found("table", table_id)
-    table = history.table
-    breaks = _Breaks()
-    for sk in history.unreadable:
-        breaks.add("item", "a readable record", "unreadable", item=sk)
     start = genesis(table.table_id, table.anchor)
-    expected = head_of_ended = start
-    settlements_checked = 0
-    by_shoe: dict[int, list[RoundRecord]] = {}
-    for r in history.rounds:
-        by_shoe.setdefault(r.shoe_number, []).append(r)
-    shoes = sorted(history.shoes, key=lambda s: s.shoe_number)
-    for extra in sorted(set(by_shoe) - {s.shoe_number for s in shoes}):
-        shoe_id = ShoeRef(table.table_id, extra).shoe_id
-        breaks.add("shoe", "a shoe record", "missing", shoe_id=shoe_id)
-    for shoe in shoes:
-        rounds = by_shoe.get(shoe.shoe_number, [])
-        expected, settled = _walk_shoe(shoe, rounds, expected, breaks)
-        settlements_checked += settled
-        if shoe.status == ENDED:
-            head_of_ended = expected
-    if table.chain_head != head_of_ended:
-        breaks.add("chain_head", head_of_ended, table.chain_head, item="TABLE")
+    latest = table.next_shoe_number - 1
+    number = latest if shoe_number is None else shoe_number
+    ref = ShoeRef(table.table_id, number)
+    if number > latest:
+        raise not_found("shoe", ref.shoe_id)
+    breaks = _Breaks()
+    head, rounds, settlements, shoe_id = start, 0, 0, None
+    if number >= 1:
+        shoe_id = ref.shoe_id
+        start = _start_of(repo, operator_id, table, number, checkpoint, breaks)
+        history = repo.shoe_history(operator_id, ref)
+        for sk in history.unreadable:
+            breaks.add("item", "a readable record", "unreadable", item=sk)
+        if history.shoe is None:
+            breaks.add("shoe", "a shoe record", "missing", shoe_id=shoe_id)
+            head = start
+        else:
+            head, settlements = _walk_shoe(history.shoe, history.rounds, start, breaks)
+            if number == latest:  # the table's head: where this shoe started, or ended
+                handed_back = head if history.shoe.status == ENDED else start
+                if table.chain_head != handed_back:
+                    breaks.add("chain_head", handed_back, table.chain_head, item="TABLE")
+        rounds = len(history.rounds)
+    elif table.chain_head != start:  # no shoe yet: the table's head is the genesis value
+        breaks.add("chain_head", start, table.chain_head, item="TABLE")
     return AuditOut.model_validate(
         {
             "spec": AUDIT_SPEC,
             "table_id": table.table_id,
+            "shoe_id": shoe_id,
+            "shoes": latest,
             "verified": not breaks,
-            "genesis": start,
-            "head": expected,
-            "shoes_checked": len(shoes),
-            "rounds_checked": sum(len(by_shoe.get(s.shoe_number, [])) for s in shoes),
-            "settlements_checked": settlements_checked,
+            "genesis": genesis(table.table_id, table.anchor),
+            "start": start,
+            "head": head,
+            "shoes_checked": 1 if shoe_id else 0,
+            "rounds_checked": rounds,
+            "settlements_checked": settlements,
             "first_break": breaks[0] if breaks else None,
             "breaks": breaks[:MAX_BREAKS],
         }

@@ -16,8 +16,13 @@ The same transaction extends the table's bacc-audit-v1 chain (the round's ``prev
 shoe's head, which moves to the round's hash; :mod:`.audit`) and, when bets are locked, puts the
 round in the DueRounds index with its ``settle_by`` time (:mod:`.auto_settle`). With an
 ``Idempotency-Key`` — or a ``round_number`` — the read is one BatchGetItem (shoe + the key's
-record / that round) and the transaction also puts the record: still 2; a replay is 1
-(:mod:`.idempotency`)."""
+record / that round) and the transaction also puts the record (naming the round, not copying
+it): still 2; a replay is 2 — the record with the shoe, then the round it names (1 when the
+request names its round_number: read in the same BatchGetItem) — :mod:`.idempotency`.
+
+A deal whose transaction lost its conditions, or whose outcome is unknown (a timeout after
+botocore's retries), re-reads the round it wrote (one GetItem): if its write id is there
+(:mod:`.writeids`), it was dealt, and the answer is that round — with or without a key."""
 
 from __future__ import annotations
 
@@ -32,9 +37,9 @@ from baccarat.proofdoc import refs_for
 from baccarat.squeeze import reveal_plan, squeeze_rights
 from baccarat.validation import BetRefused, validate_bets
 from baccarat_api.clock import now, seconds_after
-from baccarat_api.ids import RoundRef, parse_shoe_id
+from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id
 from baccarat_api.ports.records import ENDED, OPEN, RoundRecord, ShoeRecord
-from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.service import idempotency
 from baccarat_api.service.audit import record_hash
@@ -46,6 +51,7 @@ from baccarat_api.service.models import DealRequest, RoundOut
 from baccarat_api.service.money import round_money, with_refs
 from baccarat_api.service.tables import end_shoe
 from baccarat_api.service.views import round_view
+from baccarat_api.service.writeids import write_id
 
 
 def _bettors(bets: list[Bet]) -> list[str]:
@@ -59,8 +65,9 @@ def _read(
     round_number: int | None,
     idem: IdempotencyRequest | None,
 ) -> tuple[ShoeRecord, RoundRecord | None]:
-    """The shoe and, when the request names a round number, that round: one round trip (a
-    live Idempotency-Key record replays)."""
+    """The shoe and, when the request names a round number, that round: one round trip. A live
+    Idempotency-Key record replays the round it names (read with the shoe when the request
+    named it, else one more GetItem)."""
     ref = parse_shoe_id(shoe_id)
     if ref is None:
         raise not_found("shoe", shoe_id)
@@ -73,7 +80,19 @@ def _read(
     snap = repo.load(
         operator_id, shoe=ref, round_=wanted, idem_key=None if idem is None else idem.key_hash
     )
-    idempotency.replay(snap.idempotency, idem)
+
+    def render(round_id: str) -> dict[str, Any]:
+        found = snap.round
+        if found is None or found.round_id != round_id:
+            named = parse_round_id(round_id)
+            assert named is not None
+            found = repo.get_round(operator_id, named)
+        assert found is not None, (
+            f"the idempotency record names a round that is not there: {round_id}"
+        )
+        return round_view(found)
+
+    idempotency.replay(snap.idempotency, idem, render)
     if snap.shoe is None:
         raise not_found("shoe", shoe_id)
     return snap.shoe, snap.round
@@ -167,6 +186,7 @@ def deal_round(
         void_window_seconds=shoe.void_window_seconds,
         request_digest=request_digest,
         prev_hash=shoe.chain_head,
+        write_id=write_id(operator_id, "deal", shoe_id, request_digest, idem, shoe.version),
     )
     record = replace(record, round_hash=record_hash(record))
     if nobody:
@@ -174,14 +194,22 @@ def deal_round(
     after = _moved(shoe, rnd, config, bettors, record.round_hash)
     proof = None
     if last:
-        after, proof = end_shoe(replace(after, version=shoe.version), secret, "rules")
-    view = round_view(record)
+        after, proof = end_shoe(
+            replace(after, version=shoe.version), secret, "rules", record.write_id
+        )
     try:
-        repo.record_round(shoe, after, record, proof, idempotency.record(idem, operator_id, view))
-    except ConditionFailed as exc:
+        repo.record_round(
+            shoe, after, record, proof, idempotency.record(idem, operator_id, round_id=ref.round_id)
+        )
+    except (ConditionFailed, OutcomeUnknown) as exc:
+        current = repo.get_round(operator_id, ref)
+        if current is not None and current.write_id == record.write_id:
+            return RoundOut.model_validate(round_view(current))  # it was dealt: a lost answer
+        if isinstance(exc, OutcomeUnknown):
+            raise
         idempotency.check_duplicate(exc)
         raise lost_race() from None
-    return RoundOut.model_validate(view)
+    return RoundOut.model_validate(round_view(record))
 
 
 def _settled_at_deal(record: RoundRecord) -> RoundRecord:

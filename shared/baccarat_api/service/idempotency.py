@@ -6,13 +6,20 @@ effect**, and reads that record **in the same round trip** as the item it reads 
 ``BatchGetItem``). So:
 
 * a retry with the same key and the same request (method, path, JSON body) answers the stored
-  response — same status, same body — in ONE round trip, also on another container or after a
-  cold start (it is in DynamoDB, not in memory), and with the header ``Idempotent-Replayed:
-  true``;
+  response — same status, same body — in ONE round trip (a deal's: two, see below), also on
+  another container or after a cold start (it is in DynamoDB, not in memory), and with the
+  header ``Idempotent-Replayed: true``. A round's answers (deal, settlement, void: up to 200 bets)
+  are not copied into the record: it names the round, and the replay renders the answer from the
+  round record — byte for byte what was first answered (the round's documents are stored in the
+  order they were written). A settlement's or void's replay reads the round in the same round
+  trip as the record; a deal's reads the shoe there, then the round it names;
 * the same key with another request → 422 ``idempotency_key_reused``;
 * a duplicate that arrives while the first is in flight reads no record, computes, and then
-  loses the transaction (the record's put is conditional): 409 ``idempotency_in_progress``,
-  ``retryable: true``; its retry gets the stored response;
+  loses the transaction (the record's put is conditional); it re-reads what it wrote and, as
+  the same request from the same state has the same write id (:mod:`.writeids`), answers the
+  first one's committed result. Only if that cannot be told (another key's effect is there)
+  is it 409 ``idempotency_in_progress``, ``retryable: true``; its retry gets the stored
+  response;
 * no effect can exist without its record, nor a record without its effect: a crash between
   the two is impossible, and a first attempt that failed (any error) stored nothing.
 
@@ -27,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,11 +102,15 @@ def request_for(
     )
 
 
-def replay(record: IdempotencyRecord | None, request: IdempotencyRequest | None) -> None:
-    """Answer from ``record`` if it is live: :class:`Replayed` for the same request, 422
-    ``idempotency_key_reused`` for another. Returns only when there is nothing to replay."""
+#: Renders a stored answer that names a round (``IdempotencyRecord.round_id``) from that round.
+Render = Callable[[str], dict[str, Any]]
+
+
+def live(record: IdempotencyRecord | None, request: IdempotencyRequest | None) -> bool:
+    """Whether ``record`` answers ``request``: live, for the same request (422
+    ``idempotency_key_reused`` when it is live for another)."""
     if request is None or record is None or record.expires_at <= int(time.time()):
-        return
+        return False
     if record.fingerprint != request.fingerprint:
         raise DomainError(
             "idempotency_key_reused",
@@ -106,20 +118,48 @@ def replay(record: IdempotencyRecord | None, request: IdempotencyRequest | None)
             "use a new key for a new request",
             details={"first_used_at": record.created_at},
         )
-    raise Replayed(record.status, record.body)
+    return True
 
 
-def load(repo: Repository, operator_id: str, request: IdempotencyRequest, **keys: Any) -> Snapshot:
-    """The items ``keys`` name and the key's record, in one round trip; replays first."""
+def replay(
+    record: IdempotencyRecord | None,
+    request: IdempotencyRequest | None,
+    render: Render | None = None,
+) -> None:
+    """Answer from ``record`` if it is live: :class:`Replayed` for the same request — its body,
+    or, for a round's answer, ``render(round_id)`` — 422 ``idempotency_key_reused`` for another.
+    Returns only when there is nothing to replay."""
+    if record is None or not live(record, request):
+        return
+    if record.round_id is None:
+        raise Replayed(record.status, record.body)
+    assert render is not None, "a round's answer is rendered from the round"
+    raise Replayed(record.status, render(record.round_id))
+
+
+def load(
+    repo: Repository,
+    operator_id: str,
+    request: IdempotencyRequest,
+    render: Callable[[Snapshot], Render] | None = None,
+    **keys: Any,
+) -> Snapshot:
+    """The items ``keys`` name and the key's record, in one round trip; replays first (a
+    round's answer rendered by ``render(snapshot)`` from the round it read)."""
     snap = repo.load(operator_id, idem_key=request.key_hash, **keys)
-    replay(snap.idempotency, request)
+    replay(snap.idempotency, request, None if render is None else render(snap))
     return snap
 
 
 def record(
-    request: IdempotencyRequest | None, operator_id: str, body: dict[str, Any]
+    request: IdempotencyRequest | None,
+    operator_id: str,
+    body: dict[str, Any] | None = None,
+    *,
+    round_id: str | None = None,
 ) -> IdempotencyRecord | None:
-    """The record to write with the effect (``None`` without a key)."""
+    """The record to write with the effect (``None`` without a key): the answer ``body``, or
+    for a round's answer (deal, settlement, void) the ``round_id`` it is rendered from."""
     if request is None:
         return None
     return IdempotencyRecord(
@@ -127,9 +167,10 @@ def record(
         key_hash=request.key_hash,
         fingerprint=request.fingerprint,
         status=request.status,
-        body=body,
+        body={} if body is None else body,
         created_at=now(),
         expires_at=int(time.time()) + RETENTION_SECONDS,
+        round_id=round_id,
     )
 
 

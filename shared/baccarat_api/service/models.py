@@ -629,10 +629,23 @@ class AuditBreakOut(_Strict):
 class AuditOut(_Strict):
     spec: Literal["bacc-audit-v1"]
     table_id: str
+    shoe_id: str | None = Field(description="the shoe checked (null: the table has no shoe yet)")
+    shoes: int = Field(description="the table's shoes so far (ask ?shoe=1 … ?shoe=shoes for all)")
     verified: bool
     genesis: str = Field(description="H(bacc-audit-v1/genesis, table id, anchor)")
-    head: str = Field(description="the hash of the table's latest round record, recomputed")
-    shoes_checked: int
+    start: str = Field(
+        description=(
+            "where the shoe's chain must start: the genesis value for shoe 1, else the previous "
+            "shoe's head (its stored chain_head, or the checkpoint given)"
+        )
+    )
+    head: str = Field(
+        description=(
+            "the hash of the shoe's latest round record, recomputed (its start if it has none): "
+            "the next shoe's start, and the checkpoint to audit it from"
+        )
+    )
+    shoes_checked: int = Field(description="1, or 0 for a table without shoes")
     rounds_checked: int
     settlements_checked: int
     first_break: AuditBreakOut | None

@@ -120,9 +120,12 @@ def finalise(
     ref = parse_shoe_id(proof.shoe_id)
     if ref is None or not proof.operator_id:
         raise RuntimeError(f"proof {proof.shoe_id} names no shoe record to finalise from")
-    shoe, rounds = repo.shoe_with_rounds(proof.operator_id, ref)
+    history = repo.shoe_history(proof.operator_id, ref)
+    shoe, rounds = history.shoe, history.rounds
     if shoe is None or shoe.status != ENDED:
         raise RuntimeError(f"proof {proof.shoe_id}: its shoe record has not ended")
+    if history.unreadable:  # never sign a proof that leaves out a stored round
+        raise RuntimeError(f"proof {proof.shoe_id}: unreadable items {history.unreadable}")
     dealt = {r.round_number: r for r in rounds}
     unresolved = [
         (n, dealt[n].settle_by if n in dealt else None)

@@ -4,9 +4,12 @@ public ones (the proof, the signing keys, the fairness summary) are in :mod:`.pr
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from baccarat_api.ids import parse_round_id, parse_shoe_id, parse_table_id
 from baccarat_api.ports.records import RoundRecord, ShoeRecord, TableRecord
-from baccarat_api.ports.repository import Repository
+from baccarat_api.ports.repository import Repository, Snapshot
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.idempotency import IdempotencyRequest
@@ -53,15 +56,29 @@ def shoe_record(
 
 
 def round_record(
-    repo: Repository, operator_id: str, round_id: str, idem: IdempotencyRequest | None = None
+    repo: Repository,
+    operator_id: str,
+    round_id: str,
+    idem: IdempotencyRequest | None = None,
+    answer: Callable[[RoundRecord], dict[str, Any]] | None = None,
 ) -> RoundRecord:
+    """The round; with ``idem``, a live record replays ``answer(round)`` (the round's answer,
+    rendered from the round read in the same round trip)."""
     ref = parse_round_id(round_id)
     rnd = None
     if ref is not None:
         if idem is None:
             rnd = repo.get_round(operator_id, ref)
         else:
-            rnd = idempotency.load(repo, operator_id, idem, round_=ref).round
+
+            def render(snap: Snapshot) -> idempotency.Render:
+                def rendered(_: str) -> dict[str, Any]:
+                    assert answer is not None and snap.round is not None
+                    return answer(snap.round)
+
+                return rendered
+
+            rnd = idempotency.load(repo, operator_id, idem, render, round_=ref).round
     if rnd is None:
         raise not_found("round", round_id)
     return rnd

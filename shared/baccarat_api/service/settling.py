@@ -4,14 +4,16 @@ A settlement takes no bets: they were locked when the round was dealt, and what 
 was computed then (:mod:`.money`). Settling stamps when (and whether by the system) — one
 conditional write that holds only if the round is neither settled nor voided; so settling again,
 whoever asks, answers the stored settlement, and a voided round is never settled (409
-``round_voided``; :mod:`.voiding`). The auto-settlement sweep settles through here too
+``round_voided``; :mod:`.voiding`). A settlement whose write lost its condition or whose outcome
+is unknown (a timeout) re-reads the round and answers the settlement it finds there, its own or
+the winner's — they are the same money. The auto-settlement sweep settles through here too
 (``auto=True``).
 
 Round trips (DynamoDB): GetItem round + one conditional UpdateItem (``ReturnValuesOnConditionCheck
 Failure=ALL_OLD`` brings back the winner's round in the same call when another request got there
 first) = 2; 1 when the round is already settled. With an ``Idempotency-Key``: BatchGetItem (round
-+ the key's record) + one TransactWriteItems carrying the record = 2; a replay is 1
-(:mod:`.idempotency`)."""
++ the key's record) + one TransactWriteItems carrying the record = 2; a replay is 1, rendered
+from the round (:mod:`.idempotency`)."""
 
 from __future__ import annotations
 
@@ -19,14 +21,19 @@ from dataclasses import replace
 
 from baccarat_api.clock import now
 from baccarat_api.ports.records import RoundRecord
-from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import settlement_out
 from baccarat_api.service.reading import round_record
-from baccarat_api.service.voiding import voided
+from baccarat_api.service.voiding import reread, voided
+from baccarat_api.service.writeids import write_id
+
+
+def _answer(r: RoundRecord) -> dict[str, object]:
+    return settlement_out(r).model_dump(mode="json")
 
 
 def settle_round(
@@ -39,26 +46,25 @@ def settle_round(
 ) -> SettlementOut:
     """Settle the round with its locked bets. ``auto``: the auto-settlement sweep settling a
     round past its deadline (the settlement says ``auto_settled: true``)."""
-    r = round_record(repo, operator_id, round_id, idem)
+    r = round_record(repo, operator_id, round_id, idem, _answer)
     if r.void is not None:
         raise voided(r)
     if r.settled_at is not None:
         return settlement_out(r)
-    settled = replace(r, settled_at=now(), auto_settled=auto)
-    out = settlement_out(settled)
+    wid = write_id(operator_id, "settle", round_id, {"auto": auto}, idem)
+    settled = replace(r, settled_at=now(), auto_settled=auto, resolve_write_id=wid)
+    assert settled.settled_at is not None
+    record = idempotency.record(idem, operator_id, round_id=round_id)
     try:
-        repo.save_settlement(
-            r,
-            settled.settled_at or "",
-            auto,
-            idempotency.record(idem, operator_id, out.model_dump()),
-        )
-    except ConditionFailed as exc:
-        idempotency.check_duplicate(exc)
-        existing = exc.existing
-        if not isinstance(existing, RoundRecord) or not existing.resolved:
+        repo.save_settlement(r, settled.settled_at, auto, record, write_id=wid)
+    except (ConditionFailed, OutcomeUnknown) as exc:
+        current = reread(repo, r, exc)
+        if current is None or not current.resolved:
+            if isinstance(exc, OutcomeUnknown):
+                raise
+            idempotency.check_duplicate(exc)
             raise lost_race() from None
-        if existing.void is not None:
-            raise voided(existing) from None
-        return settlement_out(existing)
-    return out
+        if current.void is not None:
+            raise voided(current) from None
+        return settlement_out(current)  # ours, or the winner's: the same money
+    return settlement_out(settled)

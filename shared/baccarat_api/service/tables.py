@@ -18,9 +18,9 @@ from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
 from baccarat.profiles import PROFILES, Banking, TableConfig, Tier, TierError
 from baccarat.rules import ShoeRules
 from baccarat_api.clock import now
-from baccarat_api.ids import new_table_id
+from baccarat_api.ids import ShoeRef, new_table_id
 from baccarat_api.ports.records import ENDED, OPEN, ProofRecord, ShoeRecord, TableRecord
-from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.vault import SecretVault, chain_context, ref_key_context, shoe_context
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError, lost_race
@@ -28,6 +28,7 @@ from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import CreateTableRequest, ShoeOut, ShoeStateOut, TableOut
 from baccarat_api.service.reading import shoe_record, table_record
 from baccarat_api.service.views import shoe_state_view, shoe_view, table_view
+from baccarat_api.service.writeids import write_id
 
 
 def create_table(
@@ -72,15 +73,21 @@ def create_table(
         settle_deadline_seconds=request.settle_deadline_seconds,
         ref_key_ct=ref_key_ct,
         void_window_seconds=request.void_window_seconds,
+        write_id=write_id(operator_id, "create table", table_id, request.model_dump(), idem),
     )
     record = replace(record, chain_head=genesis(table_id, record.anchor))
     del top_secret
     view = table_view(record)
     try:
         repo.create_table(record, idempotency.record(idem, operator_id, view))
-    except ConditionFailed as exc:  # an 80-bit id collision: practically never; retry is fine
+    except (ConditionFailed, OutcomeUnknown) as exc:
+        current = repo.get_table(operator_id, table_id)
+        if current is not None and current.write_id == record.write_id:
+            return TableOut.model_validate(table_view(current))  # it was written: a lost answer
+        if isinstance(exc, OutcomeUnknown):
+            raise
         idempotency.check_duplicate(exc)
-        raise lost_race() from None
+        raise lost_race() from None  # an 80-bit id collision: practically never; retry is fine
     return TableOut.model_validate(view)
 
 
@@ -134,19 +141,28 @@ def commit_shoe(
         ref_key_ct=table.ref_key_ct,
         chain_start=table.chain_head,
         chain_head=table.chain_head,
+        write_id=write_id(operator_id, "commit shoe", table_id, client_seed, idem, number),
     )
     del secret
     view = shoe_view(shoe)
     try:
         repo.commit_shoe(table, shoe, idempotency.record(idem, operator_id, view))
-    except ConditionFailed as exc:
+    except (ConditionFailed, OutcomeUnknown) as exc:
+        current = repo.get_shoe(operator_id, ShoeRef(table_id, number))
+        if current is not None and current.write_id == shoe.write_id:
+            return ShoeOut.model_validate(shoe_view(current))  # it was written: a lost answer
+        if isinstance(exc, OutcomeUnknown):
+            raise
         idempotency.check_duplicate(exc)
         raise lost_race() from None
     return ShoeOut.model_validate(view)
 
 
-def end_shoe(before: ShoeRecord, secret: bytes, reason: str) -> tuple[ShoeRecord, ProofRecord]:
-    """The shoe as ended (``reason``: ``rules`` or ``closed``) and its public proof record."""
+def end_shoe(
+    before: ShoeRecord, secret: bytes, reason: str, end_write_id: str
+) -> tuple[ShoeRecord, ProofRecord]:
+    """The shoe as ended (``reason``: ``rules`` or ``closed``) by the write ``end_write_id``,
+    and its public proof record."""
     ended_at = now()
     after = replace(
         before,
@@ -155,6 +171,7 @@ def end_shoe(before: ShoeRecord, secret: bytes, reason: str) -> tuple[ShoeRecord
         ended_at=ended_at,
         server_seed=secret.hex(),
         version=before.version + 1,
+        end_write_id=end_write_id,
     )
     proof = ProofRecord(
         shoe_id=before.shoe_id,
@@ -188,11 +205,17 @@ def close_shoe(
     secret = vault.unseal(
         shoe.secret_ct, shoe_context(operator_id, shoe.table_id, shoe.shoe_number)
     )
-    after, proof = end_shoe(shoe, secret, "closed")
+    wid = write_id(operator_id, "close shoe", shoe_id, None, idem, shoe.version)
+    after, proof = end_shoe(shoe, secret, "closed", wid)
     view = shoe_state_view(after)
     try:
         repo.close_shoe(shoe, after, proof, idempotency.record(idem, operator_id, view))
-    except ConditionFailed as exc:
+    except (ConditionFailed, OutcomeUnknown) as exc:
+        current = repo.get_shoe(operator_id, shoe.ref)
+        if current is not None and current.end_write_id == wid:
+            return ShoeStateOut.model_validate(shoe_state_view(current))  # a lost answer
+        if isinstance(exc, OutcomeUnknown):
+            raise
         idempotency.check_duplicate(exc)
         raise lost_race() from None
     return ShoeStateOut.model_validate(view)

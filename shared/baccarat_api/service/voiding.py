@@ -22,13 +22,14 @@ from dataclasses import replace
 
 from baccarat_api.clock import now
 from baccarat_api.ports.records import RoundRecord
-from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import replaced, void_out
 from baccarat_api.service.reading import round_record
+from baccarat_api.service.writeids import write_id
 
 
 def voided(r: RoundRecord) -> DomainError:
@@ -66,6 +67,18 @@ def _window_closed(r: RoundRecord, at: str) -> DomainError | None:
     )
 
 
+def reread(repo: Repository, r: RoundRecord, exc: Exception) -> RoundRecord | None:
+    """The round as it is after a settlement or void write that lost its condition (brought
+    back by the failed write itself) or whose outcome is unknown (one more GetItem)."""
+    if isinstance(exc, ConditionFailed) and isinstance(exc.existing, RoundRecord):
+        return exc.existing
+    return repo.get_round(r.operator_id, r.ref)
+
+
+def _answer(r: RoundRecord) -> dict[str, object]:
+    return void_out(r).model_dump(mode="json")
+
+
 def void_round(
     repo: Repository,
     operator_id: str,
@@ -75,7 +88,7 @@ def void_round(
     note: str | None = None,
     idem: IdempotencyRequest | None = None,
 ) -> SettlementOut:
-    r = round_record(repo, operator_id, round_id, idem)
+    r = round_record(repo, operator_id, round_id, idem, _answer)
     if r.void is not None:  # voiding again returns the same void
         return void_out(r)
     if r.settled_at is not None:
@@ -85,15 +98,18 @@ def void_round(
     if closed is not None:
         raise closed
     void = {"reason": reason, "note": note, "voided_at": voided_at, "replaced": replaced(r.money)}
-    out = void_out(replace(r, void=void))
+    wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem)
+    record = idempotency.record(idem, operator_id, round_id=round_id)
     try:
-        repo.void_round(r, void, idempotency.record(idem, operator_id, out.model_dump()))
-    except ConditionFailed as exc:
-        idempotency.check_duplicate(exc)
-        existing = exc.existing
-        if not isinstance(existing, RoundRecord) or not existing.resolved:
+        repo.void_round(r, void, record, write_id=wid)
+    except (ConditionFailed, OutcomeUnknown) as exc:
+        current = reread(repo, r, exc)
+        if current is None or not current.resolved:
+            if isinstance(exc, OutcomeUnknown):
+                raise
+            idempotency.check_duplicate(exc)
             raise lost_race() from None
-        if existing.void is not None:
-            return void_out(existing)
-        raise settled(existing) from None
-    return out
+        if current.void is not None:
+            return void_out(current)  # ours, or a void that came first: voiding again
+        raise settled(current) from None
+    return void_out(replace(r, void=void, resolve_write_id=wid))

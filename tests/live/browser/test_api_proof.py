@@ -1,5 +1,5 @@
 """End to end: the example client plays whole shoes against the local
-server (`make run`'s runner: moto behind the real app over HTTP), and both verifiers — the
+server (`make run`'s runner: DynamoDB Local behind the real app over HTTP), and both verifiers — the
 `baccarat verify` CLI and the browser page the API itself serves at /verify — say "verified" on
 the proofs it produced and catch a one-card tamper.
 
@@ -38,9 +38,9 @@ EXAMPLE = ROOT / "examples" / "play_shoe.py"
 
 
 @pytest.fixture(scope="module")
-def local_api() -> Iterator[LocalServer]:
+def local_api(shared_dynamodb: Any) -> Iterator[LocalServer]:
     """`python -m baccarat_dev.local` (what `make run` runs) on a free port; stopped by Ctrl-C."""
-    with local_server(probe="/verify") as server:
+    with local_server(probe="/verify", dynamodb=shared_dynamodb) as server:
         yield server
 
 

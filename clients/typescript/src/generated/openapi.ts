@@ -257,7 +257,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Verify the table's hash chain of round records; says where it breaks */
+        /** Verify one shoe's part of the table's hash chain of round records (bounded reads) */
         get: operations["audit_table"];
         put?: never;
         post?: never;
@@ -307,6 +307,16 @@ export interface components {
             spec: "bacc-audit-v1";
             /** Table Id */
             table_id: string;
+            /**
+             * Shoe Id
+             * @description the shoe checked (null: the table has no shoe yet)
+             */
+            shoe_id: string | null;
+            /**
+             * Shoes
+             * @description the table's shoes so far (ask ?shoe=1 … ?shoe=shoes for all)
+             */
+            shoes: number;
             /** Verified */
             verified: boolean;
             /**
@@ -315,11 +325,19 @@ export interface components {
              */
             genesis: string;
             /**
+             * Start
+             * @description where the shoe's chain must start: the genesis value for shoe 1, else the previous shoe's head (its stored chain_head, or the checkpoint given)
+             */
+            start: string;
+            /**
              * Head
-             * @description the hash of the table's latest round record, recomputed
+             * @description the hash of the shoe's latest round record, recomputed (its start if it has none): the next shoe's start, and the checkpoint to audit it from
              */
             head: string;
-            /** Shoes Checked */
+            /**
+             * Shoes Checked
+             * @description 1, or 0 for a table without shoes
+             */
             shoes_checked: number;
             /** Rounds Checked */
             rounds_checked: number;
@@ -2608,7 +2626,12 @@ export interface operations {
     };
     audit_table: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the shoe number to check (default: the latest shoe, open or ended) */
+                shoe?: string | null;
+                /** @description the head of the previous shoe as you verified it earlier (64 lowercase hex): the shoe's chain must start there (default: that shoe's stored head) */
+                checkpoint?: string | null;
+            };
             header?: never;
             path: {
                 table_id: string;

@@ -1,6 +1,8 @@
 """botocore failures → the port's (:mod:`baccarat_api.ports.repository`): a lost condition →
-``ConditionFailed``; throttling, transaction conflicts, timeouts → ``StoreUnavailable``; anything
-else propagates (a bug: 500)."""
+``ConditionFailed``; throttling and transaction conflicts → ``StoreUnavailable``; what may have
+been applied — a timeout or broken connection after botocore's own retries, an internal error,
+a token that came back with other writes (``IdempotentParameterMismatchException``) →
+``OutcomeUnknown``; anything else propagates (a bug: 500)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from baccarat_api.ports.repository import ConditionFailed, StoreUnavailable
+from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, StoreUnavailable
 
 #: Error codes after which the same request may succeed (the SDK already retried them).
 RETRYABLE_CODES = frozenset(
@@ -16,13 +18,14 @@ RETRYABLE_CODES = frozenset(
         "ProvisionedThroughputExceededException",
         "ThrottlingException",
         "RequestLimitExceeded",
-        "InternalServerError",
         "ServiceUnavailable",
         "TransactionConflictException",
         "TransactionInProgressException",
         "LimitExceededException",
     }
 )
+#: Error codes after which a write may or may not have been applied.
+UNKNOWN_OUTCOME_CODES = frozenset({"InternalServerError", "IdempotentParameterMismatchException"})
 _RETRYABLE_REASONS = frozenset(
     {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded", "InternalError"}
 )
@@ -64,8 +67,9 @@ def mapped_errors(what: str) -> Iterator[None]:
             raise
         if code in RETRYABLE_CODES:
             raise StoreUnavailable(f"{what}: {code}") from exc
+        if code in UNKNOWN_OUTCOME_CODES:
+            raise OutcomeUnknown(f"{what}: {code}") from exc
         raise
     except (ConnectTimeoutError, ReadTimeoutError, ConnectionError, HTTPClientError) as exc:
-        # a timeout may hide a write that did happen: the request's Idempotency-Key (if any)
-        # makes its retry answer that write's response instead of repeating it
-        raise StoreUnavailable(f"{what}: {type(exc).__name__}") from exc
+        # a timeout may hide a write that did happen: the service re-reads what it wrote
+        raise OutcomeUnknown(f"{what}: {type(exc).__name__}") from exc

@@ -14,9 +14,9 @@ State table: everything of one table lives in one partition, under the operator'
 The ``PROOF#`` partition is the shoe's public side: the proof item, written by the transaction
 that ends the shoe (404 while there is none). The rounds' money lives on the round items only
 (their bets, the money computed at the deal, how they were resolved); the finalisation reads
-them with one Query of the shoe in the operator's partition (``sk`` begins with
-``SHOE#000001``), the proof item naming the operator. Once the proof is final its signed pages
-are stored there (:mod:`.pages`: each page's canonical JSON in parts of at most
+them with one Query of the shoe's items in the operator's partition
+(``Repository.shoe_history``), the proof item naming the operator. Once the proof is final its
+signed pages are stored there (:mod:`.pages`: each page's canonical JSON in parts of at most
 :data:`~.pages.PART_BYTES`, zlib-compressed, one item per part) and the proof item gets the
 signature (the finalisation's transaction, with the table's ``FAIR#`` items). A page is read
 with one ``BatchGetItem`` (the proof item and the page's parts).
@@ -84,12 +84,7 @@ def shoe_sk(shoe_number: int) -> str:
 
 
 def round_sk(shoe_number: int, round_number: int) -> str:
-    return f"{rounds_prefix(shoe_number)}{round_number:05d}"
-
-
-def rounds_prefix(shoe_number: int) -> str:
-    """The sort-key prefix of a shoe's rounds (in play order)."""
-    return f"SHOE#{shoe_number:06d}#ROUND#"
+    return f"SHOE#{shoe_number:06d}#ROUND#{round_number:05d}"
 
 
 def proof_pk(shoe_id: str) -> str:

@@ -114,7 +114,7 @@ class IssuedKey:
 
 
 def check_operator_id(operator_id: str) -> str:
-    if not OPERATOR_ID.match(operator_id):
+    if not OPERATOR_ID.fullmatch(operator_id):
         raise OperatorError(
             f"operator ids are 1-63 lowercase letters, digits and '-', starting with a letter or "
             f"digit: {operator_id!r}"

@@ -35,9 +35,9 @@ from baccarat_api.ports.repository import (
     ConditionFailed,
     FairnessPage,
     Repository,
+    ShoeHistory,
     Snapshot,
     StoreUnavailable,
-    TableHistory,
 )
 from baccarat_api.ports.writes import ABSENT, Put, Update, Write
 
@@ -119,8 +119,10 @@ class DynamoRepository(Repository):
             update["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
         return update
 
-    def transact(self, what: str, writes: Sequence[Write]) -> None:
-        """One write → one ``PutItem``/``UpdateItem``; more → one ``TransactWriteItems``."""
+    def transact(self, what: str, writes: Sequence[Write], token: str | None = None) -> None:
+        """One write → one ``PutItem``/``UpdateItem`` (which take no token); more → one
+        ``TransactWriteItems`` with ``ClientRequestToken=token`` (botocore's own retries of it
+        then send the same token, so DynamoDB applies it once)."""
         requests = [self._request(w) for w in writes]
         if len(requests) == 1:
             ((verb, args),) = requests[0].items()
@@ -138,9 +140,10 @@ class DynamoRepository(Repository):
                 winner: Any = from_item(write.kind, item)
                 raise ConditionFailed(str(exc), existing=winner) from exc.__cause__
             return
+        extra: dict[str, Any] = {} if token is None else {"ClientRequestToken": token}
         try:
             with mapped_errors(what):
-                self.client.transact_write_items(TransactItems=requests)  # type: ignore[arg-type]
+                self.client.transact_write_items(TransactItems=requests, **extra)  # type: ignore[arg-type]
         except ConditionFailed as exc:
             reasons = cancellation_reasons(exc.__cause__)
             lost = [r.get("Code") == "ConditionalCheckFailed" for r in reasons]
@@ -340,13 +343,13 @@ class DynamoRepository(Repository):
                 args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         return items
 
-    def _partition(self, what: str, pk: str, prefix: str | None = None) -> list[Item]:
-        """Every item of a partition (whose sort key starts with ``prefix``, if given): ONE
-        strongly consistent ``Query`` (one more per MB)."""
+    def _partition(self, what: str, pk: str, sk_range: tuple[str, str] | None = None) -> list[Item]:
+        """Every item of a partition (or of its sort keys in ``sk_range``, both ends included):
+        ONE strongly consistent ``Query`` (one more per MB)."""
         condition, values = "pk = :pk", {":pk": {"S": pk}}
-        if prefix is not None:
-            condition += " AND begins_with(sk, :prefix)"
-            values[":prefix"] = {"S": prefix}
+        if sk_range is not None:
+            condition += " AND sk BETWEEN :first AND :last"
+            values |= {":first": {"S": sk_range[0]}, ":last": {"S": sk_range[1]}}
         return self._query(
             what,
             KeyConditionExpression=condition,
@@ -354,22 +357,41 @@ class DynamoRepository(Repository):
             ConsistentRead=True,
         )
 
-    def table_history(self, operator_id: str, table_id: str) -> TableHistory:
-        """Everything of one table, in play order, for the audit. Items that no longer parse
-        are reported by sort key, not raised."""
-        history = TableHistory()
-        for item in self._partition("table history", keys.table_pk(operator_id, table_id)):
+    def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:
+        """The shoe's item and its rounds: ONE ``Query`` of the sort keys from ``SHOE#n`` to
+        ``SHOE#n#~`` (the shoe, then ``SHOE#n#ROUND#…`` in round order; another page per MB),
+        whatever the table's other shoes hold. Items that no longer parse are reported by sort
+        key, not raised."""
+        first = keys.shoe_sk(ref.shoe_number)
+        items = self._partition(
+            "shoe history", keys.table_pk(operator_id, ref.table_id), (first, first + "#~")
+        )
+        history = ShoeHistory()
+        for item in items:
             sk = str(item["sk"]["S"])
             try:
-                if sk == keys.TABLE_SK:
-                    history.table = from_item(TableRecord, item)
-                elif "#ROUND#" in sk:
+                if sk == first:
+                    history.shoe = from_item(ShoeRecord, item)
+                else:
                     history.rounds.append(from_item(RoundRecord, item))
-                elif sk.startswith("SHOE#"):
-                    history.shoes.append(from_item(ShoeRecord, item))
             except (KeyError, TypeError, ValueError):
                 history.unreadable.append(sk)
         return history
+
+    def chain_head_of(self, operator_id: str, ref: ShoeRef) -> str | None:
+        """One ``GetItem`` of the shoe projected to ``chain_head`` (a few dozen bytes)."""
+        key = keys.shoe_key(operator_id, ref.table_id, ref.shoe_number)
+        with mapped_errors("chain head"):
+            out = self.client.get_item(
+                TableName=self.state,
+                Key=_key(*key),
+                ConsistentRead=True,
+                ProjectionExpression="chain_head",
+            )
+        item = out.get("Item")
+        if item is None:
+            return None
+        return str(item.get("chain_head", {}).get("S", ""))
 
     # final proofs -----------------------------------------------------------------------------
     def proof_page(self, shoe_id: str, number: int) -> tuple[ProofRecord | None, bytes | None]:
@@ -396,25 +418,6 @@ class DynamoRepository(Repository):
             for number, page in enumerate(pages, start=1):
                 for item in parts_of.part_items(shoe_id, number, page):
                     self.client.put_item(TableName=self.state, Item=item)
-
-    def shoe_with_rounds(
-        self, operator_id: str, ref: ShoeRef
-    ) -> tuple[ShoeRecord | None, list[RoundRecord]]:
-        """ONE strongly consistent ``Query`` of the shoe's sort keys (``SHOE#n`` and its
-        ``SHOE#n#ROUND#…``), paged by DynamoDB per MB."""
-        items = self._partition(
-            "shoe with rounds",
-            keys.table_pk(operator_id, ref.table_id),
-            prefix=keys.shoe_sk(ref.shoe_number),
-        )
-        shoe = None
-        rounds: list[RoundRecord] = []
-        for item in items:
-            if "#ROUND#" in str(item["sk"]["S"]):
-                rounds.append(from_item(RoundRecord, item))
-            else:
-                shoe = from_item(ShoeRecord, item)
-        return shoe, sorted(rounds, key=lambda r: r.round_number)
 
     def open_rounds(self, shoe_id: str) -> list[tuple[int, str | None]]:
         """One ``Query`` of the sparse OpenRounds index (projected: round number, settle-by)."""

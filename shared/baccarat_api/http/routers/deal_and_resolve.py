@@ -8,11 +8,12 @@ from fastapi import APIRouter
 from baccarat.validation import Refusal
 from baccarat_api.http.deps import OperatorId, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
+from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.observability import logger, metrics
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.models import DealRequest, RoundOut
 
-router = APIRouter(tags=["rounds"])
+router = APIRouter(route_class=JsonRoute, tags=["rounds"])
 
 
 @router.post(

@@ -10,6 +10,8 @@ from fastapi.responses import HTMLResponse
 
 from baccarat import proofdoc
 from baccarat_api.http.deps import OperatorId, Rt, errors
+from baccarat_api.http.json_body import JsonRoute
+from baccarat_api.ids import SHOE_NUMBER
 from baccarat_api.service import proofs, reading
 from baccarat_api.service.models import (
     AuditOut,
@@ -25,7 +27,11 @@ from baccarat_api.service.models import (
 #: A final proof's page never changes.
 IMMUTABLE = "public, max-age=31536000, immutable"
 
-router = APIRouter(tags=["read"])
+router = APIRouter(route_class=JsonRoute, tags=["read"])
+
+#: ``?shoe=``: a shoe number as in shoe ids; ``?checkpoint=``: a bacc-audit-v1 hash.
+SHOE_NUMBER_PATTERN = f"^{SHOE_NUMBER}$"
+HASH_PATTERN = "^[0-9a-f]{64}$"
 
 
 @router.get(
@@ -160,10 +166,31 @@ def verify_page() -> HTMLResponse:
     "/v1/tables/{table_id}/audit",
     response_model=AuditOut,
     operation_id="audit_table",
-    summary="Verify the table's hash chain of round records; says where it breaks",
+    summary="Verify one shoe's part of the table's hash chain of round records (bounded reads)",
     responses=errors("unauthorized", "not_found"),
 )
-def audit_table(table_id: str, operator: OperatorId, rt: Rt) -> AuditOut:
+def audit_table(
+    table_id: str,
+    operator: OperatorId,
+    rt: Rt,
+    shoe: Annotated[
+        str | None,
+        Query(
+            pattern=SHOE_NUMBER_PATTERN,
+            description="the shoe number to check (default: the latest shoe, open or ended)",
+        ),
+    ] = None,
+    checkpoint: Annotated[
+        str | None,
+        Query(
+            pattern=HASH_PATTERN,
+            description=(
+                "the head of the previous shoe as you verified it earlier (64 lowercase hex): "
+                "the shoe's chain must start there (default: that shoe's stored head)"
+            ),
+        ),
+    ] = None,
+) -> AuditOut:
     from baccarat_api.service.audit import audit_table
 
-    return audit_table(rt.repo, operator, table_id)
+    return audit_table(rt.repo, operator, table_id, int(shoe) if shoe else None, checkpoint)

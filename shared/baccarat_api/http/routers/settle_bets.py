@@ -9,12 +9,13 @@ from fastapi import APIRouter, Body
 
 from baccarat_api.http.deps import OperatorId, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
+from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.observability import logger, metrics
 from baccarat_api.service.models import SettlementOut, SettleRequest, VoidRequest
 from baccarat_api.service.settling import settle_round
 from baccarat_api.service.voiding import void_round
 
-router = APIRouter(tags=["rounds"])
+router = APIRouter(route_class=JsonRoute, tags=["rounds"])
 
 
 @router.post(

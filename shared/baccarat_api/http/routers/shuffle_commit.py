@@ -7,6 +7,7 @@ from fastapi import APIRouter
 
 from baccarat_api.http.deps import OperatorId, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
+from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.observability import logger, metrics
 from baccarat_api.service import tables
 from baccarat_api.service.models import (
@@ -17,7 +18,7 @@ from baccarat_api.service.models import (
     TableOut,
 )
 
-router = APIRouter(tags=["tables and shoes"])
+router = APIRouter(route_class=JsonRoute, tags=["tables and shoes"])
 
 
 @router.post(
