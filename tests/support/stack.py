@@ -161,6 +161,10 @@ class Response:
     headers: dict[str, str]
     function: str
     request_id: str
+    #: The body as the handler answered it (text), and the handler's whole answer (what
+    #: Lambda serialises: the body inside its proxy envelope).
+    text: str = ""
+    lambda_bytes: int = 0
 
     @property
     def error(self) -> dict[str, Any]:
@@ -248,6 +252,8 @@ class Api:
             headers=out["headers"],
             function=route.function,
             request_id=event["requestContext"]["requestId"],
+            text=text,
+            lambda_bytes=len(json.dumps(out).encode("utf-8")),
         )
 
     def get(self, path: str, **kw: Any) -> Response:
