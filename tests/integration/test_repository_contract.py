@@ -22,6 +22,7 @@ from baccarat_api.ports.records import (
     ProofRecord,
     RoundRecord,
     ShoeFairness,
+    ShoeRecord,
     TableRecord,
 )
 from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHistory
@@ -205,17 +206,23 @@ def test_a_single_update_that_loses_brings_the_winner_back_too(repo: Repository)
 # --- final proofs ---------------------------------------------------------------------------
 
 
-def test_stored_pages_read_back_byte_for_byte_with_the_proof_item(repo: Repository) -> None:
-    """Pages of one part and of more parts than one read fetches (a page longer than any the
-    split rule makes: the adapter's second read)."""
-    from baccarat_api.adapters.dynamodb.pages import PART_BYTES, PREFETCH_PARTS
-
+def closed(repo: Repository) -> tuple[str, RoundRecord, ShoeRecord, ProofRecord]:
+    """A shoe of one round, closed: its id, the round, the ended shoe, its proof item."""
     shoe_id, round_id = played(repo)
     rnd = stored_round(repo, round_id)
     shoe = repo.get_shoe(OP, rnd.ref.shoe)
     assert shoe is not None
     after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed", "wclose")
     repo.close_shoe(shoe, after, proof)
+    return shoe_id, rnd, after, proof
+
+
+def test_stored_pages_read_back_byte_for_byte_with_the_proof_item(repo: Repository) -> None:
+    """Pages of one part and of more parts than one read fetches (a page longer than any the
+    split rule makes: the adapter's second read)."""
+    from baccarat_api.adapters.dynamodb.pages import PART_BYTES, PREFETCH_PARTS
+
+    shoe_id, _, _, proof = closed(repo)
     small = b'{"page":1,"x":"' + "é".encode() * 10 + b'"}'
     noise = hashlib.shake_256(b"incompressible").digest(PART_BYTES * (PREFETCH_PARTS + 1) + 7)
     large = b'{"page":2,"x":"' + noise.hex().encode()[: len(noise)] + b'"}'
@@ -228,12 +235,7 @@ def test_stored_pages_read_back_byte_for_byte_with_the_proof_item(repo: Reposito
 
 
 def test_finalising_is_write_once_and_adds_to_the_totals_it_makes(repo: Repository) -> None:
-    shoe_id, round_id = played(repo)
-    rnd = stored_round(repo, round_id)
-    shoe = repo.get_shoe(OP, rnd.ref.shoe)
-    assert shoe is not None
-    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed", "wclose")
-    repo.close_shoe(shoe, after, proof)
+    shoe_id, rnd, after, proof = closed(repo)
     iv = {"voided_rounds": 1, "voided_player_net": -250, "closed_early": True,
           "rounds_dealt": 1, "rounds_possible": 30}  # fmt: skip
     line = ShoeFairness(rnd.table_id, 1, shoe_id, after.ended_at or "", "closed", iv, "t1")
