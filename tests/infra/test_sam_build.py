@@ -80,6 +80,7 @@ class Moto:
     url: str
     kms_key_arn: str
     key: str
+    signing_key_arn: str = ""
 
 
 @pytest.fixture(scope="module")
@@ -104,10 +105,11 @@ def moto_server() -> Iterator[Moto]:
     kms = session.client("kms", endpoint_url=url)
     create_tables(dynamodb, NAMES)
     arn = kms.create_key()["KeyMetadata"]["Arn"]
+    signing = kms.create_key(KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY")["KeyMetadata"]["Arn"]
     repo = DynamoRepository(dynamodb, NAMES["StateTable"], NAMES["ConfigTable"])
     key = add_operator_key(repo, "built-operator")
     try:
-        yield Moto(url=url, kms_key_arn=arn, key=key)
+        yield Moto(url=url, kms_key_arn=arn, key=key, signing_key_arn=signing)
     finally:
         server.stop()
 
@@ -131,6 +133,8 @@ def function_env(function: str, moto: Moto, build_dir: Path) -> dict[str, str]:
             env[name] = refs[value["Ref"]]
         elif value == {"Fn::GetAtt": ["SecretsKey", "Arn"]}:
             env[name] = moto.kms_key_arn
+        elif value == {"Fn::GetAtt": ["SigningKey", "Arn"]}:
+            env[name] = moto.signing_key_arn
         else:
             raise AssertionError(f"unresolved {name}: {value}")
     pythonpath = [build_dir / function, *(build_dir / layer / "python" for layer in LAYERS)]

@@ -2416,6 +2416,7 @@ export interface operations {
     table_fairness: {
         parameters: {
             query?: {
+                /** @description `next_cursor` of the previous page */
                 cursor?: string | null;
                 limit?: number;
             };

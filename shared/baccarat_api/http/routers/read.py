@@ -118,7 +118,10 @@ def table_fairness(
     table_id: str,
     rt: Rt,
     response: Response,
-    cursor: Annotated[str | None, Query(max_length=16)] = None,
+    cursor: Annotated[
+        str | None,
+        Query(pattern=SHOE_NUMBER_PATTERN, description="`next_cursor` of the previous page"),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=proofs.MAX_FAIRNESS_LIMIT)] = proofs.FAIRNESS_LIMIT,
 ) -> FairnessOut:
     response.headers["cache-control"] = "public, max-age=60"
