@@ -34,5 +34,9 @@ def test_every_route_is_documented_with_the_error_envelope_and_no_bare_422() -> 
                 ref = codes[status]["content"]["application/json"]["schema"]["$ref"]
                 assert ref.endswith("/ErrorOut")
             secured = "security" in op
-            public = path.endswith("/proof") or path == "/verify"  # no key: proof, verifier
+            # no key: the proof, the signing keys, a table's fairness summary, the verifier
+            public = path.endswith(("/proof", "/fairness")) or path in (
+                "/verify",
+                "/v1/signing-keys",
+            )
             assert secured == (not public), (method, path)

@@ -2,7 +2,8 @@
 round answers 404 exactly like a missing one, on EVERY route (the walk below takes the routes
 from template.yaml, so a route added later is walked too, or the walk fails until it is taught
 the route's body), through the FastAPI dependency (make run) and behind the Lambda authorizer
-(AWS). Nothing the other operator sends changes anything. The proof is public."""
+(AWS). Nothing the other operator sends changes anything. The proof and a table's fairness
+summary are public."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ BODIES: dict[str, Callable[[], Any]] = {
     "POST /v1/rounds/{round_id}/void": lambda: {"reason": "misdeal"},
 }
 #: Routes that name no operator resource (nothing to walk).
-NO_ID = {"GET /v1/tiers", "POST /v1/tables", "GET /verify"}
+NO_ID = {"GET /v1/tiers", "POST /v1/tables", "GET /verify", "GET /v1/signing-keys"}
 PARAMS = ("table_id", "shoe_id", "round_id")
 
 
@@ -95,7 +96,8 @@ def test_every_route_answers_another_operators_ids_exactly_like_missing_ones(
     assert {"POST /v1/shoes/{shoe_id}/rounds", "GET /v1/rounds/{round_id}"} <= set(walked)
     for route_key in walked:
         method, _, template = route_key.partition(" ")
-        public = "/proof" in template and finished
+        # public: the final proof of an ended shoe, and a table's fairness summary
+        public = ("/proof" in template and finished) or "/fairness" in template
         for with_idempotency_key in (False, True):
             answers = []
             for which in (ids, missing):
@@ -105,7 +107,7 @@ def test_every_route_answers_another_operators_ids_exactly_like_missing_ones(
                 r = other.call(method, path, body, headers=headers)
                 answers.append(normalised(r, which))
             theirs, nobody = answers
-            if public:  # the proof of an ended shoe is public, whoever asks
+            if public:  # whoever asks
                 assert theirs[0] == 200 and nobody[0] == 404, route_key
                 continue
             assert theirs[0] == 404, (route_key, theirs)

@@ -27,6 +27,7 @@ STATUS: dict[str, int] = {
     "concurrent_update": 409,
     "round_settled": 409,
     "round_voided": 409,
+    "proof_pending": 409,
     "void_window_closed": 409,
     "idempotency_in_progress": 409,
     "idempotency_key_reused": 422,
@@ -70,7 +71,10 @@ def status_for(exc: DomainError) -> int:
 
 
 def headers_for(exc: DomainError) -> dict[str, str]:
-    return exc.headers if isinstance(exc, HttpError) else {}
+    headers = dict(exc.headers) if isinstance(exc, HttpError) else {}
+    if exc.retry_after is not None:
+        headers.setdefault("retry-after", str(exc.retry_after))
+    return headers
 
 
 def envelope(

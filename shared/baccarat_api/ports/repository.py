@@ -7,14 +7,17 @@ one conditional write or one transaction, are written once (:mod:`.writes`)."""
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
+    FairnessTotals,
     IdempotencyRecord,
     ProofRecord,
     RoundRecord,
+    ShoeFairness,
     ShoeRecord,
     TableRecord,
 )
@@ -71,6 +74,17 @@ class ShoeHistory:
     unreadable: list[str] = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class FairnessPage:
+    """One read of a table's public fairness summary (:meth:`Repository.fairness`): its totals
+    (``None``: no such table), up to ``limit`` shoes newest first, and whether older ones
+    remain."""
+
+    totals: FairnessTotals | None = None
+    shoes: list[ShoeFairness] = field(default_factory=list)
+    more: bool = False
+
+
 class Repository(StateWrites):
     """The repository port: what the service reads (abstract here, one round trip each, in
     each adapter) and the game-state writes, each one transaction, written once for every
@@ -109,11 +123,6 @@ class Repository(StateWrites):
     def get_round(self, operator_id: str, ref: RoundRef) -> RoundRecord | None: ...
 
     @abstractmethod
-    def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        """The ended shoe's proof item (no operator key needed), or ``None`` while the shoe has
-        not ended."""
-
-    @abstractmethod
     def load(
         self,
         operator_id: str,
@@ -140,3 +149,29 @@ class Repository(StateWrites):
     def chain_head_of(self, operator_id: str, ref: ShoeRef) -> str | None:
         """The shoe's stored bacc-audit-v1 ``chain_head`` alone (the audit's link between
         consecutive shoes), or ``None`` when there is no such shoe."""
+
+    # --- final proofs (service/proofs.py) ---------------------------------------------------
+    @abstractmethod
+    def proof_page(self, shoe_id: str, number: int) -> tuple[ProofRecord | None, bytes | None]:
+        """The proof item and the stored bytes of its page ``number`` (``None``: no such page
+        stored): one round trip (at the documented limits)."""
+
+    @abstractmethod
+    def put_proof_pages(self, shoe_id: str, pages: Sequence[bytes]) -> None:
+        """Store a final proof's pages (canonical JSON without the signature), page ``k`` =
+        ``pages[k-1]``. Plain puts: a second finaliser writes the same bytes."""
+
+    @abstractmethod
+    def open_rounds(self, shoe_id: str) -> list[tuple[int, str | None]]:
+        """(round number, settle-by time) of the shoe's rounds not yet settled or voided, from
+        the sparse ``OpenRounds`` index (eventually consistent, cheap: no round item is read)."""
+
+    @abstractmethod
+    def due_proofs(self, now: str, limit: int) -> list[str]:
+        """Ids of ended shoes whose proof is not final yet, ended by ``now``, at most
+        ``limit``."""
+
+    @abstractmethod
+    def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
+        """The table's fairness totals and up to ``limit`` of its lines, newest first, of shoes
+        numbered below ``before`` (``None``: from the newest)."""

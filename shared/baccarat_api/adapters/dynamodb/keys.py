@@ -7,12 +7,29 @@ State table: everything of one table lives in one partition, under the operator'
                                              sk = SHOE#000001                 shoe 1
                                              sk = SHOE#000001#ROUND#00001     round 1 of shoe 1
     pk = PROOF#<shoe_id>                     sk = PROOF                       public proof (ended)
+                                             sk = PAGE#001#0                  page 1, part 0
+    pk = FAIR#<table_id>                     sk = SHOE#000001                 shoe 1's fairness line
+                                             sk = TOTALS                      the running totals
 
 The ``PROOF#`` partition is the shoe's public side: the proof item, written by the transaction
 that ends the shoe (404 while there is none). The rounds' money lives on the round items only
-(their bets, the money computed at the deal, how they were resolved); a proof reads them with
-one Query of the shoe's items in the operator's partition (``Repository.shoe_history``), the
-proof item naming the operator.
+(their bets, the money computed at the deal, how they were resolved); the finalisation reads
+them with one Query of the shoe's items in the operator's partition
+(``Repository.shoe_history``), the proof item naming the operator. Once the proof is final its
+signed pages are stored there (:mod:`.pages`: each page's canonical JSON in parts of at most
+:data:`~.pages.PART_BYTES`, zlib-compressed, one item per part) and the proof item gets the
+signature (the finalisation's transaction, with the table's ``FAIR#`` items). A page is read
+with one ``BatchGetItem`` (the proof item and the page's parts).
+
+The ``FAIR#`` partition is the table's public side (keyed by table id alone, like ``PROOF#``):
+its totals item, put when the table is created, and one line per final proof; the fairness route
+reads it newest first with one ``Query``.
+
+Until its signature is set, a proof item carries ``due_shard`` = ``FINAL#0``…``FINAL#7`` (by
+table) and ``due_at`` (the shoe's end): the sweep finds proofs to finalise in the ``DueRounds``
+index, next to the rounds due for auto-settlement. A round not yet settled or voided carries
+``open_in`` (its shoe id): the sparse ``OpenRounds`` index lists a shoe's unresolved rounds
+(what keeps its proof pending) without reading them.
 
 Idempotency records (``Idempotency-Key`` of a POST; :mod:`baccarat_api.service.idempotency`)
 live in their own partition per operator and key, are written by the SAME transaction as the
@@ -49,8 +66,11 @@ import hashlib
 #: a table's rounds always land in the same shard; the sweep queries every shard.
 DUE_SHARDS = 8
 DUE_INDEX = "DueRounds"
+#: Sparse index of unresolved rounds by shoe (``open_in`` = the shoe id).
+OPEN_INDEX = "OpenRounds"
 TABLE_SK = "TABLE"
 PROOF_SK = "PROOF"
+TOTALS_SK = "TOTALS"
 IDEM_SK = "IDEM"
 TIER_PK = "TIER"
 
@@ -75,8 +95,25 @@ def idempotency_pk(operator_id: str, key_hash: str) -> str:
     return f"OP#{operator_id}#IDEM#{key_hash}"
 
 
+def _shard(table_id: str) -> int:
+    return int(hashlib.sha256(table_id.encode()).hexdigest()[:8], 16) % DUE_SHARDS
+
+
 def due_shard(table_id: str) -> str:
-    return f"DUE#{int(hashlib.sha256(table_id.encode()).hexdigest()[:8], 16) % DUE_SHARDS}"
+    return f"DUE#{_shard(table_id)}"
+
+
+def final_shard(table_id: str) -> str:
+    """The ``DueRounds`` partition of the table's proofs awaiting finalisation."""
+    return f"FINAL#{_shard(table_id)}"
+
+
+def page_part_sk(page: int, part: int) -> str:
+    return f"PAGE#{page:03d}#{part}"
+
+
+def fairness_pk(table_id: str) -> str:
+    return f"FAIR#{table_id}"
 
 
 def key_pk(key_hash: str) -> str:
@@ -102,6 +139,14 @@ def round_key(
 
 def proof_key(shoe_id: str) -> tuple[str, str]:
     return proof_pk(shoe_id), PROOF_SK
+
+
+def shoe_fairness_key(table_id: str, shoe_number: int) -> tuple[str, str]:
+    return fairness_pk(table_id), shoe_sk(shoe_number)
+
+
+def fairness_totals_key(table_id: str) -> tuple[str, str]:
+    return fairness_pk(table_id), TOTALS_SK
 
 
 def idempotency_key(operator_id: str, key_hash: str) -> tuple[str, str]:
