@@ -94,6 +94,13 @@ class CreateTableRequest(_Strict):
     dragon_table: Literal["seed", "common"] | None = Field(
         default=None, description="dragon pay table the profile allows (default: its first)"
     )
+    rounding: Literal["floor_house_favour", "half_up"] = Field(
+        default="floor_house_favour",
+        description=(
+            "the table's rounding rule for every amount a participant receives "
+            "(docs/api.md, Amounts): floored (the default) or rounded half up"
+        ),
+    )
     settle_deadline_seconds: StrictInt = Field(
         default=DEFAULT_SETTLE_DEADLINE_SECONDS,
         ge=1,

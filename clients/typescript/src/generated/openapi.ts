@@ -402,6 +402,13 @@ export interface components {
              */
             dragon_table?: ("seed" | "common") | null;
             /**
+             * Rounding
+             * @description the table's rounding rule for every amount a participant receives (docs/api.md, Amounts): floored (the default) or rounded half up
+             * @default floor_house_favour
+             * @enum {string}
+             */
+            rounding?: "floor_house_favour" | "half_up";
+            /**
              * Settle Deadline Seconds
              * @description a round dealt with locked bets and not settled this many seconds after the deal is settled by the system (auto_settled: true)
              * @default 60
