@@ -17,7 +17,7 @@ at the top of docs/api.md; this module is its one implementation).
   answer is text, compared line by line (``…`` inside a line: any text; a line ``…``: any
   number of lines).
 * Masked on both sides before comparing: ids (``tbl_…`` keeps its ``_s1_r2``), times, operator
-  keys, bettor refs, UUIDs and hex strings of 8 or more digits — the values that differ from
+  keys, bettor refs, UUIDs, dates and hex strings of 8 or more digits — the values that differ from
   run to run. Cards and money do not: the docs' server draws its secrets from a fixed seed
   (``BACCARAT_DEV_ENTROPY``, :mod:`baccarat_dev.entropy`), so every shoe is the same each run.
 * A ``sh`` block with a ``curl`` command or ``$BACCARAT_URL`` must be ``sh run``
@@ -58,6 +58,7 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bbk_[A-Za-z0-9_-]{43}"), "bk_KEY"),
     (re.compile(r"\bbr_[a-z2-7]{24}"), "br_REF"),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z"), "TIME"),
+    (re.compile(r"(?<![0-9A-Za-z])\d{4}-\d\d-\d\d(?![0-9A-Za-z])"), "DATE"),
     (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "UUID"),
     (re.compile(r"[0-9a-f]{8}-…"), "UUID"),  # a UUID the docs shorten: "da639408-…"
     (re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{8,}(?![0-9A-Za-z])"), "HEX"),

@@ -180,7 +180,7 @@ def test_the_template_schedules_a_least_privilege_sweep() -> None:
     }
     assert "KMS_KEY_ID" not in json.dumps(fn.get("Environment", {}))
     gsi = resources["StateTable"]["Properties"]["GlobalSecondaryIndexes"]
-    assert [g["IndexName"] for g in gsi] == ["DueRounds"]
+    assert [g["IndexName"] for g in gsi] == ["DueRounds", "RoundsByDay"]  # (reconciliation's)
     assert [k["AttributeName"] for k in gsi[0]["KeySchema"]] == ["due_shard", "due_at"]
     makefile = (REPO_ROOT / "Makefile").read_text()
     assert re.search(r"^sweep: .*\n\t.*-m baccarat_api\.jobs\.sweep", makefile, re.MULTILINE)

@@ -174,6 +174,20 @@ def _due(r: RoundRecord) -> Item:
     return {"due_shard": {"S": keys.due_shard(r.table_id)}, "due_at": {"S": r.settle_by}}
 
 
+def _day(r: RoundRecord) -> Item:
+    """Every round: its place in the ``RoundsByDay`` index (the UTC day of its deal, its
+    table's shard; fixed at the deal)."""
+    shard = keys.day_shard(r.operator_id, r.dealt_at[:10], keys.day_shard_of(r.table_id))
+    return {
+        "day_shard": {"S": shard},
+        "day_key": {"S": keys.day_key(r.table_id, r.shoe_number, r.round_number)},
+    }
+
+
+def _round_index_keys(r: RoundRecord) -> Item:
+    return _due(r) | _day(r)
+
+
 #: Every JSON document of a round record (kept in the order written).
 ROUND_DOCUMENTS = frozenset(
     f.name
@@ -188,7 +202,8 @@ SHAPES: dict[type, Shape] = {
         Shape("shoe", ShoeRecord, keys.shoe_key),
         Shape(
             "round", RoundRecord, keys.round_key, ordered_json=ROUND_DOCUMENTS,
-            derived=_due, removed_by={f: ("due_shard", "due_at") for f in ("settled_at", "void")},
+            derived=_round_index_keys,
+            removed_by={f: ("due_shard", "due_at") for f in ("settled_at", "void")},
         ),
         Shape("proof", ProofRecord, keys.proof_key),
         Shape(
