@@ -5,7 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint template typecheck unit suite bench bench-engines build run sweep openapi rng-report clean
+.PHONY: install test lint template typecheck unit suite bench bench-engines build run sweep openapi rng-report clean \
+	sam-local
 
 # SAM CLI (template checks, the build test): no telemetry.
 export SAM_CLI_TELEMETRY := 0
@@ -76,6 +77,13 @@ build: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/sam build --config-file infra/samconfig.toml \
 		--parameter-overrides Architecture=$(ARCH)
 	$(BIN)/python scripts/slim_build.py .aws-sam/build
+
+# `sam local` on a machine with Docker (docs/sam-local.md): the `sam local invoke` line of every
+# event (events/) of every function, with infra/sam-local-env.json, for ARCH (export it as the
+# recipe does; default arm64, like `make build`). Fails when a function, route or job of
+# template.yaml has no event, or the env file does not name exactly each function's variables.
+sam-local: $(STAMP)
+	$(BIN)/baccarat sam-local commands --arch $(ARCH)
 
 # The whole API on http://127.0.0.1:8000 over DynamoDB Local (Amazon's engine; fetched once into
 # .venv/ by scripts/ensure-dynamodb-local.sh, run with Java >= 17) and moto's server for KMS;

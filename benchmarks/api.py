@@ -19,6 +19,8 @@ from contextlib import redirect_stdout
 from dataclasses import dataclass, field
 from typing import Any
 
+from baccarat_api.adapters.dynamodb.codec import item_size
+
 from ._lambda import LambdaContext, LocalAws, http_event, moto_in_memory, percentile, route_of
 
 SHOES = 3
@@ -191,32 +193,6 @@ def latency(aws: LocalAws) -> tuple[list[str], Session]:
 
 
 # --- item sizes ---------------------------------------------------------------------------
-
-
-def item_size(item: dict[str, Any]) -> int:
-    """Bytes by DynamoDB's accounting: attribute names + values (strings and binary by length,
-    numbers ≈ 1 byte per 2 significant digits + 1, maps and lists 3 + their contents)."""
-    return sum(len(name.encode()) + _value_size(v) for name, v in item.items())
-
-
-def _value_size(v: dict[str, Any]) -> int:
-    ((kind, x),) = v.items()
-    if kind == "S":
-        return len(str(x).encode())
-    if kind == "B":
-        return len(x)
-    if kind == "N":
-        digits = str(x).lstrip("-").replace(".", "").strip("0") or "0"
-        return (len(digits) + 1) // 2 + 1
-    if kind in ("BOOL", "NULL"):
-        return 1
-    if kind == "M":
-        return 3 + sum(len(k.encode()) + 1 + _value_size(e) for k, e in x.items())
-    if kind == "L":
-        return 3 + sum(1 + _value_size(e) for e in x)
-    if kind in ("SS", "NS", "BS"):
-        return sum(_value_size({kind[0]: e}) for e in x)
-    return 0
 
 
 _KINDS: tuple[tuple[str, Callable[[str, str], bool]], ...] = (

@@ -10,7 +10,9 @@
    version only (3.11, as the runtime), not on the architecture.
 2. **botocore's API models.** botocore carries the model of every AWS service (≈ 27 MB of the
    ≈ 50 MB dependencies layer); the functions create clients for a few. The services kept are
-   found in the code (every ``client("<service>")`` under shared/, functions/ and infra/) plus
+   found in the shipped code (every ``client("<service>")`` in shared/baccarat and
+   shared/baccarat_api — the SharedLayer's packages, never the development one —, functions/
+   and infra/) plus
    the ones the SDKs need themselves (sts, and xray for the X-Ray SDK); the rest are removed.
 3. Stale ``__pycache__`` directories (from local runs) are removed before compiling.
 
@@ -33,7 +35,8 @@ _CLIENT = re.compile(r"""\.client\(\s*["']([a-z0-9-]+)["']""")
 
 
 def services_used(roots: tuple[Path, ...] = ()) -> frozenset[str]:
-    roots = roots or (REPO_ROOT / "shared", REPO_ROOT / "functions", REPO_ROOT / "infra")
+    shipped = (REPO_ROOT / "shared" / "baccarat", REPO_ROOT / "shared" / "baccarat_api")
+    roots = roots or (*shipped, REPO_ROOT / "functions", REPO_ROOT / "infra")
     found = set(SDK_SERVICES)
     for root in roots:
         for path in root.rglob("*.py"):

@@ -53,3 +53,129 @@ MAX_VOID_NOTE_LENGTH = 256
 #: overrides: ``RATE_LIMIT_PER_SECOND``, ``RATE_LIMIT_BURST`` (rate 0 turns the limiter off).
 RATE_LIMIT_PER_SECOND = 200.0
 RATE_LIMIT_BURST = 400
+
+
+# --- byte budgets ----------------------------------------------------------------------------
+#
+# Every item a round writes, and every answer rendered from it, has a worst case fixed by the
+# limits above. It is computed here, once, from the limits (:func:`worst_case_bytes`); the
+# tests recompute it from real worst-case payloads stored on DynamoDB Local and answered by the
+# handlers (``tests/integration/test_byte_budgets.py``: measured ≤ computed ≤ budget).
+#
+# Layout that keeps it bounded: a round is ONE item (cards, bets, the money computed at the
+# deal, later the settlement's stamp or the void) — at most :data:`MAX_BETS_PER_ROUND` bets and
+# their lines, and one entry per bettor in each per-bettor list or map; an idempotency record
+# of a deal, settlement or void names its round (``round_id``) instead of copying the answer;
+# every such answer is rendered from the round item alone.
+
+#: DynamoDB's limit per item (attribute names + values, UTF-8) and Lambda's per response.
+DYNAMODB_ITEM_BYTES = 400 * 1024
+LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024
+
+#: What the deal checks a round item against, as it will be at its largest (voided, with the
+#: longest note): a round that could exceed it is refused (422 ``round_too_large``, nothing
+#: stored). The computed worst case stays under it, so no accepted request reaches it; the
+#: margin to DynamoDB's limit (50 KiB) absorbs the key attributes and the sparse index's.
+ROUND_ITEM_BUDGET_BYTES = 350 * 1024
+
+#: The longest numbers a round holds, as printed: an accepted amount, balance or personal limit
+#: (0 … :data:`MAX_MONEY`); one bet's win (× at most 100, the pay tables' largest is 50:1) or
+#: net, with its sign; a bettor's or the player-banker's total over every bet of the round
+#: (200 × 100 × :data:`MAX_MONEY`, with a sign); a seat, a level, a line's index.
+_AMOUNT = len(str(MAX_MONEY))
+_WIN = len(str(-100 * MAX_MONEY))
+_TOTAL = len(str(-100 * MAX_BETS_PER_ROUND * MAX_MONEY))
+_SEAT, _LEVEL, _INDEX = len("1000"), len("10000"), len(str(MAX_BETS_PER_ROUND - 1))
+#: ``"bettor_ref"``: ``br_`` + 24 base32 characters (:func:`baccarat.proofdoc.bettor_ref`).
+BETTOR_REF_LENGTH = 27
+#: Longest role (``player_banker``, a line's ``covered_by``), grade, multiplier ("0.95").
+_ROLE, _GRADE, _MULTIPLIER = len("player_banker"), len("lose"), 8
+
+#: Everything of a round item that is neither per bet nor per bettor, at most: keys, ids,
+#: hashes and write ids (≈ 0.9 KiB), the cards and outcome facts (≈ 0.4 KiB), the table's
+#: configuration with its tier (≈ 1.1 KiB), the squeeze plan (≤ 1 KiB: it names at most the
+#: two squeezers), the settlement's header and the house (≈ 0.4 KiB), the void's reason, time
+#: and note (≤ 4 × 256 + 100 bytes). The test measures the real one.
+FIXED_ROUND_BYTES = 8 * 1024
+
+
+def json_bytes(doc: object) -> int:
+    import json
+
+    return len(json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+
+
+def _digits(n: int) -> int:
+    return int("9" * n)
+
+
+def _worst_entry_bytes() -> dict[str, int]:
+    """The longest JSON (bytes, with its separating comma) of each per-bet and per-bettor
+    element of a round item: every id at :data:`MAX_ID_LENGTH`, every number at its longest,
+    the longest bet type, personal limits on every bet type."""
+    from baccarat.bets import BetType
+
+    ident, ref = "x" * MAX_ID_LENGTH, "x" * BETTOR_REF_LENGTH
+    kind = max((t.value for t in BetType), key=len)
+    amount, win, total = _digits(_AMOUNT), -_digits(_WIN - 1), -_digits(_TOTAL - 1)
+    bet = {"bettor_id": ident, "bettor_ref": ref, "role": "spectator", "seat": _digits(_SEAT),
+           "type": kind, "amount": amount, "level": _digits(_LEVEL), "balance": amount,
+           "personal_limits": {t.value: amount for t in BetType}}  # fmt: skip
+    line = {"index": _digits(_INDEX), "bettor_id": ident, "bettor_ref": ref, "type": kind,
+            "stake": amount, "grade": "x" * _GRADE, "multiplier": "x" * _MULTIPLIER,
+            "gross_win": win, "commission": amount, "net": win,
+            "covered_by": "x" * _ROLE}  # fmt: skip
+    participant = {"id": ident, "bettor_ref": ref, "role": "x" * _ROLE, "stake": total,
+                   "gross": total, "commission": total, "net": total}  # fmt: skip
+    keyed = MAX_ID_LENGTH + 4 + _TOTAL  # `"id":n,` — nets, balances_after, the void's nets
+    listed = MAX_ID_LENGTH + 3  # `"id",` — below_min_balance, idle_bettors, previous bettors
+    return {
+        "bet": json_bytes(bet) + 1,
+        "line": json_bytes(line) + 1,
+        # its participant, its net, its balance after, its place in the two eligibility lists,
+        # its net in the void's replaced settlement
+        "bettor": json_bytes(participant) + 1 + 3 * keyed + 2 * listed,
+        "previous_bettor": listed,
+    }
+
+
+#: A shoe item's part that does not grow with its rounds: ids, seeds, rules, the table's
+#: configuration, the sealed secret and ref key, hashes and write ids (≈ 2.5 KiB measured).
+FIXED_SHOE_BYTES = 8 * 1024
+#: One dealt round in the shoe's ``results`` (what the roads need), at its longest.
+_RESULT = {"result": "banker", "player_total": 9, "banker_total": 9, "player_pair": False,
+           "banker_pair": False}  # fmt: skip
+
+
+def worst_case_bytes(profile: str) -> dict[str, int]:
+    """The worst case, in bytes, of what a round of ``profile`` stores and answers, from the
+    limits alone: ``round_item`` (as voided: its largest form), ``deal_response`` /
+    ``settlement_response`` / ``void_response`` / ``round_response`` (JSON bodies),
+    ``lambda_response`` (the body inside Lambda's proxy envelope, every byte escaped at worst
+    as ``\\uXXXX``), ``idempotency_item`` and ``shoe_item`` (every round of a shoe of the most
+    decks dealt, the recent bettors of the idle rule). Bettors per round: every bet's own, plus the
+    player-banker — at profiles where spectators only watch, at most the seats."""
+    from baccarat.cards import CARDS_PER_DECK
+    from baccarat.profiles import PROFILES
+    from baccarat.rules import MAX_DECKS
+
+    p = PROFILES[profile]
+    e = _worst_entry_bytes()
+    bettors = (MAX_BETS_PER_ROUND if p.spectators_may_bet else p.seats) + 1
+    history = 2 * (p.idle_round_limit or 0) * (bettors - 1)  # previous rounds' bettors
+    bets = MAX_BETS_PER_ROUND * (e["bet"] + e["line"])
+    item = FIXED_ROUND_BYTES + bets + bettors * e["bettor"] + history * e["previous_bettor"]
+    deal = FIXED_ROUND_BYTES + MAX_BETS_PER_ROUND * e["bet"]
+    return {
+        "round_item": item,
+        "deal_response": deal,
+        "settlement_response": item,
+        "void_response": item,
+        "round_response": item,
+        "lambda_response": 6 * item,
+        "idempotency_item": 1024,  # key, fingerprint, status, times and the round's id
+        # at least 4 cards a round; the idle rule keeps 2 × its limit rounds of bettors
+        "shoe_item": FIXED_SHOE_BYTES
+        + CARDS_PER_DECK * MAX_DECKS // 4 * (json_bytes(_RESULT) + 1)
+        + history * e["previous_bettor"],
+    }

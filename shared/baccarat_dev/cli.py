@@ -6,6 +6,9 @@ operator admin command, which needs AWS::
     baccarat operator revoke-key OPERATOR_ID KEY_ID       revoke one key (kept, marked revoked)
     baccarat operator list                                operators, their key ids and states
 
+and ``baccarat sam-local …``, the machinery of ``sam local`` on local engines
+(:mod:`baccarat_dev.samlocal`; the recipe is docs/sam-local.md).
+
 A key is printed once, when it is made; only its SHA-256 is stored. Which config table:
 
 * ``--stack NAME`` (or ``BACCARAT_STACK``): a deployed stack's ``ConfigTableName`` output;
@@ -153,6 +156,137 @@ def _cmd_list(args: argparse.Namespace) -> str | dict[str, Any]:
     return "\n".join(lines)
 
 
+def _sam_local(fn: Any) -> Any:
+    """A ``baccarat sam-local`` command: run in the project root; its problems → one line."""
+
+    def wrapped(args: argparse.Namespace) -> Any:
+        from baccarat_dev.samlocal import SamLocalError, project_root
+
+        try:
+            return fn(project_root(), args)
+        except SamLocalError as exc:
+            raise CliError(str(exc)) from None
+
+    return _aws_errors(wrapped)
+
+
+@_sam_local
+def _cmd_sam_setup(root: Any, args: argparse.Namespace) -> int:
+    from baccarat_dev.samlocal import setup
+
+    for line in setup(root):
+        print(line, flush=True)
+    return 0
+
+
+@_sam_local
+def _cmd_sam_take(root: Any, args: argparse.Namespace) -> int:
+    from baccarat_dev.samlocal import take
+
+    lines, ok = take(root, sys.stdin.read())
+    print("\n".join(lines))
+    return 0 if ok else 1
+
+
+@_sam_local
+def _cmd_sam_show(root: Any, args: argparse.Namespace) -> str:
+    from baccarat_dev.samlocal import IDS_FILE, remembered
+
+    ids = remembered(root)
+    if args.name not in ids:
+        raise CliError(f"no {args.name} in {IDS_FILE} yet (`… | baccarat sam-local take` first)")
+    return ids[args.name]
+
+
+@_sam_local
+def _cmd_sam_commands(root: Any, args: argparse.Namespace) -> int:
+    from baccarat_dev.samlocal import check, commands
+
+    problems = check(root)
+    if not args.check_only:
+        print("\n".join(commands(root, args.arch)))
+    for problem in problems:
+        print(f"baccarat sam-local: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+@_sam_local
+def _cmd_sam_env_file(root: Any, args: argparse.Namespace) -> str:
+    from baccarat_dev.samlocal import ENV_FILE, TEMPLATE_FILE, env_file_text
+    from baccarat_dev.template import load
+
+    text = env_file_text(load(root / TEMPLATE_FILE))
+    if args.write:
+        (root / ENV_FILE).write_text(text, encoding="utf-8")
+        return f"wrote {ENV_FILE}"
+    return text.rstrip("\n")
+
+
+@_sam_local
+def _cmd_sam_scaffold(root: Any, args: argparse.Namespace) -> str:
+    from baccarat_dev.samlocal import scaffold
+
+    written = scaffold(root)
+    return "\n".join(f"wrote {f}: give it a realistic body" for f in written) or "nothing missing"
+
+
+@_sam_local
+def _cmd_sam_cfn_answer(root: Any, args: argparse.Namespace) -> str:
+    from baccarat_dev.samlocal import cfn_answer
+
+    return cfn_answer(root, args.name)
+
+
+def _group(sub: Any, name: str, **kwargs: Any) -> Any:
+    """A command of subcommands (``baccarat operator …``, ``baccarat sam-local …``)."""
+    group = sub.add_parser(name, **kwargs)
+    dest = name.replace("-", "_") + "_command"
+    return group.add_subparsers(dest=dest, required=True, parser_class=type(group))
+
+
+def _add_sam_local(sub: Any) -> None:
+    import platform
+
+    cmds = _group(
+        sub,
+        "sam-local",
+        help="sam local on local engines: setup, events, command lines (docs/sam-local.md)",
+        description="The machinery of `sam local` on DynamoDB Local and moto (docs/sam-local.md). "
+        "Run in the project (or below it).",
+    )
+    cmds.add_parser(
+        "setup",
+        help="tables, KMS keys, the custom resources' bucket and the tiers on the local engines "
+        "(AWS_ENDPOINT_URL_DYNAMODB / _KMS / _S3)",
+    ).set_defaults(func=_cmd_sam_setup)
+    cmds.add_parser(
+        "take",
+        help="read an answer on stdin (sam local invoke, baccarat operator create --json): "
+        "summary, ids remembered, events with ids written to .aws-sam/events/",
+    ).set_defaults(func=_cmd_sam_take)
+    show = cmds.add_parser("show", help="print a remembered id (e.g. operator_key)")
+    show.add_argument("name")
+    show.set_defaults(func=_cmd_sam_show)
+    machine = platform.machine().lower()
+    here = "x86_64" if machine in ("x86_64", "amd64") else "arm64"
+    lines = cmds.add_parser(
+        "commands",
+        help="every function's sam local invoke line; exit 1 when an event or variable is missing",
+    )
+    lines.add_argument("--arch", default=os.environ.get("ARCH") or here, help=f"default {here}")
+    lines.add_argument("--check-only", action="store_true", help="the checks, no lines")
+    lines.set_defaults(func=_cmd_sam_commands)
+    env = cmds.add_parser("env-file", help="infra/sam-local-env.json from template.yaml")
+    env.add_argument("--write", action="store_true", help="write it (default: print it)")
+    env.set_defaults(func=_cmd_sam_env_file)
+    cmds.add_parser(
+        "scaffold", help="write the event of every route that has none (then edit its body)"
+    ).set_defaults(func=_cmd_sam_scaffold)
+    cfn = cmds.add_parser("cfn-answer", help="a custom resource's CloudFormation answer (moto S3)")
+    cfn.add_argument("name", help="its event's name, e.g. tiers_seed")
+    cfn.set_defaults(func=_cmd_sam_cfn_answer)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser, sub = core_parser()
     target = argparse.ArgumentParser(add_help=False)
@@ -166,13 +300,13 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--region", help="AWS region (default: the usual AWS settings)")
     target.add_argument("--json", action="store_true", help="print JSON")
 
-    op = sub.add_parser(
+    ops = _group(
+        sub,
         "operator",
         help="manage operators and their API keys (local or AWS)",
         description="Operators and their API keys. A key is shown once; only its SHA-256 is "
         "stored. Revoked keys are kept, marked revoked.",
     )
-    ops = op.add_subparsers(dest="operator_command", required=True, parser_class=type(op))
     c = ops.add_parser("create", parents=[target], help="a new operator and its first key")
     c.add_argument("operator_id", help="lowercase letters, digits and '-' (e.g. acme-casino)")
     c.add_argument("--name", help="display name (default: the id)")
@@ -186,6 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=_cmd_revoke_key)
     ls = ops.add_parser("list", parents=[target], help="operators, their key ids and states")
     ls.set_defaults(func=_cmd_list)
+    _add_sam_local(sub)
     return parser
 
 

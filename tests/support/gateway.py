@@ -8,10 +8,10 @@ context in ``requestContext.authorizer.lambda``. Answers are cached per header v
 
 from __future__ import annotations
 
-import copy
 from functools import cache
 from typing import Any
 
+from baccarat_dev.events import authorizer_event
 from baccarat_dev.template import Route, load
 
 from .stack import Api, LambdaContext, Response, function_module
@@ -31,32 +31,6 @@ def public_route_keys() -> frozenset[str]:
             if event.get("Type") == "HttpApi" and props.get("Auth", {}).get("Authorizer") == "NONE":
                 found.add(f"{props['Method'].upper()} {props['Path']}")
     return frozenset(found)
-
-
-def authorizer_event(request_event: dict[str, Any]) -> dict[str, Any]:
-    """The authorizer v2 event API Gateway sends for a request (given as the v2 event the
-    function would get): same headers, path, route and request context; no body; the identity
-    source's values in ``identitySource``."""
-    ctx = request_event["requestContext"]
-    route_key = request_event["routeKey"]
-    method, _, path = route_key.partition(" ")
-    event = {
-        "version": "2.0",
-        "type": "REQUEST",
-        "routeArn": (
-            f"arn:aws:execute-api:us-east-1:{ctx['accountId']}:{ctx['apiId']}/"
-            f"{ctx['stage']}/{method}{path}"
-        ),
-        "identitySource": [request_event["headers"].get("authorization", "")],
-        "routeKey": route_key,
-        "rawPath": request_event["rawPath"],
-        "rawQueryString": request_event["rawQueryString"],
-        "headers": dict(request_event["headers"]),
-        "requestContext": copy.deepcopy(ctx),
-    }
-    if "pathParameters" in request_event:
-        event["pathParameters"] = dict(request_event["pathParameters"])
-    return event
 
 
 def authorize(event: dict[str, Any]) -> dict[str, Any]:

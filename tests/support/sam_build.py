@@ -1,5 +1,6 @@
 """``sam build`` of template.yaml for this machine's architecture, one way for the build test
-(tests/infra/test_sam_build.py) and the artifact benchmark (benchmarks/artifacts.py)."""
+(tests/infra/test_sam_build.py) and the artifact benchmark (benchmarks/artifacts.py); moto's
+server for the KMS of the built functions (the build test's, the sam local recipe's)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import os
 import platform
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from baccarat_dev.template import REPO_ROOT, TEMPLATE
@@ -38,3 +41,23 @@ def sam_build(build_dir: Path, cache_dir: Path) -> subprocess.CompletedProcess[s
         text=True,
         timeout=1200,
     )  # fmt: skip
+
+
+@contextmanager
+def moto_server() -> Iterator[str]:
+    """moto's server (every service) on a free loopback port, empty: its URL, stopped
+    afterwards. (moto keeps its state per process, shared by every server and ``mock_aws`` of
+    it: a server started after another test's starts from nothing only once reset.)"""
+    import urllib.request
+
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    url = f"http://{host}:{port}"
+    urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/reset", method="POST")).close()
+    try:
+        yield url
+    finally:
+        server.stop()

@@ -10,8 +10,6 @@ import importlib.util
 import json
 import logging
 import re
-import time
-import urllib.parse
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,104 +24,14 @@ from moto import mock_aws
 from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.jobs.seed import add_operator_key, seed_tiers
+from baccarat_dev.events import http_api_event, path_pattern, scheduled_event  # noqa: F401
 from baccarat_dev.template import REPO_ROOT, Route, create_tables, routes
 
 TABLE_NAMES = {"StateTable": "test-state", "ConfigTable": "test-config"}
 TIERS = REPO_ROOT / "infra" / "tiers.json"
 
 
-# --- real HTTP API v2 events -------------------------------------------------------------------
-
-
-def http_api_event(
-    method: str,
-    path: str,
-    route: Route,
-    *,
-    body: Any = None,
-    headers: dict[str, str] | None = None,
-    raw_body: str | None = None,
-    base64_body: bool = False,
-    query: str = "",
-) -> dict[str, Any]:
-    """An API Gateway HTTP API payload v2.0 event, as API Gateway sends it to Lambda."""
-    request_id = base64.b32encode(uuid.uuid4().bytes[:10]).decode().rstrip("=")[:14] + "="
-    all_headers = {
-        "accept": "*/*",
-        "content-type": "application/json",
-        "host": "abcd1234.execute-api.us-east-1.amazonaws.com",
-        "user-agent": "pytest",
-        "x-amzn-trace-id": "Root=1-65f0c0de-0123456789abcdef01234567",
-        "x-forwarded-for": "203.0.113.7",
-        "x-forwarded-port": "443",
-        "x-forwarded-proto": "https",
-    }
-    all_headers.update({k.lower(): v for k, v in (headers or {}).items()})
-    text = raw_body if raw_body is not None else None if body is None else json.dumps(body)
-    if text is not None:
-        all_headers["content-length"] = str(len(text.encode()))
-        if base64_body:
-            text = base64.b64encode(text.encode()).decode()
-    else:
-        all_headers.pop("content-type")
-    names = re.findall(r"{(\w+)}", route.path)
-    values = re.fullmatch(_pattern(route.path), path)
-    assert values is not None
-    event: dict[str, Any] = {
-        "version": "2.0",
-        "routeKey": route.route_key,
-        "rawPath": path,
-        "rawQueryString": query,
-        "headers": all_headers,
-        "requestContext": {
-            "accountId": "123456789012",
-            "apiId": "abcd1234",
-            "domainName": "abcd1234.execute-api.us-east-1.amazonaws.com",
-            "domainPrefix": "abcd1234",
-            "http": {
-                "method": method,
-                "path": path,
-                "protocol": "HTTP/1.1",
-                "sourceIp": "203.0.113.7",
-                "userAgent": "pytest",
-            },
-            "requestId": request_id,
-            "routeKey": route.route_key,
-            "stage": "$default",
-            "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()),
-            "timeEpoch": int(time.time() * 1000),
-        },
-        "isBase64Encoded": base64_body,
-    }
-    if names:
-        event["pathParameters"] = dict(zip(names, values.groups(), strict=True))
-    if query:  # API Gateway sends both; repeated names joined by commas
-        pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
-        event["queryStringParameters"] = {
-            name: ",".join(v for n, v in pairs if n == name) for name, _ in pairs
-        }
-    if text is not None:
-        event["body"] = text
-    return event
-
-
-def _pattern(template_path: str) -> str:
-    return re.sub(r"{\w+}", r"([^/]+)", template_path)
-
-
-def scheduled_event() -> dict[str, Any]:
-    """An EventBridge scheduled event, as the template's ``Schedule`` event source sends it."""
-    return {
-        "version": "0",
-        "id": str(uuid.uuid4()),
-        "detail-type": "Scheduled Event",
-        "source": "aws.events",
-        "account": "123456789012",
-        "time": "2026-01-01T00:00:00Z",
-        "region": "us-east-1",
-        "resources": ["arn:aws:events:us-east-1:123456789012:rule/baccarat-dev-sweep"],
-        "detail": {},
-    }
+# --- real events (one builder: baccarat_dev.events; re-exported here for the tests) -------------
 
 
 def make_due(dynamodb: Any, state_table: str, operator_id: str, table_id: str) -> None:
@@ -161,6 +69,10 @@ class Response:
     headers: dict[str, str]
     function: str
     request_id: str
+    #: The body as the handler answered it (text), and the handler's whole answer (what
+    #: Lambda serialises: the body inside its proxy envelope).
+    text: str = ""
+    lambda_bytes: int = 0
 
     @property
     def error(self) -> dict[str, Any]:
@@ -195,7 +107,7 @@ class Api:
 
     def route(self, method: str, path: str) -> Route:
         for r in self.routes:
-            if r.method == method and re.fullmatch(_pattern(r.path), path):
+            if r.method == method and re.fullmatch(path_pattern(r.path), path):
                 return r
         raise AssertionError(f"no route {method} {path} in template.yaml")
 
@@ -248,6 +160,8 @@ class Api:
             headers=out["headers"],
             function=route.function,
             request_id=event["requestContext"]["requestId"],
+            text=text,
+            lambda_bytes=len(json.dumps(out).encode("utf-8")),
         )
 
     def get(self, path: str, **kw: Any) -> Response:

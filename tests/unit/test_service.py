@@ -429,3 +429,60 @@ def test_a_key_names_its_operator_once_per_cache_lifetime_and_revoked_is_unknown
     assert sum(game.repo.calls.values()) == 0  # the warm container remembers it
     for refused in (revoked, new_key()):
         assert code_of(lambda k=refused: authenticate_key(k, game.repo, cache)) == "unauthorized"
+
+
+# --- byte budgets -----------------------------------------------------------------------------
+
+
+def test_a_round_over_its_byte_budget_is_refused_at_the_deal_and_nothing_is_stored(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worst case of the limits is under the budget (tests/integration/test_byte_budgets.py),
+    so the check is tested by lowering the budget: 422 ``round_too_large``, nothing stored; the
+    same request deals once the budget allows it."""
+    from baccarat_api import limits
+
+    shoe_id = new_shoe(game)
+    before = snapshot(game)
+    monkeypatch.setattr(limits, "ROUND_ITEM_BUDGET_BYTES", 2048)
+    with pytest.raises(DomainError) as err:
+        deal(game, shoe_id, star_city_bets())
+    assert err.value.code == "round_too_large"
+    assert err.value.details["budget"] == 2048 and err.value.details["bytes"] > 2048
+    assert snapshot(game) == before
+    monkeypatch.undo()
+    assert deal(game, shoe_id, star_city_bets()).round_id.endswith("_r1")
+
+
+def test_the_deals_size_estimate_bounds_the_stored_item_even_voided(game: Game) -> None:
+    """What the deal checks (``stored_bytes``) is at least the item as DynamoDB counts it, in
+    its largest form: voided with the longest note."""
+    from baccarat_api import limits
+    from baccarat_api.adapters.dynamodb.codec import item_size, to_item
+    from baccarat_api.service.dealing import stored_bytes
+
+    shoe_id = new_shoe(game)
+    dealt = deal(game, shoe_id, star_city_bets())
+    (record,) = [r for r in game.repo.items.values() if isinstance(r, RoundRecord)]
+    estimate = stored_bytes(record)
+    note = "\U0001f0a1" * limits.MAX_VOID_NOTE_LENGTH  # 4 bytes each
+    void_round(game.repo, OP, dealt.round_id, reason="technical_fault", note=note)
+    (voided,) = [r for r in game.repo.items.values() if isinstance(r, RoundRecord)]
+    assert voided.void is not None
+    assert item_size(to_item(voided)) <= estimate
+
+
+def test_a_whole_shoes_item_stays_within_its_computed_worst_case(game: Game) -> None:
+    """A shoe item grows with its rounds (the roads' results) and the idle rule's recent
+    bettors: dealt to its end at star-city with the same seated bettors every round, it stays
+    under :func:`~baccarat_api.limits.worst_case_bytes`'s ``shoe_item``."""
+    from baccarat_api import limits
+    from baccarat_api.adapters.dynamodb.codec import item_size, to_item
+    from baccarat_api.ports.records import ShoeRecord
+
+    shoe_id = new_shoe(game)
+    while deal(game, shoe_id, star_city_bets()).shoe_status != "ended":
+        pass
+    (shoe,) = [r for r in game.repo.items.values() if isinstance(r, ShoeRecord)]
+    assert shoe.rounds_dealt >= 30 and shoe.recent_bettors
+    assert item_size(to_item(shoe)) <= limits.worst_case_bytes("star-city")["shoe_item"]

@@ -23,6 +23,7 @@ STATUS: dict[str, int] = {
     "shoe_ended": 409,
     "chain_exhausted": 409,
     "round_mismatch": 409,
+    "round_too_large": 422,
     "concurrent_update": 409,
     "round_settled": 409,
     "round_voided": 409,

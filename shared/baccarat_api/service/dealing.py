@@ -26,6 +26,7 @@ botocore's retries), re-reads the round it wrote (one GetItem): if its write id 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
 from typing import Any
 
@@ -36,6 +37,7 @@ from baccarat.profiles import TableConfig
 from baccarat.proofdoc import refs_for
 from baccarat.squeeze import reveal_plan, squeeze_rights
 from baccarat.validation import BetRefused, validate_bets
+from baccarat_api import limits
 from baccarat_api.clock import now, seconds_after
 from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id
 from baccarat_api.ports.records import ENDED, OPEN, RoundRecord, ShoeRecord
@@ -48,7 +50,7 @@ from baccarat_api.service.common import digest
 from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
 from baccarat_api.service.models import DealRequest, RoundOut
-from baccarat_api.service.money import round_money, with_refs
+from baccarat_api.service.money import replaced, round_money, with_refs
 from baccarat_api.service.tables import end_shoe
 from baccarat_api.service.views import round_view
 from baccarat_api.service.writeids import write_id
@@ -191,6 +193,7 @@ def deal_round(
     record = replace(record, round_hash=record_hash(record))
     if nobody:
         record = _settled_at_deal(record)
+    _check_budget(record)
     after = _moved(shoe, rnd, config, bettors, record.round_hash)
     proof = None
     if last:
@@ -210,6 +213,35 @@ def deal_round(
         idempotency.check_duplicate(exc)
         raise lost_race() from None
     return RoundOut.model_validate(round_view(record))
+
+
+def stored_bytes(record: RoundRecord) -> int:
+    """At most the bytes of ``record``'s item at its largest — voided, with the longest note:
+    every field's name and JSON (what the codec stores, a little more), the void added
+    (its ``replaced`` nets and house take, reason, time, note of
+    :data:`~baccarat_api.limits.MAX_VOID_NOTE_LENGTH` characters of up to 4 bytes), and 512
+    bytes for the key and index attributes."""
+    fields = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+    size = sum(len(name) + limits.json_bytes(value) for name, value in fields.items())
+    void = {"reason": "technical_fault", "note": "x" * 4 * limits.MAX_VOID_NOTE_LENGTH,
+            "voided_at": record.created_at, "replaced": replaced(record.money) if record.money
+            else {}}  # fmt: skip
+    return size + limits.json_bytes(void) + 512
+
+
+def _check_budget(record: RoundRecord) -> None:
+    """Refuse (422 ``round_too_large``, nothing stored) a round whose item could outgrow
+    :data:`~baccarat_api.limits.ROUND_ITEM_BUDGET_BYTES`. The worst case of the limits
+    (:func:`~baccarat_api.limits.worst_case_bytes`) is under it, so this never refuses a
+    request within them; it exists for what the limits do not foresee."""
+    size = stored_bytes(record)
+    budget = limits.ROUND_ITEM_BUDGET_BYTES
+    if size > budget:
+        raise DomainError(
+            "round_too_large",
+            f"this round would store {size} bytes, over its budget of {budget}",
+            details={"bytes": size, "budget": budget},
+        )
 
 
 def _settled_at_deal(record: RoundRecord) -> RoundRecord:

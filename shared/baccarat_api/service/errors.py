@@ -25,6 +25,10 @@ CODES: dict[str, tuple[bool, str]] = {
         False,
         "the deal's round_number is not the next round, nor a round dealt with this request",
     ),
+    "round_too_large": (
+        False,
+        "the round would exceed its byte budget as stored (never for bets within the limits)",
+    ),
     "concurrent_update": (True, "another request changed this resource first; retry"),
     "round_settled": (False, "the round is settled; a settled round cannot be voided"),
     "round_voided": (False, "the round is voided; a voided round can never be settled"),

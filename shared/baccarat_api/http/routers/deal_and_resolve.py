@@ -27,6 +27,7 @@ router = APIRouter(route_class=JsonRoute, tags=["rounds"])
         "not_found",
         "shoe_ended",
         "round_mismatch",
+        "round_too_large",
         "concurrent_update",
         *IDEM_ERRORS,
         *(r.value for r in Refusal),
