@@ -71,11 +71,11 @@ def pages(api: Api, query: str) -> list[dict[str, Any]]:
 def test_typed_errors_and_another_operators_day(api: Api) -> None:
     play(api, tables=1, rounds=2)
     bad = api.call("GET", "/v1/rounds", query="from=2026-01-02&to=2026-01-01")
-    assert (bad.status, bad.body["error"]["code"]) == (400, "invalid_range")
+    assert (bad.status, bad.body["error"]["code"]) == (422, "invalid_range")
     bad = api.call("GET", "/v1/rounds", query="cursor=xyz")
-    assert (bad.status, bad.body["error"]["code"]) == (400, "invalid_cursor")
+    assert (bad.status, bad.body["error"]["code"]) == (422, "invalid_cursor")
     bad = api.call("GET", "/v1/reports/daily", query="date=tomorrow")
     assert (bad.status, bad.body["error"]["code"]) == (400, "invalid_request")
     bad = api.call("GET", "/v1/reports/daily", query="date=2026-02-30")
-    assert (bad.status, bad.body["error"]["code"]) == (400, "invalid_range")
+    assert (bad.status, bad.body["error"]["code"]) == (422, "invalid_range")
     assert api.call("GET", "/v1/rounds", key=False).status == 401

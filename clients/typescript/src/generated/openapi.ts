@@ -2643,7 +2643,7 @@ export interface operations {
                     "application/json": components["schemas"]["RoundListOut"];
                 };
             };
-            /** @description error codes: invalid_cursor, invalid_range, invalid_request */
+            /** @description error codes: invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2663,6 +2663,15 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_cursor, invalid_range */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2720,7 +2729,7 @@ export interface operations {
                     "application/json": components["schemas"]["DailyReportOut"];
                 };
             };
-            /** @description error codes: invalid_range, invalid_request */
+            /** @description error codes: invalid_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2740,6 +2749,15 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_range */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
