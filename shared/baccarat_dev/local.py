@@ -266,6 +266,14 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             f"KMS                  moto at {server.moto_url}",
             f"tables               {server.tables['StateTable']}, {server.tables['ConfigTable']}",
         ]
+        seed = os.environ.get("BACCARAT_DEV_ENTROPY")
+        if seed:  # the docs runner: the same shoes every run (baccarat_dev.entropy)
+            from baccarat_api.runtime import get_runtime
+            from baccarat_dev.entropy import SeededVault
+
+            runtime = get_runtime()
+            runtime.vault = SeededVault(runtime.vault, seed)  # type: ignore[assignment]
+            lines.append("entropy              fixed (BACCARAT_DEV_ENTROPY): demo shoes only")
         # the stand-in for AutoSettleFunction's schedule: auto-settle what is due, every minute
         every = float(os.environ.get("BACCARAT_SWEEP_SECONDS", "60"))
         if every > 0:
@@ -280,6 +288,8 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from baccarat_api.http.routers import all_routers
 
         app = create_app(*all_routers(), docs=True)
+        # make sweep / the admin CLI against this engine: AWS_ENDPOINT_URL=$BACCARAT_DYNAMODB
+        dynamodb_export = f" BACCARAT_DYNAMODB={server.dynamodb_url}" if server else ""
         url = f"http://{args.host}:{args.port}"
         print(
             f"\n  Baccarat engine API  {url}\n"
@@ -287,7 +297,7 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             + f"  operator key         {banner_key}\n"
             f"  docs                 {url}/docs\n"
             f"  operators, keys      {admin}\n\n"
-            f"  export BACCARAT_URL={url} KEY={banner_key}\n"
+            f"  export BACCARAT_URL={url} KEY={banner_key}{dynamodb_export}\n"
             f'  curl -s -H "Authorization: Bearer $KEY" $BACCARAT_URL/v1/tiers\n\n'
             f"  Ctrl-C stops everything.\n",
             flush=True,

@@ -56,6 +56,10 @@ EXPECTED: dict[str, tuple[int, int]] = {
     # one shoe per audit: GetItem table + Query of the shoe's items (+ for a shoe after the
     # first, a projected GetItem of the previous shoe's head: 3), however long the history
     "GET /v1/tables/{table_id}/audit": (2, 0),
+    # reconciliation (RoundsByDay: 32 shards per operator and day): a table's rounds of a day
+    # are one shard (one Query per page); the daily report reads every shard once (per page)
+    "GET /v1/rounds?table_id=": (1, 0),
+    "GET /v1/reports/daily": (32, 0),
 }
 BUDGET = {
     "rounds": 2,
@@ -67,9 +71,10 @@ BUDGET = {
     "audit": 3,
     "proof": 1,
     "rounds (replay)": 2,
+    "reports": 32,
 }
 #: Markers that replace a broader one for their routes.
-INSTEAD = {"audit": "GET", "proof": "GET", "rounds (replay)": "replay"}
+INSTEAD = {"audit": "GET", "proof": "GET", "rounds (replay)": "replay", "reports": "GET"}
 
 
 @pytest.fixture

@@ -30,19 +30,21 @@ BODIES: dict[str, Callable[[], Any]] = {
 }
 #: Routes that name no operator resource (nothing to walk).
 NO_ID = {"GET /v1/tiers", "POST /v1/tables", "GET /verify", "GET /v1/signing-keys"}
+#: Routes that list the caller's own resources (their isolation: the test below the walk).
+LISTINGS = {"GET /v1/rounds", "GET /v1/reports/daily"}
 PARAMS = ("table_id", "shoe_id", "round_id")
 
 
 def walked_routes() -> list[str]:
     keys = sorted({r.route_key for r in routes()})
     for key in keys:
-        if key in NO_ID:
+        if key in NO_ID or key in LISTINGS:
             continue
         names = set(re.findall(r"{(\w+)}", key))
         assert names and names <= set(PARAMS), f"teach the tenancy walk {key!r}"
         if key.startswith("POST "):
             assert key in BODIES, f"teach the tenancy walk a valid body for {key!r}"
-    return [k for k in keys if k not in NO_ID]
+    return [k for k in keys if k not in NO_ID and k not in LISTINGS]
 
 
 def operator_items(stack: Stack, operator_id: str) -> list[Any]:
@@ -114,6 +116,20 @@ def test_every_route_answers_another_operators_ids_exactly_like_missing_ones(
             assert theirs == nobody, route_key
     # nothing of operator A changed, whatever B sent
     assert operator_items(stack, "operator-a") == before
+
+
+def test_the_reconciliation_listings_show_the_callers_rounds_alone(api: Api, stack: Stack) -> None:
+    ids = a_world(api, finished=True)
+    day = "date=" + api.get(f"/v1/rounds/{ids['round_id']}").body["dealt_at"][:10]
+    mine = api.get("/v1/reports/daily", query=day).body
+    assert mine["total"]["rounds"] == 1
+    other = Api(stack.key_b)
+    theirs = other.get("/v1/reports/daily", query=day).body
+    assert theirs["total"]["rounds"] == 0 and theirs["tables"] == []
+    for query in (f"table_id={ids['table_id']}", f"table_id={nobodys(ids)['table_id']}", ""):
+        listed = other.get("/v1/rounds", query=query)
+        assert listed.status == 200 and listed.body == {"rounds": [], "next_cursor": None}
+    assert len(api.get("/v1/rounds", query=f"table_id={ids['table_id']}").body["rounds"]) == 1
 
 
 def test_an_idempotency_key_is_never_shared_between_operators(api: Api, stack: Stack) -> None:

@@ -142,3 +142,13 @@ def _walk_trust_routes(api: Client, run: Callable[[str, Callable[[], Response]],
         "GET /v1/tables/{table_id}/audit",
         lambda: api.get(f"/v1/tables/{table['table_id']}/audit"),
     )
+    # reconciliation: one table's rounds of a day are one Query of its RoundsByDay shard; the
+    # whole day (the report, or a listing of every table) one Query per shard (and per page)
+    run(
+        "GET /v1/rounds?table_id=",
+        lambda: api.get("/v1/rounds", query=f"table_id={table['table_id']}"),
+    )
+    run(
+        "GET /v1/reports/daily",
+        lambda: api.get("/v1/reports/daily", query=f"date={dealt['dealt_at'][:10]}"),
+    )

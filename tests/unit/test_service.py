@@ -101,6 +101,31 @@ def test_an_unknown_tier_is_an_invalid_table_and_stores_nothing(game: Game) -> N
     assert snapshot(game) == before
 
 
+def test_a_table_chooses_its_rounding_rule_and_every_settlement_applies_it(game: Game) -> None:
+    """Banker 1,000 wins 950 at a house star-city table; 1% of +950 leaves 940.5: floored to 940
+    by default, 941 at a ``half_up`` table; either way Σ nets + house take = 0."""
+    bets = [
+        {"bettor_id": "alice", "role": "seated", "seat": 1, "type": "banker", "amount": 1000,
+         "balance": 50_000},
+        {"bettor_id": "bob", "role": "seated", "seat": 2, "type": "player", "amount": 1000,
+         "balance": 50_000},
+    ]  # fmt: skip
+    for rounding, alice_net in (("floor_house_favour", 940), ("half_up", 941)):
+        shoe_id = new_shoe(game, rounding=rounding)
+        table = reading.get_table(game.repo, OP, parse_shoe_id(shoe_id).table_id)  # type: ignore[union-attr]
+        assert table.rounding == rounding
+        for _ in range(30):
+            dealt = deal(game, shoe_id, bets)
+            if dealt.result == "banker":
+                break
+            settle_round(game.repo, OP, dealt.round_id)
+        assert dealt.result == "banker"
+        out = settle_round(game.repo, OP, dealt.round_id)
+        assert out.rounding == rounding
+        assert out.nets == {"alice": alice_net, "bob": -1000}
+        assert sum(out.nets.values()) + out.house.take == 0
+
+
 # --- deal -------------------------------------------------------------------------------------
 
 

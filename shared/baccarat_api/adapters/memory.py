@@ -36,6 +36,7 @@ from baccarat_api.ports.records import (
 )
 from baccarat_api.ports.repository import (
     ConditionFailed,
+    DayPosition,
     FairnessPage,
     OutcomeUnknown,
     Repository,
@@ -231,6 +232,37 @@ class MemoryRepository(Repository):
             key=lambda r: r.settle_by,
         )
         return [(r.operator_id, r.ref) for r in due if r.settle_by <= now][:limit]
+
+    def day_rounds(
+        self,
+        operator_id: str,
+        day: str,
+        *,
+        table_id: str | None = None,
+        after: DayPosition | None = None,
+        limit: int,
+        queries: int,
+    ) -> tuple[list[RoundRecord], DayPosition | None]:
+        """One shard (0), ordered like the DynamoDB index's shards: table, shoe, round."""
+        self.calls["query"] += 1
+
+        def key(r: RoundRecord) -> str:
+            return f"{r.table_id}#{r.shoe_number:06d}#{r.round_number:05d}"
+
+        rounds = sorted(
+            (
+                r
+                for r in self._all(RoundRecord)
+                if r.operator_id == operator_id
+                and r.dealt_at[:10] == day
+                and (table_id is None or r.table_id == table_id)
+                and (after is None or key(r) > after[1])
+            ),
+            key=key,
+        )
+        if len(rounds) > limit:
+            return rounds[:limit], (0, key(rounds[limit - 1]))
+        return rounds, None
 
     def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:
         self.calls["query"] += 1

@@ -32,6 +32,8 @@ STATUS: dict[str, int] = {
     "idempotency_in_progress": 409,
     "idempotency_key_reused": 422,
     "invalid_table": 422,
+    "invalid_cursor": 422,
+    "invalid_range": 422,
     "payload_too_large": 413,
     "rate_limited": 429,
     "internal_error": 500,

@@ -85,6 +85,10 @@ class FairnessPage:
     more: bool = False
 
 
+#: Where a listing of a day's rounds stopped: (shard, the last round's index key); adapter-made.
+DayPosition = tuple[int, str]
+
+
 class Repository(StateWrites):
     """The repository port: what the service reads (abstract here, one round trip each, in
     each adapter) and the game-state writes, each one transaction, written once for every
@@ -139,6 +143,23 @@ class Repository(StateWrites):
     @abstractmethod
     def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
         """(operator id, round) of rounds with locked bets due by ``now``, at most ``limit``."""
+
+    @abstractmethod
+    def day_rounds(
+        self,
+        operator_id: str,
+        day: str,
+        *,
+        table_id: str | None = None,
+        after: DayPosition | None = None,
+        limit: int,
+        queries: int,
+    ) -> tuple[list[RoundRecord], DayPosition | None]:
+        """The operator's rounds dealt on the UTC ``day`` (``YYYY-MM-DD``; only ``table_id``'s
+        with it), in a stable order — each table's in play order —, from just after ``after``:
+        at most ``limit`` rounds and ``queries`` reads. Returns them and the position to go on
+        from (``None``: the day has no more). Positions are the adapter's; the caller only
+        hands them back."""
 
     @abstractmethod
     def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:

@@ -50,6 +50,8 @@ CODES: dict[str, tuple[bool, str]] = {
         "this Idempotency-Key was used for another request; use a new key",
     ),
     "invalid_table": (False, "the table configuration is refused (see message)"),
+    "invalid_cursor": (False, "the cursor is malformed or belongs to another query"),
+    "invalid_range": (False, "from/to is not a range of at most 31 days, to after from"),
     "payload_too_large": (False, "the request body is too large"),
     "rate_limited": (True, "too many requests for this operator; see Retry-After"),
     "internal_error": (False, "an unexpected error on our side"),

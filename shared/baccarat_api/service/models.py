@@ -94,6 +94,13 @@ class CreateTableRequest(_Strict):
     dragon_table: Literal["seed", "common"] | None = Field(
         default=None, description="dragon pay table the profile allows (default: its first)"
     )
+    rounding: Literal["floor_house_favour", "half_up"] = Field(
+        default="floor_house_favour",
+        description=(
+            "the table's rounding rule for every amount a participant receives "
+            "(docs/api.md, Amounts): floored (the default) or rounded half up"
+        ),
+    )
     settle_deadline_seconds: StrictInt = Field(
         default=DEFAULT_SETTLE_DEADLINE_SECONDS,
         ge=1,
@@ -650,3 +657,69 @@ class AuditOut(_Strict):
     settlements_checked: int
     first_break: AuditBreakOut | None
     breaks: list[AuditBreakOut] = Field(description="every break found (at most 100)")
+
+
+# --- reconciliation (GET /v1/rounds, GET /v1/reports/daily) -----------------------------------
+
+RoundStatus = Literal["dealt", "settled", "auto_settled", "voided"]
+
+
+class RoundSummaryOut(_Strict):
+    """One round as reconciliation sees it: its state and its money."""
+
+    round_id: str
+    table_id: str
+    shoe_id: str
+    round_number: int
+    status: RoundStatus = Field(
+        description="dealt (not resolved yet), settled (by a call), auto_settled (by the "
+        "system after the table's deadline), voided"
+    )
+    dealt_at: str
+    resolved_at: str | None = Field(description="when it was settled or voided")
+    result: Literal["player", "banker", "tie"]
+    lines: int = Field(description="bet lines")
+    staked: int = Field(description="Σ stakes (a void returned them)")
+    commission: int = Field(description="every commission of the round (0 unless settled)")
+    house_take: int = Field(description="the house's take (0 unless settled)")
+    nets: dict[str, int] = Field(
+        description="participant → net applied to its wallet (all 0 until settled, and when "
+        "voided); bettors in the order of their first bet, then the player-banker"
+    )
+
+
+class RoundListOut(_Strict):
+    rounds: list[RoundSummaryOut]
+    next_cursor: str | None = Field(
+        description="pass as ?cursor= for the next page; null: no more. A page may be short "
+        "(even empty) and still have a next_cursor"
+    )
+
+
+class ReportTotalsOut(_Strict):
+    rounds: int = Field(description="rounds dealt that day")
+    dealt: int = Field(description="of which not resolved yet")
+    settled: int = Field(description="of which settled by a call")
+    auto_settled: int = Field(description="of which settled by the system")
+    voided: int
+    staked: int = Field(description="Σ stakes of the settled rounds (voids returned theirs)")
+    paid: int = Field(description="Σ of the participants' positive nets (what wallets got)")
+    collected: int = Field(description="Σ of the participants' negative nets, as a positive sum")
+    commission: int = Field(description="Σ of the settled rounds' commission")
+    house_take: int = Field(description="Σ of the settled rounds' house take = collected - paid")
+    nets: dict[str, int] = Field(
+        description="participant → Σ of its nets (bettors and player-bankers by id)"
+    )
+
+
+class ReportTableOut(ReportTotalsOut):
+    table_id: str
+
+
+class DailyReportOut(_Strict):
+    date: str = Field(description="the UTC day: every round dealt on it, however resolved")
+    final: bool = Field(
+        description="no round of the day is still unresolved: the report will not change"
+    )
+    tables: list[ReportTableOut] = Field(description="per table with rounds that day, by id")
+    total: ReportTotalsOut

@@ -267,6 +267,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operator's rounds dealt in a time range: state and money, paged (reconciliation) */
+        get: operations["list_rounds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per table and in total: every round dealt on a UTC day, by state, and its money */
+        get: operations["daily_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -442,6 +476,13 @@ export interface components {
              */
             dragon_table?: ("seed" | "common") | null;
             /**
+             * Rounding
+             * @description the table's rounding rule for every amount a participant receives (docs/api.md, Amounts): floored (the default) or rounded half up
+             * @default floor_house_favour
+             * @enum {string}
+             */
+            rounding?: "floor_house_favour" | "half_up";
+            /**
              * Settle Deadline Seconds
              * @description a round dealt with locked bets and not settled this many seconds after the deal is settled by the system (auto_settled: true)
              * @default 60
@@ -453,6 +494,25 @@ export interface components {
              * @default 120
              */
             void_window_seconds?: number;
+        };
+        /** DailyReportOut */
+        DailyReportOut: {
+            /**
+             * Date
+             * @description the UTC day: every round dealt on it, however resolved
+             */
+            date: string;
+            /**
+             * Final
+             * @description no round of the day is still unresolved: the report will not change
+             */
+            final: boolean;
+            /**
+             * Tables
+             * @description per table with rounds that day, by id
+             */
+            tables: components["schemas"]["ReportTableOut"][];
+            total: components["schemas"]["ReportTotalsOut"];
         };
         /** DealRequest */
         DealRequest: {
@@ -936,6 +996,122 @@ export interface components {
             /** House Take */
             house_take: number;
         };
+        /** ReportTableOut */
+        ReportTableOut: {
+            /**
+             * Rounds
+             * @description rounds dealt that day
+             */
+            rounds: number;
+            /**
+             * Dealt
+             * @description of which not resolved yet
+             */
+            dealt: number;
+            /**
+             * Settled
+             * @description of which settled by a call
+             */
+            settled: number;
+            /**
+             * Auto Settled
+             * @description of which settled by the system
+             */
+            auto_settled: number;
+            /** Voided */
+            voided: number;
+            /**
+             * Staked
+             * @description Σ stakes of the settled rounds (voids returned theirs)
+             */
+            staked: number;
+            /**
+             * Paid
+             * @description Σ of the participants' positive nets (what wallets got)
+             */
+            paid: number;
+            /**
+             * Collected
+             * @description Σ of the participants' negative nets, as a positive sum
+             */
+            collected: number;
+            /**
+             * Commission
+             * @description Σ of the settled rounds' commission
+             */
+            commission: number;
+            /**
+             * House Take
+             * @description Σ of the settled rounds' house take = collected - paid
+             */
+            house_take: number;
+            /**
+             * Nets
+             * @description participant → Σ of its nets (bettors and player-bankers by id)
+             */
+            nets: {
+                [key: string]: number;
+            };
+            /** Table Id */
+            table_id: string;
+        };
+        /** ReportTotalsOut */
+        ReportTotalsOut: {
+            /**
+             * Rounds
+             * @description rounds dealt that day
+             */
+            rounds: number;
+            /**
+             * Dealt
+             * @description of which not resolved yet
+             */
+            dealt: number;
+            /**
+             * Settled
+             * @description of which settled by a call
+             */
+            settled: number;
+            /**
+             * Auto Settled
+             * @description of which settled by the system
+             */
+            auto_settled: number;
+            /** Voided */
+            voided: number;
+            /**
+             * Staked
+             * @description Σ stakes of the settled rounds (voids returned theirs)
+             */
+            staked: number;
+            /**
+             * Paid
+             * @description Σ of the participants' positive nets (what wallets got)
+             */
+            paid: number;
+            /**
+             * Collected
+             * @description Σ of the participants' negative nets, as a positive sum
+             */
+            collected: number;
+            /**
+             * Commission
+             * @description Σ of the settled rounds' commission
+             */
+            commission: number;
+            /**
+             * House Take
+             * @description Σ of the settled rounds' house take = collected - paid
+             */
+            house_take: number;
+            /**
+             * Nets
+             * @description participant → Σ of its nets (bettors and player-bankers by id)
+             */
+            nets: {
+                [key: string]: number;
+            };
+        };
         /**
          * Role
          * @enum {string}
@@ -1025,6 +1201,16 @@ export interface components {
             round_hash: string;
             settlement: components["schemas"]["SettlementOut"] | null;
         };
+        /** RoundListOut */
+        RoundListOut: {
+            /** Rounds */
+            rounds: components["schemas"]["RoundSummaryOut"][];
+            /**
+             * Next Cursor
+             * @description pass as ?cursor= for the next page; null: no more. A page may be short (even empty) and still have a next_cursor
+             */
+            next_cursor: string | null;
+        };
         /** RoundOut */
         RoundOut: {
             /** Round Id */
@@ -1107,6 +1293,65 @@ export interface components {
              * @description bacc-audit-v1 hash of this round record (as dealt)
              */
             round_hash: string;
+        };
+        /**
+         * RoundSummaryOut
+         * @description One round as reconciliation sees it: its state and its money.
+         */
+        RoundSummaryOut: {
+            /** Round Id */
+            round_id: string;
+            /** Table Id */
+            table_id: string;
+            /** Shoe Id */
+            shoe_id: string;
+            /** Round Number */
+            round_number: number;
+            /**
+             * Status
+             * @description dealt (not resolved yet), settled (by a call), auto_settled (by the system after the table's deadline), voided
+             * @enum {string}
+             */
+            status: "dealt" | "settled" | "auto_settled" | "voided";
+            /** Dealt At */
+            dealt_at: string;
+            /**
+             * Resolved At
+             * @description when it was settled or voided
+             */
+            resolved_at: string | null;
+            /**
+             * Result
+             * @enum {string}
+             */
+            result: "player" | "banker" | "tie";
+            /**
+             * Lines
+             * @description bet lines
+             */
+            lines: number;
+            /**
+             * Staked
+             * @description Σ stakes (a void returned them)
+             */
+            staked: number;
+            /**
+             * Commission
+             * @description every commission of the round (0 unless settled)
+             */
+            commission: number;
+            /**
+             * House Take
+             * @description the house's take (0 unless settled)
+             */
+            house_take: number;
+            /**
+             * Nets
+             * @description participant → net applied to its wallet (all 0 until settled, and when voided); bettors in the order of their first bet, then the player-banker
+             */
+            nets: {
+                [key: string]: number;
+            };
         };
         /** RulesOut */
         RulesOut: {
@@ -2679,6 +2924,188 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_rounds: {
+        parameters: {
+            query?: {
+                /** @description only this table's rounds */
+                table_id?: string | null;
+                /** @description dealt at or after: a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z) */
+                from?: string | null;
+                /** @description dealt before: a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z) (default: the end of from's day) */
+                to?: string | null;
+                /** @description only rounds in this state */
+                status?: ("dealt" | "settled" | "auto_settled" | "voided") | null;
+                /** @description next_cursor of the previous page */
+                cursor?: string | null;
+                /** @description rounds per page at most */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundListOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_cursor, invalid_range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    daily_report: {
+        parameters: {
+            query: {
+                /** @description the UTC day, YYYY-MM-DD */
+                date: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyReportOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_range */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

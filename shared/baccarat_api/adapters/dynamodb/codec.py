@@ -188,6 +188,20 @@ def _proof_due(p: ProofRecord) -> Item:
     return {"due_shard": {"S": keys.final_shard(p.table_id)}, "due_at": {"S": p.ended_at}}
 
 
+def _day(r: RoundRecord) -> Item:
+    """Every round: its place in the ``RoundsByDay`` index (the UTC day of its deal, its
+    table's shard; fixed at the deal)."""
+    shard = keys.day_shard(r.operator_id, r.dealt_at[:10], keys.day_shard_of(r.table_id))
+    return {
+        "day_shard": {"S": shard},
+        "day_key": {"S": keys.day_key(r.table_id, r.shoe_number, r.round_number)},
+    }
+
+
+def _round_index_keys(r: RoundRecord) -> Item:
+    return _round_indexes(r) | _day(r)
+
+
 #: Every JSON document of a round record (kept in the order written).
 ROUND_DOCUMENTS = frozenset(
     f.name
@@ -202,7 +216,7 @@ SHAPES: dict[type, Shape] = {
         Shape("shoe", ShoeRecord, keys.shoe_key),
         Shape(
             "round", RoundRecord, keys.round_key, ordered_json=ROUND_DOCUMENTS,
-            derived=_round_indexes,
+            derived=_round_index_keys,
             removed_by={f: ("due_shard", "due_at", "open_in") for f in ("settled_at", "void")},
         ),
         Shape(

@@ -41,6 +41,12 @@ A round dealt with locked bets carries ``due_shard`` (``DUE#0``…``DUE#7``, by 
 ``due_at`` (its settle-by time) until it is settled or voided: the sparse GSI ``DueRounds``
 (template.yaml) holds exactly the rounds the auto-settlement sweep may have to settle.
 
+Every round also carries ``day_shard`` (``OP#<operator>#DAY#<YYYY-MM-DD>#<NN>``: the UTC day it
+was dealt, and one of 32 shards by table) and ``day_key`` (``<table_id>#<shoe 6>#<round 5>``):
+the GSI ``RoundsByDay`` (reconciliation: ``GET /v1/rounds``, ``GET /v1/reports/daily``) lists
+an operator's rounds of one day, a table's rounds in play order, spread over 32 partitions per
+operator and day (docs/scaling.md). Both are fixed at the deal: the round never moves.
+
 Ids carry the table id and the shoe and round numbers, so every read is one ``GetItem`` on a
 key built from the caller's operator id and the path: another operator's id misses exactly like
 an unknown one. Ordered sort keys keep a table's shoes and rounds in play order for later
@@ -68,6 +74,9 @@ DUE_SHARDS = 8
 DUE_INDEX = "DueRounds"
 #: Sparse index of unresolved rounds by shoe (``open_in`` = the shoe id).
 OPEN_INDEX = "OpenRounds"
+#: Partitions per operator and UTC day of the ``RoundsByDay`` index (a table's rounds in one).
+DAY_SHARDS = 32
+DAY_INDEX = "RoundsByDay"
 TABLE_SK = "TABLE"
 PROOF_SK = "PROOF"
 TOTALS_SK = "TOTALS"
@@ -95,8 +104,12 @@ def idempotency_pk(operator_id: str, key_hash: str) -> str:
     return f"OP#{operator_id}#IDEM#{key_hash}"
 
 
+def _bucket(table_id: str, buckets: int) -> int:
+    return int(hashlib.sha256(table_id.encode()).hexdigest()[:8], 16) % buckets
+
+
 def _shard(table_id: str) -> int:
-    return int(hashlib.sha256(table_id.encode()).hexdigest()[:8], 16) % DUE_SHARDS
+    return _bucket(table_id, DUE_SHARDS)
 
 
 def due_shard(table_id: str) -> str:
@@ -114,6 +127,24 @@ def page_part_sk(page: int, part: int) -> str:
 
 def fairness_pk(table_id: str) -> str:
     return f"FAIR#{table_id}"
+
+
+def day_shard_of(table_id: str) -> int:
+    """The ``RoundsByDay`` shard of a table's rounds (the same every day)."""
+    return _bucket(table_id, DAY_SHARDS)
+
+
+def day_shard(operator_id: str, day: str, shard: int) -> str:
+    return f"OP#{operator_id}#DAY#{day}#{shard:02d}"
+
+
+def day_key(table_id: str, shoe_number: int, round_number: int) -> str:
+    return f"{table_id}#{shoe_number:06d}#{round_number:05d}"
+
+
+def parse_day_key(key: str) -> tuple[str, int, int]:
+    table_id, shoe, round_ = key.split("#")
+    return table_id, int(shoe), int(round_)
 
 
 def key_pk(key_hash: str) -> str:

@@ -33,6 +33,7 @@ from baccarat_api.ports.records import (
 )
 from baccarat_api.ports.repository import (
     ConditionFailed,
+    DayPosition,
     FairnessPage,
     Repository,
     ShoeHistory,
@@ -309,6 +310,60 @@ class DynamoRepository(Repository):
             if len(out) >= limit:
                 break
         return out[:limit]
+
+    def day_rounds(
+        self,
+        operator_id: str,
+        day: str,
+        *,
+        table_id: str | None = None,
+        after: DayPosition | None = None,
+        limit: int,
+        queries: int,
+    ) -> tuple[list[RoundRecord], DayPosition | None]:
+        """Shard by shard of the ``RoundsByDay`` index (only the table's shard with
+        ``table_id``), each in ``day_key`` order (a table's rounds in play order): one ``Query``
+        per shard and page, at most ``queries``. Eventually consistent (a GSI): a round dealt a
+        moment ago may show up a moment later."""
+        shards = [keys.day_shard_of(table_id)] if table_id else list(range(keys.DAY_SHARDS))
+        if after is not None:
+            shards = [s for s in shards if s >= after[0]]
+        out: list[RoundRecord] = []
+        for shard in shards:
+            last = after[1] if after is not None and after[0] == shard else ""
+            while True:
+                if len(out) >= limit or queries <= 0:
+                    return out, (shard, last)
+                args: dict[str, Any] = {
+                    "TableName": self.state,
+                    "IndexName": keys.DAY_INDEX,
+                    "KeyConditionExpression": "day_shard = :p",
+                    "ExpressionAttributeValues": {
+                        ":p": {"S": keys.day_shard(operator_id, day, shard)}
+                    },
+                    "Limit": limit - len(out),
+                }
+                if table_id:
+                    args["KeyConditionExpression"] += " AND begins_with(day_key, :t)"
+                    args["ExpressionAttributeValues"][":t"] = {"S": f"{table_id}#"}
+                if last:
+                    t, shoe, rnd = keys.parse_day_key(last)
+                    pk, sk = keys.round_key(operator_id, t, shoe, rnd)
+                    args["ExclusiveStartKey"] = {
+                        "pk": {"S": pk},
+                        "sk": {"S": sk},
+                        "day_shard": {"S": keys.day_shard(operator_id, day, shard)},
+                        "day_key": {"S": last},
+                    }
+                queries -= 1
+                with mapped_errors("rounds of a day"):
+                    page = self.client.query(**args)
+                for item in page.get("Items", []):
+                    out.append(from_item(RoundRecord, item))
+                    last = str(item["day_key"]["S"])
+                if "LastEvaluatedKey" not in page:
+                    break
+        return out, None
 
     def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
         """Rounds with locked bets whose settle-by time is at or before ``now``."""

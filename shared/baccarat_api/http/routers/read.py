@@ -15,9 +15,12 @@ from baccarat_api.ids import SHOE_NUMBER
 from baccarat_api.service import proofs, reading
 from baccarat_api.service.models import (
     AuditOut,
+    DailyReportOut,
     FairnessOut,
     ProofPageOut,
     RoundDetailOut,
+    RoundListOut,
+    RoundStatus,
     ShoeStateOut,
     SigningKeysOut,
     TableOut,
@@ -197,3 +200,65 @@ def audit_table(
     from baccarat_api.service.audit import audit_table
 
     return audit_table(rt.repo, operator, table_id, int(shoe) if shoe else None, checkpoint)
+
+
+# --- reconciliation ----------------------------------------------------------------------------
+
+DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+INSTANT = "a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z)"
+
+
+@router.get(
+    "/v1/rounds",
+    response_model=RoundListOut,
+    operation_id="list_rounds",
+    summary="The operator's rounds dealt in a time range: state and money, paged (reconciliation)",
+    responses=errors("unauthorized", "invalid_range", "invalid_cursor"),
+)
+def list_rounds(
+    operator: OperatorId,
+    rt: Rt,
+    table_id: Annotated[
+        str | None, Query(max_length=64, description="only this table's rounds")
+    ] = None,
+    start: Annotated[
+        str | None,
+        Query(alias="from", max_length=30, description=f"dealt at or after: {INSTANT}"),
+    ] = None,
+    end: Annotated[
+        str | None,
+        Query(
+            alias="to",
+            max_length=30,
+            description=f"dealt before: {INSTANT} (default: the end of from's day)",
+        ),
+    ] = None,
+    status: Annotated[RoundStatus | None, Query(description="only rounds in this state")] = None,
+    cursor: Annotated[
+        str | None, Query(max_length=512, description="next_cursor of the previous page")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=500, description="rounds per page at most")] = 100,
+) -> RoundListOut:
+    from baccarat_api.service.reconciliation import list_rounds
+
+    return list_rounds(
+        rt.repo, operator, table_id=table_id, start=start, end=end, status=status,
+        cursor=cursor, limit=limit,
+    )  # fmt: skip
+
+
+@router.get(
+    "/v1/reports/daily",
+    response_model=DailyReportOut,
+    operation_id="daily_report",
+    summary="Per table and in total: every round dealt on a UTC day, by state, and its money",
+    responses=errors("unauthorized", "invalid_range"),
+)
+def daily_report(
+    operator: OperatorId,
+    rt: Rt,
+    date: Annotated[str, Query(pattern=DAY_PATTERN, description="the UTC day, YYYY-MM-DD")],
+) -> DailyReportOut:
+    from baccarat_api.service.reconciliation import daily_report
+
+    return daily_report(rt.repo, operator, date)
