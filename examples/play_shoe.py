@@ -19,10 +19,12 @@ What it does, with nothing but HTTP (httpx) and the public proof:
    ``--void-round N`` it voids round N instead of settling it (``POST /v1/rounds/{id}/void`` with
    a reason and a note, within the table's void window: every stake returned; the round keeps
    its cards in the proof, marked voided, with the settlement the void replaced);
-4. fetches the proof (``GET /v1/shoes/{id}/proof``, no key) and verifies it with the library
-   function of ``baccarat verify`` (seed chain, client hash, every round re-dealt, every
-   settlement recomputed), and checks that the cards and settlements it was answered during play
-   are the ones in the proof;
+4. fetches the final proof — every page (``GET /v1/shoes/{id}/proof``, then each page's
+   ``page.next``), no key — and the signing keys (``GET /v1/signing-keys``), and verifies it with
+   the library function of ``baccarat verify`` (the ES256 signature over every page, seed chain,
+   client hash, every round re-dealt, every settlement recomputed, the interventions), and checks
+   that the cards and settlements it was answered during play are the ones in the proof (the
+   proof names bettors by ``bettor_ref`` only: the deal's answers say whose ref is whose);
 5. prints a short summary; the exit status is 0 only when everything verified.
 
 Every POST carries an ``Idempotency-Key`` (a fresh UUID per operation, reused on its retries),
@@ -46,7 +48,9 @@ from typing import Any
 
 import httpx
 
-from baccarat.verify import Verdict, verify_proof
+from baccarat import proofdoc
+from baccarat.verify import Verdict, proof_pages, verify
+from baccarat_verify import es256
 
 #: Bettors and their starting balances (minor units).
 START_BALANCES = {"alice": 150_000, "bob": 120_000, "carol": 90_000, "dan": 200_000}
@@ -108,11 +112,26 @@ class Client:
         return self.request("POST", path, body)
 
     def public_get(self, path: str) -> Any:
-        """A GET without the operator key (the proof is public)."""
-        r = httpx.get(self.url + path, timeout=self.http.timeout)
-        if r.status_code >= 400:
-            raise ApiFailure("GET", path, r.status_code, _error_of(r))
-        return r.json()
+        """A GET without the operator key (the proof is public); a retryable error (409
+        ``proof_pending`` while the last resolution is being finalised, 503) is retried."""
+        for attempt in range(1, self.attempts + 1):
+            r = httpx.get(self.url + path, timeout=self.http.timeout)
+            if r.status_code < 400:
+                return r.json()
+            error = _error_of(r)
+            if not error.get("retryable") or attempt == self.attempts:
+                raise ApiFailure("GET", path, r.status_code, error)
+            time.sleep(0.05 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    def proof(self, shoe_id: str) -> list[dict[str, Any]]:
+        """Every page of the shoe's final proof, in order (each page links the next)."""
+        pages = [self.public_get(f"/v1/shoes/{shoe_id}/proof")]
+        while (nxt := pages[-1]["page"]["next"]) is not None:
+            if len(pages) >= proofdoc.MAX_PAGES or not nxt.startswith(f"/v1/shoes/{shoe_id}/"):
+                raise ApiFailure("GET", nxt, 200, {"message": "not a page of this proof"})
+            pages.append(self.public_get(nxt))
+        return pages
 
 
 def _error_of(r: httpx.Response) -> dict[str, Any]:
@@ -272,25 +291,28 @@ def play(
     return played
 
 
-def public(settlement: dict[str, Any]) -> dict[str, Any]:
-    """What the proof publishes of a settlement we were answered: all of it but the balances
-    after the round and the void fields (and, this proof naming bettors by id, no refs)."""
-
-    def unref(doc: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in doc.items() if k != "bettor_ref"}
-
-    out = {k: v for k, v in settlement.items() if k not in ("eligibility", "voided", "void")}
-    out["lines"] = [unref(line) for line in settlement["lines"]]
-    out["bettors"] = [unref(p) for p in settlement["bettors"]]
-    if settlement["player_banker"] is not None:
-        out["player_banker"] = unref(settlement["player_banker"])
-    return out
+def refs_of(played: Played) -> dict[str, str]:
+    """bettor id → bettor_ref, as the deals answered them (the proof names refs only)."""
+    refs: dict[str, str] = {}
+    for dealt in played.rounds:
+        for bet in dealt.get("bets") or []:
+            refs[bet["bettor_id"]] = bet["bettor_ref"]
+        if dealt.get("player_banker"):
+            refs[dealt["player_banker"]["bettor_id"]] = dealt["player_banker"]["bettor_ref"]
+    return refs
 
 
-def cross_check(played: Played, proof: dict[str, Any]) -> list[str]:
+def public(settlement: dict[str, Any], refs: dict[str, str]) -> dict[str, Any]:
+    """What the proof publishes of a settlement we were answered: its money and bookkeeping,
+    bettors by ref (no bettor id, no balance after the round)."""
+    return proofdoc.public_settlement(settlement, lambda bettor: refs.get(bettor, "?"))
+
+
+def cross_check(played: Played, pages: list[dict[str, Any]]) -> list[str]:
     """What we were answered during play must be what the proof says."""
     problems = []
-    rounds = {r["round_number"]: r for r in proof.get("rounds", [])}
+    refs = refs_of(played)
+    rounds = {r["round_number"]: r for page in pages for r in page.get("rounds", [])}
     if len(rounds) != len(played.rounds):
         problems.append(f"the proof has {len(rounds)} rounds, we were dealt {len(played.rounds)}")
     for dealt in played.rounds:
@@ -302,10 +324,14 @@ def cross_check(played: Played, proof: dict[str, Any]) -> list[str]:
         ):
             problems.append(f"round {n}: the proof's cards are not the ones we were dealt")
         answered = played.settlements.get(n)
-        if r.get("settlement") != (None if answered is None else public(answered)):
+        if r.get("settlement") != (None if answered is None else public(answered, refs)):
             problems.append(f"round {n}: the proof's settlement is not the one we were answered")
-        void = played.voids.get(n)
-        if r.get("voided") != (void is not None) or r.get("void") != (void or {}).get("void"):
+        void = (played.voids.get(n) or {}).get("void")
+        shown = r.get("void") or {}
+        if r.get("voided") != (void is not None) or (
+            void is not None
+            and (shown.get("reason"), shown.get("note")) != (void["reason"], void.get("note"))
+        ):
             problems.append(f"round {n}: the proof's void is not the one we were answered")
     return problems
 
@@ -362,19 +388,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             log=log,
         )
         proof_path = f"/v1/shoes/{played.shoe['shoe_id']}/proof"
-        proof = client.public_get(proof_path)
+        pages = client.proof(played.shoe["shoe_id"])
+        keys = client.public_get("/v1/signing-keys")
     except (ApiFailure, httpx.HTTPError) as exc:
         print(f"play_shoe: {exc}", file=sys.stderr)
         return 2
     finally:
         client.close()
     if args.save_proof:
-        args.save_proof.write_text(
-            json.dumps(proof, indent=1, ensure_ascii=False), encoding="utf-8"
+        args.save_proof.write_text(  # a bundle of the pages: `baccarat verify FILE` reads it
+            json.dumps({"pages": pages}, indent=1, ensure_ascii=False), encoding="utf-8"
         )
 
-    verdict: Verdict = verify_proof(proof)
-    problems = cross_check(played, proof)
+    assert proof_pages(pages) is not None
+    verdict: Verdict = verify(
+        pages,
+        keys=keys,
+        keys_source=f"{args.url.rstrip('/')}/v1/signing-keys",
+        signature_check=es256.check,
+    )
+    problems = cross_check(played, pages)
     ok = verdict.ok and not problems
     nets = {b: played.balances[b] - START_BALANCES[b] for b in START_BALANCES}
     print(
@@ -394,6 +427,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"proof {args.url.rstrip('/')}{proof_path}")
     print(verdict.line())
+    if (line := verdict.interventions_line()) is not None:
+        print(line)
     for problem in problems:
         print(f"NOT consistent: {problem}")
     if not problems:
@@ -416,6 +451,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "house_take": played.house_take,
             "verified": verdict.ok,
             "verdict": verdict.line(),
+            "interventions": verdict.interventions_line(),
+            "pages": len(pages),
             "settlements_checked": verdict.settlements_checked,
             "consistent": not problems,
             "problems": problems,

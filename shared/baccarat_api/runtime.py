@@ -51,9 +51,8 @@ class Runtime:
     def vault(self) -> KmsVault:
         from baccarat_api.adapters.kms import KmsVault
 
-        if not self.settings.kms_key_id:
-            raise RuntimeError("KMS_KEY_ID must be set for this route")
-        return KmsVault(self.kms, self.settings.kms_key_id)
+        s = self.settings
+        return KmsVault(self.kms, s.kms_key_id, s.signing_key_id)
 
     @cached_property
     def shoes(self) -> ShoeCache:

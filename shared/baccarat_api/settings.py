@@ -24,8 +24,10 @@ class SettingsError(RuntimeError):
 class Settings(BaseModel):
     """``STATE_TABLE``, ``CONFIG_TABLE``: the two DynamoDB tables of template.yaml.
     ``KMS_KEY_ID``: the key chain and shoe secrets are encrypted under (only the functions that
-    handle secrets have it). ``AUTH_CACHE_SECONDS``: how long a warm container trusts a key it has
-    looked up (0 = look it up on every request). ``API_BASE_PATH``: a path prefix to strip
+    handle secrets have it). ``SIGNING_KEY_ID``: the asymmetric KMS key that signs final proofs
+    (only the functions that sign proofs or publish its public key have it).
+    ``AUTH_CACHE_SECONDS``: how long a warm container trusts a key it has looked up (0 = look it
+    up on every request). ``API_BASE_PATH``: a path prefix to strip
     (a named API Gateway stage; the template uses ``$default``, so ``/``).
     ``RATE_LIMIT_PER_SECOND``, ``RATE_LIMIT_BURST``: the per-operator token bucket
     (:mod:`baccarat_api.http.ratelimit`; defaults in :mod:`baccarat_api.limits`; rate 0 = off)."""
@@ -35,6 +37,7 @@ class Settings(BaseModel):
     state_table: str = Field(alias="STATE_TABLE", min_length=1)
     config_table: str = Field(alias="CONFIG_TABLE", min_length=1)
     kms_key_id: str | None = Field(default=None, alias="KMS_KEY_ID")
+    signing_key_id: str | None = Field(default=None, alias="SIGNING_KEY_ID")
     auth_cache_seconds: float = Field(default=60.0, alias="AUTH_CACHE_SECONDS", ge=0)
     api_base_path: str = Field(default="/", alias="API_BASE_PATH")
     rate_limit_per_second: float = Field(
@@ -49,8 +52,9 @@ class Settings(BaseModel):
         environ = os.environ if environ is None else environ
         names = {f.alias for f in cls.model_fields.values() if f.alias}
         values = {k: v for k, v in environ.items() if k in names}
-        if not values.get("KMS_KEY_ID"):
-            values.pop("KMS_KEY_ID", None)
+        for optional in ("KMS_KEY_ID", "SIGNING_KEY_ID"):
+            if not values.get(optional):
+                values.pop(optional, None)
         try:
             return cls.model_validate(values)
         except ValidationError as exc:

@@ -15,6 +15,7 @@ concurrent transactions atomically (:mod:`baccarat_dev.localaws`); DynamoDB Loca
 needs no lock. ``BACCARAT_DYNAMODB_URL=<url>`` uses a DynamoDB Local that is already running
 (the tests share one per worker) instead of starting one; ``BACCARAT_LOCAL_TABLE_PREFIX`` names
 the tables (default ``baccarat-local``: ``baccarat-local-state``, ``baccarat-local-config``).
+Two KMS keys, as in the stack: the secrets key and the proof signing key (ECC_NIST_P256).
 
 Against real AWS instead: ``BACCARAT_STACK=<deployed stack name> make run`` — the table names
 and KMS key come from the stack's outputs, nothing is created or seeded (the deploy seeded the
@@ -69,6 +70,7 @@ def use_stack(stack: str) -> None:
     os.environ["STATE_TABLE"] = outputs["StateTableName"]
     os.environ["CONFIG_TABLE"] = outputs["ConfigTableName"]
     os.environ["KMS_KEY_ID"] = outputs["SecretsKeyArn"]
+    os.environ["SIGNING_KEY_ID"] = outputs["SigningKeyArn"]
 
 
 @dataclass
@@ -193,10 +195,15 @@ def _provision(aws: LocalAWS, tiers: Path, *, pitr: bool) -> str:
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = aws.dynamodb_url
     dynamodb = boto3.client("dynamodb")
     create_tables(dynamodb, aws.tables, pitr=pitr)  # DynamoDB Local has no PITR
-    key_id = boto3.client("kms").create_key(Description="baccarat local secrets")["KeyMetadata"]
+    kms = boto3.client("kms")
+    key_id = kms.create_key(Description="baccarat local secrets")["KeyMetadata"]
+    signing = kms.create_key(
+        Description="baccarat local proof signing", KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY"
+    )["KeyMetadata"]
     os.environ["STATE_TABLE"] = aws.tables["StateTable"]
     os.environ["CONFIG_TABLE"] = aws.tables["ConfigTable"]
     os.environ["KMS_KEY_ID"] = key_id["Arn"]
+    os.environ["SIGNING_KEY_ID"] = signing["Arn"]
     repo = DynamoRepository(dynamodb, aws.tables["StateTable"], aws.tables["ConfigTable"])
     seed_tiers(repo, tiers)
     key = add_operator_key(repo, DEMO_OPERATOR, os.environ.get("BACCARAT_DEMO_KEY") or None)
@@ -259,13 +266,21 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             f"KMS                  moto at {server.moto_url}",
             f"tables               {server.tables['StateTable']}, {server.tables['ConfigTable']}",
         ]
+        seed = os.environ.get("BACCARAT_DEV_ENTROPY")
+        if seed:  # the docs runner: the same shoes every run (baccarat_dev.entropy)
+            from baccarat_api.runtime import get_runtime
+            from baccarat_dev.entropy import SeededVault
+
+            runtime = get_runtime()
+            runtime.vault = SeededVault(runtime.vault, seed)  # type: ignore[assignment]
+            lines.append("entropy              fixed (BACCARAT_DEV_ENTROPY): demo shoes only")
         # the stand-in for AutoSettleFunction's schedule: auto-settle what is due, every minute
         every = float(os.environ.get("BACCARAT_SWEEP_SECONDS", "60"))
         if every > 0:
             from baccarat_api.jobs.sweep import start_background
             from baccarat_api.runtime import get_runtime
 
-            sweeping = start_background(get_runtime().repo, every)
+            sweeping = start_background(get_runtime().repo, every, get_runtime())
     try:
         import uvicorn
 
@@ -273,6 +288,8 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from baccarat_api.http.routers import all_routers
 
         app = create_app(*all_routers(), docs=True)
+        # make sweep / the admin CLI against this engine: AWS_ENDPOINT_URL=$BACCARAT_DYNAMODB
+        dynamodb_export = f" BACCARAT_DYNAMODB={server.dynamodb_url}" if server else ""
         url = f"http://{args.host}:{args.port}"
         print(
             f"\n  Baccarat engine API  {url}\n"
@@ -280,7 +297,7 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             + f"  operator key         {banner_key}\n"
             f"  docs                 {url}/docs\n"
             f"  operators, keys      {admin}\n\n"
-            f"  export BACCARAT_URL={url} KEY={banner_key}\n"
+            f"  export BACCARAT_URL={url} KEY={banner_key}{dynamodb_export}\n"
             f'  curl -s -H "Authorization: Bearer $KEY" $BACCARAT_URL/v1/tiers\n\n'
             f"  Ctrl-C stops everything.\n",
             flush=True,

@@ -91,6 +91,7 @@ class Engines:
     dynamodb_url: str
     kms_key_arn: str
     key: str
+    signing_key_arn: str = ""
 
     def dynamodb(self) -> Any:
         return local_client("dynamodb", self.dynamodb_url)
@@ -114,8 +115,11 @@ def engines(dynamodb_local: Any) -> Iterator[Engines]:
     """The engines, the tables under the events' names (dropped before and after: the recipe's
     test may use the same DynamoDB Local), a KMS key, the events' operator and its key."""
     with moto_server() as url:
-        arn = local_client("kms", url).create_key()["KeyMetadata"]["Arn"]
+        kms = local_client("kms", url)
+        arn = kms.create_key()["KeyMetadata"]["Arn"]
+        signing = kms.create_key(KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY")["KeyMetadata"]
         found = Engines(url, str(dynamodb_local.endpoint_url), arn, key="")
+        found.signing_key_arn = signing["Arn"]
         dynamodb = found.dynamodb()
 
         def drop() -> None:
@@ -151,6 +155,8 @@ def function_env(function: str, engines: Engines, build_dir: Path) -> dict[str, 
             env[name] = refs[value["Ref"]]
         elif value == {"Fn::GetAtt": ["SecretsKey", "Arn"]}:
             env[name] = engines.kms_key_arn
+        elif value == {"Fn::GetAtt": ["SigningKey", "Arn"]}:
+            env[name] = engines.signing_key_arn
         else:
             raise AssertionError(f"unresolved {name}: {value}")
     pythonpath = [build_dir / function, *(build_dir / layer / "python" for layer in LAYERS)]

@@ -112,7 +112,19 @@ def test_least_privilege() -> None:
     assert "dynamodb:DeleteItem" not in actions("ShuffleCommitFunction") | actions(
         "DealAndResolveFunction"
     ) | actions("SettleBetsFunction") | actions("ReadFunction")
-    assert actions("ReadFunction") == {"dynamodb:GetItem", "dynamodb:Query"}
+    # the read function writes only public items (a proof's pages and manifest, a table's
+    # fairness line and totals), never game state: its writes are bound to those partitions
+    assert actions("ReadFunction", "StateTable") == {
+        "dynamodb:GetItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:Query",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+    }
+    for st in statements("ReadFunction"):
+        if {"dynamodb:PutItem", "dynamodb:UpdateItem"} & set(_listed(st["Action"])):
+            bound = st["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
+            assert bound == ["PROOF#*", "FAIR#*"]
     assert actions("SettleBetsFunction", "StateTable") == {
         "dynamodb:GetItem",
         "dynamodb:BatchGetItem",
@@ -122,20 +134,38 @@ def test_least_privilege() -> None:
     kms = {f: {a for a in actions(f) if a.startswith("kms:")} for f in FUNCTIONS}
     assert kms["ShuffleCommitFunction"] == {"kms:GenerateDataKey", "kms:Encrypt", "kms:Decrypt"}
     assert kms["DealAndResolveFunction"] == {"kms:Decrypt"}
-    assert kms["SettleBetsFunction"] == kms["ReadFunction"] == kms["SeedTiersFunction"] == set()
+    signs = {"kms:Decrypt", "kms:Sign", "kms:GetPublicKey"}  # a final proof: ref key, signature
+    assert kms["ReadFunction"] == kms["AutoSettleFunction"] == signs
+    assert kms["SettleBetsFunction"] == kms["SeedTiersFunction"] == set()
     for f in FUNCTIONS:
         for st in statements(f):
             assert st["Resource"] != "*", (f, st)
-    # every KMS grant is bound to one purpose of the encryption context (ports/vault.py): the
-    # deal can open shoe secrets and bettor-ref keys, never a chain secret; nobody else opens a
-    # ref key, and shuffle-commit only draws one (sealed) at table creation
+    # every KMS grant on the secrets key is bound to one purpose of the encryption context
+    # (ports/vault.py): the deal can open shoe secrets and bettor-ref keys, never a chain
+    # secret; besides it only the proof finalisers open a ref key, and shuffle-commit only draws
+    # one (sealed) at table creation
     grants: dict[str, dict[str, set[str]]] = {}
+    signing: dict[str, set[str]] = {}
     for f in FUNCTIONS:
         for st in statements(f):
             acts = {a for a in _listed(st["Action"]) if a.startswith("kms:")}
-            if acts:
+            if acts and st["Resource"] == {"Fn::GetAtt": ["SigningKey", "Arn"]}:
+                signing.setdefault(f, set()).update(acts)
+                if "kms:Sign" in acts:  # RAW ECDSA_SHA_256 only (what bacc-proof-sig-v1 is)
+                    assert st["Condition"]["StringEquals"] == {
+                        "kms:SigningAlgorithm": "ECDSA_SHA_256",
+                        "kms:MessageType": "RAW",
+                    }
+            elif acts:
+                assert st["Resource"] == {"Fn::GetAtt": ["SecretsKey", "Arn"]}, (f, st)
                 purpose = st["Condition"]["StringEquals"]["kms:EncryptionContext:purpose"]
                 grants.setdefault(f, {}).setdefault(purpose, set()).update(acts)
+    # only the finalisers sign (the read function's first proof read, and the sweep)
+    assert signing == {
+        f: {"kms:Sign", "kms:GetPublicKey"} for f in ("ReadFunction", "AutoSettleFunction")
+    }
+    for f in ("ReadFunction", "AutoSettleFunction"):  # they name bettors by ref: the ref key only
+        assert grants[f] == {REF_KEY_PURPOSE: {"kms:Decrypt"}}
     assert grants["ShuffleCommitFunction"] == {
         CHAIN_PURPOSE: {"kms:GenerateDataKey", "kms:Decrypt"},
         SHOE_PURPOSE: {"kms:Encrypt", "kms:Decrypt"},
@@ -145,10 +175,11 @@ def test_least_privilege() -> None:
         SHOE_PURPOSE: {"kms:Decrypt"},
         REF_KEY_PURPOSE: {"kms:Decrypt"},
     }
-    # the key id is only given to functions allowed to use it
+    # the key ids are only given to functions allowed to use them
     for name, function in FUNCTIONS.items():
-        has_key = "KMS_KEY_ID" in str(function["Properties"].get("Environment", {}))
-        assert has_key == bool(kms[name]), name
+        env = str(function["Properties"].get("Environment", {}))
+        assert ("KMS_KEY_ID" in env) == (name in grants), name
+        assert ("SIGNING_KEY_ID" in env) == (name in signing), name
 
 
 def _listed(value: Any) -> list[str]:

@@ -171,18 +171,33 @@ def test_the_template_schedules_a_least_privilege_sweep() -> None:
         for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])
     }
     table = json.dumps({"Fn::GetAtt": ["StateTable", "Arn"]}, sort_keys=True)
-    index = json.dumps({"Fn::Sub": "${StateTable.Arn}/index/DueRounds"}, sort_keys=True)
+    indexes = json.dumps(
+        [
+            {"Fn::Sub": "${StateTable.Arn}/index/DueRounds"},
+            {"Fn::Sub": "${StateTable.Arn}/index/OpenRounds"},
+        ],
+        sort_keys=True,
+    )
+    secrets = json.dumps({"Fn::GetAtt": ["SecretsKey", "Arn"]}, sort_keys=True)
+    signing = json.dumps({"Fn::GetAtt": ["SigningKey", "Arn"]}, sort_keys=True)
     assert grants == {
-        ("dynamodb:Query", index),
+        ("dynamodb:Query", indexes),  # due rounds and proofs; a pending proof's open rounds
         ("dynamodb:GetItem", table),
         ("dynamodb:BatchGetItem", table),  # the round + its table's live state
         ("dynamodb:UpdateItem", table),
-        ("dynamodb:PutItem", table),  # the settlement's event
+        ("dynamodb:PutItem", table),  # the settlement's event; finalising: the pages
+        ("dynamodb:Query", table),  # finalising: the shoe and its rounds
+        ("dynamodb:BatchGetItem", table),  # the proof item
+        ("kms:Decrypt", secrets),  # the table's ref key (purpose bettor-ref only)
+        ("kms:Sign", signing),
+        ("kms:GetPublicKey", signing),
     }
-    assert "KMS_KEY_ID" not in json.dumps(fn.get("Environment", {}))
+    env = json.dumps(fn.get("Environment", {}))
+    assert "KMS_KEY_ID" in env and "SIGNING_KEY_ID" in env
     gsi = resources["StateTable"]["Properties"]["GlobalSecondaryIndexes"]
-    assert [g["IndexName"] for g in gsi] == ["DueRounds"]
+    assert [g["IndexName"] for g in gsi] == ["DueRounds", "OpenRounds", "RoundsByDay"]
     assert [k["AttributeName"] for k in gsi[0]["KeySchema"]] == ["due_shard", "due_at"]
+    assert [k["AttributeName"] for k in gsi[1]["KeySchema"]] == ["open_in"]
     makefile = (REPO_ROOT / "Makefile").read_text()
     assert re.search(r"^sweep: .*\n\t.*-m baccarat_api\.jobs\.sweep", makefile, re.MULTILINE)
 

@@ -46,11 +46,11 @@ from support.stack import (
     function_module,
     http_api_event,
     star_city_bets,
+    verified_proof,
 )
 
 from baccarat.fairness import derive_shoe
 from baccarat.rules import ShoeRules
-from baccarat.verify import verify_proof
 from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.ids import parse_shoe_id
@@ -87,6 +87,8 @@ def world() -> Iterator[World]:
         kms = boto3.client("kms")
         key_id = kms.create_key(Description="test secrets")["KeyMetadata"]["Arn"]
         mp.setenv("KMS_KEY_ID", key_id)
+        signing = kms.create_key(KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY")["KeyMetadata"]
+        mp.setenv("SIGNING_KEY_ID", signing["Arn"])
         yield World(dynamodb=boto3.client("dynamodb"), kms=kms, kms_key_id=key_id)
         runtime.reset()
 
@@ -280,8 +282,11 @@ def _settlement_ok(api: Api, stack: Stack, ctx: dict[str, Any], body: dict[str, 
 
 def _closed_ok(api: Api, stack: Stack, ctx: dict[str, Any], body: dict[str, Any]) -> None:
     assert body["status"] == "ended" and body["rounds_dealt"] == 1
-    proof = api.get(f"/v1/shoes/{ctx['shoe_id']}/proof", key=None).body
-    assert verify_proof(proof).ok
+    pending = api.get(f"/v1/shoes/{ctx['shoe_id']}/proof", key=None)  # round 1 not settled yet
+    assert pending.status == 409 and pending.error["details"]["unresolved_rounds"] == [1]
+    assert api.post(f"/v1/rounds/{ctx['round_id']}/settlement").status == 200
+    verdict, (proof,) = verified_proof(api, ctx["shoe_id"])
+    assert verdict.ok, verdict.mismatches
     assert proof["rounds"][0]["player"] == ctx["round"]["player"]["cards"]
     assert api.get(f"/v1/tables/{ctx['table_id']}").body["open_shoe_id"] is None
 
@@ -304,7 +309,7 @@ PATHS: dict[str, WritePath] = {
         call=lambda api, ctx, h: api.post("/v1/tables", TABLE, headers=h),
         check=_table_ok,
         keyed=[(DDB, "BatchGetItem"), (KMS, GDK), (KMS, GDK), (DDB, "TransactWriteItems")],
-        bare=[(DDB, "GetItem"), (KMS, GDK), (KMS, GDK), (DDB, "PutItem")],
+        bare=[(DDB, "GetItem"), (KMS, GDK), (KMS, GDK), (DDB, TRANSACT)],  # + fairness totals
     ),
     "commit shoe": WritePath(
         setup=lambda api: {"table_id": api.post("/v1/tables", TABLE).body["table_id"]},

@@ -37,6 +37,7 @@ def test_every_route_is_documented_with_the_error_envelope_and_no_bare_422() -> 
                 "422" not in codes
                 or "refus" in described
                 or "idempotency_key_reused" in described  # every POST's Idempotency-Key
+                or "invalid_range" in described  # reconciliation: a schema-valid bad range
                 or path == "/v1/tables"
                 # presence (issue 13): the core's own refusal codes, each a documented code
                 or _named_codes(described) <= set(CODES) | {r.value for r in Refusal}
@@ -45,5 +46,9 @@ def test_every_route_is_documented_with_the_error_envelope_and_no_bare_422() -> 
                 ref = codes[status]["content"]["application/json"]["schema"]["$ref"]
                 assert ref.endswith("/ErrorOut")
             secured = "security" in op
-            public = path.endswith("/proof") or path == "/verify"  # no key: proof, verifier
+            # no key: the proof, the signing keys, a table's fairness summary, the verifier
+            public = path.endswith(("/proof", "/fairness")) or path in (
+                "/verify",
+                "/v1/signing-keys",
+            )
             assert secured == (not public), (method, path)

@@ -1,13 +1,14 @@
-"""The proof bundle and what the read function serves publicly.
+"""The proof and what the read function serves publicly.
 
-* The proof carries, per round, its settlement and what recomputing it needs (the table's
-  configuration once, the bets / player-banker per round), also for settlements made AFTER the
-  shoe ended (it is read from the round records themselves); it stays 404
-  until the end; ``baccarat verify``'s library function recomputes every settlement.
-* Round trips: the proof is the proof item and one Query of the shoe's rounds, a settlement
-  still two calls.
-* ``GET /verify`` is the browser verifier, one self-contained page, no key; the proof route
-  answers with ``Access-Control-Allow-Origin: *`` (its errors too), no other route does.
+* The final proof carries, per round, its settlement or its void and what recomputing it needs
+  (the table's configuration once, the bets / player-banker per round, by bettor ref), also for
+  settlements and voids made AFTER the shoe ended (it is built from the round records once every
+  round is resolved); 404 while the shoe is open, 409 ``proof_pending`` while it has ended with
+  rounds unresolved; ``baccarat verify``'s library function checks the signature and recomputes
+  every settlement.
+* ``GET /verify`` is the browser verifier, one self-contained page, no key; the public routes
+  (the proof, the signing keys, a table's fairness summary) answer with
+  ``Access-Control-Allow-Origin: *`` (their errors too), no other route does.
 """
 
 from __future__ import annotations
@@ -15,18 +16,24 @@ from __future__ import annotations
 import base64
 import copy
 import hashlib
-import json
 import re
-from collections import Counter
 from typing import Any
 
-from support.stack import Api, LambdaContext, function_module, http_api_event, star_city_bets
+from support.stack import (
+    Api,
+    LambdaContext,
+    function_module,
+    http_api_event,
+    signing_keys,
+    star_city_bets,
+    verified_proof,
+)
 
-from baccarat.verify import verify_proof
-from baccarat_api import runtime
-from baccarat_api.service.models import ProofOut
-from baccarat_api.service.views import PUBLIC_BET_FIELDS
+from baccarat import proofdoc
+from baccarat.verify import verify
+from baccarat_api.service.models import ProofPageOut
 from baccarat_dev.template import REPO_ROOT
+from baccarat_verify import es256
 
 WEB = REPO_ROOT / "web"
 
@@ -45,22 +52,17 @@ def _shoe(api: Api, table_id: str, seed: str = "bundle") -> str:
 
 
 def _public(settlement: dict[str, Any]) -> dict[str, Any]:
-    """A settlement as this (v1) proof shows it: no balances after the round, no refs."""
-
-    def unref(doc: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in doc.items() if k != "bettor_ref"}
-
-    out = {k: v for k, v in settlement.items() if k not in ("eligibility", "voided", "void")}
-    out["lines"] = [unref(line) for line in settlement["lines"]]
-    out["bettors"] = [unref(p) for p in settlement["bettors"]]
-    pb = settlement["player_banker"]
-    out["player_banker"] = None if pb is None else unref(pb)
-    return out
+    """The operator's settlement as the proof shows it: named by ref, no balances after it."""
+    doc = {k: v for k, v in settlement.items() if k != "void"}
+    refs = {line["bettor_id"]: line["bettor_ref"] for line in settlement["lines"]}
+    refs |= {p["id"]: p["bettor_ref"] for p in settlement["bettors"]}
+    if settlement["player_banker"] is not None:
+        refs[settlement["player_banker"]["id"]] = settlement["player_banker"]["bettor_ref"]
+    return proofdoc.public_settlement(doc, refs.__getitem__)
 
 
-def _given(bets: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Bets as sent (the response lists unset optional fields as null)."""
-    return [{k: v for k, v in b.items() if v is not None} for b in bets]
+def _rounds(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for page in pages for r in page["rounds"]]
 
 
 def test_the_proof_carries_settlements_made_before_and_after_the_end(api: Api) -> None:
@@ -68,6 +70,7 @@ def test_the_proof_carries_settlements_made_before_and_after_the_end(api: Api) -
     table = api.get(f"/v1/tables/{table_id}").body
     shoe_id = _shoe(api, table_id)
     dealt: list[dict[str, Any]] = []
+    settled: dict[int, dict[str, Any]] = {}
     for n in range(1, 31):
         # every third: nobody bets (settled at the deal)
         body = {"bets": star_city_bets() if n % 3 != 2 else []}
@@ -75,67 +78,91 @@ def test_the_proof_carries_settlements_made_before_and_after_the_end(api: Api) -
         assert r.status == 201, r.body
         dealt.append(r.body)
         if n <= 10 and n % 3 == 1:
-            assert api.post(f"/v1/rounds/{r.body['round_id']}/settlement").status == 200
+            s = api.post(f"/v1/rounds/{r.body['round_id']}/settlement")
+            assert s.status == 200
+            settled[n] = s.body
     assert dealt[-1]["shoe_status"] == "ended"
 
-    published = api.get(f"/v1/shoes/{shoe_id}/proof", key=None)
-    assert published.status == 200 and published.function == "ReadFunction"
-    before = ProofOut.model_validate(published.body)
     nobody = list(range(2, 31, 3))
-    assert [r.round_number for r in before.rounds if r.settlement] == sorted([1, 4, 7, 10, *nobody])
-    assert before.table_config is not None and before.table_config["profile"] == "star-city"
-    assert before.table_config["tier"]["id"] == table["tier"]
-    assert before.table_config["rounding"] == table["rounding"]
-    assert before.table_config["banker_pays"] == table["banker_pays"]
+    open_ = [n for n in range(1, 31) if n not in settled and n not in nobody]
+    pending = api.get(f"/v1/shoes/{shoe_id}/proof", key=None)
+    assert pending.status == 409 and pending.error["code"] == "proof_pending"
+    assert pending.error["retryable"] is True and pending.headers["retry-after"] == "5"
+    assert pending.error["details"] == {
+        "unresolved_rounds": open_,
+        "settle_by": max(dealt[n - 1]["settle_by"] for n in open_),
+    }
+    # after the end: the rest (locked bets), in reverse order
+    for n in reversed(open_):
+        s = api.post(f"/v1/rounds/{dealt[n - 1]['round_id']}/settlement")
+        assert s.status == 200, s.body
+        settled[n] = s.body
 
-    # after publication: the last round (locked bets)
-    last = api.post(f"/v1/rounds/{dealt[-1]['round_id']}/settlement")
-    assert last.status == 200, last.body
-
-    proof = api.get(f"/v1/shoes/{shoe_id}/proof", key=None).body
-    ProofOut.model_validate(proof)
-    by_number = {r["round_number"]: r for r in proof["rounds"]}
-    assert sorted(n for n, r in by_number.items() if r["settlement"]) == sorted(
-        [1, 4, 7, 10, 30, *nobody]
-    )
-    # the settlements as answered, but for the balances after the round (the operator's only)
-    assert by_number[30]["settlement"] == _public(last.body)
-    assert "eligibility" in last.body and "eligibility" not in by_number[30]["settlement"]
+    verdict, pages = verified_proof(api, shoe_id)
+    assert verdict.ok, verdict.line()
+    assert verdict.settlements_checked == 30
+    for page in pages:
+        ProofPageOut.model_validate(page)
+    (page,) = pages
+    assert page["table_config"]["profile"] == "star-city"
+    assert page["table_config"]["tier"]["id"] == table["tier"]
+    assert page["table_config"]["rounding"] == table["rounding"]
+    assert page["table_config"]["banker_pays"] == table["banker_pays"]
+    by_number = {r["round_number"]: r for r in _rounds(pages)}
+    # the settlements as answered, by ref and without the balances after the round
+    for n, s in settled.items():
+        assert by_number[n]["settlement"] == _public(s), n
+        assert by_number[n]["settled_at"] == s["settled_at"]
+    assert "eligibility" in settled[30] and "eligibility" not in by_number[30]["settlement"]
     assert by_number[2]["settlement"]["lines"] == [] and by_number[2]["bets"] == []
-    public = [{k: b[k] for k in b if k in PUBLIC_BET_FIELDS} for b in star_city_bets()]
-    assert _given(by_number[30]["bets"]) == public
-    assert [
-        {k: v for k, v in b.items() if k != "bettor_ref"} for b in _given(dealt[-1]["bets"])
-    ] == (star_city_bets())
-    assert by_number[3]["settlement"] is None and by_number[3]["bets"] is None
-    assert not any(r["voided"] for r in proof["rounds"])
-    # the cards are the ones each deal answered
-    for d in dealt:
+    assert by_number[30]["bets"] == [
+        {k: b[k] for k in proofdoc.PUBLIC_BET_FIELDS if k in b} for b in dealt[-1]["bets"]
+    ]
+    assert not any(r["voided"] for r in _rounds(pages))
+    for d in dealt:  # the cards each deal answered, locked when dealt
         r = by_number[d["round_number"]]
         assert (r["player"], r["banker"]) == (d["player"]["cards"], d["banker"]["cards"])
+        assert r["dealt_at"] == r["bets_locked_at"] == d["dealt_at"]
+    assert page["interventions"] == {
+        "voided_rounds": 0,
+        "voided_player_net": 0,
+        "closed_early": False,
+        "rounds_dealt": 30,
+        "rounds_possible": 30,
+    }
 
-    verdict = verify_proof(proof)
-    assert verdict.ok, verdict.line()
-    assert verdict.settlements_checked == 5 + len(nobody)
-
-    tampered = copy.deepcopy(proof)
-    tampered["rounds"][29]["settlement"]["bettors"][0]["net"] += 100
-    bad = verify_proof(tampered)
-    assert not bad.ok
-    assert bad.line().startswith("NOT verified: round 30, settlement bettors[0].net: expected ")
+    tampered = copy.deepcopy(pages)
+    tampered[0]["rounds"][29]["settlement"]["bettors"][0]["net"] += 100
+    bad = verify(tampered, keys=signing_keys(api), signature_check=es256.check)
+    assert not bad.ok and "changed after it was signed" in bad.line()
 
 
-def test_the_proof_stays_404_until_the_end_whatever_was_settled(api: Api) -> None:
+def test_the_proof_is_404_while_open_pending_while_unresolved_then_final(api: Api) -> None:
     shoe_id = _shoe(api, _table(api))
     r = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
     assert api.post(f"/v1/rounds/{r['round_id']}/settlement").status == 200
     early = api.get(f"/v1/shoes/{shoe_id}/proof", key=None)
     assert early.status == 404 and early.error["code"] == "not_found"
-    assert "server_seed" not in json.dumps(early.body)
+    assert "server_seed" not in str(early.body)
+    late = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
     assert api.post(f"/v1/shoes/{shoe_id}/close").status == 200
-    proof = api.get(f"/v1/shoes/{shoe_id}/proof", key=None).body
-    assert proof["end_reason"] == "closed" and proof["rounds"][0]["settlement"]
-    assert verify_proof(proof).ok
+    pending = api.get(f"/v1/shoes/{shoe_id}/proof", key=None)
+    assert pending.status == 409 and pending.error["details"]["unresolved_rounds"] == [2]
+    assert "server_seed" not in str(pending.body)
+    assert api.post(f"/v1/rounds/{late['round_id']}/settlement").status == 200
+    verdict, (page,) = verified_proof(api, shoe_id)
+    assert verdict.ok and page["end_reason"] == "closed", verdict.line()
+    assert [r["settlement"] is not None for r in page["rounds"]] == [True, True]
+    for bad in ("?page=2", "?page=0", "?page=x", "?page=65"):
+        r = api.call("GET", f"/v1/shoes/{shoe_id}/proof", key=None, query=bad[1:])
+        assert r.status in (400, 404) and r.body["error"]["code"] in (
+            "not_found",
+            "invalid_request",
+        )
+    again = api.get(f"/v1/shoes/{shoe_id}/proof", key=None)
+    assert again.body == page  # final: it never changes
+    assert again.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert again.headers["etag"] == f'"{page["signature"]["manifest"]["pages"][0]}"'
 
 
 def test_player_banker_tables_and_early_close_verify(api: Api) -> None:
@@ -147,39 +174,18 @@ def test_player_banker_tables_and_early_close_verify(api: Api) -> None:
         s = api.post(f"/v1/rounds/{r.body['round_id']}/settlement")
         assert s.status == 200 and s.body["player_banker"]["id"] == "banker-seat", s.body
     assert api.post(f"/v1/shoes/{shoe_id}/close").status == 200
-    proof = api.get(f"/v1/shoes/{shoe_id}/proof", key=None).body
+    verdict, (proof,) = verified_proof(api, shoe_id)
+    assert verdict.ok and verdict.settlements_checked == 4, verdict.line()
     assert proof["table_config"]["banking"] == "player_banker"
-    # the player-banker is named; its balance (which only served validation) is not published
-    assert all(r["player_banker"] == {"bettor_id": pb["bettor_id"]} for r in proof["rounds"])
+    # the player-banker is named by its ref; its balance (validation only) is not published
+    ref = r.body["player_banker"]["bettor_ref"]
+    assert all(r["player_banker"] == {"bettor_ref": ref} for r in proof["rounds"])
     assert not any(
         key in bet for r in proof["rounds"] for bet in r["bets"]
-        for key in ("balance", "level", "personal_limits")
+        for key in ("bettor_id", "balance", "level", "personal_limits")
     )  # fmt: skip
-    verdict = verify_proof(proof)
-    assert verdict.ok and verdict.settlements_checked == 4, verdict.line()
+    assert "banker-seat" not in str(proof)
     assert "closed early" in verdict.line()
-
-
-def test_the_interim_proof_is_two_calls_and_a_settlement_two(api: Api) -> None:
-    """A settlement: the round read (with the table's live state) and one transaction (the
-    conditional update and its event). The (unsigned v1) proof: the proof item and one Query of
-    the shoe's rounds."""
-    ops: Counter[str] = Counter()
-
-    def count(event_name: str, **_: Any) -> None:
-        ops[event_name.rsplit(".", 1)[-1]] += 1
-
-    shoe_id = _shoe(api, _table(api))
-    api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()})  # warm
-    rnd = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
-    runtime.get_runtime().dynamodb.meta.events.register("before-call.dynamodb", count)
-    assert api.post(f"/v1/rounds/{rnd['round_id']}/settlement").status == 200
-    assert ops == {"BatchGetItem": 1, "TransactWriteItems": 1}
-    api.post(f"/v1/shoes/{shoe_id}/close")
-    for _ in range(2):
-        ops.clear()
-        assert api.get(f"/v1/shoes/{shoe_id}/proof", key=None).status == 200
-        assert ops == {"GetItem": 1, "Query": 1}
 
 
 def _raw(api: Api, method: str, path: str, headers: dict[str, str] | None = None) -> Any:
@@ -219,18 +225,26 @@ def test_verify_page_is_served_whole_and_public(api: Api) -> None:
     assert status == 200 and again == html
 
 
-def test_only_the_proof_route_allows_any_origin(api: Api) -> None:
-    shoe_id = _shoe(api, _table(api))
+def test_only_the_public_routes_allow_any_origin(api: Api) -> None:
+    table_id = _table(api)
+    shoe_id = _shoe(api, table_id)
     origin = {"origin": "null"}  # a page opened from file://
     early = api.get(f"/v1/shoes/{shoe_id}/proof", key=None, headers=origin)
     assert early.status == 404
     assert early.headers["access-control-allow-origin"] == "*"
     api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []})
     api.post(f"/v1/shoes/{shoe_id}/close")
-    ok = api.get(f"/v1/shoes/{shoe_id}/proof", key=None, headers=origin)
-    assert ok.status == 200 and ok.headers["access-control-allow-origin"] == "*"
-    assert "x-request-id" in ok.headers["access-control-expose-headers"]
-    for path in ("/v1/tiers", f"/v1/shoes/{shoe_id}"):
+    for path in (
+        f"/v1/shoes/{shoe_id}/proof",
+        "/v1/signing-keys",
+        f"/v1/tables/{table_id}/fairness",
+        "/v1/tables/tbl_aaaaaaaaaaaaaaaa/fairness",  # a 404 too
+    ):
+        ok = api.get(path, key=None, headers=origin)
+        assert ok.status in (200, 404) and ok.headers["access-control-allow-origin"] == "*"
+        exposed = ok.headers["access-control-expose-headers"]
+        assert {"x-request-id", "retry-after", "etag"} <= set(exposed.replace(" ", "").split(","))
+    for path in ("/v1/tiers", f"/v1/shoes/{shoe_id}", f"/v1/tables/{table_id}"):
         r = api.get(path, headers=origin)
         assert r.status == 200 and "access-control-allow-origin" not in r.headers, path
 
@@ -244,17 +258,32 @@ def test_voided_rounds_keep_their_cards_in_the_proof_also_after_the_end(api: Api
     before = api.post(f"/v1/rounds/{dealt[1]['round_id']}/void", {"reason": "misdeal"})
     assert before.status == 200, before.body
     assert api.post(f"/v1/shoes/{shoe_id}/close").status == 200
-    after = api.post(f"/v1/rounds/{dealt[2]['round_id']}/void", {"reason": "misdeal"})
+    after = api.post(
+        f"/v1/rounds/{dealt[2]['round_id']}/void", {"reason": "technical_fault", "note": "shoe jam"}
+    )
     assert after.status == 200, after.body
 
-    proof = api.get(f"/v1/shoes/{shoe_id}/proof", key=None).body
-    ProofOut.model_validate(proof)
-    assert [r["voided"] for r in proof["rounds"]] == [False, True, True]
-    assert proof["rounds"][1]["void"] == before.body["void"]
-    assert proof["rounds"][2]["void"] == after.body["void"]
-    assert all(r["settlement"] is None for r in proof["rounds"][1:])
-    for r, d in zip(proof["rounds"], dealt, strict=True):
-        assert (r["player"], r["banker"]) == (d["player"]["cards"], d["banker"]["cards"])
-    verdict = verify_proof(proof)
+    verdict, (proof,) = verified_proof(api, shoe_id)
     assert verdict.ok, verdict.line()
     assert "1 settlement re-derived and matching, 2 voided rounds" in verdict.line()
+    assert [r["voided"] for r in proof["rounds"]] == [False, True, True]
+    refs = {b["bettor_id"]: b["bettor_ref"] for b in dealt[0]["bets"]}
+    for r, answered in zip(proof["rounds"][1:], (before.body, after.body), strict=True):
+        void = answered["void"]
+        assert r["void"] == {
+            "reason": void["reason"],
+            "note": void["note"],
+            "voided_at": void["voided_at"],
+            "replaced": {
+                "nets": {refs[who]: net for who, net in void["replaced"]["nets"].items()},
+                "house_take": void["replaced"]["house_take"],
+            },
+        }
+        assert r["settlement"] is None and r["voided_at"] == void["voided_at"]
+    for r, d in zip(proof["rounds"], dealt, strict=True):
+        assert (r["player"], r["banker"]) == (d["player"]["cards"], d["banker"]["cards"])
+    iv = proof["interventions"]
+    assert iv["voided_rounds"] == 2 and iv["closed_early"] is True
+    assert iv["voided_player_net"] == sum(
+        sum(v["void"]["replaced"]["nets"].values()) for v in (before.body, after.body)
+    )

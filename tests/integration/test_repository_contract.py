@@ -6,6 +6,7 @@ all-or-nothing transactions, the same index and partition reads."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import time
 
 import pytest
@@ -15,9 +16,17 @@ from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
 from baccarat_api.adapters.shoe_cache import ShoeCache
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.jobs.seed import tier_docs
-from baccarat_api.ports.records import IdempotencyRecord, RoundRecord, TableRecord
+from baccarat_api.ports.records import (
+    FairnessTotals,
+    IdempotencyRecord,
+    ProofRecord,
+    RoundRecord,
+    ShoeFairness,
+    ShoeRecord,
+    TableRecord,
+)
 from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHistory
-from baccarat_api.ports.writes import ABSENT, Update
+from baccarat_api.ports.writes import ABSENT, Put, Update
 from baccarat_api.service import tables
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.models import CreateTableRequest, DealRequest
@@ -122,7 +131,7 @@ def test_an_idempotency_record_is_put_with_its_effect_or_not_at_all(repo: Reposi
     # a live record with the same key: the transaction loses on it (duplicate), nothing written
     with pytest.raises(ConditionFailed) as lost:
         repo.create_table(
-            dataclasses.replace(_table(repo, rnd), table_id="tbl_bbbbbbbbbbbbbbbb"),
+            dataclasses.replace(_table(repo, rnd), table_id="tbl_bbbbbbbbbbbbbbbb", write_id="wb"),
             idem("k1", now + 7200),
         )
     assert lost.value.duplicate
@@ -130,7 +139,7 @@ def test_an_idempotency_record_is_put_with_its_effect_or_not_at_all(repo: Reposi
     # an expired one is replaced
     repo.save_settlement(_other_round(repo, rnd), "t", False, idem=idem("k2", now - 1))
     repo.create_table(
-        dataclasses.replace(_table(repo, rnd), table_id="tbl_cccccccccccccccc"),
+        dataclasses.replace(_table(repo, rnd), table_id="tbl_cccccccccccccccc", write_id="wc"),
         idem("k2", now + 60),
     )
     assert repo.load(OP, idem_key="k2").idempotency == idem("k2", now + 60)
@@ -155,15 +164,17 @@ def test_closing_publishes_the_proof_naming_the_partition_of_its_rounds(repo: Re
     shoe_id, round_id = played(repo)
     rnd = stored_round(repo, round_id)
     repo.save_settlement(rnd, "2026-01-01T00:00:01.000Z", False)
-    assert repo.get_proof(shoe_id) is None
+    assert repo.proof_page(shoe_id, 1) == (None, None)
     shoe = repo.get_shoe(OP, rnd.ref.shoe)
     assert shoe is not None
     after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed", "wclose")
     repo.close_shoe(shoe, after, proof)
-    published = repo.get_proof(shoe_id)
-    assert published == proof and published.operator_id == OP
-    assert repo.shoe_history(OP, rnd.ref.shoe).rounds == [stored_round(repo, round_id)]
-    assert repo.shoe_history("operator-b", rnd.ref.shoe).rounds == []
+    published, page = repo.proof_page(shoe_id, 1)
+    assert published == proof and published.operator_id == OP and page is None
+    assert repo.shoe_history(OP, rnd.ref.shoe) == ShoeHistory(after, [stored_round(repo, round_id)])
+    assert repo.shoe_history("operator-b", rnd.ref.shoe) == ShoeHistory()
+    assert repo.due_proofs("2999-01-01T00:00:00.000Z", 10) == [shoe_id]
+    assert repo.due_proofs("2000-01-01T00:00:00.000Z", 10) == []  # before the shoe ended
     table = repo.get_table(OP, rnd.table_id)
     assert table is not None and table.open_shoe_id is None and table.chain_head == shoe.chain_head
     history = repo.shoe_history(OP, rnd.ref.shoe)
@@ -190,3 +201,97 @@ def test_a_single_update_that_loses_brings_the_winner_back_too(repo: Repository)
         repo.transact("late settlement", [late])
     assert lost.value.existing == stored_round(repo, round_id)
     assert stored_round(repo, round_id).settled_at == "2026-01-01T00:00:01.000Z"
+
+
+# --- final proofs ---------------------------------------------------------------------------
+
+
+def closed(repo: Repository) -> tuple[str, RoundRecord, ShoeRecord, ProofRecord]:
+    """A shoe of one round, closed: its id, the round, the ended shoe, its proof item."""
+    shoe_id, round_id = played(repo)
+    rnd = stored_round(repo, round_id)
+    shoe = repo.get_shoe(OP, rnd.ref.shoe)
+    assert shoe is not None
+    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed", "wclose")
+    repo.close_shoe(shoe, after, proof)
+    return shoe_id, rnd, after, proof
+
+
+def test_stored_pages_read_back_byte_for_byte_with_the_proof_item(repo: Repository) -> None:
+    """Pages of one part and of more parts than one read fetches (a page longer than any the
+    split rule makes: the adapter's second read)."""
+    from baccarat_api.adapters.dynamodb.pages import PART_BYTES, PREFETCH_PARTS
+
+    shoe_id, _, _, proof = closed(repo)
+    small = b'{"page":1,"x":"' + "é".encode() * 10 + b'"}'
+    noise = hashlib.shake_256(b"incompressible").digest(PART_BYTES * (PREFETCH_PARTS + 1) + 7)
+    large = b'{"page":2,"x":"' + noise.hex().encode()[: len(noise)] + b'"}'
+    repo.put_proof_pages(shoe_id, [small, large])
+    assert repo.proof_page(shoe_id, 1) == (proof, small)
+    assert repo.proof_page(shoe_id, 2) == (proof, large)
+    assert repo.proof_page(shoe_id, 3) == (proof, None)
+    repo.put_proof_pages(shoe_id, [small, large])  # a second finaliser: the same items
+    assert repo.proof_page(shoe_id, 2) == (proof, large)
+
+
+def test_finalising_is_write_once_and_adds_to_the_totals_it_makes(repo: Repository) -> None:
+    shoe_id, rnd, after, proof = closed(repo)
+    iv = {"voided_rounds": 1, "voided_player_net": -250, "closed_early": True,
+          "rounds_dealt": 1, "rounds_possible": 30}  # fmt: skip
+    line = ShoeFairness(rnd.table_id, 1, shoe_id, after.ended_at or "", "closed", iv, "t1")
+    before = repo.fairness(rnd.table_id, before=None, limit=10)
+    assert before.totals == FairnessTotals(rnd.table_id) and before.shoes == []
+    repo.finalise_proof(proof, {"value": "first"}, 1, "t1", line)
+    with pytest.raises(ConditionFailed) as lost:
+        repo.finalise_proof(proof, {"value": "second"}, 1, "t2", line)
+    winner = lost.value.existing
+    assert isinstance(winner, ProofRecord) and winner.signature == {"value": "first"}
+    assert (winner.page_count, winner.finalised_at) == (1, "t1")
+    assert repo.due_proofs("2999-01-01T00:00:00.000Z", 10) == []  # final: out of the index
+    page = repo.fairness(rnd.table_id, before=None, limit=10)
+    assert page.shoes == [line] and not page.more
+    assert page.totals == FairnessTotals(rnd.table_id, 1, 1, -250, 1, 1, 30)
+    # a table without totals (made before they existed): the first finalisation makes them
+    other = ShoeFairness(
+        "tbl_bbbbbbbbbbbbbbbb", 3, "tbl_bbbbbbbbbbbbbbbb_s3", "t", "rules", iv, "t"
+    )
+    stray = dataclasses.replace(proof, shoe_id=other.shoe_id, table_id=other.table_id)
+    repo.transact("stray proof", [Put(stray)])
+    assert repo.fairness(other.table_id, before=None, limit=10).totals is None
+    repo.finalise_proof(stray, {"value": "x"}, 1, "t", other)
+    assert repo.fairness(other.table_id, before=None, limit=10).totals == FairnessTotals(
+        other.table_id, 1, 1, -250, 1, 1, 30
+    )
+
+
+def test_fairness_lines_come_newest_first_a_page_at_a_time(repo: Repository) -> None:
+    table_id = "tbl_cccccccccccccccc"
+    repo.transact("totals", [Put(FairnessTotals(table_id, shoes=5))])
+    lines = [
+        ShoeFairness(table_id, n, f"{table_id}_s{n}", "t", "rules", {"n": n}, "t")
+        for n in range(1, 6)
+    ]
+    repo.transact("lines", [Put(line) for line in lines])
+    first = repo.fairness(table_id, before=None, limit=2)
+    assert [x.shoe_number for x in first.shoes] == [5, 4] and first.more
+    assert first.totals is not None and first.totals.shoes == 5
+    rest = repo.fairness(table_id, before=4, limit=2)
+    assert (
+        [x.shoe_number for x in rest.shoes] == [3, 2] and rest.more and rest.totals == first.totals
+    )
+    last = repo.fairness(table_id, before=2, limit=2)
+    assert [x.shoe_number for x in last.shoes] == [1] and not last.more
+    exact = repo.fairness(table_id, before=None, limit=5)
+    assert len(exact.shoes) == 5 and not exact.more
+
+
+def test_open_rounds_lists_the_unresolved_rounds_of_a_shoe(repo: Repository) -> None:
+    shoe_id, round_id = played(repo)
+    rnd = stored_round(repo, round_id)
+    second = _other_round(repo, rnd)
+    assert repo.open_rounds(shoe_id) == [(1, rnd.settle_by), (2, second.settle_by)]
+    repo.save_settlement(rnd, "2026-01-01T00:00:01.000Z", False)
+    void = {"reason": "misdeal", "note": None, "voided_at": "t", "replaced": {}}
+    repo.void_round(stored_round(repo, second.round_id), void)
+    assert repo.open_rounds(shoe_id) == []
+    assert repo.open_rounds("tbl_aaaaaaaaaaaaaaaa_s1") == []

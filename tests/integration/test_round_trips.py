@@ -10,7 +10,7 @@ import re
 
 import pytest
 from support.roundtrips import Calls, count_calls, measure, walk_routes
-from support.stack import Api
+from support.stack import Api, star_city_bets
 
 from baccarat_api import runtime
 from baccarat_dev.template import REPO_ROOT
@@ -27,7 +27,14 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "GET /v1/rounds/{round_id}": (1, 0),
     "GET /v1/shoes/{shoe_id}": (1, 0),
     "POST /v1/shoes/{shoe_id}/close": (2, 1),
-    "GET /v1/shoes/{shoe_id}/proof": (2, 0),  # the proof item, then one Query of its rounds
+    # the first read after the proof became final finalises it, once: the page read
+    # (BatchGetItem), OpenRounds (Query), the shoe and its rounds (Query), the page (PutItem:
+    # one per part), the manifest (TransactWriteItems); KMS: the signing key's public half
+    # (once per container) and one Sign (the ref key is cached from the deals)
+    "GET /v1/shoes/{shoe_id}/proof (finalises)": (5, 2),
+    "GET /v1/shoes/{shoe_id}/proof": (1, 0),  # final: one BatchGetItem, no KMS
+    "GET /v1/signing-keys": (0, 0),  # the public key, cached per container
+    "GET /v1/tables/{table_id}/fairness": (1, 0),
     # with an Idempotency-Key the record rides along (BatchGetItem with the item's read,
     # a Put in the same transaction): the same counts; a replay answers from the one read
     "POST /v1/tables (Idempotency-Key)": (2, 2),
@@ -62,6 +69,10 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "DELETE /v1/tables/{table_id}/watchers/{bettor_id}": (2, 0),
     "GET /v1/tables/{table_id}/events": (1, 0),
     "GET /v1/tables/{table_id}/events (304)": (1, 0),
+    # reconciliation (RoundsByDay: 32 shards per operator and day): a table's rounds of a day
+    # are one shard (one Query per page); the daily report reads every shard once (per page)
+    "GET /v1/rounds?table_id=": (1, 0),
+    "GET /v1/reports/daily": (32, 0),
 }
 BUDGET = {
     "rounds": 2,
@@ -74,11 +85,18 @@ BUDGET = {
     "events": 1,
     "seats": 2,
     "watchers": 2,
-    "proof": 2,
+    "proof": 1,
     "rounds (replay)": 2,
+    "reports": 32,
 }
 #: Markers that replace a broader one for their routes.
-INSTEAD = {"audit": "GET", "proof": "GET", "rounds (replay)": "replay", "events": "GET"}
+INSTEAD = {
+    "audit": "GET",
+    "proof": "GET",
+    "rounds (replay)": "replay",
+    "events": "GET",
+    "reports": "GET",
+}
 
 
 @pytest.fixture
@@ -97,7 +115,16 @@ def test_round_trips_per_route_on_a_warm_container(api: Api, calls: Calls) -> No
         "BatchGetItem": 1,  # the shoe and the table's live state
         "TransactWriteItems": 1,
     }
+    assert counted["GET /v1/shoes/{shoe_id}/proof (finalises)"][2] == {
+        "BatchGetItem": 1,
+        "Query": 2,
+        "PutItem": 1,
+        "TransactWriteItems": 1,
+    }
+    assert counted["GET /v1/shoes/{shoe_id}/proof"][2] == {"BatchGetItem": 1}
     for name, (ddb, _) in measured.items():
+        if "(finalises)" in name:  # once per shoe, pinned exactly above
+            continue
         markers = {m for m in BUDGET if m in name}
         markers -= {INSTEAD[m] for m in markers if m in INSTEAD}
         for marker in markers:
@@ -118,6 +145,22 @@ def test_the_last_round_of_a_shoe_is_still_one_transaction(api: Api, calls: Call
     r, ddb, kms, ops = measure(calls, lambda: api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []}))
     assert r.body["shoe_status"] == "ended"
     assert (ddb, kms) == (2, 0) and ops == {"BatchGetItem": 1, "TransactWriteItems": 1}
+
+
+def test_a_pending_proof_costs_two_small_reads_and_no_kms(api: Api, calls: Calls) -> None:
+    """Ended with a round unresolved: the page read and the OpenRounds index (no round read)."""
+    table = api.post(
+        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    ).body
+    shoe_id = api.post(f"/v1/tables/{table['table_id']}/shoes", {"client_seed": "x"}).body[
+        "shoe_id"
+    ]
+    api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()})
+    api.post(f"/v1/shoes/{shoe_id}/close")
+    calls.clear()
+    r = api.get(f"/v1/shoes/{shoe_id}/proof", key=None)
+    assert r.status == 409 and r.error["code"] == "proof_pending"
+    assert calls.dynamodb == {"BatchGetItem": 1, "Query": 1} and sum(calls.kms.values()) == 0
 
 
 def test_cold_paths_cost_what_they_should(api: Api, calls: Calls) -> None:

@@ -2,7 +2,8 @@
 round answers 404 exactly like a missing one, on EVERY route (the walk below takes the routes
 from template.yaml, so a route added later is walked too, or the walk fails until it is taught
 the route's body), through the FastAPI dependency (make run) and behind the Lambda authorizer
-(AWS). Nothing the other operator sends changes anything. The proof is public."""
+(AWS). Nothing the other operator sends changes anything. The proof and a table's fairness
+summary are public."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ BODIES: dict[str, Callable[[], Any]] = {
     "PUT /v1/tables/{table_id}/watchers/{bettor_id}": lambda: None,
 }
 #: Routes that name no operator resource (nothing to walk).
-NO_ID = {"GET /v1/tiers", "POST /v1/tables", "GET /verify"}
+NO_ID = {"GET /v1/tiers", "POST /v1/tables", "GET /verify", "GET /v1/signing-keys"}
+#: Routes that list the caller's own resources (their isolation: the test below the walk).
+LISTINGS = {"GET /v1/rounds", "GET /v1/reports/daily"}
 PARAMS = ("table_id", "shoe_id", "round_id")
 #: Path parameters that name no resource: the same value for the owner's ids and nobody's.
 FIXED = {"seat": "1", "bettor_id": "someone"}
@@ -41,7 +44,7 @@ FIXED = {"seat": "1", "bettor_id": "someone"}
 def walked_routes() -> list[str]:
     keys = sorted({r.route_key for r in routes()})
     for key in keys:
-        if key in NO_ID:
+        if key in NO_ID or key in LISTINGS:
             continue
         names = set(re.findall(r"{(\w+)}", key))
         assert names & set(PARAMS) and names <= set(PARAMS) | set(FIXED), (
@@ -49,7 +52,7 @@ def walked_routes() -> list[str]:
         )
         if key.startswith(("POST ", "PUT ")):
             assert key in BODIES, f"teach the tenancy walk a valid body for {key!r}"
-    return [k for k in keys if k not in NO_ID]
+    return [k for k in keys if k not in NO_ID and k not in LISTINGS]
 
 
 def operator_items(stack: Stack, operator_id: str) -> list[Any]:
@@ -103,7 +106,8 @@ def test_every_route_answers_another_operators_ids_exactly_like_missing_ones(
     assert {"POST /v1/shoes/{shoe_id}/rounds", "GET /v1/rounds/{round_id}"} <= set(walked)
     for route_key in walked:
         method, _, template = route_key.partition(" ")
-        public = "/proof" in template and finished
+        # public: the final proof of an ended shoe, and a table's fairness summary
+        public = ("/proof" in template and finished) or "/fairness" in template
         for with_idempotency_key in (False, True):
             answers = []
             for which in (ids, missing):
@@ -113,13 +117,27 @@ def test_every_route_answers_another_operators_ids_exactly_like_missing_ones(
                 r = other.call(method, path, body, headers=headers)
                 answers.append(normalised(r, which))
             theirs, nobody = answers
-            if public:  # the proof of an ended shoe is public, whoever asks
+            if public:  # whoever asks
                 assert theirs[0] == 200 and nobody[0] == 404, route_key
                 continue
             assert theirs[0] == 404, (route_key, theirs)
             assert theirs == nobody, route_key
     # nothing of operator A changed, whatever B sent
     assert operator_items(stack, "operator-a") == before
+
+
+def test_the_reconciliation_listings_show_the_callers_rounds_alone(api: Api, stack: Stack) -> None:
+    ids = a_world(api, finished=True)
+    day = "date=" + api.get(f"/v1/rounds/{ids['round_id']}").body["dealt_at"][:10]
+    mine = api.get("/v1/reports/daily", query=day).body
+    assert mine["total"]["rounds"] == 1
+    other = Api(stack.key_b)
+    theirs = other.get("/v1/reports/daily", query=day).body
+    assert theirs["total"]["rounds"] == 0 and theirs["tables"] == []
+    for query in (f"table_id={ids['table_id']}", f"table_id={nobodys(ids)['table_id']}", ""):
+        listed = other.get("/v1/rounds", query=query)
+        assert listed.status == 200 and listed.body == {"rounds": [], "next_cursor": None}
+    assert len(api.get("/v1/rounds", query=f"table_id={ids['table_id']}").body["rounds"]) == 1
 
 
 def test_an_idempotency_key_is_never_shared_between_operators(api: Api, stack: Stack) -> None:

@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.stack import TABLE_NAMES, Api, Stack, star_city_bets
+from support.stack import TABLE_NAMES, Api, Stack, signing_keys, star_city_bets, verified_proof
 
-from baccarat.verify import verify_proof
 from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.ids import parse_round_id
@@ -197,15 +196,19 @@ def test_a_void_is_refused_after_the_window_and_where_voids_are_disabled(
         assert refused.status == 400 and refused.error["code"] == "invalid_request"
 
 
-def _verify_cli(proof: dict[str, Any], tmp_path: Path) -> tuple[int, str]:
-    """``baccarat verify proof.json`` (the console script's entry point)."""
+def _verify_cli(api: Api, pages: list[dict[str, Any]], tmp_path: Path) -> tuple[int, str]:
+    """``baccarat verify page1.json page2.json … --keys keys.json`` (the console script)."""
     from baccarat_dev.cli import main
 
-    path = tmp_path / "proof.json"
-    path.write_text(json.dumps(proof))
+    files = []
+    for k, page in enumerate(pages, start=1):
+        files.append(tmp_path / f"page{k}.json")
+        files[-1].write_text(json.dumps(page))
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps(signing_keys(api)))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = main(["verify", "--allow-unsigned", str(path)])  # (v1 proofs are unsigned)
+        code = main(["verify", *map(str, files), "--keys", str(keys)])
     return code, out.getvalue()
 
 
@@ -223,21 +226,28 @@ def test_a_shoe_with_voided_rounds_still_verifies(api: Api, tmp_path: Path, end:
         while dealt[-1]["shoe_status"] == "open":
             bets = star_city_bets() if len(dealt) == 29 else []  # the last round has bets
             dealt.append(api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": bets}).body)
+        pending = api.get(f"/v1/shoes/{shoe_id}/proof", key=None)
+        assert pending.status == 409 and pending.error["code"] == "proof_pending"
+        assert pending.error["details"]["unresolved_rounds"] == [30]
         last = api.post(f"/v1/rounds/{dealt[-1]['round_id']}/void", {"reason": "regulatory"})
         assert last.status == 200
-    proof = api.get(f"/v1/shoes/{shoe_id}/proof", key=None)
-    assert proof.status == 200, proof.body
-    rounds = proof.body["rounds"]
+    verdict, pages = verified_proof(api, shoe_id)
+    assert verdict.ok, verdict.line()
+    rounds = [r for page in pages for r in page["rounds"]]
     assert len(rounds) == len(dealt)  # the voided rounds' cards stay in the proof
     assert rounds[0]["voided"] is True and rounds[0]["void"]["reason"] == "misdeal"
     assert [r["player"] for r in rounds] == [d["player"]["cards"] for d in dealt]
     if end == "played out":
         assert rounds[-1]["voided"] is True
     assert not any(r["voided"] for r in rounds[1:-1])
-    verdict = verify_proof(proof.body)
-    assert verdict.ok, verdict.line()
-    code, line = _verify_cli(proof.body, tmp_path)
+    voided = [r for r in rounds if r["voided"]]
+    assert pages[0]["interventions"]["voided_rounds"] == len(voided)
+    assert pages[0]["interventions"]["voided_player_net"] == sum(
+        sum(r["void"]["replaced"]["nets"].values()) for r in voided
+    )
+    code, line = _verify_cli(api, pages, tmp_path)
     assert code == 0 and line.startswith("verified"), line
+    assert "voided round" in line
 
 
 def test_nothing_is_ever_deleted() -> None:

@@ -5,7 +5,9 @@
   ``BACC_FUZZ_IDS`` (JSON: parameter → ids, plus ``close_shoe_id`` for the close route, so that
   closing does not end the shoes the deal route is fuzzed on). Two cases in three get a real id
   (deterministically, by count), so fuzzed bodies reach bet validation, dealing and settlement
-  instead of stopping at 404; the third keeps the generated id (not found).
+  instead of stopping at 404; the third keeps the generated id (not found). A generated id that
+  is not even shaped like one (a negative case: it must be refused) is never replaced — a real
+  id would turn the refusal schemathesis expects into a valid request.
 * One documented strictness: the API takes integers only as JSON integers (money is never a
   float), while JSON Schema's ``integer`` also admits ``2.0``. A "schema-valid request
   rejected" failure whose only reason is such a whole float (400 ``invalid_request``, every
@@ -16,12 +18,15 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 from typing import Any
 
 import schemathesis
 
 _IDS: dict[str, list[str]] = json.loads(os.environ.get("BACC_FUZZ_IDS", "{}"))
 _COUNTER = itertools.count()
+#: The shape of every id the API issues (tables, shoes ``_s<n>``, rounds ``_r<n>``).
+_ID_SHAPE = re.compile(r"tbl_[a-z2-7]{16}(?:_s[1-9][0-9]*(?:_r[1-9][0-9]*)?)?")
 
 
 @schemathesis.hook
@@ -35,7 +40,8 @@ def map_path_parameters(
     out = dict(path_parameters)
     for name in path_parameters:
         pool = _IDS.get("close_shoe_id" if path.endswith("/close") else name, [])
-        if pool:
+        generated = path_parameters[name]
+        if pool and isinstance(generated, str) and _ID_SHAPE.fullmatch(generated):
             out[name] = pool[n % len(pool)]
     return out
 

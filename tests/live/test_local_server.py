@@ -8,7 +8,8 @@ import socket
 import httpx
 from support.local_server import local_server
 
-from baccarat.verify import verify_proof
+from baccarat.verify import verify
+from baccarat_verify import es256
 
 
 def test_make_run_serves_the_whole_api_and_stops_on_ctrl_c() -> None:
@@ -33,8 +34,10 @@ def test_make_run_serves_the_whole_api_and_stops_on_ctrl_c() -> None:
             assert missing.status_code == 404
             assert missing.json()["error"]["request_id"] == missing.headers["x-request-id"]
             assert http.post(f"/v1/shoes/{shoe['shoe_id']}/close").status_code == 200
-            proof = httpx.get(f"{url}/v1/shoes/{shoe['shoe_id']}/proof").json()
-            assert verify_proof(proof).ok
+            proof = httpx.get(f"{url}/v1/shoes/{shoe['shoe_id']}/proof").json()  # final, signed
+            keys = httpx.get(f"{url}/v1/signing-keys").json()
+            verdict = verify([proof], keys=keys, signature_check=es256.check)
+            assert verdict.ok and verdict.signature, verdict.line()
             assert http.get("/docs").status_code == 200
     assert server.proc.returncode == 0, server.banner + "".join(server.output)
     with socket.socket() as s:  # the port is free again

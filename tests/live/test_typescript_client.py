@@ -2,10 +2,9 @@
 server as a user runs it (`make run`'s runner on a free port, its URL and key handed over as
 BACCARAT_URL and KEY): it plays whole shoes, the browser verifier's JavaScript (web/verify.js,
 loaded in Node) says "verified" on each proof, and what it was answered is the proof's. The
-proofs it saved are checked again here with the service's own verifier (cards and money).
-
-The API serves v1 proofs, unsigned, until its side of proof v2 lands: the example passes the
-verifier's allowUnsigned option, and the verdict says so."""
+proofs it saved (the signed pages the API served) are checked again here with the service's own
+verifier (the signature, cards and money). The example checks the signature against the API's
+``GET /v1/signing-keys``: no allowUnsigned anywhere."""
 
 from __future__ import annotations
 
@@ -19,7 +18,8 @@ import pytest
 from support.local_server import LocalServer, local_server
 from support.typescript_client import output, require_client, run
 
-from baccarat.verify import verify_proof
+from baccarat.verify import Verdict, verify
+from baccarat_verify import es256
 
 VERDICT = (
     "web/verify.js: verified: shoe 1: the server seed reaches the anchor, the client hash matches"
@@ -33,7 +33,14 @@ def api(shared_dynamodb: Any) -> Iterator[LocalServer]:
         yield server
 
 
-def play(api: LocalServer, tmp: Path, *args: str) -> tuple[dict[str, Any], dict[str, Any], str]:
+def verified(api: LocalServer, pages: list[dict[str, Any]]) -> Verdict:
+    keys = httpx.get(f"{api.url}/v1/signing-keys", timeout=10).json()
+    return verify(pages, keys=keys, signature_check=es256.check)
+
+
+def play(
+    api: LocalServer, tmp: Path, *args: str
+) -> tuple[dict[str, Any], list[dict[str, Any]], str]:
     """The example run as its README says (npm run example = tsx examples/play-shoe.ts):
     its summary, the proof it loaded, and what it printed."""
     summary, proof = tmp / "summary.json", tmp / "proof.json"
@@ -50,18 +57,20 @@ def play(api: LocalServer, tmp: Path, *args: str) -> tuple[dict[str, Any], dict[
 def test_a_whole_star_city_shoe_played_from_typescript_verifies_in_the_browser_verifier(
     api: LocalServer, tmp_path: Path
 ) -> None:
-    summary, proof, stdout = play(api, tmp_path, "--rng-seed", "6")
+    summary, pages, stdout = play(api, tmp_path, "--rng-seed", "6")
     assert f"{VERDICT} and all 30 rounds re-derive exactly" in stdout, stdout
-    assert "(unsigned v1 proof: no signature to check)" in stdout
+    assert "unsigned" not in stdout and "ES256" in stdout, stdout
+    assert "interventions: no voids; played to the end (30 of 30 rounds)" in stdout, stdout
     assert "consistent: the cards we were dealt and the settlements we were answered" in stdout
     assert summary["verified"] is True and summary["consistent"] is True, summary
     assert summary["rounds"] == summary["settlements"] == 30
     assert summary["end_reason"] == "rules"
     # the same proof, from the service's own verifier: cards and every settlement recomputed
-    verdict = verify_proof(proof)
+    verdict = verified(api, pages)
     assert verdict.ok, verdict.line()
-    assert verdict.settlements_checked == 30
-    assert [r["round_number"] for r in proof["rounds"]] == list(range(1, 31))
+    assert verdict.settlements_checked == 30 and verdict.signature
+    rounds = [r for page in pages for r in page["rounds"]]
+    assert [r["round_number"] for r in rounds] == list(range(1, 31))
     # the API agrees on what was played: the shoe ended, the nets the example kept are the API's
     shoe = httpx.get(
         f"{api.url}/v1/shoes/{summary['shoe_id']}",
@@ -69,17 +78,19 @@ def test_a_whole_star_city_shoe_played_from_typescript_verifies_in_the_browser_v
         timeout=10,
     ).json()
     assert (shoe["status"], shoe["rounds_dealt"]) == ("ended", 30)
-    nets: dict[str, int] = {}
-    for r in proof["rounds"]:
-        for bettor, net in r["settlement"]["nets"].items():
-            nets[bettor] = nets.get(bettor, 0) + net
-    assert {b: nets.get(b, 0) for b in summary["nets"]} == summary["nets"]
+    nets: dict[str, int] = {}  # by bettor_ref: the proof names no bettor
+    for r in rounds:
+        for ref, net in r["settlement"]["nets"].items():
+            nets[ref] = nets.get(ref, 0) + net
+    assert all(ref.startswith("br_") for ref in nets)
+    nonzero = lambda values: sorted(n for n in values if n)  # noqa: E731
+    assert nonzero(nets.values()) == nonzero(summary["nets"].values())
 
 
 def test_a_closed_bid_squeeze_shoe_with_a_void_verifies_too(
     api: LocalServer, tmp_path: Path
 ) -> None:
-    summary, proof, stdout = play(
+    summary, pages, stdout = play(
         api, tmp_path,
         "--profile", "bid-squeeze", "--banking", "player_banker",
         "--close-after", "9", "--void-round", "4", "--rng-seed", "7",
@@ -88,5 +99,6 @@ def test_a_closed_bid_squeeze_shoe_with_a_void_verifies_too(
     assert summary["verified"] is True and summary["consistent"] is True, summary
     assert (summary["rounds"], summary["settlements"], summary["voided"]) == (9, 8, [4])
     assert summary["end_reason"] == "closed"
-    assert proof["rounds"][3]["voided"] is True
-    assert verify_proof(proof).ok
+    assert "interventions: 1 voided round" in stdout, stdout
+    assert pages[0]["rounds"][3]["voided"] is True
+    assert verified(api, pages).ok

@@ -99,10 +99,12 @@ def walk_routes(api: Client, calls: Calls) -> Counts:
     run("GET /v1/rounds/{round_id}", lambda: api.get(f"/v1/rounds/{rnd['round_id']}"))
     run("GET /v1/shoes/{shoe_id}", lambda: api.get(f"/v1/shoes/{shoe['shoe_id']}"))
     run("POST /v1/shoes/{shoe_id}/close", lambda: api.post(f"/v1/shoes/{shoe['shoe_id']}/close"))
-    run(
-        "GET /v1/shoes/{shoe_id}/proof",
-        lambda: api.get(f"/v1/shoes/{shoe['shoe_id']}/proof", key=None),
-    )
+    proof = f"/v1/shoes/{shoe['shoe_id']}/proof"
+    run("GET /v1/shoes/{shoe_id}/proof (finalises)", lambda: api.get(proof, key=None))
+    run("GET /v1/shoes/{shoe_id}/proof", lambda: api.get(proof, key=None))
+    run("GET /v1/signing-keys", lambda: api.get("/v1/signing-keys", key=None))
+    fairness = f"/v1/tables/{table['table_id']}/fairness"
+    run("GET /v1/tables/{table_id}/fairness", lambda: api.get(fairness, key=None))
     _walk_trust_routes(api, run)
     _walk_table_routes(api, run, table["table_id"])
     return measured
@@ -166,4 +168,14 @@ def _walk_trust_routes(api: Client, run: Callable[[str, Callable[[], Response]],
     run(
         "GET /v1/tables/{table_id}/audit",
         lambda: api.get(f"/v1/tables/{table['table_id']}/audit"),
+    )
+    # reconciliation: one table's rounds of a day are one Query of its RoundsByDay shard; the
+    # whole day (the report, or a listing of every table) one Query per shard (and per page)
+    run(
+        "GET /v1/rounds?table_id=",
+        lambda: api.get("/v1/rounds", query=f"table_id={table['table_id']}"),
+    )
+    run(
+        "GET /v1/reports/daily",
+        lambda: api.get("/v1/reports/daily", query=f"date={dealt['dealt_at'][:10]}"),
     )

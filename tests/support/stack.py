@@ -211,11 +211,15 @@ def provision(
     kms = boto3.client("kms")
     create_tables(dynamodb, names, pitr=pitr)
     key_id = kms.create_key(Description="test secrets")["KeyMetadata"]["Arn"]
+    signing = kms.create_key(
+        Description="test proof signing", KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY"
+    )["KeyMetadata"]["Arn"]
     repo = DynamoRepository(dynamodb, names["StateTable"], names["ConfigTable"])
     seed_tiers(repo, TIERS)
     monkeypatch.setenv("STATE_TABLE", names["StateTable"])
     monkeypatch.setenv("CONFIG_TABLE", names["ConfigTable"])
     monkeypatch.setenv("KMS_KEY_ID", key_id)
+    monkeypatch.setenv("SIGNING_KEY_ID", signing)
     runtime.reset()
     return Stack(
         dynamodb=dynamodb,
@@ -296,6 +300,37 @@ def star_city_bets() -> list[dict[str, Any]]:
             "balance": 20_000,
         },
     ]
+
+
+def proof_pages(api: Api, shoe_id: str) -> list[dict[str, Any]]:
+    """Every page of the shoe's served proof (no key), following each page's ``next``."""
+    pages: list[dict[str, Any]] = []
+    path, query = f"/v1/shoes/{shoe_id}/proof", ""
+    while True:
+        r = api.call("GET", path, key=None, query=query)
+        assert r.status == 200 and r.function == "ReadFunction", (r.status, r.body)
+        pages.append(r.body)
+        nxt = r.body["page"]["next"]
+        if nxt is None:
+            return pages
+        path, query = nxt.split("?", 1)
+
+
+def signing_keys(api: Api) -> dict[str, Any]:
+    """``GET /v1/signing-keys`` (no key)."""
+    r = api.get("/v1/signing-keys", key=None)
+    assert r.status == 200, r.body
+    keys: dict[str, Any] = r.body
+    return keys
+
+
+def verified_proof(api: Api, shoe_id: str) -> tuple[Any, list[dict[str, Any]]]:
+    """The served proof's verdict (every page, the signing keys the API serves) and its pages."""
+    from baccarat.verify import verify
+    from baccarat_verify import es256
+
+    pages = proof_pages(api, shoe_id)
+    return verify(pages, keys=signing_keys(api), signature_check=es256.check), pages
 
 
 def open_shoe(api: Api, profile: str = "star-city", tier: str = "star-city-fun") -> str:

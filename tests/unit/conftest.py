@@ -23,6 +23,8 @@ class Game:
         self.repo.put_tiers(tier_docs(TIERS))
         self.vault = MemoryVault()
         self.shoes = ShoeCache(self.vault)
+        #: The shoe's table ref key, unsealed (as the service's finalisation gets it).
+        self.ref_keys = self.shoes.ref_key
 
 
 @pytest.fixture

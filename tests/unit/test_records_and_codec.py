@@ -15,10 +15,12 @@ from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS
 from baccarat_api.ports.records import (
     KEY_FIELDS,
     EventRecord,
+    FairnessTotals,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
     RoundRecord,
+    ShoeFairness,
     ShoeRecord,
     TableRecord,
 )
@@ -52,13 +54,21 @@ PROOF = ProofRecord(
     "tbl_aaaaaaaaaaaaaaaa_s1", "tbl_aaaaaaaaaaaaaaaa", 1, "ab", "seed", "hash", RULES, "ff", 3,
     "rules", "2026-01-01T00:01:00.000Z", CONFIG, "op",
 )  # fmt: skip
+FINAL = dataclasses.replace(
+    PROOF, operator_id="op", signature={"alg": "ES256"}, page_count=2, finalised_at="2026-01-02"
+)
+LINE = ShoeFairness(
+    "tbl_aaaaaaaaaaaaaaaa", 1, "tbl_aaaaaaaaaaaaaaaa_s1", "2026-01-01T00:01:00.000Z", "rules",
+    {"voided_rounds": 0}, "2026-01-02",
+)  # fmt: skip
+TOTALS = FairnessTotals("tbl_aaaaaaaaaaaaaaaa", 3, 1, -500, 1, 60, 90)
 IDEM = IdempotencyRecord("op", "k" * 64, "fp", 201, {"z": 1, "a": 2}, "2026-01-01", 1_800_000_000)
 LIVE = LiveRecord("op", "tbl_aaaaaaaaaaaaaaaa", 7, "2026-01-01T00:00:00.000Z")
 EVENT = EventRecord(
     "op", "tbl_aaaaaaaaaaaaaaaa", 7, "round_settled", "2026-01-01T00:00:00.000Z",
     {"round_id": "r", "nets": {"zed": 5, "alice": -5}},
 )  # fmt: skip
-RECORDS = [TABLE, SHOE, ROUND, VOIDED, PROOF, IDEM, LIVE, EVENT]
+RECORDS = [TABLE, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM, LIVE, EVENT]
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: type(r).__name__)
@@ -78,6 +88,9 @@ def test_items_keep_the_schema_of_the_key_module() -> None:
     assert to_item(PROOF)["pk"] == {"S": "PROOF#tbl_aaaaaaaaaaaaaaaa_s1"}
     assert to_item(IDEM)["pk"] == {"S": f"OP#op#IDEM#{'k' * 64}"}
     assert to_item(TABLE)["open_shoe"] == {"S": "tbl_aaaaaaaaaaaaaaaa_s1"}  # the one rename
+    assert to_item(LINE)["pk"] == {"S": "FAIR#tbl_aaaaaaaaaaaaaaaa"}
+    assert to_item(LINE)["sk"] == {"S": "SHOE#000001"}
+    assert to_item(TOTALS)["sk"] == {"S": "TOTALS"}
 
 
 def test_every_field_is_one_attribute_and_none_is_not_stored() -> None:
@@ -124,8 +137,29 @@ def test_a_round_with_locked_bets_is_in_the_due_index_until_settled_or_voided() 
     assert item["due_shard"] == {"S": keys.due_shard(ROUND.table_id)}
     assert "due_at" not in to_item(ROUND)  # settled: out of the index
     assert "due_at" not in to_item(VOIDED)  # voided: out of the index
-    removed = {"settled_at": ("due_shard", "due_at"), "void": ("due_shard", "due_at")}
+    removed = {f: ("due_shard", "due_at", "open_in") for f in ("settled_at", "void")}
     assert SHAPES[RoundRecord].removed_by == removed
+
+
+def test_an_unresolved_round_is_in_the_open_rounds_index_with_or_without_locked_bets() -> None:
+    for unresolved in (
+        dataclasses.replace(ROUND, settled_at=None),
+        dataclasses.replace(ROUND, settled_at=None, settle_by=None),
+    ):
+        assert to_item(unresolved)["open_in"] == {"S": "tbl_aaaaaaaaaaaaaaaa_s1"}
+    assert "open_in" not in to_item(ROUND)
+    assert "open_in" not in to_item(VOIDED)
+
+
+def test_a_proof_awaits_finalisation_in_the_due_index_until_signed() -> None:
+    waiting = dataclasses.replace(FINAL, signature=None)
+    item = to_item(waiting)
+    assert item["due_shard"] == {"S": keys.final_shard(PROOF.table_id)}
+    assert item["due_shard"]["S"].replace("FINAL", "DUE") == keys.due_shard(PROOF.table_id)
+    assert item["due_at"] == {"S": PROOF.ended_at}
+    assert "due_at" not in to_item(FINAL)
+    assert "due_at" not in to_item(dataclasses.replace(waiting, operator_id=""))  # nothing to read
+    assert SHAPES[ProofRecord].removed_by == {"signature": ("due_shard", "due_at")}
 
 
 def test_every_round_field_is_hashed_or_declared_not_hashed() -> None:

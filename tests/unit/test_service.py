@@ -5,14 +5,15 @@ and that a refused or lost request changes nothing."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import pytest
 
-from baccarat.verify import verify_proof
+from baccarat.verify import verify
 from baccarat_api.ids import parse_round_id, parse_shoe_id
 from baccarat_api.ports.records import RoundRecord
-from baccarat_api.service import auto_settle, idempotency, reading, tables
+from baccarat_api.service import auto_settle, idempotency, proofs, reading, tables
 from baccarat_api.service.audit import audit_table
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
@@ -20,6 +21,7 @@ from baccarat_api.service.idempotency import Replayed, request_for
 from baccarat_api.service.models import CreateTableRequest, DealRequest
 from baccarat_api.service.settling import settle_round
 from baccarat_api.service.voiding import void_round
+from baccarat_verify import es256
 
 from .conftest import Game, star_city_bets
 
@@ -41,6 +43,13 @@ def new_shoe(game: Game, **fields: Any) -> str:
 def deal(game: Game, shoe_id: str, bets: list[dict[str, Any]] | None = None, **body: Any) -> Any:
     request = DealRequest.model_validate({"bets": bets or [], **body})
     return deal_round(game.repo, game.shoes, OP, shoe_id, request)
+
+
+def final_proof(game: Game, shoe_id: str) -> dict[str, Any]:
+    """Page 1 of the shoe's final proof, as served."""
+    served = proofs.proof_page(game.repo, game.vault, game.ref_keys, shoe_id)
+    page: dict[str, Any] = json.loads(served.body)
+    return page
 
 
 def code_of(call: Any) -> str:
@@ -90,6 +99,31 @@ def test_an_unknown_tier_is_an_invalid_table_and_stores_nothing(game: Game) -> N
     before = snapshot(game)
     assert code_of(lambda: new_table(game, tier="no-such-tier")) == "invalid_table"
     assert snapshot(game) == before
+
+
+def test_a_table_chooses_its_rounding_rule_and_every_settlement_applies_it(game: Game) -> None:
+    """Banker 1,000 wins 950 at a house star-city table; 1% of +950 leaves 940.5: floored to 940
+    by default, 941 at a ``half_up`` table; either way Σ nets + house take = 0."""
+    bets = [
+        {"bettor_id": "alice", "role": "seated", "seat": 1, "type": "banker", "amount": 1000,
+         "balance": 50_000},
+        {"bettor_id": "bob", "role": "seated", "seat": 2, "type": "player", "amount": 1000,
+         "balance": 50_000},
+    ]  # fmt: skip
+    for rounding, alice_net in (("floor_house_favour", 940), ("half_up", 941)):
+        shoe_id = new_shoe(game, rounding=rounding)
+        table = reading.get_table(game.repo, OP, parse_shoe_id(shoe_id).table_id)  # type: ignore[union-attr]
+        assert table.rounding == rounding
+        for _ in range(30):
+            dealt = deal(game, shoe_id, bets)
+            if dealt.result == "banker":
+                break
+            settle_round(game.repo, OP, dealt.round_id)
+        assert dealt.result == "banker"
+        out = settle_round(game.repo, OP, dealt.round_id)
+        assert out.rounding == rounding
+        assert out.nets == {"alice": alice_net, "bob": -1000}
+        assert sum(out.nets.values()) + out.house.take == 0
 
 
 # --- deal -------------------------------------------------------------------------------------
@@ -144,10 +178,12 @@ def test_a_whole_shoe_deals_to_its_end_publishes_a_proof_that_verifies(game: Gam
         if out.shoe_status == "ended":
             break
     assert code_of(lambda: deal(game, shoe_id)) == "shoe_ended"
-    proof = reading.get_proof(game.repo, shoe_id)
-    assert len(proof.rounds) == rounds
-    assert verify_proof(proof.model_dump(mode="json")).ok
-    table = game.repo.get_table(OP, proof.table_id)
+    for n in range(1, rounds + 1):
+        settle_round(game.repo, OP, f"{shoe_id}_r{n}")
+    proof = final_proof(game, shoe_id)
+    assert len(proof["rounds"]) == rounds
+    assert verify([proof], keys={"keys": [game.vault.public_jwk()]}, signature_check=es256.check).ok
+    table = game.repo.get_table(OP, proof["table_id"])
     assert table is not None and table.open_shoe_id is None
 
 
@@ -222,8 +258,10 @@ def test_close_ends_the_shoe_frees_the_table_and_reveals_the_seed(game: Game) ->
     assert (closed.status, closed.end_reason) == ("ended", "closed")
     assert closed.server_seed is not None and closed.rounds_dealt == 1
     assert code_of(lambda: tables.close_shoe(game.repo, game.vault, OP, shoe_id)) == "shoe_ended"
-    proof = reading.get_proof(game.repo, shoe_id)
-    assert proof.server_seed == closed.server_seed and verify_proof(proof.model_dump()).ok
+    settle_round(game.repo, OP, f"{shoe_id}_r1")
+    proof = final_proof(game, shoe_id)
+    assert proof["server_seed"] == closed.server_seed
+    assert verify([proof], keys={"keys": [game.vault.public_jwk()]}, signature_check=es256.check).ok
 
 
 # --- auto-settle ------------------------------------------------------------------------------
@@ -318,7 +356,7 @@ def test_reads_answer_404_for_foreign_and_malformed_ids(game: Game) -> None:
         lambda: reading.get_shoe(game.repo, "other", shoe_id),
         lambda: reading.get_round(game.repo, "other", rid),
         lambda: reading.get_round(game.repo, OP, "not-an-id"),
-        lambda: reading.get_proof(game.repo, shoe_id),  # not ended yet
+        lambda: final_proof(game, shoe_id),  # not ended yet
     ):
         assert code_of(call) == "not_found"
 

@@ -40,7 +40,6 @@ type Banking = Schema<'CreateTableRequest'>['banking'];
 interface VerifierOptions {
   keys?: unknown; // a JWK set (GET /v1/signing-keys)
   keysSource?: string;
-  allowUnsigned?: boolean;
 }
 interface VerifiedRound {
   round_number: number;
@@ -58,6 +57,7 @@ interface VerifierReport {
   verdict: 'verified' | 'NOT verified';
   reason: string;
   rounds: VerifiedRound[];
+  interventionsLine: string | null;
 }
 interface BrowserVerifier {
   loadProofUrl(url: string): Promise<unknown>;
@@ -65,12 +65,9 @@ interface BrowserVerifier {
 }
 const BaccVerify = createRequire(import.meta.url)('../../../web/verify.js') as BrowserVerifier;
 
-/** How the proof is checked. Today's API serves v1 proofs, unsigned: the verifier accepts them
- * only when asked. Once the API serves signed pages, return the keys instead:
- *   return { keys: await unwrap(api.GET('/v1/signing-keys')), keysSource: `${url}/v1/signing-keys` };
- */
-async function verifierOptions(_api: BaccaratClient, _url: string): Promise<VerifierOptions> {
-  return { allowUnsigned: true };
+/** How the proof is checked: its ES256 signature against the API's public keys (no key needed). */
+async function verifierOptions(api: BaccaratClient, url: string): Promise<VerifierOptions> {
+  return { keys: await unwrap(api.GET('/v1/signing-keys')), keysSource: `${url}/v1/signing-keys` };
 }
 
 // --- bets -------------------------------------------------------------------------------------
@@ -336,6 +333,7 @@ async function main(argv: string[]): Promise<number> {
   console.log(`proof ${proofUrl(played.shoeId)}`);
   const verdict = `${report.verdict}: ${report.reason}`;
   console.log(`web/verify.js: ${verdict}`);
+  if (report.interventionsLine) console.log(`interventions: ${report.interventionsLine}`);
   for (const problem of problems) console.log(`NOT consistent: ${problem}`);
   if (!problems.length) console.log('consistent: the cards we were dealt and the settlements we were answered are the proof\'s');
   if (a['summary-json']) {
@@ -352,6 +350,7 @@ async function main(argv: string[]): Promise<number> {
       retries,
       verified: report.verified,
       verdict,
+      interventions: report.interventionsLine,
       consistent: problems.length === 0,
       problems,
     };

@@ -11,6 +11,11 @@
   no chain walk.
 * Every ciphertext is bound to its item by the KMS encryption context (operator, table, shoe
   number, purpose): a ciphertext copied onto another item does not decrypt.
+* A final proof's manifest is signed by a second, asymmetric key (``ECC_NIST_P256``,
+  ``SIGN_VERIFY``): ``Sign`` with ``MessageType=RAW`` and ``ECDSA_SHA_256`` over the manifest's
+  canonical bytes (at most 4096: KMS hashes them itself; moto's ``DIGEST`` mode disagrees with
+  KMS's, ``RAW`` agrees), the DER signature converted to ``r ‖ s``; ``GetPublicKey`` once per
+  container gives the JWK ``GET /v1/signing-keys`` lists and the ``key_id`` every signature names.
 
 The same code runs against moto's KMS locally (``make run``, tests), so there is one code path.
 The port (:class:`~baccarat_api.ports.vault.SecretVault`) and the encryption contexts are in
@@ -18,8 +23,10 @@ The port (:class:`~baccarat_api.ports.vault.SecretVault`) and the encryption con
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
+from baccarat import proofdoc
 from baccarat_api.ports.repository import StoreUnavailable
 from baccarat_api.ports.vault import SECRET_BYTES
 
@@ -39,9 +46,30 @@ _RETRYABLE = frozenset(
 
 
 class KmsVault:
-    def __init__(self, client: KMSClient, key_id: str) -> None:
+    """``key_id``: the symmetric key secrets are sealed under (``KMS_KEY_ID``);
+    ``signing_key_id``: the proof signing key (``SIGNING_KEY_ID``). A function is given only the
+    keys it may use; a call needing a missing one fails (a deployment error, not a request's)."""
+
+    def __init__(
+        self, client: KMSClient, key_id: str | None, signing_key_id: str | None = None
+    ) -> None:
         self.client = client
-        self.key_id = key_id
+        self._key_id = key_id
+        self._signing_key_id = signing_key_id
+        self._jwk: dict[str, str] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def key_id(self) -> str:
+        if not self._key_id:
+            raise RuntimeError("KMS_KEY_ID must be set for this route")
+        return self._key_id
+
+    @property
+    def signing_key_id(self) -> str:
+        if not self._signing_key_id:
+            raise RuntimeError("SIGNING_KEY_ID must be set for this route")
+        return self._signing_key_id
 
     def _call(self, what: str, fn: object, **kwargs: object) -> dict[str, object]:
         from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
@@ -92,3 +120,33 @@ class KmsVault:
         plaintext = out["Plaintext"]
         assert isinstance(plaintext, bytes)
         return plaintext
+
+    def sign(self, message: bytes) -> bytes:
+        if len(message) > proofdoc.MAX_MANIFEST_BYTES:
+            raise ValueError(f"KMS signs a RAW message of at most 4096 bytes, not {len(message)}")
+        out = self._call(
+            "sign",
+            self.client.sign,
+            KeyId=self.signing_key_id,
+            Message=message,
+            MessageType="RAW",
+            SigningAlgorithm="ECDSA_SHA_256",
+        )
+        der = out["Signature"]
+        assert isinstance(der, bytes)
+        return proofdoc.raw_signature(der)
+
+    def public_jwk(self) -> dict[str, str]:
+        """``GetPublicKey`` once per container (the key never changes), as a JWK."""
+        if self._jwk is None:
+            with self._lock:
+                if self._jwk is None:
+                    out = self._call(
+                        "get public key", self.client.get_public_key, KeyId=self.signing_key_id
+                    )
+                    if "ECDSA_SHA_256" not in (out.get("SigningAlgorithms") or ()):  # type: ignore[operator]
+                        raise RuntimeError("the signing key is not an ECC_NIST_P256 signing key")
+                    der = out["PublicKey"]
+                    assert isinstance(der, bytes)
+                    self._jwk = proofdoc.jwk_from_spki(der)
+        return dict(self._jwk)

@@ -21,19 +21,25 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from baccarat import proofdoc
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
+    KEY_FIELDS,
     EventRecord,
+    FairnessTotals,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
     Record,
     RoundRecord,
+    ShoeFairness,
     ShoeRecord,
     TableRecord,
 )
 from baccarat_api.ports.repository import (
     ConditionFailed,
+    DayPosition,
+    FairnessPage,
     OutcomeUnknown,
     Repository,
     ShoeHistory,
@@ -52,6 +58,8 @@ class MemoryRepository(Repository):
         self.keys: dict[str, tuple[str, bool]] = {}
         #: round trips by kind (``get``, ``batch_get``, ``write``, ``transaction``, ``query``)
         self.calls: Counter[str] = Counter()
+        #: (shoe id, page number) → the stored page's bytes
+        self.pages: dict[tuple[str, int], bytes] = {}
         #: ClientRequestToken → (the transaction's writes, when it succeeded), as DynamoDB
         #: remembers a token for 10 minutes
         self.tokens: dict[str, tuple[str, float]] = {}
@@ -70,7 +78,9 @@ class MemoryRepository(Repository):
                 and (expires_at <= write.expired_by)
             )
         if stored is None:
-            return False
+            if not write.upsert:
+                return False
+            stored = self._made(write)
         for name, expected in write.expect.items():
             value = getattr(stored, name)
             if (value is not None) if expected is ABSENT else (value != expected):
@@ -116,10 +126,18 @@ class MemoryRepository(Repository):
                 if isinstance(w, Put):
                     self.items[w.key] = w.record
                 else:
+                    before = self.items.get(w.key) or self._made(w)
                     changes = dict(w.set) | dict.fromkeys(w.remove)
-                    self.items[w.key] = dataclasses.replace(self.items[w.key], **changes)
+                    changes |= {f: getattr(before, f) + n for f, n in w.add.items()}
+                    self.items[w.key] = dataclasses.replace(before, **changes)
             if len(writes) > 1 and token is not None:
                 self.tokens[token] = (repr(list(writes)), time.monotonic())
+
+    @staticmethod
+    def _made(write: Update) -> Record:
+        """The record an upsert makes when its item is missing: its key and its defaults."""
+        made: Record = write.kind(**dict(zip(KEY_FIELDS[write.kind], write.ident, strict=True)))
+        return made
 
     # configuration ----------------------------------------------------------------------------
     def add_key(self, key_hash: str, operator_id: str, *, revoked: bool = False) -> None:
@@ -234,6 +252,37 @@ class MemoryRepository(Repository):
         )
         return [(r.operator_id, r.ref) for r in due if r.settle_by <= now][:limit]
 
+    def day_rounds(
+        self,
+        operator_id: str,
+        day: str,
+        *,
+        table_id: str | None = None,
+        after: DayPosition | None = None,
+        limit: int,
+        queries: int,
+    ) -> tuple[list[RoundRecord], DayPosition | None]:
+        """One shard (0), ordered like the DynamoDB index's shards: table, shoe, round."""
+        self.calls["query"] += 1
+
+        def key(r: RoundRecord) -> str:
+            return f"{r.table_id}#{r.shoe_number:06d}#{r.round_number:05d}"
+
+        rounds = sorted(
+            (
+                r
+                for r in self._all(RoundRecord)
+                if r.operator_id == operator_id
+                and r.dealt_at[:10] == day
+                and (table_id is None or r.table_id == table_id)
+                and (after is None or key(r) > after[1])
+            ),
+            key=key,
+        )
+        if len(rounds) > limit:
+            return rounds[:limit], (0, key(rounds[limit - 1]))
+        return rounds, None
+
     def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:
         self.calls["query"] += 1
         ident = (operator_id, ref.table_id, ref.shoe_number)
@@ -248,21 +297,81 @@ class MemoryRepository(Repository):
         shoe: ShoeRecord | None = self._one(ShoeRecord, operator_id, ref.table_id, ref.shoe_number)
         return None if shoe is None else shoe.chain_head
 
-    def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        self.calls["get"] += 1
-        proof: ProofRecord | None = self._one(ProofRecord, shoe_id)
-        return proof
+    # final proofs -----------------------------------------------------------------------------
+    def proof_page(self, shoe_id: str, number: int) -> tuple[ProofRecord | None, bytes | None]:
+        self.calls["batch_get"] += 1
+        with self._lock:
+            return self._one(ProofRecord, shoe_id), self.pages.get((shoe_id, number))
+
+    def put_proof_pages(self, shoe_id: str, pages: Sequence[bytes]) -> None:
+        self.calls["write"] += len(pages)  # (a part per page ≤ 350 KB)
+        with self._lock:
+            for number, page in enumerate(pages, start=1):
+                self.pages[(shoe_id, number)] = bytes(page)
+
+    def open_rounds(self, shoe_id: str) -> list[tuple[int, str | None]]:
+        self.calls["query"] += 1
+        return sorted(
+            (r.round_number, r.settle_by)
+            for r in self._all(RoundRecord)
+            if r.ref.shoe.shoe_id == shoe_id and not r.resolved
+        )
+
+    def due_proofs(self, now: str, limit: int) -> list[str]:
+        self.calls["query"] += 1
+        due = sorted(
+            (p for p in self._all(ProofRecord) if p.signature is None and p.operator_id),
+            key=lambda p: p.ended_at,
+        )
+        return [p.shoe_id for p in due if p.ended_at <= now][:limit]
+
+    def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
+        self.calls["query"] += 1 if before is None else 2
+        lines = sorted(
+            (
+                line
+                for line in self._all(ShoeFairness)
+                if line.table_id == table_id and (before is None or line.shoe_number < before)
+            ),
+            key=lambda line: -line.shoe_number,
+        )
+        totals: FairnessTotals | None = self._one(FairnessTotals, table_id)
+        return FairnessPage(totals=totals, shoes=lines[:limit], more=len(lines) > limit)
 
 
 class MemoryVault:
     """A :class:`~baccarat_api.ports.vault.SecretVault` without KMS: secrets from the OS
     CSPRNG, "ciphertexts" that are opaque tokens, each bound to its encryption context like a
-    KMS ciphertext (another context does not open it)."""
+    KMS ciphertext (another context does not open it); a P-256 signing key made on first use
+    (with ``cryptography``, a development dependency: only tests sign with this vault)."""
 
     def __init__(self) -> None:
         self._sealed: dict[bytes, tuple[tuple[tuple[str, str], ...], bytes]] = {}
-        #: calls by kind (``draw``, ``seal``, ``unseal``), one per KMS call the adapter makes
+        #: calls by kind (``draw``, ``seal``, ``unseal``, ``sign``, ``public_key``), one per
+        #: KMS call the adapter makes
         self.calls: Counter[str] = Counter()
+        self._signing_key: Any = None
+
+    def _key(self) -> Any:
+        if self._signing_key is None:
+            from cryptography.hazmat.primitives.asymmetric import ec
+
+            self._signing_key = ec.generate_private_key(ec.SECP256R1())
+        return self._signing_key
+
+    def sign(self, message: bytes) -> bytes:
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import ec
+
+        if len(message) > proofdoc.MAX_MANIFEST_BYTES:
+            raise ValueError(f"KMS signs a RAW message of at most 4096 bytes, not {len(message)}")
+        self.calls["sign"] += 1
+        return proofdoc.raw_signature(self._key().sign(message, ec.ECDSA(hashes.SHA256())))
+
+    def public_jwk(self) -> dict[str, str]:
+        self.calls["public_key"] += 1
+        numbers = self._key().public_key().public_numbers()
+        return proofdoc.public_jwk(numbers.x.to_bytes(32, "big"), numbers.y.to_bytes(32, "big"))
 
     def _seal(self, plaintext: bytes, context: dict[str, str]) -> bytes:
         token = b"memory-vault:" + os.urandom(16)

@@ -1,8 +1,9 @@
-"""CORS for the public proof route: ``Access-Control-Allow-Origin: *`` on every answer of
-``GET /v1/shoes/{shoe_id}/proof`` (its 404s included), so a page from anywhere — the browser
-verifier opened from ``file://`` (origin ``null``) or another site — can fetch a proof and read
-the error when there is none yet. Only that route: every other route needs an operator key and
-is not meant for browsers. No credentials are involved (the route takes none), and a plain GET
+"""CORS for the public routes: ``Access-Control-Allow-Origin: *`` on every answer of
+``GET /v1/shoes/{shoe_id}/proof``, ``GET /v1/signing-keys`` and ``GET /v1/tables/{table_id}/
+fairness`` (their errors included), so a page from anywhere — the browser verifier opened from
+``file://`` (origin ``null``) or another site — can fetch a proof and its keys and read the
+error when there is none yet. Only those: every other route needs an operator key and is not
+meant for browsers. No credentials are involved (the route takes none), and a plain GET
 needs no preflight."""
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-PUBLIC_ROUTES = re.compile(r"^/v1/shoes/[^/]+/proof$")
+PUBLIC_ROUTES = re.compile(r"^/v1/(shoes/[^/]+/proof|signing-keys|tables/[^/]+/fairness)$")
 CORS_HEADERS = (
     (b"access-control-allow-origin", b"*"),
-    (b"access-control-expose-headers", b"x-request-id"),
+    (b"access-control-expose-headers", b"x-request-id, retry-after, etag"),
 )
 
 

@@ -27,6 +27,7 @@ STATUS: dict[str, int] = {
     "concurrent_update": 409,
     "round_settled": 409,
     "round_voided": 409,
+    "proof_pending": 409,
     "void_window_closed": 409,
     "idempotency_in_progress": 409,
     "idempotency_key_reused": 422,
@@ -34,6 +35,8 @@ STATUS: dict[str, int] = {
     "seat_occupied": 409,
     "already_present": 409,
     "table_full": 409,
+    "invalid_cursor": 422,
+    "invalid_range": 422,
     "payload_too_large": 413,
     "rate_limited": 429,
     "internal_error": 500,
@@ -73,7 +76,10 @@ def status_for(exc: DomainError) -> int:
 
 
 def headers_for(exc: DomainError) -> dict[str, str]:
-    return exc.headers if isinstance(exc, HttpError) else {}
+    headers = dict(exc.headers) if isinstance(exc, HttpError) else {}
+    if exc.retry_after is not None:
+        headers.setdefault("retry-after", str(exc.retry_after))
+    return headers
 
 
 def envelope(

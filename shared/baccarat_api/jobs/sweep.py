@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from baccarat_api.ports.repository import Repository
+    from baccarat_api.runtime import Runtime
     from baccarat_api.service.auto_settle import SweepReport
 
 #: ``make run``'s state table (:data:`baccarat_dev.local.LOCAL_TABLES`).
@@ -30,12 +31,27 @@ LOCAL_STATE_TABLE = "baccarat-local-state"
 LOCAL_CONFIG_TABLE = "baccarat-local-config"
 
 
-def run_sweep(repo: Repository, *, at: str | None = None, limit: int | None = None) -> SweepReport:
+def run_sweep(
+    repo: Repository,
+    *,
+    at: str | None = None,
+    limit: int | None = None,
+    runtime: Runtime | None = None,
+) -> SweepReport:
     """One sweep: settle every round with locked bets past its deadline at ``at`` (ISO 8601
-    UTC; default now). Safe to run concurrently with itself and with operators' calls."""
+    UTC; default now); then, given a ``runtime`` with a signing key (``SIGNING_KEY_ID``),
+    finalise the proofs that have become final. Safe to run concurrently with itself and with
+    operators' calls."""
     from baccarat_api.service.auto_settle import DEFAULT_LIMIT, sweep
 
-    return sweep(repo, at=at, limit=limit or DEFAULT_LIMIT)
+    signs = runtime is not None and bool(runtime.settings.signing_key_id)
+    return sweep(
+        repo,
+        at=at,
+        limit=limit or DEFAULT_LIMIT,
+        vault=runtime.vault if runtime is not None and signs else None,
+        ref_keys=runtime.shoes.ref_key if runtime is not None and signs else None,
+    )
 
 
 # --- AWS: the scheduled function ------------------------------------------------------------
@@ -55,12 +71,16 @@ def lambda_handler() -> Any:
     @tracer.capture_lambda_handler
     @metrics.log_metrics(capture_cold_start_metric=True)
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-        report = run_sweep(get_runtime().repo)
+        rt = get_runtime()
+        report = run_sweep(rt.repo, runtime=rt)
         metrics.add_metric(
             name="RoundsAutoSettled", unit=MetricUnit.Count, value=len(report.settled)
         )
         metrics.add_metric(
             name="AutoSettleFailures", unit=MetricUnit.Count, value=len(report.failed)
+        )
+        metrics.add_metric(
+            name="ProofsFinalised", unit=MetricUnit.Count, value=len(report.finalised)
         )
         logger.info("auto-settlement sweep", extra=report.as_dict())
         return report.as_dict()
@@ -71,7 +91,9 @@ def lambda_handler() -> Any:
 # --- make run: the schedule's stand-in ------------------------------------------------------
 
 
-def start_background(repo: Repository, every_seconds: float) -> threading.Event:
+def start_background(
+    repo: Repository, every_seconds: float, runtime: Runtime | None = None
+) -> threading.Event:
     """Run a sweep every ``every_seconds`` in a daemon thread until the returned event is set."""
     from baccarat_api.observability import logger
 
@@ -80,8 +102,8 @@ def start_background(repo: Repository, every_seconds: float) -> threading.Event:
     def loop() -> None:
         while not stop.wait(every_seconds):
             try:
-                report = run_sweep(repo)
-                if report.due:
+                report = run_sweep(repo, runtime=runtime)
+                if report.due or report.finalised:
                     logger.info("auto-settlement sweep", extra=report.as_dict())
             except Exception:  # the next tick tries again
                 logger.exception("auto-settlement sweep failed")

@@ -1,6 +1,7 @@
 """What the service stores: one record type per item kind, independent of DynamoDB.
 
-Every record belongs to one operator (``operator_id``). Secrets appear only as KMS ciphertext
+Every record belongs to one operator (``operator_id``), except the public ones: the proof of an
+ended shoe and a table's fairness summary. Secrets appear only as KMS ciphertext
 (``chain_secret_ct``, ``secret_ct``, ``ref_key_ct``); ``server_seed`` is set only once the shoe
 has ended.
 
@@ -230,7 +231,11 @@ class RoundRecord:
 class ProofRecord:
     """The public record of an ended shoe: everything a third party needs, nothing secret
     that is still in use. Keyed by shoe id alone (the proof route needs no operator key); its
-    ``operator_id`` (never served) names the partition holding the shoe's round records."""
+    ``operator_id`` (never served) names the partition holding the shoe's round records.
+
+    Written by the transaction that ends the shoe; once the proof is final (every dealt round
+    resolved) its pages are stored next to it and the finalisation sets ``signature`` — the
+    manifest of those pages, signed — once (:mod:`baccarat_api.service.proofs`)."""
 
     shoe_id: str
     table_id: str
@@ -246,6 +251,41 @@ class ProofRecord:
     #: ``TableConfig.to_dict()`` of the shoe's table (what recomputing a settlement needs).
     config: dict[str, Any] | None = None
     operator_id: str = ""
+    #: Set once, when the proof became final: the ``signature`` object every page carries
+    #: (``{alg, key_id, manifest, value}``), how many pages there are, and when.
+    signature: dict[str, Any] | None = None
+    page_count: int | None = None
+    finalised_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeFairness:
+    """One line of a table's public fairness summary (``GET /v1/tables/{table_id}/fairness``):
+    an ended shoe whose proof is final, with the interventions of that proof. Written by the
+    finalisation, once, in the table's public partition (keyed by table id alone)."""
+
+    table_id: str
+    shoe_number: int
+    shoe_id: str
+    ended_at: str
+    end_reason: str
+    interventions: dict[str, Any]
+    finalised_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessTotals:
+    """The running totals of a table's fairness summary: the interventions of every final proof
+    summed (``closed_early`` counted), added to by each finalisation in its own transaction;
+    put (zero) when the table is created, so a table without a final proof yet is known."""
+
+    table_id: str
+    shoes: int = 0
+    voided_rounds: int = 0
+    voided_player_net: int = 0
+    closed_early: int = 0
+    rounds_dealt: int = 0
+    rounds_possible: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +358,8 @@ Record = (
     | ShoeRecord
     | RoundRecord
     | ProofRecord
+    | ShoeFairness
+    | FairnessTotals
     | IdempotencyRecord
     | LiveRecord
     | EventRecord
@@ -330,6 +372,8 @@ KEY_FIELDS: dict[type, tuple[str, ...]] = {
     ShoeRecord: ("operator_id", "table_id", "shoe_number"),
     RoundRecord: ("operator_id", "table_id", "shoe_number", "round_number"),
     ProofRecord: ("shoe_id",),
+    ShoeFairness: ("table_id", "shoe_number"),
+    FairnessTotals: ("table_id",),
     IdempotencyRecord: ("operator_id", "key_hash"),
     LiveRecord: ("operator_id", "table_id"),
     EventRecord: ("operator_id", "table_id", "seq"),

@@ -7,16 +7,19 @@ one conditional write or one transaction, are written once (:mod:`.writes`)."""
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     EventRecord,
+    FairnessTotals,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
     RoundRecord,
+    ShoeFairness,
     ShoeRecord,
     TableRecord,
 )
@@ -74,6 +77,21 @@ class ShoeHistory:
     unreadable: list[str] = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class FairnessPage:
+    """One read of a table's public fairness summary (:meth:`Repository.fairness`): its totals
+    (``None``: no such table), up to ``limit`` shoes newest first, and whether older ones
+    remain."""
+
+    totals: FairnessTotals | None = None
+    shoes: list[ShoeFairness] = field(default_factory=list)
+    more: bool = False
+
+
+#: Where a listing of a day's rounds stopped: (shard, the last round's index key); adapter-made.
+DayPosition = tuple[int, str]
+
+
 class Repository(StateWrites):
     """The repository port: what the service reads (abstract here, one round trip each, in
     each adapter) and the game-state writes, each one transaction, written once for every
@@ -112,11 +130,6 @@ class Repository(StateWrites):
     def get_round(self, operator_id: str, ref: RoundRef) -> RoundRecord | None: ...
 
     @abstractmethod
-    def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        """The ended shoe's proof item (no operator key needed), or ``None`` while the shoe has
-        not ended."""
-
-    @abstractmethod
     def load(
         self,
         operator_id: str,
@@ -136,6 +149,23 @@ class Repository(StateWrites):
         """(operator id, round) of rounds with locked bets due by ``now``, at most ``limit``."""
 
     @abstractmethod
+    def day_rounds(
+        self,
+        operator_id: str,
+        day: str,
+        *,
+        table_id: str | None = None,
+        after: DayPosition | None = None,
+        limit: int,
+        queries: int,
+    ) -> tuple[list[RoundRecord], DayPosition | None]:
+        """The operator's rounds dealt on the UTC ``day`` (``YYYY-MM-DD``; only ``table_id``'s
+        with it), in a stable order — each table's in play order —, from just after ``after``:
+        at most ``limit`` rounds and ``queries`` reads. Returns them and the position to go on
+        from (``None``: the day has no more). Positions are the adapter's; the caller only
+        hands them back."""
+
+    @abstractmethod
     def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:
         """One shoe's item and its rounds, in play order: ONE bounded read of that shoe alone,
         however many shoes the table has (the audit)."""
@@ -152,3 +182,29 @@ class Repository(StateWrites):
         """The table's events numbered after ``after`` (at most ``limit``, in order) and, when
         the read reached it, the table's live state: ONE strongly consistent Query of the sort
         keys from the next event's to ``LIVE``."""
+
+    # --- final proofs (service/proofs.py) ---------------------------------------------------
+    @abstractmethod
+    def proof_page(self, shoe_id: str, number: int) -> tuple[ProofRecord | None, bytes | None]:
+        """The proof item and the stored bytes of its page ``number`` (``None``: no such page
+        stored): one round trip (at the documented limits)."""
+
+    @abstractmethod
+    def put_proof_pages(self, shoe_id: str, pages: Sequence[bytes]) -> None:
+        """Store a final proof's pages (canonical JSON without the signature), page ``k`` =
+        ``pages[k-1]``. Plain puts: a second finaliser writes the same bytes."""
+
+    @abstractmethod
+    def open_rounds(self, shoe_id: str) -> list[tuple[int, str | None]]:
+        """(round number, settle-by time) of the shoe's rounds not yet settled or voided, from
+        the sparse ``OpenRounds`` index (eventually consistent, cheap: no round item is read)."""
+
+    @abstractmethod
+    def due_proofs(self, now: str, limit: int) -> list[str]:
+        """Ids of ended shoes whose proof is not final yet, ended by ``now``, at most
+        ``limit``."""
+
+    @abstractmethod
+    def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
+        """The table's fairness totals and up to ``limit`` of its lines, newest first, of shoes
+        numbered below ``before`` (``None``: from the newest)."""

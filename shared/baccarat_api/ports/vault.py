@@ -2,7 +2,10 @@
 clear (:class:`baccarat_api.adapters.kms.KmsVault` keeps them under KMS), each ciphertext bound
 to its item by an encryption context (:func:`chain_context`, :func:`shoe_context`,
 :func:`ref_key_context`) whose ``purpose`` the deployed policies grant separately: a function
-that may open shoe secrets cannot open chain secrets or ref keys with the same key."""
+that may open shoe secrets cannot open chain secrets or ref keys with the same key; and the
+proof signing key, whose private half never leaves the vault (KMS: an ``ECC_NIST_P256`` key): it
+signs a final proof's manifest (ES256, ``docs/bacc-pf-v1.md`` "The signature") and publishes its
+public half (``GET /v1/signing-keys``)."""
 
 from __future__ import annotations
 
@@ -25,6 +28,15 @@ class SecretVault(Protocol):
     def seal(self, plaintext: bytes, context: dict[str, str]) -> bytes: ...
 
     def unseal(self, ciphertext: bytes, context: dict[str, str]) -> bytes: ...
+
+    def sign(self, message: bytes) -> bytes:
+        """ES256 over ``message`` (at most ``proofdoc.MAX_MANIFEST_BYTES``: KMS signs a RAW
+        message of up to 4096 bytes; a proof's manifest) with the proof signing key:
+        the 64-byte ``r ‖ s`` (IEEE P1363)."""
+
+    def public_jwk(self) -> dict[str, str]:
+        """The signing key's public half as ``GET /v1/signing-keys`` lists it (JWK, ``kid`` = its
+        RFC 7638 thumbprint)."""
 
 
 def chain_context(operator_id: str, table_id: str) -> dict[str, str]:

@@ -24,11 +24,13 @@ from baccarat_api.ports.records import (
     KEY_FIELDS,
     OPEN,
     EventRecord,
+    FairnessTotals,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
     Record,
     RoundRecord,
+    ShoeFairness,
     ShoeRecord,
     TableRecord,
 )
@@ -68,9 +70,11 @@ class Put:
 @dataclass(frozen=True, slots=True)
 class Update:
     """Change an EXISTING item of ``kind`` named by ``key`` (its ``KEY_FIELDS`` values): set the
-    fields of ``set``, remove (make ``None``) those of ``remove``, only if every field of
-    ``expect`` holds its value (:data:`ABSENT`: is ``None``). With ``return_existing``, a lost
-    condition brings the stored record back (``ConditionFailed.existing``)."""
+    fields of ``set``, remove (make ``None``) those of ``remove``, add the integers of ``add``
+    to those fields, only if every field of ``expect`` holds its value (:data:`ABSENT`: is
+    ``None``). With ``upsert`` the item need not exist: a missing one is made from the key and
+    the record's defaults first. With ``return_existing``, a lost condition brings the stored
+    record back (``ConditionFailed.existing``)."""
 
     kind: type
     ident: tuple[Any, ...]
@@ -78,6 +82,8 @@ class Update:
     remove: tuple[str, ...] = ()
     expect: Mapping[str, Any] = field(default_factory=dict)
     return_existing: bool = False
+    add: Mapping[str, int] = field(default_factory=dict)
+    upsert: bool = False
 
     @property
     def key(self) -> Key:
@@ -179,8 +185,10 @@ class StateWrites(ABC):
 
     # tables and shoes -------------------------------------------------------------------------
     def create_table(self, table: TableRecord, idem: IdempotencyRecord | None = None) -> None:
-        """Put a new table (``ConditionFailed`` if the id exists)."""
-        self._write("create table", [Put(table)], idem, table.write_id)
+        """Put a new table (``ConditionFailed`` if the id exists) and its public fairness totals
+        (zero: the table is known to the fairness route before any of its proofs is final)."""
+        writes: list[Write] = [Put(table), Put(FairnessTotals(table.table_id))]
+        self._write("create table", writes, idem, table.write_id)
 
     def commit_shoe(
         self,
@@ -325,3 +333,43 @@ class StateWrites(ABC):
         changes = {"void": void, "resolve_write_id": write_id}
         writes = [self._resolved(round_, changes, void)]
         self.emitting("void round", writes, emit, idem, write_id)
+
+    # final proofs -----------------------------------------------------------------------------
+    def finalise_proof(
+        self,
+        proof: ProofRecord,
+        signature: dict[str, Any],
+        page_count: int,
+        finalised_at: str,
+        line: ShoeFairness,
+    ) -> None:
+        """Make the proof final, once: its ``signature`` (the manifest of the pages already
+        stored, signed) on the proof item if it has none — the write-once condition that decides
+        between two finalisers — and, in the same transaction, the shoe's line of the table's
+        fairness summary and the totals it adds to (made if missing). A lost condition brings
+        the winner's proof back (``ConditionFailed.existing``)."""
+        iv = line.interventions
+        totals = {
+            "shoes": 1,
+            "voided_rounds": int(iv["voided_rounds"]),
+            "voided_player_net": int(iv["voided_player_net"]),
+            "closed_early": int(bool(iv["closed_early"])),
+            "rounds_dealt": int(iv["rounds_dealt"]),
+            "rounds_possible": int(iv["rounds_possible"]),
+        }
+        writes: list[Write] = [
+            Update(
+                ProofRecord,
+                (proof.shoe_id,),
+                set={
+                    "signature": signature,
+                    "page_count": page_count,
+                    "finalised_at": finalised_at,
+                },
+                expect={"signature": ABSENT},
+                return_existing=True,
+            ),
+            Put(line),
+            Update(FairnessTotals, (line.table_id,), set={}, add=totals, upsert=True),
+        ]
+        self.transact("finalise proof", writes)

@@ -14,7 +14,12 @@ bets, answers the auto-settlement; the sweep finds the operator's and moves on).
 is skipped.
 
 Round trips: one ``Query`` per index shard (8) per page of due rounds, then per due round
-GetItem + UpdateItem (the settlement, conditional) = 2."""
+GetItem + UpdateItem (the settlement, conditional) = 2.
+
+Then, given the vault (and the tables' ref keys), the sweep finalises every ended shoe's proof
+that has become final (:func:`baccarat_api.service.proofs.finalise_due`: one ``Query`` per shard
+of the index's ``FINAL#`` part, then per proof what a finalisation costs), so each table's
+fairness summary is complete even for proofs nobody reads."""
 
 from __future__ import annotations
 
@@ -24,7 +29,9 @@ from typing import Any
 
 from baccarat_api.clock import now
 from baccarat_api.ports.repository import Repository, StoreUnavailable
+from baccarat_api.ports.vault import SecretVault
 from baccarat_api.service.errors import DomainError
+from baccarat_api.service.proofs import RefKeys, finalise_due
 from baccarat_api.service.settling import settle_round
 
 #: Most rounds one sweep settles (the next run takes the rest).
@@ -39,8 +46,12 @@ class SweepReport:
     settled: list[str] = field(default_factory=list)
     #: Already settled by someone else (the operator, or another sweep) or voided.
     already: list[str] = field(default_factory=list)
-    #: Not settled this time (the next sweep tries again): round id → error code.
+    #: Not settled (or finalised) this time (the next sweep tries again): id → error code.
     failed: dict[str, str] = field(default_factory=dict)
+    #: Shoes whose proof this sweep made final (signed, stored, in the fairness summary).
+    finalised: list[str] = field(default_factory=list)
+    #: Ended shoes whose proof still waits for rounds to be resolved.
+    pending: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -49,12 +60,15 @@ class SweepReport:
             "settled": self.settled,
             "already": self.already,
             "failed": self.failed,
+            "finalised": self.finalised,
+            "pending": self.pending,
         }
 
     def line(self) -> str:
         return (
             f"sweep at {self.now}: {self.due} due, {len(self.settled)} auto-settled, "
-            f"{len(self.already)} already settled or voided, {len(self.failed)} failed"
+            f"{len(self.already)} already settled or voided, {len(self.failed)} failed; "
+            f"{len(self.finalised)} proofs finalised, {len(self.pending)} pending"
         )
 
 
@@ -67,9 +81,26 @@ def _instant(at: str) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def sweep(repo: Repository, *, at: str | None = None, limit: int = DEFAULT_LIMIT) -> SweepReport:
-    """Settle every round whose locked bets are past their deadline at ``at`` (default: now)."""
+def sweep(
+    repo: Repository,
+    *,
+    at: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    vault: SecretVault | None = None,
+    ref_keys: RefKeys | None = None,
+) -> SweepReport:
+    """Settle every round whose locked bets are past their deadline at ``at`` (default: now);
+    then, with ``vault`` and ``ref_keys``, finalise the proofs that have become final."""
     report = SweepReport(now=_instant(at) if at else now())
+    _settle_due(repo, report, limit)
+    if vault is not None and ref_keys is not None:
+        done = finalise_due(repo, vault, ref_keys, report.now)
+        report.finalised, report.pending = done.finalised, done.pending
+        report.failed |= done.failed
+    return report
+
+
+def _settle_due(repo: Repository, report: SweepReport, limit: int) -> None:
     due = repo.due_rounds(report.now, limit)
     report.due = len(due)
     for operator_id, ref in due:
@@ -92,4 +123,3 @@ def sweep(repo: Repository, *, at: str | None = None, limit: int = DEFAULT_LIMIT
             report.settled.append(rid)
         else:
             report.already.append(rid)
-    return report

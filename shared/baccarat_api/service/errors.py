@@ -32,6 +32,11 @@ CODES: dict[str, tuple[bool, str]] = {
     "concurrent_update": (True, "another request changed this resource first; retry"),
     "round_settled": (False, "the round is settled; a settled round cannot be voided"),
     "round_voided": (False, "the round is voided; a voided round can never be settled"),
+    "proof_pending": (
+        True,
+        "the shoe has ended but some rounds are not resolved yet; its proof is final (and "
+        "served) once each is settled, voided or auto-settled at its deadline",
+    ),
     "void_window_closed": (
         False,
         "the round's void window has passed (or voids are disabled at its table)",
@@ -48,6 +53,8 @@ CODES: dict[str, tuple[bool, str]] = {
     "seat_occupied": (False, "that seat (or the player-banker seat) is taken by someone else"),
     "already_present": (False, "the bettor is already at this table in another place"),
     "table_full": (False, "the table holds no more spectators or watchers"),
+    "invalid_cursor": (False, "the cursor is malformed or belongs to another query"),
+    "invalid_range": (False, "from/to is not a range of at most 31 days, to after from"),
     "payload_too_large": (False, "the request body is too large"),
     "rate_limited": (True, "too many requests for this operator; see Retry-After"),
     "internal_error": (False, "an unexpected error on our side"),
@@ -57,7 +64,8 @@ CODES: dict[str, tuple[bool, str]] = {
 
 class DomainError(Exception):
     """A use case refused or failed: stable ``code``, safe ``message``, ``details``,
-    ``retryable`` (defaults from :data:`CODES`; a bet refusal's code is not listed there)."""
+    ``retryable`` (defaults from :data:`CODES`; a bet refusal's code is not listed there) and,
+    when known, ``retry_after`` (seconds)."""
 
     def __init__(
         self,
@@ -66,12 +74,15 @@ class DomainError(Exception):
         *,
         details: dict[str, Any] | None = None,
         retryable: bool | None = None,
+        retry_after: int | None = None,
     ) -> None:
         default_retry, default_message = CODES.get(code, CODES["internal_error"])
         self.code = code
         self.message = message or default_message
         self.retryable = retryable if retryable is not None else default_retry
         self.details: dict[str, Any] = details or {}
+        #: seconds after which a retry may succeed (``Retry-After``), if known
+        self.retry_after = retry_after
         super().__init__(self.message)
 
 

@@ -94,6 +94,13 @@ class CreateTableRequest(_Strict):
     dragon_table: Literal["seed", "common"] | None = Field(
         default=None, description="dragon pay table the profile allows (default: its first)"
     )
+    rounding: Literal["floor_house_favour", "half_up"] = Field(
+        default="floor_house_favour",
+        description=(
+            "the table's rounding rule for every amount a participant receives "
+            "(docs/api.md, Amounts): floored (the default) or rounded half up"
+        ),
+    )
     settle_deadline_seconds: StrictInt = Field(
         default=DEFAULT_SETTLE_DEADLINE_SECONDS,
         ge=1,
@@ -410,12 +417,33 @@ class SettlementOut(_Strict):
     void: VoidOut | None = Field(default=None, description="the void, if voided")
 
 
-class PublicLineOut(_Strict):
+class RoundDetailOut(RoundOut):
+    settlement: SettlementOut | None
+
+
+# --- the public proof (v2: docs/bacc-pf-v1.md "The public proof"), documentation of what
+# GET /v1/shoes/{shoe_id}/proof serves (the stored signed page, byte for byte; tests validate
+# every served page against these models) ---------------------------------------------------
+
+
+class ProofBetOut(_Strict):
+    bettor_ref: str = Field(description="the bettor's pseudonym at this table (br_…, 27 chars)")
+    role: Role
+    seat: int | None = None
+    type: BetType
+    amount: int
+
+
+class ProofPlayerBankerOut(_Strict):
+    bettor_ref: str
+
+
+class ProofLineOut(_Strict):
     index: int
-    bettor_id: str
+    bettor_ref: str
     type: str
     stake: int
-    grade: Literal["win", "push", "lose", "void"]
+    grade: Literal["win", "push", "lose"]
     multiplier: str
     gross_win: int
     commission: int
@@ -423,8 +451,8 @@ class PublicLineOut(_Strict):
     covered_by: Literal["house", "player_banker"]
 
 
-class PublicParticipantOut(_Strict):
-    id: str
+class ProofParticipantOut(_Strict):
+    bettor_ref: str
     role: str
     stake: int
     gross: int
@@ -432,40 +460,21 @@ class PublicParticipantOut(_Strict):
     net: int
 
 
-class PublicSettlementOut(_Strict):
-    """A settlement as a (v1) proof shows it: no balances, no refs."""
-
+class ProofSettlementOut(_Strict):
     round_id: str
-    shoe_id: str
     round_number: int
     profile: str
     tier: str
     banking: str
     rounding: str
     result: Literal["player", "banker", "tie"]
-    lines: list[PublicLineOut]
-    bettors: list[PublicParticipantOut]
-    player_banker: PublicParticipantOut | None
+    lines: list[ProofLineOut]
+    bettors: list[ProofParticipantOut]
+    player_banker: ProofParticipantOut | None
     house: HouseOut
-    nets: dict[str, int]
+    nets: dict[str, int] = Field(description="bettor_ref → net (bettors and the player-banker)")
     settled_at: str
-    auto_settled: bool = False
-
-
-class RoundDetailOut(RoundOut):
-    settlement: SettlementOut | None
-
-
-class PublicBetOut(_Strict):
-    bettor_id: str
-    role: Role
-    seat: int | None = None
-    type: BetType
-    amount: int
-
-
-class PublicPlayerBankerOut(_Strict):
-    bettor_id: str
+    auto_settled: bool
 
 
 class ProofRoundOut(_Strict):
@@ -476,23 +485,58 @@ class ProofRoundOut(_Strict):
     player_total: int
     banker_total: int
     result: Literal["player", "banker", "tie"]
-    voided: bool = Field(default=False, description="voided: every stake returned, no settlement")
-    void: dict[str, Any] | None = Field(default=None, description="the void record, if voided")
-    settlement: PublicSettlementOut | None = Field(
-        default=None,
-        description="the round's settlement (also one made after the shoe ended), if settled",
-    )
-    bets: list[PublicBetOut] | None = Field(
-        default=None,
-        description="the bets the settlement was computed from (accepted order); balances, "
-        "levels and personal limits only served validation and are not published",
-    )
-    player_banker: PublicPlayerBankerOut | None = Field(
-        default=None, description="the player-banker the settlement was computed with"
+    dealt_at: str
+    bets_locked_at: str = Field(description="always equal to dealt_at: bets lock at the deal")
+    bets: list[ProofBetOut]
+    player_banker: ProofPlayerBankerOut | None
+    voided: bool
+    settled_at: str | None
+    voided_at: str | None
+    settlement: ProofSettlementOut | None
+    void: VoidOut | None = Field(
+        description="the void: reason, note, when, and the settlement it replaced (nets by "
+        "bettor_ref)"
     )
 
 
-class ProofOut(_Strict):
+class InterventionsOut(_Strict):
+    voided_rounds: int
+    voided_player_net: int = Field(
+        description="Σ of the players' replaced nets over voided rounds (positive: players lost "
+        "that much through voids)"
+    )
+    closed_early: bool
+    rounds_dealt: int
+    rounds_possible: int = Field(description="rounds the shoe's own rules deal (from the seed)")
+
+
+class ProofPageInfoOut(_Strict):
+    number: int
+    count: int
+    first_round: int | None
+    last_round: int | None
+    next: str | None = Field(description="relative URL of the next page, null on the last")
+
+
+class ManifestOut(_Strict):
+    spec: Literal["bacc-proof-sig-v1"]
+    shoe_id: str
+    key_id: str
+    signed_at: str
+    pages: list[str] = Field(description="SHA-256 (hex) of each page without its signature")
+
+
+class SignatureOut(_Strict):
+    alg: Literal["ES256"]
+    key_id: str = Field(description="RFC 7638 thumbprint of the signing key")
+    manifest: ManifestOut
+    value: str = Field(description="base64url (no padding) of r ‖ s over canonical(manifest)")
+
+
+class ProofPageOut(_Strict):
+    """One page of a shoe's final, signed proof: the header (the same on every page), ``page``,
+    some of the rounds, and the ``signature`` (the same on every page)."""
+
     spec: Literal["bacc-pf-v1"]
     shoe_id: str
     table_id: str
@@ -508,14 +552,55 @@ class ProofOut(_Strict):
     burn: int
     burn_exposed: str | None
     first_round_start: int
-    table_config: dict[str, Any] | None = Field(
-        default=None,
+    table_config: dict[str, Any] = Field(
         description=(
             "the table's configuration (TableConfig.to_dict: profile, tier with its limits, "
             "banking, banker_pays, dragon_table, rounding): what recomputing a settlement needs"
         ),
     )
+    interventions: InterventionsOut
+    page: ProofPageInfoOut
     rounds: list[ProofRoundOut]
+    signature: SignatureOut
+
+
+class JwkOut(_Strict):
+    kty: Literal["EC"]
+    crv: Literal["P-256"]
+    x: str
+    y: str
+    kid: str = Field(description="RFC 7638 thumbprint: the key_id proofs name")
+    alg: Literal["ES256"]
+    use: Literal["sig"]
+
+
+class SigningKeysOut(_Strict):
+    keys: list[JwkOut]
+
+
+class FairnessTotalsOut(_Strict):
+    shoes: int = Field(description="ended shoes with a final proof")
+    voided_rounds: int
+    voided_player_net: int
+    closed_early: int = Field(description="how many of them were closed early")
+    rounds_dealt: int
+    rounds_possible: int
+
+
+class ShoeFairnessOut(_Strict):
+    shoe_id: str
+    shoe_number: int
+    ended_at: str
+    end_reason: Literal["rules", "closed"]
+    interventions: InterventionsOut
+    proof: str = Field(description="relative URL of the shoe's proof (page 1)")
+
+
+class FairnessOut(_Strict):
+    table_id: str
+    totals: FairnessTotalsOut = Field(description="summed over every shoe listed (all pages)")
+    shoes: list[ShoeFairnessOut] = Field(description="newest first")
+    next_cursor: str | None = Field(description="pass as ?cursor= for the next (older) shoes")
 
 
 class TiersOut(_Strict):
@@ -621,3 +706,69 @@ class PresenceOut(_Strict):
     )
     watchers: list[str] = Field(description="the observer list, in order of arrival")
     seq: int = Field(description="the table's last event number after this change")
+
+
+# --- reconciliation (GET /v1/rounds, GET /v1/reports/daily) -----------------------------------
+
+RoundStatus = Literal["dealt", "settled", "auto_settled", "voided"]
+
+
+class RoundSummaryOut(_Strict):
+    """One round as reconciliation sees it: its state and its money."""
+
+    round_id: str
+    table_id: str
+    shoe_id: str
+    round_number: int
+    status: RoundStatus = Field(
+        description="dealt (not resolved yet), settled (by a call), auto_settled (by the "
+        "system after the table's deadline), voided"
+    )
+    dealt_at: str
+    resolved_at: str | None = Field(description="when it was settled or voided")
+    result: Literal["player", "banker", "tie"]
+    lines: int = Field(description="bet lines")
+    staked: int = Field(description="Σ stakes (a void returned them)")
+    commission: int = Field(description="every commission of the round (0 unless settled)")
+    house_take: int = Field(description="the house's take (0 unless settled)")
+    nets: dict[str, int] = Field(
+        description="participant → net applied to its wallet (all 0 until settled, and when "
+        "voided); bettors in the order of their first bet, then the player-banker"
+    )
+
+
+class RoundListOut(_Strict):
+    rounds: list[RoundSummaryOut]
+    next_cursor: str | None = Field(
+        description="pass as ?cursor= for the next page; null: no more. A page may be short "
+        "(even empty) and still have a next_cursor"
+    )
+
+
+class ReportTotalsOut(_Strict):
+    rounds: int = Field(description="rounds dealt that day")
+    dealt: int = Field(description="of which not resolved yet")
+    settled: int = Field(description="of which settled by a call")
+    auto_settled: int = Field(description="of which settled by the system")
+    voided: int
+    staked: int = Field(description="Σ stakes of the settled rounds (voids returned theirs)")
+    paid: int = Field(description="Σ of the participants' positive nets (what wallets got)")
+    collected: int = Field(description="Σ of the participants' negative nets, as a positive sum")
+    commission: int = Field(description="Σ of the settled rounds' commission")
+    house_take: int = Field(description="Σ of the settled rounds' house take = collected - paid")
+    nets: dict[str, int] = Field(
+        description="participant → Σ of its nets (bettors and player-bankers by id)"
+    )
+
+
+class ReportTableOut(ReportTotalsOut):
+    table_id: str
+
+
+class DailyReportOut(_Strict):
+    date: str = Field(description="the UTC day: every round dealt on it, however resolved")
+    final: bool = Field(
+        description="no round of the day is still unresolved: the report will not change"
+    )
+    tables: list[ReportTableOut] = Field(description="per table with rounds that day, by id")
+    total: ReportTotalsOut

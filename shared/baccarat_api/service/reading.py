@@ -1,6 +1,6 @@
-"""read: the GET routes, one DynamoDB round trip each (GetItem, or one Query for the tiers; the
-proof: GetItem + Query).
-No KMS: a shoe's secret is stored in clear (and shown) only once the shoe has ended."""
+"""read: the operator's GET routes, one DynamoDB round trip each (GetItem, or one Query for the
+tiers). No KMS: a shoe's secret is stored in clear (and shown) only once the shoe has ended. The
+public ones (the proof, the signing keys, the fairness summary) are in :mod:`.proofs`."""
 
 from __future__ import annotations
 
@@ -13,14 +13,8 @@ from baccarat_api.ports.repository import Repository, Snapshot
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.idempotency import IdempotencyRequest
-from baccarat_api.service.models import (
-    ProofOut,
-    RoundDetailOut,
-    ShoeStateOut,
-    TableOut,
-    TiersOut,
-)
-from baccarat_api.service.views import proof_view, round_view, shoe_state_view, table_view
+from baccarat_api.service.models import RoundDetailOut, ShoeStateOut, TableOut, TiersOut
+from baccarat_api.service.views import round_view, shoe_state_view, table_view
 
 
 def list_tiers(repo: Repository) -> TiersOut:
@@ -167,15 +161,3 @@ def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailO
     r = round_record(repo, operator_id, round_id)
     settlement = settlement_out(r).model_dump() if r.resolved else None
     return RoundDetailOut.model_validate({**round_view(r), "settlement": settlement})
-
-
-def get_proof(repo: Repository, shoe_id: str) -> ProofOut:
-    """Public: no operator key. 404 until the shoe has ended (the proof record is written by the
-    transaction that ends it); then the proof item and the shoe's rounds (one Query of the
-    shoe's items in the operator's partition the proof item names): 2 round trips."""
-    ref = parse_shoe_id(shoe_id)
-    proof = repo.get_proof(shoe_id) if ref else None
-    if proof is None or ref is None:
-        raise not_found("proof", shoe_id)
-    rounds = repo.shoe_history(proof.operator_id, ref).rounds
-    return ProofOut.model_validate(proof_view(proof, rounds))

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from baccarat.audit import genesis
 from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
-from baccarat.profiles import PROFILES, Banking, TableConfig, Tier, TierError
+from baccarat.profiles import PROFILES, Banking, Rounding, TableConfig, Tier, TierError
 from baccarat.rules import ShoeRules
 from baccarat_api.clock import now
 from baccarat_api.ids import ShoeRef, new_table_id
@@ -53,6 +53,7 @@ def create_table(
             banking=Banking(request.banking),
             banker_pays=request.banker_pays,
             dragon_table=request.dragon_table,
+            rounding=Rounding(request.rounding),
         )
     except (TierError, KeyError, ValueError) as exc:
         raise DomainError("invalid_table", str(exc)) from None

@@ -8,7 +8,7 @@ from typing import Any
 from baccarat.cards import code
 from baccarat.fairness import SPEC, derive_shoe
 from baccarat.rules import ShoeRules
-from baccarat_api.ports.records import ENDED, ProofRecord, RoundRecord, ShoeRecord, TableRecord
+from baccarat_api.ports.records import ENDED, RoundRecord, ShoeRecord, TableRecord
 
 
 def table_view(t: TableRecord) -> dict[str, Any]:
@@ -102,78 +102,53 @@ def _derived_proof(
     }
 
 
-def _proof_round(derived: dict[str, Any], r: RoundRecord | None) -> dict[str, Any]:
-    """A proof round: the re-derived cards and, when the round was settled (or voided), its
-    public money record — the settlement and the bets and player-banker it was computed from."""
-    out = dict(derived)
-    settlement = None if r is None else r.settlement
-    out["voided"] = r is not None and r.void is not None
-    out["void"] = None if r is None else r.void
-    out["settlement"] = _public_settlement(settlement)
-    out["bets"] = _public_bets(r.bets) if r is not None and settlement is not None else None
-    pb = r.player_banker if r is not None and settlement is not None else None
-    out["player_banker"] = None if pb is None else {"bettor_id": pb["bettor_id"]}
-    return out
-
-
-#: What a proof shows of a bet: all its settlement is computed from, nothing private
-#: (balances, levels and personal limits only served validation when the bet was accepted).
-PUBLIC_BET_FIELDS = ("bettor_id", "role", "seat", "type", "amount")
-
-
-def _public_bets(bets: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
-    if bets is None:
-        return None
-    return [{k: b[k] for k in PUBLIC_BET_FIELDS if k in b} for b in bets]
-
-
-def _unref(doc: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in doc.items() if k != "bettor_ref"}
-
-
-def _public_settlement(settlement: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The settlement without the balances after the round (eligibility is the operator's)
-    and without refs (this proof names bettors by id)."""
-    if settlement is None:
-        return None
-    out = {k: v for k, v in settlement.items() if k != "eligibility"}
-    out["lines"] = [_unref(line) for line in settlement["lines"]]
-    out["bettors"] = [_unref(p) for p in settlement["bettors"]]
-    pb = settlement["player_banker"]
-    out["player_banker"] = None if pb is None else _unref(pb)
-    return out
-
-
-def proof_view(p: ProofRecord, rounds: list[RoundRecord]) -> dict[str, Any]:
-    """All a third party needs to check the shoe with the spec alone, and each settlement with
-    the table's configuration."""
-    rules = ShoeRules.from_dict(p.rules)
-    by_number = {r.round_number: r for r in rounds}
+def derived_header(s: ShoeRecord) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """An ended shoe's proof header (``proofdoc.HEADER_FIELDS``: what anyone re-derives the
+    shoe and every settlement from) and its re-derived rounds (``Shoe.rounds_json``, all of
+    them: the shoe's own rules deal ``len(rounds)``)."""
+    if s.status != ENDED or s.server_seed is None or s.end_reason is None:
+        raise ValueError(f"shoe {s.shoe_id} has not ended: it has no proof")
+    rules = ShoeRules.from_dict(s.rules)
     derived = _derived_proof(
-        p.server_seed,
-        p.client_seed,
-        p.shoe_number,
+        s.server_seed,
+        s.client_seed,
+        s.shoe_number,
         (rules.decks, rules.burn, rules.cut_min, rules.cut_max, rules.round_limit),
     )
-    return {
+    header = {
         "spec": SPEC,
-        "shoe_id": p.shoe_id,
-        "table_id": p.table_id,
-        "anchor": p.anchor,
-        "shoe_number": p.shoe_number,
-        "client_seed": p.client_seed,
-        "client_hash": p.client_hash,
-        "rules": p.rules,
-        "server_seed": p.server_seed,
-        "end_reason": p.end_reason,
-        "ended_at": p.ended_at,
+        "shoe_id": s.shoe_id,
+        "table_id": s.table_id,
+        "anchor": s.anchor,
+        "shoe_number": s.shoe_number,
+        "client_seed": s.client_seed,
+        "client_hash": s.client_hash,
+        "rules": s.rules,
+        "server_seed": s.server_seed,
+        "end_reason": s.end_reason,
+        "ended_at": s.ended_at,
         "cut_index": derived["cut_index"],
         "burn": derived["burn"],
         "burn_exposed": derived["burn_exposed"],
         "first_round_start": derived["first_round_start"],
-        "table_config": p.config,
-        "rounds": [
-            _proof_round(d, by_number.get(d["round_number"]))
-            for d in derived["rounds"][: p.rounds_dealt]
-        ],
+        "table_config": s.config,
+    }
+    return header, derived["rounds"]
+
+
+def private_round(r: RoundRecord, derived: dict[str, Any]) -> dict[str, Any]:
+    """A resolved round as the private final proof holds it (``baccarat.proofdoc``): the
+    re-derived round, when it was dealt (its bets locked), its bets and player-banker as locked
+    (with bettor ids: ``public_proof`` names them by ref and drops what is private), and its
+    settlement or its void (``{reason, note, voided_at, replaced}``: ``public_proof`` recomputes
+    what it replaced from the public bets)."""
+    if derived["round_number"] != r.round_number:
+        raise ValueError(f"round {r.round_id} is not the shoe's round {derived['round_number']}")
+    return {
+        **derived,
+        "dealt_at": r.dealt_at,
+        "bets": r.bets,
+        "player_banker": r.player_banker,
+        "settlement": r.settlement,
+        "void": r.void,
     }

@@ -238,8 +238,48 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public proof of an ended shoe (no key; 404 until the shoe has ended) */
+        /**
+         * A page of the shoe's final, signed public proof (no key)
+         * @description Page 1, or page `k` with `?page=k` (each at most ~1 MB; `page.next` links the next). 404 `not_found` while the shoe is open and for a page out of range; 409 `proof_pending` (retryable, `Retry-After`) once it has ended with rounds not yet settled or voided. A final proof never changes (cacheable, immutable).
+         */
         get: operations["get_shoe_proof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/signing-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The public keys that sign proofs (a JWK set; no key) */
+        get: operations["signing_keys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/fairness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every ended shoe of the table with a final proof: its interventions, and totals
+         * @description Public (no key). Newest shoe first, `limit` a page; `next_cursor` (pass as `cursor`) gives older ones. `totals` sums every listed shoe's interventions (`closed_early`: how many shoes closed early).
+         */
+        get: operations["table_fairness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -308,6 +348,40 @@ export interface paths {
         };
         /** The table's events after a sequence number, in order (ETag / If-None-Match: 304) */
         get: operations["table_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operator's rounds dealt in a time range: state and money, paged (reconciliation) */
+        get: operations["list_rounds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per table and in total: every round dealt on a UTC day, by state, and its money */
+        get: operations["daily_report"];
         put?: never;
         post?: never;
         delete?: never;
@@ -501,6 +575,13 @@ export interface components {
              */
             dragon_table?: ("seed" | "common") | null;
             /**
+             * Rounding
+             * @description the table's rounding rule for every amount a participant receives (docs/api.md, Amounts): floored (the default) or rounded half up
+             * @default floor_house_favour
+             * @enum {string}
+             */
+            rounding?: "floor_house_favour" | "half_up";
+            /**
              * Settle Deadline Seconds
              * @description a round dealt with locked bets and not settled this many seconds after the deal is settled by the system (auto_settled: true)
              * @default 60
@@ -512,6 +593,25 @@ export interface components {
              * @default 120
              */
             void_window_seconds?: number;
+        };
+        /** DailyReportOut */
+        DailyReportOut: {
+            /**
+             * Date
+             * @description the UTC day: every round dealt on it, however resolved
+             */
+            date: string;
+            /**
+             * Final
+             * @description no round of the day is still unresolved: the report will not change
+             */
+            final: boolean;
+            /**
+             * Tables
+             * @description per table with rounds that day, by id
+             */
+            tables: components["schemas"]["ReportTableOut"][];
+            total: components["schemas"]["ReportTotalsOut"];
         };
         /** DealRequest */
         DealRequest: {
@@ -628,6 +728,44 @@ export interface components {
              */
             more: boolean;
         };
+        /** FairnessOut */
+        FairnessOut: {
+            /** Table Id */
+            table_id: string;
+            /** @description summed over every shoe listed (all pages) */
+            totals: components["schemas"]["FairnessTotalsOut"];
+            /**
+             * Shoes
+             * @description newest first
+             */
+            shoes: components["schemas"]["ShoeFairnessOut"][];
+            /**
+             * Next Cursor
+             * @description pass as ?cursor= for the next (older) shoes
+             */
+            next_cursor: string | null;
+        };
+        /** FairnessTotalsOut */
+        FairnessTotalsOut: {
+            /**
+             * Shoes
+             * @description ended shoes with a final proof
+             */
+            shoes: number;
+            /** Voided Rounds */
+            voided_rounds: number;
+            /** Voided Player Net */
+            voided_player_net: number;
+            /**
+             * Closed Early
+             * @description how many of them were closed early
+             */
+            closed_early: number;
+            /** Rounds Dealt */
+            rounds_dealt: number;
+            /** Rounds Possible */
+            rounds_possible: number;
+        };
         /** HandOut */
         HandOut: {
             /** Cards */
@@ -645,6 +783,57 @@ export interface components {
             commission: number;
             /** Take */
             take: number;
+        };
+        /** InterventionsOut */
+        InterventionsOut: {
+            /** Voided Rounds */
+            voided_rounds: number;
+            /**
+             * Voided Player Net
+             * @description Σ of the players' replaced nets over voided rounds (positive: players lost that much through voids)
+             */
+            voided_player_net: number;
+            /** Closed Early */
+            closed_early: boolean;
+            /** Rounds Dealt */
+            rounds_dealt: number;
+            /**
+             * Rounds Possible
+             * @description rounds the shoe's own rules deal (from the seed)
+             */
+            rounds_possible: number;
+        };
+        /** JwkOut */
+        JwkOut: {
+            /**
+             * Kty
+             * @constant
+             */
+            kty: "EC";
+            /**
+             * Crv
+             * @constant
+             */
+            crv: "P-256";
+            /** X */
+            x: string;
+            /** Y */
+            y: string;
+            /**
+             * Kid
+             * @description RFC 7638 thumbprint: the key_id proofs name
+             */
+            kid: string;
+            /**
+             * Alg
+             * @constant
+             */
+            alg: "ES256";
+            /**
+             * Use
+             * @constant
+             */
+            use: "sig";
         };
         /** LineOut */
         LineOut: {
@@ -676,6 +865,25 @@ export interface components {
              * @enum {string}
              */
             covered_by: "house" | "player_banker";
+        };
+        /** ManifestOut */
+        ManifestOut: {
+            /**
+             * Spec
+             * @constant
+             */
+            spec: "bacc-proof-sig-v1";
+            /** Shoe Id */
+            shoe_id: string;
+            /** Key Id */
+            key_id: string;
+            /** Signed At */
+            signed_at: string;
+            /**
+             * Pages
+             * @description SHA-256 (hex) of each page without its signature
+             */
+            pages: string[];
         };
         /** ParticipantOut */
         ParticipantOut: {
@@ -753,8 +961,71 @@ export interface components {
              */
             seq: number;
         };
-        /** ProofOut */
-        ProofOut: {
+        /** ProofBetOut */
+        ProofBetOut: {
+            /**
+             * Bettor Ref
+             * @description the bettor's pseudonym at this table (br_…, 27 chars)
+             */
+            bettor_ref: string;
+            role: components["schemas"]["Role"];
+            /** Seat */
+            seat?: number | null;
+            type: components["schemas"]["BetType"];
+            /** Amount */
+            amount: number;
+        };
+        /** ProofLineOut */
+        ProofLineOut: {
+            /** Index */
+            index: number;
+            /** Bettor Ref */
+            bettor_ref: string;
+            /** Type */
+            type: string;
+            /** Stake */
+            stake: number;
+            /**
+             * Grade
+             * @enum {string}
+             */
+            grade: "win" | "push" | "lose";
+            /** Multiplier */
+            multiplier: string;
+            /** Gross Win */
+            gross_win: number;
+            /** Commission */
+            commission: number;
+            /** Net */
+            net: number;
+            /**
+             * Covered By
+             * @enum {string}
+             */
+            covered_by: "house" | "player_banker";
+        };
+        /** ProofPageInfoOut */
+        ProofPageInfoOut: {
+            /** Number */
+            number: number;
+            /** Count */
+            count: number;
+            /** First Round */
+            first_round: number | null;
+            /** Last Round */
+            last_round: number | null;
+            /**
+             * Next
+             * @description relative URL of the next page, null on the last
+             */
+            next: string | null;
+        };
+        /**
+         * ProofPageOut
+         * @description One page of a shoe's final, signed proof: the header (the same on every page), ``page``,
+         *     some of the rounds, and the ``signature`` (the same on every page).
+         */
+        ProofPageOut: {
             /**
              * Spec
              * @constant
@@ -794,11 +1065,34 @@ export interface components {
              * Table Config
              * @description the table's configuration (TableConfig.to_dict: profile, tier with its limits, banking, banker_pays, dragon_table, rounding): what recomputing a settlement needs
              */
-            table_config?: {
+            table_config: {
                 [key: string]: unknown;
-            } | null;
+            };
+            interventions: components["schemas"]["InterventionsOut"];
+            page: components["schemas"]["ProofPageInfoOut"];
             /** Rounds */
             rounds: components["schemas"]["ProofRoundOut"][];
+            signature: components["schemas"]["SignatureOut"];
+        };
+        /** ProofParticipantOut */
+        ProofParticipantOut: {
+            /** Bettor Ref */
+            bettor_ref: string;
+            /** Role */
+            role: string;
+            /** Stake */
+            stake: number;
+            /** Gross */
+            gross: number;
+            /** Commission */
+            commission: number;
+            /** Net */
+            net: number;
+        };
+        /** ProofPlayerBankerOut */
+        ProofPlayerBankerOut: {
+            /** Bettor Ref */
+            bettor_ref: string;
         };
         /** ProofRoundOut */
         ProofRoundOut: {
@@ -819,98 +1113,30 @@ export interface components {
              * @enum {string}
              */
             result: "player" | "banker" | "tie";
+            /** Dealt At */
+            dealt_at: string;
             /**
-             * Voided
-             * @description voided: every stake returned, no settlement
-             * @default false
+             * Bets Locked At
+             * @description always equal to dealt_at: bets lock at the deal
              */
-            voided?: boolean;
-            /**
-             * Void
-             * @description the void record, if voided
-             */
-            void?: {
-                [key: string]: unknown;
-            } | null;
-            /** @description the round's settlement (also one made after the shoe ended), if settled */
-            settlement?: components["schemas"]["PublicSettlementOut"] | null;
-            /**
-             * Bets
-             * @description the bets the settlement was computed from (accepted order); balances, levels and personal limits only served validation and are not published
-             */
-            bets?: components["schemas"]["PublicBetOut"][] | null;
-            /** @description the player-banker the settlement was computed with */
-            player_banker?: components["schemas"]["PublicPlayerBankerOut"] | null;
+            bets_locked_at: string;
+            /** Bets */
+            bets: components["schemas"]["ProofBetOut"][];
+            player_banker: components["schemas"]["ProofPlayerBankerOut"] | null;
+            /** Voided */
+            voided: boolean;
+            /** Settled At */
+            settled_at: string | null;
+            /** Voided At */
+            voided_at: string | null;
+            settlement: components["schemas"]["ProofSettlementOut"] | null;
+            /** @description the void: reason, note, when, and the settlement it replaced (nets by bettor_ref) */
+            void: components["schemas"]["VoidOut"] | null;
         };
-        /** PublicBetOut */
-        PublicBetOut: {
-            /** Bettor Id */
-            bettor_id: string;
-            role: components["schemas"]["Role"];
-            /** Seat */
-            seat?: number | null;
-            type: components["schemas"]["BetType"];
-            /** Amount */
-            amount: number;
-        };
-        /** PublicLineOut */
-        PublicLineOut: {
-            /** Index */
-            index: number;
-            /** Bettor Id */
-            bettor_id: string;
-            /** Type */
-            type: string;
-            /** Stake */
-            stake: number;
-            /**
-             * Grade
-             * @enum {string}
-             */
-            grade: "win" | "push" | "lose" | "void";
-            /** Multiplier */
-            multiplier: string;
-            /** Gross Win */
-            gross_win: number;
-            /** Commission */
-            commission: number;
-            /** Net */
-            net: number;
-            /**
-             * Covered By
-             * @enum {string}
-             */
-            covered_by: "house" | "player_banker";
-        };
-        /** PublicParticipantOut */
-        PublicParticipantOut: {
-            /** Id */
-            id: string;
-            /** Role */
-            role: string;
-            /** Stake */
-            stake: number;
-            /** Gross */
-            gross: number;
-            /** Commission */
-            commission: number;
-            /** Net */
-            net: number;
-        };
-        /** PublicPlayerBankerOut */
-        PublicPlayerBankerOut: {
-            /** Bettor Id */
-            bettor_id: string;
-        };
-        /**
-         * PublicSettlementOut
-         * @description A settlement as a (v1) proof shows it: no balances, no refs.
-         */
-        PublicSettlementOut: {
+        /** ProofSettlementOut */
+        ProofSettlementOut: {
             /** Round Id */
             round_id: string;
-            /** Shoe Id */
-            shoe_id: string;
             /** Round Number */
             round_number: number;
             /** Profile */
@@ -927,22 +1153,22 @@ export interface components {
              */
             result: "player" | "banker" | "tie";
             /** Lines */
-            lines: components["schemas"]["PublicLineOut"][];
+            lines: components["schemas"]["ProofLineOut"][];
             /** Bettors */
-            bettors: components["schemas"]["PublicParticipantOut"][];
-            player_banker: components["schemas"]["PublicParticipantOut"] | null;
+            bettors: components["schemas"]["ProofParticipantOut"][];
+            player_banker: components["schemas"]["ProofParticipantOut"] | null;
             house: components["schemas"]["HouseOut"];
-            /** Nets */
+            /**
+             * Nets
+             * @description bettor_ref → net (bettors and the player-banker)
+             */
             nets: {
                 [key: string]: number;
             };
             /** Settled At */
             settled_at: string;
-            /**
-             * Auto Settled
-             * @default false
-             */
-            auto_settled?: boolean;
+            /** Auto Settled */
+            auto_settled: boolean;
         };
         /** ReplacedOut */
         ReplacedOut: {
@@ -955,6 +1181,122 @@ export interface components {
             };
             /** House Take */
             house_take: number;
+        };
+        /** ReportTableOut */
+        ReportTableOut: {
+            /**
+             * Rounds
+             * @description rounds dealt that day
+             */
+            rounds: number;
+            /**
+             * Dealt
+             * @description of which not resolved yet
+             */
+            dealt: number;
+            /**
+             * Settled
+             * @description of which settled by a call
+             */
+            settled: number;
+            /**
+             * Auto Settled
+             * @description of which settled by the system
+             */
+            auto_settled: number;
+            /** Voided */
+            voided: number;
+            /**
+             * Staked
+             * @description Σ stakes of the settled rounds (voids returned theirs)
+             */
+            staked: number;
+            /**
+             * Paid
+             * @description Σ of the participants' positive nets (what wallets got)
+             */
+            paid: number;
+            /**
+             * Collected
+             * @description Σ of the participants' negative nets, as a positive sum
+             */
+            collected: number;
+            /**
+             * Commission
+             * @description Σ of the settled rounds' commission
+             */
+            commission: number;
+            /**
+             * House Take
+             * @description Σ of the settled rounds' house take = collected - paid
+             */
+            house_take: number;
+            /**
+             * Nets
+             * @description participant → Σ of its nets (bettors and player-bankers by id)
+             */
+            nets: {
+                [key: string]: number;
+            };
+            /** Table Id */
+            table_id: string;
+        };
+        /** ReportTotalsOut */
+        ReportTotalsOut: {
+            /**
+             * Rounds
+             * @description rounds dealt that day
+             */
+            rounds: number;
+            /**
+             * Dealt
+             * @description of which not resolved yet
+             */
+            dealt: number;
+            /**
+             * Settled
+             * @description of which settled by a call
+             */
+            settled: number;
+            /**
+             * Auto Settled
+             * @description of which settled by the system
+             */
+            auto_settled: number;
+            /** Voided */
+            voided: number;
+            /**
+             * Staked
+             * @description Σ stakes of the settled rounds (voids returned theirs)
+             */
+            staked: number;
+            /**
+             * Paid
+             * @description Σ of the participants' positive nets (what wallets got)
+             */
+            paid: number;
+            /**
+             * Collected
+             * @description Σ of the participants' negative nets, as a positive sum
+             */
+            collected: number;
+            /**
+             * Commission
+             * @description Σ of the settled rounds' commission
+             */
+            commission: number;
+            /**
+             * House Take
+             * @description Σ of the settled rounds' house take = collected - paid
+             */
+            house_take: number;
+            /**
+             * Nets
+             * @description participant → Σ of its nets (bettors and player-bankers by id)
+             */
+            nets: {
+                [key: string]: number;
+            };
         };
         /**
          * Role
@@ -1045,6 +1387,16 @@ export interface components {
             round_hash: string;
             settlement: components["schemas"]["SettlementOut"] | null;
         };
+        /** RoundListOut */
+        RoundListOut: {
+            /** Rounds */
+            rounds: components["schemas"]["RoundSummaryOut"][];
+            /**
+             * Next Cursor
+             * @description pass as ?cursor= for the next page; null: no more. A page may be short (even empty) and still have a next_cursor
+             */
+            next_cursor: string | null;
+        };
         /** RoundOut */
         RoundOut: {
             /** Round Id */
@@ -1127,6 +1479,65 @@ export interface components {
              * @description bacc-audit-v1 hash of this round record (as dealt)
              */
             round_hash: string;
+        };
+        /**
+         * RoundSummaryOut
+         * @description One round as reconciliation sees it: its state and its money.
+         */
+        RoundSummaryOut: {
+            /** Round Id */
+            round_id: string;
+            /** Table Id */
+            table_id: string;
+            /** Shoe Id */
+            shoe_id: string;
+            /** Round Number */
+            round_number: number;
+            /**
+             * Status
+             * @description dealt (not resolved yet), settled (by a call), auto_settled (by the system after the table's deadline), voided
+             * @enum {string}
+             */
+            status: "dealt" | "settled" | "auto_settled" | "voided";
+            /** Dealt At */
+            dealt_at: string;
+            /**
+             * Resolved At
+             * @description when it was settled or voided
+             */
+            resolved_at: string | null;
+            /**
+             * Result
+             * @enum {string}
+             */
+            result: "player" | "banker" | "tie";
+            /**
+             * Lines
+             * @description bet lines
+             */
+            lines: number;
+            /**
+             * Staked
+             * @description Σ stakes (a void returned them)
+             */
+            staked: number;
+            /**
+             * Commission
+             * @description every commission of the round (0 unless settled)
+             */
+            commission: number;
+            /**
+             * House Take
+             * @description the house's take (0 unless settled)
+             */
+            house_take: number;
+            /**
+             * Nets
+             * @description participant → net applied to its wallet (all 0 until settled, and when voided); bettors in the order of their first bet, then the player-banker
+             */
+            nets: {
+                [key: string]: number;
+            };
         };
         /** RulesOut */
         RulesOut: {
@@ -1219,6 +1630,26 @@ export interface components {
             /** @description the void, if voided */
             void?: components["schemas"]["VoidOut"] | null;
         };
+        /** ShoeFairnessOut */
+        ShoeFairnessOut: {
+            /** Shoe Id */
+            shoe_id: string;
+            /** Shoe Number */
+            shoe_number: number;
+            /** Ended At */
+            ended_at: string;
+            /**
+             * End Reason
+             * @enum {string}
+             */
+            end_reason: "rules" | "closed";
+            interventions: components["schemas"]["InterventionsOut"];
+            /**
+             * Proof
+             * @description relative URL of the shoe's proof (page 1)
+             */
+            proof: string;
+        };
         /** ShoeOut */
         ShoeOut: {
             /** Shoe Id */
@@ -1291,6 +1722,30 @@ export interface components {
             server_seed: string | null;
             /** Created At */
             created_at: string;
+        };
+        /** SignatureOut */
+        SignatureOut: {
+            /**
+             * Alg
+             * @constant
+             */
+            alg: "ES256";
+            /**
+             * Key Id
+             * @description RFC 7638 thumbprint of the signing key
+             */
+            key_id: string;
+            manifest: components["schemas"]["ManifestOut"];
+            /**
+             * Value
+             * @description base64url (no padding) of r ‖ s over canonical(manifest)
+             */
+            value: string;
+        };
+        /** SigningKeysOut */
+        SigningKeysOut: {
+            /** Keys */
+            keys: components["schemas"]["JwkOut"][];
         };
         /** SpectatorRequest */
         SpectatorRequest: {
@@ -3084,7 +3539,9 @@ export interface operations {
     };
     get_shoe_proof: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+            };
             header?: never;
             path: {
                 shoe_id: string;
@@ -3099,7 +3556,143 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProofOut"];
+                    "application/json": components["schemas"]["ProofPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: proof_pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    signing_keys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeysOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    table_fairness: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page */
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FairnessOut"];
                 };
             };
             /** @description error codes: invalid_request */
@@ -3443,6 +4036,188 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_rounds: {
+        parameters: {
+            query?: {
+                /** @description only this table's rounds */
+                table_id?: string | null;
+                /** @description dealt at or after: a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z) */
+                from?: string | null;
+                /** @description dealt before: a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z) (default: the end of from's day) */
+                to?: string | null;
+                /** @description only rounds in this state */
+                status?: ("dealt" | "settled" | "auto_settled" | "voided") | null;
+                /** @description next_cursor of the previous page */
+                cursor?: string | null;
+                /** @description rounds per page at most */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundListOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_cursor, invalid_range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    daily_report: {
+        parameters: {
+            query: {
+                /** @description the UTC day, YYYY-MM-DD */
+                date: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyReportOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_range */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -24,11 +24,13 @@ from baccarat_api.adapters.dynamodb import keys
 from baccarat_api.ports.records import (
     KEY_FIELDS,
     EventRecord,
+    FairnessTotals,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
     Record,
     RoundRecord,
+    ShoeFairness,
     ShoeRecord,
     TableRecord,
 )
@@ -168,12 +170,38 @@ def _none() -> None:
     return None
 
 
-def _due(r: RoundRecord) -> Item:
-    """A round with locked bets to settle by a deadline: the sparse DueRounds index finds it
-    until its settlement (or void) removes these two attributes."""
-    if r.settle_by is None or r.resolved:
+def _round_indexes(r: RoundRecord) -> Item:
+    """An unresolved round is in the sparse OpenRounds index (``open_in``: its shoe), and with
+    locked bets to settle by a deadline in DueRounds, until its settlement (or void) removes
+    these attributes."""
+    if r.resolved:
         return {}
-    return {"due_shard": {"S": keys.due_shard(r.table_id)}, "due_at": {"S": r.settle_by}}
+    out: Item = {"open_in": {"S": r.ref.shoe.shoe_id}}
+    if r.settle_by is not None:
+        out |= {"due_shard": {"S": keys.due_shard(r.table_id)}, "due_at": {"S": r.settle_by}}
+    return out
+
+
+def _proof_due(p: ProofRecord) -> Item:
+    """A proof not yet final is in DueRounds (shard ``FINAL#k``) from the shoe's end, until the
+    finalisation's signature removes it: the sweep finalises proofs nobody reads."""
+    if p.signature is not None or not p.operator_id:
+        return {}
+    return {"due_shard": {"S": keys.final_shard(p.table_id)}, "due_at": {"S": p.ended_at}}
+
+
+def _day(r: RoundRecord) -> Item:
+    """Every round: its place in the ``RoundsByDay`` index (the UTC day of its deal, its
+    table's shard; fixed at the deal)."""
+    shard = keys.day_shard(r.operator_id, r.dealt_at[:10], keys.day_shard_of(r.table_id))
+    return {
+        "day_shard": {"S": shard},
+        "day_key": {"S": keys.day_key(r.table_id, r.shoe_number, r.round_number)},
+    }
+
+
+def _round_index_keys(r: RoundRecord) -> Item:
+    return _round_indexes(r) | _day(r)
 
 
 #: Every JSON document of a round record (kept in the order written).
@@ -190,9 +218,15 @@ SHAPES: dict[type, Shape] = {
         Shape("shoe", ShoeRecord, keys.shoe_key),
         Shape(
             "round", RoundRecord, keys.round_key, ordered_json=ROUND_DOCUMENTS,
-            derived=_due, removed_by={f: ("due_shard", "due_at") for f in ("settled_at", "void")},
+            derived=_round_index_keys,
+            removed_by={f: ("due_shard", "due_at", "open_in") for f in ("settled_at", "void")},
         ),
-        Shape("proof", ProofRecord, keys.proof_key),
+        Shape(
+            "proof", ProofRecord, keys.proof_key,
+            derived=_proof_due, removed_by={"signature": ("due_shard", "due_at")},
+        ),
+        Shape("shoe_fairness", ShoeFairness, keys.shoe_fairness_key),
+        Shape("fairness_totals", FairnessTotals, keys.fairness_totals_key),
         Shape(
             "idempotency", IdempotencyRecord, keys.idempotency_key,
             not_stored=frozenset({"key_hash"}), ordered_json=frozenset({"body"}),

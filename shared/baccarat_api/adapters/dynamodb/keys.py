@@ -9,12 +9,29 @@ State table: everything of one table lives in one partition, under the operator'
                                              sk = LIVE                        live state, seq
                                              sk = EV#000000000001             event 1
     pk = PROOF#<shoe_id>                     sk = PROOF                       public proof (ended)
+                                             sk = PAGE#001#0                  page 1, part 0
+    pk = FAIR#<table_id>                     sk = SHOE#000001                 shoe 1's fairness line
+                                             sk = TOTALS                      the running totals
 
 The ``PROOF#`` partition is the shoe's public side: the proof item, written by the transaction
 that ends the shoe (404 while there is none). The rounds' money lives on the round items only
-(their bets, the money computed at the deal, how they were resolved); a proof reads them with
-one Query of the shoe's items in the operator's partition (``Repository.shoe_history``), the
-proof item naming the operator.
+(their bets, the money computed at the deal, how they were resolved); the finalisation reads
+them with one Query of the shoe's items in the operator's partition
+(``Repository.shoe_history``), the proof item naming the operator. Once the proof is final its
+signed pages are stored there (:mod:`.pages`: each page's canonical JSON in parts of at most
+:data:`~.pages.PART_BYTES`, zlib-compressed, one item per part) and the proof item gets the
+signature (the finalisation's transaction, with the table's ``FAIR#`` items). A page is read
+with one ``BatchGetItem`` (the proof item and the page's parts).
+
+The ``FAIR#`` partition is the table's public side (keyed by table id alone, like ``PROOF#``):
+its totals item, put when the table is created, and one line per final proof; the fairness route
+reads it newest first with one ``Query``.
+
+Until its signature is set, a proof item carries ``due_shard`` = ``FINAL#0``…``FINAL#7`` (by
+table) and ``due_at`` (the shoe's end): the sweep finds proofs to finalise in the ``DueRounds``
+index, next to the rounds due for auto-settlement. A round not yet settled or voided carries
+``open_in`` (its shoe id): the sparse ``OpenRounds`` index lists a shoe's unresolved rounds
+(what keeps its proof pending) without reading them.
 
 Idempotency records (``Idempotency-Key`` of a POST; :mod:`baccarat_api.service.idempotency`)
 live in their own partition per operator and key, are written by the SAME transaction as the
@@ -25,6 +42,12 @@ request's effect, and expire by the table's TTL attribute ``expires_at`` (24 h):
 A round dealt with locked bets carries ``due_shard`` (``DUE#0``…``DUE#7``, by table) and
 ``due_at`` (its settle-by time) until it is settled or voided: the sparse GSI ``DueRounds``
 (template.yaml) holds exactly the rounds the auto-settlement sweep may have to settle.
+
+Every round also carries ``day_shard`` (``OP#<operator>#DAY#<YYYY-MM-DD>#<NN>``: the UTC day it
+was dealt, and one of 32 shards by table) and ``day_key`` (``<table_id>#<shoe 6>#<round 5>``):
+the GSI ``RoundsByDay`` (reconciliation: ``GET /v1/rounds``, ``GET /v1/reports/daily``) lists
+an operator's rounds of one day, a table's rounds in play order, spread over 32 partitions per
+operator and day (docs/scaling.md). Both are fixed at the deal: the round never moves.
 
 Ids carry the table id and the shoe and round numbers, so every read is one ``GetItem`` on a
 key built from the caller's operator id and the path: another operator's id misses exactly like
@@ -51,10 +74,16 @@ import hashlib
 #: a table's rounds always land in the same shard; the sweep queries every shard.
 DUE_SHARDS = 8
 DUE_INDEX = "DueRounds"
+#: Sparse index of unresolved rounds by shoe (``open_in`` = the shoe id).
+OPEN_INDEX = "OpenRounds"
+#: Partitions per operator and UTC day of the ``RoundsByDay`` index (a table's rounds in one).
+DAY_SHARDS = 32
+DAY_INDEX = "RoundsByDay"
 TABLE_SK = "TABLE"
 LIVE_SK = "LIVE"
 EVENT_PREFIX = "EV#"
 PROOF_SK = "PROOF"
+TOTALS_SK = "TOTALS"
 IDEM_SK = "IDEM"
 TIER_PK = "TIER"
 
@@ -83,8 +112,47 @@ def idempotency_pk(operator_id: str, key_hash: str) -> str:
     return f"OP#{operator_id}#IDEM#{key_hash}"
 
 
+def _bucket(table_id: str, buckets: int) -> int:
+    return int(hashlib.sha256(table_id.encode()).hexdigest()[:8], 16) % buckets
+
+
+def _shard(table_id: str) -> int:
+    return _bucket(table_id, DUE_SHARDS)
+
+
 def due_shard(table_id: str) -> str:
-    return f"DUE#{int(hashlib.sha256(table_id.encode()).hexdigest()[:8], 16) % DUE_SHARDS}"
+    return f"DUE#{_shard(table_id)}"
+
+
+def final_shard(table_id: str) -> str:
+    """The ``DueRounds`` partition of the table's proofs awaiting finalisation."""
+    return f"FINAL#{_shard(table_id)}"
+
+
+def page_part_sk(page: int, part: int) -> str:
+    return f"PAGE#{page:03d}#{part}"
+
+
+def fairness_pk(table_id: str) -> str:
+    return f"FAIR#{table_id}"
+
+
+def day_shard_of(table_id: str) -> int:
+    """The ``RoundsByDay`` shard of a table's rounds (the same every day)."""
+    return _bucket(table_id, DAY_SHARDS)
+
+
+def day_shard(operator_id: str, day: str, shard: int) -> str:
+    return f"OP#{operator_id}#DAY#{day}#{shard:02d}"
+
+
+def day_key(table_id: str, shoe_number: int, round_number: int) -> str:
+    return f"{table_id}#{shoe_number:06d}#{round_number:05d}"
+
+
+def parse_day_key(key: str) -> tuple[str, int, int]:
+    table_id, shoe, round_ = key.split("#")
+    return table_id, int(shoe), int(round_)
 
 
 def key_pk(key_hash: str) -> str:
@@ -118,6 +186,14 @@ def event_key(operator_id: str, table_id: str, seq: int) -> tuple[str, str]:
 
 def proof_key(shoe_id: str) -> tuple[str, str]:
     return proof_pk(shoe_id), PROOF_SK
+
+
+def shoe_fairness_key(table_id: str, shoe_number: int) -> tuple[str, str]:
+    return fairness_pk(table_id), shoe_sk(shoe_number)
+
+
+def fairness_totals_key(table_id: str) -> tuple[str, str]:
+    return fairness_pk(table_id), TOTALS_SK
 
 
 def idempotency_key(operator_id: str, key_hash: str) -> tuple[str, str]:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from baccarat_api.adapters.dynamodb import keys
+from baccarat_api.adapters.dynamodb import pages as parts_of
 from baccarat_api.adapters.dynamodb.codec import (
     Item,
     from_item,
@@ -21,16 +22,21 @@ from baccarat_api.adapters.dynamodb.codec import (
 from baccarat_api.adapters.dynamodb.errors import cancellation_reasons, mapped_errors
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
+    KEY_FIELDS,
     EventRecord,
+    FairnessTotals,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
     RoundRecord,
+    ShoeFairness,
     ShoeRecord,
     TableRecord,
 )
 from baccarat_api.ports.repository import (
     ConditionFailed,
+    DayPosition,
+    FairnessPage,
     Repository,
     ShoeHistory,
     Snapshot,
@@ -65,6 +71,9 @@ class DynamoRepository(Repository):
             elif write.if_absent:
                 put["ConditionExpression"] = _NEW
             return {"Put": put}
+        return {"Update": self._update(write)}
+
+    def _update(self, write: Update) -> dict[str, Any]:
         s = shape(write.kind)
         names: dict[str, str] = {}
         values: dict[str, Any] = {}
@@ -80,33 +89,38 @@ class DynamoRepository(Repository):
             return ref
 
         sets = [f"{name(f)} = {value(f, v)}" for f, v in write.set.items()]
+        if write.upsert:  # an item made by this update says its kind and its key fields
+            names["#kind"], values[":kind"] = "kind", {"S": s.kind}
+            sets.append("#kind = :kind")
+            key = zip(KEY_FIELDS[write.kind], write.ident, strict=True)
+            sets += [f"{name(f)} = {value(f, v)}" for f, v in key]
+        adds = [f"{name(f)} {value(f, v)}" for f, v in write.add.items()]
         removed = [name(f) for f in write.remove]
         for f in write.set:  # derived attributes the change ends (the round leaves an index)
             for attribute in s.removed_by.get(f, ()):
                 ref = f"#a{len(names)}"
                 names[ref] = attribute
                 removed.append(ref)
-        conditions = ["attribute_exists(pk)"]
+        conditions = [] if write.upsert else ["attribute_exists(pk)"]
         for f, v in write.expect.items():
             if v is ABSENT:
                 conditions.append(f"attribute_not_exists({name(f)})")
             else:
                 conditions.append(f"{name(f)} = {value(f, v)}")
-        expression = "SET " + ", ".join(sets) if sets else ""
-        if removed:
-            expression += " REMOVE " + ", ".join(removed)
+        clauses = [("SET", sets), ("ADD", adds), ("REMOVE", removed)]
         update: dict[str, Any] = {
             "TableName": self.state,
             "Key": s.item_key(write.ident),
-            "UpdateExpression": expression.strip(),
-            "ConditionExpression": " AND ".join(conditions),
+            "UpdateExpression": " ".join(f"{k} {', '.join(v)}" for k, v in clauses if v),
             "ExpressionAttributeNames": names,
         }
+        if conditions:
+            update["ConditionExpression"] = " AND ".join(conditions)
         if values:
             update["ExpressionAttributeValues"] = values
         if write.return_existing:
             update["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-        return {"Update": update}
+        return update
 
     def transact(self, what: str, writes: Sequence[Write], token: str | None = None) -> None:
         """One write → one ``PutItem``/``UpdateItem`` (which take no token); more → one
@@ -276,33 +290,27 @@ class DynamoRepository(Repository):
                     raise StoreUnavailable("batch get: keys left unprocessed")
         return found
 
-    def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
-        """Rounds with locked bets whose settle-by time is at or before ``now`` (ISO 8601 UTC),
-        oldest first per shard, at most ``limit``: one ``Query`` per shard of the sparse
-        DueRounds index (more only past a page). Eventually consistent: a round settled a
-        moment ago may still be listed; settling it again fails its condition, harmlessly."""
-        out: list[tuple[str, RoundRef]] = []
+    def _due(self, prefix: str, now: str, limit: int) -> list[Item]:
+        """Items of the sparse DueRounds index in the shards ``<prefix>0`` … ``<prefix>7`` due
+        by ``now`` (ISO 8601 UTC), oldest first per shard, at most ``limit``: one ``Query`` per
+        shard (more only past a page). Eventually consistent: an item done a moment ago may
+        still be listed; doing it again fails its condition, harmlessly."""
+        out: list[Item] = []
         for shard in range(keys.DUE_SHARDS):
             args: dict[str, Any] = {
                 "TableName": self.state,
                 "IndexName": keys.DUE_INDEX,
                 "KeyConditionExpression": "due_shard = :shard AND due_at <= :now",
                 "ExpressionAttributeValues": {
-                    ":shard": {"S": f"DUE#{shard}"},
+                    ":shard": {"S": f"{prefix}{shard}"},
                     ":now": {"S": now},
                 },
                 "Limit": max(1, limit - len(out)),
             }
-            with mapped_errors("due rounds"):
+            with mapped_errors("due items"):
                 while len(out) < limit:
                     page = self.client.query(**args)
-                    for item in page.get("Items", []):
-                        ref = RoundRef(
-                            str(item["table_id"]["S"]),
-                            int(item["shoe_number"]["N"]),
-                            int(item["round_number"]["N"]),
-                        )
-                        out.append((str(item["operator_id"]["S"]), ref))
+                    out += page.get("Items", [])
                     if "LastEvaluatedKey" not in page:
                         break
                     args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
@@ -310,30 +318,106 @@ class DynamoRepository(Repository):
                 break
         return out[:limit]
 
-    def _partition(self, what: str, pk: str, sk_range: tuple[str, str] | None = None) -> list[Item]:
-        """Every item of a partition (or of its sort keys in ``sk_range``, both ends included):
-        ONE strongly consistent ``Query`` (one more per MB)."""
-        args: dict[str, Any] = {
-            "TableName": self.state,
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": pk}},
-            "ConsistentRead": True,
-        }
-        if sk_range is not None:
-            args["KeyConditionExpression"] += " AND sk BETWEEN :first AND :last"
-            args["ExpressionAttributeValues"] |= {
-                ":first": {"S": sk_range[0]},
-                ":last": {"S": sk_range[1]},
-            }
+    def day_rounds(
+        self,
+        operator_id: str,
+        day: str,
+        *,
+        table_id: str | None = None,
+        after: DayPosition | None = None,
+        limit: int,
+        queries: int,
+    ) -> tuple[list[RoundRecord], DayPosition | None]:
+        """Shard by shard of the ``RoundsByDay`` index (only the table's shard with
+        ``table_id``), each in ``day_key`` order (a table's rounds in play order): one ``Query``
+        per shard and page, at most ``queries``. Eventually consistent (a GSI): a round dealt a
+        moment ago may show up a moment later."""
+        shards = [keys.day_shard_of(table_id)] if table_id else list(range(keys.DAY_SHARDS))
+        if after is not None:
+            shards = [s for s in shards if s >= after[0]]
+        out: list[RoundRecord] = []
+        for shard in shards:
+            last = after[1] if after is not None and after[0] == shard else ""
+            while True:
+                if len(out) >= limit or queries <= 0:
+                    return out, (shard, last)
+                args: dict[str, Any] = {
+                    "TableName": self.state,
+                    "IndexName": keys.DAY_INDEX,
+                    "KeyConditionExpression": "day_shard = :p",
+                    "ExpressionAttributeValues": {
+                        ":p": {"S": keys.day_shard(operator_id, day, shard)}
+                    },
+                    "Limit": limit - len(out),
+                }
+                if table_id:
+                    args["KeyConditionExpression"] += " AND begins_with(day_key, :t)"
+                    args["ExpressionAttributeValues"][":t"] = {"S": f"{table_id}#"}
+                if last:
+                    t, shoe, rnd = keys.parse_day_key(last)
+                    pk, sk = keys.round_key(operator_id, t, shoe, rnd)
+                    args["ExclusiveStartKey"] = {
+                        "pk": {"S": pk},
+                        "sk": {"S": sk},
+                        "day_shard": {"S": keys.day_shard(operator_id, day, shard)},
+                        "day_key": {"S": last},
+                    }
+                queries -= 1
+                with mapped_errors("rounds of a day"):
+                    page = self.client.query(**args)
+                for item in page.get("Items", []):
+                    out.append(from_item(RoundRecord, item))
+                    last = str(item["day_key"]["S"])
+                if "LastEvaluatedKey" not in page:
+                    break
+        return out, None
+
+    def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
+        """Rounds with locked bets whose settle-by time is at or before ``now``."""
+        return [
+            (
+                str(item["operator_id"]["S"]),
+                RoundRef(
+                    str(item["table_id"]["S"]),
+                    int(item["shoe_number"]["N"]),
+                    int(item["round_number"]["N"]),
+                ),
+            )
+            for item in self._due("DUE#", now, limit)
+        ]
+
+    def due_proofs(self, now: str, limit: int) -> list[str]:
+        """Proofs not final yet of shoes ended by ``now`` (shards ``FINAL#k``)."""
+        return [
+            ShoeRef(str(item["table_id"]["S"]), int(item["shoe_number"]["N"])).shoe_id
+            for item in self._due("FINAL#", now, limit)
+        ]
+
+    def _query(self, what: str, **args: Any) -> list[Item]:
+        """Every item a ``Query`` finds: ONE request (one more per MB)."""
         items: list[Item] = []
         with mapped_errors(what):
             while True:
-                page = self.client.query(**args)
+                page = self.client.query(TableName=self.state, **args)
                 items += page.get("Items", [])
                 if "LastEvaluatedKey" not in page:
                     break
                 args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         return items
+
+    def _partition(self, what: str, pk: str, sk_range: tuple[str, str] | None = None) -> list[Item]:
+        """Every item of a partition (or of its sort keys in ``sk_range``, both ends included):
+        ONE strongly consistent ``Query`` (one more per MB)."""
+        condition, values = "pk = :pk", {":pk": {"S": pk}}
+        if sk_range is not None:
+            condition += " AND sk BETWEEN :first AND :last"
+            values |= {":first": {"S": sk_range[0]}, ":last": {"S": sk_range[1]}}
+        return self._query(
+            what,
+            KeyConditionExpression=condition,
+            ExpressionAttributeValues=values,
+            ConsistentRead=True,
+        )
 
     def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:
         """The shoe's item and its rounds: ONE ``Query`` of the sort keys from ``SHOE#n`` to
@@ -399,10 +483,74 @@ class DynamoRepository(Repository):
             return None
         return str(item.get("chain_head", {}).get("S", ""))
 
-    def get_proof(self, shoe_id: str) -> ProofRecord | None:
-        """The ended shoe's proof item: one strongly consistent ``GetItem``."""
-        item = self._get("get proof", *keys.proof_key(shoe_id))
-        return None if item is None else from_item(ProofRecord, item)
+    # final proofs -----------------------------------------------------------------------------
+    def proof_page(self, shoe_id: str, number: int) -> tuple[ProofRecord | None, bytes | None]:
+        """ONE ``BatchGetItem``: the proof item and the first parts of page ``number``
+        (:mod:`.pages`); a page of more parts than that (none at the documented limits) takes
+        one more."""
+        wanted = {keys.proof_key(shoe_id): ("proof", self.state)}
+        prefetch = range(parts_of.PREFETCH_PARTS)
+        wanted |= {k: ("part", self.state) for k in parts_of.part_keys(shoe_id, number, prefetch)}
+        found = self._fetch(wanted)
+        proof_items = [item for slot, item in found if slot == "proof"]
+        parts = [item for slot, item in found if slot == "part"]
+        proof = from_item(ProofRecord, proof_items[0]) if proof_items else None
+        if parts and parts_of.parts_expected(parts[0]) > parts_of.PREFETCH_PARTS:
+            rest = range(parts_of.PREFETCH_PARTS, parts_of.parts_expected(parts[0]))
+            more = {k: ("part", self.state) for k in parts_of.part_keys(shoe_id, number, rest)}
+            parts += [item for _, item in self._fetch(more)]
+        return proof, parts_of.joined(parts)
+
+    def put_proof_pages(self, shoe_id: str, pages: Sequence[bytes]) -> None:
+        """One plain ``PutItem`` per part item (never ``BatchWriteItem``, which can delete: no
+        code path and no policy here deletes anything)."""
+        with mapped_errors("store proof pages"):
+            for number, page in enumerate(pages, start=1):
+                for item in parts_of.part_items(shoe_id, number, page):
+                    self.client.put_item(TableName=self.state, Item=item)
+
+    def open_rounds(self, shoe_id: str) -> list[tuple[int, str | None]]:
+        """One ``Query`` of the sparse OpenRounds index (projected: round number, settle-by)."""
+        items = self._query(
+            "open rounds",
+            IndexName=keys.OPEN_INDEX,
+            KeyConditionExpression="open_in = :shoe",
+            ExpressionAttributeValues={":shoe": {"S": shoe_id}},
+        )
+        out = [
+            (int(i["round_number"]["N"]), i["settle_by"]["S"] if "settle_by" in i else None)
+            for i in items
+        ]
+        return sorted(out)
+
+    def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
+        """From the newest: ONE ``Query`` of the table's ``FAIR#`` partition newest first (its
+        ``TOTALS`` item sorts after every ``SHOE#``, so it comes first). From a cursor: a
+        ``Query`` of the lines below it and a ``GetItem`` of the totals."""
+        pk = keys.fairness_pk(table_id)
+        args: dict[str, Any] = {"ScanIndexForward": False, "Limit": limit + 2}
+        if before is None:
+            condition, values = "pk = :pk", {":pk": {"S": pk}}
+        else:
+            condition = "pk = :pk AND sk < :before"
+            values = {":pk": {"S": pk}, ":before": {"S": keys.shoe_sk(before)}}
+        with mapped_errors("fairness"):
+            out = self.client.query(
+                TableName=self.state,
+                KeyConditionExpression=condition,
+                ExpressionAttributeValues=values,
+                **args,
+            )
+        items = out.get("Items", [])
+        page = FairnessPage()
+        totals = [i for i in items if i["sk"]["S"] == keys.TOTALS_SK]
+        if before is not None:
+            got = self._get("fairness totals", *keys.fairness_totals_key(table_id))
+            totals = [got] if got is not None else []
+        page.totals = from_item(FairnessTotals, totals[0]) if totals else None
+        lines = [from_item(ShoeFairness, i) for i in items if i["sk"]["S"] != keys.TOTALS_SK]
+        page.shoes, page.more = lines[:limit], len(lines) > limit
+        return page
 
     # seeding (local runner, custom resource, tests) ------------------------------------------
     def put_tiers(self, tiers: list[dict[str, Any]]) -> None:

@@ -1,5 +1,5 @@
-"""read: every GET route (one DynamoDB round trip each; the proof and the verifier page need no
-key)."""
+"""read: every GET route (one DynamoDB round trip each, at the documented limits; the proof, the
+signing keys, a table's fairness summary and the verifier page need no key)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,29 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Query, Response
 from fastapi.responses import HTMLResponse
 
+from baccarat import proofdoc
 from baccarat_api.http.deps import OperatorId, Rt, errors
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.ids import SHOE_NUMBER
 from baccarat_api.limits import DEFAULT_EVENTS_PAGE, MAX_EVENTS_PAGE
-from baccarat_api.service import events, reading
+from baccarat_api.service import events, proofs, reading
 from baccarat_api.service.models import (
     AuditOut,
+    DailyReportOut,
     EventsPageOut,
-    ProofOut,
+    FairnessOut,
+    ProofPageOut,
     RoundDetailOut,
+    RoundListOut,
+    RoundStatus,
     ShoeStateOut,
+    SigningKeysOut,
     TableOut,
     TiersOut,
 )
+
+#: A final proof's page never changes.
+IMMUTABLE = "public, max-age=31536000, immutable"
 
 router = APIRouter(route_class=JsonRoute, tags=["read"])
 
@@ -64,13 +73,64 @@ def get_shoe(shoe_id: str, operator: OperatorId, rt: Rt) -> ShoeStateOut:
 
 @router.get(
     "/v1/shoes/{shoe_id}/proof",
-    response_model=ProofOut,
+    response_model=ProofPageOut,
     operation_id="get_shoe_proof",
-    summary="Public proof of an ended shoe (no key; 404 until the shoe has ended)",
+    summary="A page of the shoe's final, signed public proof (no key)",
+    description=(
+        "Page 1, or page `k` with `?page=k` (each at most ~1 MB; `page.next` links the next). "
+        "404 `not_found` while the shoe is open and for a page out of range; 409 "
+        "`proof_pending` (retryable, `Retry-After`) once it has ended with rounds not yet "
+        "settled or voided. A final proof never changes (cacheable, immutable)."
+    ),
+    responses=errors("not_found", "proof_pending"),
+)
+def get_proof(
+    shoe_id: str, rt: Rt, page: Annotated[int, Query(ge=1, le=proofdoc.MAX_PAGES)] = 1
+) -> Response:
+    served = proofs.proof_page(rt.repo, rt.vault, rt.shoes.ref_key, shoe_id, page)
+    return Response(
+        served.body,
+        media_type="application/json",
+        headers={"cache-control": IMMUTABLE, "etag": f'"{served.etag}"'},
+    )
+
+
+@router.get(
+    "/v1/signing-keys",
+    response_model=SigningKeysOut,
+    operation_id="signing_keys",
+    summary="The public keys that sign proofs (a JWK set; no key)",
+    responses=errors(),
+)
+def signing_keys(rt: Rt, response: Response) -> SigningKeysOut:
+    response.headers["cache-control"] = "public, max-age=3600"
+    return proofs.signing_keys(rt.vault)
+
+
+@router.get(
+    "/v1/tables/{table_id}/fairness",
+    response_model=FairnessOut,
+    operation_id="table_fairness",
+    summary="Every ended shoe of the table with a final proof: its interventions, and totals",
+    description=(
+        "Public (no key). Newest shoe first, `limit` a page; `next_cursor` (pass as `cursor`) "
+        "gives older ones. `totals` sums every listed shoe's interventions (`closed_early`: how "
+        "many shoes closed early)."
+    ),
     responses=errors("not_found"),
 )
-def get_proof(shoe_id: str, rt: Rt) -> ProofOut:
-    return reading.get_proof(rt.repo, shoe_id)
+def table_fairness(
+    table_id: str,
+    rt: Rt,
+    response: Response,
+    cursor: Annotated[
+        str | None,
+        Query(pattern=SHOE_NUMBER_PATTERN, description="`next_cursor` of the previous page"),
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=proofs.MAX_FAIRNESS_LIMIT)] = proofs.FAIRNESS_LIMIT,
+) -> FairnessOut:
+    response.headers["cache-control"] = "public, max-age=60"
+    return proofs.fairness(rt.repo, table_id, cursor, limit)
 
 
 @router.get(
@@ -173,3 +233,65 @@ def table_events(
         return Response(status_code=304, headers={"ETag": etag})
     response.headers["ETag"] = etag
     return page
+
+
+# --- reconciliation ----------------------------------------------------------------------------
+
+DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+INSTANT = "a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z)"
+
+
+@router.get(
+    "/v1/rounds",
+    response_model=RoundListOut,
+    operation_id="list_rounds",
+    summary="The operator's rounds dealt in a time range: state and money, paged (reconciliation)",
+    responses=errors("unauthorized", "invalid_range", "invalid_cursor"),
+)
+def list_rounds(
+    operator: OperatorId,
+    rt: Rt,
+    table_id: Annotated[
+        str | None, Query(max_length=64, description="only this table's rounds")
+    ] = None,
+    start: Annotated[
+        str | None,
+        Query(alias="from", max_length=30, description=f"dealt at or after: {INSTANT}"),
+    ] = None,
+    end: Annotated[
+        str | None,
+        Query(
+            alias="to",
+            max_length=30,
+            description=f"dealt before: {INSTANT} (default: the end of from's day)",
+        ),
+    ] = None,
+    status: Annotated[RoundStatus | None, Query(description="only rounds in this state")] = None,
+    cursor: Annotated[
+        str | None, Query(max_length=512, description="next_cursor of the previous page")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=500, description="rounds per page at most")] = 100,
+) -> RoundListOut:
+    from baccarat_api.service.reconciliation import list_rounds
+
+    return list_rounds(
+        rt.repo, operator, table_id=table_id, start=start, end=end, status=status,
+        cursor=cursor, limit=limit,
+    )  # fmt: skip
+
+
+@router.get(
+    "/v1/reports/daily",
+    response_model=DailyReportOut,
+    operation_id="daily_report",
+    summary="Per table and in total: every round dealt on a UTC day, by state, and its money",
+    responses=errors("unauthorized", "invalid_range"),
+)
+def daily_report(
+    operator: OperatorId,
+    rt: Rt,
+    date: Annotated[str, Query(pattern=DAY_PATTERN, description="the UTC day, YYYY-MM-DD")],
+) -> DailyReportOut:
+    from baccarat_api.service.reconciliation import daily_report
+
+    return daily_report(rt.repo, operator, date)
