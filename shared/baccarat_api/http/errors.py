@@ -34,7 +34,7 @@ STATUS: dict[str, int] = {
     "invalid_table": 422,
     "unknown_currency": 422,
     "currency_mismatch": 422,
-    "seat_taken": 409,
+    "seat_occupied": 409,
     "already_present": 409,
     "table_full": 409,
     "invalid_cursor": 422,

@@ -58,7 +58,7 @@ CODES: dict[str, tuple[bool, str]] = {
         False,
         "the table's currency or minor_unit_exponent is not its tier's (tiers are per currency)",
     ),
-    "seat_taken": (False, "that seat (or the player-banker seat) is taken by someone else"),
+    "seat_occupied": (False, "that seat (or the player-banker seat) is taken by someone else"),
     "already_present": (False, "the bettor is already at this table in another place"),
     "table_full": (False, "the table holds no more spectators or watchers"),
     "invalid_cursor": (False, "the cursor is malformed or belongs to another query"),
