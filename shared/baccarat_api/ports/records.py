@@ -361,6 +361,9 @@ class LiveRecord:
     #: spectators}`` (``spectators``: the spectators who bet in it, removed after its
     #: settlement once no seated bettor remains). Moved by every deal, settlement and void.
     last_round: dict[str, Any] | None = None
+    #: While a window waits to be dealt: when the sweep deals it from the book (``closes_at`` +
+    #: the table's ``betting_seconds``; the sparse DueRounds index keys it). ``None`` otherwise.
+    deal_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
