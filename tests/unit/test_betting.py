@@ -358,3 +358,21 @@ def test_a_closed_shoe_voids_its_waiting_window(game: Game) -> None:
     tables.commit_shoe(game.repo, game.vault, OP, t, "seed-2")
     nxt = betting.open_betting(game.repo, OP, t).betting
     assert nxt is not None and nxt.round_number == 1 and nxt.shoe_id != shoe_id
+
+
+def test_an_empty_table_is_judged_by_presence_not_by_who_bet(game: Game) -> None:
+    """Seed 001: a seated player who sits a round out still makes the table non-empty, so a
+    spectator's bet is accepted (from the book, and in an explicit deal alike)."""
+    t, shoe_id = table_with_shoe(game, **BID)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 5)
+    presence.join_spectators(game.repo, OP, t, "carol", 50_000, None)
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(game.repo, OP, t, "carol", slip(("player", 1000)))
+    out = from_book(game, shoe_id)
+    assert [(b.bettor_id, b.role) for b in out.bets] == [("carol", "spectator")]
+    settle_round(game.repo, OP, out.round_id)
+    spectator = [{"bettor_id": "carol", "role": "spectator", "type": "banker", "amount": 1000,
+                  "balance": 50_000}]  # fmt: skip
+    assert deal(game, shoe_id, spectator).bets[0].bettor_id == "carol"
+    presence.leave_seat(game.repo, OP, t, 1)  # now the table is empty: carol's round unsettled
+    assert code_of(lambda: deal(game, shoe_id, spectator)) == "seated_bettor_required"
