@@ -116,7 +116,9 @@ def book_bets(live: LiveRecord, book: dict[str, Any] | None = None) -> list[dict
     return out
 
 
-def book_banker(config: TableConfig, live: LiveRecord, bets: list[dict[str, Any]]) -> Any:
+def book_banker(
+    config: TableConfig, live: LiveRecord, bets: list[dict[str, Any]]
+) -> dict[str, Any] | None:
     """The player-banker a deal of ``bets`` locks (API form): the seated one, on a
     player-banker table with bets; else ``None``."""
     if config.banking is not Banking.PLAYER_BANKER or not bets or live.banker is None:
@@ -284,13 +286,6 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
         return [("bet_cancelled", cancelled)], {"book": book}
 
     return presence.live_change(repo, operator_id, table_id, decide, _book_out)
-
-
-def get_book(repo: Repository, operator_id: str, table_id: str) -> BookOut:
-    from baccarat_api.service.reading import table_live
-
-    _, live = table_live(repo, operator_id, table_id)
-    return _book_out(table_id, live)
 
 
 # --- at the deal ---------------------------------------------------------------------------------
