@@ -18,7 +18,12 @@ from typing import Any, ClassVar
 
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, ShoeRef
-from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS, DEFAULT_VOID_WINDOW_SECONDS
+from baccarat_api.limits import (
+    DEFAULT_BETTING_SECONDS,
+    DEFAULT_SETTLE_DEADLINE_SECONDS,
+    DEFAULT_SQUEEZE_SECONDS,
+    DEFAULT_VOID_WINDOW_SECONDS,
+)
 
 OPEN = "open"
 ENDED = "ended"
@@ -54,6 +59,9 @@ class TableRecord:
     void_window_seconds: int = DEFAULT_VOID_WINDOW_SECONDS
     #: The id of the write that created the table (:func:`~baccarat_api.service.writeids`).
     write_id: str = ""
+    #: Seconds a betting window stays open (issue 13) and a squeeze step may wait (issue 13).
+    betting_seconds: int = DEFAULT_BETTING_SECONDS
+    squeeze_seconds: int = DEFAULT_SQUEEZE_SECONDS
 
     @property
     def profile(self) -> str:
@@ -108,6 +116,9 @@ class ShoeRecord:
     #: the table's latest round record; moved by every deal, conditionally on the version).
     chain_start: str = ""
     chain_head: str = ""
+    #: Copied from the table at commit (so dealing needs no table read).
+    betting_seconds: int = DEFAULT_BETTING_SECONDS
+    squeeze_seconds: int = DEFAULT_SQUEEZE_SECONDS
 
     @property
     def ref(self) -> ShoeRef:
@@ -331,6 +342,28 @@ class LiveRecord:
     banker: dict[str, Any] | None = None
     spectators: dict[str, Any] = field(default_factory=dict)
     watchers: list[str] = field(default_factory=list)
+    #: The betting window of the table's next round (issue 13, :mod:`baccarat_api.service.
+    #: betting`): ``{shoe_id, round_number, opened_at, closes_at, status, round_id}`` —
+    #: ``status`` ``open`` (slips accepted until ``closes_at``), ``closed`` ("no more bets",
+    #: written by a from-book deal or the sweep) or ``dealt`` (``round_id`` names the round); the
+    #: window stays until the next one opens. ``None``: betting was never opened here.
+    betting: dict[str, Any] | None = None
+    #: The book of that window: bettor id → the bettor's confirmed slip ``{role, seat, bets:
+    #: [{type, amount}], placed_at, order}`` (``seat`` ``None`` for a spectator; ``order`` the
+    #: seq of its ``bet_placed`` event: the accepted order a deal locks). At most one slip per
+    #: seated bettor and spectator present: ≤ 7 + ``MAX_SPECTATORS`` slips, each ≤ 13 bets.
+    book: dict[str, Any] = field(default_factory=dict)
+    #: The seated bettors' idle counters (seed 000: 5 rounds without a bet → removed): bettor
+    #: id → consecutive rounds of the TABLE (across shoes; voided rounds count) dealt while
+    #: seated without a bet; moved at every deal, dropped when the seat is left.
+    idle: dict[str, int] = field(default_factory=dict)
+    #: The table's latest dealt round: ``{round_id, shoe_id, round_number, resolved,
+    #: spectators}`` (``spectators``: the spectators who bet in it, removed after its
+    #: settlement once no seated bettor remains). Moved by every deal, settlement and void.
+    last_round: dict[str, Any] | None = None
+    #: While a window waits to be dealt: when the sweep deals it from the book (``closes_at`` +
+    #: the table's ``betting_seconds``; the sparse DueRounds index keys it). ``None`` otherwise.
+    deal_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

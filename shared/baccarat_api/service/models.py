@@ -12,6 +12,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     field_validator,
     model_validator,
@@ -22,11 +23,15 @@ from baccarat.proofdoc import VOID_REASONS
 from baccarat.settlement import RESERVED_IDS
 from baccarat_api.limits import (
     BETTOR_ID_PATTERN,
+    DEFAULT_BETTING_SECONDS,
     DEFAULT_SETTLE_DEADLINE_SECONDS,
+    DEFAULT_SQUEEZE_SECONDS,
     DEFAULT_VOID_WINDOW_SECONDS,
+    MAX_BETTING_SECONDS,
     MAX_ID_LENGTH,
     MAX_MONEY,
     MAX_SETTLE_DEADLINE_SECONDS,
+    MAX_SQUEEZE_SECONDS,
     MAX_VOID_NOTE_LENGTH,
     MAX_VOID_WINDOW_SECONDS,
 )
@@ -146,6 +151,19 @@ class CreateTableRequest(_Strict):
             "(0: voids disabled at this table)"
         ),
     )
+    betting_seconds: StrictInt = Field(
+        default=DEFAULT_BETTING_SECONDS,
+        ge=1,
+        le=MAX_BETTING_SECONDS,
+        description="a betting window (POST …/betting) closes this many seconds after it opens",
+    )
+    squeeze_seconds: StrictInt = Field(
+        default=DEFAULT_SQUEEZE_SECONDS,
+        ge=1,
+        le=MAX_SQUEEZE_SECONDS,
+        description="a squeeze step not revealed this many seconds after it began is revealed "
+        "by the system",
+    )
 
 
 class CommitShoeRequest(_Strict):
@@ -185,11 +203,12 @@ class PlayerBankerIn(_Strict):
 
 
 class DealRequest(_Strict):
-    bets: list[BetIn] = Field(
+    bets: list[BetIn] | None = Field(
+        default=None,
         max_length=MAX_BETS,
         description=(
-            "required: the round's bets, validated and locked with it before any card exists; "
-            "[] deals a round nobody bet on (settled at once, with no lines)"
+            "the round's bets (required unless from_book), validated and locked with it before "
+            "any card exists; [] deals a round nobody bet on (settled at once, with no lines)"
         ),
         examples=[
             [
@@ -214,6 +233,21 @@ class DealRequest(_Strict):
             "retry a deal without an Idempotency-Key"
         ),
     )
+    from_book: StrictBool = Field(
+        default=False,
+        description=(
+            "true: deal the table's betting window for this round with exactly its book's "
+            "bets (closing betting if still open); no bets or player_banker then"
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _bets_or_book(self) -> DealRequest:
+        if self.from_book and (self.bets is not None or self.player_banker is not None):
+            raise ValueError("a from_book deal takes its bets from the book: send no bets")
+        if not self.from_book and self.bets is None:
+            raise ValueError("bets is required (or from_book: true)")
+        return self
 
 
 class SettleRequest(_Strict):
@@ -283,6 +317,8 @@ class TableOut(_Strict):
     void_window_seconds: int = Field(
         description="an unsettled round may be voided this long after its deal (0: never)"
     )
+    betting_seconds: int = Field(description="how long a betting window stays open")
+    squeeze_seconds: int = Field(description="how long a squeeze step may wait for its squeezer")
 
 
 class ShoeOut(_Strict):
@@ -739,6 +775,62 @@ class PresenceOut(_Strict):
     )
     watchers: list[str] = Field(description="the observer list, in order of arrival")
     seq: int = Field(description="the table's last event number after this change")
+
+
+# --- the betting window and the book (issue 13) ---------------------------------------------
+
+BettingStatus = Literal["open", "closed", "dealt"]
+
+
+class BettingWindowOut(_Strict):
+    shoe_id: str = Field(description="the open shoe the window's round is dealt from")
+    round_number: int = Field(description="the round the window takes bets for")
+    opened_at: str
+    closes_at: str = Field(description="no slip is accepted from this instant")
+    status: BettingStatus = Field(
+        description="open (slips accepted), closed (no more bets), dealt (round_id)"
+    )
+    round_id: str | None = Field(default=None, description="the round dealt from the book")
+
+
+class SlipBetIn(_Strict):
+    type: BetType
+    amount: Money
+
+
+class SlipBetOut(_Strict):
+    type: BetType
+    amount: int
+
+
+class SlipOut(_Strict):
+    bettor_id: str
+    role: Role
+    seat: int | None = Field(description="the seat the slip was placed from (null: spectator)")
+    bets: list[SlipBetOut]
+    total: int = Field(description="the slip's stakes summed")
+    placed_at: str = Field(description="when the slip (or its replacement) was confirmed")
+    order: int = Field(description="accepted order (the seq of its bet_placed event)")
+
+
+class BookOut(_Strict):
+    """What each seat and spectator shows on the table (對應押注區) for the current window."""
+
+    table_id: str
+    betting: BettingWindowOut | None = Field(description="null: betting never opened here")
+    seats: dict[int, SlipOut] = Field(description="seat number → its bettor's confirmed slip")
+    spectators: dict[str, SlipOut] = Field(description="spectator id → their confirmed slip")
+    total: int = Field(description="every slip's stakes summed")
+
+
+class SlipRequest(_Strict):
+    bets: list[SlipBetIn] = Field(
+        min_length=1,
+        # one line per bet type at most: 7 seats and MAX_SPECTATORS spectators then stay within
+        # a round's MAX_BETS, so a whole book is always one dealable round
+        max_length=len(BetType),
+        description="the bettor's whole slip for the open window (replaces an earlier one)",
+    )
 
 
 # --- reconciliation (GET /v1/rounds, GET /v1/reports/daily) -----------------------------------

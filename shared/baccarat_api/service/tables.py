@@ -78,6 +78,8 @@ def create_table(
         settle_deadline_seconds=request.settle_deadline_seconds,
         ref_key_ct=ref_key_ct,
         void_window_seconds=request.void_window_seconds,
+        betting_seconds=request.betting_seconds,
+        squeeze_seconds=request.squeeze_seconds,
         write_id=write_id(operator_id, "create table", table_id, request.model_dump(), idem),
     )
     record = replace(record, chain_head=genesis(table_id, record.anchor))
@@ -178,6 +180,8 @@ def _commit_shoe(
         created_at=now(),
         settle_deadline_seconds=table.settle_deadline_seconds,
         void_window_seconds=table.void_window_seconds,
+        betting_seconds=table.betting_seconds,
+        squeeze_seconds=table.squeeze_seconds,
         ref_key_ct=table.ref_key_ct,
         chain_start=table.chain_head,
         chain_head=table.chain_head,
@@ -273,7 +277,7 @@ def _close_shoe(
     after, proof = end_shoe(shoe, secret, "closed", wid)
     view = shoe_state_view(after)
     assert after.ended_at is not None
-    ev = emit(live, operator_id, shoe.table_id, after.ended_at, [shoe_ended(after)])
+    ev = emit(live, operator_id, shoe.table_id, after.ended_at, [shoe_ended(after)], deal_by=None)
     try:
         repo.close_shoe(shoe, after, proof, idempotency.record(idem, operator_id, view), ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
