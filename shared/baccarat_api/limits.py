@@ -187,6 +187,11 @@ def worst_case_bytes(profile: str) -> dict[str, int]:
 DEFAULT_EVENTS_PAGE = 50
 MAX_EVENTS_PAGE = 100
 
+#: Seconds a squeezer has for each reveal step (issue 13: the table's ``squeeze_seconds``,
+#: default): the initial cards from the deal, the draws from the initial reveal; then the system
+#: opens them.
+DEFAULT_SQUEEZE_SECONDS = 10
+
 #: Presence at one table (issue 13): bid-squeeze spectators (each may bet all 13 types: with the 7
 #: seats' 91 bets a round stays within :data:`MAX_BETS_PER_ROUND`) and watchers (ids only). The
 #: live-state item at its largest: 7 seats + 8 spectators with personal limits + 200 watchers of

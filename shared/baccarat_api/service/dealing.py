@@ -52,6 +52,7 @@ from baccarat_api.service.events import Change, LiveMoved, emit, retrying, settl
 from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
 from baccarat_api.service.models import DealRequest, RoundOut
 from baccarat_api.service.money import replaced, round_money, with_refs
+from baccarat_api.service.squeezing import live_squeeze, squeeze_seconds
 from baccarat_api.service.tables import end_shoe, shoe_ended
 from baccarat_api.service.views import round_view
 from baccarat_api.service.writeids import write_id
@@ -192,7 +193,7 @@ def _deal_round(
         config=shoe.config,
         bets=bets,
         player_banker=player_banker,
-        squeeze=reveal_plan(rnd, rights).as_dict(),
+        squeeze={**reveal_plan(rnd, rights).as_dict(), "squeeze_seconds": squeeze_seconds(shoe)},
         shoe_status=ENDED if last else OPEN,
         previous_bettors=shoe.recent_bettors,
         created_at=dealt_at,
@@ -230,7 +231,7 @@ def _deal_round(
         reported.append(settled_event(record, False))
     if last:
         reported.append(shoe_ended(after))
-    ev = emit(live, operator_id, shoe.table_id, dealt_at, reported)
+    ev = emit(live, operator_id, shoe.table_id, dealt_at, reported, squeeze=live_squeeze(record))
     try:
         repo.record_round(
             shoe,

@@ -772,3 +772,33 @@ class DailyReportOut(_Strict):
     )
     tables: list[ReportTableOut] = Field(description="per table with rounds that day, by id")
     total: ReportTotalsOut
+
+
+# --- the squeeze countdown and the urge button (issue 13) -------------------------------------
+
+
+class RevealRequest(_Strict):
+    bettor_id: BettorId = Field(description="the squeezer opening their cards")
+    step: Literal["initial", "draws"] = Field(
+        description="initial: the second cards of the first four; draws: the third cards"
+    )
+
+
+class RevealOut(_Strict):
+    round_id: str
+    squeeze: dict[str, Any] = Field(
+        description="the round's squeeze plan with its steps now (as GET /v1/rounds/{id})"
+    )
+    seq: int = Field(description="the table's last event number after this change")
+
+
+class UrgeRequest(_Strict):
+    bettor_id: BettorId = Field(description="the seated player-banker pressing the button")
+
+
+class UrgeOut(_Strict):
+    table_id: str
+    round_id: str | None = Field(
+        description="the round the table is waiting on (its squeeze is still running), or null"
+    )
+    seq: int = Field(description="the table's last event number after this change")
