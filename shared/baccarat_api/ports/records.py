@@ -336,6 +336,25 @@ class LiveRecord:
     banker: dict[str, Any] | None = None
     spectators: dict[str, Any] = field(default_factory=dict)
     watchers: list[str] = field(default_factory=list)
+    #: The betting window of the table's next round (issue 13, :mod:`baccarat_api.service.
+    #: betting`): ``{shoe_id, round_number, opened_at, closes_at, status, round_id}`` —
+    #: ``status`` ``open`` (slips accepted until ``closes_at``), ``closed`` ("no more bets",
+    #: written by a from-book deal or the sweep) or ``dealt`` (``round_id`` names the round); the
+    #: window stays until the next one opens. ``None``: betting was never opened here.
+    betting: dict[str, Any] | None = None
+    #: The book of that window: bettor id → the bettor's confirmed slip ``{role, seat, bets:
+    #: [{type, amount}], placed_at, order}`` (``seat`` ``None`` for a spectator; ``order`` the
+    #: seq of its ``bet_placed`` event: the accepted order a deal locks). At most one slip per
+    #: seated bettor and spectator present: ≤ 7 + ``MAX_SPECTATORS`` slips, each ≤ 13 bets.
+    book: dict[str, Any] = field(default_factory=dict)
+    #: The seated bettors' idle counters (seed 000: 5 rounds without a bet → removed): bettor
+    #: id → consecutive rounds of the TABLE (across shoes; voided rounds count) dealt while
+    #: seated without a bet; moved at every deal, dropped when the seat is left.
+    idle: dict[str, int] = field(default_factory=dict)
+    #: The table's latest dealt round: ``{round_id, shoe_id, round_number, resolved,
+    #: spectators}`` (``spectators``: the spectators who bet in it, removed after its
+    #: settlement once no seated bettor remains). Moved by every deal, settlement and void.
+    last_round: dict[str, Any] | None = None
     #: The squeeze of the table's latest dealt round (``service/squeezing.py``): ``{round_id,
     #: dealt_at, seconds, hands, reveals, noticed}`` — what the next change at the table needs
     #: to report a step the system opened at its deadline, and what ``GET …/state`` shows.

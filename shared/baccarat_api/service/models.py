@@ -708,6 +708,60 @@ class PresenceOut(_Strict):
     seq: int = Field(description="the table's last event number after this change")
 
 
+# --- the betting window and the book (issue 13) ---------------------------------------------
+
+BettingStatus = Literal["open", "closed", "dealt"]
+
+
+class BettingWindowOut(_Strict):
+    shoe_id: str = Field(description="the open shoe the window's round is dealt from")
+    round_number: int = Field(description="the round the window takes bets for")
+    opened_at: str
+    closes_at: str = Field(description="no slip is accepted from this instant")
+    status: BettingStatus = Field(
+        description="open (slips accepted), closed (no more bets), dealt (round_id)"
+    )
+    round_id: str | None = Field(default=None, description="the round dealt from the book")
+
+
+class SlipBetIn(_Strict):
+    type: BetType
+    amount: Money
+
+
+class SlipBetOut(_Strict):
+    type: BetType
+    amount: int
+
+
+class SlipOut(_Strict):
+    bettor_id: str
+    role: Role
+    seat: int | None = Field(description="the seat the slip was placed from (null: spectator)")
+    bets: list[SlipBetOut]
+    total: int = Field(description="the slip's stakes summed")
+    placed_at: str = Field(description="when the slip (or its replacement) was confirmed")
+    order: int = Field(description="accepted order (the seq of its bet_placed event)")
+
+
+class BookOut(_Strict):
+    """What each seat and spectator shows on the table (對應押注區) for the current window."""
+
+    table_id: str
+    betting: BettingWindowOut | None = Field(description="null: betting never opened here")
+    seats: dict[int, SlipOut] = Field(description="seat number → its bettor's confirmed slip")
+    spectators: dict[str, SlipOut] = Field(description="spectator id → their confirmed slip")
+    total: int = Field(description="every slip's stakes summed")
+
+
+class SlipRequest(_Strict):
+    bets: list[SlipBetIn] = Field(
+        min_length=1,
+        max_length=MAX_BETS,
+        description="the bettor's whole slip for the open window (replaces an earlier one)",
+    )
+
+
 # --- reconciliation (GET /v1/rounds, GET /v1/reports/daily) -----------------------------------
 
 RoundStatus = Literal["dealt", "settled", "auto_settled", "voided"]
