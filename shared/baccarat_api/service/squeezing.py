@@ -32,10 +32,12 @@ from baccarat.profiles import Banking, TableConfig
 from baccarat.squeeze import RevealRefused, live_steps, step_hands, timeline
 from baccarat.squeeze import reveal as core_reveal
 from baccarat_api.clock import now
+from baccarat_api.ids import RoundRef, parse_shoe_id
 from baccarat_api.limits import DEFAULT_SQUEEZE_SECONDS
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.writes import ABSENT, Update
+from baccarat_api.service.betting import window_status
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import LiveMoved, emit, retrying
 from baccarat_api.service.models import RevealOut, UrgeOut
@@ -173,7 +175,13 @@ def urge(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> U
 
 
 def _current_round(live: LiveRecord, at: str) -> str | None:
-    """The round the table is waiting on: the latest dealt round while its squeeze lasts."""
+    """The round the table is waiting on: the one its open betting window takes bets for, else
+    the latest dealt round while its squeeze lasts, else none."""
+    betting = live.betting
+    if betting is not None and window_status(betting, at) == "open":
+        shoe = parse_shoe_id(str(betting["shoe_id"]))
+        assert shoe is not None
+        return RoundRef(shoe.table_id, shoe.shoe_number, int(betting["round_number"])).round_id
     sq = live.squeeze
     if sq is not None and any(s.status != "revealed" for s in live_steps(sq, at)):
         return str(sq["round_id"])
