@@ -45,6 +45,7 @@ from baccarat_api.service.reading import round_live, table_live
 
 __all__ = [
     "live_squeeze",
+    "plan_seconds",
     "reveal_round",
     "squeeze_seconds",
     "squeeze_view",
@@ -59,7 +60,7 @@ def squeeze_seconds(shoe: ShoeRecord) -> int:
     return DEFAULT_SQUEEZE_SECONDS if value is None else int(value)
 
 
-def _seconds(plan: dict[str, Any]) -> int:
+def plan_seconds(plan: dict[str, Any]) -> int:
     return int(plan.get("squeeze_seconds", DEFAULT_SQUEEZE_SECONDS))
 
 
@@ -71,7 +72,7 @@ def squeeze_view(
     time, so a replay is byte for byte the first answer)."""
     if plan is None:
         return None
-    steps = timeline(step_hands(plan), dealt_at, _seconds(plan), reveals, at)
+    steps = timeline(step_hands(plan), dealt_at, plan_seconds(plan), reveals, at)
     return {**plan, "steps": {s.step: s.as_dict() for s in steps}}
 
 
@@ -82,7 +83,7 @@ def live_squeeze(r: RoundRecord) -> dict[str, Any] | None:
     return {
         "round_id": r.round_id,
         "dealt_at": r.dealt_at,
-        "seconds": _seconds(r.squeeze),
+        "seconds": plan_seconds(r.squeeze),
         "hands": step_hands(r.squeeze),
         "reveals": list(r.reveals),
         "noticed": [],
@@ -105,7 +106,7 @@ def reveal_round(
             record = core_reveal(
                 step_hands(r.squeeze),
                 r.dealt_at,
-                _seconds(r.squeeze),
+                plan_seconds(r.squeeze),
                 r.reveals,
                 step,
                 bettor_id,
