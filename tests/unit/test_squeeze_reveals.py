@@ -163,9 +163,10 @@ def test_a_step_past_its_deadline_is_reported_by_the_next_change(
         "by": "system",
         "at": seconds_after(dealt.dealt_at, 10),
     }
-    assert _code(
-        lambda: squeezing.reveal_round(game.repo, OP, dealt.round_id, "alice", "initial")
-    ) == "reveal_deadline_passed"
+    assert (
+        _code(lambda: squeezing.reveal_round(game.repo, OP, dealt.round_id, "alice", "initial"))
+        == "reveal_deadline_passed"
+    )
     before = len(_feed(game, table_id))
     presence.join_watchers(game.repo, OP, table_id, "wendy")  # the next change at the table
     reported = _feed(game, table_id)[before:]
