@@ -42,6 +42,16 @@ MAX_SETTLE_DEADLINE_SECONDS = 86_400
 DEFAULT_VOID_WINDOW_SECONDS = 120
 MAX_VOID_WINDOW_SECONDS = 3600
 
+#: A table's betting window (issue 13): seconds from ``POST …/betting`` to "no more bets"
+#: (default and bounds); the sweep deals a window closed this long ago and never dealt.
+DEFAULT_BETTING_SECONDS = 15
+MAX_BETTING_SECONDS = 600
+
+#: A table's squeeze countdown (issue 13): seconds a squeezer has to reveal a step (default and
+#: bounds); past it the system reveals.
+DEFAULT_SQUEEZE_SECONDS = 10
+MAX_SQUEEZE_SECONDS = 300
+
 #: Longest note a void may carry (characters), published with the void in the proof.
 MAX_VOID_NOTE_LENGTH = 256
 
@@ -186,11 +196,6 @@ def worst_case_bytes(profile: str) -> dict[str, int]:
 #: a page stays under a few hundred KB.
 DEFAULT_EVENTS_PAGE = 50
 MAX_EVENTS_PAGE = 100
-
-#: Seconds a squeezer has for each reveal step (issue 13: the table's ``squeeze_seconds``,
-#: default): the initial cards from the deal, the draws from the initial reveal; then the system
-#: opens them.
-DEFAULT_SQUEEZE_SECONDS = 10
 
 #: Presence at one table (issue 13): bid-squeeze spectators (each may bet all 13 types: with the 7
 #: seats' 91 bets a round stays within :data:`MAX_BETS_PER_ROUND`) and watchers (ids only). The

@@ -77,6 +77,14 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "GET /v1/tables/{table_id}/state": (2, 0),
     "GET /v1/tables/{table_id}/state (304)": (2, 0),
     "POST /v1/tables/{table_id}/urge": (2, 0),
+    # the betting window: BatchGetItem (table + live state), TransactWriteItems (live state +
+    # its event); a slip confirmed again changes nothing (the read alone); a from-book deal
+    # reads the book with the shoe (the live state it read anyway) — a deal's 2
+    "POST /v1/tables/{table_id}/betting": (2, 0),
+    "PUT /v1/tables/{table_id}/bets/{bettor_id}": (2, 0),
+    "PUT /v1/tables/{table_id}/bets/{bettor_id} (again)": (1, 0),
+    "DELETE /v1/tables/{table_id}/bets/{bettor_id}": (2, 0),
+    "POST /v1/shoes/{shoe_id}/rounds (from_book)": (2, 0),
     # reconciliation (RoundsByDay: 32 shards per operator and day): a table's rounds of a day
     # are one shard (one Query per page); the daily report reads every shard once (per page)
     "GET /v1/rounds?table_id=": (1, 0),
@@ -92,6 +100,8 @@ BUDGET = {
     "audit": 3,
     "events": 1,
     "seats": 2,
+    "betting": 2,
+    "bets/": 2,
     "watchers": 2,
     "proof": 1,
     "rounds (replay)": 2,

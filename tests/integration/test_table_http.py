@@ -106,3 +106,49 @@ def test_the_squeeze_and_the_state_over_http(api: Api) -> None:
     pressed = api.post(f"/v1/tables/{banked}/urge", {"bettor_id": "pat"})
     assert pressed.status == 200 and pressed.function == "ShuffleCommitFunction"
     assert pressed.body == {"table_id": banked, "round_id": None, "seq": 2}
+
+
+def test_the_betting_window_over_http(api: Api) -> None:
+    t = table(api)
+    closed = api.post(f"/v1/tables/{t}/betting")
+    assert (closed.status, closed.error["code"]) == (409, "no_open_shoe")
+    shoe = api.post(f"/v1/tables/{t}/shoes", {"client_seed": "book"}).body["shoe_id"]
+    alone = api.post(f"/v1/tables/{t}/betting")
+    assert (alone.status, alone.error["code"]) == (409, "company_required")
+    assert alone.error["details"] == {"missing": ["seated_bettor"]}
+    api.call("PUT", f"/v1/tables/{t}/seats/3", {"bettor_id": "alice", "balance": 50_000})
+    opened = api.post(f"/v1/tables/{t}/betting")
+    assert opened.status == 200 and opened.function == "DealAndResolveFunction"
+    assert opened.body["betting"]["status"] == "open" and opened.body["seats"] == {}
+    twice = api.post(f"/v1/tables/{t}/betting")
+    assert (twice.status, twice.error["code"]) == (409, "betting_in_progress")
+    slip = f"/v1/tables/{t}/bets/alice"
+    put = api.call("PUT", slip, {"bets": [{"type": "banker", "amount": 2000}]})
+    assert put.status == 200 and put.body["seats"]["3"]["total"] == 2000
+    over = api.call("PUT", slip, {"bets": [{"type": "banker", "amount": 2050}]})
+    assert (over.status, over.error["code"]) == (422, "not_chip_multiple")
+    stranger = api.call(
+        "PUT", f"/v1/tables/{t}/bets/zed", {"bets": [{"type": "tie", "amount": 100}]}
+    )
+    assert (stranger.status, stranger.error["code"]) == (409, "not_at_table")
+    empty = api.call("PUT", slip, {"bets": []})
+    assert empty.status == 400
+    assert api.call("DELETE", slip).body["seats"] == {}
+    api.call("PUT", slip, {"bets": [{"type": "player", "amount": 1000}]})
+    explicit = api.post(f"/v1/shoes/{shoe}/rounds", {"bets": []})
+    assert (explicit.status, explicit.error["code"]) == (409, "betting_in_progress")
+    both = api.post(f"/v1/shoes/{shoe}/rounds", {"from_book": True, "bets": []})
+    assert both.status == 400
+    dealt = api.post(f"/v1/shoes/{shoe}/rounds", {"from_book": True})
+    assert dealt.status == 201 and [(b["bettor_id"], b["seat"]) for b in dealt.body["bets"]] == [
+        ("alice", 3)
+    ]
+    late = api.call("PUT", slip, {"bets": [{"type": "player", "amount": 1000}]})
+    assert (late.status, late.error["code"]) == (409, "betting_closed")
+    unsettled = api.post(f"/v1/tables/{t}/betting")
+    assert (unsettled.status, unsettled.error["code"]) == (409, "round_unsettled")
+    feed = api.get(f"/v1/tables/{t}/events", query="after=0&limit=50").body["events"]
+    assert [e["type"] for e in feed][-6:] == [
+        "betting_opened", "bet_placed", "bet_cancelled", "bet_placed", "betting_closed",
+        "round_dealt",
+    ]  # fmt: skip

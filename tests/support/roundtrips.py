@@ -110,7 +110,34 @@ def walk_routes(api: Client, calls: Calls) -> Counts:
     run("GET /v1/tables/{table_id}/fairness", lambda: api.get(fairness, key=None))
     _walk_trust_routes(api, run)
     _walk_table_routes(api, run, table["table_id"])
+    _walk_betting_routes(api, run)
     return measured
+
+
+def _walk_betting_routes(
+    api: Client, run: Callable[[str, Callable[[], Response]], Response]
+) -> None:
+    """The betting window (issue 13): each change is the table + live state in one read and one
+    transaction (a slip confirmed again: the read alone); a from-book deal costs a deal's 2."""
+    table = api.post(
+        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    ).body["table_id"]
+    shoe = api.post(f"/v1/tables/{table}/shoes", {"client_seed": "rt-book"}).body["shoe_id"]
+    api.post(f"/v1/shoes/{shoe}/rounds", {"bets": []})  # warm: the shoe and its ref key
+    api.call("PUT", f"/v1/tables/{table}/seats/1", {"bettor_id": "rt-bob", "balance": 50_000})
+    run("POST /v1/tables/{table_id}/betting", lambda: api.post(f"/v1/tables/{table}/betting"))
+    slip = f"/v1/tables/{table}/bets/rt-bob"
+    body = {"bets": [{"type": "banker", "amount": 1000}]}
+    run("PUT /v1/tables/{table_id}/bets/{bettor_id}", lambda: api.call("PUT", slip, body))
+    run("PUT /v1/tables/{table_id}/bets/{bettor_id} (again)", lambda: api.call("PUT", slip, body))
+    run("DELETE /v1/tables/{table_id}/bets/{bettor_id}", lambda: api.call("DELETE", slip))
+    api.call("PUT", slip, body)
+    deal = f"/v1/shoes/{shoe}/rounds"
+    dealt = run(
+        "POST /v1/shoes/{shoe_id}/rounds (from_book)",
+        lambda: api.post(deal, {"from_book": True}),
+    ).body
+    assert [b["bettor_id"] for b in dealt["bets"]] == ["rt-bob"], dealt
 
 
 def _walk_table_routes(

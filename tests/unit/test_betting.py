@@ -5,9 +5,24 @@ cancelled with their events, dealing from the book, the removal rules."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
+import pytest
+
+from baccarat_api import clock
+from baccarat_api.clock import seconds_after
 from baccarat_api.ports.records import LiveRecord
+from baccarat_api.service import betting, events, presence, reading, tables
 from baccarat_api.service.betting import book_view
+from baccarat_api.service.dealing import deal_round
+from baccarat_api.service.errors import DomainError
+from baccarat_api.service.idempotency import Replayed
+from baccarat_api.service.models import DealRequest, SlipRequest
+from baccarat_api.service.reading import table_live
+from baccarat_api.service.settling import settle_round
+
+from .conftest import Game
+from .test_service import OP, code_of, deal, new_table, snapshot
 
 WINDOW = {
     "shoe_id": "tbl_x-s1",
@@ -53,3 +68,258 @@ def test_book_view_of_a_table_that_never_opened_betting_is_empty() -> None:
         view = book_view(live)
         assert view.betting is None and view.seats == {} and view.spectators == {}
         assert view.total == 0
+
+
+# --- over the in-memory repository -------------------------------------------------------------
+
+BID = {"profile": "bid-squeeze", "tier": "bid-squeeze-standard"}
+PB = {"banking": "player_banker"}
+
+
+def feed(game: Game, table_id: str, after: int = 0) -> list[tuple[str, dict[str, Any]]]:
+    page, _ = events.table_events(game.repo, OP, table_id, after, 100)
+    return [(e.type, e.data) for e in page.events]
+
+
+def kinds(game: Game, table_id: str, after: int = 0) -> list[str]:
+    return [k for k, _ in feed(game, table_id, after)]
+
+
+def slip(*bets: tuple[str, int]) -> SlipRequest:
+    return SlipRequest.model_validate({"bets": [{"type": t, "amount": a} for t, a in bets]})
+
+
+def from_book(game: Game, shoe_id: str, **body: Any) -> Any:
+    request = DealRequest.model_validate({"from_book": True, **body})
+    return deal_round(game.repo, game.shoes, OP, shoe_id, request)
+
+
+def table_with_shoe(game: Game, **fields: Any) -> tuple[str, str]:
+    t = new_table(game, **fields)
+    return t, tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
+
+
+def live_of(game: Game, t: str) -> LiveRecord:
+    _, live = table_live(game.repo, OP, t)
+    assert live is not None
+    return live
+
+
+def test_betting_opens_only_with_an_open_shoe_and_the_profiles_company(game: Game) -> None:
+    t = new_table(game)
+    assert code_of(lambda: betting.open_betting(game.repo, OP, t)) == "no_open_shoe"
+    tables.commit_shoe(game.repo, game.vault, OP, t, "seed")
+    # a house table: one seated bettor is the company (the house is the other side)
+    with pytest.raises(DomainError) as err:
+        betting.open_betting(game.repo, OP, t)
+    assert err.value.code == "company_required"
+    assert err.value.details == {"missing": ["seated_bettor"]}
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    seq = live_of(game, t).seq
+    book = betting.open_betting(game.repo, OP, t)
+    assert book.betting is not None and book.betting.status == "open"
+    assert book.betting.round_number == 1
+    assert seconds_after(book.betting.opened_at, 15) == book.betting.closes_at
+    assert feed(game, t, seq) == [
+        ("betting_opened", {"shoe_id": book.betting.shoe_id, "round_number": 1,
+                            "closes_at": book.betting.closes_at}),
+    ]  # fmt: skip
+    assert code_of(lambda: betting.open_betting(game.repo, OP, t)) == "betting_in_progress"
+    # a star-city player-banker table needs the player-banker and a seated bettor
+    p, _ = table_with_shoe(game, **PB)
+    presence.take_seat(game.repo, OP, p, 2, "bob", 50_000, None)
+    with pytest.raises(DomainError) as err:
+        betting.open_betting(game.repo, OP, p)
+    assert err.value.details == {"missing": ["player_banker"]}
+    presence.take_banker(game.repo, OP, p, "bank", 400_000)
+    assert betting.open_betting(game.repo, OP, p).betting is not None
+
+
+def test_slips_are_placed_replaced_and_cancelled_with_their_events(game: Game) -> None:
+    t, _ = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 3)
+    presence.take_seat(game.repo, OP, t, 2, "bob", 20_000, None)
+    presence.join_watchers(game.repo, OP, t, "wendy")
+    betting.open_betting(game.repo, OP, t)
+    seq = live_of(game, t).seq
+    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 2000)))
+    again = betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 2000)))  # a retry
+    book = betting.place_slip(game.repo, OP, t, "bob", slip(("player", 1000), ("tie", 100)))
+    book = betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 3000)))  # replaced
+    assert again.seats[1].bets[0].amount == 2000
+    assert book.seats[1].bets[0].amount == 3000 and book.seats[2].total == 1100
+    assert [s.bettor_id for s in sorted(book.seats.values(), key=lambda s: s.order)] == [
+        "bob", "alice",  # a replaced slip is a new confirmation: accepted after bob's
+    ]  # fmt: skip
+    before = snapshot(game)
+    assert code_of(lambda: betting.place_slip(game.repo, OP, t, "wendy", slip(("tie", 100)))) == (
+        "not_at_table"
+    )
+    # validated as a deal validates: Banker and Player together is refused (star-city)
+    both = slip(("banker", 1000), ("player", 1000))
+    assert code_of(lambda: betting.place_slip(game.repo, OP, t, "bob", both)) == (
+        "banker_and_player_together"
+    )
+    over = slip(("banker", 60_000))
+    assert code_of(lambda: betting.place_slip(game.repo, OP, t, "bob", over)) in (
+        "above_area_limit", "insufficient_balance",
+    )  # fmt: skip
+    assert snapshot(game) == before  # refusals change nothing
+    book = betting.cancel_slip(game.repo, OP, t, "bob")
+    assert list(book.seats) == [1]
+    assert code_of(lambda: betting.cancel_slip(game.repo, OP, t, "bob")) == "not_found"
+    assert kinds(game, t, seq) == ["bet_placed", "bet_placed", "bet_placed", "bet_cancelled"]
+    assert feed(game, t, seq)[2][1] == {
+        "round_number": 1, "bettor_id": "alice", "bets": 1, "total": 3000,
+    }  # fmt: skip
+
+
+def test_after_closes_at_a_slip_is_refused_and_the_deal_locks_exactly_the_book(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 3)
+    presence.take_seat(game.repo, OP, t, 2, "bob", 20_000, None)
+    window = betting.open_betting(game.repo, OP, t).betting
+    assert window is not None
+    betting.place_slip(game.repo, OP, t, "bob", slip(("player", 1000)))
+    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 2000), ("tie", 100)))
+    # an explicit deal while the window waits is refused: the book is the round's bets
+    assert code_of(lambda: deal(game, shoe_id, [])) == "betting_in_progress"
+    later = seconds_after(window.closes_at, 1)
+    monkeypatch.setattr(betting, "clock_now", lambda: later)
+    assert book_view(live_of(game, t)).betting.status == "closed"  # type: ignore[union-attr]
+    late = slip(("player", 2000))
+    assert code_of(lambda: betting.place_slip(game.repo, OP, t, "bob", late)) == "betting_closed"
+    assert code_of(lambda: betting.cancel_slip(game.repo, OP, t, "bob")) == "betting_closed"
+    seq = live_of(game, t).seq
+    out = from_book(game, shoe_id)
+    assert [(b.bettor_id, b.type, b.amount, b.seat, b.balance) for b in out.bets] == [
+        ("bob", "player", 1000, 2, 20_000),
+        ("alice", "banker", 2000, 1, 50_000),
+        ("alice", "tie", 100, 1, 50_000),
+    ]
+    assert kinds(game, t, seq) == ["betting_closed", "round_dealt"]
+    live = live_of(game, t)
+    assert live.betting is not None and live.betting["status"] == "dealt"
+    assert live.betting["round_id"] == out.round_id
+    # retried with its round_number: the same round again, nothing dealt twice
+    with pytest.raises(Replayed) as replay:
+        from_book(game, shoe_id, round_number=1)
+    assert replay.value.body["round_id"] == out.round_id and live_of(game, t).seq == live.seq
+    assert code_of(lambda: from_book(game, shoe_id)) == "no_betting_window"
+    monkeypatch.setattr(betting, "clock_now", clock.now)
+    assert code_of(lambda: betting.place_slip(game.repo, OP, t, "bob", late)) == "betting_closed"
+    # the next window waits for the settlement
+    assert code_of(lambda: betting.open_betting(game.repo, OP, t)) == "round_unsettled"
+    settle_round(game.repo, OP, out.round_id)
+    nxt = betting.open_betting(game.repo, OP, t)
+    assert nxt.betting is not None and nxt.betting.round_number == 2 and nxt.seats == {}
+    # an empty book deals a round nobody bet on
+    empty = from_book(game, shoe_id)
+    assert empty.bets == [] and empty.round_number == 2
+
+
+def test_an_idle_seated_bettor_is_removed_after_five_rounds_across_shoes(game: Game) -> None:
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    presence.take_seat(game.repo, OP, t, 2, "bob", 50_000, None)
+
+    def play(shoe: str) -> Any:
+        betting.open_betting(game.repo, OP, t)
+        betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 100)))
+        out = from_book(game, shoe)
+        settle_round(game.repo, OP, out.round_id)
+        return out
+
+    for _ in range(3):  # bob sits out rounds 1-3 of this shoe …
+        play(shoe_id)
+    tables.close_shoe(game.repo, game.vault, OP, shoe_id)
+    shoe_2 = tables.commit_shoe(game.repo, game.vault, OP, t, "seed-2").shoe_id
+    play(shoe_2)  # … and 1 of the next: 4 in a row, still seated
+    assert live_of(game, t).idle == {"alice": 0, "bob": 4}
+    seq = live_of(game, t).seq
+    out = play(shoe_2)  # the 5th: removed by this deal
+    assert ("seat_vacated", {"seat": 2, "bettor_id": "bob", "reason": "idle"}) in feed(game, t, seq)
+    live = live_of(game, t)
+    assert list(live.seats) == ["1"] and "bob" not in live.idle
+    # the settlement's advice says what was done
+    detail = reading.get_round(game.repo, OP, out.round_id)
+    assert detail.settlement is not None
+    assert detail.settlement.eligibility.idle_bettors == ["bob"]
+
+
+def test_below_the_minimum_after_a_settlement_the_bettor_and_player_banker_leave(
+    game: Game,
+) -> None:
+    t, shoe_id = table_with_shoe(game, **PB)
+    presence.take_banker(game.repo, OP, t, "bank", 35_000)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 60_000, None)
+    for _ in range(25):
+        betting.open_betting(game.repo, OP, t)
+        betting.place_slip(game.repo, OP, t, "alice", slip(("player", 5000)))
+        out = from_book(game, shoe_id)
+        seq = live_of(game, t).seq
+        settled = settle_round(game.repo, OP, out.round_id)
+        after = feed(game, t, seq)
+        elig = settled.eligibility
+        live = live_of(game, t)
+        if elig.player_banker_below_min_balance is not None:
+            assert ("banker_left", {"bettor_id": "bank", "reason": "balance"}) in after
+            assert live.banker is None
+            with pytest.raises(DomainError) as err:
+                betting.open_betting(game.repo, OP, t)
+            assert err.value.details == {"missing": ["player_banker"]}
+            return
+        assert [k for k, _ in after] == ["round_settled"]
+        # presence carries the balances after the round
+        assert live.banker is not None
+        assert live.banker["balance"] == elig.balances_after["bank"]
+        assert live.seats["1"]["balance"] == elig.balances_after["alice"]
+    raise AssertionError("the player never won in 25 rounds")
+
+
+def test_a_bettor_below_the_minimum_after_settlement_is_unseated(game: Game) -> None:
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 1_000, None)  # exactly the minimum
+    for _ in range(25):
+        betting.open_betting(game.repo, OP, t)
+        betting.place_slip(game.repo, OP, t, "alice", slip(("player", 100)))
+        out = from_book(game, shoe_id)
+        seq = live_of(game, t).seq
+        settled = settle_round(game.repo, OP, out.round_id)
+        if settled.eligibility.below_min_balance:
+            assert settled.eligibility.below_min_balance == ["alice"]
+            assert feed(game, t, seq)[1:] == [
+                ("seat_vacated", {"seat": 1, "bettor_id": "alice", "reason": "balance"})
+            ]
+            assert live_of(game, t).seats == {}
+            return
+    raise AssertionError("alice never lost in 25 rounds")
+
+
+def test_spectators_leave_with_the_last_seat_at_once_or_after_their_rounds_settlement(
+    game: Game,
+) -> None:
+    t, shoe_id = table_with_shoe(game, **BID)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 5)
+    presence.join_spectators(game.repo, OP, t, "carol", 50_000, None)
+    presence.join_spectators(game.repo, OP, t, "dave", 50_000, None)
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 1000)))
+    book = betting.place_slip(game.repo, OP, t, "carol", slip(("player", 1000)))
+    assert list(book.spectators) == ["carol"]
+    out = from_book(game, shoe_id)
+    seq = live_of(game, t).seq
+    presence.leave_seat(game.repo, OP, t, 1)  # the last seat: dave (no bet) goes at once
+    assert feed(game, t, seq) == [
+        ("seat_vacated", {"seat": 1, "bettor_id": "alice", "reason": "left"}),
+        ("spectator_left", {"bettor_id": "dave", "reason": "no_seated_bettor"}),
+    ]
+    assert list(live_of(game, t).spectators) == ["carol"]
+    seq = live_of(game, t).seq
+    settle_round(game.repo, OP, out.round_id)  # carol bet: after the settlement
+    assert feed(game, t, seq)[1:] == [
+        ("spectator_left", {"bettor_id": "carol", "reason": "no_seated_bettor"})
+    ]
+    assert live_of(game, t).spectators == {}

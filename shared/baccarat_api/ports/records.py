@@ -18,7 +18,12 @@ from typing import Any, ClassVar
 
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, ShoeRef
-from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS, DEFAULT_VOID_WINDOW_SECONDS
+from baccarat_api.limits import (
+    DEFAULT_BETTING_SECONDS,
+    DEFAULT_SETTLE_DEADLINE_SECONDS,
+    DEFAULT_SQUEEZE_SECONDS,
+    DEFAULT_VOID_WINDOW_SECONDS,
+)
 
 OPEN = "open"
 ENDED = "ended"
@@ -54,6 +59,9 @@ class TableRecord:
     void_window_seconds: int = DEFAULT_VOID_WINDOW_SECONDS
     #: The id of the write that created the table (:func:`~baccarat_api.service.writeids`).
     write_id: str = ""
+    #: Seconds a betting window stays open (issue 13) and a squeeze step may wait (issue 13).
+    betting_seconds: int = DEFAULT_BETTING_SECONDS
+    squeeze_seconds: int = DEFAULT_SQUEEZE_SECONDS
 
     @property
     def profile(self) -> str:
@@ -108,6 +116,9 @@ class ShoeRecord:
     #: the table's latest round record; moved by every deal, conditionally on the version).
     chain_start: str = ""
     chain_head: str = ""
+    #: Copied from the table at commit (so dealing needs no table read).
+    betting_seconds: int = DEFAULT_BETTING_SECONDS
+    squeeze_seconds: int = DEFAULT_SQUEEZE_SECONDS
 
     @property
     def ref(self) -> ShoeRef:

@@ -12,11 +12,28 @@ event in the same transaction (:mod:`.events`): ``betting_opened``, ``bet_placed
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from baccarat.bets import bets_from_json, player_banker_from_json
+from baccarat.eligibility import idle_bettors
+from baccarat.profiles import Banking, TableConfig
+from baccarat.validation import BetRefused, validate_bets
 from baccarat_api.clock import now as clock_now
-from baccarat_api.ports.records import LiveRecord
-from baccarat_api.service.models import BettingWindowOut, BookOut, SlipOut
+from baccarat_api.clock import seconds_after
+from baccarat_api.ports.records import LiveRecord, RoundRecord, TableRecord
+from baccarat_api.ports.repository import Repository
+from baccarat_api.service import presence
+from baccarat_api.service.bets import refused
+from baccarat_api.service.errors import DomainError
+from baccarat_api.service.events import Change
+from baccarat_api.service.models import (
+    BetIn,
+    BettingWindowOut,
+    BookOut,
+    SlipOut,
+    SlipRequest,
+)
 
 OPEN, CLOSED, DEALT = "open", "closed", "dealt"
 
@@ -59,3 +76,356 @@ def book_view(live: LiveRecord | None, at: str | None = None) -> BookOut:
     return BookOut(
         table_id=table_id, betting=window, seats=seats, spectators=spectators, total=total
     )
+
+
+def _book_out(table_id: str, live: LiveRecord | None) -> BookOut:
+    return book_view(live or LiveRecord("", table_id))
+
+
+# --- who bets, as a deal sees them -----------------------------------------------------------
+
+
+def place_of(live: LiveRecord, bettor_id: str) -> dict[str, Any] | None:
+    """The bettor's betting identity from presence: ``{role, seat, balance, level}`` for a seated
+    bettor, ``{role, balance, personal_limits}`` for a spectator; ``None`` elsewhere."""
+    for seat, who in live.seats.items():
+        if who["bettor_id"] == bettor_id:
+            return {"role": "seated", "seat": int(seat), "balance": who["balance"],
+                    "level": who.get("level")}  # fmt: skip
+    if bettor_id in live.spectators:
+        who = live.spectators[bettor_id]
+        return {"role": "spectator", "balance": who["balance"],
+                "personal_limits": who.get("personal_limits")}  # fmt: skip
+    return None
+
+
+def book_bets(live: LiveRecord, book: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The book's bets in API form (as a deal's ``bets`` carry them), in accepted order: each
+    slip's bets with its bettor's role, seat, balance, level and limits from presence now."""
+    slips = sorted((book if book is not None else live.book).items(), key=lambda kv: kv[1]["order"])
+    out: list[dict[str, Any]] = []
+    for bettor_id, slip in slips:
+        place = place_of(live, bettor_id)
+        if place is None:
+            continue  # left the table (its slip went with it)
+        for bet in slip["bets"]:
+            out.append(BetIn.model_validate({"bettor_id": bettor_id, **place, **bet})
+                       .model_dump(exclude_none=True))  # fmt: skip
+    return out
+
+
+def book_banker(config: TableConfig, live: LiveRecord, bets: list[dict[str, Any]]) -> Any:
+    """The player-banker a deal of ``bets`` locks (API form): the seated one, on a
+    player-banker table with bets; else ``None``."""
+    if config.banking is not Banking.PLAYER_BANKER or not bets or live.banker is None:
+        return None
+    return {"bettor_id": live.banker["bettor_id"], "balance": live.banker["balance"]}
+
+
+def validate_book(
+    config: TableConfig, live: LiveRecord, book: dict[str, Any], round_number: int
+) -> None:
+    """``book`` validated exactly as a deal of it would be (:func:`baccarat.validation.
+    validate_bets`: each bettor's role, seat, limits and balance, and the player-banker's
+    cover), seated bettors without a slip counted as present."""
+    bets = book_bets(live, book)
+    pb = book_banker(config, live, bets)  # none at a player-banker table: player_banker_required
+    slipped = set(book)
+    seated_present = [w["bettor_id"] for w in live.seats.values() if w["bettor_id"] not in slipped]
+    try:
+        validate_bets(
+            config,
+            bets_from_json(bets),
+            round_number,
+            player_banker_from_json(pb),
+            seated_present=seated_present,
+        )
+    except BetRefused as exc:
+        raise refused(exc) from None
+
+
+# --- opening betting ---------------------------------------------------------------------------
+
+
+def check_company(config: TableConfig, live: LiveRecord) -> None:
+    """The profile's minimum company (409 ``company_required``): at least one seated bettor,
+    and on a player-banker table the player-banker too (star-city "兩人成局（含荷官）"; at a
+    house table the house is the other side)."""
+    missing = []
+    if config.banking is Banking.PLAYER_BANKER and live.banker is None:
+        missing.append("player_banker")
+    if not live.seats:
+        missing.append("seated_bettor")
+    if missing:
+        raise DomainError(
+            "company_required",
+            "betting opens when "
+            + " and ".join(m.replace("_", " ") for m in missing)
+            + (" are" if len(missing) > 1 else " is")
+            + " present",
+            details={"missing": missing},
+        )
+
+
+def _next_round(table: TableRecord, live: LiveRecord) -> tuple[str, int]:
+    """The open shoe and the number of its next round (409 ``no_open_shoe``; 409
+    ``round_unsettled`` while the table's latest round is neither settled nor voided)."""
+    if table.open_shoe_id is None:
+        raise DomainError("no_open_shoe", "the table has no open shoe: commit one first")
+    last = live.last_round
+    if last is not None and not last["resolved"]:
+        raise DomainError(
+            "round_unsettled",
+            f"round {last['round_id']} is not settled yet",
+            details={"round_id": last["round_id"]},
+        )
+    if last is not None and last["shoe_id"] == table.open_shoe_id:
+        return table.open_shoe_id, int(last["round_number"]) + 1
+    return table.open_shoe_id, 1
+
+
+def _in_progress(live: LiveRecord, at: str) -> None:
+    status = window_status(live.betting, at)
+    if status in (OPEN, CLOSED):
+        assert live.betting is not None
+        raise DomainError(
+            "betting_in_progress",
+            f"betting for round {live.betting['round_number']} is {status} and not dealt yet",
+            details={"status": status, "round_number": live.betting["round_number"],
+                     "closes_at": live.betting["closes_at"]},
+        )  # fmt: skip
+
+
+def open_betting(repo: Repository, operator_id: str, table_id: str) -> BookOut:
+    """Open betting for the next round of the table's open shoe, until now + the table's
+    ``betting_seconds``; reports ``betting_opened``."""
+
+    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
+        at = clock_now()
+        _in_progress(live, at)
+        shoe_id, number = _next_round(table, live)
+        check_company(TableConfig.from_dict(table.config), live)
+        closes_at = seconds_after(at, table.betting_seconds)
+        window = {"shoe_id": shoe_id, "round_number": number, "opened_at": at,
+                  "closes_at": closes_at, "status": OPEN, "round_id": None}  # fmt: skip
+        opened = {"shoe_id": shoe_id, "round_number": number, "closes_at": closes_at}
+        return [("betting_opened", opened)], {"betting": window, "book": {}}
+
+    return presence.live_change(repo, operator_id, table_id, decide, _book_out)
+
+
+# --- slips ---------------------------------------------------------------------------------------
+
+
+def _window_open(table: TableRecord, live: LiveRecord, at: str) -> dict[str, Any]:
+    """The open window (409 ``betting_closed`` after ``closes_at``, once dealt, or when none
+    is open)."""
+    betting = live.betting
+    status = window_status(betting, at)
+    if betting is None or status != OPEN or betting["shoe_id"] != table.open_shoe_id:
+        raise DomainError(
+            "betting_closed",
+            "no betting window is open at this table",
+            details={"status": status},
+        )
+    return betting
+
+
+def place_slip(
+    repo: Repository, operator_id: str, table_id: str, bettor_id: str, request: SlipRequest
+) -> BookOut:
+    """Set ``bettor_id``'s confirmed slip (replacing an earlier one), validated as the deal will
+    validate it; reports ``bet_placed``. The same slip again changes nothing."""
+    bets = [b.model_dump(mode="json") for b in request.bets]
+
+    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
+        at = clock_now()
+        window = _window_open(table, live, at)
+        place = place_of(live, bettor_id)
+        if place is None:
+            if live.banker is not None and live.banker["bettor_id"] == bettor_id:
+                raise DomainError("player_banker_cannot_bet", "the player-banker does not bet")
+            raise DomainError(
+                "not_at_table",
+                f"{bettor_id} holds no seat and is no spectator here",
+                details={"bettor_id": bettor_id},
+            )
+        earlier = live.book.get(bettor_id)
+        if earlier is not None and earlier["bets"] == bets:
+            return None
+        config = TableConfig.from_dict(table.config)
+        slip = {"role": place["role"], "seat": place.get("seat"), "bets": bets,
+                "placed_at": at, "order": live.seq + 1}  # fmt: skip
+        book = {**live.book, bettor_id: slip}
+        validate_book(config, live, book, int(window["round_number"]))
+        total = sum(int(b["amount"]) for b in bets)
+        placed = {"round_number": window["round_number"], "bettor_id": bettor_id,
+                  "bets": len(bets), "total": total}  # fmt: skip
+        return [("bet_placed", placed)], {"book": book}
+
+    return presence.live_change(repo, operator_id, table_id, decide, _book_out)
+
+
+def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> BookOut:
+    """Cancel ``bettor_id``'s slip while betting is open; reports ``bet_cancelled``."""
+
+    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
+        window = _window_open(table, live, clock_now())
+        if bettor_id not in live.book:
+            raise DomainError(
+                "not_found", f"{bettor_id} has no slip", details={"bettor_id": bettor_id}
+            )
+        book = {k: v for k, v in live.book.items() if k != bettor_id}
+        cancelled = {"round_number": window["round_number"], "bettor_id": bettor_id}
+        return [("bet_cancelled", cancelled)], {"book": book}
+
+    return presence.live_change(repo, operator_id, table_id, decide, _book_out)
+
+
+def get_book(repo: Repository, operator_id: str, table_id: str) -> BookOut:
+    from baccarat_api.service.reading import table_live
+
+    _, live = table_live(repo, operator_id, table_id)
+    return _book_out(table_id, live)
+
+
+# --- at the deal ---------------------------------------------------------------------------------
+
+
+def book_window(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any]:
+    """The window a from-book deal of round ``round_number`` deals (409 ``no_betting_window``:
+    none was opened for it, or it was dealt)."""
+    betting = live.betting
+    if (
+        betting is None
+        or betting["shoe_id"] != shoe_id
+        or betting["round_number"] != round_number
+        or betting["status"] == DEALT
+    ):
+        raise DomainError(
+            "no_betting_window",
+            f"no betting window is waiting for round {round_number} of {shoe_id}: "
+            "open betting first (POST /v1/tables/{table_id}/betting)",
+            details={"round_number": round_number},
+        )
+    return betting
+
+
+def explicit_deal_allowed(live: LiveRecord, shoe_id: str) -> None:
+    """A deal with explicit ``bets`` while a window of the shoe waits to be dealt: 409
+    ``betting_in_progress`` (deal it ``from_book``)."""
+    betting = live.betting
+    if betting is not None and betting["shoe_id"] == shoe_id and betting["status"] != DEALT:
+        raise DomainError(
+            "betting_in_progress",
+            f"betting for round {betting['round_number']} is open at this table: "
+            "deal it from the book",
+            details={"status": window_status(betting, clock_now()),
+                     "round_number": betting["round_number"],
+                     "closes_at": betting["closes_at"]},
+        )  # fmt: skip
+
+
+def idle_seats(config: TableConfig, live: LiveRecord, bettors: list[str]) -> tuple[
+    dict[str, int], list[str]
+]:  # fmt: skip
+    """Each seated bettor's idle counter after a deal whose bettors are ``bettors`` (0 for a
+    bettor in it, one more for the others; across shoes, voided rounds included), and the
+    seats whose bettor is now idle past the profile's limit (seed 000: 5 rounds without a bet;
+    :func:`baccarat.eligibility.idle_bettors`, the counters as each bettor's rounds present
+    without a bet)."""
+    seated = [who["bettor_id"] for who in live.seats.values()]
+    counters = {b: 0 if b in bettors else live.idle.get(b, 0) + 1 for b in seated}
+    limit = config.profile.idle_round_limit
+    if limit is None:
+        return counters, []
+    idle = set(idle_bettors(config, [set()] * limit, counters, counters))
+    seats = sorted((s for s, w in live.seats.items() if w["bettor_id"] in idle), key=int)
+    return counters, seats
+
+
+#: The live fields a removal may move.
+_PRESENCE = ("seats", "banker", "spectators", "book", "idle", "last_round", "betting")
+
+
+def _fields(live: LiveRecord) -> dict[str, Any]:
+    return {f: getattr(live, f) for f in _PRESENCE}
+
+
+def after_deal(
+    config: TableConfig,
+    live: LiveRecord,
+    *,
+    round_id: str,
+    shoe_id: str,
+    round_number: int,
+    bets: list[dict[str, Any]],
+    resolved: bool,
+    from_book: bool,
+    idle: tuple[dict[str, int], list[str]],
+) -> tuple[list[Change], list[Change], dict[str, Any]]:
+    """What a deal does to the table: the events before ``round_dealt`` (``betting_closed``
+    when a from-book deal closes an open window), after it (idle seats vacated, and the
+    spectators they leave alone), and the live fields moved (the window dealt, the idle
+    counters, the latest round)."""
+    before: list[Change] = []
+    cur = live
+    if from_book:
+        assert live.betting is not None
+        if live.betting["status"] == OPEN:
+            before.append(("betting_closed", {"shoe_id": shoe_id, "round_number": round_number}))
+        cur = replace(cur, betting={**live.betting, "status": DEALT, "round_id": round_id})
+    spectators = list(dict.fromkeys(b["bettor_id"] for b in bets if b["role"] == "spectator"))
+    counters, idle_out = idle
+    last = {"round_id": round_id, "shoe_id": shoe_id, "round_number": round_number,
+            "resolved": resolved, "spectators": spectators}  # fmt: skip
+    cur = replace(cur, idle=counters, last_round=last)
+    after: list[Change] = []
+    for seat in idle_out:
+        events, changes = presence.vacate(config, cur, seat, "idle")
+        after += events
+        cur = replace(cur, **changes)
+    return before, after, _fields(cur)
+
+
+def after_resolution(
+    config: TableConfig, live: LiveRecord | None, r: RoundRecord, *, voided: bool
+) -> tuple[list[Change], dict[str, Any]]:
+    """What settling (or voiding) the table's latest round does to the table: presence takes
+    the balances after the round (a settlement's ``eligibility.balances_after``); whoever is
+    below the tier's minimum leaves (``seat_vacated`` / ``banker_left`` / ``spectator_left``,
+    reason ``balance``: exactly the settlement's ``below_min_balance`` and
+    ``player_banker_below_min_balance``); once no seated bettor remains the spectators who bet
+    in the round leave too (``no_seated_bettor``). An older round moves nothing."""
+    if live is None or live.last_round is None or live.last_round["round_id"] != r.round_id:
+        return [], {}
+    cur = replace(live, last_round={**live.last_round, "resolved": True})
+    events: list[Change] = []
+    elig = r.money.get("eligibility") or {}
+    after: dict[str, int] = {} if voided else dict(elig.get("balances_after") or {})
+    below = set() if voided else set(elig.get("below_min_balance") or ())
+    seats = {k: ({**w, "balance": after[w["bettor_id"]]} if w["bettor_id"] in after else w)
+             for k, w in cur.seats.items()}  # fmt: skip
+    spectators = {b: ({**w, "balance": after[b]} if b in after else w)
+                  for b, w in cur.spectators.items()}  # fmt: skip
+    banker = cur.banker
+    if banker is not None and banker["bettor_id"] in after:
+        banker = {**banker, "balance": after[banker["bettor_id"]]}
+    cur = replace(cur, seats=seats, spectators=spectators, banker=banker)
+    pb_out = None if voided else elig.get("player_banker_below_min_balance")
+    if banker is not None and pb_out == banker["bettor_id"]:
+        events.append(("banker_left", {"bettor_id": pb_out, "reason": "balance"}))
+        cur = replace(cur, banker=None)
+    for b in [b for b in cur.spectators if b in below]:
+        events.append(("spectator_left", {"bettor_id": b, "reason": "balance"}))
+        cur = replace(cur, spectators={k: v for k, v in cur.spectators.items() if k != b},
+                      **presence.without(cur, [b]))  # fmt: skip
+    for seat in sorted((s for s, w in cur.seats.items() if w["bettor_id"] in below), key=int):
+        more, changes = presence.vacate(config, cur, seat, "balance")
+        events += more
+        cur = replace(cur, **changes)
+    if not cur.seats and cur.spectators:
+        more, changes = presence.without_spectators(config, cur, cur.seats)
+        events += more
+        cur = replace(cur, **changes)
+    return events, _fields(cur)

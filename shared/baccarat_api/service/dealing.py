@@ -43,7 +43,7 @@ from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id
 from baccarat_api.ports.records import ENDED, OPEN, LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.shoes import ShoeSource
-from baccarat_api.service import idempotency
+from baccarat_api.service import betting, idempotency
 from baccarat_api.service.audit import record_hash
 from baccarat_api.service.bets import BetsIn, refused
 from baccarat_api.service.common import digest
@@ -158,10 +158,15 @@ def _deal_round(
     request: DealRequest,
     idem: IdempotencyRequest | None,
 ) -> RoundOut:
-    given = BetsIn.of(request.bets, request.player_banker)
-    request_digest = digest({"bets": given.bets or [], "player_banker": given.player_banker})
     shoe, found, live = _read(repo, operator_id, shoe_id, request.round_number, idem)
     seq = 0 if live is None else live.seq
+    table = live or LiveRecord(operator_id, shoe.table_id)
+    if request.from_book:
+        # a from-book deal is named by its window: retried, it is that window's round again
+        request_digest = digest({"from_book": (table.betting or {}).get("opened_at")})
+    else:
+        given = BetsIn.of(request.bets, request.player_banker)
+        request_digest = digest({"bets": given.bets or [], "player_banker": given.player_banker})
     _expected(shoe, request.round_number, found, request_digest)
     if shoe.status == ENDED:
         raise DomainError("shoe_ended", f"shoe {shoe_id} has ended; commit a new shoe")
@@ -170,6 +175,12 @@ def _deal_round(
     ref = RoundRef(shoe.table_id, shoe.shoe_number, number)
 
     config = TableConfig.from_dict(shoe.config)
+    if request.from_book:
+        betting.book_window(table, shoe.shoe_id, number)
+        book = betting.book_bets(table)
+        given = BetsIn(book, betting.book_banker(config, table, book))
+    else:
+        betting.explicit_deal_allowed(table, shoe.shoe_id)
     bet_objects, pb = given.objects()
     try:
         accepted = validate_bets(config, bet_objects, number, pb)
@@ -179,8 +190,10 @@ def _deal_round(
     bets, player_banker = with_refs(given.bets or [], given.player_banker, refs)
     pb_id = None if pb is None else pb.bettor_id
     rights = squeeze_rights(config.profile.name, accepted.bets, player_banker_id=pb_id)
-    money = round_money(ref, config, rnd, accepted.bets, pb, shoe.recent_bettors, refs)
     bettors = _bettors(list(accepted.bets))
+    idle = betting.idle_seats(config, table, bettors)
+    idle_out = [table.seats[s]["bettor_id"] for s in idle[1]] if table.seats else None
+    money = round_money(ref, config, rnd, accepted.bets, pb, shoe.recent_bettors, refs, idle_out)
 
     dealt_at = now()
     nobody = not accepted.bets  # a round nobody bet on is settled at its deal, with no lines
@@ -215,7 +228,19 @@ def _deal_round(
         after, proof = end_shoe(
             replace(after, version=shoe.version), secret, "rules", record.write_id
         )
+    before, removed, moved = betting.after_deal(
+        config,
+        table,
+        round_id=ref.round_id,
+        shoe_id=shoe.shoe_id,
+        round_number=number,
+        bets=bets,
+        resolved=nobody,
+        from_book=request.from_book,
+        idle=idle,
+    )
     reported: list[Change] = [
+        *before,
         (
             "round_dealt",
             {
@@ -225,13 +250,21 @@ def _deal_round(
                 "bettors": len(bettors),
                 "bets": len(bets),
             },
-        )
+        ),
     ]
     if nobody:
         reported.append(settled_event(record, False))
     if last:
         reported.append(shoe_ended(after))
-    ev = emit(live, operator_id, shoe.table_id, dealt_at, reported, squeeze=live_squeeze(record))
+    ev = emit(
+        live,
+        operator_id,
+        shoe.table_id,
+        dealt_at,
+        [*reported, *removed],
+        **moved,
+        squeeze=live_squeeze(record),
+    )
     try:
         repo.record_round(
             shoe,

@@ -12,6 +12,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     field_validator,
     model_validator,
@@ -22,11 +23,15 @@ from baccarat.proofdoc import VOID_REASONS
 from baccarat.settlement import RESERVED_IDS
 from baccarat_api.limits import (
     BETTOR_ID_PATTERN,
+    DEFAULT_BETTING_SECONDS,
     DEFAULT_SETTLE_DEADLINE_SECONDS,
+    DEFAULT_SQUEEZE_SECONDS,
     DEFAULT_VOID_WINDOW_SECONDS,
+    MAX_BETTING_SECONDS,
     MAX_ID_LENGTH,
     MAX_MONEY,
     MAX_SETTLE_DEADLINE_SECONDS,
+    MAX_SQUEEZE_SECONDS,
     MAX_VOID_NOTE_LENGTH,
     MAX_VOID_WINDOW_SECONDS,
 )
@@ -119,6 +124,19 @@ class CreateTableRequest(_Strict):
             "(0: voids disabled at this table)"
         ),
     )
+    betting_seconds: StrictInt = Field(
+        default=DEFAULT_BETTING_SECONDS,
+        ge=1,
+        le=MAX_BETTING_SECONDS,
+        description="a betting window (POST …/betting) closes this many seconds after it opens",
+    )
+    squeeze_seconds: StrictInt = Field(
+        default=DEFAULT_SQUEEZE_SECONDS,
+        ge=1,
+        le=MAX_SQUEEZE_SECONDS,
+        description="a squeeze step not revealed this many seconds after it began is revealed "
+        "by the system",
+    )
 
 
 class CommitShoeRequest(_Strict):
@@ -158,11 +176,12 @@ class PlayerBankerIn(_Strict):
 
 
 class DealRequest(_Strict):
-    bets: list[BetIn] = Field(
+    bets: list[BetIn] | None = Field(
+        default=None,
         max_length=MAX_BETS,
         description=(
-            "required: the round's bets, validated and locked with it before any card exists; "
-            "[] deals a round nobody bet on (settled at once, with no lines)"
+            "the round's bets (required unless from_book), validated and locked with it before "
+            "any card exists; [] deals a round nobody bet on (settled at once, with no lines)"
         ),
         examples=[
             [
@@ -187,6 +206,21 @@ class DealRequest(_Strict):
             "retry a deal without an Idempotency-Key"
         ),
     )
+    from_book: StrictBool = Field(
+        default=False,
+        description=(
+            "true: deal the table's betting window for this round with exactly its book's "
+            "bets (closing betting if still open); no bets or player_banker then"
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _bets_or_book(self) -> DealRequest:
+        if self.from_book and (self.bets is not None or self.player_banker is not None):
+            raise ValueError("a from_book deal takes its bets from the book: send no bets")
+        if not self.from_book and self.bets is None:
+            raise ValueError("bets is required (or from_book: true)")
+        return self
 
 
 class SettleRequest(_Strict):
@@ -254,6 +288,8 @@ class TableOut(_Strict):
     void_window_seconds: int = Field(
         description="an unsettled round may be voided this long after its deal (0: never)"
     )
+    betting_seconds: int = Field(description="how long a betting window stays open")
+    squeeze_seconds: int = Field(description="how long a squeeze step may wait for its squeezer")
 
 
 class ShoeOut(_Strict):

@@ -60,6 +60,7 @@ def _eligibility(
     bets: Sequence[Bet],
     pb: PlayerBanker | None,
     nets: dict[str, int],
+    idle: Sequence[str] | None,
 ) -> dict[str, Any]:
     balances = {b.bettor_id: b.balance for b in bets if b.balance is not None}
     if pb is not None:
@@ -67,7 +68,8 @@ def _eligibility(
     below = below_minimum_after(config, balances, nets, None if pb is None else pb.bettor_id)
     history = [*previous, list(dict.fromkeys(b.bettor_id for b in bets))]
     seen = [bettor for rnd in history for bettor in rnd]
-    idle = idle_bettors(config, history, seen)
+    if idle is None:  # nobody seated at the table (the operator keeps presence): the shoe's
+        idle = idle_bettors(config, history, seen)  # recent rounds say who sat them out
     return {
         "below_min_balance": list(below.bettors),
         "player_banker_below_min_balance": below.player_banker,
@@ -85,9 +87,12 @@ def round_money(
     player_banker: PlayerBanker | None,
     previous_bettors: list[list[str]],
     refs: Refs,
+    idle: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The settlement document of accepted ``bets`` on the dealt ``round_`` (everything but
-    ``settled_at`` / ``auto_settled``), bettors named by id and ref."""
+    ``settled_at`` / ``auto_settled``), bettors named by id and ref. ``idle``: the seated
+    bettors this deal unseats for idleness (the table's idle counters; ``None``: nobody is
+    seated at the table, so the shoe's recent bettors decide the advice)."""
     settled = settle(config, round_, bets, player_banker)
     doc = settled.as_dict()
     nets = settled.nets()
@@ -103,7 +108,7 @@ def round_money(
         "bettors": participants,
         "player_banker": None if pb is None else _with_ref(pb, "id", refs(pb["id"])),
         "nets": nets,
-        "eligibility": _eligibility(config, previous_bettors, bets, player_banker, nets),
+        "eligibility": _eligibility(config, previous_bettors, bets, player_banker, nets, idle),
     }
 
 

@@ -25,14 +25,14 @@ Round trips: BatchGetItem (table + live state) + TransactWriteItems (live state 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Collection
+from typing import Any, TypeVar
 
 from baccarat.eligibility import spectators_to_remove
 from baccarat.profiles import Banking, TableConfig
 from baccarat_api.clock import now
 from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
-from baccarat_api.ports.records import LiveRecord
+from baccarat_api.ports.records import LiveRecord, TableRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import Change, LiveMoved, emit, retrying
@@ -94,43 +94,75 @@ def _min_balance(config: TableConfig, balance: int, *, banker: bool = False) -> 
         )
 
 
+T = TypeVar("T")
+
+
+def live_change(
+    repo: Repository,
+    operator_id: str,
+    table_id: str,
+    decide: Callable[[TableRecord, LiveRecord], Decision],
+    view: Callable[[str, LiveRecord | None], T],
+) -> T:
+    """Read the table and its live state, ``decide`` (raises a refusal, or returns the events
+    and changes), write them conditionally on ``seq``; lost to another change: decided again.
+    Answers ``view`` of the live state after (as read, when nothing changed)."""
+
+    def attempt() -> T:
+        table, live = table_live(repo, operator_id, table_id)
+        decision = decide(table, live or LiveRecord(operator_id, table_id))
+        if decision is None:
+            return view(table_id, live)
+        reported, changes = decision
+        ev = emit(live, operator_id, table_id, now(), reported, **changes)
+        try:
+            repo.table_change("live", ev)
+        except ConditionFailed:
+            raise LiveMoved from None
+        return view(table_id, ev.after)
+
+    return retrying(attempt)
+
+
 def change(
     repo: Repository,
     operator_id: str,
     table_id: str,
     decide: Callable[[TableConfig, LiveRecord], Decision],
 ) -> PresenceOut:
-    """Read the table and its live state, ``decide`` (raises a refusal, or returns the events
-    and changes), write them conditionally on ``seq``; lost to another change: decided again."""
-
-    def attempt() -> PresenceOut:
-        table, live = table_live(repo, operator_id, table_id)
-        config = TableConfig.from_dict(table.config)
-        decision = decide(config, live or LiveRecord(operator_id, table_id))
-        if decision is None:
-            return presence_view(table_id, live)
-        reported, changes = decision
-        ev = emit(live, operator_id, table_id, now(), reported, **changes)
-        try:
-            repo.table_change("presence", ev)
-        except ConditionFailed:
-            raise LiveMoved from None
-        return presence_view(table_id, ev.after)
-
-    return retrying(attempt)
+    """A presence change (:func:`live_change` answering the table's presence)."""
+    return live_change(
+        repo,
+        operator_id,
+        table_id,
+        lambda table, live: decide(TableConfig.from_dict(table.config), live),
+        presence_view,
+    )
 
 
-def _without_spectators(
+def without_spectators(
     config: TableConfig, live: LiveRecord, seats: dict[str, Any]
 ) -> tuple[list[Change], dict[str, Any]]:
-    """When no seated bettor remains (bid-squeeze), the spectators go at once (no round is being
-    bet now, so none of them has a bet this round)."""
+    """When no seated bettor remains (bid-squeeze), the spectators go: at once, except those
+    who bet in the table's latest round while it is unresolved — they go after its settlement
+    (:func:`baccarat_api.service.betting.after_resolution`)."""
     seated = [s["bettor_id"] for s in seats.values()]
-    gone = spectators_to_remove(config, seated, live.spectators, ()).now
+    last = live.last_round or {}
+    betting = () if last.get("resolved", True) else tuple(last.get("spectators", ()))
+    gone = spectators_to_remove(config, seated, live.spectators, betting).now
     if not gone:
         return [], {}
     left = [("spectator_left", {"bettor_id": b, "reason": "no_seated_bettor"}) for b in gone]
     return left, {"spectators": {k: v for k, v in live.spectators.items() if k not in gone}}
+
+
+def without(live: LiveRecord, bettor_ids: Collection[str]) -> dict[str, Any]:
+    """The live fields that drop ``bettor_ids``' slips from a book not dealt yet and their idle
+    counters (people who left the table)."""
+    changes: dict[str, Any] = {"idle": {k: v for k, v in live.idle.items() if k not in bettor_ids}}
+    if live.betting is not None and live.betting.get("status") != "dealt":
+        changes["book"] = {k: v for k, v in live.book.items() if k not in bettor_ids}
+    return changes
 
 
 def take_seat(
@@ -179,14 +211,16 @@ def take_seat(
 def vacate(
     config: TableConfig, live: LiveRecord, seat: str, reason: str
 ) -> tuple[list[Change], dict[str, Any]]:
-    """Seat ``seat`` vacated for ``reason`` (and the spectators, if it was the last seat)."""
+    """Seat ``seat`` vacated for ``reason`` (and the spectators, if it was the last seat): the
+    bettor's slip of a book not dealt yet and idle counter go with it."""
     who = live.seats[seat]
     seats = {k: v for k, v in live.seats.items() if k != seat}
     reported: list[Change] = [
         ("seat_vacated", {"seat": int(seat), "bettor_id": who["bettor_id"], "reason": reason})
     ]
-    more, changes = _without_spectators(config, live, seats)
-    return reported + more, {"seats": seats, **changes}
+    more, changes = without_spectators(config, live, seats)
+    gone = [who["bettor_id"], *(data["bettor_id"] for _, data in more)]
+    return reported + more, {"seats": seats, **changes, **without(live, gone)}
 
 
 def leave_seat(repo: Repository, operator_id: str, table_id: str, seat: int) -> PresenceOut:
@@ -280,7 +314,7 @@ def leave_spectators(
             )
         spectators = {k: v for k, v in live.spectators.items() if k != bettor_id}
         left = ("spectator_left", {"bettor_id": bettor_id, "reason": "left"})
-        return [left], {"spectators": spectators}
+        return [left], {"spectators": spectators, **without(live, [bettor_id])}
 
     return change(repo, operator_id, table_id, decide)
 

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from baccarat.profiles import TableConfig
 from baccarat_api.clock import now
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import idempotency
+from baccarat_api.service.betting import after_resolution
 from baccarat_api.service.errors import lost_race
 from baccarat_api.service.events import LiveMoved, emit, retrying, settled_event
 from baccarat_api.service.idempotency import IdempotencyRequest
@@ -68,7 +70,9 @@ def _settle_round(
     settled = replace(r, settled_at=now(), auto_settled=auto, resolve_write_id=wid)
     assert settled.settled_at is not None
     record = idempotency.record(idem, operator_id, round_id=round_id)
-    ev = emit(live, operator_id, r.table_id, settled.settled_at, [settled_event(r, auto)])
+    removed, moved = after_resolution(TableConfig.from_dict(r.config), live, r, voided=False)
+    reported = [settled_event(r, auto), *removed]
+    ev = emit(live, operator_id, r.table_id, settled.settled_at, reported, **moved)
     try:
         repo.save_settlement(r, settled.settled_at, auto, record, write_id=wid, emit=ev)
     except (ConditionFailed, OutcomeUnknown) as exc:

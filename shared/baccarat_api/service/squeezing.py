@@ -54,10 +54,9 @@ __all__ = [
 
 
 def squeeze_seconds(shoe: ShoeRecord) -> int:
-    """THE accessor of the table's ``squeeze_seconds`` (copied to the shoe at its commit); the
-    default until the table carries the setting."""
-    value = getattr(shoe, "squeeze_seconds", None)
-    return DEFAULT_SQUEEZE_SECONDS if value is None else int(value)
+    """THE accessor of the ``squeeze_seconds`` a round is dealt with: the table's setting,
+    copied to the shoe at its commit."""
+    return int(shoe.squeeze_seconds)
 
 
 def plan_seconds(plan: dict[str, Any]) -> int:

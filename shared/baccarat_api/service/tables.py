@@ -75,6 +75,8 @@ def create_table(
         settle_deadline_seconds=request.settle_deadline_seconds,
         ref_key_ct=ref_key_ct,
         void_window_seconds=request.void_window_seconds,
+        betting_seconds=request.betting_seconds,
+        squeeze_seconds=request.squeeze_seconds,
         write_id=write_id(operator_id, "create table", table_id, request.model_dump(), idem),
     )
     record = replace(record, chain_head=genesis(table_id, record.anchor))
@@ -152,6 +154,8 @@ def _commit_shoe(
         created_at=now(),
         settle_deadline_seconds=table.settle_deadline_seconds,
         void_window_seconds=table.void_window_seconds,
+        betting_seconds=table.betting_seconds,
+        squeeze_seconds=table.squeeze_seconds,
         ref_key_ct=table.ref_key_ct,
         chain_start=table.chain_head,
         chain_head=table.chain_head,

@@ -32,6 +32,8 @@ def table_view(t: TableRecord) -> dict[str, Any]:
         "created_at": t.created_at,
         "settle_deadline_seconds": t.settle_deadline_seconds,
         "void_window_seconds": t.void_window_seconds,
+        "betting_seconds": t.betting_seconds,
+        "squeeze_seconds": t.squeeze_seconds,
     }
 
 

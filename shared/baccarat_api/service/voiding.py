@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from baccarat.profiles import TableConfig
 from baccarat_api.clock import now
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import idempotency
+from baccarat_api.service.betting import after_resolution
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.events import LiveMoved, emit, money_summary, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
@@ -124,7 +126,8 @@ def _void_round(
             "house_take": summary["house_take"],
         },
     )
-    ev = emit(live, operator_id, r.table_id, voided_at, [voided_event])
+    removed, moved = after_resolution(TableConfig.from_dict(r.config), live, r, voided=True)
+    ev = emit(live, operator_id, r.table_id, voided_at, [voided_event, *removed], **moved)
     try:
         repo.void_round(r, void, record, write_id=wid, emit=ev)
     except (ConditionFailed, OutcomeUnknown) as exc:

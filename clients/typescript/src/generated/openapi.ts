@@ -163,6 +163,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/betting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open betting for the next round of the open shoe (until now + betting_seconds) */
+        post: operations["open_betting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/bets/{bettor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Confirm the bettor's slip for the open window (replaces an earlier one) */
+        put: operations["place_slip"];
+        post?: never;
+        /** Cancel the bettor's slip while betting is open */
+        delete: operations["cancel_slip"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rounds/{round_id}/settlement": {
         parameters: {
             query?: never;
@@ -704,6 +739,18 @@ export interface components {
              * @default 120
              */
             void_window_seconds?: number;
+            /**
+             * Betting Seconds
+             * @description a betting window (POST …/betting) closes this many seconds after it opens
+             * @default 15
+             */
+            betting_seconds?: number;
+            /**
+             * Squeeze Seconds
+             * @description a squeeze step not revealed this many seconds after it began is revealed by the system
+             * @default 10
+             */
+            squeeze_seconds?: number;
         };
         /** DailyReportOut */
         DailyReportOut: {
@@ -728,7 +775,7 @@ export interface components {
         DealRequest: {
             /**
              * Bets
-             * @description required: the round's bets, validated and locked with it before any card exists; [] deals a round nobody bet on (settled at once, with no lines)
+             * @description the round's bets (required unless from_book), validated and locked with it before any card exists; [] deals a round nobody bet on (settled at once, with no lines)
              * @example [
              *       {
              *         "amount": 2000,
@@ -749,7 +796,7 @@ export interface components {
              *       }
              *     ]
              */
-            bets: components["schemas"]["BetIn"][];
+            bets?: components["schemas"]["BetIn"][] | null;
             /** @description the player-banker seat (player_banker tables, with bets) */
             player_banker?: components["schemas"]["PlayerBankerIn"] | null;
             /**
@@ -757,6 +804,12 @@ export interface components {
              * @description optional: the round you expect to deal. If it is already dealt with exactly these bets and player-banker, the answer is that round again (Idempotent-Replayed: true); another round number than the next → 409 round_mismatch. The safe way to retry a deal without an Idempotency-Key
              */
             round_number?: number | null;
+            /**
+             * From Book
+             * @description true: deal the table's betting window for this round with exactly its book's bets (closing betting if still open); no bets or player_banker then
+             * @default false
+             */
+            from_book?: boolean;
         };
         /** EligibilityOut */
         EligibilityOut: {
@@ -1889,6 +1942,12 @@ export interface components {
             /** Keys */
             keys: components["schemas"]["JwkOut"][];
         };
+        /** SlipBetIn */
+        SlipBetIn: {
+            type: components["schemas"]["BetType"];
+            /** Amount */
+            amount: number;
+        };
         /** SlipBetOut */
         SlipBetOut: {
             type: components["schemas"]["BetType"];
@@ -1922,6 +1981,14 @@ export interface components {
              * @description accepted order (the seq of its bet_placed event)
              */
             order: number;
+        };
+        /** SlipRequest */
+        SlipRequest: {
+            /**
+             * Bets
+             * @description the bettor's whole slip for the open window (replaces an earlier one)
+             */
+            bets: components["schemas"]["SlipBetIn"][];
         };
         /** SpectatorRequest */
         SpectatorRequest: {
@@ -2007,6 +2074,16 @@ export interface components {
              * @description an unsettled round may be voided this long after its deal (0: never)
              */
             void_window_seconds: number;
+            /**
+             * Betting Seconds
+             * @description how long a betting window stays open
+             */
+            betting_seconds: number;
+            /**
+             * Squeeze Seconds
+             * @description how long a squeeze step may wait for its squeezer
+             */
+            squeeze_seconds: number;
         };
         /** TableRoundOut */
         TableRoundOut: {
@@ -3520,7 +3597,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: concurrent_update, idempotency_in_progress, round_mismatch, shoe_ended */
+            /** @description error codes: betting_in_progress, concurrent_update, idempotency_in_progress, no_betting_window, round_mismatch, shoe_ended */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3540,6 +3617,305 @@ export interface operations {
             };
             /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_seated_min_level, bet_type_not_offered, big_small_closed, idempotency_key_reused, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, round_too_large, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    open_betting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BookOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: betting_in_progress, company_required, concurrent_update, no_open_shoe, round_unsettled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    place_slip: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                /** @description the bettor's id */
+                bettor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SlipRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BookOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: betting_closed, concurrent_update, not_at_table */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_seated_min_level, bet_type_not_offered, big_small_closed, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    cancel_slip: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                /** @description the bettor's id */
+                bettor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BookOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: betting_closed, concurrent_update */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
