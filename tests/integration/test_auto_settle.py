@@ -188,7 +188,7 @@ def test_the_template_schedules_a_least_privilege_sweep() -> None:
         ("dynamodb:PutItem", table),  # the settlement's event; finalising: the pages
         ("dynamodb:Query", table),  # finalising: the shoe and its rounds
         ("dynamodb:BatchGetItem", table),  # the proof item
-        ("kms:Decrypt", secrets),  # the table's ref key (purpose bettor-ref only)
+        ("kms:Decrypt", secrets),  # the table's ref key; a shoe's s_i (a from-book deal)
         ("kms:Sign", signing),
         ("kms:GetPublicKey", signing),
     }
@@ -243,3 +243,30 @@ def test_one_bad_round_does_not_stop_the_sweep_for_the_others(
     report = auto_settle.sweep(Repo(), at="2026-01-01T00:00:00Z")  # type: ignore[arg-type]
     assert report.failed == {calls[0]: "ValueError"}
     assert report.settled == [calls[1]]
+
+
+def test_the_sweep_deals_a_betting_window_nobody_dealt(api: Api, stack: Stack) -> None:
+    """The live item carries its window's deal_by in DueRounds (shard BOOK#k) while the window
+    waits, set and removed by the live state's own updates."""
+    table_id = api.post("/v1/tables", TABLE).body["table_id"]
+    shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "a"}).body["shoe_id"]
+    api.call("PUT", f"/v1/tables/{table_id}/seats/2", {"bettor_id": "bob", "balance": 50_000})
+    window = api.post(f"/v1/tables/{table_id}/betting").body["betting"]
+    slip = {"bets": [{"type": "player", "amount": 1000}]}
+    assert api.call("PUT", f"/v1/tables/{table_id}/bets/bob", slip).status == 200
+
+    def books() -> list[str]:
+        items = stack.dynamodb.scan(TableName=TABLE_NAMES["StateTable"], IndexName=DUE_INDEX)
+        return [i["due_at"]["S"] for i in items["Items"] if i["due_shard"]["S"].startswith("BOOK#")]
+
+    deal_by = later(window["closes_at"], 15)
+    assert books() == [deal_by]
+    rt = runtime.get_runtime()
+    assert sweep(repo(), at=later(deal_by, -1), shoes=rt.shoes).dealt == []
+    report = sweep(repo(), at=deal_by, shoes=rt.shoes)
+    assert report.dealt == [f"{shoe_id}_r1"] and report.failed == {}
+    assert books() == []
+    dealt = api.get(f"/v1/rounds/{shoe_id}_r1").body
+    assert [(b["bettor_id"], b["type"], b["amount"]) for b in dealt["bets"]] == [
+        ("bob", "player", 1000)
+    ]

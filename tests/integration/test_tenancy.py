@@ -31,6 +31,10 @@ BODIES: dict[str, Callable[[], Any]] = {
     "PUT /v1/tables/{table_id}/banker": lambda: {"bettor_id": "theirs", "balance": 10**6},
     "PUT /v1/tables/{table_id}/spectators/{bettor_id}": lambda: {"balance": 50_000},
     "PUT /v1/tables/{table_id}/watchers/{bettor_id}": lambda: None,
+    "POST /v1/tables/{table_id}/betting": lambda: None,
+    "PUT /v1/tables/{table_id}/bets/{bettor_id}": lambda: {
+        "bets": [{"type": "banker", "amount": 1000}]
+    },
 }
 #: Routes that name no operator resource (nothing to walk).
 NO_ID = {"GET /v1/tiers", "POST /v1/tables", "GET /verify", "GET /v1/signing-keys"}

@@ -12,7 +12,7 @@ import pytest
 from baccarat_api import clock
 from baccarat_api.clock import seconds_after
 from baccarat_api.ports.records import LiveRecord
-from baccarat_api.service import betting, events, presence, reading, tables
+from baccarat_api.service import auto_settle, betting, events, presence, reading, tables
 from baccarat_api.service.betting import book_view
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
@@ -323,3 +323,38 @@ def test_spectators_leave_with_the_last_seat_at_once_or_after_their_rounds_settl
         ("spectator_left", {"bettor_id": "carol", "reason": "no_seated_bettor"})
     ]
     assert live_of(game, t).spectators == {}
+
+
+def test_the_sweep_deals_a_window_nobody_dealt_from_its_book(game: Game) -> None:
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    window = betting.open_betting(game.repo, OP, t).betting
+    assert window is not None
+    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 1000)))
+    deal_by = seconds_after(window.closes_at, 15)
+    early = auto_settle.sweep(game.repo, at=seconds_after(deal_by, -1), shoes=game.shoes)
+    assert early.dealt == [] and live_of(game, t).betting["status"] == "open"  # type: ignore[index]
+    seq = live_of(game, t).seq
+    report = auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes)
+    assert report.dealt == [f"{shoe_id}_r1"] and report.failed == {}
+    assert kinds(game, t, seq) == ["betting_closed", "round_dealt"]
+    live = live_of(game, t)
+    assert live.deal_by is None and live.betting is not None
+    assert live.betting["round_id"] == f"{shoe_id}_r1"
+    rnd = reading.get_round(game.repo, OP, f"{shoe_id}_r1")
+    assert [(b.bettor_id, b.amount) for b in rnd.bets] == [("alice", 1000)]
+    # dealt once: the next sweep finds nothing to deal
+    assert auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes).dealt == []
+
+
+def test_a_closed_shoe_voids_its_waiting_window(game: Game) -> None:
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    betting.open_betting(game.repo, OP, t)
+    tables.close_shoe(game.repo, game.vault, OP, shoe_id)
+    assert live_of(game, t).deal_by is None  # the sweep will not try to deal it
+    late = slip(("banker", 1000))
+    assert code_of(lambda: betting.place_slip(game.repo, OP, t, "alice", late)) == "betting_closed"
+    tables.commit_shoe(game.repo, game.vault, OP, t, "seed-2")
+    nxt = betting.open_betting(game.repo, OP, t).betting
+    assert nxt is not None and nxt.round_number == 1 and nxt.shoe_id != shoe_id

@@ -252,6 +252,14 @@ class MemoryRepository(Repository):
         )
         return [(r.operator_id, r.ref) for r in due if r.settle_by <= now][:limit]
 
+    def due_books(self, now: str, limit: int) -> list[tuple[str, str]]:
+        self.calls["query"] += 1
+        due = sorted(
+            (v for v in self._all(LiveRecord) if v.deal_by is not None and v.deal_by <= now),
+            key=lambda v: v.deal_by or "",
+        )
+        return [(v.operator_id, v.table_id) for v in due][:limit]
+
     def day_rounds(
         self,
         operator_id: str,

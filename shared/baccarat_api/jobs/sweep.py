@@ -51,6 +51,7 @@ def run_sweep(
         limit=limit or DEFAULT_LIMIT,
         vault=runtime.vault if runtime is not None and signs else None,
         ref_keys=runtime.shoes.ref_key if runtime is not None and signs else None,
+        shoes=runtime.shoes if runtime is not None else None,
     )
 
 

@@ -370,6 +370,9 @@ class LiveRecord:
     #: dealt_at, seconds, hands, reveals, noticed}`` — what the next change at the table needs
     #: to report a step the system opened at its deadline, and what ``GET …/state`` shows.
     squeeze: dict[str, Any] | None = None
+    #: While a window waits to be dealt: when the sweep deals it from the book (``closes_at`` +
+    #: the table's ``betting_seconds``; the sparse DueRounds index keys it). ``None`` otherwise.
+    deal_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

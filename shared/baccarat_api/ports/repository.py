@@ -149,6 +149,11 @@ class Repository(StateWrites):
         """(operator id, round) of rounds with locked bets due by ``now``, at most ``limit``."""
 
     @abstractmethod
+    def due_books(self, now: str, limit: int) -> list[tuple[str, str]]:
+        """(operator id, table id) of tables whose betting window is due to be dealt by
+        ``now`` (its ``deal_by``), at most ``limit``."""
+
+    @abstractmethod
     def day_rounds(
         self,
         operator_id: str,

@@ -16,6 +16,12 @@ is skipped.
 Round trips: one ``Query`` per index shard (8) per page of due rounds, then per due round
 GetItem + UpdateItem (the settlement, conditional) = 2.
 
+Before settling, given the shoes (:class:`~baccarat_api.ports.shoes.ShoeSource`), the sweep deals
+every betting window closed more than its table's ``betting_seconds`` ago and never dealt
+(its ``deal_by`` in the index's ``BOOK#`` part): from the book, exactly as the operator's
+``{"from_book": true}`` would, so a table never hangs on an absent operator. Per window: the
+table's live state (GetItem) + a deal (2).
+
 Then, given the vault (and the tables' ref keys), the sweep finalises every ended shoe's proof
 that has become final (:func:`baccarat_api.service.proofs.finalise_due`: one ``Query`` per shard
 of the index's ``FINAL#`` part, then per proof what a finalisation costs), so each table's
@@ -29,8 +35,12 @@ from typing import Any
 
 from baccarat_api.clock import now
 from baccarat_api.ports.repository import Repository, StoreUnavailable
+from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.vault import SecretVault
+from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
+from baccarat_api.service.idempotency import Replayed
+from baccarat_api.service.models import DealRequest
 from baccarat_api.service.proofs import RefKeys, finalise_due
 from baccarat_api.service.settling import settle_round
 
@@ -52,6 +62,8 @@ class SweepReport:
     finalised: list[str] = field(default_factory=list)
     #: Ended shoes whose proof still waits for rounds to be resolved.
     pending: list[str] = field(default_factory=list)
+    #: Rounds this sweep dealt from a betting window nobody dealt.
+    dealt: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -62,6 +74,7 @@ class SweepReport:
             "failed": self.failed,
             "finalised": self.finalised,
             "pending": self.pending,
+            "dealt": self.dealt,
         }
 
     def line(self) -> str:
@@ -88,16 +101,40 @@ def sweep(
     limit: int = DEFAULT_LIMIT,
     vault: SecretVault | None = None,
     ref_keys: RefKeys | None = None,
+    shoes: ShoeSource | None = None,
 ) -> SweepReport:
-    """Settle every round whose locked bets are past their deadline at ``at`` (default: now);
-    then, with ``vault`` and ``ref_keys``, finalise the proofs that have become final."""
+    """With ``shoes``, deal the betting windows due at ``at`` (default: now) from their books;
+    settle every round whose locked bets are past their deadline; then, with ``vault`` and
+    ``ref_keys``, finalise the proofs that have become final."""
     report = SweepReport(now=_instant(at) if at else now())
+    if shoes is not None:
+        _deal_due(repo, shoes, report, limit)
     _settle_due(repo, report, limit)
     if vault is not None and ref_keys is not None:
         done = finalise_due(repo, vault, ref_keys, report.now)
         report.finalised, report.pending = done.finalised, done.pending
         report.failed |= done.failed
     return report
+
+
+def _deal_due(repo: Repository, shoes: ShoeSource, report: SweepReport, limit: int) -> None:
+    for operator_id, table_id in repo.due_books(report.now, limit):
+        live = repo.load(operator_id, live=table_id).live
+        window = None if live is None else live.betting
+        if window is None or live is None or live.deal_by is None:
+            continue  # dealt a moment ago (the index is eventually consistent)
+        request = DealRequest(from_book=True, round_number=window["round_number"])
+        try:
+            out = deal_round(repo, shoes, operator_id, window["shoe_id"], request)
+        except Replayed:
+            continue  # the operator dealt it first
+        except DomainError as exc:
+            report.failed[f"{table_id}:betting"] = exc.code
+            continue
+        except StoreUnavailable:
+            report.failed[f"{table_id}:betting"] = "unavailable"
+            continue
+        report.dealt.append(out.round_id)
 
 
 def _settle_due(repo: Repository, report: SweepReport, limit: int) -> None:

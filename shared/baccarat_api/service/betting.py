@@ -184,9 +184,10 @@ def _next_round(table: TableRecord, live: LiveRecord) -> tuple[str, int]:
     return table.open_shoe_id, 1
 
 
-def _in_progress(live: LiveRecord, at: str) -> None:
+def _in_progress(table: TableRecord, live: LiveRecord, at: str) -> None:
     status = window_status(live.betting, at)
-    if status in (OPEN, CLOSED):
+    shoe_id = None if live.betting is None else live.betting["shoe_id"]
+    if status in (OPEN, CLOSED) and shoe_id == table.open_shoe_id:  # (a closed shoe's is void)
         assert live.betting is not None
         raise DomainError(
             "betting_in_progress",
@@ -202,14 +203,15 @@ def open_betting(repo: Repository, operator_id: str, table_id: str) -> BookOut:
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
         at = clock_now()
-        _in_progress(live, at)
+        _in_progress(table, live, at)
         shoe_id, number = _next_round(table, live)
         check_company(TableConfig.from_dict(table.config), live)
         closes_at = seconds_after(at, table.betting_seconds)
         window = {"shoe_id": shoe_id, "round_number": number, "opened_at": at,
                   "closes_at": closes_at, "status": OPEN, "round_id": None}  # fmt: skip
         opened = {"shoe_id": shoe_id, "round_number": number, "closes_at": closes_at}
-        return [("betting_opened", opened)], {"betting": window, "book": {}}
+        deal_by = seconds_after(closes_at, table.betting_seconds)  # the sweep's, if nobody deals
+        return [("betting_opened", opened)], {"betting": window, "book": {}, "deal_by": deal_by}
 
     return presence.live_change(repo, operator_id, table_id, decide, _book_out)
 
@@ -345,7 +347,7 @@ def idle_seats(config: TableConfig, live: LiveRecord, bettors: list[str]) -> tup
 
 
 #: The live fields a removal may move.
-_PRESENCE = ("seats", "banker", "spectators", "book", "idle", "last_round", "betting")
+_PRESENCE = ("seats", "banker", "spectators", "book", "idle", "last_round", "betting", "deal_by")
 
 
 def _fields(live: LiveRecord) -> dict[str, Any]:
@@ -374,7 +376,9 @@ def after_deal(
         assert live.betting is not None
         if live.betting["status"] == OPEN:
             before.append(("betting_closed", {"shoe_id": shoe_id, "round_number": round_number}))
-        cur = replace(cur, betting={**live.betting, "status": DEALT, "round_id": round_id})
+        cur = replace(
+            cur, betting={**live.betting, "status": DEALT, "round_id": round_id}, deal_by=None
+        )
     spectators = list(dict.fromkeys(b["bettor_id"] for b in bets if b["role"] == "spectator"))
     counters, idle_out = idle
     last = {"round_id": round_id, "shoe_id": shoe_id, "round_number": round_number,

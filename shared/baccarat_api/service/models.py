@@ -954,7 +954,8 @@ class TableStateOut(_Strict):
         "(a reveal step counting down) | dealt (all shown, not settled) | settled"
     )
     deadline: str | None = Field(
-        description="betting: closes_at; squeeze: the step's reveal_by; dealt: settle_by"
+        description="betting: closes_at; closed: when the sweep deals the book; squeeze: the "
+        "step's reveal_by; dealt: settle_by"
     )
     seats: dict[int, dict[str, Any]] = Field(description="seat → {bettor_id, balance, level}")
     banker: dict[str, Any] | None = Field(description="the player-banker {bettor_id, balance}")

@@ -7,7 +7,8 @@ then follow ``GET …/events?after=seq``.
 The phase (first that holds):
 
 * ``betting`` — the betting window is open (``deadline`` = its ``closes_at``);
-* ``closed`` — betting closed ("no more bets"), the round not dealt yet (``deadline`` null);
+* ``closed`` — betting closed ("no more bets"), the round not dealt yet (``deadline``: the
+  live state's ``deal_by``, when the sweep deals it from the book);
 * ``squeeze`` — the latest round of the shoe is dealt and a reveal step is counting down
   (``deadline`` = that step's ``reveal_by``; past it the system opens the cards);
 * ``dealt`` — every card shown, the round not settled (``deadline`` = its ``settle_by``: the
@@ -112,7 +113,7 @@ def _phase(live: LiveRecord | None, r: RoundRecord | None, at: str) -> tuple[str
     if betting is not None and status == "open":
         return "betting", str(betting["closes_at"])
     if betting is not None and status == "closed":
-        return "closed", None
+        return "closed", None if live is None else live.deal_by
     if r is None:
         return "idle", None
     if r.squeeze is not None:

@@ -251,7 +251,7 @@ def _close_shoe(
     after, proof = end_shoe(shoe, secret, "closed", wid)
     view = shoe_state_view(after)
     assert after.ended_at is not None
-    ev = emit(live, operator_id, shoe.table_id, after.ended_at, [shoe_ended(after)])
+    ev = emit(live, operator_id, shoe.table_id, after.ended_at, [shoe_ended(after)], deal_by=None)
     try:
         repo.close_shoe(shoe, after, proof, idempotency.record(idem, operator_id, view), ev)
     except (ConditionFailed, OutcomeUnknown) as exc:

@@ -2195,7 +2195,7 @@ export interface components {
             phase: "idle" | "betting" | "closed" | "squeeze" | "dealt" | "settled";
             /**
              * Deadline
-             * @description betting: closes_at; squeeze: the step's reveal_by; dealt: settle_by
+             * @description betting: closes_at; closed: when the sweep deals the book; squeeze: the step's reveal_by; dealt: settle_by
              */
             deadline: string | null;
             /**

@@ -112,6 +112,12 @@ class Shape:
     #: removes them again
     derived: Callable[[Any], Item] | None = None
     removed_by: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    #: fields that also key a sparse index: field → the index attributes of (the record's key
+    #: values, the field's value), set by an update that sets the field, removed by one that
+    #: removes it (a Put has them from ``derived``)
+    index_keys: Mapping[str, Callable[[tuple[Any, ...], Any], Item]] = dataclasses.field(
+        default_factory=dict
+    )
     #: fields read from the item's key instead of attributes
     from_key: Callable[[Item], dict[str, Any]] | None = None
     #: computed from the dataclass: every stored field, its attribute, type and default
@@ -200,6 +206,14 @@ def _day(r: RoundRecord) -> Item:
     }
 
 
+def _book_due(ident: tuple[Any, ...], deal_by: str | None) -> Item:
+    """A table whose betting window waits to be dealt is in DueRounds (shard ``BOOK#k``) at its
+    ``deal_by`` time, until the deal (or the sweep's) removes ``deal_by``."""
+    if deal_by is None:
+        return {}
+    return {"due_shard": {"S": keys.book_shard(ident[1])}, "due_at": {"S": deal_by}}
+
+
 def _round_index_keys(r: RoundRecord) -> Item:
     return _round_indexes(r) | _day(r)
 
@@ -232,7 +246,11 @@ SHAPES: dict[type, Shape] = {
             not_stored=frozenset({"key_hash"}), ordered_json=frozenset({"body"}),
             from_key=lambda item: {"key_hash": str(item["pk"]["S"]).rsplit("#", 1)[-1]},
         ),
-        Shape("live", LiveRecord, keys.live_key),
+        Shape(
+            "live", LiveRecord, keys.live_key,
+            derived=lambda live: _book_due((live.operator_id, live.table_id), live.deal_by),
+            index_keys={"deal_by": _book_due},
+        ),
         # Events are written once and never updated (issue 14 may add index attributes here,
         # with ``derived``: every event is written through ``StateWrites.emitting``).
         Shape("event", EventRecord, keys.event_key, ordered_json=frozenset({"data"})),

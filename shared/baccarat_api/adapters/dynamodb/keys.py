@@ -124,6 +124,11 @@ def due_shard(table_id: str) -> str:
     return f"DUE#{_shard(table_id)}"
 
 
+def book_shard(table_id: str) -> str:
+    """The ``DueRounds`` partition of the table's betting window awaiting its deal."""
+    return f"BOOK#{_shard(table_id)}"
+
+
 def final_shard(table_id: str) -> str:
     """The ``DueRounds`` partition of the table's proofs awaiting finalisation."""
     return f"FINAL#{_shard(table_id)}"

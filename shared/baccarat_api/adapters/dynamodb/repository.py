@@ -101,6 +101,18 @@ class DynamoRepository(Repository):
                 ref = f"#a{len(names)}"
                 names[ref] = attribute
                 removed.append(ref)
+        for f in (*write.set, *write.remove):  # index keys that move with their field
+            if f not in s.index_keys:
+                continue
+            for attribute, encoded in s.index_keys[f](write.ident, write.set.get(f, "")).items():
+                ref = f"#a{len(names)}"
+                names[ref] = attribute
+                if f in write.set:
+                    val = f":v{len(values)}"
+                    values[val] = encoded
+                    sets.append(f"{ref} = {val}")
+                else:
+                    removed.append(ref)
         conditions = [] if write.upsert else ["attribute_exists(pk)"]
         for f, v in write.expect.items():
             if v is ABSENT:
@@ -384,6 +396,13 @@ class DynamoRepository(Repository):
                 ),
             )
             for item in self._due("DUE#", now, limit)
+        ]
+
+    def due_books(self, now: str, limit: int) -> list[tuple[str, str]]:
+        """(operator id, table id) of betting windows to be dealt by ``now`` (``BOOK#k``)."""
+        return [
+            (str(item["operator_id"]["S"]), str(item["table_id"]["S"]))
+            for item in self._due("BOOK#", now, limit)
         ]
 
     def due_proofs(self, now: str, limit: int) -> list[str]:
