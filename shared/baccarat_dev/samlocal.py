@@ -623,6 +623,9 @@ REFUSED_IN_RECIPE: dict[str, str] = {
     "leave_spectators": "not_found",
     "urge": "player_banker_not_allowed",
     "reveal_cards": "not_squeezer",
+    "open_betting": "no_open_shoe",
+    "place_slip": "betting_closed",
+    "cancel_slip": "betting_closed",
 }
 
 
