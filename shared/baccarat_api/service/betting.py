@@ -62,15 +62,17 @@ def _slip(bettor_id: str, slip: dict[str, Any]) -> SlipOut:
 
 def book_view(live: LiveRecord | None, at: str | None = None) -> BookOut:
     """The book of ``live``'s betting window as the table shows it: the window (its status as
-    of ``at``, default now), each seat's slip by seat number, each spectator's slip by id, in
-    accepted order. A table that never opened betting shows no window and an empty book."""
+    of ``at``, default now), each seat's slip by seat number (in seat order), each spectator's
+    slip by id (in accepted order; each slip's ``order`` says when it was confirmed). A table
+    that never opened betting shows no window and an empty book."""
     table_id = "" if live is None else live.table_id
     if live is None or live.betting is None:
         return BookOut(table_id=table_id, betting=None, seats={}, spectators={}, total=0)
     status = window_status(live.betting, at or clock_now())
     window = BettingWindowOut.model_validate({**live.betting, "status": status})
     slips = sorted(live.book.items(), key=lambda kv: int(kv[1]["order"]))
-    seats = {int(s["seat"]): _slip(b, s) for b, s in slips if s.get("seat") is not None}
+    by_seat = sorted((s for s in slips if s[1].get("seat") is not None), key=lambda s: s[1]["seat"])
+    seats = {int(s["seat"]): _slip(b, s) for b, s in by_seat}
     spectators = {b: _slip(b, s) for b, s in slips if s.get("seat") is None}
     total = sum(s.total for s in [*seats.values(), *spectators.values()])
     return BookOut(
