@@ -132,3 +132,41 @@ def test_the_phase_follows_the_round_and_the_etag_moves_with_it(
     assert moved != tag  # the countdown ended: the same seq, another picture
     settle_round(game.repo, OP, dealt.round_id)
     assert state(game, t)["phase"] == ("squeeze" if has_draws else "settled")
+
+
+def test_the_state_at_its_largest_is_small(game: Game) -> None:
+    """Measured, not assumed: a bid-squeeze table with every place taken by the longest ids
+    (7 seats, the most spectators with personal limits, 200 watchers), a slip of several bets
+    for each, and a whole shoe's history and roads — the answer's bytes (printed)."""
+    from baccarat_api.limits import MAX_ID_LENGTH, MAX_SPECTATORS, MAX_WATCHERS
+    from baccarat_api.service import betting
+    from baccarat_api.service.models import SlipRequest
+
+    t = new_table(game, profile="bid-squeeze", tier="bid-squeeze-standard")
+    shoe = tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
+    name = lambda kind, n: f"{kind}{n}".ljust(MAX_ID_LENGTH, "x")  # noqa: E731
+    for seat in range(1, 8):
+        presence.take_seat(game.repo, OP, t, seat, name("s", seat), 10**9, 10)
+    limits = {k: 10**9 for k in ("banker", "player", "tie", "banker_pair", "player_pair")}
+    for n in range(MAX_SPECTATORS):
+        presence.join_spectators(game.repo, OP, t, name("p", n), 10**9, limits)
+    for n in range(MAX_WATCHERS):
+        presence.join_watchers(game.repo, OP, t, name("w", n))
+    dealt = 0
+    while True:  # the shoe's rounds (nobody bets) until one is left: its history and roads
+        shoe_now = state(game, t)["shoe"]
+        if shoe_now["cards_remaining"] < 30:
+            break
+        deal(game, shoe, [])
+        dealt += 1
+    betting.open_betting(game.repo, OP, t)
+    bets = [("banker", 1000), ("tie", 1000), ("banker_pair", 1000), ("player_pair", 1000)]
+    request = SlipRequest.model_validate({"bets": [{"type": k, "amount": a} for k, a in bets]})
+    for bettor in [name("s", s) for s in range(1, 8)] + [name("p", n) for n in range(8)]:
+        betting.place_slip(game.repo, OP, t, bettor, request)
+    out, _ = table_state.table_state(game.repo, OP, t)
+    size = len(out.model_dump_json().encode())
+    print(f"\nGET …/state at its largest: {size} bytes ({dealt} rounds in the shoe)")
+    assert out.phase == "betting" and len(out.watchers) == MAX_WATCHERS
+    assert len(out.book.seats) == 7 and len(out.book.spectators) == MAX_SPECTATORS
+    assert size < 100_000, size
