@@ -24,7 +24,8 @@ is revealed (how many there are gives the outcome away); ``result`` once every c
 Round trips: BatchGetItem (table + live state) + BatchGetItem (shoe + latest round) = 2 (1 for a
 table with no shoe). Size: bounded by presence and the book (≤ 7 seats, ``MAX_SPECTATORS``,
 ``MAX_WATCHERS`` ids, ≤ 15 slips of ≤ 13 bets), 30 history entries and one shoe's roads:
-64.6 KB measured at the largest (tests/unit/test_table_state.py).
+64.6 KB measured with the longest ids, every place taken, 4-bet slips and a whole
+bid-squeeze shoe (tests/unit/test_table_state.py).
 ``ETag``: the SHA-256 of the answer (its phase moves with time, not only with ``seq``), so
 ``If-None-Match`` answers 304 while nothing a frontend draws has changed."""
 
