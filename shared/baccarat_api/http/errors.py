@@ -32,6 +32,8 @@ STATUS: dict[str, int] = {
     "idempotency_in_progress": 409,
     "idempotency_key_reused": 422,
     "invalid_table": 422,
+    "unknown_currency": 422,
+    "currency_mismatch": 422,
     "seat_taken": 409,
     "already_present": 409,
     "table_full": 409,

@@ -37,7 +37,9 @@ router = APIRouter(route_class=JsonRoute, tags=["tables and shoes"])
     response_model=TableOut,
     operation_id="create_table",
     summary="Create a table and draw its seed chain (the anchor is returned)",
-    responses=errors("unauthorized", "invalid_table", *IDEM_ERRORS),
+    responses=errors(
+        "unauthorized", "invalid_table", "unknown_currency", "currency_mismatch", *IDEM_ERRORS
+    ),
 )
 def create_table(body: CreateTableRequest, operator: OperatorId, rt: Rt, idem: Idem) -> TableOut:
     out = tables.create_table(rt.repo, rt.vault, operator, body, idem)
