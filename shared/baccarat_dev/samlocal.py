@@ -615,7 +615,7 @@ def local_flags(arch: str) -> str:
 
 #: Events whose answer, in the recipe's order on its one table (star-city, banked by the house),
 #: is a refusal — shown on purpose: that table has no player-banker seat and no betting
-#: spectators (docs/sam-local.md).
+#: spectators, and its shoe is closed by the time betting is asked for (docs/sam-local.md).
 REFUSED_IN_RECIPE: dict[str, str] = {
     "take_banker": "player_banker_not_allowed",
     "leave_banker": "not_found",

@@ -9,11 +9,19 @@ from typing import Any
 
 import pytest
 
+from baccarat.paytables import BetType
 from baccarat_api import clock
+from baccarat_api.adapters.dynamodb.codec import item_size, to_item
 from baccarat_api.clock import seconds_after
+from baccarat_api.limits import (
+    DYNAMODB_ITEM_BYTES,
+    MAX_BETS_PER_ROUND,
+    MAX_SPECTATORS,
+    MAX_WATCHERS,
+)
 from baccarat_api.ports.records import LiveRecord
 from baccarat_api.service import auto_settle, betting, events, presence, reading, tables
-from baccarat_api.service.betting import book_view
+from baccarat_api.service.betting import book_bets, book_view
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import Replayed
@@ -358,3 +366,58 @@ def test_a_closed_shoe_voids_its_waiting_window(game: Game) -> None:
     tables.commit_shoe(game.repo, game.vault, OP, t, "seed-2")
     nxt = betting.open_betting(game.repo, OP, t).betting
     assert nxt is not None and nxt.round_number == 1 and nxt.shoe_id != shoe_id
+
+
+def test_an_empty_table_is_judged_by_presence_not_by_who_bet(game: Game) -> None:
+    """Seed 001: a seated player who sits a round out still makes the table non-empty, so a
+    spectator's bet is accepted (from the book, and in an explicit deal alike)."""
+    t, shoe_id = table_with_shoe(game, **BID)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 5)
+    presence.join_spectators(game.repo, OP, t, "carol", 50_000, None)
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(game.repo, OP, t, "carol", slip(("player", 1000)))
+    out = from_book(game, shoe_id)
+    assert [(b.bettor_id, b.role) for b in out.bets] == [("carol", "spectator")]
+    settle_round(game.repo, OP, out.round_id)
+    spectator = [{"bettor_id": "carol", "role": "spectator", "type": "banker", "amount": 1000,
+                  "balance": 50_000}]  # fmt: skip
+    assert deal(game, shoe_id, spectator).bets[0].bettor_id == "carol"
+    presence.leave_seat(game.repo, OP, t, 1)  # now the table is empty: carol's round unsettled
+    assert code_of(lambda: deal(game, shoe_id, spectator)) == "seated_bettor_required"
+
+
+def test_a_full_book_is_one_dealable_round_and_the_live_item_stays_small() -> None:
+    """Every seat and every spectator with a slip of one line per bet type: the book is within a
+    round's bet limit, and the live item (presence at its largest, the full book, the idle
+    counters, the window) stays far under DynamoDB's item limit."""
+    lines = len(BetType)
+    assert (7 + MAX_SPECTATORS) * lines <= MAX_BETS_PER_ROUND
+    kinds_ = [t.value for t in BetType]
+    assert SlipRequest.model_json_schema()["properties"]["bets"]["maxItems"] == lines
+    longest = "x" * 64
+    seated = {str(n): longest[:-1] + str(n) for n in range(1, 8)}
+    spectators = [f"{n}{longest[1:]}" for n in range(MAX_SPECTATORS)]
+    limits = dict.fromkeys(kinds_, 10**15)
+    at = "2026-01-01T00:00:00.000Z"
+    lines_ = [{"type": k, "amount": 10**15} for k in kinds_]
+    book = {b: {"role": "seated", "seat": int(s), "bets": lines_, "placed_at": at,
+                "order": 10**12} for s, b in seated.items()}  # fmt: skip
+    book |= {b: {"role": "spectator", "seat": None, "bets": lines_, "placed_at": at,
+                 "order": 10**12} for b in spectators}  # fmt: skip
+    live = LiveRecord(
+        OP, "tbl_" + "a" * 16, 10**12 - 1, at,
+        seats={s: {"bettor_id": b, "balance": 10**15, "level": 10_000} for s, b in seated.items()},
+        banker={"bettor_id": longest, "balance": 10**15},
+        spectators={b: {"balance": 10**15, "personal_limits": limits} for b in spectators},
+        watchers=[f"{n:03d}{longest[3:]}" for n in range(MAX_WATCHERS)],
+        betting={**WINDOW, "shoe_id": "tbl_" + "a" * 16 + "_s999999", "round_id": None},
+        book=book,
+        idle=dict.fromkeys(seated.values(), 4),
+        last_round={"round_id": "tbl_" + "a" * 16 + "_s999999_r99", "shoe_id": "x" * 30,
+                    "round_number": 99, "resolved": False, "spectators": spectators},
+        deal_by=at,
+    )  # fmt: skip
+    assert len(book_bets(live)) == (7 + MAX_SPECTATORS) * lines
+    size = item_size(to_item(live))
+    print(f"live-state item with a full book: {size} bytes")
+    assert size < DYNAMODB_ITEM_BYTES // 8

@@ -182,8 +182,11 @@ def _deal_round(
     else:
         betting.explicit_deal_allowed(table, shoe.shoe_id)
     bet_objects, pb = given.objects()
+    betting_now = {b.bettor_id for b in bet_objects}
+    # "an empty table" is judged by presence: a seated bettor sitting this round out still sits
+    seated = [w["bettor_id"] for w in table.seats.values() if w["bettor_id"] not in betting_now]
     try:
-        accepted = validate_bets(config, bet_objects, number, pb)
+        accepted = validate_bets(config, bet_objects, number, pb, seated_present=seated)
     except BetRefused as exc:
         raise refused(exc) from None
     refs = refs_for(shoes.ref_key(shoe), shoe.table_id)

@@ -826,7 +826,9 @@ class BookOut(_Strict):
 class SlipRequest(_Strict):
     bets: list[SlipBetIn] = Field(
         min_length=1,
-        max_length=MAX_BETS,
+        # one line per bet type at most: 7 seats and MAX_SPECTATORS spectators then stay within
+        # a round's MAX_BETS, so a whole book is always one dealable round
+        max_length=len(BetType),
         description="the bettor's whole slip for the open window (replaces an earlier one)",
     )
 
