@@ -27,6 +27,15 @@ What it does, with nothing but HTTP (httpx) and the public proof:
    proof names bettors by ``bettor_ref`` only: the deal's answers say whose ref is whose);
 5. prints a short summary; the exit status is 0 only when everything verified.
 
+``--session`` runs live tables instead (issue 13): a star-city table with three seats (one never
+bets) and a watcher; each round a betting window (``POST …/betting``), slips (``PUT/DELETE
+…/bets/{bettor}``: a cancelled one and a replaced one in round 1), the deal from the book
+(``{"from_book": true}``), the squeezer's reveal (``POST /v1/rounds/{id}/reveal``) and the
+settlement; shoe 1 is closed after 3 rounds, and the idle bettor is removed at the 5th round of
+the table (round 2 of shoe 2). Then a bid-squeeze table where a spectator bets beside a seat and
+leaves with it. Each table's event feed (``GET …/events?after=``) is printed after every step,
+the star-city table's state (``GET …/state``) at the end.
+
 Every POST carries an ``Idempotency-Key`` (a fresh UUID per operation, reused on its retries),
 and a retryable error (``"retryable": true``: 503 ``unavailable``, 409 ``concurrent_update``) or a
 lost connection is retried with the same key — see docs/api.md, "Idempotency and retries".
@@ -336,6 +345,148 @@ def cross_check(played: Played, pages: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
+# --- the session mode (--session): live tables, their betting windows and their event feed ----
+
+#: Star-city (seed 000; star-city-fun: seats need a balance of 1,000): alice and carol bet every
+#: round, bob sits and never bets — removed after 5 rounds of the TABLE without a bet, across
+#: the shoe boundary (連續5局不押注，系統將自動踢除); wendy watches (觀局).
+SESSION_SEATS = {1: ("alice", 150_000), 2: ("bob", 120_000), 3: ("carol", 90_000)}
+SESSION_ROUNDS = (3, 2)  # rounds of shoe 1 (then closed early), of shoe 2
+
+
+class Feed:
+    """A table's event feed, printed as it goes: ``GET …/events?after=<last seq>``."""
+
+    def __init__(self, client: Client, table_id: str, log: Any) -> None:
+        self.client, self.table_id, self.log = client, table_id, log
+        self.seq = 0
+        self.events: list[dict[str, Any]] = []
+
+    def follow(self) -> list[dict[str, Any]]:
+        new: list[dict[str, Any]] = []
+        more = True
+        while more:
+            page = self.client.get(f"/v1/tables/{self.table_id}/events?after={self.seq}&limit=100")
+            for e in page["events"]:
+                if e["seq"] != self.seq + 1:
+                    raise ApiFailure("GET", "events", 200, {"message": f"gap before {e['seq']}"})
+                self.seq = e["seq"]
+                data = json.dumps(e["data"], separators=(",", ":"), ensure_ascii=False)
+                self.log(f"  #{e['seq']:<3} {e['type']:<17} {data}")
+            new += page["events"]
+            more = page["more"]
+        self.events += new
+        return new
+
+
+class Table:
+    """One live table of the session: its slips, its rounds from the book, its feed."""
+
+    def __init__(self, client: Client, body: dict[str, Any], log: Any) -> None:
+        self.client, self.log = client, log
+        self.id = client.post("/v1/tables", body)["table_id"]
+        self.feed = Feed(client, self.id, log)
+        log(f"table {self.id} ({body['profile']}, {body['tier']}, {body['banking']})")
+
+    def put(self, path: str, body: Any = None) -> Any:
+        return self.client.request("PUT", f"/v1/tables/{self.id}{path}", body)
+
+    def slip(self, bettor: str, *bets: tuple[str, int]) -> None:
+        self.put(f"/bets/{bettor}", {"bets": [{"type": k, "amount": a} for k, a in bets]})
+
+    def open_betting(self, label: str) -> None:
+        window = self.client.post(f"/v1/tables/{self.id}/betting")
+        self.log(f"{label}: betting open until {window['betting']['closes_at']}")
+
+    def deal_from_book(self, shoe_id: str, label: str) -> dict[str, Any]:
+        """No more bets: the round dealt with exactly the book's slips; the squeezers open the
+        initial cards; the round settled; the feed followed."""
+        self.feed.follow()
+        dealt = self.client.post(f"/v1/shoes/{shoe_id}/rounds", {"from_book": True})
+        self.log(
+            f"{label}: {' '.join(dealt['player']['cards'])} vs "
+            f"{' '.join(dealt['banker']['cards'])} → {dealt['result']}"
+        )
+        path = f"/v1/rounds/{dealt['round_id']}"
+        for squeezer in _squeezers(dealt, "initial"):
+            self.client.post(f"{path}/reveal", {"bettor_id": squeezer, "step": "initial"})
+        self.client.post(f"{path}/settlement")
+        self.feed.follow()
+        return dealt
+
+
+def session(client: Client, *, client_seed: str, log: Any) -> dict[str, Any]:
+    """Two live tables as the seeds run them, the feed printed after every step.
+
+    Star-city: three seats and a watcher; per round a betting window (round 1: carol's slip
+    cancelled 取消押注, alice's replaced), the deal from the book, the squeezer opening the
+    initial cards, the settlement; shoe 1 closed after 3 rounds, and bob, who never bets,
+    removed (``idle``) at the 5th round of the table — round 2 of shoe 2. Bid-squeeze: a seat and
+    a spectator (旁觀下注) betting in one window; when the seat is left, the spectator goes too
+    (seed 001). The star-city table's state is read at the end."""
+    star = Table(client, {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}, log)
+    for seat, (bettor, balance) in SESSION_SEATS.items():
+        star.put(f"/seats/{seat}", {"bettor_id": bettor, "balance": balance, "level": 3})
+    star.put("/watchers/wendy")
+    star.feed.follow()
+    number = 0
+    for shoe_number, rounds in enumerate(SESSION_ROUNDS, 1):
+        shoe = client.post(
+            f"/v1/tables/{star.id}/shoes", {"client_seed": f"{client_seed}:{shoe_number}"}
+        )
+        log(f"shoe {shoe['shoe_id']} committed")
+        star.feed.follow()
+        for _ in range(rounds):
+            number += 1
+            star.open_betting(f"round {number}")
+            star.slip("alice", ("banker", 2_000))
+            star.slip("carol", ("player", 1_000))
+            if number == 1:  # a cancelled slip, and a replaced one (確認押注 again)
+                client.request("DELETE", f"/v1/tables/{star.id}/bets/carol")
+                star.slip("alice", ("banker", 3_000), ("tie", 100))
+            star.deal_from_book(shoe["shoe_id"], f"round {number}")
+        if shoe_number < len(SESSION_ROUNDS):
+            client.post(f"/v1/shoes/{shoe['shoe_id']}/close")
+            star.feed.follow()
+
+    bid = Table(client, {"profile": "bid-squeeze", "tier": "bid-squeeze-standard",
+                         "banking": "house"}, log)  # fmt: skip
+    bid.put("/seats/1", {"bettor_id": "dan", "balance": 200_000, "level": 5})
+    bid.put("/spectators/sam", {"balance": 60_000})
+    bid_shoe = client.post(f"/v1/tables/{bid.id}/shoes", {"client_seed": f"{client_seed}:bid"})
+    bid.open_betting("bid-squeeze round 1")
+    bid.slip("dan", ("banker", 5_000))
+    bid.slip("sam", ("player", 2_000))
+    bid.deal_from_book(bid_shoe["shoe_id"], "bid-squeeze round 1")
+    client.request("DELETE", f"/v1/tables/{bid.id}/seats/1")  # the last seat left: sam goes
+    bid.feed.follow()
+
+    state = client.get(f"/v1/tables/{star.id}/state")
+    seats = {k: v["bettor_id"] for k, v in state["seats"].items()}
+    log(
+        f"state of {star.id} at seq {state['seq']}: phase {state['phase']}, seats {seats}, "
+        f"watchers {state['watchers']}, {len(state['shoe']['history'])} rounds in the history"
+    )
+    events = star.feed.events + bid.feed.events
+    return {
+        "table_id": star.id,
+        "bid_table_id": bid.id,
+        "rounds": number,
+        "events": len(star.feed.events),
+        "types": sorted({e["type"] for e in events}),
+        "removed": [e["data"] for e in star.feed.events if e["type"] == "seat_vacated"],
+        "spectators_left": [e["data"] for e in bid.feed.events if e["type"] == "spectator_left"],
+        "state_seq": state["seq"],
+        "last_seq": star.feed.seq,
+        "seats": seats,
+    }
+
+
+def _squeezers(dealt: dict[str, Any], step: str) -> list[str]:
+    hands = dealt["squeeze"]["steps"][step]["hands"].values()
+    return sorted({h["squeezer"] for h in hands if h["squeezer"] is not None})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Play a whole shoe against the baccarat API and verify its proof.",
@@ -363,9 +514,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--save-proof", type=Path, metavar="FILE", help="write the proof here")
     parser.add_argument("--summary-json", type=Path, metavar="FILE", help="write a JSON summary")
     parser.add_argument("--quiet", action="store_true", help="no line per round")
+    parser.add_argument(
+        "--session",
+        action="store_true",
+        help="live tables instead: seats, a watcher, a spectator, betting windows, deals from "
+        "the book, the squeeze, an idle player removed across a shoe boundary, the event feed "
+        "printed as it goes",
+    )
     args = parser.parse_args(argv)
     if not args.key:
         parser.error("no operator key: pass --key or set KEY (the key `make run` printed)")
+    if args.session:
+        return run_session(args)
     tier = args.tier or ("star-city-fun" if args.profile == "star-city" else "bid-squeeze-standard")
     client_seed = args.client_seed if args.client_seed is not None else f"example:{uuid.uuid4()}"
     rng = random.Random(args.rng_seed)
@@ -458,6 +618,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             "problems": problems,
         }
         args.summary_json.write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    return 0 if ok else 1
+
+
+def run_session(args: argparse.Namespace) -> int:
+    """``--session``: the session, its summary line; 0 when bob was removed as idle and the
+    state's ``seq`` is the feed's last."""
+    client = Client(args.url, args.key)
+    seed = args.client_seed if args.client_seed is not None else f"session:{uuid.uuid4()}"
+    try:
+        out = session(client, client_seed=seed, log=lambda line: print(line, flush=True))
+    except (ApiFailure, httpx.HTTPError) as exc:
+        print(f"play_shoe --session: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        client.close()
+    idle = [r for r in out["removed"] if r["reason"] == "idle"]
+    print(
+        f"\nsession {out['table_id']}: {out['rounds']} rounds, {out['events']} events "
+        f"(seq 1–{out['last_seq']}, no gap), removed as idle: "
+        + (", ".join(r["bettor_id"] for r in idle) or "nobody")
+    )
+    if args.summary_json:
+        args.summary_json.write_text(json.dumps(out, indent=1), encoding="utf-8")
+    ok = (
+        [r["bettor_id"] for r in idle] == ["bob"]
+        and out["state_seq"] == out["last_seq"]
+        and [r["bettor_id"] for r in out["spectators_left"]] == ["sam"]
+    )
     return 0 if ok else 1
 
 

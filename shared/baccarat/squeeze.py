@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -36,14 +37,23 @@ from .paytables import BetType
 __all__ = [
     "BANKER_STAKES",
     "PLAYER_STAKES",
+    "STEPS",
+    "SYSTEM",
     "CardReveal",
     "Profile",
     "RevealPlan",
+    "RevealRefused",
     "SqueezeRights",
+    "StepState",
     "bid_squeezers",
+    "live_steps",
+    "noticed",
+    "reveal",
     "reveal_plan",
     "squeeze_rights",
     "star_city_leader",
+    "step_hands",
+    "timeline",
 ]
 
 
@@ -226,3 +236,202 @@ def reveal_plan(round_: Round, rights: SqueezeRights) -> RevealPlan:
         tuple(c for c in cards if c.index <= 2),
         tuple(c for c in cards if c.index == 3),
     )
+
+
+# --- the squeeze countdown (issue 13): who opened what, and when the system does --------------
+
+#: The two reveal steps of a round, in order: the four initial cards, then the third cards.
+STEPS = ("initial", "draws")
+
+#: Who opened a hand when its squeezer did not by the step's deadline.
+SYSTEM = "system"
+
+
+def _iso(at: datetime) -> str:
+    return at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _after(iso: str, seconds: int) -> str:
+    return _iso(datetime.fromisoformat(iso.replace("Z", "+00:00")) + timedelta(seconds=seconds))
+
+
+def step_hands(plan: dict[str, Any]) -> dict[str, dict[str, str | None]]:
+    """Per step of the plan (``RevealPlan.as_dict()``) that has face-down cards: each hand with
+    a face-down card in it → its squeezer (``None``: only the system opens it). A round without
+    third cards has no ``draws`` step."""
+    out: dict[str, dict[str, str | None]] = {}
+    for step in STEPS:
+        hands = {c["hand"]: c["squeezer"] for c in plan.get(step, []) if c["face"] == "down"}
+        if hands:
+            out[step] = dict(sorted(hands.items(), key=lambda kv: kv[0] != "player"))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class StepState:
+    """One reveal step at a moment: ``status`` ``waiting`` (the previous step is not revealed
+    yet: no countdown) | ``squeezing`` (counting down to ``reveal_by``) | ``revealed``
+    (``revealed_at``); ``opened``: hand → ``{by, at}`` (``by``: the squeezer's bettor id, or
+    ``system`` for a hand not opened by ``reveal_by``)."""
+
+    step: str
+    hands: dict[str, str | None]
+    reveal_by: str | None
+    opened: dict[str, dict[str, str]]
+    revealed_at: str | None
+
+    @property
+    def status(self) -> str:
+        if self.revealed_at is not None:
+            return "revealed"
+        return "waiting" if self.reveal_by is None else "squeezing"
+
+    @property
+    def by_system(self) -> list[str]:
+        """The hands the system opened (at ``reveal_by``)."""
+        return [h for h, o in self.opened.items() if o["by"] == SYSTEM]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "reveal_by": self.reveal_by,
+            "revealed_at": self.revealed_at,
+            "hands": {
+                hand: {"squeezer": who, "opened": self.opened.get(hand)}
+                for hand, who in self.hands.items()
+            },
+        }
+
+
+def timeline(
+    hands: dict[str, dict[str, str | None]],
+    dealt_at: str,
+    seconds: int,
+    reveals: Iterable[dict[str, Any]],
+    now: str | None,
+) -> list[StepState]:
+    """The steps at ``now`` (ISO 8601 UTC as the service writes it; ``None``: at the end of
+    time, every step revealed). The initial step counts down from the deal, the draws from the
+    moment the initial step is revealed: ``reveal_by`` = that start + ``seconds``. ``reveals``
+    are the squeezers' openings (``{step, hands, by, at}``, each before its step's deadline);
+    a hand not opened by ``reveal_by`` is opened by the system then, and a step is revealed
+    once every hand of it is open."""
+    reveals = list(reveals)
+    out: list[StepState] = []
+    start: str | None = dealt_at
+    for step in STEPS:
+        if step not in hands:
+            continue
+        if start is None:
+            out.append(StepState(step, hands[step], None, {}, None))
+            continue
+        deadline = _after(start, seconds)
+        opened = {
+            hand: {"by": r["by"], "at": r["at"]}
+            for r in reveals
+            if r["step"] == step and r["at"] <= deadline
+            for hand in r["hands"]
+        }
+        revealed_at: str | None = None
+        if len(opened) == len(hands[step]):
+            revealed_at = max(o["at"] for o in opened.values())
+        elif now is None or now >= deadline:
+            for hand in hands[step]:
+                opened.setdefault(hand, {"by": SYSTEM, "at": deadline})
+            revealed_at = deadline
+        out.append(StepState(step, hands[step], deadline, opened, revealed_at))
+        start = revealed_at
+    return out
+
+
+class RevealRefused(Exception):
+    """A reveal that may not be recorded: ``code`` (``no_draws``, ``not_squeezer``,
+    ``already_revealed``, ``reveal_out_of_order``, ``reveal_deadline_passed``)."""
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.details = details
+
+
+def reveal(
+    hands: dict[str, dict[str, str | None]],
+    dealt_at: str,
+    seconds: int,
+    reveals: Iterable[dict[str, Any]],
+    step: str,
+    bettor_id: str,
+    now: str,
+) -> dict[str, Any]:
+    """The squeezer ``bettor_id`` opens, at ``now``, the hands of ``step`` they squeeze: the
+    reveal record ``{step, hands, by, at}`` — or :class:`RevealRefused` (checked in this order:
+    a round without third cards has no draws; only the hand's squeezer opens it; once; the draws
+    only after the initial step is revealed; only before the step's ``reveal_by``)."""
+    if step not in hands:
+        raise RevealRefused("no_draws", "this round has no third cards to reveal", step=step)
+    mine = [hand for hand, who in hands[step].items() if who == bettor_id]
+    if not mine:
+        raise RevealRefused(
+            "not_squeezer",
+            f"{bettor_id} does not squeeze the {step} cards of this round",
+            step=step,
+            squeezers=sorted({w for w in hands[step].values() if w is not None}),
+        )
+    state = next(s for s in timeline(hands, dealt_at, seconds, reveals, now) if s.step == step)
+    if all(state.opened.get(h, {}).get("by") == bettor_id for h in mine):
+        raise RevealRefused("already_revealed", f"the {step} cards are already opened", step=step)
+    if state.status == "waiting":
+        raise RevealRefused(
+            "reveal_out_of_order", "the draws open only after the initial cards", step=step
+        )
+    if state.reveal_by is not None and now >= state.reveal_by:
+        raise RevealRefused(
+            "reveal_deadline_passed",
+            f"the {step} cards were opened by the system at {state.reveal_by}",
+            step=step,
+            reveal_by=state.reveal_by,
+        )
+    return {"step": step, "hands": mine, "by": bettor_id, "at": now}
+
+
+# --- the live table's copy: {round_id, dealt_at, seconds, hands, reveals, noticed} -----------
+
+
+def live_steps(sq: dict[str, Any], at: str | None) -> list[StepState]:
+    """The steps of a live squeeze (the table's copy of its latest round's squeeze) at ``at``."""
+    return timeline(sq["hands"], sq["dealt_at"], sq["seconds"], sq["reveals"], at)
+
+
+def _system_events(sq: dict[str, Any], at: str | None) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (
+            "squeeze_revealed",
+            {
+                "round_id": sq["round_id"],
+                "step": s.step,
+                "by": SYSTEM,
+                "hands": s.by_system,
+                "revealed_at": s.revealed_at,
+            },
+        )
+        for s in live_steps(sq, at)
+        if s.status == "revealed" and s.by_system and s.step not in sq["noticed"]
+    ]
+
+
+def noticed(
+    before: dict[str, Any] | None, after: dict[str, Any] | None, at: str
+) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Any] | None]:
+    """The ``squeeze_revealed`` events (``by: system``) a change at ``at`` reports before its
+    own, and the live squeeze it leaves: the steps the system opened by ``at`` and not yet
+    reported — of ``after`` (what the change leaves), or of ``before`` when the change replaces
+    the round (the next deal: a step of the previous round due after it is never reported, the
+    next ``round_dealt`` ends that round's squeeze for a frontend; reads still compute it)."""
+    if before is not None and (after is None or after["round_id"] != before["round_id"]):
+        return _system_events(before, at), after
+    if after is None:
+        return [], None
+    events = _system_events(after, at)
+    if events:
+        after = {**after, "noticed": [*after["noticed"], *(d["step"] for _, d in events)]}
+    return events, after

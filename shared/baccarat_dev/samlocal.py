@@ -621,6 +621,8 @@ REFUSED_IN_RECIPE: dict[str, str] = {
     "leave_banker": "not_found",
     "join_spectators": "spectator_betting_not_allowed",
     "leave_spectators": "not_found",
+    "urge": "player_banker_not_allowed",
+    "reveal_cards": "not_squeezer",
     "open_betting": "no_open_shoe",
     "place_slip": "betting_closed",
     "cancel_slip": "betting_closed",

@@ -69,6 +69,14 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "DELETE /v1/tables/{table_id}/watchers/{bettor_id}": (2, 0),
     "GET /v1/tables/{table_id}/events": (1, 0),
     "GET /v1/tables/{table_id}/events (304)": (1, 0),
+    # the squeeze (issue 13): a reveal reads the round and the live state (BatchGetItem) and
+    # writes the round's reveals, the live state and the event (TransactWriteItems); the urge
+    # is a presence-like change; the state reads the table + live state, then the shoe + its
+    # latest round (both BatchGetItem; a 304 costs the same: the ETag is the answer's hash)
+    "POST /v1/rounds/{round_id}/reveal": (2, 0),
+    "GET /v1/tables/{table_id}/state": (2, 0),
+    "GET /v1/tables/{table_id}/state (304)": (2, 0),
+    "POST /v1/tables/{table_id}/urge": (2, 0),
     # the betting window: BatchGetItem (table + live state), TransactWriteItems (live state +
     # its event); a slip confirmed again changes nothing (the read alone); a from-book deal
     # reads the book with the shoe (the live state it read anyway) — a deal's 2
@@ -98,6 +106,9 @@ BUDGET = {
     "proof": 1,
     "rounds (replay)": 2,
     "reports": 32,
+    "state": 2,
+    "urge": 2,
+    "reveal": 2,
 }
 #: Markers that replace a broader one for their routes.
 INSTEAD = {
@@ -106,6 +117,7 @@ INSTEAD = {
     "rounds (replay)": "replay",
     "events": "GET",
     "reports": "GET",
+    "state": "GET",
 }
 
 

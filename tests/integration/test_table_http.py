@@ -3,7 +3,7 @@ behind): presence answers and refusals with their statuses, and the table feed's
 
 from __future__ import annotations
 
-from support.stack import Api
+from support.stack import Api, star_city_bets
 
 
 def table(api: Api, **fields: str) -> str:
@@ -63,6 +63,49 @@ def test_the_feed_answers_304_while_nothing_happened(api: Api) -> None:
     assert [e["seq"] for e in moved.body["events"]] == [1, 2]
     assert api.get(path, query="limit=101").status == 400
     assert api.get("/v1/tables/tbl_zzzzzzzzzzzzzzzz/events").status == 404
+
+
+def test_the_squeeze_and_the_state_over_http(api: Api) -> None:
+    t = table(api)
+    state = api.get(f"/v1/tables/{t}/state")
+    assert state.status == 200 and state.function == "ReadFunction"
+    assert (state.body["phase"], state.body["shoe"], state.body["round"]) == ("idle", None, None)
+    shoe = api.post(f"/v1/tables/{t}/shoes", {"client_seed": "squeeze"}).body["shoe_id"]
+    dealt = api.post(f"/v1/shoes/{shoe}/rounds", {"bets": star_city_bets()}).body
+    initial = dealt["squeeze"]["steps"]["initial"]
+    assert (initial["status"], initial["revealed_at"]) == ("squeezing", None)
+    path = f"/v1/rounds/{dealt['round_id']}/reveal"
+    nobody = api.post(path, {"bettor_id": "bob", "step": "initial"})
+    assert (nobody.status, nobody.error["code"]) == (403, "not_squeezer")
+    assert nobody.error["details"]["squeezers"] == ["alice"]
+    bad = api.post(path, {"bettor_id": "alice", "step": "third"})
+    assert (bad.status, bad.error["code"]) == (400, "invalid_request")
+    # the table shows the first cards only, counting down to the initial reveal_by
+    now = api.get(f"/v1/tables/{t}/state").body
+    assert (now["phase"], now["deadline"]) == ("squeeze", initial["reveal_by"])
+    assert [c["code"] is None for c in now["round"]["cards"]] == [False, False, True, True]
+    assert now["round"]["result"] is None and now["shoe"]["rounds_dealt"] == 1
+    opened = api.post(path, {"bettor_id": "alice", "step": "initial"})
+    assert opened.status == 200 and opened.function == "SettleBetsFunction"
+    assert opened.body["squeeze"]["steps"]["initial"]["status"] == "revealed"
+    twice = api.post(path, {"bettor_id": "alice", "step": "initial"})
+    assert (twice.status, twice.error["code"]) == (409, "already_revealed")
+    after = api.get(f"/v1/tables/{t}/state")
+    shown = [c for c in after.body["round"]["cards"] if c["index"] <= 2]
+    assert all(c["code"] is not None for c in shown) and after.body["seq"] == opened.body["seq"]
+    same = api.get(f"/v1/tables/{t}/state", headers={"If-None-Match": after.headers["etag"]})
+    assert same.status == 304
+    got = api.get(f"/v1/rounds/{dealt['round_id']}").body["squeeze"]["steps"]["initial"]
+    assert got["hands"]["player"]["opened"]["by"] == "alice"
+    urge = api.post(f"/v1/tables/{t}/urge", {"bettor_id": "alice"})
+    assert (urge.status, urge.error["code"]) == (422, "player_banker_not_allowed")
+    banked = table(api, banking="player_banker")
+    api.call("PUT", f"/v1/tables/{banked}/banker", {"bettor_id": "pat", "balance": 35_000})
+    refused = api.post(f"/v1/tables/{banked}/urge", {"bettor_id": "alice"})
+    assert (refused.status, refused.error["code"]) == (403, "not_player_banker")
+    pressed = api.post(f"/v1/tables/{banked}/urge", {"bettor_id": "pat"})
+    assert pressed.status == 200 and pressed.function == "ShuffleCommitFunction"
+    assert pressed.body == {"table_id": banked, "round_id": None, "seq": 2}
 
 
 def test_the_betting_window_over_http(api: Api) -> None:

@@ -35,6 +35,8 @@ BODIES: dict[str, Callable[[], Any]] = {
     "PUT /v1/tables/{table_id}/bets/{bettor_id}": lambda: {
         "bets": [{"type": "banker", "amount": 1000}]
     },
+    "POST /v1/rounds/{round_id}/reveal": lambda: {"bettor_id": "alice", "step": "initial"},
+    "POST /v1/tables/{table_id}/urge": lambda: {"bettor_id": "theirs"},
 }
 #: Routes that name no operator resource (nothing to walk).
 NO_ID = {"GET /v1/tiers", "POST /v1/tables", "GET /verify", "GET /v1/signing-keys"}

@@ -93,6 +93,9 @@ def walk_routes(api: Client, calls: Calls) -> Counts:
         "POST /v1/shoes/{shoe_id}/rounds",
         lambda: api.post(f"/v1/shoes/{shoe['shoe_id']}/rounds", {"bets": star_city_bets()}),
     ).body
+    reveal = f"/v1/rounds/{rnd['round_id']}/reveal"  # alice leads the squeeze (largest stake)
+    opened = {"bettor_id": "alice", "step": "initial"}
+    run("POST /v1/rounds/{round_id}/reveal", lambda: api.post(reveal, opened))
     settle = f"/v1/rounds/{rnd['round_id']}/settlement"
     run("POST /v1/rounds/{round_id}/settlement", lambda: api.post(settle))
     run("POST /v1/rounds/{round_id}/settlement (again)", lambda: api.post(settle))
@@ -160,6 +163,18 @@ def _walk_table_routes(
         lambda: api.get(feed, query=query, headers={"If-None-Match": tag}),
     )
     assert again.status == 304
+    state = f"/v1/tables/{table_id}/state"
+    now = run("GET /v1/tables/{table_id}/state", lambda: api.get(state))
+    assert now.body["shoe"] is not None, now.body
+    same = {"If-None-Match": now.headers["etag"]}
+    run("GET /v1/tables/{table_id}/state (304)", lambda: api.get(state, headers=same))
+    banked = api.post(
+        "/v1/tables",
+        {"profile": "star-city", "tier": "star-city-fun", "banking": "player_banker"},
+    ).body["table_id"]
+    api.call("PUT", f"/v1/tables/{banked}/banker", {"bettor_id": "rt-pat", "balance": 35_000})
+    urge = f"/v1/tables/{banked}/urge"
+    run("POST /v1/tables/{table_id}/urge", lambda: api.post(urge, {"bettor_id": "rt-pat"}))
 
 
 def _walk_trust_routes(api: Client, run: Callable[[str, Callable[[], Response]], Response]) -> None:

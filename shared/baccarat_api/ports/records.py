@@ -183,6 +183,10 @@ class RoundRecord:
     prev_hash: str = ""
     round_hash: str = ""
     settlement_hash: str | None = None
+    #: The squeezers' openings of the reveal steps (issue 13), in order: ``{step, hands, by,
+    #: at}`` (``baccarat.squeeze.reveal``). Timings only — the cards and money were fixed at
+    #: the deal — so not hashed; a step not opened by its deadline is computed, never stored.
+    reveals: list[dict[str, Any]] = field(default_factory=list)
 
     #: bacc-audit-v1 (:data:`baccarat.audit.ROUND_FIELDS`) hashes every field of the round as
     #: dealt EXCEPT these (written later, or the hash itself). A new field is hashed unless it
@@ -196,6 +200,7 @@ class RoundRecord:
             "settlement_hash",
             "write_id",
             "resolve_write_id",
+            "reveals",
         }
     )
 
@@ -361,6 +366,10 @@ class LiveRecord:
     #: spectators}`` (``spectators``: the spectators who bet in it, removed after its
     #: settlement once no seated bettor remains). Moved by every deal, settlement and void.
     last_round: dict[str, Any] | None = None
+    #: The squeeze of the table's latest dealt round (``service/squeezing.py``): ``{round_id,
+    #: dealt_at, seconds, hands, reveals, noticed}`` — what the next change at the table needs
+    #: to report a step the system opened at its deadline, and what ``GET …/state`` shows.
+    squeeze: dict[str, Any] | None = None
     #: While a window waits to be dealt: when the sweep deals it from the book (``closes_at`` +
     #: the table's ``betting_seconds``; the sparse DueRounds index keys it). ``None`` otherwise.
     deal_by: str | None = None

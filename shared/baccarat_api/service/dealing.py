@@ -52,6 +52,7 @@ from baccarat_api.service.events import Change, LiveMoved, emit, retrying, settl
 from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
 from baccarat_api.service.models import DealRequest, RoundOut
 from baccarat_api.service.money import replaced, round_money, with_refs
+from baccarat_api.service.squeezing import live_squeeze, squeeze_seconds
 from baccarat_api.service.tables import end_shoe, shoe_ended
 from baccarat_api.service.views import round_view
 from baccarat_api.service.writeids import write_id
@@ -208,7 +209,7 @@ def _deal_round(
         config=shoe.config,
         bets=bets,
         player_banker=player_banker,
-        squeeze=reveal_plan(rnd, rights).as_dict(),
+        squeeze={**reveal_plan(rnd, rights).as_dict(), "squeeze_seconds": squeeze_seconds(shoe)},
         shoe_status=ENDED if last else OPEN,
         previous_bettors=shoe.recent_bettors,
         created_at=dealt_at,
@@ -258,7 +259,15 @@ def _deal_round(
         reported.append(settled_event(record, False))
     if last:
         reported.append(shoe_ended(after))
-    ev = emit(live, operator_id, shoe.table_id, dealt_at, [*reported, *removed], **moved)
+    ev = emit(
+        live,
+        operator_id,
+        shoe.table_id,
+        dealt_at,
+        [*reported, *removed],
+        **moved,
+        squeeze=live_squeeze(record),
+    )
     try:
         repo.record_round(
             shoe,

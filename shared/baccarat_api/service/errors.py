@@ -61,6 +61,15 @@ CODES: dict[str, tuple[bool, str]] = {
     "seat_occupied": (False, "that seat (or the player-banker seat) is taken by someone else"),
     "already_present": (False, "the bettor is already at this table in another place"),
     "table_full": (False, "the table holds no more spectators or watchers"),
+    "not_squeezer": (False, "the bettor does not squeeze these cards (see details.squeezers)"),
+    "already_revealed": (False, "the bettor already opened the cards of this step"),
+    "reveal_out_of_order": (False, "the draws open only once the initial cards are revealed"),
+    "reveal_deadline_passed": (
+        False,
+        "the step's reveal_by has passed: the system opened the cards then",
+    ),
+    "no_draws": (False, "the round has no third cards (no draws step)"),
+    "not_player_banker": (False, "only the seated player-banker presses the urge button"),
     "no_open_shoe": (False, "the table has no open shoe; commit one first"),
     "company_required": (
         False,

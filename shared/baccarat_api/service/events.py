@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from baccarat.squeeze import noticed
 from baccarat_api.ids import parse_table_id
 from baccarat_api.limits import MAX_EVENTS_PAGE
 from baccarat_api.ports.records import EventRecord, LiveRecord, RoundRecord
@@ -45,7 +46,8 @@ EVENT_TYPES: dict[str, str] = {
     "bet_cancelled": "round_number, bettor_id",
     "betting_closed": "shoe_id, round_number",
     "round_dealt": "round_id, shoe_id, round_number, bettors (count), bets (count)",
-    "squeeze_revealed": "round_id, step, by (bettor id or system)",
+    "squeeze_revealed": "round_id, step (initial | draws), by (bettor id or system), hands, "
+    "revealed_at",
     "urge": "bettor_id, round_id",
     "round_settled": "round_id, nets, house_take, lines, auto_settled",
     "round_auto_settled": "round_id, nets, house_take, lines, auto_settled (true)",
@@ -66,9 +68,16 @@ def emit(
     **changes: Any,
 ) -> Emit:
     """The events ``(type, data)`` numbered after ``live`` (``None``: the table has none yet),
-    and the live state moved past them (plus ``changes`` of its other fields)."""
+    and the live state moved past them (plus ``changes`` of its other fields). First come the
+    ``squeeze_revealed`` events of the steps the system opened at their deadline since the last
+    change (:func:`baccarat.squeeze.noticed`; ``service/squeezing.py``)."""
     before = live
     base = live if live is not None else LiveRecord(operator_id, table_id)
+    # a squeeze step the system opened at its deadline is reported by the first change after it
+    system, squeeze = noticed(base.squeeze, changes.get("squeeze", base.squeeze), at)
+    if system or "squeeze" in changes:
+        changes["squeeze"] = squeeze
+    events = [*system, *events]
     records = tuple(
         EventRecord(operator_id, table_id, base.seq + i, kind, at, data)
         for i, (kind, data) in enumerate(events, start=1)

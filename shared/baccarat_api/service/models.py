@@ -913,3 +913,110 @@ class DailyReportOut(_Strict):
         description="per currency (and minor_unit_exponent) of the day's tables, by code: the "
         "sum of its tables' rows"
     )
+
+
+# --- the squeeze countdown and the urge button (issue 13) -------------------------------------
+
+
+class RevealRequest(_Strict):
+    bettor_id: BettorId = Field(description="the squeezer opening their cards")
+    step: Literal["initial", "draws"] = Field(
+        description="initial: the second cards of the first four; draws: the third cards"
+    )
+
+
+class RevealOut(_Strict):
+    round_id: str
+    squeeze: dict[str, Any] = Field(
+        description="the round's squeeze plan with its steps now (as GET /v1/rounds/{id})"
+    )
+    seq: int = Field(description="the table's last event number after this change")
+
+
+class UrgeRequest(_Strict):
+    bettor_id: BettorId = Field(description="the seated player-banker pressing the button")
+
+
+class UrgeOut(_Strict):
+    table_id: str
+    round_id: str | None = Field(
+        description="the round the table is waiting on (its squeeze is still running), or null"
+    )
+    seq: int = Field(description="the table's last event number after this change")
+
+
+# --- GET /v1/tables/{table_id}/state (issue 13) ------------------------------------------------
+
+TablePhase = Literal["idle", "betting", "closed", "squeeze", "dealt", "settled"]
+
+
+class TableShoeOut(_Strict):
+    shoe_id: str
+    shoe_number: int
+    status: Literal["open", "ended"]
+    rounds_dealt: int
+    cards_remaining: int = Field(description="cards left in the shoe (剩餘張數)")
+    history: list[dict[str, Any]] = Field(description="the last 30 rounds (歷史開牌)")
+    roads: dict[str, Any] = Field(
+        description="bead_plate, big_road, big_eye_boy, small_road, cockroach_pig"
+    )
+    last_round_id: str | None
+
+
+class TableCardOut(_Strict):
+    position: int
+    hand: Literal["player", "banker"]
+    index: int = Field(description="1–3 in the hand")
+    face: Literal["up", "down"] = Field(description="how it was dealt")
+    squeezer: str | None = Field(description="who squeezes it (face-down cards; null: system)")
+    code: str | None = Field(description="the card, once the table shows it (null: still down)")
+
+
+class TableRoundOut(_Strict):
+    round_id: str
+    round_number: int
+    status: RoundStatus
+    dealt_at: str
+    settle_by: str | None
+    bettors: int = Field(description="how many bettors have bets locked in the round")
+    squeeze: dict[str, Any] | None = Field(
+        description="the squeeze plan with its steps now (as GET /v1/rounds/{id})"
+    )
+    cards: list[TableCardOut] = Field(
+        description="the cards on the table in dealing order: first cards from the deal, a "
+        "face-down card once its hand is opened, third cards once the initial step is revealed"
+    )
+    result: Literal["player", "banker", "tie"] | None = Field(
+        description="once every card is shown (null before)"
+    )
+
+
+class TableStateOut(_Strict):
+    """Everything a frontend draws of one table now; then follow the feed from ``seq``."""
+
+    table_id: str
+    profile: Literal["star-city", "bid-squeeze"]
+    tier: str
+    banking: Literal["house", "player_banker"]
+    seq: int = Field(description="the table's last event number: follow the feed after it")
+    at: str = Field(description="the moment this state describes (phases move with time)")
+    phase: TablePhase = Field(
+        description="idle | betting (window open) | closed (no more bets, not dealt) | squeeze "
+        "(a reveal step counting down) | dealt (all shown, not settled) | settled"
+    )
+    deadline: str | None = Field(
+        description="betting: closes_at; closed: when the sweep deals the book; squeeze: the "
+        "step's reveal_by; dealt: settle_by"
+    )
+    seats: dict[int, dict[str, Any]] = Field(description="seat → {bettor_id, balance, level}")
+    banker: dict[str, Any] | None = Field(description="the player-banker {bettor_id, balance}")
+    spectators: dict[str, dict[str, Any]] = Field(
+        description="bettor id → {balance, personal_limits}"
+    )
+    watchers: list[str] = Field(description="the observer list (觀局清單), in order of arrival")
+    idle: dict[str, int] = Field(
+        description="seated bettor → consecutive rounds without a bet (5: removed)"
+    )
+    book: BookOut = Field(description="the betting window and each seat's / spectator's slip")
+    shoe: TableShoeOut | None = Field(description="the open shoe, else the latest (null: none)")
+    round: TableRoundOut | None = Field(description="the latest round of that shoe (null: none)")

@@ -156,8 +156,9 @@ def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> ShoeStateOut:
 
 
 def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailOut:
+    from baccarat_api.clock import now
     from baccarat_api.service.money import settlement_out
 
     r = round_record(repo, operator_id, round_id)
     settlement = settlement_out(r).model_dump() if r.resolved else None
-    return RoundDetailOut.model_validate({**round_view(r), "settlement": settlement})
+    return RoundDetailOut.model_validate({**round_view(r, now()), "settlement": settlement})

@@ -74,8 +74,12 @@ def shoe_state_view(s: ShoeRecord) -> dict[str, Any]:
     }
 
 
-def round_view(r: RoundRecord) -> dict[str, Any]:
-    """The round as dealt (what the deal answers)."""
+def round_view(r: RoundRecord, at: str | None = None) -> dict[str, Any]:
+    """The round as dealt (what the deal answers); its squeeze steps as they are at ``at``
+    (``None``: at the deal, with no reveal — a replayed deal answers the same bytes)."""
+    from baccarat_api.service.squeezing import squeeze_view
+
+    reveals = [] if at is None else r.reveals
     return {
         "round_id": r.round_id,
         "shoe_id": r.ref.shoe.shoe_id,
@@ -84,7 +88,7 @@ def round_view(r: RoundRecord) -> dict[str, Any]:
         **currency.of_config(r.config),
         "bets": r.bets,
         "player_banker": r.player_banker,
-        "squeeze": r.squeeze,
+        "squeeze": squeeze_view(r.squeeze, r.dealt_at, reveals, at or r.dealt_at),
         "shoe_status": r.shoe_status,
         "dealt_at": r.dealt_at,
         "settle_by": r.settle_by,

@@ -129,6 +129,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/urge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The seated player-banker presses the urge button (催促鈕): an urge event */
+        post: operations["urge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/shoes/{shoe_id}/rounds": {
         parameters: {
             query?: never;
@@ -209,6 +226,23 @@ export interface paths {
         put?: never;
         /** Void the round within its void window: every stake returned, once, never settled */
         post: operations["void_round"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rounds/{round_id}/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The squeezer opens their face-down cards of a step (before its reveal_by) */
+        post: operations["reveal_cards"];
         delete?: never;
         options?: never;
         head?: never;
@@ -383,6 +417,23 @@ export interface paths {
         };
         /** The table's events after a sequence number, in order (ETag / If-None-Match: 304) */
         get: operations["table_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table now: presence, phase and deadline, book, squeeze, shoe, last seq (ETag) */
+        get: operations["table_state"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1450,6 +1501,37 @@ export interface components {
              */
             minor_unit_exponent: number;
         };
+        /** RevealOut */
+        RevealOut: {
+            /** Round Id */
+            round_id: string;
+            /**
+             * Squeeze
+             * @description the round's squeeze plan with its steps now (as GET /v1/rounds/{id})
+             */
+            squeeze: {
+                [key: string]: unknown;
+            };
+            /**
+             * Seq
+             * @description the table's last event number after this change
+             */
+            seq: number;
+        };
+        /** RevealRequest */
+        RevealRequest: {
+            /**
+             * Bettor Id
+             * @description the squeezer opening their cards
+             */
+            bettor_id: string;
+            /**
+             * Step
+             * @description initial: the second cards of the first four; draws: the third cards
+             * @enum {string}
+             */
+            step: "initial" | "draws";
+        };
         /**
          * Role
          * @enum {string}
@@ -1996,6 +2078,37 @@ export interface components {
                 [key: string]: number;
             } | null;
         };
+        /** TableCardOut */
+        TableCardOut: {
+            /** Position */
+            position: number;
+            /**
+             * Hand
+             * @enum {string}
+             */
+            hand: "player" | "banker";
+            /**
+             * Index
+             * @description 1–3 in the hand
+             */
+            index: number;
+            /**
+             * Face
+             * @description how it was dealt
+             * @enum {string}
+             */
+            face: "up" | "down";
+            /**
+             * Squeezer
+             * @description who squeezes it (face-down cards; null: system)
+             */
+            squeezer: string | null;
+            /**
+             * Code
+             * @description the card, once the table shows it (null: still down)
+             */
+            code: string | null;
+        };
         /** TableOut */
         TableOut: {
             /** Table Id */
@@ -2061,12 +2174,192 @@ export interface components {
              */
             squeeze_seconds: number;
         };
+        /** TableRoundOut */
+        TableRoundOut: {
+            /** Round Id */
+            round_id: string;
+            /** Round Number */
+            round_number: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "dealt" | "settled" | "auto_settled" | "voided";
+            /** Dealt At */
+            dealt_at: string;
+            /** Settle By */
+            settle_by: string | null;
+            /**
+             * Bettors
+             * @description how many bettors have bets locked in the round
+             */
+            bettors: number;
+            /**
+             * Squeeze
+             * @description the squeeze plan with its steps now (as GET /v1/rounds/{id})
+             */
+            squeeze: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Cards
+             * @description the cards on the table in dealing order: first cards from the deal, a face-down card once its hand is opened, third cards once the initial step is revealed
+             */
+            cards: components["schemas"]["TableCardOut"][];
+            /**
+             * Result
+             * @description once every card is shown (null before)
+             */
+            result: ("player" | "banker" | "tie") | null;
+        };
+        /** TableShoeOut */
+        TableShoeOut: {
+            /** Shoe Id */
+            shoe_id: string;
+            /** Shoe Number */
+            shoe_number: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "ended";
+            /** Rounds Dealt */
+            rounds_dealt: number;
+            /**
+             * Cards Remaining
+             * @description cards left in the shoe (剩餘張數)
+             */
+            cards_remaining: number;
+            /**
+             * History
+             * @description the last 30 rounds (歷史開牌)
+             */
+            history: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Roads
+             * @description bead_plate, big_road, big_eye_boy, small_road, cockroach_pig
+             */
+            roads: {
+                [key: string]: unknown;
+            };
+            /** Last Round Id */
+            last_round_id: string | null;
+        };
+        /**
+         * TableStateOut
+         * @description Everything a frontend draws of one table now; then follow the feed from ``seq``.
+         */
+        TableStateOut: {
+            /** Table Id */
+            table_id: string;
+            /**
+             * Profile
+             * @enum {string}
+             */
+            profile: "star-city" | "bid-squeeze";
+            /** Tier */
+            tier: string;
+            /**
+             * Banking
+             * @enum {string}
+             */
+            banking: "house" | "player_banker";
+            /**
+             * Seq
+             * @description the table's last event number: follow the feed after it
+             */
+            seq: number;
+            /**
+             * At
+             * @description the moment this state describes (phases move with time)
+             */
+            at: string;
+            /**
+             * Phase
+             * @description idle | betting (window open) | closed (no more bets, not dealt) | squeeze (a reveal step counting down) | dealt (all shown, not settled) | settled
+             * @enum {string}
+             */
+            phase: "idle" | "betting" | "closed" | "squeeze" | "dealt" | "settled";
+            /**
+             * Deadline
+             * @description betting: closes_at; closed: when the sweep deals the book; squeeze: the step's reveal_by; dealt: settle_by
+             */
+            deadline: string | null;
+            /**
+             * Seats
+             * @description seat → {bettor_id, balance, level}
+             */
+            seats: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Banker
+             * @description the player-banker {bettor_id, balance}
+             */
+            banker: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Spectators
+             * @description bettor id → {balance, personal_limits}
+             */
+            spectators: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Watchers
+             * @description the observer list (觀局清單), in order of arrival
+             */
+            watchers: string[];
+            /**
+             * Idle
+             * @description seated bettor → consecutive rounds without a bet (5: removed)
+             */
+            idle: {
+                [key: string]: number;
+            };
+            /** @description the betting window and each seat's / spectator's slip */
+            book: components["schemas"]["BookOut"];
+            /** @description the open shoe, else the latest (null: none) */
+            shoe: components["schemas"]["TableShoeOut"] | null;
+            /** @description the latest round of that shoe (null: none) */
+            round: components["schemas"]["TableRoundOut"] | null;
+        };
         /** TiersOut */
         TiersOut: {
             /** Tiers */
             tiers: {
                 [key: string]: unknown;
             }[];
+        };
+        /** UrgeOut */
+        UrgeOut: {
+            /** Table Id */
+            table_id: string;
+            /**
+             * Round Id
+             * @description the round the table is waiting on (its squeeze is still running), or null
+             */
+            round_id: string | null;
+            /**
+             * Seq
+             * @description the table's last event number after this change
+             */
+            seq: number;
+        };
+        /** UrgeRequest */
+        UrgeRequest: {
+            /**
+             * Bettor Id
+             * @description the seated player-banker pressing the button
+             */
+            bettor_id: string;
         };
         /** VoidOut */
         VoidOut: {
@@ -3223,6 +3516,122 @@ export interface operations {
             };
         };
     };
+    urge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UrgeRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UrgeOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_player_banker */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: concurrent_update */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: player_banker_not_allowed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     deal_round: {
         parameters: {
             query?: never;
@@ -3816,6 +4225,113 @@ export interface operations {
             };
             /** @description error codes: idempotency_key_reused */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    reveal_cards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                round_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevealRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevealOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_squeezer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: already_revealed, concurrent_update, no_draws, reveal_deadline_passed, reveal_out_of_order, round_voided */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4560,6 +5076,100 @@ export interface operations {
                 };
             };
             /** @description the page is unchanged since the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    table_state: {
+        parameters: {
+            query?: never;
+            header?: {
+                "if-none-match"?: string | null;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableStateOut"];
+                };
+            };
+            /** @description the state is unchanged since the ETag sent in If-None-Match */
             304: {
                 headers: {
                     [name: string]: unknown;

@@ -13,7 +13,7 @@ from baccarat_api.http.deps import OperatorId, Rt, errors
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.ids import SHOE_NUMBER
 from baccarat_api.limits import DEFAULT_EVENTS_PAGE, MAX_EVENTS_PAGE
-from baccarat_api.service import events, proofs, reading
+from baccarat_api.service import events, proofs, reading, table_state
 from baccarat_api.service.models import (
     AuditOut,
     DailyReportOut,
@@ -26,6 +26,7 @@ from baccarat_api.service.models import (
     ShoeStateOut,
     SigningKeysOut,
     TableOut,
+    TableStateOut,
     TiersOut,
 )
 
@@ -233,6 +234,30 @@ def table_events(
         return Response(status_code=304, headers={"ETag": etag})
     response.headers["ETag"] = etag
     return page
+
+
+@router.get(
+    "/v1/tables/{table_id}/state",
+    response_model=TableStateOut,
+    operation_id="table_state",
+    summary="The table now: presence, phase and deadline, book, squeeze, shoe, last seq (ETag)",
+    responses={
+        304: {"description": "the state is unchanged since the ETag sent in If-None-Match"},
+        **errors("unauthorized", "not_found"),
+    },
+)
+def get_table_state(
+    table_id: str,
+    operator: OperatorId,
+    rt: Rt,
+    response: Response,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> TableStateOut | Response:
+    state, etag = table_state.table_state(rt.repo, operator, table_id)
+    if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
+        return Response(status_code=304, headers={"ETag": etag})
+    response.headers["ETag"] = etag
+    return state
 
 
 # --- reconciliation ----------------------------------------------------------------------------

@@ -11,8 +11,15 @@ from baccarat_api.http.deps import OperatorId, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.observability import logger, metrics
-from baccarat_api.service.models import SettlementOut, SettleRequest, VoidRequest
+from baccarat_api.service.models import (
+    RevealOut,
+    RevealRequest,
+    SettlementOut,
+    SettleRequest,
+    VoidRequest,
+)
 from baccarat_api.service.settling import settle_round
+from baccarat_api.service.squeezing import reveal_round
 from baccarat_api.service.voiding import void_round
 
 router = APIRouter(route_class=JsonRoute, tags=["rounds"])
@@ -69,3 +76,17 @@ def void(
     metrics.add_metric(name="RoundsVoided", unit=MetricUnit.Count, value=1)
     logger.info("round voided", extra={"round_id": round_id, "lines": len(out.lines)})
     return out
+
+
+@router.post(
+    "/v1/rounds/{round_id}/reveal",
+    response_model=RevealOut,
+    operation_id="reveal_cards",
+    summary="The squeezer opens their face-down cards of a step (before its reveal_by)",
+    responses=errors(
+        "unauthorized", "not_found", "not_squeezer", "already_revealed", "reveal_out_of_order",
+        "reveal_deadline_passed", "no_draws", "round_voided", "concurrent_update",
+    ),
+)  # fmt: skip
+def reveal(round_id: str, body: RevealRequest, operator: OperatorId, rt: Rt) -> RevealOut:
+    return reveal_round(rt.repo, operator, round_id, body.bettor_id, body.step)

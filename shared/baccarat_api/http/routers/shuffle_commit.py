@@ -13,7 +13,7 @@ from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.limits import BETTOR_ID_PATTERN
 from baccarat_api.observability import logger, metrics
-from baccarat_api.service import presence, tables
+from baccarat_api.service import presence, squeezing, tables
 from baccarat_api.service.models import (
     BankerRequest,
     CommitShoeRequest,
@@ -24,6 +24,8 @@ from baccarat_api.service.models import (
     ShoeStateOut,
     SpectatorRequest,
     TableOut,
+    UrgeOut,
+    UrgeRequest,
 )
 
 router = APIRouter(route_class=JsonRoute, tags=["tables and shoes"])
@@ -188,3 +190,17 @@ def join_watchers(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt
 )
 def leave_watchers(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt) -> PresenceOut:
     return presence.leave_watchers(rt.repo, operator, table_id, bettor_id)
+
+
+@router.post(
+    "/v1/tables/{table_id}/urge",
+    response_model=UrgeOut,
+    operation_id="urge",
+    summary="The seated player-banker presses the urge button (催促鈕): an urge event",
+    responses=errors(
+        "unauthorized", "not_found", "not_player_banker", "player_banker_not_allowed",
+        "concurrent_update",
+    ),
+)  # fmt: skip
+def urge(table_id: str, body: UrgeRequest, operator: OperatorId, rt: Rt) -> UrgeOut:
+    return squeezing.urge(rt.repo, operator, table_id, body.bettor_id)

@@ -1,0 +1,188 @@
+"""The squeeze countdown (issue 13): reveals, the system's reveal at each deadline, the urge.
+
+A dealt round's reveal plan (``RoundRecord.squeeze``, fixed and hashed at the deal with the
+table's ``squeeze_seconds``) has up to two steps: ``initial`` (the four first cards; each hand's
+second card face down) and ``draws`` (the third cards, if any). The initial step counts down from
+the deal, the draws from the moment the initial step is revealed; each for ``squeeze_seconds``
+(``reveal_by``). ``POST /v1/rounds/{round_id}/reveal`` records that the hand's squeezer opened
+(:func:`baccarat.squeeze.reveal` says who may, once, in order, in time); a hand not opened by
+``reveal_by`` is opened by the system then.
+
+Decision (computed on read, reported by the next change): what a step's state is — who opened,
+when, whether the system did — is COMPUTED from the plan, the deal time and the squeezers'
+reveals wherever it is read (the round, ``GET …/state``), so it is exact at any moment without a
+write. The ``squeeze_revealed`` event with ``by: "system"`` is written by the first change at the
+table after the deadline — any change: :func:`baccarat.squeeze.noticed` runs in
+:func:`~.events.emit`, the one place
+events are numbered — before that change's own events, with ``revealed_at`` = the deadline (so a
+frontend that follows the feed sees it at most one change late; one that polls ``GET …/state``
+sees it at once). A step of a round still counting down when the next round is dealt gets no
+event: that ``round_dealt`` ends the previous round's squeeze. Nothing here moves money or
+cards.
+
+Round trips: a reveal is BatchGetItem (round + live state) + TransactWriteItems (the round's
+``reveals``, the live state, the events) = 2; an urge is BatchGetItem (table + live state) +
+TransactWriteItems (live state + event) = 2."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baccarat.profiles import Banking, TableConfig
+from baccarat.squeeze import RevealRefused, live_steps, step_hands, timeline
+from baccarat.squeeze import reveal as core_reveal
+from baccarat_api.clock import now
+from baccarat_api.ids import RoundRef, parse_shoe_id
+from baccarat_api.limits import DEFAULT_SQUEEZE_SECONDS
+from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
+from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.ports.writes import ABSENT, Update
+from baccarat_api.service.betting import window_status
+from baccarat_api.service.errors import DomainError
+from baccarat_api.service.events import LiveMoved, emit, retrying
+from baccarat_api.service.models import RevealOut, UrgeOut
+from baccarat_api.service.reading import round_live, table_live
+
+__all__ = [
+    "live_squeeze",
+    "plan_seconds",
+    "reveal_round",
+    "squeeze_seconds",
+    "squeeze_view",
+    "urge",
+]
+
+
+def squeeze_seconds(shoe: ShoeRecord) -> int:
+    """THE accessor of the ``squeeze_seconds`` a round is dealt with: the table's setting,
+    copied to the shoe at its commit."""
+    return int(shoe.squeeze_seconds)
+
+
+def plan_seconds(plan: dict[str, Any]) -> int:
+    return int(plan.get("squeeze_seconds", DEFAULT_SQUEEZE_SECONDS))
+
+
+def squeeze_view(
+    plan: dict[str, Any] | None, dealt_at: str, reveals: list[dict[str, Any]], at: str | None
+) -> dict[str, Any] | None:
+    """The plan as stored plus ``steps``: each step's status, ``reveal_by``, ``revealed_at`` and
+    per hand its squeezer and who opened it (``at``: the moment; the deal's answer uses the deal
+    time, so a replay is byte for byte the first answer)."""
+    if plan is None:
+        return None
+    steps = timeline(step_hands(plan), dealt_at, plan_seconds(plan), reveals, at)
+    return {**plan, "steps": {s.step: s.as_dict() for s in steps}}
+
+
+def live_squeeze(r: RoundRecord) -> dict[str, Any] | None:
+    """The live state's copy of a round's squeeze (set by its deal, moved by its reveals)."""
+    if r.squeeze is None:
+        return None
+    return {
+        "round_id": r.round_id,
+        "dealt_at": r.dealt_at,
+        "seconds": plan_seconds(r.squeeze),
+        "hands": step_hands(r.squeeze),
+        "reveals": list(r.reveals),
+        "noticed": [],
+    }
+
+
+def reveal_round(
+    repo: Repository, operator_id: str, round_id: str, bettor_id: str, step: str
+) -> RevealOut:
+    """The squeezer ``bettor_id`` opens their hands of ``step``; reports ``squeeze_revealed``."""
+
+    def attempt() -> RevealOut:
+        r, live = round_live(repo, operator_id, round_id)
+        if r.void is not None:
+            raise DomainError("round_voided", f"round {round_id} is voided")
+        if r.squeeze is None:
+            raise DomainError("no_draws", "this round has no reveal plan")
+        at = now()
+        try:
+            record = core_reveal(
+                step_hands(r.squeeze),
+                r.dealt_at,
+                plan_seconds(r.squeeze),
+                r.reveals,
+                step,
+                bettor_id,
+                at,
+            )
+        except RevealRefused as exc:
+            raise DomainError(exc.code, str(exc), details=exc.details) from None
+        reveals = [*r.reveals, record]
+        changes: dict[str, Any] = {}
+        sq = None if live is None else live.squeeze
+        if sq is not None and sq["round_id"] == round_id:
+            sq = {**sq, "reveals": reveals}
+            state = next(s for s in live_steps(sq, at) if s.step == step)
+            if state.status == "revealed":
+                sq = {**sq, "noticed": [*sq["noticed"], step]}
+            changes["squeeze"] = sq
+        data = {"round_id": round_id, "step": step, "by": bettor_id, "hands": record["hands"]}
+        event = ("squeeze_revealed", {**data, "revealed_at": at})
+        ev = emit(live, operator_id, r.table_id, at, [event], **changes)
+        moved = Update(
+            RoundRecord,
+            (r.operator_id, r.table_id, r.shoe_number, r.round_number),
+            set={"reveals": reveals},
+            expect={"void": ABSENT},
+        )
+        try:
+            repo.table_change("reveal", ev, [moved])
+        except ConditionFailed:
+            raise LiveMoved from None
+        view = squeeze_view(r.squeeze, r.dealt_at, reveals, at)
+        assert view is not None
+        return RevealOut(round_id=round_id, squeeze=view, seq=ev.after.seq)
+
+    return retrying(attempt)
+
+
+def urge(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> UrgeOut:
+    """The player-banker's urge button (seed 000: 荷官可以使用【催促鈕】來提醒其他玩家押注):
+    only the seated player-banker of a player-banker table presses it; reports ``urge``."""
+
+    def attempt() -> UrgeOut:
+        table, live = table_live(repo, operator_id, table_id)
+        config = TableConfig.from_dict(table.config)
+        if config.banking is not Banking.PLAYER_BANKER:
+            raise DomainError(
+                "player_banker_not_allowed",
+                "this table is banked by the house: it has no player-banker and no urge button",
+            )
+        banker = None if live is None or live.banker is None else live.banker["bettor_id"]
+        if banker != bettor_id:
+            raise DomainError(
+                "not_player_banker",
+                f"only the seated player-banker urges; {bettor_id} is not",
+                details={"bettor_id": bettor_id},
+            )
+        at = now()
+        assert live is not None
+        data = {"bettor_id": bettor_id, "round_id": _current_round(live, at)}
+        ev = emit(live, operator_id, table_id, at, [("urge", data)])
+        try:
+            repo.table_change("urge", ev)
+        except ConditionFailed:
+            raise LiveMoved from None
+        return UrgeOut(table_id=table_id, round_id=data["round_id"], seq=ev.after.seq)
+
+    return retrying(attempt)
+
+
+def _current_round(live: LiveRecord, at: str) -> str | None:
+    """The round the table is waiting on: the one its open betting window takes bets for, else
+    the latest dealt round while its squeeze lasts, else none."""
+    betting = live.betting
+    if betting is not None and window_status(betting, at) == "open":
+        shoe = parse_shoe_id(str(betting["shoe_id"]))
+        assert shoe is not None
+        return RoundRef(shoe.table_id, shoe.shoe_number, int(betting["round_number"])).round_id
+    sq = live.squeeze
+    if sq is not None and any(s.status != "revealed" for s in live_steps(sq, at)):
+        return str(sq["round_id"])
+    return None

@@ -1,0 +1,195 @@
+"""The squeeze countdown (issue 13) over the in-memory repository: ``reveal_by`` per step, the
+squeezer's reveal (refused to anyone else, twice, out of order, late, or with no draws), the
+system's reveal at the deadline (computed on read, reported by the next change at the table),
+and the player-banker's urge button. Nothing here touches money or cards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from baccarat.squeeze import reveal, step_hands, timeline
+from baccarat_api import clock
+from baccarat_api.clock import seconds_after
+from baccarat_api.service import events, presence, reading, squeezing
+from baccarat_api.service.errors import DomainError
+
+from .conftest import Game, star_city_bets
+from .test_service import OP, deal, new_shoe, new_table
+
+PLAN = {
+    "initial": [
+        {"position": 0, "hand": "player", "index": 1, "face": "up", "squeezer": None},
+        {"position": 1, "hand": "banker", "index": 1, "face": "up", "squeezer": None},
+        {"position": 2, "hand": "player", "index": 2, "face": "down", "squeezer": "p"},
+        {"position": 3, "hand": "banker", "index": 2, "face": "down", "squeezer": "b"},
+    ],
+    "draws": [{"position": 4, "hand": "player", "index": 3, "face": "down", "squeezer": "p"}],
+}
+T0 = "2026-01-01T00:00:00.000Z"
+
+
+def at(seconds: float) -> str:
+    """``T0`` plus ``seconds`` (under a minute)."""
+    return f"2026-01-01T00:00:{seconds:06.3f}Z"
+
+
+def test_each_step_counts_down_from_the_previous_reveal_and_the_system_opens_late_hands() -> None:
+    hands = step_hands(PLAN)
+    assert hands == {"initial": {"player": "p", "banker": "b"}, "draws": {"player": "p"}}
+    initial, draws = timeline(hands, T0, 10, [], at(5))
+    assert (initial.status, initial.reveal_by, draws.status, draws.reveal_by) == (
+        "squeezing", at(10), "waiting", None,
+    )  # fmt: skip
+    # p opens the player hand at 3 s; b never does: the system opens the banker hand at 10 s,
+    # and the draws count down from then
+    opened = [reveal(hands, T0, 10, [], "initial", "p", at(3))]
+    initial, draws = timeline(hands, T0, 10, opened, at(12))
+    assert initial.opened == {
+        "player": {"by": "p", "at": at(3)},
+        "banker": {"by": "system", "at": at(10)},
+    }
+    assert (initial.revealed_at, draws.status, draws.reveal_by) == (at(10), "squeezing", at(20))
+    # both open in time: the draws start at the later of the two
+    both = [*opened, reveal(hands, T0, 10, opened, "initial", "b", at(4))]
+    initial, draws = timeline(hands, T0, 10, both, at(4))
+    assert (initial.status, initial.revealed_at, draws.reveal_by) == ("revealed", at(4), at(14))
+    # at the end of time everything is open
+    assert [s.status for s in timeline(hands, T0, 10, [], None)] == ["revealed", "revealed"]
+
+
+@pytest.mark.parametrize(
+    ("step", "bettor", "reveals", "when", "code"),
+    [
+        ("initial", "nobody", [], 1, "not_squeezer"),
+        ("draws", "p", [], 1, "reveal_out_of_order"),
+        ("initial", "p", [{"step": "initial", "hands": ["player"], "by": "p", "at": T0}], 1,
+         "already_revealed"),
+        ("initial", "p", [], 10, "reveal_deadline_passed"),
+    ],
+)  # fmt: skip
+def test_a_reveal_is_refused_with_its_code(
+    step: str, bettor: str, reveals: list[dict[str, Any]], when: float, code: str
+) -> None:
+    with pytest.raises(Exception) as caught:
+        reveal(step_hands(PLAN), T0, 10, reveals, step, bettor, at(when))
+    assert getattr(caught.value, "code", None) == code
+
+
+def test_a_round_without_third_cards_has_no_draws_step() -> None:
+    plan = {"initial": PLAN["initial"], "draws": []}
+    assert list(step_hands(plan)) == ["initial"]
+    with pytest.raises(Exception) as caught:
+        reveal(step_hands(plan), T0, 10, [], "draws", "p", at(1))
+    assert getattr(caught.value, "code", None) == "no_draws"
+
+
+def _code(call: Any) -> str:
+    with pytest.raises(DomainError) as caught:
+        call()
+    return caught.value.code
+
+
+def _clock(monkeypatch: pytest.MonkeyPatch, when: str) -> None:
+    monkeypatch.setattr(squeezing, "now", lambda: when)
+    monkeypatch.setattr(presence, "now", lambda: when)
+    monkeypatch.setattr(clock, "now", lambda: when)  # the round read's
+
+
+def _feed(game: Game, table_id: str) -> list[tuple[str, dict[str, Any]]]:
+    page, _ = events.table_events(game.repo, OP, table_id, 0, 100)
+    return [(e.type, e.data) for e in page.events]
+
+
+def test_the_squeezer_reveals_in_time_and_the_round_read_shows_it(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shoe_id = new_shoe(game)
+    table_id = shoe_id.rsplit("_s", 1)[0]
+    dealt = deal(game, shoe_id, star_city_bets())
+    plan = dealt.squeeze
+    # star-city: alice (largest total stake) leads the whole round
+    assert (plan["player"], plan["banker"], plan["squeeze_seconds"]) == ("alice", "alice", 10)
+    steps = plan["steps"]
+    assert steps["initial"]["status"] == "squeezing"
+    assert steps["initial"]["reveal_by"] == seconds_after(dealt.dealt_at, 10)
+    has_draws = dealt.cards_dealt > 4
+    assert ("draws" in steps) is has_draws
+
+    rid = dealt.round_id
+    soon = seconds_after(dealt.dealt_at, 3)
+    _clock(monkeypatch, soon)
+    assert _code(lambda: squeezing.reveal_round(game.repo, OP, rid, "bob", "initial")) == (
+        "not_squeezer"
+    )
+    out = squeezing.reveal_round(game.repo, OP, rid, "alice", "initial")
+    assert out.squeeze["steps"]["initial"]["status"] == "revealed"
+    assert out.squeeze["steps"]["initial"]["revealed_at"] == soon
+    assert _code(lambda: squeezing.reveal_round(game.repo, OP, rid, "alice", "initial")) == (
+        "already_revealed"
+    )
+    last = _feed(game, table_id)[-1]
+    assert last == (
+        "squeeze_revealed",
+        {"round_id": rid, "step": "initial", "by": "alice", "hands": ["player", "banker"],
+         "revealed_at": soon},
+    )  # fmt: skip
+    got = reading.get_round(game.repo, OP, rid).squeeze["steps"]
+    assert got["initial"]["hands"]["player"]["opened"] == {"by": "alice", "at": soon}
+    if has_draws:
+        assert got["draws"]["reveal_by"] == seconds_after(soon, 10)  # from the initial reveal
+    else:
+        assert _code(lambda: squeezing.reveal_round(game.repo, OP, rid, "alice", "draws")) == (
+            "no_draws"
+        )
+    # the deal's own answer is the round as dealt: no reveal, the same bytes on a replay
+    assert "revealed_at" in dealt.squeeze["steps"]["initial"]
+    assert dealt.squeeze["steps"]["initial"]["revealed_at"] is None
+
+
+def test_a_step_past_its_deadline_is_reported_by_the_next_change(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shoe_id = new_shoe(game)
+    table_id = shoe_id.rsplit("_s", 1)[0]
+    dealt = deal(game, shoe_id, star_city_bets())
+    late = seconds_after(dealt.dealt_at, 11)
+    _clock(monkeypatch, late)
+    # computed on read: the system opened the initial cards at the deadline
+    steps = reading.get_round(game.repo, OP, dealt.round_id).squeeze["steps"]
+    assert steps["initial"]["status"] == "revealed"
+    assert steps["initial"]["hands"]["banker"]["opened"] == {
+        "by": "system",
+        "at": seconds_after(dealt.dealt_at, 10),
+    }
+    assert (
+        _code(lambda: squeezing.reveal_round(game.repo, OP, dealt.round_id, "alice", "initial"))
+        == "reveal_deadline_passed"
+    )
+    before = len(_feed(game, table_id))
+    presence.join_watchers(game.repo, OP, table_id, "wendy")  # the next change at the table
+    reported = _feed(game, table_id)[before:]
+    assert reported == [
+        ("squeeze_revealed", {"round_id": dealt.round_id, "step": "initial", "by": "system",
+                              "hands": ["player", "banker"],
+                              "revealed_at": seconds_after(dealt.dealt_at, 10)}),
+        ("watcher_joined", {"bettor_id": "wendy"}),
+    ]  # fmt: skip
+    presence.leave_watchers(game.repo, OP, table_id, "wendy")  # reported once, not again
+    assert [t for t, _ in _feed(game, table_id)[before + 2 :]] == ["watcher_left"]
+
+
+def test_only_the_seated_player_banker_urges(game: Game) -> None:
+    house = new_table(game)
+    assert _code(lambda: squeezing.urge(game.repo, OP, house, "pat")) == (
+        "player_banker_not_allowed"
+    )
+    table_id = new_table(game, banking="player_banker")
+    assert _code(lambda: squeezing.urge(game.repo, OP, table_id, "pat")) == "not_player_banker"
+    presence.take_banker(game.repo, OP, table_id, "pat", 35_000)
+    presence.take_seat(game.repo, OP, table_id, 1, "alice", 50_000, None)
+    assert _code(lambda: squeezing.urge(game.repo, OP, table_id, "alice")) == "not_player_banker"
+    out = squeezing.urge(game.repo, OP, table_id, "pat")
+    assert (out.round_id, out.seq) == (None, 3)
+    assert _feed(game, table_id)[-1] == ("urge", {"bettor_id": "pat", "round_id": None})

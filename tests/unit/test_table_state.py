@@ -1,0 +1,172 @@
+"""``GET /v1/tables/{table_id}/state`` over the in-memory repository: the phase and its deadline
+through a round's life, the cards the table shows as the squeeze goes, and the seeds' table
+(seats, the player-banker, the observer list, cards remaining, history, the squeeze) rendered
+by a frontend from one state read plus the event feed after its ``seq`` — the same table the
+state shows at the end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from baccarat_api import clock
+from baccarat_api.clock import seconds_after
+from baccarat_api.service import events, presence, squeezing, table_state, tables
+from baccarat_api.service.settling import settle_round
+
+from .conftest import Game, star_city_bets
+from .test_service import OP, deal, new_table
+
+
+def state(game: Game, table_id: str) -> dict[str, Any]:
+    out, _ = table_state.table_state(game.repo, OP, table_id)
+    return out.model_dump(mode="json")
+
+
+def render(start: dict[str, Any], feed: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a frontend draws, from a state read and the events after its seq (only the feed's
+    data: ids, seats, rounds, who opened)."""
+    seats = {int(k): v["bettor_id"] for k, v in start["seats"].items()}
+    banker = None if start["banker"] is None else start["banker"]["bettor_id"]
+    watchers = list(start["watchers"])
+    rnd = None if start["round"] is None else start["round"]["round_id"]
+    opened: dict[str, str] = {}
+    if start["round"] is not None:
+        for step, s in start["round"]["squeeze"]["steps"].items():
+            if s["status"] == "revealed":
+                opened[step] = next(iter(s["hands"].values()))["opened"]["by"]
+    settled = start["phase"] == "settled"
+    seq = start["seq"]
+    for e in feed:
+        assert e["seq"] == seq + 1, "the feed has no gap after the state's seq"
+        seq = e["seq"]
+        kind, data = e["type"], e["data"]
+        if kind == "seat_taken":
+            seats[data["seat"]] = data["bettor_id"]
+        elif kind == "seat_vacated":
+            seats.pop(data["seat"])
+        elif kind == "banker_taken":
+            banker = data["bettor_id"]
+        elif kind == "banker_left":
+            banker = None
+        elif kind == "watcher_joined":
+            watchers.append(data["bettor_id"])
+        elif kind == "watcher_left":
+            watchers.remove(data["bettor_id"])
+        elif kind == "round_dealt":
+            rnd, opened, settled = data["round_id"], {}, False
+        elif kind == "squeeze_revealed" and data["round_id"] == rnd:
+            opened.setdefault(data["step"], data["by"])
+        elif kind in ("round_settled", "round_auto_settled", "round_voided"):
+            settled = settled or data["round_id"] == rnd
+    return {"seats": seats, "banker": banker, "watchers": watchers, "round": rnd,
+            "opened": opened, "settled": settled, "seq": seq}  # fmt: skip
+
+
+def drawn(s: dict[str, Any]) -> dict[str, Any]:
+    """The same picture, from a state read alone."""
+    return render(s, [])
+
+
+def test_the_seeds_table_renders_from_state_and_feed_alone(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = new_table(game, banking="player_banker")
+    first = state(game, t)  # a frontend arrives before anyone sits
+    assert (first["phase"], first["seq"], first["shoe"], first["round"]) == ("idle", 0, None, None)
+    presence.take_banker(game.repo, OP, t, "pat", 40_000)  # 荷官
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 3)
+    presence.take_seat(game.repo, OP, t, 2, "bob", 20_000, None)
+    presence.join_watchers(game.repo, OP, t, "wendy")  # 觀局清單
+    shoe = tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
+    pb = {"bettor_id": "pat", "balance": 40_000}
+    dealt = deal(game, shoe, star_city_bets(), player_banker=pb)
+    middle = state(game, t)  # a second frontend arrives mid-squeeze
+    assert middle["phase"] == "squeeze"
+    assert middle["deadline"] == dealt.squeeze["steps"]["initial"]["reveal_by"]
+    # 剩餘張數: star-city deals 4 decks; the round started after the burn
+    assert middle["shoe"]["cards_remaining"] == 4 * 52 - (dealt.start + dealt.cards_dealt)
+    assert [c["code"] is not None for c in middle["round"]["cards"]] == [True, True, False, False]
+    squeezing.urge(game.repo, OP, t, "pat")  # 催促鈕
+    squeezing.reveal_round(game.repo, OP, dealt.round_id, "alice", "initial")
+    presence.leave_watchers(game.repo, OP, t, "wendy")
+    presence.leave_seat(game.repo, OP, t, 2)
+    settle_round(game.repo, OP, dealt.round_id)
+    late = seconds_after(dealt.dealt_at, 60)  # every countdown over: the system opened the rest
+    monkeypatch.setattr(table_state, "now", lambda: late)
+    monkeypatch.setattr(clock, "now", lambda: late)
+    monkeypatch.setattr(presence, "now", lambda: late)
+    presence.join_watchers(game.repo, OP, t, "walt")  # reports what the system opened meanwhile
+    end = state(game, t)
+    for start in (first, middle):
+        page, _ = events.table_events(game.repo, OP, t, start["seq"], 100)
+        feed = [e.model_dump(mode="json") for e in page.events]
+        assert render(start, feed) == drawn(end) | {"seq": end["seq"]}
+    assert end["phase"] == "settled" and list(end["seats"]) == ["1"]
+    assert end["seats"]["1"]["bettor_id"] == "alice" and end["watchers"] == ["walt"]
+    assert end["round"]["result"] == dealt.result  # every card shown
+    assert all(c["code"] is not None for c in end["round"]["cards"])
+    assert end["shoe"]["history"][-1]["result"] == dealt.result  # 歷史開牌
+    assert end["shoe"]["rounds_dealt"] == 1 and end["banker"]["bettor_id"] == "pat"
+
+
+def test_the_phase_follows_the_round_and_the_etag_moves_with_it(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = new_table(game)
+    shoe = tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
+    assert state(game, t)["phase"] == "idle"
+    dealt = deal(game, shoe, star_city_bets())
+    _, tag = table_state.table_state(game.repo, OP, t)
+    _, same = table_state.table_state(game.repo, OP, t)
+    assert tag == same  # nothing drawn changed
+    after = seconds_after(dealt.dealt_at, 10)
+    monkeypatch.setattr(table_state, "now", lambda: after)
+    s = state(game, t)
+    has_draws = "draws" in dealt.squeeze["steps"]
+    # past the initial deadline: the draws count down (if any), else every card is shown
+    assert s["phase"] == ("squeeze" if has_draws else "dealt")
+    assert s["deadline"] == (seconds_after(after, 10) if has_draws else dealt.settle_by)
+    _, moved = table_state.table_state(game.repo, OP, t)
+    assert moved != tag  # the countdown ended: the same seq, another picture
+    settle_round(game.repo, OP, dealt.round_id)
+    assert state(game, t)["phase"] == ("squeeze" if has_draws else "settled")
+
+
+def test_the_state_at_its_largest_is_small(game: Game) -> None:
+    """Measured, not assumed: a bid-squeeze table with every place taken by the longest ids
+    (7 seats, the most spectators with personal limits, 200 watchers), a slip of several bets
+    for each, and a whole shoe's history and roads — the answer's bytes (printed)."""
+    from baccarat_api.limits import MAX_ID_LENGTH, MAX_SPECTATORS, MAX_WATCHERS
+    from baccarat_api.service import betting
+    from baccarat_api.service.models import SlipRequest
+
+    t = new_table(game, profile="bid-squeeze", tier="bid-squeeze-standard")
+    shoe = tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
+    name = lambda kind, n: f"{kind}{n}".ljust(MAX_ID_LENGTH, "x")  # noqa: E731
+    for seat in range(1, 8):
+        presence.take_seat(game.repo, OP, t, seat, name("s", seat), 10**9, 10)
+    limits = {k: 10**9 for k in ("banker", "player", "tie", "banker_pair", "player_pair")}
+    for n in range(MAX_SPECTATORS):
+        presence.join_spectators(game.repo, OP, t, name("p", n), 10**9, limits)
+    for n in range(MAX_WATCHERS):
+        presence.join_watchers(game.repo, OP, t, name("w", n))
+    dealt = 0
+    while True:  # the shoe's rounds (nobody bets) until one is left: its history and roads
+        shoe_now = state(game, t)["shoe"]
+        if shoe_now["cards_remaining"] < 30:
+            break
+        deal(game, shoe, [])
+        dealt += 1
+    betting.open_betting(game.repo, OP, t)
+    bets = [("banker", 1000), ("tie", 1000), ("banker_pair", 1000), ("player_pair", 1000)]
+    request = SlipRequest.model_validate({"bets": [{"type": k, "amount": a} for k, a in bets]})
+    for bettor in [name("s", s) for s in range(1, 8)] + [name("p", n) for n in range(8)]:
+        betting.place_slip(game.repo, OP, t, bettor, request)
+    out, _ = table_state.table_state(game.repo, OP, t)
+    size = len(out.model_dump_json().encode())
+    print(f"\nGET …/state at its largest: {size} bytes ({dealt} rounds in the shoe)")
+    assert out.phase == "betting" and len(out.watchers) == MAX_WATCHERS
+    assert len(out.book.seats) == 7 and len(out.book.spectators) == MAX_SPECTATORS
+    assert size < 100_000, size
