@@ -356,6 +356,9 @@ def test_each_built_function_answers_every_event_file_in_a_clean_interpreter(
     assert again["json"]["settlement"] == settled["json"]
     second = go("deal_round")
     assert second["statusCode"] == 201 and ids["round_id"] != dealt["json"]["round_id"], second
+    # the reveal of the open round (before its void): the event's bettor squeezes nothing here
+    summary, _, ok = samlocal.read_answer(strip(go("reveal_cards")))
+    assert not ok and f'"code": "{samlocal.REFUSED_IN_RECIPE["reveal_cards"]}"' in summary, summary
     voided = go("void_round")
     assert voided["statusCode"] == 200 and voided["json"]["round_id"] == ids["round_id"], voided
     void_body = json.loads(event_file("void_round", ids)["body"])

@@ -164,8 +164,13 @@ def test_least_privilege() -> None:
     assert signing == {
         f: {"kms:Sign", "kms:GetPublicKey"} for f in ("ReadFunction", "AutoSettleFunction")
     }
-    for f in ("ReadFunction", "AutoSettleFunction"):  # they name bettors by ref: the ref key only
-        assert grants[f] == {REF_KEY_PURPOSE: {"kms:Decrypt"}}
+    # they name bettors by ref: the ref key; the sweep also deals a betting window nobody dealt,
+    # so it opens that shoe's secret too (as the deal does) — never a chain secret
+    assert grants["ReadFunction"] == {REF_KEY_PURPOSE: {"kms:Decrypt"}}
+    assert grants["AutoSettleFunction"] == {
+        REF_KEY_PURPOSE: {"kms:Decrypt"},
+        SHOE_PURPOSE: {"kms:Decrypt"},
+    }
     assert grants["ShuffleCommitFunction"] == {
         CHAIN_PURPOSE: {"kms:GenerateDataKey", "kms:Decrypt"},
         SHOE_PURPOSE: {"kms:Encrypt", "kms:Decrypt"},
