@@ -27,6 +27,9 @@ from baccarat_api.ports.records import (
     KEY_FIELDS,
     EventRecord,
     FairnessTotals,
+    FeedEntry,
+    FeedHead,
+    FeedMark,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
@@ -49,7 +52,58 @@ from baccarat_api.ports.vault import SECRET_BYTES
 from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
 
 
-class MemoryRepository(Repository):
+class _FeedReads:
+    items: dict[Key, Record]
+    calls: Counter[str]
+    _lock: threading.RLock
+
+    def feed_state(
+        self, operator_id: str, shard: int, table_ids: Sequence[str]
+    ) -> tuple[FeedHead, dict[str, FeedMark]]:
+        self.calls["batch_get"] += 1
+        with self._lock:
+            head = self.items.get((FeedHead, (operator_id, shard)))
+            marks = {t: self.items.get((FeedMark, (operator_id, t))) for t in table_ids}
+        return (
+            head if isinstance(head, FeedHead) else FeedHead(operator_id, shard),
+            {
+                t: m if isinstance(m, FeedMark) else FeedMark(operator_id, t)
+                for t, m in marks.items()
+            },
+        )
+
+    def feed_entries(self, operator_id: str, shard: int, after: int, limit: int) -> list[FeedEntry]:
+        self.calls["query"] += 1
+        with self._lock:
+            found = [
+                r
+                for (k, _), r in self.items.items()
+                if k is FeedEntry
+                and isinstance(r, FeedEntry)
+                and (r.operator_id, r.shard) == (operator_id, shard)
+                and r.pos > after
+            ]
+        return sorted(found, key=lambda e: e.pos)[:limit]
+
+    def events_at(self, operator_id: str, ids: Sequence[tuple[str, int]]) -> list[EventRecord]:
+        self.calls["batch_get"] += 1
+        with self._lock:
+            found = [self.items.get((EventRecord, (operator_id, t, n))) for t, n in ids]
+        return [e for e in found if isinstance(e, EventRecord)]
+
+    def rounds_at(self, operator_id: str, refs: Sequence[RoundRef]) -> list[RoundRecord]:
+        self.calls["batch_get"] += 1
+        with self._lock:
+            found = [
+                self.items.get(
+                    (RoundRecord, (operator_id, r.table_id, r.shoe_number, r.round_number))
+                )
+                for r in refs
+            ]
+        return [r for r in found if isinstance(r, RoundRecord)]
+
+
+class MemoryRepository(_FeedReads, Repository):
     def __init__(self) -> None:
         self.items: dict[Key, Record] = {}
         self.tiers: list[dict[str, Any]] = []

@@ -353,6 +353,51 @@ class EventRecord:
         return f"{self.table_id}:{self.seq}"
 
 
+#: Shards of each operator's event feed (issue 14): a table's events always in the same one.
+FEED_SHARDS = 16
+
+
+def feed_shard(table_id: str) -> int:
+    """The operator feed's shard of a table's events (by its id; the same forever)."""
+    import hashlib
+
+    return int(hashlib.sha256(table_id.encode()).hexdigest()[:8], 16) % FEED_SHARDS
+
+
+@dataclass(frozen=True, slots=True)
+class FeedHead:
+    """The operator feed (issue 14; :mod:`baccarat_api.service.feed`): shard ``shard`` of the
+    operator's feed has entries at positions 1 … ``pos`` (gap-free: each append is conditional
+    on the position it read)."""
+
+    operator_id: str
+    shard: int
+    pos: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FeedMark:
+    """How far a table's events are in the operator feed: events 1 … ``seq`` are appended (in
+    the table's shard; moved by each append, conditionally: an event is appended once)."""
+
+    operator_id: str
+    table_id: str
+    seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FeedEntry:
+    """Position ``pos`` of a feed shard: the table's events ``first`` … ``last`` (in order).
+    Written once, by the append that moved the shard's head to ``pos``; never changed."""
+
+    operator_id: str
+    shard: int
+    pos: int
+    table_id: str = ""
+    first: int = 0
+    last: int = 0
+
+
 Record = (
     TableRecord
     | ShoeRecord
@@ -363,6 +408,9 @@ Record = (
     | IdempotencyRecord
     | LiveRecord
     | EventRecord
+    | FeedHead
+    | FeedMark
+    | FeedEntry
 )
 
 #: The fields that name each record kind's item (its key), in order: a put or an update of one
@@ -377,4 +425,7 @@ KEY_FIELDS: dict[type, tuple[str, ...]] = {
     IdempotencyRecord: ("operator_id", "key_hash"),
     LiveRecord: ("operator_id", "table_id"),
     EventRecord: ("operator_id", "table_id", "seq"),
+    FeedHead: ("operator_id", "shard"),
+    FeedMark: ("operator_id", "table_id"),
+    FeedEntry: ("operator_id", "shard", "pos"),
 }

@@ -15,6 +15,9 @@ from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     EventRecord,
     FairnessTotals,
+    FeedEntry,
+    FeedHead,
+    FeedMark,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
@@ -208,3 +211,26 @@ class Repository(StateWrites):
     def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
         """The table's fairness totals and up to ``limit`` of its lines, newest first, of shoes
         numbered below ``before`` (``None``: from the newest)."""
+
+    # --- the operator feed (service/feed.py) -------------------------------------------------
+    @abstractmethod
+    def feed_state(
+        self, operator_id: str, shard: int, table_ids: Sequence[str]
+    ) -> tuple[FeedHead, dict[str, FeedMark]]:
+        """The feed shard's head and the marks of ``table_ids`` (at most 99; all of that shard),
+        missing ones as their defaults (0): ONE strongly consistent batched read."""
+
+    @abstractmethod
+    def feed_entries(self, operator_id: str, shard: int, after: int, limit: int) -> list[FeedEntry]:
+        """The shard's entries at positions after ``after``, in order, at most ``limit``: ONE
+        strongly consistent ``Query``."""
+
+    @abstractmethod
+    def events_at(self, operator_id: str, ids: Sequence[tuple[str, int]]) -> list[EventRecord]:
+        """The events named by (table id, seq) (at most 100) that exist, in any order: ONE
+        strongly consistent batched read."""
+
+    @abstractmethod
+    def rounds_at(self, operator_id: str, refs: Sequence[RoundRef]) -> list[RoundRecord]:
+        """The rounds of ``refs`` (at most 100) that exist, in any order: ONE strongly
+        consistent batched read (more requests only past 16 MB)."""

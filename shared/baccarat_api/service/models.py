@@ -772,3 +772,30 @@ class DailyReportOut(_Strict):
     )
     tables: list[ReportTableOut] = Field(description="per table with rounds that day, by id")
     total: ReportTotalsOut
+
+
+# --- the operator feed and webhooks (issue 14) ------------------------------------------------
+
+
+class FeedEventOut(_Strict):
+    event_id: str = Field(description="<table_id>:<seq>: unique across the operator, stable")
+    table_id: str
+    seq: int = Field(description="the table's event number: 1, 2, 3 … gap-free")
+    type: str = Field(description="what happened (docs/api.md lists every type and its data)")
+    at: str = Field(description="when (ISO 8601 UTC, milliseconds)")
+    data: dict[str, Any]
+    settlement: SettlementOut | None = Field(
+        default=None,
+        description=(
+            "round_settled, round_auto_settled, round_voided: the round's full money, as "
+            "the settlement (or void) route answers it; null for other events"
+        ),
+    )
+
+
+class FeedPageOut(_Strict):
+    events: list[FeedEventOut] = Field(
+        description="each table's events in their order; tables interleaved by feed shard"
+    )
+    next_after: str = Field(description="pass as `after` for the next page (opaque)")
+    more: bool = Field(description="more events follow this page right now")

@@ -25,6 +25,9 @@ from baccarat_api.ports.records import (
     KEY_FIELDS,
     EventRecord,
     FairnessTotals,
+    FeedEntry,
+    FeedHead,
+    FeedMark,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
@@ -236,6 +239,9 @@ SHAPES: dict[type, Shape] = {
         # Events are written once and never updated (issue 14 may add index attributes here,
         # with ``derived``: every event is written through ``StateWrites.emitting``).
         Shape("event", EventRecord, keys.event_key, ordered_json=frozenset({"data"})),
+        Shape("feed_head", FeedHead, keys.feed_head_key),
+        Shape("feed_mark", FeedMark, keys.feed_mark_key),
+        Shape("feed_entry", FeedEntry, keys.feed_entry_key),
     )
 }  # fmt: skip
 

@@ -25,6 +25,9 @@ from baccarat_api.ports.records import (
     KEY_FIELDS,
     EventRecord,
     FairnessTotals,
+    FeedEntry,
+    FeedHead,
+    FeedMark,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
@@ -467,6 +470,58 @@ class DynamoRepository(Repository):
             else:
                 events.append(from_item(EventRecord, item))
         return events, live
+
+    # the operator feed ------------------------------------------------------------------------
+    def feed_state(
+        self, operator_id: str, shard: int, table_ids: Sequence[str]
+    ) -> tuple[FeedHead, dict[str, FeedMark]]:
+        """ONE strongly consistent ``BatchGetItem`` of the shard's ``HEAD`` and the tables'
+        ``MARK#`` items."""
+        wanted = {keys.feed_head_key(operator_id, shard): ("head", self.state)}
+        for t in table_ids:
+            wanted[keys.feed_mark_key(operator_id, t)] = (t, self.state)
+        head, marks = FeedHead(operator_id, shard), {t: FeedMark(operator_id, t) for t in table_ids}
+        for slot, item in self._fetch(wanted):
+            if slot == "head":
+                head = from_item(FeedHead, item)
+            else:
+                marks[slot] = from_item(FeedMark, item)
+        return head, marks
+
+    def feed_entries(self, operator_id: str, shard: int, after: int, limit: int) -> list[FeedEntry]:
+        """ONE strongly consistent ``Query`` of ``POS#<after + 1>`` … (``Limit``: ``limit``)."""
+        pk, first = keys.feed_entry_key(operator_id, shard, after + 1)
+        with mapped_errors("feed entries"):
+            page = self.client.query(
+                TableName=self.state,
+                KeyConditionExpression="pk = :pk AND sk BETWEEN :first AND :last",
+                ExpressionAttributeValues={
+                    ":pk": {"S": pk},
+                    ":first": {"S": first},
+                    ":last": {"S": keys.feed_pos_sk(10**12 - 1)},
+                },
+                ConsistentRead=True,
+                Limit=limit,
+            )
+        return [from_item(FeedEntry, item) for item in page.get("Items", [])]
+
+    def events_at(self, operator_id: str, ids: Sequence[tuple[str, int]]) -> list[EventRecord]:
+        if not ids:
+            return []
+        wanted = {keys.event_key(operator_id, t, n): ("event", self.state) for t, n in ids}
+        return [from_item(EventRecord, item) for _, item in self._fetch(wanted)]
+
+    def rounds_at(self, operator_id: str, refs: Sequence[RoundRef]) -> list[RoundRecord]:
+        if not refs:
+            return []
+        wanted = {
+            keys.round_key(operator_id, r.table_id, r.shoe_number, r.round_number): (
+                "round",
+                self.state,
+            )
+            for r in refs
+        }
+        return [from_item(RoundRecord, item) for _, item in self._fetch(wanted)]
 
     def chain_head_of(self, operator_id: str, ref: ShoeRef) -> str | None:
         """One ``GetItem`` of the shoe projected to ``chain_head`` (a few dozen bytes)."""
