@@ -88,7 +88,7 @@ def test_positions_are_gap_free_and_an_event_is_appended_once() -> None:
         write_event(repo, t, 2)
     hints = [(OP, t, 2) for t in TABLES]
     assert feed.index(repo, hints) == 2 * len(TABLES)
-    assert feed.index(repo, hints + [(OP, TABLES[0], 1)]) == 0  # repeated and stale hints
+    assert feed.index(repo, [*hints, (OP, TABLES[0], 1)]) == 0  # repeated and stale hints
     total = 0
     for shard in range(FEED_SHARDS):
         entries = repo.feed_entries(OP, shard, 0, 100)

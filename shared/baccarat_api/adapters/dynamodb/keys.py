@@ -34,7 +34,8 @@ index, next to the rounds due for auto-settlement. A round not yet settled or vo
 (what keeps its proof pending) without reading them.
 
 The operator feed (``GET /v1/events``; :mod:`baccarat_api.service.feed`), per operator in
-:data:`~baccarat_api.ports.records.FEED_SHARDS` partitions, a table's events always in the same one (by its id)::
+:data:`~baccarat_api.ports.records.FEED_SHARDS` partitions, a table's events always in the
+same one (by its id)::
 
     pk = OP#<operator_id>#FEED#<kk>          sk = HEAD                        last position
                                              sk = MARK#<table_id>             table's last seq in
