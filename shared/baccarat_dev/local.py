@@ -211,6 +211,19 @@ def _provision(aws: LocalAWS, tiers: Path, *, pitr: bool) -> str:
     return key
 
 
+def _start_feed() -> Any:
+    """The operator feed's indexer over the local state table's stream, in the background (the
+    same handler as ``FeedIndexerFunction``); returns the event that stops it."""
+    from baccarat_api.jobs.feed_indexer import on_records
+    from baccarat_api.runtime import get_runtime
+    from baccarat_dev.streams import state_stream_poller
+
+    every = float(os.environ.get("BACCARAT_FEED_POLL_SECONDS", "0.2"))
+    return state_stream_poller(
+        lambda records: on_records(get_runtime().repo, records), every
+    ).start()
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     """SIGTERM as Ctrl-C: the same orderly stop (uvicorn, then moto and DynamoDB Local)."""
     raise KeyboardInterrupt
@@ -240,6 +253,7 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     stack = os.environ.get("BACCARAT_STACK")
     server: LocalAWS | None = None
     sweeping = None
+    feeding = None
     if stack:
         use_stack(stack)
         if args.add_key:
@@ -281,6 +295,8 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             from baccarat_api.runtime import get_runtime
 
             sweeping = start_background(get_runtime().repo, every, get_runtime())
+        # the stand-in for FeedIndexerFunction (issue 14): the state table's stream → the feed
+        feeding = _start_feed()
     try:
         import uvicorn
 
@@ -316,6 +332,8 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if sweeping is not None:
             sweeping.set()
+        if feeding is not None:
+            feeding.set()
         if server is not None:
             server.stop()
     print("stopped", file=sys.stderr)

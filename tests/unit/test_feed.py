@@ -94,7 +94,7 @@ def test_positions_are_gap_free_and_an_event_is_appended_once() -> None:
         entries = repo.feed_entries(OP, shard, 0, 100)
         assert [e.pos for e in entries] == list(range(1, len(entries) + 1))
         assert all(feed_shard(e.table_id) == shard for e in entries)
-        head, _ = repo.feed_state(OP, shard, [])
+        head, _, _ = repo.feed_state(OP, shard, [])
         assert head == FeedHead(OP, shard, len(entries))
         total += sum(e.last - e.first + 1 for e in entries)
     assert total == 2 * len(TABLES)
@@ -105,7 +105,7 @@ def test_an_append_that_lost_to_another_indexer_reads_again() -> None:
     table = TABLES[0]
     write_event(repo, table, 1)
     shard = feed_shard(table)
-    stale_head, stale_marks = repo.feed_state(OP, shard, [table])
+    stale_head, stale_marks, _ = repo.feed_state(OP, shard, [table])
     assert feed.index(repo, [(OP, table, 1)]) == 1
     with pytest.raises(Exception, match="condition"):
         repo.append_feed(stale_head, [(stale_marks[table], 1)])  # the loser's append
@@ -143,3 +143,10 @@ def test_the_cursor_round_trips() -> None:
     positions = [(0, 0)] * FEED_SHARDS
     positions[3] = (12, 2)
     assert feed.decode_cursor(feed.encode_cursor(positions)) == positions
+
+
+def test_a_hint_beyond_the_tables_events_appends_only_what_exists() -> None:
+    repo = MemoryRepository()
+    write_event(repo, TABLES[0], 2)
+    assert feed.index(repo, [(OP, TABLES[0], 9), (OP, TABLES[1], 3)]) == 2  # TABLES[1]: none
+    assert read_all(repo, 10) == [f"{TABLES[0]}:1", f"{TABLES[0]}:2"]

@@ -59,17 +59,19 @@ class _FeedReads:
 
     def feed_state(
         self, operator_id: str, shard: int, table_ids: Sequence[str]
-    ) -> tuple[FeedHead, dict[str, FeedMark]]:
+    ) -> tuple[FeedHead, dict[str, FeedMark], dict[str, int]]:
         self.calls["batch_get"] += 1
         with self._lock:
             head = self.items.get((FeedHead, (operator_id, shard)))
             marks = {t: self.items.get((FeedMark, (operator_id, t))) for t in table_ids}
+            lives = {t: self.items.get((LiveRecord, (operator_id, t))) for t in table_ids}
         return (
             head if isinstance(head, FeedHead) else FeedHead(operator_id, shard),
             {
                 t: m if isinstance(m, FeedMark) else FeedMark(operator_id, t)
                 for t, m in marks.items()
             },
+            {t: live.seq if isinstance(live, LiveRecord) else 0 for t, live in lives.items()},
         )
 
     def feed_entries(self, operator_id: str, shard: int, after: int, limit: int) -> list[FeedEntry]:

@@ -216,9 +216,10 @@ class Repository(StateWrites):
     @abstractmethod
     def feed_state(
         self, operator_id: str, shard: int, table_ids: Sequence[str]
-    ) -> tuple[FeedHead, dict[str, FeedMark]]:
-        """The feed shard's head and the marks of ``table_ids`` (at most 99; all of that shard),
-        missing ones as their defaults (0): ONE strongly consistent batched read."""
+    ) -> tuple[FeedHead, dict[str, FeedMark], dict[str, int]]:
+        """The feed shard's head, the marks of ``table_ids`` (at most 49; all of that shard),
+        missing ones as their defaults (0), and each table's live ``seq`` (its last event; 0:
+        none): ONE strongly consistent batched read."""
 
     @abstractmethod
     def feed_entries(self, operator_id: str, shard: int, after: int, limit: int) -> list[FeedEntry]:

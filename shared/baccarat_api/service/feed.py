@@ -53,6 +53,10 @@ TABLES_PER_APPEND = 49
 #: tried again from a fresh read before the batch fails (and its trigger retries it).
 APPEND_ATTEMPTS = 20
 
+#: A cursor: ``f1.`` and the positions, base64url (at most 16 × 2 numbers of 12 digits).
+CURSOR_PATTERN = r"^f1\.[A-Za-z0-9_-]*$"
+MAX_CURSOR_LENGTH = 600
+
 MONEY_EVENTS = frozenset({"round_settled", "round_auto_settled", "round_voided"})
 
 
@@ -60,8 +64,10 @@ MONEY_EVENTS = frozenset({"round_settled", "round_auto_settled", "round_voided"}
 
 
 def index(repo: Repository, hints: Iterable[tuple[str, str, int]]) -> int:
-    """Append every event up to each hint's ``(operator id, table id, seq)`` not yet in the
-    feed (and those before it). Returns how many events were appended."""
+    """Append every event of each hint's table (``(operator id, table id, seq)``: the table
+    has events up to ``seq``) not yet in the feed, up to the table's live ``seq`` as read with
+    the feed's state (so a hint can neither skip nor invent an event). Returns how many events
+    were appended."""
     latest: dict[tuple[str, str], int] = {}
     for op, table, seq in hints:
         latest[(op, table)] = max(seq, latest.get((op, table), 0))
@@ -79,9 +85,10 @@ def index(repo: Repository, hints: Iterable[tuple[str, str, int]]) -> int:
 
 def _append(repo: Repository, op: str, shard: int, tables: dict[str, int]) -> int:
     for _ in range(APPEND_ATTEMPTS):
-        head, marks = repo.feed_state(op, shard, list(tables))
+        head, marks, lives = repo.feed_state(op, shard, list(tables))
+        # up to the table's live seq (its events up to it are committed), whatever the hint
         todo: list[tuple[FeedMark, int]] = [
-            (marks[t], seq) for t, seq in tables.items() if marks[t].seq < seq
+            (marks[t], lives[t]) for t in tables if marks[t].seq < lives[t]
         ]
         if not todo:
             return 0

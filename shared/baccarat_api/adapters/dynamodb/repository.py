@@ -474,19 +474,25 @@ class DynamoRepository(Repository):
     # the operator feed ------------------------------------------------------------------------
     def feed_state(
         self, operator_id: str, shard: int, table_ids: Sequence[str]
-    ) -> tuple[FeedHead, dict[str, FeedMark]]:
-        """ONE strongly consistent ``BatchGetItem`` of the shard's ``HEAD`` and the tables'
-        ``MARK#`` items."""
+    ) -> tuple[FeedHead, dict[str, FeedMark], dict[str, int]]:
+        """ONE strongly consistent ``BatchGetItem`` of the shard's ``HEAD``, the tables'
+        ``MARK#`` items and their ``LIVE`` items."""
         wanted = {keys.feed_head_key(operator_id, shard): ("head", self.state)}
         for t in table_ids:
-            wanted[keys.feed_mark_key(operator_id, t)] = (t, self.state)
+            wanted[keys.feed_mark_key(operator_id, t)] = ("mark", self.state)
+            wanted[keys.live_key(operator_id, t)] = ("live", self.state)
         head, marks = FeedHead(operator_id, shard), {t: FeedMark(operator_id, t) for t in table_ids}
+        lives = dict.fromkeys(table_ids, 0)
         for slot, item in self._fetch(wanted):
             if slot == "head":
                 head = from_item(FeedHead, item)
+            elif slot == "mark":
+                mark = from_item(FeedMark, item)
+                marks[mark.table_id] = mark
             else:
-                marks[slot] = from_item(FeedMark, item)
-        return head, marks
+                live = from_item(LiveRecord, item)
+                lives[live.table_id] = live.seq
+        return head, marks, lives
 
     def feed_entries(self, operator_id: str, shard: int, after: int, limit: int) -> list[FeedEntry]:
         """ONE strongly consistent ``Query`` of ``POS#<after + 1>`` … (``Limit``: ``limit``)."""
