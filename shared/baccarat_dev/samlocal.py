@@ -100,7 +100,7 @@ class Invocation:
 
     function: str
     name: str  # the event file's stem
-    kind: str  # "http", "authorizer", "schedule" or "custom-resource"
+    kind: str  # "http", "authorizer", "schedule", "stream" or "custom-resource"
     source: str  # the template's event, authorizer or resource id
     route: Route | None = None  # "http"
     public: bool = False  # "http": no authorizer in front
@@ -114,6 +114,7 @@ class Invocation:
             "http": f"route {self.route.route_key if self.route else '?'}",
             "authorizer": f"HttpApi authorizer {self.source}",
             "schedule": f"schedule {self.source}",
+            "stream": f"DynamoDB stream {self.source}",
             "custom-resource": f"custom resource {self.source}",
         }[self.kind]
         return f"{self.function}, {what}"
@@ -166,6 +167,8 @@ def invocations(template: dict[str, Any]) -> tuple[list[Invocation], list[str]]:
         for event_id, event in resource["Properties"].get("Events", {}).items():
             if event.get("Type") in ("Schedule", "ScheduleV2"):
                 found.append(Invocation(function, snake(event_id), "schedule", event_id))
+            if event.get("Type") == "DynamoDB":
+                found.append(Invocation(function, snake(event_id), "stream", event_id))
     for logical_id, resource in template["Resources"].items():
         target = _referenced(resource.get("Properties", {}).get("ServiceToken"))
         if resource["Type"].startswith("Custom::") and target:
@@ -435,7 +438,18 @@ def is_table_ref(template: dict[str, Any], value: Any) -> bool:
     return bool(resource.get("Type") == "AWS::DynamoDB::Table")
 
 
+def _check_stream(inv: Invocation, event: dict[str, Any], _: dict[str, Any]) -> Iterator[str]:
+    records = event.get("Records")
+    if not isinstance(records, list) or not records:
+        yield "a DynamoDB Streams event: a non-empty Records list"
+        return
+    for record in records:
+        if record.get("eventSource") != "aws:dynamodb" or "dynamodb" not in record:
+            yield "each record: eventSource aws:dynamodb, with its dynamodb image"
+
+
 _CHECKS = {
+    "stream": _check_stream,
     "http": _check_http,
     "authorizer": _check_authorizer,
     "schedule": _check_schedule,

@@ -356,6 +356,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every event of every table of yours, after a cursor (settlements with their money)
+         * @description Each table's events in their order, each once (`event_id`); `round_settled`, `round_auto_settled` and `round_voided` carry the round's full money in `settlement`. Pass `next_after` back as `after`: a page never skips or repeats an event, whatever is written meanwhile. A page stops at `limit` events, 25 money events or ~1 MB.
+         */
+        get: operations["operator_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rounds": {
         parameters: {
             query?: never;
@@ -765,6 +785,55 @@ export interface components {
             rounds_dealt: number;
             /** Rounds Possible */
             rounds_possible: number;
+        };
+        /** FeedEventOut */
+        FeedEventOut: {
+            /**
+             * Event Id
+             * @description <table_id>:<seq>: unique across the operator, stable
+             */
+            event_id: string;
+            /** Table Id */
+            table_id: string;
+            /**
+             * Seq
+             * @description the table's event number: 1, 2, 3 … gap-free
+             */
+            seq: number;
+            /**
+             * Type
+             * @description what happened (docs/api.md lists every type and its data)
+             */
+            type: string;
+            /**
+             * At
+             * @description when (ISO 8601 UTC, milliseconds)
+             */
+            at: string;
+            /** Data */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description round_settled, round_auto_settled, round_voided: the round's full money, as the settlement (or void) route answers it; null for other events */
+            settlement?: components["schemas"]["SettlementOut"] | null;
+        };
+        /** FeedPageOut */
+        FeedPageOut: {
+            /**
+             * Events
+             * @description each table's events in their order; tables interleaved by feed shard
+             */
+            events: components["schemas"]["FeedEventOut"][];
+            /**
+             * Next After
+             * @description pass as `after` for the next page (opaque)
+             */
+            next_after: string;
+            /**
+             * More
+             * @description more events follow this page right now
+             */
+            more: boolean;
         };
         /** HandOut */
         HandOut: {
@@ -4036,6 +4105,94 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    operator_events: {
+        parameters: {
+            query?: {
+                /** @description the `next_after` of the page before (none: from the first event) */
+                after?: string | null;
+                /** @description most events (max 100) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_cursor */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
