@@ -13,6 +13,7 @@ from support.roundtrips import Calls, count_calls, measure, walk_routes
 from support.stack import Api, star_city_bets
 
 from baccarat_api import runtime
+from baccarat_api.ports.records import FEED_SHARDS
 from baccarat_dev.template import REPO_ROOT
 
 #: route → (DynamoDB calls, KMS calls) on a warm container.
@@ -73,6 +74,9 @@ EXPECTED: dict[str, tuple[int, int]] = {
     # are one shard (one Query per page); the daily report reads every shard once (per page)
     "GET /v1/rounds?table_id=": (1, 0),
     "GET /v1/reports/daily": (32, 0),
+    # the operator feed (issue 14): one strongly consistent Query per feed shard (16), one
+    # BatchGetItem of the page's events, one of its money events' rounds
+    "GET /v1/events": (18, 0),
 }
 BUDGET = {
     "rounds": 2,
@@ -88,6 +92,8 @@ BUDGET = {
     "proof": 1,
     "rounds (replay)": 2,
     "reports": 32,
+    # the operator feed: 16 shards + the events + their rounds (FEED_SHARDS + 2)
+    "GET /v1/events": 18,
 }
 #: Markers that replace a broader one for their routes.
 INSTEAD = {
@@ -96,6 +102,7 @@ INSTEAD = {
     "rounds (replay)": "replay",
     "events": "GET",
     "reports": "GET",
+    "GET /v1/events": "events",
 }
 
 
@@ -122,6 +129,7 @@ def test_round_trips_per_route_on_a_warm_container(api: Api, calls: Calls) -> No
         "TransactWriteItems": 1,
     }
     assert counted["GET /v1/shoes/{shoe_id}/proof"][2] == {"BatchGetItem": 1}
+    assert counted["GET /v1/events"][2] == {"Query": FEED_SHARDS, "BatchGetItem": 2}
     for name, (ddb, _) in measured.items():
         if "(finalises)" in name:  # once per shoe, pinned exactly above
             continue

@@ -107,6 +107,7 @@ def walk_routes(api: Client, calls: Calls) -> Counts:
     run("GET /v1/tables/{table_id}/fairness", lambda: api.get(fairness, key=None))
     _walk_trust_routes(api, run)
     _walk_table_routes(api, run, table["table_id"])
+    _walk_operator_feed(api, run, table["table_id"])
     return measured
 
 
@@ -133,6 +134,20 @@ def _walk_table_routes(
         lambda: api.get(feed, query=query, headers={"If-None-Match": tag}),
     )
     assert again.status == 304
+
+
+def _walk_operator_feed(
+    api: Client, run: Callable[[str, Callable[[], Response]], Response], table_id: str
+) -> None:
+    """The operator feed (issue 14): the table's events indexed (what FeedIndexerFunction does
+    from the stream; not counted), then one page: a Query per feed shard, one BatchGetItem of
+    the events, one of the money events' rounds."""
+    from baccarat_api.runtime import get_runtime
+    from baccarat_api.service import feed
+
+    feed.index(get_runtime().repo, [("operator-a", table_id, 1)])  # the key the walk uses
+    page = run("GET /v1/events", lambda: api.get("/v1/events", query="limit=100"))
+    assert any(e["settlement"] for e in page.body["events"]), page.body
 
 
 def _walk_trust_routes(api: Client, run: Callable[[str, Callable[[], Response]], Response]) -> None:
