@@ -89,3 +89,17 @@ def state_stream_poller(handle: Callable[[Records], object], every: float = 0.2)
     dynamodb = boto3.client("dynamodb", endpoint_url=endpoint)
     streams = boto3.client("dynamodbstreams", endpoint_url=endpoint)
     return StreamPoller(dynamodb, streams, os.environ["STATE_TABLE"], handle, every=every)
+
+
+def webhook_operators(dynamodb: Any) -> list[str]:
+    """The operators with a webhook (``make run`` only: a Scan of the local state table; in AWS
+    the feed indexer's messages name what to deliver)."""
+    import os
+
+    pages = dynamodb.get_paginator("scan").paginate(
+        TableName=os.environ["STATE_TABLE"],
+        FilterExpression="kind = :k",
+        ExpressionAttributeValues={":k": {"S": "webhook"}},
+        ProjectionExpression="operator_id",
+    )
+    return sorted({str(i["operator_id"]["S"]) for p in pages for i in p.get("Items", [])})

@@ -14,6 +14,7 @@ from baccarat_api.adapters.dynamodb.codec import SHAPES, from_item, to_item
 from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS
 from baccarat_api.ports.records import (
     KEY_FIELDS,
+    DeliveryState,
     EventRecord,
     FairnessTotals,
     FeedEntry,
@@ -26,6 +27,8 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     TableRecord,
+    WebhookFailure,
+    WebhookRecord,
     feed_shard,
 )
 
@@ -75,8 +78,14 @@ EVENT = EventRecord(
 HEAD = FeedHead("op", 3, 12)
 MARK = FeedMark("op", "tbl_aaaaaaaaaaaaaaaa", 7)
 ENTRY = FeedEntry("op", 3, 12, "tbl_aaaaaaaaaaaaaaaa", 5, 7)
+HOOK = WebhookRecord("op", "https://example.com/hook", b"\x01sealed", "2026-01-01")
+DELIVERY = DeliveryState("op", 3, 12, 1, 2, 1_767_225_600_000, 1_767_225_610_000)
+PARKED = WebhookFailure(
+    "op", "tbl_aaaaaaaaaaaaaaaa:7", "tbl_aaaaaaaaaaaaaaaa", 7, 40, "a", "b", "500"
+)
 RECORDS = [
     TABLE, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM, LIVE, EVENT, HEAD, MARK, ENTRY,
+    HOOK, DELIVERY, PARKED,
 ]  # fmt: skip
 
 

@@ -25,6 +25,7 @@ from baccarat import proofdoc
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     KEY_FIELDS,
+    DeliveryState,
     EventRecord,
     FairnessTotals,
     FeedEntry,
@@ -38,6 +39,8 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     TableRecord,
+    WebhookFailure,
+    WebhookRecord,
 )
 from baccarat_api.ports.repository import (
     ConditionFailed,
@@ -49,7 +52,7 @@ from baccarat_api.ports.repository import (
     Snapshot,
 )
 from baccarat_api.ports.vault import SECRET_BYTES
-from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
+from baccarat_api.ports.writes import ABSENT, Delete, Key, Put, Update, Write
 
 
 class _FeedReads:
@@ -105,7 +108,38 @@ class _FeedReads:
         return [r for r in found if isinstance(r, RoundRecord)]
 
 
-class MemoryRepository(_FeedReads, Repository):
+class _WebhookReads:
+    items: dict[Key, Record]
+    calls: Counter[str]
+    _lock: threading.RLock
+
+    def get_webhook(self, operator_id: str) -> WebhookRecord | None:
+        self.calls["get"] += 1
+        found = self.items.get((WebhookRecord, (operator_id,)))
+        return found if isinstance(found, WebhookRecord) else None
+
+    def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:
+        self.calls["get"] += 1
+        found = self.items.get((DeliveryState, (operator_id, shard)))
+        return found if isinstance(found, DeliveryState) else DeliveryState(operator_id, shard)
+
+    def webhook_failures(self, operator_id: str, limit: int) -> list[WebhookFailure]:
+        self.calls["query"] += 1
+        with self._lock:
+            found = [
+                r
+                for r in self.items.values()
+                if isinstance(r, WebhookFailure) and r.operator_id == operator_id
+            ]
+        return sorted(found, key=lambda f: f.event_id)[:limit]
+
+    def get_webhook_failure(self, operator_id: str, event_id: str) -> WebhookFailure | None:
+        self.calls["get"] += 1
+        found = self.items.get((WebhookFailure, (operator_id, event_id)))
+        return found if isinstance(found, WebhookFailure) else None
+
+
+class MemoryRepository(_FeedReads, _WebhookReads, Repository):
     def __init__(self) -> None:
         self.items: dict[Key, Record] = {}
         self.tiers: list[dict[str, Any]] = []
@@ -123,6 +157,8 @@ class MemoryRepository(_FeedReads, Repository):
 
     # writes -----------------------------------------------------------------------------------
     def _holds(self, write: Write) -> bool:
+        if isinstance(write, Delete):
+            return True
         stored = self.items.get(write.key)
         if isinstance(write, Put):
             if not write.if_absent or stored is None:
@@ -181,6 +217,8 @@ class MemoryRepository(_FeedReads, Repository):
             for w in writes:  # every condition held on the state before: apply them all
                 if isinstance(w, Put):
                     self.items[w.key] = w.record
+                elif isinstance(w, Delete):
+                    self.items.pop(w.key, None)
                 else:
                     before = self.items.get(w.key) or self._made(w)
                     changes = dict(w.set) | dict.fromkeys(w.remove)

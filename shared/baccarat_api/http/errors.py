@@ -36,6 +36,7 @@ STATUS: dict[str, int] = {
     "already_present": 409,
     "table_full": 409,
     "invalid_cursor": 422,
+    "webhook_not_set": 409,
     "invalid_range": 422,
     "payload_too_large": 413,
     "rate_limited": 429,

@@ -398,6 +398,48 @@ class FeedEntry:
     last: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class WebhookRecord:
+    """The operator's webhook (issue 14): where every feed event is POSTed, and the signing
+    secret sealed under KMS (purpose ``webhook``; answered once, by the PUT that drew it)."""
+
+    operator_id: str
+    url: str = ""
+    secret_ct: bytes = b""
+    created_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryState:
+    """How far the webhook delivered one feed shard: the feed cursor's position of the shard
+    (``pos``, ``taken``), and while its next event keeps failing: the failed attempts, when the
+    first failed (epoch ms) and when to try again (epoch ms). Moved conditionally on the
+    position read (a concurrent delivery of the shard changes nothing twice)."""
+
+    operator_id: str
+    shard: int
+    pos: int = 0
+    taken: int = 0
+    attempts: int = 0
+    failing_since_ms: int = 0
+    next_at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookFailure:
+    """An event the webhook could not deliver for 24 h: parked (the shard's delivery went on),
+    listed by ``GET /v1/webhook/failures``, delivered again by its retry route."""
+
+    operator_id: str
+    event_id: str
+    table_id: str = ""
+    seq: int = 0
+    attempts: int = 0
+    first_failed_at: str = ""
+    parked_at: str = ""
+    last_error: str = ""
+
+
 Record = (
     TableRecord
     | ShoeRecord
@@ -411,6 +453,9 @@ Record = (
     | FeedHead
     | FeedMark
     | FeedEntry
+    | WebhookRecord
+    | DeliveryState
+    | WebhookFailure
 )
 
 #: The fields that name each record kind's item (its key), in order: a put or an update of one
@@ -428,4 +473,7 @@ KEY_FIELDS: dict[type, tuple[str, ...]] = {
     FeedHead: ("operator_id", "shard"),
     FeedMark: ("operator_id", "table_id"),
     FeedEntry: ("operator_id", "shard", "pos"),
+    WebhookRecord: ("operator_id",),
+    DeliveryState: ("operator_id", "shard"),
+    WebhookFailure: ("operator_id", "event_id"),
 }

@@ -13,6 +13,7 @@ from typing import Any
 
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
+    DeliveryState,
     EventRecord,
     FairnessTotals,
     FeedEntry,
@@ -25,6 +26,8 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     TableRecord,
+    WebhookFailure,
+    WebhookRecord,
 )
 from baccarat_api.ports.writes import StateWrites
 
@@ -235,3 +238,20 @@ class Repository(StateWrites):
     def rounds_at(self, operator_id: str, refs: Sequence[RoundRef]) -> list[RoundRecord]:
         """The rounds of ``refs`` (at most 100) that exist, in any order: ONE strongly
         consistent batched read (more requests only past 16 MB)."""
+
+    # --- webhooks (service/webhooks.py) -------------------------------------------------------
+    @abstractmethod
+    def get_webhook(self, operator_id: str) -> WebhookRecord | None:
+        """The operator's webhook, or ``None``: one strongly consistent ``GetItem``."""
+
+    @abstractmethod
+    def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:
+        """How far the webhook delivered the feed shard (defaults: from its start): one
+        strongly consistent ``GetItem``."""
+
+    @abstractmethod
+    def webhook_failures(self, operator_id: str, limit: int) -> list[WebhookFailure]:
+        """The operator's parked deliveries, by event id, at most ``limit``: one ``Query``."""
+
+    @abstractmethod
+    def get_webhook_failure(self, operator_id: str, event_id: str) -> WebhookFailure | None: ...

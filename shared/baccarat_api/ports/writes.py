@@ -93,7 +93,19 @@ class Update:
         return self.kind, self.ident
 
 
-Write = Put | Update
+@dataclass(frozen=True, slots=True)
+class Delete:
+    """Remove the item of ``kind`` named by ``key`` (its ``KEY_FIELDS`` values), if any."""
+
+    kind: type
+    ident: tuple[Any, ...]
+
+    @property
+    def key(self) -> Key:
+        return self.kind, self.ident
+
+
+Write = Put | Update | Delete
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,7 @@ CODES: dict[str, tuple[bool, str]] = {
     "already_present": (False, "the bettor is already at this table in another place"),
     "table_full": (False, "the table holds no more spectators or watchers"),
     "invalid_cursor": (False, "the cursor is malformed or belongs to another query"),
+    "webhook_not_set": (False, "no webhook is set: PUT /v1/webhook first"),
     "invalid_range": (False, "from/to is not a range of at most 31 days, to after from"),
     "payload_too_large": (False, "the request body is too large"),
     "rate_limited": (True, "too many requests for this operator; see Retry-After"),

@@ -63,11 +63,15 @@ MONEY_EVENTS = frozenset({"round_settled", "round_auto_settled", "round_voided"}
 # --- indexing ---------------------------------------------------------------------------------
 
 
-def index(repo: Repository, hints: Iterable[tuple[str, str, int]]) -> int:
+def index(
+    repo: Repository,
+    hints: Iterable[tuple[str, str, int]],
+    touched: set[tuple[str, int]] | None = None,
+) -> int:
     """Append every event of each hint's table (``(operator id, table id, seq)``: the table
     has events up to ``seq``) not yet in the feed, up to the table's live ``seq`` as read with
     the feed's state (so a hint can neither skip nor invent an event). Returns how many events
-    were appended."""
+    were appended (and adds each (operator, shard) appended to, to ``touched``)."""
     latest: dict[tuple[str, str], int] = {}
     for op, table, seq in hints:
         latest[(op, table)] = max(seq, latest.get((op, table), 0))
@@ -79,7 +83,10 @@ def index(repo: Repository, hints: Iterable[tuple[str, str, int]]) -> int:
         names = list(tables)
         for start in range(0, len(names), TABLES_PER_APPEND):
             chunk = {t: tables[t] for t in names[start : start + TABLES_PER_APPEND]}
-            appended += _append(repo, op, shard, chunk)
+            n = _append(repo, op, shard, chunk)
+            if n and touched is not None:
+                touched.add((op, shard))
+            appended += n
     return appended
 
 
@@ -140,7 +147,7 @@ def decode_cursor(cursor: str | None) -> list[Position]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Slot:
+class Slot:
     """One event a page may take: where it is in its shard."""
 
     shard: int
@@ -152,21 +159,21 @@ class _Slot:
         return self.entry.first + self.offset
 
 
-def _pending(repo: Repository, op: str, shard: int, at: Position, limit: int) -> list[_Slot]:
+def pending(repo: Repository, op: str, shard: int, at: Position, limit: int) -> list[Slot]:
     """The shard's next events after ``at`` (at most ``limit``), in order."""
     pos, taken = at
-    slots: list[_Slot] = []
+    slots: list[Slot] = []
     for entry in repo.feed_entries(op, shard, pos, limit):
         start = taken if entry.pos == pos + 1 else 0
         for offset in range(start, entry.last - entry.first + 1):
-            slots.append(_Slot(shard, entry, offset))
+            slots.append(Slot(shard, entry, offset))
             if len(slots) == limit:
                 return slots
     return slots
 
 
-def _round_robin(queues: list[list[_Slot]], limit: int) -> list[_Slot]:
-    out: list[_Slot] = []
+def _round_robin(queues: list[list[Slot]], limit: int) -> list[Slot]:
+    out: list[Slot] = []
     cursors = [0] * len(queues)
     while len(out) < limit:
         moved = False
@@ -180,16 +187,22 @@ def _round_robin(queues: list[list[_Slot]], limit: int) -> list[_Slot]:
     return out
 
 
-def _advanced(positions: list[Position], taken: list[_Slot]) -> list[Position]:
+def past(slot: Slot) -> Position:
+    """The shard's position just after ``slot``'s event."""
+    done = slot.offset + 1
+    if done == slot.entry.last - slot.entry.first + 1:
+        return (slot.entry.pos, 0)
+    return (slot.entry.pos - 1, done)
+
+
+def _advanced(positions: list[Position], taken: list[Slot]) -> list[Position]:
     out = list(positions)
     for slot in taken:  # in each shard's order: the last one taken decides
-        count = slot.entry.last - slot.entry.first + 1
-        done = slot.offset + 1
-        out[slot.shard] = (slot.entry.pos, 0) if done == count else (slot.entry.pos - 1, done)
+        out[slot.shard] = past(slot)
     return out
 
 
-def _round_ref(e: EventRecord) -> RoundRef | None:
+def round_ref(e: EventRecord) -> RoundRef | None:
     if e.type not in MONEY_EVENTS:
         return None
     return parse_round_id(str(e.data.get("round_id", "")))
@@ -203,7 +216,7 @@ def operator_events(
     events and one of the rounds of its money events."""
     positions = decode_cursor(after)
     limit = max(1, min(limit, MAX_FEED_PAGE))
-    queues = [_pending(repo, operator_id, k, positions[k], limit) for k in range(FEED_SHARDS)]
+    queues = [pending(repo, operator_id, k, positions[k], limit) for k in range(FEED_SHARDS)]
     chosen = _round_robin(queues, limit)
     found = {
         (e.table_id, e.seq): e
@@ -217,7 +230,7 @@ def operator_events(
     refs: list[RoundRef] = []
     cut = len(ordered)
     for i, e in enumerate(ordered):
-        ref = _round_ref(e)
+        ref = round_ref(e)
         if ref is None:
             continue
         if len(refs) == MAX_MONEY_EVENTS_PAGE:
@@ -242,7 +255,7 @@ def operator_events(
 
 def render(e: EventRecord, rounds: dict[str, Any]) -> FeedEventOut:
     """An event as the feed and the webhooks carry it: money events with their round's money."""
-    ref = _round_ref(e)
+    ref = round_ref(e)
     money = None
     if ref is not None:
         r = rounds.get(ref.round_id)

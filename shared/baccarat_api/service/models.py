@@ -799,3 +799,49 @@ class FeedPageOut(_Strict):
     )
     next_after: str = Field(description="pass as `after` for the next page (opaque)")
     more: bool = Field(description="more events follow this page right now")
+
+
+class WebhookRequest(_Strict):
+    url: Annotated[
+        str,
+        Field(
+            min_length=8,
+            max_length=2048,
+            pattern=r"^https?://[^\s/?#]+[^\s]*$",
+            description="where every feed event is POSTed (https in production)",
+        ),
+    ]
+
+
+class WebhookOut(_Strict):
+    url: str
+    created_at: str = Field(description="when the URL and its secret were set")
+
+
+class WebhookSecretOut(WebhookOut):
+    secret: str = Field(
+        description=(
+            "the signing secret, shown only in this answer: HMAC-SHA256 key = its UTF-8 bytes"
+        )
+    )
+
+
+class WebhookFailureOut(_Strict):
+    event_id: str
+    table_id: str
+    seq: int
+    attempts: int = Field(description="deliveries tried (each with exponential backoff)")
+    first_failed_at: str
+    parked_at: str = Field(description="when its 24 h of retries ended and it was parked")
+    last_error: str = Field(description="the last answer: `HTTP <status>`, or why none came")
+
+
+class WebhookFailuresOut(_Strict):
+    failures: list[WebhookFailureOut] = Field(description="parked deliveries, by event id")
+
+
+class WebhookRetryOut(_Strict):
+    event_id: str
+    delivered: bool = Field(description="true: a 2xx came back and the failure is gone")
+    status: int | None = Field(description="the receiver's HTTP status (null: no answer)")
+    error: str

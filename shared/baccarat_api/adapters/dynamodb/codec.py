@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from baccarat_api.adapters.dynamodb import keys
 from baccarat_api.ports.records import (
     KEY_FIELDS,
+    DeliveryState,
     EventRecord,
     FairnessTotals,
     FeedEntry,
@@ -36,6 +37,8 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     TableRecord,
+    WebhookFailure,
+    WebhookRecord,
 )
 
 Item = dict[str, Any]
@@ -242,6 +245,9 @@ SHAPES: dict[type, Shape] = {
         Shape("feed_head", FeedHead, keys.feed_head_key),
         Shape("feed_mark", FeedMark, keys.feed_mark_key),
         Shape("feed_entry", FeedEntry, keys.feed_entry_key),
+        Shape("webhook", WebhookRecord, keys.webhook_key),
+        Shape("delivery", DeliveryState, keys.delivery_key),
+        Shape("webhook_failure", WebhookFailure, keys.failure_key),
     )
 }  # fmt: skip
 

@@ -41,6 +41,9 @@ same one (by its id)::
                                              sk = MARK#<table_id>             table's last seq in
                                              sk = POS#000000000001            position 1: a table's
                                                                               events first … last
+                                             sk = DELIVERY                    the webhook's place
+    pk = OP#<operator_id>#WEBHOOK            sk = WEBHOOK                     url, sealed secret
+                                             sk = FAIL#<event_id>             a parked delivery
 
 Idempotency records (``Idempotency-Key`` of a POST; :mod:`baccarat_api.service.idempotency`)
 live in their own partition per operator and key, are written by the SAME transaction as the
@@ -214,6 +217,25 @@ def feed_mark_key(operator_id: str, table_id: str) -> tuple[str, str]:
 
 def feed_entry_key(operator_id: str, shard: int, pos: int) -> tuple[str, str]:
     return feed_pk(operator_id, shard), feed_pos_sk(pos)
+
+
+def webhook_pk(operator_id: str) -> str:
+    return f"OP#{operator_id}#WEBHOOK"
+
+
+def webhook_key(operator_id: str) -> tuple[str, str]:
+    return webhook_pk(operator_id), "WEBHOOK"
+
+
+def delivery_key(operator_id: str, shard: int) -> tuple[str, str]:
+    return feed_pk(operator_id, shard), "DELIVERY"
+
+
+FAILURE_PREFIX = "FAIL#"
+
+
+def failure_key(operator_id: str, event_id: str) -> tuple[str, str]:
+    return webhook_pk(operator_id), f"{FAILURE_PREFIX}{event_id}"
 
 
 def proof_key(shoe_id: str) -> tuple[str, str]:

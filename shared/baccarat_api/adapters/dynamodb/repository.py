@@ -23,6 +23,7 @@ from baccarat_api.adapters.dynamodb.errors import cancellation_reasons, mapped_e
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     KEY_FIELDS,
+    DeliveryState,
     EventRecord,
     FairnessTotals,
     FeedEntry,
@@ -35,6 +36,8 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     TableRecord,
+    WebhookFailure,
+    WebhookRecord,
 )
 from baccarat_api.ports.repository import (
     ConditionFailed,
@@ -45,7 +48,7 @@ from baccarat_api.ports.repository import (
     Snapshot,
     StoreUnavailable,
 )
-from baccarat_api.ports.writes import ABSENT, Put, Update, Write
+from baccarat_api.ports.writes import ABSENT, Delete, Put, Update, Write
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -74,6 +77,9 @@ class DynamoRepository(Repository):
             elif write.if_absent:
                 put["ConditionExpression"] = _NEW
             return {"Put": put}
+        if isinstance(write, Delete):
+            key = shape(write.kind).item_key(write.ident)
+            return {"Delete": {"TableName": self.state, "Key": key}}
         return {"Update": self._update(write)}
 
     def _update(self, write: Update) -> dict[str, Any]:
@@ -136,6 +142,8 @@ class DynamoRepository(Repository):
                 with mapped_errors(what):
                     if verb == "Put":
                         self.client.put_item(**args)
+                    elif verb == "Delete":
+                        self.client.delete_item(**args)
                     else:
                         self.client.update_item(**args)
             except ConditionFailed as exc:
@@ -528,6 +536,33 @@ class DynamoRepository(Repository):
             for r in refs
         }
         return [from_item(RoundRecord, item) for _, item in self._fetch(wanted)]
+
+    # webhooks ---------------------------------------------------------------------------------
+    def get_webhook(self, operator_id: str) -> WebhookRecord | None:
+        item = self._get("webhook", *keys.webhook_key(operator_id))
+        return None if item is None else from_item(WebhookRecord, item)
+
+    def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:
+        item = self._get("delivery", *keys.delivery_key(operator_id, shard))
+        return DeliveryState(operator_id, shard) if item is None else from_item(DeliveryState, item)
+
+    def webhook_failures(self, operator_id: str, limit: int) -> list[WebhookFailure]:
+        with mapped_errors("webhook failures"):
+            page = self.client.query(
+                TableName=self.state,
+                KeyConditionExpression="pk = :pk AND begins_with(sk, :fail)",
+                ExpressionAttributeValues={
+                    ":pk": {"S": keys.webhook_pk(operator_id)},
+                    ":fail": {"S": keys.FAILURE_PREFIX},
+                },
+                ConsistentRead=True,
+                Limit=limit,
+            )
+        return [from_item(WebhookFailure, item) for item in page.get("Items", [])]
+
+    def get_webhook_failure(self, operator_id: str, event_id: str) -> WebhookFailure | None:
+        item = self._get("webhook failure", *keys.failure_key(operator_id, event_id))
+        return None if item is None else from_item(WebhookFailure, item)
 
     def chain_head_of(self, operator_id: str, ref: ShoeRef) -> str | None:
         """One ``GetItem`` of the shoe projected to ``chain_head`` (a few dozen bytes)."""
