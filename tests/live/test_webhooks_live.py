@@ -13,7 +13,7 @@ import random
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 import boto3
 
@@ -33,7 +33,7 @@ HANG_ON = 8  # the 8th delivery gets no answer within the sender's timeout
 
 
 class Receiver(BaseHTTPRequestHandler):
-    received: list[tuple[str, bytes]] = []
+    received: ClassVar[list[tuple[str, bytes]]] = []
     count = 0
     lock = threading.Lock()
 

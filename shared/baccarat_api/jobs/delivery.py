@@ -35,7 +35,7 @@ def pass_and_reschedule(
 ) -> webhooks.Pass:
     done = webhooks.deliver(repo, vault, sender, operator_id, shard, scale=scale)
     if done.again_in is not None:
-        wakeup.later(operator_id, shard, int(round(done.again_in)))
+        wakeup.later(operator_id, shard, round(done.again_in))
     return done
 
 

@@ -410,5 +410,5 @@ class StateWrites(ABC):
 def _moved(kind: type, record: Record, name: str, before: int, after: int) -> Write:
     """A counter item from ``before`` (as read; 0: the item is absent) to ``after``."""
     if before == 0:
-        return Put(replace(record, **{name: after}))  # type: ignore[type-var]
+        return Put(replace(record, **{name: after}))  # type: ignore[arg-type]
     return Update(kind, key_of(record)[1], set={name: after}, expect={name: before})

@@ -19,6 +19,7 @@ then parked as a failure the operator lists and replays.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -251,7 +252,5 @@ def _save(repo: Repository, before: DeliveryState, after: DeliveryState) -> None
                 "pos", "taken", "attempts", "failing_since_ms", "next_at_ms")},
             expect={"pos": before.pos, "taken": before.taken},
         )  # fmt: skip
-    try:
+    with contextlib.suppress(ConditionFailed):  # a concurrent pass moved it first: it stands
         repo.transact("webhook delivery", [write])
-    except ConditionFailed:
-        pass  # a concurrent pass moved the shard first: its state stands
