@@ -77,6 +77,14 @@ EXPECTED: dict[str, tuple[int, int]] = {
     # the operator feed (issue 14): one strongly consistent Query per feed shard (16), one
     # BatchGetItem of the page's events, one of its money events' rounds
     "GET /v1/events": (18, 0),
+    # webhooks: the secret drawn sealed (KMS GenerateDataKey) and put; the failures one Query;
+    # a retry: the parked delivery, the webhook, the event (GetItem each; a money event's round
+    # makes it a BatchGetItem), the DeleteItem once delivered; KMS: the secret unsealed. The
+    # removal: GetItem + DeleteItem
+    "PUT /v1/webhook": (1, 1),
+    "GET /v1/webhook/failures": (1, 0),
+    "POST /v1/webhook/failures/{event_id}/retry": (4, 1),
+    "DELETE /v1/webhook": (2, 0),
 }
 BUDGET = {
     "rounds": 2,
