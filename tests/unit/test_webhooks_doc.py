@@ -27,7 +27,7 @@ def block(lang: str) -> str:
 
 def test_the_python_snippet_verifies_what_we_sign() -> None:
     scope: dict[str, object] = {}
-    exec(block("python"), scope)  # noqa: S102 — the documented snippet itself
+    exec(block("python"), scope)  # the documented snippet itself
     verify = scope["verify"]
     header = sign(SECRET, int(time.time()), BODY)
     assert verify(SECRET, header, BODY)  # type: ignore[operator]
