@@ -52,7 +52,7 @@ class StreamPoller:
                 continue  # a closed shard, read to its end
             try:
                 out = self.streams.get_records(ShardIterator=iterator, Limit=1000)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 code = getattr(exc, "response", {}).get("Error", {}).get("Code", "")
                 if code not in ("TrimmedDataAccessException", "ExpiredIteratorException"):
                     raise
@@ -72,8 +72,10 @@ class StreamPoller:
         while not self.stop.is_set():
             try:
                 busy = self.poll_once()
-            except Exception:
+            except Exception as exc:  # as Lambda: the batch comes again on the next pass
                 self.failures += 1
+                if self.failures <= 3 or self.failures % 100 == 0:
+                    print(f"stream poller: {type(exc).__name__}: {exc}", file=sys.stderr)
                 busy = 0
             if not busy:
                 self.stop.wait(self.every)

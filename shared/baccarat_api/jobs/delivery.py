@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -94,7 +95,7 @@ def run_forever(
                 for shard in range(FEED_SHARDS):
                     done = webhooks.deliver(repo, vault, sender, operator_id, shard, scale=scale)
                     busy = busy or done.again_in == 0.0
-        except Exception:
-            pass
+        except Exception as exc:  # as SQS would: the shard is tried again on the next round
+            print(f"webhook delivery: {type(exc).__name__}: {exc}", file=sys.stderr)
         if not busy:
             stop.wait(every)
