@@ -140,8 +140,8 @@ def _walk_operator_feed(
     api: Client, run: Callable[[str, Callable[[], Response]], Response], table_id: str
 ) -> None:
     """The operator feed (issue 14): the table's events indexed (what FeedIndexerFunction does
-    from the stream; not counted), then one page: a Query per feed shard, one BatchGetItem of
-    the events, one of the money events' rounds."""
+    from the stream; not counted), then one page: the shards' heads, a Query of the shard with
+    events, one BatchGetItem of the events, one of the money events' rounds."""
     from baccarat_api.runtime import get_runtime
     from baccarat_api.service import feed
 

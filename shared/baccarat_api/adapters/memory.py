@@ -25,6 +25,7 @@ from baccarat import proofdoc
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     KEY_FIELDS,
+    FEED_SHARDS,
     DeliveryState,
     EventRecord,
     FairnessTotals,
@@ -76,6 +77,12 @@ class _FeedReads:
             },
             {t: live.seq if isinstance(live, LiveRecord) else 0 for t, live in lives.items()},
         )
+
+    def feed_heads(self, operator_id: str) -> list[int]:
+        self.calls["batch_get"] += 1
+        with self._lock:
+            heads = [self.items.get((FeedHead, (operator_id, k))) for k in range(FEED_SHARDS)]
+        return [h.pos if isinstance(h, FeedHead) else 0 for h in heads]
 
     def feed_entries(self, operator_id: str, shard: int, after: int, limit: int) -> list[FeedEntry]:
         self.calls["query"] += 1

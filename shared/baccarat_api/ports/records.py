@@ -354,7 +354,7 @@ class EventRecord:
 
 
 #: Shards of each operator's event feed (issue 14): a table's events always in the same one.
-FEED_SHARDS = 16
+FEED_SHARDS = 64
 
 
 def feed_shard(table_id: str) -> int:

@@ -225,6 +225,11 @@ class Repository(StateWrites):
         none): ONE strongly consistent batched read."""
 
     @abstractmethod
+    def feed_heads(self, operator_id: str) -> list[int]:
+        """Every feed shard's last position (0: none yet), by shard: ONE strongly consistent
+        batched read."""
+
+    @abstractmethod
     def feed_entries(self, operator_id: str, shard: int, after: int, limit: int) -> list[FeedEntry]:
         """The shard's entries at positions after ``after``, in order, at most ``limit``: ONE
         strongly consistent ``Query``."""

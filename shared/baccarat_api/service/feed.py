@@ -15,7 +15,8 @@ DynamoDB Local's stream (:mod:`baccarat_dev.streams`); a lost or repeated hint c
 a later catch-up.
 
 **Reading.** The cursor is a vector of (position, events taken of the next entry) per shard.
-A page reads every shard after its position (strongly consistent), takes events from the shards
+A page reads the shards' heads, then each shard with entries after its position (strongly
+consistent), takes events from the shards
 in turn (round robin), reads them (one batched read), expands money events from their round
 (one more) and moves only the taken shards' positions. Positions are appended gap-free and
 never change, so a page can neither skip nor repeat an event, whatever is written meanwhile."""
@@ -53,9 +54,9 @@ TABLES_PER_APPEND = 49
 #: tried again from a fresh read before the batch fails (and its trigger retries it).
 APPEND_ATTEMPTS = 20
 
-#: A cursor: ``f1.`` and the positions, base64url (at most 16 × 2 numbers of 12 digits).
+#: A cursor: ``f1.`` and the positions, base64url (at most 64 × 2 numbers of 12 digits).
 CURSOR_PATTERN = r"^f1\.[A-Za-z0-9_-]*$"
-MAX_CURSOR_LENGTH = 600
+MAX_CURSOR_LENGTH = 2400
 
 MONEY_EVENTS = frozenset({"round_settled", "round_auto_settled", "round_voided"})
 
@@ -212,11 +213,16 @@ def operator_events(
     repo: Repository, operator_id: str, after: str | None, limit: int = DEFAULT_FEED_PAGE
 ) -> FeedPageOut:
     """The operator's events after the cursor ``after`` (``None``: from the first), at most
-    ``limit`` and :data:`PAGE_BUDGET_BYTES`: one ``Query`` per shard, one batched read of the
-    events and one of the rounds of its money events."""
+    ``limit`` and :data:`PAGE_BUDGET_BYTES`: one batched read of the shards' heads, one
+    ``Query`` per shard with events after the cursor, one batched read of the events and one of
+    the rounds of its money events."""
     positions = decode_cursor(after)
     limit = max(1, min(limit, MAX_FEED_PAGE))
-    queues = [pending(repo, operator_id, k, positions[k], limit) for k in range(FEED_SHARDS)]
+    heads = repo.feed_heads(operator_id)  # which shards have anything after the cursor
+    queues = [
+        pending(repo, operator_id, k, positions[k], limit) if heads[k] > positions[k][0] else []
+        for k in range(FEED_SHARDS)
+    ]
     chosen = _round_robin(queues, limit)
     found = {
         (e.table_id, e.seq): e

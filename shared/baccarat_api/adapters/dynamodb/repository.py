@@ -23,6 +23,7 @@ from baccarat_api.adapters.dynamodb.errors import cancellation_reasons, mapped_e
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     KEY_FIELDS,
+    FEED_SHARDS,
     DeliveryState,
     EventRecord,
     FairnessTotals,
@@ -501,6 +502,17 @@ class DynamoRepository(Repository):
                 live = from_item(LiveRecord, item)
                 lives[live.table_id] = live.seq
         return head, marks, lives
+
+    def feed_heads(self, operator_id: str) -> list[int]:
+        """ONE strongly consistent ``BatchGetItem`` of every shard's ``HEAD``."""
+        wanted = {
+            keys.feed_head_key(operator_id, k): ("head", self.state) for k in range(FEED_SHARDS)
+        }
+        heads = [0] * FEED_SHARDS
+        for _, item in self._fetch(wanted):
+            head = from_item(FeedHead, item)
+            heads[head.shard] = head.pos
+        return heads
 
     def feed_entries(self, operator_id: str, shard: int, after: int, limit: int) -> list[FeedEntry]:
         """ONE strongly consistent ``Query`` of ``POS#<after + 1>`` … (``Limit``: ``limit``)."""
