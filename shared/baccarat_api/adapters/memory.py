@@ -24,8 +24,8 @@ from typing import Any
 from baccarat import proofdoc
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
-    KEY_FIELDS,
     FEED_SHARDS,
+    KEY_FIELDS,
     DeliveryState,
     EventRecord,
     FairnessTotals,

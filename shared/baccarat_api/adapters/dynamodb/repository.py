@@ -22,8 +22,8 @@ from baccarat_api.adapters.dynamodb.codec import (
 from baccarat_api.adapters.dynamodb.errors import cancellation_reasons, mapped_errors
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
-    KEY_FIELDS,
     FEED_SHARDS,
+    KEY_FIELDS,
     DeliveryState,
     EventRecord,
     FairnessTotals,
