@@ -32,7 +32,7 @@ STATUS: dict[str, int] = {
     "idempotency_in_progress": 409,
     "idempotency_key_reused": 422,
     "invalid_table": 422,
-    "seat_occupied": 409,
+    "seat_taken": 409,
     "already_present": 409,
     "table_full": 409,
     "invalid_cursor": 422,

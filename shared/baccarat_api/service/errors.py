@@ -50,7 +50,7 @@ CODES: dict[str, tuple[bool, str]] = {
         "this Idempotency-Key was used for another request; use a new key",
     ),
     "invalid_table": (False, "the table configuration is refused (see message)"),
-    "seat_occupied": (False, "that seat (or the player-banker seat) is taken by someone else"),
+    "seat_taken": (False, "that seat (or the player-banker seat) is taken by someone else"),
     "already_present": (False, "the bettor is already at this table in another place"),
     "table_full": (False, "the table holds no more spectators or watchers"),
     "invalid_cursor": (False, "the cursor is malformed or belongs to another query"),

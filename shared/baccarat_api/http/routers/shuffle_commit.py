@@ -88,7 +88,7 @@ PLACE_ERRORS = ("unauthorized", "not_found", "already_present", "concurrent_upda
     operation_id="take_seat",
     summary="Take seat 1–7 (the tier's minimum balance; bid-squeeze: the seated minimum level)",
     responses=errors(
-        *PLACE_ERRORS, "seat_occupied", "seat_out_of_range", "below_min_balance",
+        *PLACE_ERRORS, "seat_taken", "seat_out_of_range", "below_min_balance",
         "below_seated_min_level",
     ),
 )  # fmt: skip
@@ -117,7 +117,7 @@ def leave_seat(table_id: str, seat: Seat, operator: OperatorId, rt: Rt) -> Prese
     operation_id="take_banker",
     summary="Take the player-banker seat of a player-banker table (its minimum balance)",
     responses=errors(
-        *PLACE_ERRORS, "seat_occupied", "player_banker_not_allowed",
+        *PLACE_ERRORS, "seat_taken", "player_banker_not_allowed",
         "player_banker_below_min_balance",
     ),
 )  # fmt: skip
