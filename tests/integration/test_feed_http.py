@@ -5,6 +5,7 @@ other operator sees none, a bad cursor is refused."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from support.stack import Api, LambdaContext, Stack, function_module, star_city_bets
@@ -54,3 +55,14 @@ def test_the_operator_feed_over_http(api: Api, stack: Stack) -> None:
     assert api.get("/v1/events", query="after=nope").status == 400
     assert api.get("/v1/events", query="limit=101").status == 400
     assert api.get("/v1/events", key=None).status == 401
+
+
+def test_the_stream_filter_of_the_template_is_the_indexers() -> None:
+    from baccarat_api.adapters.dynamodb.streams import FILTER_PATTERN
+    from baccarat_dev.template import load
+
+    stream = load()["Resources"]["FeedIndexerFunction"]["Properties"]["Events"]["StateStream"]
+    (only,) = stream["Properties"]["FilterCriteria"]["Filters"]
+    assert json.loads(only["Pattern"]) == json.loads(FILTER_PATTERN)
+    state = load()["Resources"]["StateTable"]["Properties"]
+    assert state["StreamSpecification"] == {"StreamViewType": "NEW_IMAGE"}

@@ -80,8 +80,8 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "GET /v1/events": (4, 0),
     # webhooks: the secret drawn sealed (KMS GenerateDataKey) and put; the failures one Query;
     # a retry: the parked delivery, the webhook, the event (GetItem each; a money event's round
-    # makes it a BatchGetItem), the DeleteItem once delivered; KMS: the secret unsealed. The
-    # removal: GetItem + DeleteItem
+    # makes it a BatchGetItem), the UpdateItem marking it delivered; KMS: the secret unsealed.
+    # The removal: GetItem + UpdateItem (marked removed: nothing is ever deleted)
     "PUT /v1/webhook": (1, 1),
     "GET /v1/webhook/failures": (1, 0),
     "POST /v1/webhook/failures/{event_id}/retry": (4, 1),

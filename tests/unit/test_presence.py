@@ -97,9 +97,7 @@ def test_star_city_has_no_betting_spectators_and_a_player_banker_seat(game: Game
     )
     out = presence.take_banker(game.repo, OP, t, "pb", 35_000)
     assert out.banker == {"bettor_id": "pb", "balance": 35_000}
-    assert code_of(lambda: presence.take_banker(game.repo, OP, t, "other", 10**6)) == (
-        "seat_taken"
-    )
+    assert code_of(lambda: presence.take_banker(game.repo, OP, t, "other", 10**6)) == ("seat_taken")
     assert code_of(lambda: presence.take_seat(game.repo, OP, t, 1, "pb", 10**6, None)) == (
         "already_present"
     )

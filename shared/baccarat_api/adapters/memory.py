@@ -53,7 +53,7 @@ from baccarat_api.ports.repository import (
     Snapshot,
 )
 from baccarat_api.ports.vault import SECRET_BYTES
-from baccarat_api.ports.writes import ABSENT, Delete, Key, Put, Update, Write
+from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
 
 
 class _FeedReads:
@@ -123,7 +123,8 @@ class _WebhookReads:
     def get_webhook(self, operator_id: str) -> WebhookRecord | None:
         self.calls["get"] += 1
         found = self.items.get((WebhookRecord, (operator_id,)))
-        return found if isinstance(found, WebhookRecord) else None
+        live = isinstance(found, WebhookRecord) and found.removed_at is None
+        return found if live else None  # type: ignore[return-value]
 
     def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:
         self.calls["get"] += 1
@@ -136,7 +137,9 @@ class _WebhookReads:
             found = [
                 r
                 for r in self.items.values()
-                if isinstance(r, WebhookFailure) and r.operator_id == operator_id
+                if isinstance(r, WebhookFailure)
+                and r.operator_id == operator_id
+                and r.delivered_at is None
             ]
         return sorted(found, key=lambda f: f.event_id)[:limit]
 
@@ -164,8 +167,6 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
 
     # writes -----------------------------------------------------------------------------------
     def _holds(self, write: Write) -> bool:
-        if isinstance(write, Delete):
-            return True
         stored = self.items.get(write.key)
         if isinstance(write, Put):
             if not write.if_absent or stored is None:
@@ -224,8 +225,6 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
             for w in writes:  # every condition held on the state before: apply them all
                 if isinstance(w, Put):
                     self.items[w.key] = w.record
-                elif isinstance(w, Delete):
-                    self.items.pop(w.key, None)
                 else:
                     before = self.items.get(w.key) or self._made(w)
                     changes = dict(w.set) | dict.fromkeys(w.remove)

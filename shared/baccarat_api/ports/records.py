@@ -407,6 +407,9 @@ class WebhookRecord:
     url: str = ""
     secret_ct: bytes = b""
     created_at: str = ""
+    #: Set by ``DELETE /v1/webhook`` (nothing is ever deleted): no webhook from then on, until
+    #: a PUT writes the item anew.
+    removed_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,6 +441,8 @@ class WebhookFailure:
     first_failed_at: str = ""
     parked_at: str = ""
     last_error: str = ""
+    #: Set when a retry delivered it (nothing is ever deleted): no longer listed as parked.
+    delivered_at: str | None = None
 
 
 Record = (

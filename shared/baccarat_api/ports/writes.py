@@ -93,19 +93,7 @@ class Update:
         return self.kind, self.ident
 
 
-@dataclass(frozen=True, slots=True)
-class Delete:
-    """Remove the item of ``kind`` named by ``key`` (its ``KEY_FIELDS`` values), if any."""
-
-    kind: type
-    ident: tuple[Any, ...]
-
-    @property
-    def key(self) -> Key:
-        return self.kind, self.ident
-
-
-Write = Put | Update | Delete
+Write = Put | Update
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.vault import SecretVault as Vault
 from baccarat_api.ports.vault import webhook_context
 from baccarat_api.ports.webhooks import Sender, Sent
-from baccarat_api.ports.writes import Delete, Put, Update
+from baccarat_api.ports.writes import Put, Update
 from baccarat_api.service import feed
 from baccarat_api.service.errors import DomainError, not_found
 from baccarat_api.service.models import (
@@ -87,9 +87,18 @@ def _text(raw: bytes) -> str:
 
 
 def delete_webhook(repo: Repository, operator_id: str) -> None:
-    if repo.get_webhook(operator_id) is None:
+    """Mark the webhook removed (nothing is ever deleted; its sealed secret stays unusable)."""
+    hook = repo.get_webhook(operator_id)
+    if hook is None:
         raise not_found("webhook", operator_id)
-    repo.transact("delete webhook", [Delete(WebhookRecord, (operator_id,))])
+    removed = Update(
+        WebhookRecord, (operator_id,), set={"removed_at": clock_now()},
+        expect={"created_at": hook.created_at},
+    )  # fmt: skip
+    try:
+        repo.transact("remove webhook", [removed])
+    except ConditionFailed:
+        raise DomainError("concurrent_update", "the webhook changed meanwhile; retry") from None
 
 
 def _failure_out(f: WebhookFailure) -> WebhookFailureOut:
@@ -134,7 +143,7 @@ def retry_failure(
 ) -> WebhookRetryOut:
     """POST a parked event once, now: delivered → no longer parked; else it stays parked."""
     parked = repo.get_webhook_failure(operator_id, event_id)
-    if parked is None:
+    if parked is None or parked.delivered_at is not None:
         raise not_found("webhook failure", event_id)
     hook = repo.get_webhook(operator_id)
     if hook is None:
@@ -142,7 +151,9 @@ def retry_failure(
     (event,) = repo.events_at(operator_id, [(parked.table_id, parked.seq)])
     sent = _post(sender, hook, _secret(vault, hook), _body(repo, event))
     if sent.ok:
-        repo.transact("webhook retried", [Delete(WebhookFailure, (operator_id, event_id))])
+        delivered = {"delivered_at": clock_now(), "attempts": parked.attempts + 1}
+        repo.transact("webhook retried", [Update(WebhookFailure, (operator_id, event_id),
+                                                 set=delivered)])  # fmt: skip
     else:
         repo.transact(
             "webhook retry failed",

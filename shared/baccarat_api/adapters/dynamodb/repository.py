@@ -49,7 +49,7 @@ from baccarat_api.ports.repository import (
     Snapshot,
     StoreUnavailable,
 )
-from baccarat_api.ports.writes import ABSENT, Delete, Put, Update, Write
+from baccarat_api.ports.writes import ABSENT, Put, Update, Write
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -78,9 +78,6 @@ class DynamoRepository(Repository):
             elif write.if_absent:
                 put["ConditionExpression"] = _NEW
             return {"Put": put}
-        if isinstance(write, Delete):
-            key = shape(write.kind).item_key(write.ident)
-            return {"Delete": {"TableName": self.state, "Key": key}}
         return {"Update": self._update(write)}
 
     def _update(self, write: Update) -> dict[str, Any]:
@@ -143,8 +140,6 @@ class DynamoRepository(Repository):
                 with mapped_errors(what):
                     if verb == "Put":
                         self.client.put_item(**args)
-                    elif verb == "Delete":
-                        self.client.delete_item(**args)
                     else:
                         self.client.update_item(**args)
             except ConditionFailed as exc:
@@ -552,7 +547,8 @@ class DynamoRepository(Repository):
     # webhooks ---------------------------------------------------------------------------------
     def get_webhook(self, operator_id: str) -> WebhookRecord | None:
         item = self._get("webhook", *keys.webhook_key(operator_id))
-        return None if item is None else from_item(WebhookRecord, item)
+        hook = None if item is None else from_item(WebhookRecord, item)
+        return None if hook is None or hook.removed_at is not None else hook
 
     def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:
         item = self._get("delivery", *keys.delivery_key(operator_id, shard))
@@ -563,6 +559,7 @@ class DynamoRepository(Repository):
             page = self.client.query(
                 TableName=self.state,
                 KeyConditionExpression="pk = :pk AND begins_with(sk, :fail)",
+                FilterExpression="attribute_not_exists(delivered_at)",
                 ExpressionAttributeValues={
                     ":pk": {"S": keys.webhook_pk(operator_id)},
                     ":fail": {"S": keys.FAILURE_PREFIX},
