@@ -146,6 +146,7 @@ def function_env(function: str, engines: Engines, build_dir: Path) -> dict[str, 
         "StateTable": NAMES["StateTable"],
         "ConfigTable": NAMES["ConfigTable"],
         "Stage": "test",
+        "DeliveryQueue": "",  # no queue here: a delivery pass wakes nothing (as in make run)
     }
     env: dict[str, str] = {}
     for name, value in variables.items():
