@@ -1,7 +1,8 @@
 """`make bench`: every benchmark, figures printed (never asserted by tests), in one run.
 
 Sections: the pure core (engine, money, exact RTP), the API in process (round trips, warm
-latency, item sizes, request units), cost per million rounds, the built artifacts (sam build),
+latency, item sizes, request units), cost per million rounds, the service's own overhead (the
+same session with DynamoDB and KMS answered instantly), the built artifacts (sam build),
 cold start of every function (on the built artifacts, moto's server on loopback), and the API
 over HTTP under a bounded load with a consistency check. A section that cannot run here says so
 and the others still run; the exit status is then 1. (The DynamoDB engines — DynamoDB Local vs
@@ -19,7 +20,7 @@ from pathlib import Path
 
 
 def main() -> int:
-    from . import api, artifacts, coldstart, cost, engine, http, money, rtp
+    from . import api, artifacts, coldstart, cost, engine, http, money, overhead, rtp
     from ._lambda import moto_server
 
     started = time.perf_counter()
@@ -55,6 +56,7 @@ def main() -> int:
     section("api", api_section)
     if measured:
         section("cost", lambda: cost.run(measured[0]))
+    section("overhead", lambda: overhead.run(measured[0].p50 if measured else None))
 
     with tempfile.TemporaryDirectory(prefix="bacc-bench-build-") as tmp:
         builds: list[Path | None] = []

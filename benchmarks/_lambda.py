@@ -204,6 +204,7 @@ _AWS_VARS = (
 def _env(values: dict[str, str]) -> Iterator[None]:
     saved = {k: os.environ.get(k) for k in (*values, *_AWS_VARS, "STATE_TABLE", "CONFIG_TABLE")}
     saved["KMS_KEY_ID"] = os.environ.get("KMS_KEY_ID")
+    saved["SIGNING_KEY_ID"] = os.environ.get("SIGNING_KEY_ID")
     for k in _AWS_VARS:
         os.environ.pop(k, None)
     os.environ.update(values)
@@ -251,6 +252,10 @@ def moto_in_memory() -> Iterator[LocalAws]:
             {"STATE_TABLE": names["StateTable"], "CONFIG_TABLE": names["ConfigTable"]}
         )
         os.environ["KMS_KEY_ID"] = arn
+        signing = boto3.client("kms").create_key(
+            Description="bench proof signing", KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY"
+        )["KeyMetadata"]["Arn"]
+        os.environ["SIGNING_KEY_ID"] = signing  # the proof's signature (final proofs)
         runtime.reset()
         try:
             yield LocalAws(names, arn, "bench-operator", key)

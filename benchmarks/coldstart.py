@@ -81,6 +81,64 @@ sys.stdout.write("BENCH " + json.dumps({"import": t1 - t0, "request": 0.0, "stat
 sys.stdout.flush()
 """
 
+#: Other floors, measured in the same interleaved runs (issue 17 item 3): what a boto3-only
+#: function costs, and the lightest HTTP handler the stack allows (powertools' own resolver)
+#: against FastAPI + Mangum answering the same v2 event — the web framework's own price.
+BOTO3_ONLY = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import boto3
+boto3.client("dynamodb")
+t1 = time.perf_counter()
+sys.stdout.write("BENCH " + json.dumps({"import": t1 - t0, "request": 0.0, "status": "-"}) + "\n")
+sys.stdout.flush()
+"""
+
+_ONE_ROUTE = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import boto3
+client = boto3.client("dynamodb")
+%s
+t1 = time.perf_counter()
+out = handler(json.load(open(sys.argv[1])), None)
+t2 = time.perf_counter()
+report = {"import": t1 - t0, "request": t2 - t1, "status": out["statusCode"]}
+sys.stdout.write("BENCH " + json.dumps(report) + "\n")
+sys.stdout.flush()
+"""
+POWERTOOLS_RESOLVER = (
+    _ONE_ROUTE
+    % """
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
+app = APIGatewayHttpResolver()
+@app.get("/v1/tiers")
+def tiers():
+    return {"tiers": []}
+def handler(event, context):
+    return app.resolve(event, context)
+"""
+)
+FASTAPI_MANGUM = (
+    _ONE_ROUTE
+    % """
+from fastapi import FastAPI
+from mangum import Mangum
+api = FastAPI()
+@api.get("/v1/tiers")
+def tiers():
+    return {"tiers": []}
+handler = Mangum(api, lifespan="off")
+"""
+)
+#: name → (script, takes the one-route event)
+FLOORS: dict[str, tuple[str, bool]] = {
+    "floor": (FLOOR, False),
+    "boto3 only": (BOTO3_ONLY, False),
+    "powertools resolver, 1 route": (POWERTOOLS_RESOLVER, True),
+    "fastapi + mangum, 1 route": (FASTAPI_MANGUM, True),
+}
+
 STAGES = r"""
 import json, sys, time
 T = time.perf_counter
@@ -267,17 +325,21 @@ def measure(
 ) -> tuple[
     dict[str, list[float]], dict[str, list[dict[str, Any]]], dict[str, list[str]], dict[str, str]
 ]:
-    """Interleaved runs: the floor, then every function, ``runs`` times."""
-    floor_args = [*layout.python(), "-c", FLOOR]
+    """Interleaved runs: the floors (:data:`FLOORS`), then every function, ``runs`` times."""
     floor_env = child_env(None, layout, aws, home)
-    walls: dict[str, list[float]] = {"floor": []}
-    reports: dict[str, list[dict[str, Any]]] = {"floor": []}
-    args_of: dict[str, list[str]] = {"floor": floor_args}
+    one_route = home / "one-route.json"
+    one_route.write_text(json.dumps(http_event("GET", "/v1/tiers", None)))
+    walls: dict[str, list[float]] = {}
+    reports: dict[str, list[dict[str, Any]]] = {}
+    args_of: dict[str, list[str]] = {}
+    for name, (script, with_event) in FLOORS.items():
+        args_of[name] = [*layout.python(), "-c", script, *([str(one_route)] if with_event else [])]
     what: dict[str, str] = {}
     for r in range(runs):
-        wall, report, _ = run_child(floor_args, floor_env, home)
-        walls["floor"].append(wall)
-        reports["floor"].append(report)
+        for name in FLOORS:
+            wall, report, _ = run_child(args_of[name], floor_env, home)
+            walls.setdefault(name, []).append(wall)
+            reports.setdefault(name, []).append(report)
         for fn in fns:
             what[fn.logical_id], event = scene.request(fn, r)
             event_file = home / f"{fn.logical_id}-{layout.built and layout.built.name}-{r}.json"
@@ -290,13 +352,22 @@ def measure(
     return walls, reports, args_of, what
 
 
-def ratio(walls: dict[str, list[float]], name: str) -> float:
+def ratios(walls: dict[str, list[float]], name: str, floor: str = "floor") -> list[float]:
+    """Per run: this run's time / the floor measured just before it."""
+    return [w / f for w, f in zip(walls[name], walls[floor], strict=True)]
+
+
+def ratio(walls: dict[str, list[float]], name: str, floor: str = "floor") -> float:
     """Median over runs of (this run's time / the floor measured just before it)."""
-    return median([w / f for w, f in zip(walls[name], walls["floor"], strict=True)])
+    return median(ratios(walls, name, floor))
+
+
+def spread(xs: list[float]) -> str:
+    return f"{min(xs):.2f}–{max(xs):.2f}"
 
 
 def run(
-    aws: LocalAws, built: Path | None, as_built: Path | None = None, runs: int = 3
+    aws: LocalAws, built: Path | None, as_built: Path | None = None, runs: int = 5
 ) -> tuple[list[str], dict[str, set[str]]]:
     """The cold-start table for ``built`` (and, with ``as_built``, the floor and one function
     from that build too); returns the lines and, per function, what its first request imported
@@ -310,31 +381,41 @@ def run(
         "## Cold start: fresh interpreter → first response (import + init + one request, moto "
         "server on loopback)",
         f"# {where}; Lambda's environment (Tracer live, code read-only); {runs} interleaved "
-        "runs; × floor = median of per-run ratios",
+        "runs; × floor = median of per-run ratios (spread: min–max of the runs); × boto3 = the "
+        "same against a boto3-only floor",
     ]
     imported: dict[str, set[str]] = {}
     with tempfile.TemporaryDirectory(prefix="bacc-cold-") as tmp:
         home = Path(tmp)
         walls, reports, args_of, what = measure(fns, layout, scene, aws, home, runs)
         lines.append(
-            f"{'function':<26}{'first response':>15}{'× floor':>9}{'import':>10}{'request':>10}"
-            "  status  request"
+            f"{'function':<30}{'first response':>15}{'× floor':>9}{'spread':>11}{'× boto3':>9}"
+            f"{'import':>9}{'request':>9}  status  request"
         )
-        lines.append(
-            f"{'floor: boto3+fastapi+client':<26}{median(walls['floor']) * 1e3:12.0f} ms"
-            f"{1:8.2f}x{median([x['import'] for x in reports['floor']]) * 1e3:7.0f} ms"
-        )
+
+        def row(name: str, statuses: str = "-", request: str = "") -> str:
+            rep = reports[name]
+            return (
+                f"{name:<30}{median(walls[name]) * 1e3:12.0f} ms{ratio(walls, name):8.2f}x"
+                f"{spread(ratios(walls, name)):>11}{ratio(walls, name, 'boto3 only'):8.2f}x"
+                f"{median([x['import'] for x in rep]) * 1e3:6.0f} ms"
+                f"{median([x['request'] for x in rep]) * 1e3:6.0f} ms  {statuses:<6}  {request}"
+            )
+
+        for name in FLOORS:
+            lines.append(row(name, "/".join(sorted({str(x["status"]) for x in reports[name]}))))
         for fn in fns:
             rep = reports[fn.logical_id]
             imported[fn.logical_id] = {m for x in rep for m in x.get("modules", [])}
             statuses = "/".join(sorted({str(x["status"]) for x in rep}))
-            lines.append(
-                f"{fn.logical_id:<26}{median(walls[fn.logical_id]) * 1e3:12.0f} ms"
-                f"{ratio(walls, fn.logical_id):8.2f}x"
-                f"{median([x['import'] for x in rep]) * 1e3:7.0f} ms"
-                f"{median([x['request'] for x in rep]) * 1e3:7.0f} ms"
-                f"  {statuses:<6}  {what[fn.logical_id]}"
-            )
+            lines.append(row(fn.logical_id, statuses, what[fn.logical_id]))
+        fw, pt = "fastapi + mangum, 1 route", "powertools resolver, 1 route"
+        extra = median([f - p for f, p in zip(walls[fw], walls[pt], strict=True)])
+        lines.append(
+            f"# the web framework's own price: FastAPI + Mangum answering one route takes "
+            f"{extra * 1e3:.0f} ms more than powertools' resolver "
+            f"({ratio(walls, fw, pt):.2f}x, spread {spread(ratios(walls, fw, pt))})"
+        )
         if as_built is not None:
             one = [fn for fn in fns if fn.logical_id == "DealAndResolveFunction"] or fns[:1]
             raw_walls, _, _, _ = measure(one, Layout(as_built), scene, aws, home, runs)

@@ -87,9 +87,13 @@ def run() -> list[str]:
         s = settle(star, r, star_bets)
         same &= (s.nets(), s.house_take) == naive.settle(star, r, star_bets)
 
+    from tests.support import validation_oracle
+
     t_settle = per_call(one_settlement)
     t_naive = per_call(one_naive)
     t_both = per_call(validate_and_settle)
+    t_validate = per_call(lambda: validate_bets(table, bets, 1))
+    t_before = per_call(lambda: validation_oracle.validate_bets(table, bets, 1))
     return [
         f"## Money: a full bid-squeeze table ({len(bets)} bet lines, 8 bettors, side bets)",
         f"{'':<22}{'engine':>12}{'naive':>13}{'ratio':>8}",
@@ -97,4 +101,7 @@ def run() -> list[str]:
         f"  {1 / t_settle:,.0f} settlements/s; same money as naive on {len(rounds)} rounds × 3 "
         f"tables: {'yes' if same else 'NO'}",
         f"{'validate + settle':<22}{fmt_time(t_both)}{'':>22}  {1 / t_both:,.0f} rounds/s",
+        f"{'validate':<22}{fmt_time(t_validate)}{'':>22}  {t_validate / t_settle:.2f}× settle; "
+        f"the implementation before (tests/support/validation_oracle.py, same answers): "
+        f"{fmt_time(t_before).strip()} = {t_before / t_settle:.2f}× settle",
     ]

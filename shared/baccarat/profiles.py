@@ -25,6 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from .currency import COIN, COIN_EXPONENT, DEFAULT_EXPONENTS, MAX_EXPONENT, MIN_EXPONENT, of_tier
 from .paytables import BANKER_PAY_VARIANTS, PAY_TABLES, BetType, PayTable
 from .rules import PROFILE_RULES, ShoeRules
 
@@ -214,9 +215,13 @@ _TIER_KEYS = frozenset(
         "limits",
         "seated_min_level",
         "notes",
+        "currency",
+        "minor_unit_exponent",
     }
 )
-_OPTIONAL_TIER_KEYS = frozenset({"table_max", "seated_min_level", "notes"})
+_OPTIONAL_TIER_KEYS = frozenset(
+    {"table_max", "seated_min_level", "notes", "currency", "minor_unit_exponent"}
+)
 
 
 def _int(data: Mapping[str, Any], key: str, where: str, minimum: int = 1) -> int:
@@ -257,6 +262,8 @@ class Tier:
     limits: Mapping[BetType, AreaLimit]
     seated_min_level: int | None = None
     notes: str = ""
+    currency: str = COIN
+    minor_unit_exponent: int = COIN_EXPONENT
 
     @property
     def chip_values(self) -> tuple[int, ...]:
@@ -286,6 +293,13 @@ class Tier:
         if not isinstance(chips, list) or not chips:
             raise TierError(f"{where}: chips must be a non-empty list of units")
         level = data.get("seated_min_level")
+        currency, exponent = of_tier(data)
+        if currency not in DEFAULT_EXPONENTS:
+            raise TierError(f"{where}: unknown currency {currency!r}")
+        if "minor_unit_exponent" in data:
+            exponent = _int(data, "minor_unit_exponent", where, minimum=MIN_EXPONENT)
+            if exponent > MAX_EXPONENT:
+                raise TierError(f"{where}: minor_unit_exponent must be ≤ {MAX_EXPONENT}")
         tier = cls(
             id=_str(data, "id", where),
             profile=profile,
@@ -300,6 +314,8 @@ class Tier:
             limits=_parse_limits(data.get("limits"), _int(data, "min_bet", where), where),
             seated_min_level=None if level is None else _int(data, "seated_min_level", where, 0),
             notes=str(data.get("notes", "")),
+            currency=currency,
+            minor_unit_exponent=exponent,
         )
         tier.check()
         return tier
@@ -342,6 +358,8 @@ class Tier:
             "player_banker_min_balance": self.player_banker_min_balance,
             "limits": {b.value: {"min": lim.min, "max": lim.max} for b, lim in self.limits.items()},
             "seated_min_level": self.seated_min_level,
+            "currency": self.currency,
+            "minor_unit_exponent": self.minor_unit_exponent,
         }
         if self.notes:
             out["notes"] = self.notes
@@ -441,6 +459,15 @@ class TableConfig:
         table = self.profile.pay_table.with_banker(BANKER_PAY_VARIANTS[self.banker_pays_choice])
         dragon = self.dragon_choice
         return table if dragon is None else table.with_dragon(dragon)
+
+    @property
+    def currency(self) -> str:
+        """The table's currency: its tier's (every amount in its minor units)."""
+        return self.tier.currency
+
+    @property
+    def minor_unit_exponent(self) -> int:
+        return self.tier.minor_unit_exponent
 
     @property
     def pay_table(self) -> PayTable:

@@ -23,14 +23,14 @@ Every other check applies everywhere.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
 from .bets import Bet, PlayerBanker, Role
 from .paytables import BetType
-from .profiles import Banking, TableConfig
+from .profiles import Banking, TableConfig, Tier
 from .settlement import player_banker_liability
 
 __all__ = ["AcceptedRound", "BetRefused", "Refusal", "player_banker_liability", "validate_bets"]
@@ -139,16 +139,48 @@ def validate_bets(
         # player-banker it is checked as usual (star-city: two people make a round).
         return AcceptedRound((), MappingProxyType({}), 0)
     _check_player_banker_seat(table, player_banker)
-    normalised = tuple(
-        _check_bet(table, i, b, round_number, player_banker) for i, b in enumerate(bets)
-    )
+    rules = _Rules(table, round_number, player_banker)
+    normalised = tuple([_check_bet(rules, i, b) for i, b in enumerate(bets)])
     by_bettor = _group(normalised)
     for lines in by_bettor.values():
-        _check_bettor(table, lines)
+        _check_bettor(rules, lines)
     _check_seating(table, by_bettor, seated_present)
     liability = _check_player_banker_cover(table, normalised, player_banker)
     stakes = {bettor: sum(b.amount for _, b in lines) for bettor, lines in by_bettor.items()}
     return AcceptedRound(normalised, MappingProxyType(stakes), liability)
+
+
+class _Rules:
+    """What the checks of one call read from the table, looked up once per call (validation
+    runs at the speed of settlement: issue 17; ``tests/unit/test_validation_oracle.py`` holds it
+    to the same answers as the straightforward version)."""
+
+    __slots__ = (
+        "banker_and_player_together",
+        "big_small_last",
+        "limits",
+        "offered",
+        "pb_id",
+        "profile",
+        "round_number",
+        "seats",
+        "spectators_may_bet",
+        "tier",
+        "unit",
+    )  # fmt: skip
+
+    def __init__(self, table: TableConfig, round_number: int, pb: PlayerBanker | None) -> None:
+        self.profile = table.profile
+        self.tier = table.tier
+        self.offered = table.pay_table.offered
+        self.unit = table.tier.unit
+        self.big_small_last = table.profile.big_small_last_round
+        self.pb_id = None if pb is None else pb.bettor_id
+        self.round_number = round_number
+        self.seats = table.profile.seats
+        self.spectators_may_bet = table.profile.spectators_may_bet
+        self.limits = table.tier.limits
+        self.banker_and_player_together = table.profile.banker_and_player_together
 
 
 # --- the table's player-banker seat ---------------------------------------------------------
@@ -191,54 +223,81 @@ def _refuse(code: Refusal, message: str, i: int, bet: Bet, **kw: Any) -> BetRefu
     )
 
 
-def _check_bet(
-    table: TableConfig, i: int, bet: Bet, round_number: int, pb: PlayerBanker | None
-) -> Bet:
+#: value (or member) → member: what ``BetType(x)`` / ``Role(x)`` give, as one dict lookup
+#: (a ``StrEnum`` member hashes and compares as its value).
+_BET_TYPES: Mapping[object, BetType] = {t.value: t for t in BetType}
+_ROLES: Mapping[object, Role] = {r.value: r for r in Role}
+
+
+def _member(members: Mapping[object, Any], value: object) -> Any:
+    try:
+        return members.get(value)
+    except TypeError:  # unhashable: no member's value
+        return None
+
+
+def _check_bet(rules: _Rules, i: int, bet: Bet) -> Bet:
     """One line: a known, offered bet type; a positive whole number of chip units; Big/Small not
     after round 20 (bid-squeeze); a role the profile lets bet; a seat exactly when seated."""
-    try:
-        bet_type = BetType(bet.type)
-    except (TypeError, ValueError):
-        raise _refuse(Refusal.UNKNOWN_BET_TYPE, f"unknown bet type {bet.type!r}", i, bet) from None
-    try:
-        role = Role(bet.role)
-    except (TypeError, ValueError):
-        raise _refuse(Refusal.UNKNOWN_ROLE, f"unknown role {bet.role!r}", i, bet) from None
-    bet = replace(bet, type=bet_type, role=role)
-    profile, tier = table.profile, table.tier
-    if bet_type not in table.pay_table.offered:
-        raise _refuse(Refusal.BET_TYPE_NOT_OFFERED, f"{profile.name} has no {bet_type}", i, bet)
-    if _not_int(bet.amount) or bet.amount <= 0:
+    bet_type, role = bet.type, bet.role
+    if type(bet_type) is not BetType:
+        bet_type = _member(_BET_TYPES, bet_type)
+        if bet_type is None:
+            raise _refuse(Refusal.UNKNOWN_BET_TYPE, f"unknown bet type {bet.type!r}", i, bet)
+    if type(role) is not Role:
+        role = _member(_ROLES, role)
+        if role is None:
+            raise _refuse(Refusal.UNKNOWN_ROLE, f"unknown role {bet.role!r}", i, bet)
+    if bet_type is not bet.type or role is not bet.role:
+        bet = Bet(
+            bet.bettor_id, role, bet_type, bet.amount, bet.order, bet.seat, bet.level,
+            bet.balance, bet.personal_limits,
+        )  # fmt: skip
+    if bet_type not in rules.offered:
+        raise _refuse(
+            Refusal.BET_TYPE_NOT_OFFERED, f"{rules.profile.name} has no {bet_type}", i, bet
+        )
+    amount = bet.amount
+    if type(amount) is not int and (isinstance(amount, bool) or not isinstance(amount, int)):
         raise _refuse(Refusal.INVALID_AMOUNT, "the amount must be a positive integer", i, bet)
-    if bet.amount % tier.unit:
+    if amount <= 0:
+        raise _refuse(Refusal.INVALID_AMOUNT, "the amount must be a positive integer", i, bet)
+    unit = rules.unit
+    if amount % unit:
         raise _refuse(
             Refusal.NOT_CHIP_MULTIPLE,
-            f"the amount must be a multiple of the chip unit {tier.unit}",
+            f"the amount must be a multiple of the chip unit {unit}",
             i,
             bet,
-            limit=tier.unit,
-            attempted=bet.amount,
+            limit=unit,
+            attempted=amount,
         )
-    last = profile.big_small_last_round
-    if last is not None and bet_type in (BetType.BIG, BetType.SMALL) and round_number > last:
+    last = rules.big_small_last
+    if last is not None and rules.round_number > last and bet_type in _BIG_SMALL:
         raise _refuse(
             Refusal.BIG_SMALL_CLOSED,
             f"Big and Small may not be bet after round {last}",
             i,
             bet,
             limit=last,
-            attempted=round_number,
+            attempted=rules.round_number,
         )
-    if pb is not None and bet.bettor_id == pb.bettor_id:
+    if rules.pb_id is not None and bet.bettor_id == rules.pb_id:
         raise _refuse(Refusal.PLAYER_BANKER_CANNOT_BET, "the player-banker does not bet", i, bet)
-    _check_role_and_seat(table, i, bet)
+    seat = bet.seat
+    if role is Role.SEATED and type(seat) is int and 1 <= seat <= rules.seats:
+        return bet  # the common case: a seated bet at a valid seat
+    _check_role_and_seat(rules, i, bet)
     return bet
 
 
-def _check_role_and_seat(table: TableConfig, i: int, bet: Bet) -> None:
-    seats = table.profile.seats
+_BIG_SMALL = frozenset({BetType.BIG, BetType.SMALL})
+
+
+def _check_role_and_seat(rules: _Rules, i: int, bet: Bet) -> None:
+    seats = rules.seats
     if bet.role is Role.SPECTATOR:
-        if not table.profile.spectators_may_bet:
+        if not rules.spectators_may_bet:
             raise _refuse(
                 Refusal.SPECTATOR_BETTING_NOT_ALLOWED, "spectators only watch here", i, bet
             )
@@ -284,28 +343,39 @@ def _group(bets: Sequence[Bet]) -> dict[str, _Lines]:
     """Bettor id → that bettor's (index, bet) lines, bettors in order of first appearance."""
     by_bettor: dict[str, _Lines] = {}
     for i, bet in enumerate(bets):
-        by_bettor.setdefault(bet.bettor_id, []).append((i, bet))
+        lines = by_bettor.get(bet.bettor_id)
+        if lines is None:
+            by_bettor[bet.bettor_id] = [(i, bet)]
+        else:
+            lines.append((i, bet))
     return by_bettor
 
 
-def _check_bettor(table: TableConfig, lines: _Lines) -> None:
+def _check_bettor(rules: _Rules, lines: _Lines) -> None:
     """One bettor's round: consistent identity, balance and level, the Banker-or-Player rule,
     every area's minimum and maximum, the table maximum, and stakes covered by the balance."""
-    _check_consistent(lines)
-    _check_balance_and_level(table, lines)
-    _check_banker_and_player(table, lines)
-    _check_areas(table, lines)
-    _check_totals(table, lines)
-
-
-def _identity(bet: Bet) -> tuple[object, ...]:
-    return (bet.role, bet.seat, bet.balance, bet.level, dict(bet.personal_limits))
+    if len(lines) > 1:
+        _check_consistent(lines)
+    _check_balance_and_level(rules.tier, lines)
+    if not rules.banker_and_player_together:
+        _check_banker_and_player(lines)
+    _check_areas(rules, lines)
+    _check_totals(rules.tier, lines)
 
 
 def _check_consistent(lines: _Lines) -> None:
-    first = _identity(lines[0][1])
+    """Every line of one bettor agrees on role, seat, balance, level and personal limits."""
+    first = lines[0][1]
+    head = (first.role, first.seat, first.balance, first.level)
+    limits = first.personal_limits
+    plain: dict[BetType, int] | None = None
     for i, bet in lines[1:]:
-        if _identity(bet) != first:
+        same = (bet.role, bet.seat, bet.balance, bet.level) == head
+        if same and bet.personal_limits is not limits:
+            if plain is None:
+                plain = dict(limits)
+            same = dict(bet.personal_limits) == plain
+        if not same:
             raise _refuse(
                 Refusal.INCONSISTENT_BETTOR,
                 "one bettor's bets must agree on role, seat, balance, level and limits",
@@ -314,11 +384,10 @@ def _check_consistent(lines: _Lines) -> None:
             )
 
 
-def _check_balance_and_level(table: TableConfig, lines: _Lines) -> None:
+def _check_balance_and_level(tier: Tier, lines: _Lines) -> None:
     """A bettor below the tier's minimum balance may not bet (star-city "玩家所持星幣額(底限)");
     bid-squeeze seated betting needs the tier's minimum VIP level ("進桌下注有最低VIP 額度")."""
     i, bet = lines[0]
-    tier = table.tier
     if bet.balance is None or _not_int(bet.balance):
         raise _refuse(Refusal.BALANCE_REQUIRED, "the bettor's balance is required", i, bet)
     if bet.balance < tier.bettor_min_balance:
@@ -346,52 +415,48 @@ def _check_balance_and_level(table: TableConfig, lines: _Lines) -> None:
 _BANKER_SIDE = frozenset({BetType.BANKER, BetType.BANKER_NO_COMMISSION})
 
 
-def _check_banker_and_player(table: TableConfig, lines: _Lines) -> None:
+def _check_banker_and_player(lines: _Lines) -> None:
     """Star-city: "除了莊及閒只能選擇其中一個押注外" — Banker or Player, not both."""
-    if table.profile.banker_and_player_together:
-        return
-    sides = [(i, b) for i, b in lines if b.type in _BANKER_SIDE or b.type is BetType.PLAYER]
-    if not sides:
-        return
-    first_on_banker = sides[0][1].type in _BANKER_SIDE
-    for i, bet in sides:
-        if (bet.type in _BANKER_SIDE) != first_on_banker:
+    first_on_banker: bool | None = None
+    for i, bet in lines:
+        on_banker = bet.type in _BANKER_SIDE
+        if not on_banker and bet.type is not BetType.PLAYER:
+            continue
+        if first_on_banker is None:
+            first_on_banker = on_banker
+        elif on_banker != first_on_banker:
             raise _refuse(
                 Refusal.BANKER_AND_PLAYER_TOGETHER, "bet Banker or Player, not both", i, bet
             )
 
 
-def _area_max(table: TableConfig, bet: Bet) -> tuple[int, Refusal]:
-    """The maximum of ``bet``'s area for this bettor: the table's, or for a spectator the
-    intersection with the bettor's personal limit (bid-squeeze "旁觀下注" rule)."""
-    table_max = table.tier.limit(BetType(bet.type)).max
-    if bet.role is Role.SPECTATOR:
-        personal = bet.personal_limits.get(BetType(bet.type))
-        if personal is not None and personal < table_max:
-            return personal, Refusal.ABOVE_PERSONAL_LIMIT
-    return table_max, Refusal.ABOVE_AREA_LIMIT
-
-
-def _check_areas(table: TableConfig, lines: _Lines) -> None:
+def _check_areas(rules: _Rules, lines: _Lines) -> None:
     """Per bettor per area, summed over the round: at least the area's minimum, at most its
-    maximum (star-city: Tie and each Pair ≤ 10 units, Banker/Player ≤ 50 units)."""
+    maximum (star-city: Tie and each Pair ≤ 10 units, Banker/Player ≤ 50 units). A spectator's
+    maximum is the intersection with the bettor's personal limit (bid-squeeze "旁觀下注")."""
+    limits = rules.limits
     totals: dict[BetType, int] = {}
     last: dict[BetType, tuple[int, Bet]] = {}
     for i, bet in lines:
-        totals[bet.type] = totals.get(bet.type, 0) + bet.amount
-        last[bet.type] = (i, bet)
-        limit, code = _area_max(table, bet)
-        if totals[bet.type] > limit:
+        bet_type = bet.type
+        total = totals[bet_type] = totals.get(bet_type, 0) + bet.amount
+        last[bet_type] = (i, bet)
+        limit, code = limits[bet_type].max, Refusal.ABOVE_AREA_LIMIT
+        if bet.role is Role.SPECTATOR:
+            personal = bet.personal_limits.get(bet_type)
+            if personal is not None and personal < limit:
+                limit, code = personal, Refusal.ABOVE_PERSONAL_LIMIT
+        if total > limit:
             raise _refuse(
                 code,
-                f"at most {limit} on {bet.type} per round",
+                f"at most {limit} on {bet_type} per round",
                 i,
                 bet,
                 limit=limit,
-                attempted=totals[bet.type],
+                attempted=total,
             )
     for bet_type, total in totals.items():
-        minimum = table.tier.limit(bet_type).min
+        minimum = limits[bet_type].min
         if total < minimum:
             i, bet = last[bet_type]
             raise _refuse(
@@ -404,11 +469,11 @@ def _check_areas(table: TableConfig, lines: _Lines) -> None:
             )
 
 
-def _check_totals(table: TableConfig, lines: _Lines) -> None:
+def _check_totals(tier: Tier, lines: _Lines) -> None:
     """The per-bettor table maximum for the round ("上限"), and stakes within the balance."""
     total = sum(b.amount for _, b in lines)
     i, bet = lines[-1]
-    cap = table.tier.table_max
+    cap = tier.table_max
     if cap is not None and total > cap:
         raise _refuse(
             Refusal.ABOVE_TABLE_MAX,

@@ -175,6 +175,26 @@ def test_table_configurations_refused(api: Api, body: dict[str, Any]) -> None:
     assert_envelope(api.post("/v1/tables", body), 422, "invalid_table")
 
 
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        ({"currency": "USD"}, "currency_mismatch"),  # the fun tier is in coins
+        ({"minor_unit_exponent": 2}, "currency_mismatch"),
+        ({"currency": "ABC"}, "unknown_currency"),
+    ],
+)
+def test_a_table_in_another_currency_than_its_tier_is_refused(
+    api: Api, fields: dict[str, Any], code: str
+) -> None:
+    body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house", **fields}
+    r = api.post("/v1/tables", body)
+    assert_envelope(r, 422, code)
+    if code == "currency_mismatch":
+        assert r.body["error"]["details"]["tier_currency"] == "XCN"
+    ok = api.post("/v1/tables", {**body, **dict.fromkeys(fields)})  # the fields absent: accepted
+    assert ok.status == 201 and (ok.body["currency"], ok.body["minor_unit_exponent"]) == ("XCN", 0)
+
+
 # --- 404, 405 ----------------------------------------------------------------------------------
 
 

@@ -37,7 +37,8 @@ def test_the_report_and_the_listing_over_the_index(api: Api) -> None:
     day = now()[:10]
     r = api.call("GET", "/v1/reports/daily", query=f"date={day}")
     assert r.status == 200 and r.function == "ReadFunction", r.body
-    total = r.body["total"]
+    (total,) = r.body["totals"]
+    assert (total["currency"], total["minor_unit_exponent"]) == ("XCN", 0)
     settled = [m for m in money if not m["voided"]]
     assert (total["rounds"], total["voided"], total["dealt"]) == (8, 2, 2)
     assert total["settled"] == len(settled) == 4

@@ -19,7 +19,7 @@ def test_presence_over_http(api: Api) -> None:
     assert seat.status == 200 and seat.function == "ShuffleCommitFunction"
     assert seat.body["seats"] == {"1": {"bettor_id": "alice", "balance": 50_000, "level": None}}
     taken = api.call("PUT", f"/v1/tables/{t}/seats/1", {"bettor_id": "bob", "balance": 50_000})
-    assert (taken.status, taken.error["code"]) == (409, "seat_taken")
+    assert (taken.status, taken.error["code"]) == (409, "seat_occupied")
     poor = api.call("PUT", f"/v1/tables/{t}/seats/2", {"bettor_id": "bob", "balance": 1})
     assert (poor.status, poor.error["code"]) == (422, "below_min_balance")
     assert api.call("PUT", f"/v1/tables/{t}/seats/8", {"bettor_id": "b", "balance": 5}).status == (

@@ -277,7 +277,7 @@ def _until_decided(call: Callable[[], httpx.Response]) -> httpx.Response:
 
 
 def test_many_people_racing_for_one_seat_and_the_observer_list(local: Local) -> None:
-    """16 bettors take seat 4 at once: exactly one sits, every other is told seat_taken; then
+    """16 bettors take seat 4 at once: exactly one sits, every other is told seat_occupied; then
     16 join the watchers at once: all 16 are listed. Every change is one event: the table's
     feed is gap-free, each seat and watcher change reported exactly once."""
     with local.client() as http:
@@ -300,7 +300,7 @@ def test_many_people_racing_for_one_seat_and_the_observer_list(local: Local) -> 
     seated = [b for b, r in answers.items() if r.status_code == 200]
     assert len(seated) == 1, {b: r.text for b, r in answers.items()}
     refused = {r.json()["error"]["code"] for b, r in answers.items() if b not in seated}
-    assert refused == {"seat_taken"}
+    assert refused == {"seat_occupied"}
 
     def watcher(n: int) -> Callable[[], None]:
         def work() -> None:

@@ -41,7 +41,7 @@ def test_a_seat_is_taken_once_and_left_with_its_events(game: Game) -> None:
     assert again == out
     before = items(game)
     assert code_of(lambda: presence.take_seat(game.repo, OP, t, 3, "bob", 9_000, None)) == (
-        "seat_taken"
+        "seat_occupied"
     )
     assert code_of(lambda: presence.take_seat(game.repo, OP, t, 4, "alice", 50_000, None)) == (
         "already_present"
@@ -97,7 +97,9 @@ def test_star_city_has_no_betting_spectators_and_a_player_banker_seat(game: Game
     )
     out = presence.take_banker(game.repo, OP, t, "pb", 35_000)
     assert out.banker == {"bettor_id": "pb", "balance": 35_000}
-    assert code_of(lambda: presence.take_banker(game.repo, OP, t, "other", 10**6)) == ("seat_taken")
+    assert code_of(lambda: presence.take_banker(game.repo, OP, t, "other", 10**6)) == (
+        "seat_occupied"
+    )
     assert code_of(lambda: presence.take_seat(game.repo, OP, t, 1, "pb", 10**6, None)) == (
         "already_present"
     )
@@ -123,7 +125,7 @@ def test_watchers_are_the_observer_list_bounded(game: Game) -> None:
 
 def test_two_people_racing_for_one_seat_one_sits_the_other_is_told(game: Game) -> None:
     """Both read the seat free (the read is held until both have read): one transaction wins
-    on the live state's seq, the other re-reads and answers seat_taken."""
+    on the live state's seq, the other re-reads and answers seat_occupied."""
     t = new_table(game)
     real_load = game.repo.load
     barrier = threading.Barrier(2)
@@ -149,7 +151,7 @@ def test_two_people_racing_for_one_seat_one_sits_the_other_is_told(game: Game) -
     for th in threads:
         th.join()
     codes = sorted(v if isinstance(v, str) else "seated" for v in answers.values())
-    assert codes == ["seat_taken", "seated"]
+    assert codes == ["seat_occupied", "seated"]
     assert [kind for kind, _ in feed(game, t)] == ["seat_taken"]
 
 

@@ -202,7 +202,10 @@ def test_settle_is_once_with_the_money_computed_at_the_deal(game: Game) -> None:
     assert [line.bettor_id for line in first.lines] == ["alice", "alice", "bob"]
     stored = game.repo.get_round(OP, ref)
     assert stored is not None and stored.money == dealt.money  # settling stored no money
-    assert stored.settlement == first.model_dump(exclude={"voided", "void"})
+    # the answer is the stored settlement plus the table's currency (from the round's config)
+    answer = first.model_dump(exclude={"voided", "void", "currency", "minor_unit_exponent"})
+    assert stored.settlement == answer
+    assert (first.currency, first.minor_unit_exponent) == ("XCN", 0)
     assert settle_round(game.repo, OP, rid) == first
     assert code_of(lambda: void_round(game.repo, OP, rid, reason="misdeal")) == "round_settled"
 

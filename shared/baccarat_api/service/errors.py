@@ -50,7 +50,15 @@ CODES: dict[str, tuple[bool, str]] = {
         "this Idempotency-Key was used for another request; use a new key",
     ),
     "invalid_table": (False, "the table configuration is refused (see message)"),
-    "seat_taken": (False, "that seat (or the player-banker seat) is taken by someone else"),
+    "unknown_currency": (
+        False,
+        "the currency is neither an accepted ISO 4217 code nor the play-money code XCN",
+    ),
+    "currency_mismatch": (
+        False,
+        "the table's currency or minor_unit_exponent is not its tier's (tiers are per currency)",
+    ),
+    "seat_occupied": (False, "that seat (or the player-banker seat) is taken by someone else"),
     "already_present": (False, "the bettor is already at this table in another place"),
     "table_full": (False, "the table holds no more spectators or watchers"),
     "invalid_cursor": (False, "the cursor is malformed or belongs to another query"),

@@ -69,6 +69,15 @@ def _valid_unicode(value: str) -> str:
     return value
 
 
+#: Every money answer's currency and exponent (docs/api.md, Currency).
+CurrencyCode = Annotated[
+    str, Field(description="every amount's currency: ISO 4217 code, or XCN (play-money coins)")
+]
+MinorUnitExponent = Annotated[
+    int, Field(description="amounts are integers in minor units: amount / 10**minor_unit_exponent")
+]
+
+
 class _Strict(BaseModel):
     # defer_build: a model's validator is built when first used, not at import, so a function
     # builds only the models of its own routes (cold start).
@@ -99,6 +108,24 @@ class CreateTableRequest(_Strict):
         description=(
             "the table's rounding rule for every amount a participant receives "
             "(docs/api.md, Amounts): floored (the default) or rounded half up"
+        ),
+    )
+    currency: str | None = Field(
+        default=None,
+        pattern=r"^[A-Z]{3}$",
+        description=(
+            "the table's currency: an ISO 4217 code (e.g. USD) or XCN (play-money coins); it "
+            "must be the tier's (422 currency_mismatch). Default: the tier's"
+        ),
+        examples=["XCN", "USD"],
+    )
+    minor_unit_exponent: StrictInt | None = Field(
+        default=None,
+        ge=0,
+        le=4,
+        description=(
+            "digits of the currency's minor unit (amounts are integers in minor units: USD 2, "
+            "JPY 0, KWD 3); it must be the tier's. Default: the tier's"
         ),
     )
     settle_deadline_seconds: StrictInt = Field(
@@ -246,6 +273,8 @@ class TableOut(_Strict):
     banker_pays: str
     dragon_table: str | None
     rounding: str
+    currency: CurrencyCode
+    minor_unit_exponent: MinorUnitExponent
     pay_table: dict[str, Any]
     created_at: str
     settle_deadline_seconds: int = Field(
@@ -302,6 +331,8 @@ class RoundOut(_Strict):
     shoe_id: str
     table_id: str
     round_number: int
+    currency: CurrencyCode
+    minor_unit_exponent: MinorUnitExponent
     start: int
     player: HandOut
     banker: HandOut
@@ -397,6 +428,8 @@ class SettlementOut(_Strict):
     tier: str
     banking: str
     rounding: str
+    currency: CurrencyCode
+    minor_unit_exponent: MinorUnitExponent
     result: Literal["player", "banker", "tie"]
     lines: list[LineOut]
     bettors: list[ParticipantOut]
@@ -727,6 +760,8 @@ class RoundSummaryOut(_Strict):
     dealt_at: str
     resolved_at: str | None = Field(description="when it was settled or voided")
     result: Literal["player", "banker", "tie"]
+    currency: CurrencyCode
+    minor_unit_exponent: MinorUnitExponent
     lines: int = Field(description="bet lines")
     staked: int = Field(description="Σ stakes (a void returned them)")
     commission: int = Field(description="every commission of the round (0 unless settled)")
@@ -763,6 +798,17 @@ class ReportTotalsOut(_Strict):
 
 class ReportTableOut(ReportTotalsOut):
     table_id: str
+    currency: CurrencyCode
+    minor_unit_exponent: MinorUnitExponent
+
+
+class _InCurrency(_Strict):
+    currency: CurrencyCode
+    minor_unit_exponent: MinorUnitExponent
+
+
+class ReportCurrencyOut(ReportTotalsOut, _InCurrency):  # (the currency first)
+    """The day's total in one currency (and exponent): two currencies are never added."""
 
 
 class DailyReportOut(_Strict):
@@ -771,7 +817,10 @@ class DailyReportOut(_Strict):
         description="no round of the day is still unresolved: the report will not change"
     )
     tables: list[ReportTableOut] = Field(description="per table with rounds that day, by id")
-    total: ReportTotalsOut
+    totals: list[ReportCurrencyOut] = Field(
+        description="per currency (and minor_unit_exponent) of the day's tables, by code: the "
+        "sum of its tables' rows"
+    )
 
 
 # --- the operator feed and webhooks (issue 14) ------------------------------------------------

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from baccarat import currency
 from baccarat.bets import Bet, PlayerBanker
 from baccarat.eligibility import below_minimum_after, idle_bettors
 from baccarat.outcome import Round
@@ -117,7 +118,7 @@ def settlement_out(r: RoundRecord) -> SettlementOut:
     if r.void is not None:
         return void_out(r)
     assert r.settlement is not None, f"round {r.round_id} is not settled"
-    return SettlementOut.model_validate(r.settlement)
+    return SettlementOut.model_validate({**r.settlement, **currency.of_config(r.config)})
 
 
 def _returned(p: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -151,6 +152,7 @@ def void_out(r: RoundRecord) -> SettlementOut:
             },
             "idle_bettors": [],
         },
+        **currency.of_config(r.config),
         "settled_at": r.void["voided_at"],
         "auto_settled": False,
         "voided": True,

@@ -6,7 +6,7 @@ Rules (game-rules.md, seeds 000/001), each checked by the core where it has one:
 
 * a seat takes a bettor with at least the tier's ``bettor_min_balance`` and, on bid-squeeze, the
   tier's ``seated_min_level`` (below either: 422 with the bet refusal's own code, saying to join
-  as a spectator); an occupied seat is 409 ``seat_taken``; one person is in one place at a
+  as a spectator); an occupied seat is 409 ``seat_occupied``; one person is in one place at a
   time (409 ``already_present``, ``details.where``);
 * the player-banker seat exists only at a player-banker table (422
   ``player_banker_not_allowed``) and needs ``player_banker_min_balance``;
@@ -154,7 +154,7 @@ def take_seat(
         taken = live.seats.get(str(seat))
         wanted = {"bettor_id": bettor_id, "balance": balance, "level": level}
         if taken is not None and taken["bettor_id"] != bettor_id:
-            raise DomainError("seat_taken", f"seat {seat} is taken", details={"seat": seat})
+            raise DomainError("seat_occupied", f"seat {seat} is taken", details={"seat": seat})
         if taken == wanted:
             return None
         _min_balance(config, balance)
@@ -211,7 +211,7 @@ def take_banker(
         wanted = {"bettor_id": bettor_id, "balance": balance}
         if live.banker is not None and live.banker["bettor_id"] != bettor_id:
             raise DomainError(
-                "seat_taken", "the player-banker seat is taken", details={"seat": "banker"}
+                "seat_occupied", "the player-banker seat is taken", details={"seat": "banker"}
             )
         if live.banker == wanted:
             return None

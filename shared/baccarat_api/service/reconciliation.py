@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from baccarat import currency
 from baccarat_api.clock import now
 from baccarat_api.ids import ShoeRef
 from baccarat_api.ports.records import RoundRecord
@@ -25,8 +26,8 @@ from baccarat_api.ports.repository import DayPosition, Repository
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.models import (
     DailyReportOut,
+    ReportCurrencyOut,
     ReportTableOut,
-    ReportTotalsOut,
     RoundListOut,
     RoundStatus,
     RoundSummaryOut,
@@ -65,6 +66,7 @@ def summary(r: RoundRecord) -> RoundSummaryOut:
         dealt_at=r.dealt_at,
         resolved_at=r.void["voided_at"] if r.void is not None else r.settled_at,
         result=r.facts["result"],
+        **currency.of_config(r.config),
         lines=len(money.get("lines") or ()),
         staked=sum(int(line["stake"]) for line in money.get("lines") or ()),
         commission=int(house.get("commission", 0)) if settled else 0,
@@ -221,8 +223,9 @@ class _Totals:
 
 
 def daily_report(repo: Repository, operator_id: str, day: str) -> DailyReportOut:
-    """Per table and in total, every round dealt on ``day`` (UTC): counts by status and the
-    money of the settled ones. Σ ``nets`` + ``house_take`` = 0 in every row."""
+    """Per table and per currency, every round dealt on ``day`` (UTC): counts by status and the
+    money of the settled ones. Σ ``nets`` + ``house_take`` = 0 in every row. Two currencies (or
+    two exponents of one) are never added: a total is per ``(currency, minor_unit_exponent)``."""
     if not _DAY.match(day):
         raise DomainError(
             "invalid_range", "date must be a UTC day: YYYY-MM-DD", details={"date": day}
@@ -231,15 +234,23 @@ def daily_report(repo: Repository, operator_id: str, day: str) -> DailyReportOut
         date.fromisoformat(day)
     except ValueError:
         raise DomainError("invalid_range", "date is not a date", details={"date": day}) from None
-    total = _Totals()
-    tables: dict[str, _Totals] = {}
+    totals: dict[tuple[str, int], _Totals] = {}
+    tables: dict[str, tuple[_Totals, tuple[str, int]]] = {}
     for r in _all_rounds(repo, operator_id, day):
         s = summary(r)
-        total.add(s)
-        tables.setdefault(r.table_id, _Totals()).add(s)
+        unit = (s.currency, s.minor_unit_exponent)
+        totals.setdefault(unit, _Totals()).add(s)
+        tables.setdefault(r.table_id, (_Totals(), unit))[0].add(s)
+
+    def unit_of(key: tuple[str, int]) -> dict[str, Any]:
+        return {"currency": key[0], "minor_unit_exponent": key[1]}
+
     return DailyReportOut(
         date=day,
-        final=total.counts["dealt"] == 0 and day < now()[:10],
-        tables=[ReportTableOut(table_id=t, **tables[t].fields()) for t in sorted(tables)],
-        total=ReportTotalsOut(**total.fields()),
+        final=all(t.counts["dealt"] == 0 for t in totals.values()) and day < now()[:10],
+        tables=[
+            ReportTableOut(table_id=t, **unit_of(tables[t][1]), **tables[t][0].fields())
+            for t in sorted(tables)
+        ],
+        totals=[ReportCurrencyOut(**unit_of(k), **totals[k].fields()) for k in sorted(totals)],
     )

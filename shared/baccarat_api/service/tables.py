@@ -12,7 +12,9 @@ With an ``Idempotency-Key`` (:mod:`.idempotency`) the first read becomes one ``B
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
+from baccarat import currency
 from baccarat.audit import genesis
 from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
 from baccarat.profiles import PROFILES, Banking, Rounding, TableConfig, Tier, TierError
@@ -46,6 +48,7 @@ def create_table(
         tier_doc = idempotency.load(repo, operator_id, idem, tier_id=tier).tier
     if tier_doc is None:
         raise DomainError("invalid_table", f"unknown tier {tier!r}", details={"tier": tier})
+    _check_currency(request, tier_doc)
     try:
         config = TableConfig(
             profile=PROFILES[request.profile],
@@ -91,6 +94,29 @@ def create_table(
         idempotency.check_duplicate(exc)
         raise lost_race() from None  # an 80-bit id collision: practically never; retry is fine
     return TableOut.model_validate(view)
+
+
+def _check_currency(request: CreateTableRequest, tier_doc: dict[str, Any]) -> None:
+    """The table's currency and exponent, when given, are its tier's (tiers are per currency:
+    a tier's amounts are minor units of its own currency). Absent: the tier's."""
+    code, exponent = currency.of_tier(tier_doc)
+    if request.currency is not None and request.currency not in currency.DEFAULT_EXPONENTS:
+        raise DomainError(
+            "unknown_currency",
+            f"unknown currency {request.currency!r}",
+            details={"currency": request.currency, "accepted": sorted(currency.DEFAULT_EXPONENTS)},
+        )
+    if (request.currency or code) != code or request.minor_unit_exponent not in (None, exponent):
+        raise DomainError(
+            "currency_mismatch",
+            f"tier {tier_doc.get('id')!r} is in {code} (minor_unit_exponent {exponent}): a table "
+            "is in its tier's currency",
+            details={
+                "tier": tier_doc.get("id"),
+                "tier_currency": code,
+                "tier_minor_unit_exponent": exponent,
+            },
+        )
 
 
 def commit_shoe(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from baccarat import currency
 from baccarat.cards import code
 from baccarat.fairness import SPEC, derive_shoe
 from baccarat.rules import ShoeRules
@@ -28,6 +29,8 @@ def table_view(t: TableRecord) -> dict[str, Any]:
         "banker_pays": config.banker_pays_choice,
         "dragon_table": config.dragon_choice,
         "rounding": config.rounding.value,
+        "currency": config.currency,
+        "minor_unit_exponent": config.minor_unit_exponent,
         "pay_table": config.pay_table.describe(),
         "created_at": t.created_at,
         "settle_deadline_seconds": t.settle_deadline_seconds,
@@ -76,6 +79,7 @@ def round_view(r: RoundRecord) -> dict[str, Any]:
         "shoe_id": r.ref.shoe.shoe_id,
         "table_id": r.table_id,
         **r.facts,
+        **currency.of_config(r.config),
         "bets": r.bets,
         "player_banker": r.player_banker,
         "squeeze": r.squeeze,

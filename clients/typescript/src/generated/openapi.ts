@@ -654,6 +654,18 @@ export interface components {
              */
             rounding?: "floor_house_favour" | "half_up";
             /**
+             * Currency
+             * @description the table's currency: an ISO 4217 code (e.g. USD) or XCN (play-money coins); it must be the tier's (422 currency_mismatch). Default: the tier's
+             * @example XCN
+             * @example USD
+             */
+            currency?: string | null;
+            /**
+             * Minor Unit Exponent
+             * @description digits of the currency's minor unit (amounts are integers in minor units: USD 2, JPY 0, KWD 3); it must be the tier's. Default: the tier's
+             */
+            minor_unit_exponent?: number | null;
+            /**
              * Settle Deadline Seconds
              * @description a round dealt with locked bets and not settled this many seconds after the deal is settled by the system (auto_settled: true)
              * @default 60
@@ -683,7 +695,11 @@ export interface components {
              * @description per table with rounds that day, by id
              */
             tables: components["schemas"]["ReportTableOut"][];
-            total: components["schemas"]["ReportTotalsOut"];
+            /**
+             * Totals
+             * @description per currency (and minor_unit_exponent) of the day's tables, by code: the sum of its tables' rows
+             */
+            totals: components["schemas"]["ReportCurrencyOut"][];
         };
         /** DealRequest */
         DealRequest: {
@@ -1303,6 +1319,76 @@ export interface components {
             /** House Take */
             house_take: number;
         };
+        /**
+         * ReportCurrencyOut
+         * @description The day's total in one currency (and exponent): two currencies are never added.
+         */
+        ReportCurrencyOut: {
+            /**
+             * Currency
+             * @description every amount's currency: ISO 4217 code, or XCN (play-money coins)
+             */
+            currency: string;
+            /**
+             * Minor Unit Exponent
+             * @description amounts are integers in minor units: amount / 10**minor_unit_exponent
+             */
+            minor_unit_exponent: number;
+            /**
+             * Rounds
+             * @description rounds dealt that day
+             */
+            rounds: number;
+            /**
+             * Dealt
+             * @description of which not resolved yet
+             */
+            dealt: number;
+            /**
+             * Settled
+             * @description of which settled by a call
+             */
+            settled: number;
+            /**
+             * Auto Settled
+             * @description of which settled by the system
+             */
+            auto_settled: number;
+            /** Voided */
+            voided: number;
+            /**
+             * Staked
+             * @description Σ stakes of the settled rounds (voids returned theirs)
+             */
+            staked: number;
+            /**
+             * Paid
+             * @description Σ of the participants' positive nets (what wallets got)
+             */
+            paid: number;
+            /**
+             * Collected
+             * @description Σ of the participants' negative nets, as a positive sum
+             */
+            collected: number;
+            /**
+             * Commission
+             * @description Σ of the settled rounds' commission
+             */
+            commission: number;
+            /**
+             * House Take
+             * @description Σ of the settled rounds' house take = collected - paid
+             */
+            house_take: number;
+            /**
+             * Nets
+             * @description participant → Σ of its nets (bettors and player-bankers by id)
+             */
+            nets: {
+                [key: string]: number;
+            };
+        };
         /** ReportTableOut */
         ReportTableOut: {
             /**
@@ -1361,63 +1447,16 @@ export interface components {
             };
             /** Table Id */
             table_id: string;
-        };
-        /** ReportTotalsOut */
-        ReportTotalsOut: {
             /**
-             * Rounds
-             * @description rounds dealt that day
+             * Currency
+             * @description every amount's currency: ISO 4217 code, or XCN (play-money coins)
              */
-            rounds: number;
+            currency: string;
             /**
-             * Dealt
-             * @description of which not resolved yet
+             * Minor Unit Exponent
+             * @description amounts are integers in minor units: amount / 10**minor_unit_exponent
              */
-            dealt: number;
-            /**
-             * Settled
-             * @description of which settled by a call
-             */
-            settled: number;
-            /**
-             * Auto Settled
-             * @description of which settled by the system
-             */
-            auto_settled: number;
-            /** Voided */
-            voided: number;
-            /**
-             * Staked
-             * @description Σ stakes of the settled rounds (voids returned theirs)
-             */
-            staked: number;
-            /**
-             * Paid
-             * @description Σ of the participants' positive nets (what wallets got)
-             */
-            paid: number;
-            /**
-             * Collected
-             * @description Σ of the participants' negative nets, as a positive sum
-             */
-            collected: number;
-            /**
-             * Commission
-             * @description Σ of the settled rounds' commission
-             */
-            commission: number;
-            /**
-             * House Take
-             * @description Σ of the settled rounds' house take = collected - paid
-             */
-            house_take: number;
-            /**
-             * Nets
-             * @description participant → Σ of its nets (bettors and player-bankers by id)
-             */
-            nets: {
-                [key: string]: number;
-            };
+            minor_unit_exponent: number;
         };
         /**
          * Role
@@ -1434,6 +1473,16 @@ export interface components {
             table_id: string;
             /** Round Number */
             round_number: number;
+            /**
+             * Currency
+             * @description every amount's currency: ISO 4217 code, or XCN (play-money coins)
+             */
+            currency: string;
+            /**
+             * Minor Unit Exponent
+             * @description amounts are integers in minor units: amount / 10**minor_unit_exponent
+             */
+            minor_unit_exponent: number;
             /** Start */
             start: number;
             player: components["schemas"]["HandOut"];
@@ -1528,6 +1577,16 @@ export interface components {
             table_id: string;
             /** Round Number */
             round_number: number;
+            /**
+             * Currency
+             * @description every amount's currency: ISO 4217 code, or XCN (play-money coins)
+             */
+            currency: string;
+            /**
+             * Minor Unit Exponent
+             * @description amounts are integers in minor units: amount / 10**minor_unit_exponent
+             */
+            minor_unit_exponent: number;
             /** Start */
             start: number;
             player: components["schemas"]["HandOut"];
@@ -1633,6 +1692,16 @@ export interface components {
              */
             result: "player" | "banker" | "tie";
             /**
+             * Currency
+             * @description every amount's currency: ISO 4217 code, or XCN (play-money coins)
+             */
+            currency: string;
+            /**
+             * Minor Unit Exponent
+             * @description amounts are integers in minor units: amount / 10**minor_unit_exponent
+             */
+            minor_unit_exponent: number;
+            /**
              * Lines
              * @description bet lines
              */
@@ -1712,6 +1781,16 @@ export interface components {
             banking: string;
             /** Rounding */
             rounding: string;
+            /**
+             * Currency
+             * @description every amount's currency: ISO 4217 code, or XCN (play-money coins)
+             */
+            currency: string;
+            /**
+             * Minor Unit Exponent
+             * @description amounts are integers in minor units: amount / 10**minor_unit_exponent
+             */
+            minor_unit_exponent: number;
             /**
              * Result
              * @enum {string}
@@ -1905,6 +1984,16 @@ export interface components {
             dragon_table: string | null;
             /** Rounding */
             rounding: string;
+            /**
+             * Currency
+             * @description every amount's currency: ISO 4217 code, or XCN (play-money coins)
+             */
+            currency: string;
+            /**
+             * Minor Unit Exponent
+             * @description amounts are integers in minor units: amount / 10**minor_unit_exponent
+             */
+            minor_unit_exponent: number;
             /** Pay Table */
             pay_table: {
                 [key: string]: unknown;
@@ -2101,7 +2190,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: idempotency_key_reused, invalid_table */
+            /** @description error codes: currency_mismatch, idempotency_key_reused, invalid_table, unknown_currency */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2408,7 +2497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: already_present, concurrent_update, seat_taken */
+            /** @description error codes: already_present, concurrent_update, seat_occupied */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2611,7 +2700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: already_present, concurrent_update, seat_taken */
+            /** @description error codes: already_present, concurrent_update, seat_occupied */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3212,7 +3301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: concurrent_update, idempotency_in_progress, round_mismatch, seat_taken, shoe_ended */
+            /** @description error codes: concurrent_update, idempotency_in_progress, round_mismatch, shoe_ended */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3230,7 +3319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_seated_min_level, bet_type_not_offered, big_small_closed, idempotency_key_reused, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, round_too_large, seat_out_of_range, seat_required, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
+            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_seated_min_level, bet_type_not_offered, big_small_closed, idempotency_key_reused, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, round_too_large, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
             422: {
                 headers: {
                     [name: string]: unknown;

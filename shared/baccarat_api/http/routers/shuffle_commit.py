@@ -35,7 +35,9 @@ router = APIRouter(route_class=JsonRoute, tags=["tables and shoes"])
     response_model=TableOut,
     operation_id="create_table",
     summary="Create a table and draw its seed chain (the anchor is returned)",
-    responses=errors("unauthorized", "invalid_table", *IDEM_ERRORS),
+    responses=errors(
+        "unauthorized", "invalid_table", "unknown_currency", "currency_mismatch", *IDEM_ERRORS
+    ),
 )
 def create_table(body: CreateTableRequest, operator: OperatorId, rt: Rt, idem: Idem) -> TableOut:
     out = tables.create_table(rt.repo, rt.vault, operator, body, idem)
@@ -88,7 +90,7 @@ PLACE_ERRORS = ("unauthorized", "not_found", "already_present", "concurrent_upda
     operation_id="take_seat",
     summary="Take seat 1–7 (the tier's minimum balance; bid-squeeze: the seated minimum level)",
     responses=errors(
-        *PLACE_ERRORS, "seat_taken", "seat_out_of_range", "below_min_balance",
+        *PLACE_ERRORS, "seat_occupied", "seat_out_of_range", "below_min_balance",
         "below_seated_min_level",
     ),
 )  # fmt: skip
@@ -117,7 +119,7 @@ def leave_seat(table_id: str, seat: Seat, operator: OperatorId, rt: Rt) -> Prese
     operation_id="take_banker",
     summary="Take the player-banker seat of a player-banker table (its minimum balance)",
     responses=errors(
-        *PLACE_ERRORS, "seat_taken", "player_banker_not_allowed",
+        *PLACE_ERRORS, "seat_occupied", "player_banker_not_allowed",
         "player_banker_below_min_balance",
     ),
 )  # fmt: skip
