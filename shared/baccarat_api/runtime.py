@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from baccarat_api.adapters.dynamodb.repository import DynamoRepository
     from baccarat_api.adapters.kms import KmsVault
     from baccarat_api.adapters.shoe_cache import ShoeCache
+    from baccarat_api.ports.webhooks import Sender, Wakeup
 
 
 class Runtime:
@@ -53,6 +54,20 @@ class Runtime:
 
         s = self.settings
         return KmsVault(self.kms, s.kms_key_id, s.signing_key_id)
+
+    @cached_property
+    def sender(self) -> Sender:
+        from baccarat_api.adapters.webhooks import HttpSender
+
+        return HttpSender(self.settings.webhook_timeout_seconds)
+
+    @cached_property
+    def wakeup(self) -> Wakeup:
+        from baccarat_api.adapters import aws
+        from baccarat_api.adapters.webhooks import NoWakeup, SqsWakeup
+
+        url = self.settings.delivery_queue_url
+        return NoWakeup() if not url else SqsWakeup(aws.client("sqs"), url)
 
     @cached_property
     def shoes(self) -> ShoeCache:

@@ -44,6 +44,13 @@ class Settings(BaseModel):
         default=RATE_LIMIT_PER_SECOND, alias="RATE_LIMIT_PER_SECOND", ge=0
     )
     rate_limit_burst: int = Field(default=RATE_LIMIT_BURST, alias="RATE_LIMIT_BURST", ge=1)
+    #: Webhooks (issue 14): the SQS queue that wakes a feed shard's delivery later (AWS), the
+    #: receiver's time to answer, and a factor on every retry delay and the 24 h (tests).
+    delivery_queue_url: str | None = Field(default=None, alias="DELIVERY_QUEUE_URL")
+    webhook_timeout_seconds: float = Field(
+        default=10.0, alias="WEBHOOK_TIMEOUT_SECONDS", gt=0, le=60
+    )
+    webhook_backoff_scale: float = Field(default=1.0, alias="WEBHOOK_BACKOFF_SCALE", gt=0, le=1)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -52,7 +59,7 @@ class Settings(BaseModel):
         environ = os.environ if environ is None else environ
         names = {f.alias for f in cls.model_fields.values() if f.alias}
         values = {k: v for k, v in environ.items() if k in names}
-        for optional in ("KMS_KEY_ID", "SIGNING_KEY_ID"):
+        for optional in ("KMS_KEY_ID", "SIGNING_KEY_ID", "DELIVERY_QUEUE_URL"):
             if not values.get(optional):
                 values.pop(optional, None)
         try:

@@ -211,6 +211,41 @@ def _provision(aws: LocalAWS, tiers: Path, *, pitr: bool) -> str:
     return key
 
 
+def _start_feed() -> Any:
+    """The operator feed's indexer over the local state table's stream, in the background (the
+    same handler as ``FeedIndexerFunction``); returns the event that stops it."""
+    from baccarat_api.jobs.feed_indexer import on_records
+    from baccarat_api.runtime import get_runtime
+    from baccarat_dev.streams import state_stream_poller
+
+    every = float(os.environ.get("BACCARAT_FEED_POLL_SECONDS", "0.2"))
+    return state_stream_poller(
+        lambda records: on_records(get_runtime().repo, records), every
+    ).start()
+
+
+def _start_delivery() -> Any:
+    """Webhook delivery (the same passes as ``DeliveryFunction``) over every operator with a
+    webhook, in the background; ``WEBHOOK_BACKOFF_SCALE`` shortens its retry schedule."""
+    import threading
+
+    from baccarat_api.jobs.delivery import run_forever
+    from baccarat_api.runtime import get_runtime
+    from baccarat_dev.streams import webhook_operators
+
+    rt = get_runtime()
+    stop = threading.Event()
+    every = float(os.environ.get("BACCARAT_FEED_POLL_SECONDS", "0.2"))
+    threading.Thread(
+        target=run_forever,
+        args=(rt.repo, rt.vault, rt.sender, lambda: webhook_operators(rt.dynamodb), stop),
+        kwargs={"every": every, "scale": rt.settings.webhook_backoff_scale},
+        name="webhook-delivery",
+        daemon=True,
+    ).start()
+    return stop
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     """SIGTERM as Ctrl-C: the same orderly stop (uvicorn, then moto and DynamoDB Local)."""
     raise KeyboardInterrupt
@@ -240,6 +275,8 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     stack = os.environ.get("BACCARAT_STACK")
     server: LocalAWS | None = None
     sweeping = None
+    feeding = None
+    delivering = None
     if stack:
         use_stack(stack)
         if args.add_key:
@@ -281,6 +318,9 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             from baccarat_api.runtime import get_runtime
 
             sweeping = start_background(get_runtime().repo, every, get_runtime())
+        # the stand-in for FeedIndexerFunction (issue 14): the state table's stream → the feed
+        feeding = _start_feed()
+        delivering = _start_delivery()
     try:
         import uvicorn
 
@@ -316,6 +356,10 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if sweeping is not None:
             sweeping.set()
+        if feeding is not None:
+            feeding.set()
+        if delivering is not None:
+            delivering.set()
         if server is not None:
             server.stop()
     print("stopped", file=sys.stderr)

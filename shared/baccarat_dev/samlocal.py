@@ -100,7 +100,7 @@ class Invocation:
 
     function: str
     name: str  # the event file's stem
-    kind: str  # "http", "authorizer", "schedule" or "custom-resource"
+    kind: str  # "http", "authorizer", "schedule", "stream", "queue" or "custom-resource"
     source: str  # the template's event, authorizer or resource id
     route: Route | None = None  # "http"
     public: bool = False  # "http": no authorizer in front
@@ -114,6 +114,8 @@ class Invocation:
             "http": f"route {self.route.route_key if self.route else '?'}",
             "authorizer": f"HttpApi authorizer {self.source}",
             "schedule": f"schedule {self.source}",
+            "stream": f"DynamoDB stream {self.source}",
+            "queue": f"SQS queue {self.source}",
             "custom-resource": f"custom resource {self.source}",
         }[self.kind]
         return f"{self.function}, {what}"
@@ -166,6 +168,10 @@ def invocations(template: dict[str, Any]) -> tuple[list[Invocation], list[str]]:
         for event_id, event in resource["Properties"].get("Events", {}).items():
             if event.get("Type") in ("Schedule", "ScheduleV2"):
                 found.append(Invocation(function, snake(event_id), "schedule", event_id))
+            if event.get("Type") == "DynamoDB":
+                found.append(Invocation(function, snake(event_id), "stream", event_id))
+            if event.get("Type") == "SQS":
+                found.append(Invocation(function, snake(event_id), "queue", event_id))
     for logical_id, resource in template["Resources"].items():
         target = _referenced(resource.get("Properties", {}).get("ServiceToken"))
         if resource["Type"].startswith("Custom::") and target:
@@ -252,6 +258,8 @@ def local_value(template: dict[str, Any], name: str, value: Any) -> LocalValue:
     if kind == "AWS::KMS::Alias":  # !Ref of an alias: its name
         key = str(_referenced(resources[str(target)]["Properties"]["TargetKeyId"]))
         return LocalValue(local_key_alias(template, key), key, "key")
+    if kind == "AWS::SQS::Queue":  # none locally: make run's loop and sam local need no wake-up
+        return LocalValue("", str(target), "queue")
     parameter = template.get("Parameters", {}).get(target or "")
     if parameter is not None and "Default" in parameter:
         return LocalValue(str(parameter["Default"]))
@@ -435,7 +443,29 @@ def is_table_ref(template: dict[str, Any], value: Any) -> bool:
     return bool(resource.get("Type") == "AWS::DynamoDB::Table")
 
 
+def _check_stream(inv: Invocation, event: dict[str, Any], _: dict[str, Any]) -> Iterator[str]:
+    records = event.get("Records")
+    if not isinstance(records, list) or not records:
+        yield "a DynamoDB Streams event: a non-empty Records list"
+        return
+    for record in records:
+        if record.get("eventSource") != "aws:dynamodb" or "dynamodb" not in record:
+            yield "each record: eventSource aws:dynamodb, with its dynamodb image"
+
+
+def _check_queue(inv: Invocation, event: dict[str, Any], _: dict[str, Any]) -> Iterator[str]:
+    records = event.get("Records")
+    if not isinstance(records, list) or not records:
+        yield "an SQS event: a non-empty Records list"
+        return
+    for record in records:
+        if record.get("eventSource") != "aws:sqs" or "body" not in record:
+            yield "each record: eventSource aws:sqs, with its body"
+
+
 _CHECKS = {
+    "stream": _check_stream,
+    "queue": _check_queue,
     "http": _check_http,
     "authorizer": _check_authorizer,
     "schedule": _check_schedule,
@@ -626,6 +656,7 @@ REFUSED_IN_RECIPE: dict[str, str] = {
     "open_betting": "no_open_shoe",
     "place_slip": "betting_closed",
     "cancel_slip": "betting_closed",
+    "retry_webhook_failure": "not_found",  # an event never parked
 }
 
 

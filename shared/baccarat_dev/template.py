@@ -64,6 +64,11 @@ def table_definitions(path: Path = TEMPLATE) -> dict[str, dict[str, Any]]:
             continue
         props = resource["Properties"]
         out[logical_id] = {k: props[k] for k in _CREATE_TABLE_KEYS if k in props}
+        if "StreamSpecification" in out[logical_id]:  # CreateTable wants it said; CFN infers it
+            out[logical_id]["StreamSpecification"] = {
+                "StreamEnabled": True,
+                **out[logical_id]["StreamSpecification"],
+            }
         if props.get("PointInTimeRecoverySpecification", {}).get("PointInTimeRecoveryEnabled"):
             out[logical_id]["_pitr"] = True
         ttl = props.get("TimeToLiveSpecification", {})

@@ -48,6 +48,8 @@ def test_every_route_job_and_function_has_exactly_one_event_file() -> None:
     assert [(i.function, i.name) for i in INVOCATIONS if i.kind != "http"] == [
         ("AuthorizerFunction", "operator_key_authorizer"),
         ("AutoSettleFunction", "sweep"),
+        ("FeedIndexerFunction", "state_stream"),
+        ("DeliveryFunction", "deliveries"),
         ("SeedTiersFunction", "tiers_seed"),
     ]
     functions = {k for k, r in TEMPLATE["Resources"].items() if r["Type"].endswith("::Function")}
@@ -178,6 +180,17 @@ def test_the_sweep_and_custom_resource_events_have_the_generated_shapes() -> Non
     sweep = event("sweep")
     theirs = generate("cloudwatch", "scheduled-event")
     assert same_shape(sweep, {**theirs, "version": "0"}, set()) == []  # EventBridge sends it
+    (ours,) = event("state_stream")["Records"]
+    theirs = generate("dynamodb", "update")["Records"][0]  # the INSERT
+    strip = lambda r: {k: v for k, v in r.items() if k != "dynamodb"}  # noqa: E731
+    assert same_shape(strip(ours), strip(theirs), set()) == []
+    assert set(ours["dynamodb"]) == set(theirs["dynamodb"])  # the item's own attributes differ
+    assert ours["eventName"] == theirs["eventName"] == "INSERT"
+    assert ours["dynamodb"]["NewImage"]["kind"] == {"S": "event"}
+    (ours,) = event("deliveries")["Records"]
+    (theirs,) = generate("sqs", "receive-message")["Records"]
+    assert same_shape(ours, theirs, set()) == []
+    assert set(json.loads(ours["body"])) == {"operator_id", "shard"}
     seed = event("tiers_seed")
     theirs = generate("cloudformation", "create-request")
     assert same_shape(seed, theirs, set()) == []

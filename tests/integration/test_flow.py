@@ -160,9 +160,11 @@ def test_a_deal_without_bets_is_refused_and_deals_nothing(api: Api) -> None:
         "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "s"}).body["shoe_id"]
-    for body in (None, {}, {"player_banker": None}, {"bets": None}):
+    r = api.post(f"/v1/shoes/{shoe_id}/rounds", None)  # no body at all
+    assert r.status == 400 and r.error["code"] == "invalid_request", r.body
+    for body in ({}, {"player_banker": None}, {"bets": None}):  # schema-valid, but no bets
         r = api.post(f"/v1/shoes/{shoe_id}/rounds", body)
-        assert r.status == 400 and r.error["code"] == "invalid_request", (body, r.body)
+        assert r.status == 422 and r.error["code"] == "bets_or_from_book", (body, r.body)
     assert api.get(f"/v1/shoes/{shoe_id}").body["rounds_dealt"] == 0
     # [] deals a round nobody bet on: settled at its deal, with no lines
     empty = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []})

@@ -13,6 +13,7 @@ from support.roundtrips import Calls, count_calls, measure, walk_routes
 from support.stack import Api, star_city_bets
 
 from baccarat_api import runtime
+from baccarat_api.ports.records import FEED_SHARDS
 from baccarat_dev.template import REPO_ROOT
 
 #: route → (DynamoDB calls, KMS calls) on a warm container.
@@ -89,6 +90,18 @@ EXPECTED: dict[str, tuple[int, int]] = {
     # are one shard (one Query per page); the daily report reads every shard once (per page)
     "GET /v1/rounds?table_id=": (1, 0),
     "GET /v1/reports/daily": (32, 0),
+    # the operator feed (issue 14): one BatchGetItem of the feed shards' heads, one strongly
+    # consistent Query per shard with events after the cursor (one table here: one), one
+    # BatchGetItem of the page's events, one of its money events' rounds
+    "GET /v1/events": (4, 0),
+    # webhooks: the secret drawn sealed (KMS GenerateDataKey) and put; the failures one Query;
+    # a retry: the parked delivery, the webhook, the event (GetItem each; a money event's round
+    # makes it a BatchGetItem), the UpdateItem marking it delivered; KMS: the secret unsealed.
+    # The removal: GetItem + UpdateItem (marked removed: nothing is ever deleted)
+    "PUT /v1/webhook": (1, 1),
+    "GET /v1/webhook/failures": (1, 0),
+    "POST /v1/webhook/failures/{event_id}/retry": (4, 1),
+    "DELETE /v1/webhook": (2, 0),
 }
 BUDGET = {
     "rounds": 2,
@@ -109,6 +122,9 @@ BUDGET = {
     "state": 2,
     "urge": 2,
     "reveal": 2,
+    # the operator feed: the heads, a Query per shard with news (at most FEED_SHARDS), the
+    # events, their rounds
+    "GET /v1/events": 3 + FEED_SHARDS,
 }
 #: Markers that replace a broader one for their routes.
 INSTEAD = {
@@ -118,6 +134,7 @@ INSTEAD = {
     "events": "GET",
     "reports": "GET",
     "state": "GET",
+    "GET /v1/events": "events",
 }
 
 
@@ -144,6 +161,7 @@ def test_round_trips_per_route_on_a_warm_container(api: Api, calls: Calls) -> No
         "TransactWriteItems": 1,
     }
     assert counted["GET /v1/shoes/{shoe_id}/proof"][2] == {"BatchGetItem": 1}
+    assert counted["GET /v1/events"][2] == {"BatchGetItem": 3, "Query": 1}
     for name, (ddb, _) in measured.items():
         if "(finalises)" in name:  # once per shoe, pinned exactly above
             continue

@@ -76,7 +76,7 @@ def test_the_squeeze_and_the_state_over_http(api: Api) -> None:
     assert (initial["status"], initial["revealed_at"]) == ("squeezing", None)
     path = f"/v1/rounds/{dealt['round_id']}/reveal"
     nobody = api.post(path, {"bettor_id": "bob", "step": "initial"})
-    assert (nobody.status, nobody.error["code"]) == (403, "not_squeezer")
+    assert (nobody.status, nobody.error["code"]) == (409, "not_squeezer")
     assert nobody.error["details"]["squeezers"] == ["alice"]
     bad = api.post(path, {"bettor_id": "alice", "step": "third"})
     assert (bad.status, bad.error["code"]) == (400, "invalid_request")
@@ -102,7 +102,7 @@ def test_the_squeeze_and_the_state_over_http(api: Api) -> None:
     banked = table(api, banking="player_banker")
     api.call("PUT", f"/v1/tables/{banked}/banker", {"bettor_id": "pat", "balance": 35_000})
     refused = api.post(f"/v1/tables/{banked}/urge", {"bettor_id": "alice"})
-    assert (refused.status, refused.error["code"]) == (403, "not_player_banker")
+    assert (refused.status, refused.error["code"]) == (409, "not_player_banker")
     pressed = api.post(f"/v1/tables/{banked}/urge", {"bettor_id": "pat"})
     assert pressed.status == 200 and pressed.function == "ShuffleCommitFunction"
     assert pressed.body == {"table_id": banked, "round_id": None, "seq": 2}
@@ -138,7 +138,7 @@ def test_the_betting_window_over_http(api: Api) -> None:
     explicit = api.post(f"/v1/shoes/{shoe}/rounds", {"bets": []})
     assert (explicit.status, explicit.error["code"]) == (409, "betting_in_progress")
     both = api.post(f"/v1/shoes/{shoe}/rounds", {"from_book": True, "bets": []})
-    assert both.status == 400
+    assert (both.status, both.error["code"]) == (422, "bets_or_from_book")
     dealt = api.post(f"/v1/shoes/{shoe}/rounds", {"from_book": True})
     assert dealt.status == 201 and [(b["bettor_id"], b["seat"]) for b in dealt.body["bets"]] == [
         ("alice", 3)

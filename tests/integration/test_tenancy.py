@@ -42,6 +42,13 @@ BODIES: dict[str, Callable[[], Any]] = {
 NO_ID = {"GET /v1/tiers", "POST /v1/tables", "GET /verify", "GET /v1/signing-keys"}
 #: Routes that list the caller's own resources (their isolation: the test below the walk).
 LISTINGS = {"GET /v1/rounds", "GET /v1/reports/daily"}
+#: The operator's own feed and webhook (no id of a table, shoe or round in the path; each read
+#: under the caller's own partitions: tests/integration/test_feed_http.py and
+#: test_webhooks_http.py show another operator sees none of them).
+LISTINGS |= {
+    "GET /v1/events", "PUT /v1/webhook", "DELETE /v1/webhook", "GET /v1/webhook/failures",
+    "POST /v1/webhook/failures/{event_id}/retry",
+}  # fmt: skip
 PARAMS = ("table_id", "shoe_id", "round_id")
 #: Path parameters that name no resource: the same value for the owner's ids and nobody's.
 FIXED = {"seat": "1", "bettor_id": "someone"}

@@ -111,6 +111,7 @@ def walk_routes(api: Client, calls: Calls) -> Counts:
     _walk_trust_routes(api, run)
     _walk_table_routes(api, run, table["table_id"])
     _walk_betting_routes(api, run)
+    _walk_operator_feed(api, run, table["table_id"])
     return measured
 
 
@@ -175,6 +176,42 @@ def _walk_table_routes(
     api.call("PUT", f"/v1/tables/{banked}/banker", {"bettor_id": "rt-pat", "balance": 35_000})
     urge = f"/v1/tables/{banked}/urge"
     run("POST /v1/tables/{table_id}/urge", lambda: api.post(urge, {"bettor_id": "rt-pat"}))
+
+
+def _walk_operator_feed(
+    api: Client, run: Callable[[str, Callable[[], Response]], Response], table_id: str
+) -> None:
+    """The operator feed (issue 14): the table's events indexed (what FeedIndexerFunction does
+    from the stream; not counted), then one page: the shards' heads, a Query of the shard with
+    events, one BatchGetItem of the events, one of the money events' rounds."""
+    from baccarat_api.runtime import get_runtime
+    from baccarat_api.service import feed
+
+    feed.index(get_runtime().repo, [("operator-a", table_id, 1)])  # the key the walk uses
+    page = run("GET /v1/events", lambda: api.get("/v1/events", query="limit=100"))
+    assert any(e["settlement"] for e in page.body["events"]), page.body
+    hook = {"url": "https://example.com/hook"}
+    run("PUT /v1/webhook", lambda: api.call("PUT", "/v1/webhook", hook))
+    run("GET /v1/webhook/failures", lambda: api.get("/v1/webhook/failures"))
+    # a parked delivery (as 24 h of failures leave it), retried against a receiver that is up
+    from baccarat_api.ports.records import WebhookFailure
+    from baccarat_api.ports.webhooks import Sent
+    from baccarat_api.ports.writes import Put
+
+    rt = get_runtime()
+    parked = WebhookFailure("operator-a", f"{table_id}:1", table_id, 1, 40, "", "", "HTTP 500")
+    rt.repo.transact("park", [Put(parked)])
+
+    class Up:
+        def post(self, url: str, body: bytes, headers: dict[str, str]) -> Sent:
+            return Sent(204)
+
+    rt.sender = Up()  # type: ignore[misc,assignment]
+    retry = f"/v1/webhook/failures/{table_id}:1/retry"
+    done = run("POST /v1/webhook/failures/{event_id}/retry", lambda: api.post(retry))
+    assert done.body["delivered"], done.body
+    del rt.sender
+    run("DELETE /v1/webhook", lambda: api.call("DELETE", "/v1/webhook"))
 
 
 def _walk_trust_routes(api: Client, run: Callable[[str, Callable[[], Response]], Response]) -> None:

@@ -14,8 +14,12 @@ from baccarat_api.adapters.dynamodb.codec import SHAPES, from_item, to_item
 from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS
 from baccarat_api.ports.records import (
     KEY_FIELDS,
+    DeliveryState,
     EventRecord,
     FairnessTotals,
+    FeedEntry,
+    FeedHead,
+    FeedMark,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
@@ -23,6 +27,9 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     TableRecord,
+    WebhookFailure,
+    WebhookRecord,
+    feed_shard,
 )
 
 CONFIG = {"profile": "star-city", "tier": {"id": "t"}, "banking": "house"}
@@ -68,7 +75,18 @@ EVENT = EventRecord(
     "op", "tbl_aaaaaaaaaaaaaaaa", 7, "round_settled", "2026-01-01T00:00:00.000Z",
     {"round_id": "r", "nets": {"zed": 5, "alice": -5}},
 )  # fmt: skip
-RECORDS = [TABLE, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM, LIVE, EVENT]
+HEAD = FeedHead("op", 3, 12)
+MARK = FeedMark("op", "tbl_aaaaaaaaaaaaaaaa", 7)
+ENTRY = FeedEntry("op", 3, 12, "tbl_aaaaaaaaaaaaaaaa", 5, 7)
+HOOK = WebhookRecord("op", "https://example.com/hook", b"\x01sealed", "2026-01-01")
+DELIVERY = DeliveryState("op", 3, 12, 1, 2, 1_767_225_600_000, 1_767_225_610_000)
+PARKED = WebhookFailure(
+    "op", "tbl_aaaaaaaaaaaaaaaa:7", "tbl_aaaaaaaaaaaaaaaa", 7, 40, "a", "b", "500"
+)
+RECORDS = [
+    TABLE, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM, LIVE, EVENT, HEAD, MARK, ENTRY,
+    HOOK, DELIVERY, PARKED,
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: type(r).__name__)
@@ -91,6 +109,10 @@ def test_items_keep_the_schema_of_the_key_module() -> None:
     assert to_item(LINE)["pk"] == {"S": "FAIR#tbl_aaaaaaaaaaaaaaaa"}
     assert to_item(LINE)["sk"] == {"S": "SHOE#000001"}
     assert to_item(TOTALS)["sk"] == {"S": "TOTALS"}
+    assert to_item(HEAD)["pk"] == {"S": "OP#op#FEED#03"}
+    assert to_item(ENTRY)["sk"] == {"S": "POS#000000000012"}
+    shard = feed_shard("tbl_aaaaaaaaaaaaaaaa")
+    assert to_item(MARK)["pk"] == {"S": f"OP#op#FEED#{shard:02d}"}
 
 
 def test_every_field_is_one_attribute_and_none_is_not_stored() -> None:

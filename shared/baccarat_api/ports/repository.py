@@ -13,8 +13,12 @@ from typing import Any
 
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
+    DeliveryState,
     EventRecord,
     FairnessTotals,
+    FeedEntry,
+    FeedHead,
+    FeedMark,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
@@ -22,6 +26,8 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     TableRecord,
+    WebhookFailure,
+    WebhookRecord,
 )
 from baccarat_api.ports.writes import StateWrites
 
@@ -213,3 +219,49 @@ class Repository(StateWrites):
     def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
         """The table's fairness totals and up to ``limit`` of its lines, newest first, of shoes
         numbered below ``before`` (``None``: from the newest)."""
+
+    # --- the operator feed (service/feed.py) -------------------------------------------------
+    @abstractmethod
+    def feed_state(
+        self, operator_id: str, shard: int, table_ids: Sequence[str]
+    ) -> tuple[FeedHead, dict[str, FeedMark], dict[str, int]]:
+        """The feed shard's head, the marks of ``table_ids`` (at most 49; all of that shard),
+        missing ones as their defaults (0), and each table's live ``seq`` (its last event; 0:
+        none): ONE strongly consistent batched read."""
+
+    @abstractmethod
+    def feed_heads(self, operator_id: str) -> list[int]:
+        """Every feed shard's last position (0: none yet), by shard: ONE strongly consistent
+        batched read."""
+
+    @abstractmethod
+    def feed_entries(self, operator_id: str, shard: int, after: int, limit: int) -> list[FeedEntry]:
+        """The shard's entries at positions after ``after``, in order, at most ``limit``: ONE
+        strongly consistent ``Query``."""
+
+    @abstractmethod
+    def events_at(self, operator_id: str, ids: Sequence[tuple[str, int]]) -> list[EventRecord]:
+        """The events named by (table id, seq) (at most 100) that exist, in any order: ONE
+        strongly consistent batched read."""
+
+    @abstractmethod
+    def rounds_at(self, operator_id: str, refs: Sequence[RoundRef]) -> list[RoundRecord]:
+        """The rounds of ``refs`` (at most 100) that exist, in any order: ONE strongly
+        consistent batched read (more requests only past 16 MB)."""
+
+    # --- webhooks (service/webhooks.py) -------------------------------------------------------
+    @abstractmethod
+    def get_webhook(self, operator_id: str) -> WebhookRecord | None:
+        """The operator's webhook, or ``None``: one strongly consistent ``GetItem``."""
+
+    @abstractmethod
+    def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:
+        """How far the webhook delivered the feed shard (defaults: from its start): one
+        strongly consistent ``GetItem``."""
+
+    @abstractmethod
+    def webhook_failures(self, operator_id: str, limit: int) -> list[WebhookFailure]:
+        """The operator's parked deliveries, by event id, at most ``limit``: one ``Query``."""
+
+    @abstractmethod
+    def get_webhook_failure(self, operator_id: str, event_id: str) -> WebhookFailure | None: ...

@@ -18,6 +18,7 @@ SECRET_BYTES = 32
 CHAIN_PURPOSE = "bacc-pf-v1/chain"
 SHOE_PURPOSE = "bacc-pf-v1/shoe"
 REF_KEY_PURPOSE = "bettor-ref"
+WEBHOOK_PURPOSE = "webhook"
 
 
 class SecretVault(Protocol):
@@ -55,3 +56,8 @@ def shoe_context(operator_id: str, table_id: str, shoe_number: int) -> dict[str,
 def ref_key_context(operator_id: str, table_id: str) -> dict[str, str]:
     """The table's ``ref_key`` (the HMAC key of its bettor refs, ``baccarat.proofdoc``)."""
     return {"purpose": REF_KEY_PURPOSE, "operator": operator_id, "table": table_id}
+
+
+def webhook_context(operator_id: str) -> dict[str, str]:
+    """The encryption context of an operator's webhook signing secret."""
+    return {"purpose": WEBHOOK_PURPOSE, "operator": operator_id}

@@ -25,6 +25,9 @@ from baccarat_api.ports.records import (
     OPEN,
     EventRecord,
     FairnessTotals,
+    FeedEntry,
+    FeedHead,
+    FeedMark,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
@@ -373,3 +376,27 @@ class StateWrites(ABC):
             Update(FairnessTotals, (line.table_id,), set={}, add=totals, upsert=True),
         ]
         self.transact("finalise proof", writes)
+
+    # the operator feed (service/feed.py) ---------------------------------------------------
+    def append_feed(self, head: FeedHead, marks: Sequence[tuple[FeedMark, int]]) -> None:
+        """Append to the feed shard of ``head`` (as read: ``pos`` 0 = no entry yet), for each
+        ``(mark as read, last)`` (``seq`` 0 = none of the table's events yet), one entry: the
+        table's events ``mark.seq + 1`` … ``last``, at the next positions. ONE transaction, on
+        condition that the head and every mark are still as read: so positions are gap-free and
+        each event is appended once, whoever appends concurrently."""
+        writes: list[Write] = []
+        pos = head.pos
+        for mark, last in marks:
+            pos += 1
+            entry = FeedEntry(head.operator_id, head.shard, pos, mark.table_id, mark.seq + 1, last)
+            writes.append(Put(entry))
+            writes.append(_moved(FeedMark, mark, "seq", mark.seq, last))
+        writes.append(_moved(FeedHead, head, "pos", head.pos, pos))
+        self.transact("append feed", writes)
+
+
+def _moved(kind: type, record: Record, name: str, before: int, after: int) -> Write:
+    """A counter item from ``before`` (as read; 0: the item is absent) to ``after``."""
+    if before == 0:
+        return Put(replace(record, **{name: after}))  # type: ignore[arg-type]
+    return Update(kind, key_of(record)[1], set={name: after}, expect={name: before})

@@ -158,6 +158,7 @@ def _deal_round(
     request: DealRequest,
     idem: IdempotencyRequest | None,
 ) -> RoundOut:
+    request.bets_or_book()
     shoe, found, live = _read(repo, operator_id, shoe_id, request.round_number, idem)
     seq = 0 if live is None else live.seq
     table = live or LiveRecord(operator_id, shoe.table_id)

@@ -37,6 +37,7 @@ from baccarat_api.limits import (
 )
 from baccarat_api.limits import CLIENT_SEED_BYTES as MAX_CLIENT_SEED_BYTES
 from baccarat_api.limits import MAX_BETS_PER_ROUND as MAX_BETS
+from baccarat_api.service.errors import DomainError
 
 Money = Annotated[StrictInt, Field(ge=-MAX_MONEY, le=MAX_MONEY)]
 Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
@@ -241,13 +242,15 @@ class DealRequest(_Strict):
         ),
     )
 
-    @model_validator(mode="after")
-    def _bets_or_book(self) -> DealRequest:
+    def bets_or_book(self) -> None:
+        """A deal carries its bets or ``from_book: true``, never both, never neither: 422
+        ``bets_or_from_book`` (the schema cannot say it, so it is a typed refusal, not a 400)."""
         if self.from_book and (self.bets is not None or self.player_banker is not None):
-            raise ValueError("a from_book deal takes its bets from the book: send no bets")
+            raise DomainError(
+                "bets_or_from_book", "a from_book deal takes its bets from the book: send no bets"
+            )
         if not self.from_book and self.bets is None:
-            raise ValueError("bets is required (or from_book: true)")
-        return self
+            raise DomainError("bets_or_from_book", "bets is required (or from_book: true)")
 
 
 class SettleRequest(_Strict):
@@ -1020,3 +1023,76 @@ class TableStateOut(_Strict):
     book: BookOut = Field(description="the betting window and each seat's / spectator's slip")
     shoe: TableShoeOut | None = Field(description="the open shoe, else the latest (null: none)")
     round: TableRoundOut | None = Field(description="the latest round of that shoe (null: none)")
+
+
+# --- the operator feed and webhooks (issue 14) ------------------------------------------------
+
+
+class FeedEventOut(_Strict):
+    event_id: str = Field(description="<table_id>:<seq>: unique across the operator, stable")
+    table_id: str
+    seq: int = Field(description="the table's event number: 1, 2, 3 … gap-free")
+    type: str = Field(description="what happened (docs/api.md lists every type and its data)")
+    at: str = Field(description="when (ISO 8601 UTC, milliseconds)")
+    data: dict[str, Any]
+    settlement: SettlementOut | None = Field(
+        default=None,
+        description=(
+            "round_settled, round_auto_settled, round_voided: the round's full money, as "
+            "the settlement (or void) route answers it; null for other events"
+        ),
+    )
+
+
+class FeedPageOut(_Strict):
+    events: list[FeedEventOut] = Field(
+        description="each table's events in their order; tables interleaved by feed shard"
+    )
+    next_after: str = Field(description="pass as `after` for the next page (opaque)")
+    more: bool = Field(description="more events follow this page right now")
+
+
+class WebhookRequest(_Strict):
+    url: Annotated[
+        str,
+        Field(
+            min_length=8,
+            max_length=2048,
+            pattern=r"^https?://[^\s/?#]+[^\s]*$",
+            description="where every feed event is POSTed (https in production)",
+        ),
+    ]
+
+
+class WebhookOut(_Strict):
+    url: str
+    created_at: str = Field(description="when the URL and its secret were set")
+
+
+class WebhookSecretOut(WebhookOut):
+    secret: str = Field(
+        description=(
+            "the signing secret, shown only in this answer: HMAC-SHA256 key = its UTF-8 bytes"
+        )
+    )
+
+
+class WebhookFailureOut(_Strict):
+    event_id: str
+    table_id: str
+    seq: int
+    attempts: int = Field(description="deliveries tried (each with exponential backoff)")
+    first_failed_at: str
+    parked_at: str = Field(description="when its 24 h of retries ended and it was parked")
+    last_error: str = Field(description="the last answer: `HTTP <status>`, or why none came")
+
+
+class WebhookFailuresOut(_Strict):
+    failures: list[WebhookFailureOut] = Field(description="parked deliveries, by event id")
+
+
+class WebhookRetryOut(_Strict):
+    event_id: str
+    delivered: bool = Field(description="true: a 2xx came back and the failure is gone")
+    status: int | None = Field(description="the receiver's HTTP status (null: no answer)")
+    error: str

@@ -442,6 +442,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every event of every table of yours, after a cursor (settlements with their money)
+         * @description Each table's events in their order, each once (`event_id`); `round_settled`, `round_auto_settled` and `round_voided` carry the round's full money in `settlement`. Pass `next_after` back as `after`: a page never skips or repeats an event, whatever is written meanwhile. A page stops at `limit` events, 25 money events or ~1 MB.
+         */
+        get: operations["operator_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rounds": {
         parameters: {
             query?: never;
@@ -470,6 +490,58 @@ export interface paths {
         get: operations["daily_report"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set the URL every feed event is POSTed to; answers its signing secret, once */
+        put: operations["set_webhook"];
+        post?: never;
+        /** Remove the webhook (delivery stops; set one again and it goes on from there) */
+        delete: operations["delete_webhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook/failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Events whose delivery failed for 24 h (parked; retry each when your receiver is up) */
+        get: operations["list_webhook_failures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook/failures/{event_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** POST a parked event again, now (delivered: it is no longer parked) */
+        post: operations["retry_webhook_failure"];
         delete?: never;
         options?: never;
         head?: never;
@@ -945,6 +1017,55 @@ export interface components {
             rounds_dealt: number;
             /** Rounds Possible */
             rounds_possible: number;
+        };
+        /** FeedEventOut */
+        FeedEventOut: {
+            /**
+             * Event Id
+             * @description <table_id>:<seq>: unique across the operator, stable
+             */
+            event_id: string;
+            /** Table Id */
+            table_id: string;
+            /**
+             * Seq
+             * @description the table's event number: 1, 2, 3 … gap-free
+             */
+            seq: number;
+            /**
+             * Type
+             * @description what happened (docs/api.md lists every type and its data)
+             */
+            type: string;
+            /**
+             * At
+             * @description when (ISO 8601 UTC, milliseconds)
+             */
+            at: string;
+            /** Data */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description round_settled, round_auto_settled, round_voided: the round's full money, as the settlement (or void) route answers it; null for other events */
+            settlement?: components["schemas"]["SettlementOut"] | null;
+        };
+        /** FeedPageOut */
+        FeedPageOut: {
+            /**
+             * Events
+             * @description each table's events in their order; tables interleaved by feed shard
+             */
+            events: components["schemas"]["FeedEventOut"][];
+            /**
+             * Next After
+             * @description pass as `after` for the next page (opaque)
+             */
+            next_after: string;
+            /**
+             * More
+             * @description more events follow this page right now
+             */
+            more: boolean;
         };
         /** HandOut */
         HandOut: {
@@ -2389,6 +2510,80 @@ export interface components {
              */
             note?: string | null;
         };
+        /** WebhookFailureOut */
+        WebhookFailureOut: {
+            /** Event Id */
+            event_id: string;
+            /** Table Id */
+            table_id: string;
+            /** Seq */
+            seq: number;
+            /**
+             * Attempts
+             * @description deliveries tried (each with exponential backoff)
+             */
+            attempts: number;
+            /** First Failed At */
+            first_failed_at: string;
+            /**
+             * Parked At
+             * @description when its 24 h of retries ended and it was parked
+             */
+            parked_at: string;
+            /**
+             * Last Error
+             * @description the last answer: `HTTP <status>`, or why none came
+             */
+            last_error: string;
+        };
+        /** WebhookFailuresOut */
+        WebhookFailuresOut: {
+            /**
+             * Failures
+             * @description parked deliveries, by event id
+             */
+            failures: components["schemas"]["WebhookFailureOut"][];
+        };
+        /** WebhookRequest */
+        WebhookRequest: {
+            /**
+             * Url
+             * @description where every feed event is POSTed (https in production)
+             */
+            url: string;
+        };
+        /** WebhookRetryOut */
+        WebhookRetryOut: {
+            /** Event Id */
+            event_id: string;
+            /**
+             * Delivered
+             * @description true: a 2xx came back and the failure is gone
+             */
+            delivered: boolean;
+            /**
+             * Status
+             * @description the receiver's HTTP status (null: no answer)
+             */
+            status: number | null;
+            /** Error */
+            error: string;
+        };
+        /** WebhookSecretOut */
+        WebhookSecretOut: {
+            /** Url */
+            url: string;
+            /**
+             * Created At
+             * @description when the URL and its secret were set
+             */
+            created_at: string;
+            /**
+             * Secret
+             * @description the signing secret, shown only in this answer: HMAC-SHA256 key = its UTF-8 bytes
+             */
+            secret: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -3558,15 +3753,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: not_player_banker */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -3576,7 +3762,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: concurrent_update */
+            /** @description error codes: concurrent_update, not_player_banker */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3704,7 +3890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_seated_min_level, bet_type_not_offered, big_small_closed, idempotency_key_reused, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, round_too_large, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
+            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_seated_min_level, bet_type_not_offered, bets_or_from_book, big_small_closed, idempotency_key_reused, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, round_too_large, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4303,15 +4489,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: not_squeezer */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4321,7 +4498,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: already_revealed, concurrent_update, no_draws, reveal_deadline_passed, reveal_out_of_order, round_voided */
+            /** @description error codes: already_revealed, concurrent_update, no_draws, not_squeezer, reveal_deadline_passed, reveal_out_of_order, round_voided */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5241,6 +5418,94 @@ export interface operations {
             };
         };
     };
+    operator_events: {
+        parameters: {
+            query?: {
+                /** @description the `next_after` of the page before (none: from the first event) */
+                after?: string | null;
+                /** @description most events (max 100) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_cursor */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     list_rounds: {
         parameters: {
             query?: {
@@ -5387,6 +5652,335 @@ export interface operations {
             };
             /** @description error codes: invalid_range */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    set_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    delete_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_webhook_failures: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookFailuresOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    retry_webhook_failure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRetryOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: webhook_not_set */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

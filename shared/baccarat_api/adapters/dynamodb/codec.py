@@ -23,8 +23,12 @@ from typing import Any, TypeVar
 from baccarat_api.adapters.dynamodb import keys
 from baccarat_api.ports.records import (
     KEY_FIELDS,
+    DeliveryState,
     EventRecord,
     FairnessTotals,
+    FeedEntry,
+    FeedHead,
+    FeedMark,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
@@ -33,6 +37,8 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     TableRecord,
+    WebhookFailure,
+    WebhookRecord,
 )
 
 Item = dict[str, Any]
@@ -254,6 +260,12 @@ SHAPES: dict[type, Shape] = {
         # Events are written once and never updated (issue 14 may add index attributes here,
         # with ``derived``: every event is written through ``StateWrites.emitting``).
         Shape("event", EventRecord, keys.event_key, ordered_json=frozenset({"data"})),
+        Shape("feed_head", FeedHead, keys.feed_head_key),
+        Shape("feed_mark", FeedMark, keys.feed_mark_key),
+        Shape("feed_entry", FeedEntry, keys.feed_entry_key),
+        Shape("webhook", WebhookRecord, keys.webhook_key),
+        Shape("delivery", DeliveryState, keys.delivery_key),
+        Shape("webhook_failure", WebhookFailure, keys.failure_key),
     )
 }  # fmt: skip
 

@@ -33,6 +33,18 @@ index, next to the rounds due for auto-settlement. A round not yet settled or vo
 ``open_in`` (its shoe id): the sparse ``OpenRounds`` index lists a shoe's unresolved rounds
 (what keeps its proof pending) without reading them.
 
+The operator feed (``GET /v1/events``; :mod:`baccarat_api.service.feed`), per operator in
+:data:`~baccarat_api.ports.records.FEED_SHARDS` partitions, a table's events always in the
+same one (by its id)::
+
+    pk = OP#<operator_id>#FEED#<kk>          sk = HEAD                        last position
+                                             sk = MARK#<table_id>             table's last seq in
+                                             sk = POS#000000000001            position 1: a table's
+                                                                              events first … last
+                                             sk = DELIVERY                    the webhook's place
+    pk = OP#<operator_id>#WEBHOOK            sk = WEBHOOK                     url, sealed secret
+                                             sk = FAIL#<event_id>             a parked delivery
+
 Idempotency records (``Idempotency-Key`` of a POST; :mod:`baccarat_api.service.idempotency`)
 live in their own partition per operator and key, are written by the SAME transaction as the
 request's effect, and expire by the table's TTL attribute ``expires_at`` (24 h)::
@@ -70,6 +82,8 @@ from __future__ import annotations
 
 import hashlib
 
+from baccarat_api.ports.records import feed_shard
+
 #: Partitions of the sparse ``DueRounds`` index (rounds with locked bets awaiting settlement):
 #: a table's rounds always land in the same shard; the sweep queries every shard.
 DUE_SHARDS = 8
@@ -79,6 +93,7 @@ OPEN_INDEX = "OpenRounds"
 #: Partitions per operator and UTC day of the ``RoundsByDay`` index (a table's rounds in one).
 DAY_SHARDS = 32
 DAY_INDEX = "RoundsByDay"
+HEAD_SK = "HEAD"
 TABLE_SK = "TABLE"
 LIVE_SK = "LIVE"
 EVENT_PREFIX = "EV#"
@@ -160,6 +175,14 @@ def parse_day_key(key: str) -> tuple[str, int, int]:
     return table_id, int(shoe), int(round_)
 
 
+def feed_pk(operator_id: str, shard: int) -> str:
+    return f"OP#{operator_id}#FEED#{shard:02d}"
+
+
+def feed_pos_sk(pos: int) -> str:
+    return f"POS#{pos:012d}"
+
+
 def key_pk(key_hash: str) -> str:
     return f"KEY#{key_hash}"
 
@@ -187,6 +210,37 @@ def live_key(operator_id: str, table_id: str) -> tuple[str, str]:
 
 def event_key(operator_id: str, table_id: str, seq: int) -> tuple[str, str]:
     return table_pk(operator_id, table_id), event_sk(seq)
+
+
+def feed_head_key(operator_id: str, shard: int) -> tuple[str, str]:
+    return feed_pk(operator_id, shard), HEAD_SK
+
+
+def feed_mark_key(operator_id: str, table_id: str) -> tuple[str, str]:
+    return feed_pk(operator_id, feed_shard(table_id)), f"MARK#{table_id}"
+
+
+def feed_entry_key(operator_id: str, shard: int, pos: int) -> tuple[str, str]:
+    return feed_pk(operator_id, shard), feed_pos_sk(pos)
+
+
+def webhook_pk(operator_id: str) -> str:
+    return f"OP#{operator_id}#WEBHOOK"
+
+
+def webhook_key(operator_id: str) -> tuple[str, str]:
+    return webhook_pk(operator_id), "WEBHOOK"
+
+
+def delivery_key(operator_id: str, shard: int) -> tuple[str, str]:
+    return feed_pk(operator_id, shard), "DELIVERY"
+
+
+FAILURE_PREFIX = "FAIL#"
+
+
+def failure_key(operator_id: str, event_id: str) -> tuple[str, str]:
+    return webhook_pk(operator_id), f"{FAILURE_PREFIX}{event_id}"
 
 
 def proof_key(shoe_id: str) -> tuple[str, str]:

@@ -11,6 +11,15 @@ if TYPE_CHECKING:
 
 def all_routers() -> list[APIRouter]:
     """Every router, in the order the API documents them (imported only when asked for)."""
-    from baccarat_api.http.routers import deal_and_resolve, read, settle_bets, shuffle_commit
+    from baccarat_api.http.routers import (
+        deal_and_resolve,
+        read,
+        settle_bets,
+        shuffle_commit,
+        webhooks,
+    )
 
-    return [shuffle_commit.router, deal_and_resolve.router, settle_bets.router, read.router]
+    return [
+        shuffle_commit.router, deal_and_resolve.router, settle_bets.router, read.router,
+        webhooks.router,
+    ]  # fmt: skip

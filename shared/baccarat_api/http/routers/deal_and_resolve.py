@@ -34,6 +34,7 @@ router = APIRouter(route_class=JsonRoute, tags=["rounds"])
         "round_too_large",
         "concurrent_update",
         "no_betting_window",
+        "bets_or_from_book",
         "betting_in_progress",
         *IDEM_ERRORS,
         *(r.value for r in Refusal),

@@ -13,12 +13,13 @@ from baccarat_api.http.deps import OperatorId, Rt, errors
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.ids import SHOE_NUMBER
 from baccarat_api.limits import DEFAULT_EVENTS_PAGE, MAX_EVENTS_PAGE
-from baccarat_api.service import events, proofs, reading, table_state
+from baccarat_api.service import events, feed, proofs, reading, table_state
 from baccarat_api.service.models import (
     AuditOut,
     DailyReportOut,
     EventsPageOut,
     FairnessOut,
+    FeedPageOut,
     ProofPageOut,
     RoundDetailOut,
     RoundListOut,
@@ -258,6 +259,42 @@ def get_table_state(
         return Response(status_code=304, headers={"ETag": etag})
     response.headers["ETag"] = etag
     return state
+
+
+# --- the operator feed (issue 14) -------------------------------------------------------------
+
+
+@router.get(
+    "/v1/events",
+    response_model=FeedPageOut,
+    operation_id="operator_events",
+    summary="Every event of every table of yours, after a cursor (settlements with their money)",
+    description=(
+        "Each table's events in their order, each once (`event_id`); `round_settled`, "
+        "`round_auto_settled` and `round_voided` carry the round's full money in "
+        "`settlement`. Pass `next_after` back as `after`: a page never skips or repeats an "
+        "event, whatever is written meanwhile. A page stops at `limit` events, "
+        f"{feed.MAX_MONEY_EVENTS_PAGE} money events or ~1 MB."
+    ),
+    responses=errors("unauthorized", "invalid_cursor"),
+)
+def operator_events(
+    operator: OperatorId,
+    rt: Rt,
+    after: Annotated[
+        str | None,
+        Query(
+            max_length=feed.MAX_CURSOR_LENGTH,
+            pattern=feed.CURSOR_PATTERN,
+            description="the `next_after` of the page before (none: from the first event)",
+        ),
+    ] = None,
+    limit: Annotated[
+        int,
+        Query(ge=1, le=feed.MAX_FEED_PAGE, description=f"most events (max {feed.MAX_FEED_PAGE})"),
+    ] = feed.DEFAULT_FEED_PAGE,
+) -> FeedPageOut:
+    return feed.operator_events(rt.repo, operator, after, limit)
 
 
 # --- reconciliation ----------------------------------------------------------------------------

@@ -1,0 +1,6 @@
+"""Lambda entry point of the feed indexer (template.yaml): the state table's stream → the
+operator feed; the logic is in shared/."""
+
+from baccarat_api.jobs.feed_indexer import lambda_handler
+
+handler = lambda_handler()

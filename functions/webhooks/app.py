@@ -1,0 +1,6 @@
+"""Lambda entry point of the webhooks function (template.yaml); the logic is in shared/."""
+
+from baccarat_api.http.handler import lambda_handler
+from baccarat_api.http.routers.webhooks import router
+
+handler = lambda_handler(router)

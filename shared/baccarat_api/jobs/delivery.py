@@ -1,0 +1,101 @@
+"""Webhook delivery (issue 14; :func:`baccarat_api.service.webhooks.deliver`) as it runs:
+
+* in AWS, ``DeliveryFunction`` on the ``DeliveryQueue``: each message names an operator's feed
+  shard (sent by the feed indexer when it appended there, or by this function to come back
+  later); one delivery pass; if the shard wants another (more events, or a retry's backoff),
+  the message is sent again with that delay (SQS: at most 900 s — a longer wait is several
+  hops). A pass that raises is reported as the message's failure: SQS redelivers it, and after
+  ``maxReceiveCount`` moves it to the ``DeliveryDeadLetterQueue`` (a broken handler, not a
+  failing receiver: those are parked as webhook failures after 24 h);
+* in ``make run``, :func:`run_forever` over every operator with a webhook and every shard —
+  the same pass, the same code."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from baccarat_api.ports.records import FEED_SHARDS
+from baccarat_api.ports.repository import Repository
+from baccarat_api.ports.vault import SecretVault
+from baccarat_api.ports.webhooks import Sender, Wakeup
+from baccarat_api.service import webhooks
+
+
+def pass_and_reschedule(
+    repo: Repository,
+    vault: SecretVault,
+    sender: Sender,
+    wakeup: Wakeup,
+    operator_id: str,
+    shard: int,
+    scale: float,
+) -> webhooks.Pass:
+    done = webhooks.deliver(repo, vault, sender, operator_id, shard, scale=scale)
+    if done.again_in is not None:
+        wakeup.later(operator_id, shard, round(done.again_in))
+    return done
+
+
+def wake(wakeup: Wakeup, touched: Iterable[tuple[str, int]]) -> None:
+    """The feed indexer appended to these (operator, shard)s: deliver them now."""
+    for operator_id, shard in sorted(touched):
+        wakeup.later(operator_id, shard, 0)
+
+
+def lambda_handler() -> Any:
+    """``DeliveryFunction``'s handler (SQS batch; partial batch failures reported)."""
+    from baccarat_api.observability import logger, tracer
+    from baccarat_api.runtime import get_runtime
+
+    get_runtime()
+
+    @logger.inject_lambda_context(clear_state=True)
+    @tracer.capture_lambda_handler
+    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        rt = get_runtime()
+        failures = []
+        for record in event.get("Records", []):
+            try:
+                message = json.loads(record["body"])
+                done = pass_and_reschedule(
+                    rt.repo, rt.vault, rt.sender, rt.wakeup,
+                    str(message["operator_id"]), int(message["shard"]),
+                    rt.settings.webhook_backoff_scale,
+                )  # fmt: skip
+                logger.info("webhook pass", extra={"delivered": done.delivered,
+                                                    "parked": done.parked})  # fmt: skip
+            except Exception:
+                logger.exception("webhook pass failed")
+                failures.append({"itemIdentifier": record.get("messageId", "")})
+        return {"batchItemFailures": failures}
+
+    return handler
+
+
+def run_forever(
+    repo: Repository,
+    vault: SecretVault,
+    sender: Sender,
+    operators: Callable[[], list[str]],
+    stop: threading.Event,
+    *,
+    every: float = 0.2,
+    scale: float = 1.0,
+) -> None:
+    """``make run``'s delivery loop: every shard of every operator with a webhook, a pass each
+    round (a shard in backoff answers at once), until ``stop``."""
+    while not stop.is_set():
+        busy = False
+        try:
+            for operator_id in operators():
+                for shard in range(FEED_SHARDS):
+                    done = webhooks.deliver(repo, vault, sender, operator_id, shard, scale=scale)
+                    busy = busy or done.again_in == 0.0
+        except Exception as exc:  # as SQS would: the shard is tried again on the next round
+            print(f"webhook delivery: {type(exc).__name__}: {exc}", file=sys.stderr)
+        if not busy:
+            stop.wait(every)

@@ -1,0 +1,28 @@
+"""What webhook delivery needs from outside (issue 14): a way to POST (:class:`Sender`) and,
+in AWS, a way to be called again later (:class:`Wakeup`: an SQS message with a delay)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """What a POST came to: the HTTP status (``None``: no answer — refused, timed out)."""
+
+    status: int | None
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+class Sender(Protocol):
+    def post(self, url: str, body: bytes, headers: dict[str, str]) -> Sent: ...
+
+
+class Wakeup(Protocol):
+    def later(self, operator_id: str, shard: int, delay_seconds: int) -> None:
+        """Deliver the operator's feed shard again in ``delay_seconds`` (at most 900)."""

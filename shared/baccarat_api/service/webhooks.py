@@ -1,0 +1,267 @@
+"""Signed webhooks (issue 14): every event of the operator feed (:mod:`.feed`) POSTed to the
+operator's URL, in each table's order, signed, retried with exponential backoff for 24 hours,
+then parked as a failure the operator lists and replays.
+
+* ``PUT /v1/webhook {url}`` draws a signing secret (``whsec_`` + 32 random bytes, base64url),
+  answers it ONCE, and stores it sealed under KMS (purpose ``webhook``); a PUT again replaces
+  URL and secret. ``DELETE /v1/webhook`` removes it (delivery stops where it is; a webhook set
+  again goes on from there). Delivery starts at the feed's first event.
+* Delivery (:func:`deliver`) goes through each feed shard in order from the shard's delivery
+  state. Each event is POSTed with ``Baccarat-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret
+  as UTF-8, "<t>.<body>")>``; a 2xx moves on. Anything else (a status, a refused connection, a
+  timeout) stops the shard: attempt ``n`` is tried again after ``10 s × 2^(n-1)`` (at most
+  1 h) — :func:`backoff` — until 24 h after its first failure; then the event is parked
+  (``GET /v1/webhook/failures``) and the shard goes on. So a table's events arrive in order;
+  a delivery whose answer was lost comes again: receivers de-duplicate by ``event_id``.
+* ``WEBHOOK_BACKOFF_SCALE`` multiplies every delay and the 24 h (tests run the schedule in
+  seconds)."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import hmac
+import json
+import time
+from dataclasses import dataclass, replace
+
+from baccarat_api.clock import now as clock_now
+from baccarat_api.ports.records import (
+    DeliveryState,
+    EventRecord,
+    WebhookFailure,
+    WebhookRecord,
+)
+from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.ports.vault import SecretVault as Vault
+from baccarat_api.ports.vault import webhook_context
+from baccarat_api.ports.webhooks import Sender, Sent
+from baccarat_api.ports.writes import Put, Update
+from baccarat_api.service import feed
+from baccarat_api.service.errors import DomainError, not_found
+from baccarat_api.service.models import (
+    WebhookFailureOut,
+    WebhookFailuresOut,
+    WebhookRetryOut,
+    WebhookSecretOut,
+)
+
+SIGNATURE_HEADER = "Baccarat-Signature"
+SECRET_PREFIX = "whsec_"
+#: The first retry's delay, the longest, and how long an event is retried before it is parked.
+FIRST_DELAY_SECONDS = 10
+MAX_DELAY_SECONDS = 3600
+RETRY_WINDOW_SECONDS = 24 * 3600
+#: Events POSTed per delivery pass of a shard (then the pass ends; the next goes on).
+EVENTS_PER_PASS = 25
+MAX_FAILURES_PAGE = 100
+
+
+def sign(secret: str, timestamp: int, body: bytes) -> str:
+    """The ``Baccarat-Signature`` header value of ``body`` sent at ``timestamp``."""
+    mac = hmac.new(secret.encode("utf-8"), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return f"t={timestamp},v1={mac.hexdigest()}"
+
+
+def backoff(attempts: int) -> float:
+    """Seconds before attempt ``attempts + 1`` of an event that failed ``attempts`` times."""
+    return float(min(MAX_DELAY_SECONDS, FIRST_DELAY_SECONDS * 2 ** max(0, attempts - 1)))
+
+
+# --- the webhook routes -------------------------------------------------------------------------
+
+
+def set_webhook(repo: Repository, vault: Vault, operator_id: str, url: str) -> WebhookSecretOut:
+    raw, sealed = vault.draw_secret(webhook_context(operator_id))  # one KMS call
+    created = clock_now()
+    hook = WebhookRecord(operator_id, url, sealed, created)
+    repo.transact("set webhook", [Put(hook, if_absent=False)])
+    return WebhookSecretOut(url=url, secret=_text(raw), created_at=created)
+
+
+def _text(raw: bytes) -> str:
+    """The secret as operators use it: ``whsec_`` + the 32 bytes in base64url (HMAC key: its
+    UTF-8 bytes)."""
+    return SECRET_PREFIX + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def delete_webhook(repo: Repository, operator_id: str) -> None:
+    """Mark the webhook removed (nothing is ever deleted; its sealed secret stays unusable)."""
+    hook = repo.get_webhook(operator_id)
+    if hook is None:
+        raise not_found("webhook", operator_id)
+    removed = Update(
+        WebhookRecord, (operator_id,), set={"removed_at": clock_now()},
+        expect={"created_at": hook.created_at},
+    )  # fmt: skip
+    try:
+        repo.transact("remove webhook", [removed])
+    except ConditionFailed:
+        raise DomainError("concurrent_update", "the webhook changed meanwhile; retry") from None
+
+
+def _failure_out(f: WebhookFailure) -> WebhookFailureOut:
+    return WebhookFailureOut(
+        event_id=f.event_id,
+        table_id=f.table_id,
+        seq=f.seq,
+        attempts=f.attempts,
+        first_failed_at=f.first_failed_at,
+        parked_at=f.parked_at,
+        last_error=f.last_error,
+    )
+
+
+def list_failures(repo: Repository, operator_id: str, limit: int) -> WebhookFailuresOut:
+    found = repo.webhook_failures(operator_id, max(1, min(limit, MAX_FAILURES_PAGE)))
+    return WebhookFailuresOut(failures=[_failure_out(f) for f in found])
+
+
+def _secret(vault: Vault, hook: WebhookRecord) -> str:
+    return _text(vault.unseal(hook.secret_ct, webhook_context(hook.operator_id)))
+
+
+def _body(repo: Repository, e: EventRecord) -> bytes:
+    ref = feed.round_ref(e)
+    rounds = {r.round_id: r for r in repo.rounds_at(e.operator_id, [ref] if ref else [])}
+    doc = feed.render(e, rounds).model_dump(mode="json")
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _post(sender: Sender, hook: WebhookRecord, secret: str, body: bytes) -> Sent:
+    headers = {
+        "Content-Type": "application/json",
+        SIGNATURE_HEADER: sign(secret, int(time.time()), body),
+        "User-Agent": "baccarat-webhooks/1",
+    }
+    return sender.post(hook.url, body, headers)
+
+
+def retry_failure(
+    repo: Repository, vault: Vault, sender: Sender, operator_id: str, event_id: str
+) -> WebhookRetryOut:
+    """POST a parked event once, now: delivered → no longer parked; else it stays parked."""
+    parked = repo.get_webhook_failure(operator_id, event_id)
+    if parked is None or parked.delivered_at is not None:
+        raise not_found("webhook failure", event_id)
+    hook = repo.get_webhook(operator_id)
+    if hook is None:
+        raise DomainError("webhook_not_set", "no webhook is set: PUT /v1/webhook first")
+    (event,) = repo.events_at(operator_id, [(parked.table_id, parked.seq)])
+    sent = _post(sender, hook, _secret(vault, hook), _body(repo, event))
+    if sent.ok:
+        delivered = {"delivered_at": clock_now(), "attempts": parked.attempts + 1}
+        repo.transact("webhook retried", [Update(WebhookFailure, (operator_id, event_id),
+                                                 set=delivered)])  # fmt: skip
+    else:
+        repo.transact(
+            "webhook retry failed",
+            [Update(WebhookFailure, (operator_id, event_id), set={
+                "attempts": parked.attempts + 1, "last_error": _error(sent)})],
+        )  # fmt: skip
+    return WebhookRetryOut(
+        event_id=event_id, delivered=sent.ok, status=sent.status, error=sent.error
+    )
+
+
+def _error(sent: Sent) -> str:
+    return sent.error or f"HTTP {sent.status}"
+
+
+# --- delivery -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """What one delivery pass of a shard did: events delivered and parked, and when the shard
+    wants to be delivered again (seconds from now; ``None``: when new events come)."""
+
+    delivered: int = 0
+    parked: int = 0
+    again_in: float | None = None
+
+
+def deliver(
+    repo: Repository,
+    vault: Vault,
+    sender: Sender,
+    operator_id: str,
+    shard: int,
+    *,
+    scale: float = 1.0,
+    now_ms: int | None = None,
+) -> Pass:
+    """One pass over the feed shard: POST its next events in order until one fails (then its
+    retry is scheduled) or :data:`EVENTS_PER_PASS` went out. The shard's delivery state moves
+    conditionally on what was read: of two concurrent passes one moves it (the other's
+    deliveries were duplicates, which receivers drop by ``event_id``)."""
+    hook = repo.get_webhook(operator_id)
+    if hook is None:
+        return Pass()
+    state = repo.delivery_state(operator_id, shard)
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    if state.next_at_ms > now:
+        return Pass(again_in=(state.next_at_ms - now) / 1000)
+    slots = feed.pending(repo, operator_id, shard, (state.pos, state.taken), EVENTS_PER_PASS)
+    if not slots:
+        return Pass()
+    secret = _secret(vault, hook)
+    found = {
+        (e.table_id, e.seq): e
+        for e in repo.events_at(operator_id, [(s.entry.table_id, s.seq) for s in slots])
+    }
+    after, delivered, parked, again = state, 0, 0, None
+    for slot in slots:
+        event = found[(slot.entry.table_id, slot.seq)]
+        sent = _post(sender, hook, secret, _body(repo, event))
+        if sent.ok:
+            after = _moved(after, slot)
+            delivered += 1
+            continue
+        since = after.failing_since_ms or now
+        attempts = after.attempts + 1
+        if now - since >= RETRY_WINDOW_SECONDS * 1000 * scale:
+            _park(repo, event, attempts, since, _error(sent))
+            after = _moved(after, slot)
+            parked += 1
+            continue
+        wait = backoff(attempts) * scale
+        after = replace(after, attempts=attempts, failing_since_ms=since,
+                        next_at_ms=now + int(wait * 1000))  # fmt: skip
+        again = wait
+        break
+    else:
+        again = 0.0 if len(slots) == EVENTS_PER_PASS else None
+    _save(repo, state, after)
+    return Pass(delivered, parked, again)
+
+
+def _moved(state: DeliveryState, slot: feed.Slot) -> DeliveryState:
+    pos, taken = feed.past(slot)
+    return replace(state, pos=pos, taken=taken, attempts=0, failing_since_ms=0, next_at_ms=0)
+
+
+def _park(repo: Repository, e: EventRecord, attempts: int, since_ms: int, error: str) -> None:
+    since = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(since_ms / 1000)) + "Z"
+    parked = WebhookFailure(
+        e.operator_id, e.event_id, e.table_id, e.seq, attempts, since, clock_now(), error
+    )
+    repo.transact("park webhook", [Put(parked, if_absent=False)])
+
+
+def _save(repo: Repository, before: DeliveryState, after: DeliveryState) -> None:
+    if after == before:
+        return
+    if (before.pos, before.taken, before.attempts) == (0, 0, 0) and before.next_at_ms == 0:
+        write: Put | Update = Put(after, if_absent=False)
+    else:
+        write = Update(
+            DeliveryState,
+            (before.operator_id, before.shard),
+            set={k: getattr(after, k) for k in (
+                "pos", "taken", "attempts", "failing_since_ms", "next_at_ms")},
+            expect={"pos": before.pos, "taken": before.taken},
+        )  # fmt: skip
+    with contextlib.suppress(ConditionFailed):  # a concurrent pass moved it first: it stands
+        repo.transact("webhook delivery", [write])

@@ -1,0 +1,139 @@
+"""Webhook delivery over the in-memory repository with a scripted receiver: signatures, each
+shard in order, exponential backoff, parking after 24 h, listing and retrying a parked event,
+and a delivery pass that lost to a concurrent one changing nothing twice."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+
+import pytest
+
+from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
+from baccarat_api.ports.records import feed_shard
+from baccarat_api.ports.webhooks import Sent
+from baccarat_api.service import events, feed, webhooks
+from baccarat_api.service.errors import DomainError
+
+OP = "op-hooks"
+TABLE = "tbl_00000000000000aa"
+SHARD = feed_shard(TABLE)
+HOUR_MS = 3600 * 1000
+
+
+class Script:
+    """A receiver answering from a script of statuses (then 200), recording what it got."""
+
+    def __init__(self, *statuses: int | None) -> None:
+        self.statuses = list(statuses)
+        self.got: list[tuple[dict[str, str], bytes]] = []
+
+    def post(self, url: str, body: bytes, headers: dict[str, str]) -> Sent:
+        self.got.append((headers, body))
+        status = self.statuses.pop(0) if self.statuses else 200
+        return Sent(status, "" if status else "no answer: timeout")
+
+    def ids(self) -> list[str]:
+        return [json.loads(b)["event_id"] for _, b in self.got]
+
+
+def setup(n: int = 3) -> tuple[MemoryRepository, MemoryVault, str]:
+    repo, vault = MemoryRepository(), MemoryVault()
+    secret = webhooks.set_webhook(repo, vault, OP, "https://example.com/h").secret
+    for i in range(n):
+        live = repo.load(OP, live=TABLE).live
+        ev = events.emit(live, OP, TABLE, "2026-01-01T00:00:00.000Z",
+                         [("watcher_joined", {"bettor_id": f"w{i}"})])  # fmt: skip
+        repo.emitting("e", [], ev)
+    feed.index(repo, [(OP, TABLE, n)])
+    return repo, vault, secret
+
+
+def test_each_event_is_posted_signed_in_order() -> None:
+    repo, vault, secret = setup()
+    receiver = Script()
+    done = webhooks.deliver(repo, vault, receiver, OP, SHARD)
+    assert (done.delivered, done.again_in) == (3, None)
+    assert receiver.ids() == [f"{TABLE}:{n}" for n in (1, 2, 3)]
+    for headers, body in receiver.got:
+        t, v1 = (p.split("=", 1)[1] for p in headers["Baccarat-Signature"].split(","))
+        want = hmac.new(secret.encode(), f"{t}.".encode() + body, hashlib.sha256).hexdigest()
+        assert v1 == want and headers["Content-Type"] == "application/json"
+    assert webhooks.deliver(repo, vault, receiver, OP, SHARD).delivered == 0  # nothing twice
+    assert secret.startswith("whsec_") and len(secret) == 6 + 43
+
+
+def test_a_failure_stops_the_shard_and_backs_off_exponentially() -> None:
+    repo, vault, _ = setup()
+    receiver = Script(500, None, 503)
+    t0 = 1_767_225_600_000
+    first = webhooks.deliver(repo, vault, receiver, OP, SHARD, now_ms=t0)
+    assert (first.delivered, first.again_in) == (0, 10.0)
+    waiting = webhooks.deliver(repo, vault, receiver, OP, SHARD, now_ms=t0 + 5_000)
+    assert waiting.again_in == 5.0 and len(receiver.got) == 1  # not before its time
+    second = webhooks.deliver(repo, vault, receiver, OP, SHARD, now_ms=t0 + 10_000)
+    assert second.again_in == 20.0
+    third = webhooks.deliver(repo, vault, receiver, OP, SHARD, now_ms=t0 + 30_000)
+    assert third.again_in == 40.0
+    done = webhooks.deliver(repo, vault, receiver, OP, SHARD, now_ms=t0 + 70_000)
+    assert done.delivered == 3
+    assert receiver.ids() == [f"{TABLE}:1"] * 4 + [f"{TABLE}:2", f"{TABLE}:3"]
+    assert [webhooks.backoff(n) for n in (1, 2, 3, 9, 30)] == [10, 20, 40, 2560, 3600]
+
+
+def test_after_24_hours_of_failures_the_event_is_parked_and_the_shard_goes_on() -> None:
+    repo, vault, _ = setup(2)
+    down = Script(*([500] * 100))
+    t = 1_767_225_600_000
+    while t < 1_767_225_600_000 + 25 * HOUR_MS:
+        done = webhooks.deliver(repo, vault, down, OP, SHARD, now_ms=t)
+        if done.parked:
+            break
+        assert done.again_in is not None
+        t += int(done.again_in * 1000)
+    assert done.parked == 1
+    (parked,) = webhooks.list_failures(repo, OP, 10).failures
+    assert parked.event_id == f"{TABLE}:1" and parked.last_error == "HTTP 500"
+    assert parked.attempts > 20
+    assert done.again_in == 10.0  # the shard went on: event 2 failed once (the receiver is down)
+    up = Script()
+    t += 10_000
+    assert webhooks.deliver(repo, vault, up, OP, SHARD, now_ms=t).delivered == 1  # event 2
+    retried = webhooks.retry_failure(repo, vault, Script(502), OP, parked.event_id)
+    assert (retried.delivered, retried.status) == (False, 502)
+    assert webhooks.list_failures(repo, OP, 10).failures[0].attempts == parked.attempts + 1
+    ok = webhooks.retry_failure(repo, vault, up, OP, parked.event_id)
+    assert ok.delivered and webhooks.list_failures(repo, OP, 10).failures == []
+    assert up.ids() == [f"{TABLE}:2", f"{TABLE}:1"]
+    with pytest.raises(DomainError) as err:
+        webhooks.retry_failure(repo, vault, up, OP, parked.event_id)
+    assert err.value.code == "not_found"
+
+
+def test_without_a_webhook_nothing_is_sent_and_a_retry_says_so() -> None:
+    repo, vault, _ = setup(1)
+    webhooks.delete_webhook(repo, OP)
+    receiver = Script()
+    assert webhooks.deliver(repo, vault, receiver, OP, SHARD).delivered == 0
+    assert receiver.got == []
+    with pytest.raises(DomainError) as err:
+        webhooks.delete_webhook(repo, OP)
+    assert err.value.code == "not_found"
+
+
+def test_a_pass_that_lost_to_a_concurrent_one_leaves_the_winners_state() -> None:
+    repo, vault, _ = setup(2)
+    before = repo.delivery_state(OP, SHARD)
+    webhooks.deliver(repo, vault, Script(), OP, SHARD)  # the winner: both delivered
+    moved = repo.delivery_state(OP, SHARD)
+    assert (moved.pos, moved.taken) != (before.pos, before.taken)
+    stale = replace_state(before, attempts=1)  # what the loser read: the shard at its start
+    webhooks._save(repo, stale, replace_state(stale, taken=1, attempts=0))
+    assert repo.delivery_state(OP, SHARD) == moved
+
+
+def replace_state(state: object, **changes: int) -> object:
+    import dataclasses
+
+    return dataclasses.replace(state, **changes)  # type: ignore[type-var]
