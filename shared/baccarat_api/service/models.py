@@ -1058,8 +1058,11 @@ class WebhookRequest(_Strict):
         Field(
             min_length=8,
             max_length=2048,
-            pattern=r"^https?://[^\s/?#]+[^\s]*$",
-            description="where every feed event is POSTed (https in production)",
+            # a host name or IPv4 address and an optional port: what every URL parser reads
+            # the same way (no userinfo, no bracketed IPv6 literal)
+            pattern=r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?([/?#][^\s]*)?$",
+            description="where every feed event is POSTed (https in production): a host name "
+            "or IPv4 address, an optional port",
         ),
     ]
 

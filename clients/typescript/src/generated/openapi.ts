@@ -2548,7 +2548,7 @@ export interface components {
         WebhookRequest: {
             /**
              * Url
-             * @description where every feed event is POSTed (https in production)
+             * @description where every feed event is POSTed (https in production): a host name or IPv4 address, an optional port
              */
             url: string;
         };
