@@ -3,7 +3,7 @@ signing keys, a table's fairness summary and the verifier page need no key)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Header, Query, Response
 from fastapi.responses import HTMLResponse
@@ -206,6 +206,19 @@ def audit_table(
     return audit_table(rt.repo, operator, table_id, int(shoe) if shoe else None, checkpoint)
 
 
+_T = TypeVar("_T")
+
+
+def _conditional(
+    body: _T, etag: str, response: Response, if_none_match: str | None
+) -> _T | Response:
+    """``304`` (no body) when ``If-None-Match`` names ``etag``; else ``body`` with its ``ETag``."""
+    if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
+        return Response(status_code=304, headers={"ETag": etag})
+    response.headers["ETag"] = etag
+    return body
+
+
 @router.get(
     "/v1/tables/{table_id}/events",
     response_model=EventsPageOut,
@@ -231,10 +244,7 @@ def table_events(
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> EventsPageOut | Response:
     page, etag = events.table_events(rt.repo, operator, table_id, after, limit)
-    if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
-        return Response(status_code=304, headers={"ETag": etag})
-    response.headers["ETag"] = etag
-    return page
+    return _conditional(page, etag, response, if_none_match)
 
 
 @router.get(
@@ -255,10 +265,7 @@ def get_table_state(
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> TableStateOut | Response:
     state, etag = table_state.table_state(rt.repo, operator, table_id)
-    if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
-        return Response(status_code=304, headers={"ETag": etag})
-    response.headers["ETag"] = etag
-    return state
+    return _conditional(state, etag, response, if_none_match)
 
 
 # --- the operator feed (issue 14) -------------------------------------------------------------
