@@ -12,6 +12,7 @@ import pytest
 from baccarat.squeeze import reveal, step_hands, timeline
 from baccarat_api import clock
 from baccarat_api.clock import seconds_after
+from baccarat_api.ids import parse_round_id
 from baccarat_api.service import events, presence, reading, squeezing
 from baccarat_api.service.errors import DomainError
 
@@ -193,3 +194,33 @@ def test_only_the_seated_player_banker_urges(game: Game) -> None:
     out = squeezing.urge(game.repo, OP, table_id, "pat")
     assert (out.round_id, out.seq) == (None, 3)
     assert _feed(game, table_id)[-1] == ("urge", {"bettor_id": "pat", "round_id": None})
+
+
+def test_a_reveal_computed_from_a_round_read_before_the_winners_is_refused(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``BatchGetItem`` is not isolated from a transaction: a reveal can read the live state
+    after another reveal's transaction and the round from before it. Its write must then fail
+    on the round as read, so the squeezer's step is recorded once (found by the live race)."""
+    shoe_id = new_shoe(game)
+    table_id = shoe_id.rsplit("_s", 1)[0]
+    rid = deal(game, shoe_id, star_city_bets()).round_id
+    before = game.repo.load(OP, round_=parse_round_id(rid))
+    squeezing.reveal_round(game.repo, OP, rid, "alice", "initial")  # the winner
+    real = game.repo.load
+
+    def torn(operator_id: str, **wanted: Any) -> Any:
+        snap = real(operator_id, **wanted)
+        if wanted.get("round_") is not None:
+            snap.round = before.round  # the round as it was, the live state as it is
+        return snap
+
+    monkeypatch.setattr(game.repo, "load", torn)
+    # every retry reads the stale round again: the table "keeps changing", 409 concurrent_update
+    stale = _code(lambda: squeezing.reveal_round(game.repo, OP, rid, "alice", "initial"))
+    assert stale == "concurrent_update"
+    monkeypatch.setattr(game.repo, "load", real)
+    revealed = [d for t, d in _feed(game, table_id) if t == "squeeze_revealed"]
+    assert len(revealed) == 1
+    stored = game.repo.load(OP, round_=parse_round_id(rid)).round
+    assert stored is not None and len(stored.reveals) == 1

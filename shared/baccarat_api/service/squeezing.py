@@ -129,7 +129,9 @@ def reveal_round(
             RoundRecord,
             (r.operator_id, r.table_id, r.shoe_number, r.round_number),
             set={"reveals": reveals},
-            expect={"void": ABSENT},
+            # the reveals as read: a BatchGetItem is not isolated from a transaction, so the
+            # live state can be read after a winner's reveal and the round before it
+            expect={"void": ABSENT, "reveals": r.reveals},
         )
         try:
             repo.table_change("reveal", ev, [moved])
