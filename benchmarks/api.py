@@ -35,7 +35,7 @@ def round_trips(aws: LocalAws) -> list[str]:
     api = Api(aws.key)
     calls = count_calls()
     with redirect_stdout(io.StringIO()):  # the service's metric lines
-        counted = walk_routes(api, calls)
+        counted = walk_routes(api, calls, aws.operator_id)
     lines = [
         "## DynamoDB round trips per request (warm container; botocore event hooks; the walk "
         "pinned by tests/integration/test_round_trips.py)",

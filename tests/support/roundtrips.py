@@ -66,8 +66,9 @@ def measure(calls: Calls, fn: Callable[[], Response]) -> Measured:
 Counts = dict[str, tuple[int, int, Counter[str]]]
 
 
-def walk_routes(api: Client, calls: Calls) -> Counts:
-    """Every route once on a warm container, in the order a table's life uses them."""
+def walk_routes(api: Client, calls: Calls, operator_id: str = "operator-a") -> Counts:
+    """Every route once on a warm container, in the order a table's life uses them
+    (``operator_id``: the operator of ``api``'s key)."""
     measured: Counts = {}
 
     def run(name: str, fn: Callable[[], Response]) -> Response:
@@ -111,7 +112,7 @@ def walk_routes(api: Client, calls: Calls) -> Counts:
     _walk_trust_routes(api, run)
     _walk_table_routes(api, run, table["table_id"])
     _walk_betting_routes(api, run)
-    _walk_operator_feed(api, run, table["table_id"])
+    _walk_operator_feed(api, run, operator_id, table["table_id"])
     return measured
 
 
@@ -179,7 +180,10 @@ def _walk_table_routes(
 
 
 def _walk_operator_feed(
-    api: Client, run: Callable[[str, Callable[[], Response]], Response], table_id: str
+    api: Client,
+    run: Callable[[str, Callable[[], Response]], Response],
+    operator_id: str,
+    table_id: str,
 ) -> None:
     """The operator feed (issue 14): the table's events indexed (what FeedIndexerFunction does
     from the stream; not counted), then one page: the shards' heads, a Query of the shard with
@@ -187,7 +191,7 @@ def _walk_operator_feed(
     from baccarat_api.runtime import get_runtime
     from baccarat_api.service import feed
 
-    feed.index(get_runtime().repo, [("operator-a", table_id, 1)])  # the key the walk uses
+    feed.index(get_runtime().repo, [(operator_id, table_id, 1)])
     page = run("GET /v1/events", lambda: api.get("/v1/events", query="limit=100"))
     assert any(e["settlement"] for e in page.body["events"]), page.body
     hook = {"url": "https://example.com/hook"}
@@ -199,7 +203,7 @@ def _walk_operator_feed(
     from baccarat_api.ports.writes import Put
 
     rt = get_runtime()
-    parked = WebhookFailure("operator-a", f"{table_id}:1", table_id, 1, 40, "", "", "HTTP 500")
+    parked = WebhookFailure(operator_id, f"{table_id}:1", table_id, 1, 40, "", "", "HTTP 500")
     rt.repo.transact("park", [Put(parked)])
 
     class Up:
