@@ -7,10 +7,10 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from starlette.concurrency import run_in_threadpool
 
 from baccarat_api.http.auth import authenticate, authorizer_operator
 from baccarat_api.http.errors import status_of
+from baccarat_api.http.threads import call_blocking
 from baccarat_api.observability import logger
 from baccarat_api.runtime import Runtime, get_runtime
 from baccarat_api.service.models import ErrorOut
@@ -22,7 +22,8 @@ _bearer = HTTPBearer(
 )
 
 
-def runtime() -> Runtime:
+async def runtime() -> Runtime:
+    # async: nothing blocks here, and a sync dependency would take a worker thread
     return get_runtime()
 
 
@@ -36,7 +37,8 @@ async def current_operator(
     In AWS the HttpApi Lambda authorizer has checked the key (:mod:`baccarat_api.http.authorizer`)
     and API Gateway hands its ``operator_id`` over in the event; without it (``make run``, a
     direct invoke) the same :func:`authenticate` runs here (in a worker thread: it may read
-    DynamoDB): 401 in the error envelope.
+    DynamoDB; on the loop under Lambda: :mod:`baccarat_api.http.threads`): 401 in the error
+    envelope.
 
     Async on purpose: the operator id joins the request's logging context in the request's own
     task, which the handler's worker thread then copies (a sync dependency runs in a thread of
@@ -44,7 +46,7 @@ async def current_operator(
     operator_id = authorizer_operator(request.scope.get("aws.event"))
     if operator_id is None:
         header = request.headers.get("authorization")
-        operator_id = await run_in_threadpool(authenticate, header, rt.repo, rt.key_cache)
+        operator_id = await call_blocking(authenticate, header, rt.repo, rt.key_cache)
     logger.thread_safe_append_keys(operator_id=operator_id)
     rt.limiter.check(operator_id)
     return operator_id

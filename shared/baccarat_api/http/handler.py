@@ -12,6 +12,7 @@ from fastapi import APIRouter
 from mangum import Mangum
 
 from baccarat_api.http.app import create_app
+from baccarat_api.http.threads import inline
 from baccarat_api.observability import logger, metrics, tracer
 from baccarat_api.runtime import get_runtime
 
@@ -33,6 +34,7 @@ def lambda_handler(router: APIRouter) -> LambdaHandler:
     @tracer.capture_lambda_handler
     @metrics.log_metrics(capture_cold_start_metric=True)
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-        return asgi(event, context)
+        with inline():  # one event at a time: the endpoint runs on Mangum's loop, no thread
+            return asgi(event, context)
 
     return handler

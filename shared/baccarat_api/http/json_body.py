@@ -14,6 +14,8 @@ from fastapi import Request, Response
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 
+from baccarat_api.http.threads import on_loop
+
 
 class DuplicateKey(HTTPException):
     """A JSON object of the body names ``key`` twice (answered 400 ``invalid_request``; raised
@@ -46,7 +48,12 @@ class JsonRequest(Request):
 
 
 class JsonRoute(APIRoute):
-    """An API route whose body is parsed by :func:`loads`."""
+    """An API route whose body is parsed by :func:`loads`, its endpoint served through
+    :func:`baccarat_api.http.threads.on_loop` (on the event loop under Lambda, else in a worker
+    thread)."""
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(path, on_loop(endpoint), **kwargs)
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handle = super().get_route_handler()
