@@ -1,8 +1,9 @@
 """``sam build`` packages every function with all it imports (this stands in for
 ``sam local invoke``, which needs Docker).
 
-Builds the template for this machine's architecture, then runs each built function from
-``.aws-sam/test-build-<arch>/<Function>`` in a CLEAN interpreter: no site-packages (``-S -s``),
+Builds the template for this machine's architecture and slims a copy as ``make build`` does
+(scripts/slim_build.py), then runs each built function from
+``.aws-sam/test-build-<arch>-slim/<Function>`` in a CLEAN interpreter: no site-packages (``-S -s``),
 nothing of the repository, ``PYTHONPATH`` = the function's build dir and the two built layers
 only (as Lambda puts /var/task and /opt/python on the path). It is handed a real event and the
 function's environment from the template, with Lambda's variables set (so Tracer really loads
@@ -28,7 +29,7 @@ from typing import Any
 
 import boto3
 import pytest
-from support.sam_build import ARCH, moto_server, sam_build
+from support.sam_build import ARCH, moto_server, sam_build, slimmed
 from support.stack import TIERS, make_due
 
 from baccarat.verify import verify_proof
@@ -38,6 +39,7 @@ from baccarat_dev import samlocal
 from baccarat_dev.template import REPO_ROOT, create_tables, load
 
 BUILD = REPO_ROOT / ".aws-sam" / f"test-build-{ARCH}"
+SLIM = REPO_ROOT / ".aws-sam" / f"test-build-{ARCH}-slim"
 CACHE = REPO_ROOT / ".aws-sam" / f"test-cache-{ARCH}"
 LAYERS = ("SharedLayer", "DependenciesLayer")
 #: The tables under their local names, the ones the events name (the custom resource's).
@@ -104,10 +106,17 @@ def local_client(service: str, url: str) -> Any:
 
 
 @pytest.fixture(scope="module")
-def built() -> Path:
+def sam_built() -> Path:
     result = sam_build(BUILD, CACHE)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return BUILD
+
+
+@pytest.fixture(scope="module")
+def built(sam_built: Path) -> Path:
+    """The artifacts as ``make build`` ships them: sam build's, slimmed (scripts/slim_build.py:
+    bytecode, botocore models in use only, no pydantic.v1) — what the functions run from."""
+    return slimmed(sam_built, SLIM)
 
 
 @pytest.fixture(scope="module")
@@ -239,8 +248,12 @@ def strip(out: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def test_artifacts_hold_what_the_functions_import_and_nothing_for_development(
-    built: Path,
+    sam_built: Path, built: Path
 ) -> None:
+    # the slimmed artifacts: the same packages, less pydantic's bundled v1 API
+    slim_deps = built / "DependenciesLayer" / "python"
+    assert (slim_deps / "pydantic").is_dir() and not (slim_deps / "pydantic" / "v1").exists()
+    built = sam_built  # what sam build packages
     deps = {p.name for p in (built / "DependenciesLayer" / "python").iterdir()}
     assert {"fastapi", "mangum", "pydantic", "pydantic_core", "boto3", "aws_xray_sdk"} <= deps
     assert not {"uvicorn", "moto", "yaml", "pytest", "mypy_boto3_dynamodb", "boto3_stubs"} & deps

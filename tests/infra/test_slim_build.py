@@ -1,6 +1,6 @@
 """scripts/slim_build.py (``make build``): bytecode for every module, compiled so Lambda uses it
-without checking source timestamps; botocore models only for the services the code uses; nothing
-else touched."""
+without checking source timestamps; botocore models only for the services the code uses;
+pydantic's bundled v1 API left out (nothing shipped may import it); nothing else touched."""
 
 from __future__ import annotations
 
@@ -30,6 +30,10 @@ def fake_build(tmp: Path) -> Path:
         (data / service / "2020-01-01" / "service-2.json.gz").write_bytes(b"model")
     (data / "endpoints.json").write_text("{}")
     (build / "DependenciesLayer" / "python" / "botocore" / "__init__.py").write_text("X = 1\n")
+    pydantic = build / "DependenciesLayer" / "python" / "pydantic"
+    (pydantic / "v1").mkdir(parents=True)
+    (pydantic / "v1" / "__init__.py").write_text("V1 = 1\n")
+    (pydantic / "__init__.py").write_text("V2 = 2\n")
     (build / "SharedLayer" / "python" / "pkg").mkdir(parents=True)
     (build / "SharedLayer" / "python" / "pkg" / "__init__.py").write_text("Y = 2\n")
     stale = build / "SharedLayer" / "python" / "pkg" / "__pycache__"
@@ -57,8 +61,11 @@ def test_slim_compiles_everything_and_keeps_only_the_models_in_use(tmp_path: Pat
         "xray",
     ]
     assert (data / "endpoints.json").is_file()
+    pydantic = build / "DependenciesLayer" / "python" / "pydantic"
+    assert not (pydantic / "v1").exists()
+    assert (pydantic / "__init__.py").read_text() == "V2 = 2\n"
     sources = list(build.rglob("*.py"))
-    assert len(sources) == 3
+    assert len(sources) == 4
     for source in sources:
         pycs = list((source.parent / "__pycache__").glob(f"{source.stem}.cpython-*.pyc"))
         assert len(pycs) == 1, source
@@ -70,3 +77,20 @@ def test_slim_compiles_everything_and_keeps_only_the_models_in_use(tmp_path: Pat
 
 def test_slim_refuses_what_is_not_a_build(tmp_path: Path) -> None:
     assert slim_build().main([str(tmp_path)]) == 2
+
+
+def test_no_shipped_code_imports_pydantic_v1_and_an_import_of_it_is_found(tmp_path: Path) -> None:
+    module = slim_build()
+    assert module.uses_pydantic_v1() == []  # the shipped packages and functions/
+    for n, line in enumerate(
+        [
+            "from pydantic import v1",
+            "import pydantic.v1 as legacy",
+            "from pydantic import (\n    BaseModel,\n    v1,\n)",
+            "from pydantic.v1 import BaseModel",
+        ]
+    ):
+        (tmp_path / f"m{n}.py").write_text(line + "\n")
+    (tmp_path / "fine.py").write_text("from pydantic import BaseModel\nV10 = 'pydantic.v10'\n")
+    found = {p.name for p in module.uses_pydantic_v1((tmp_path,))}
+    assert found == {"m0.py", "m1.py", "m2.py", "m3.py"}

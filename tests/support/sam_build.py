@@ -4,8 +4,10 @@ server for the KMS of the built functions (the build test's, the sam local recip
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -41,6 +43,20 @@ def sam_build(build_dir: Path, cache_dir: Path) -> subprocess.CompletedProcess[s
         text=True,
         timeout=1200,
     )  # fmt: skip
+
+
+def slimmed(build_dir: Path, into: Path) -> Path:
+    """A copy of ``build_dir`` slimmed by scripts/slim_build.py, as ``make build`` ships it."""
+    spec = importlib.util.spec_from_file_location(
+        "slim_build", REPO_ROOT / "scripts" / "slim_build.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    shutil.rmtree(into, ignore_errors=True)
+    shutil.copytree(build_dir, into, symlinks=True)
+    module.slim(into)
+    return into
 
 
 @contextmanager
