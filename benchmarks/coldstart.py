@@ -320,12 +320,24 @@ def importtime(args: list[str], env: dict[str, str], cwd: Path) -> dict[str, flo
     return by_package
 
 
+#: The suffix of a function measured from the ``before`` build (:func:`measure`).
+BEFORE = " (before)"
+
+
 def measure(
-    fns: list[Function], layout: Layout, scene: Scene, aws: LocalAws, home: Path, runs: int
+    fns: list[Function],
+    layout: Layout,
+    scene: Scene,
+    aws: LocalAws,
+    home: Path,
+    runs: int,
+    before: Layout | None = None,
 ) -> tuple[
     dict[str, list[float]], dict[str, list[dict[str, Any]]], dict[str, list[str]], dict[str, str]
 ]:
-    """Interleaved runs: the floors (:data:`FLOORS`), then every function, ``runs`` times."""
+    """Interleaved runs: the floors (:data:`FLOORS`), then every function, ``runs`` times; with
+    ``before`` (another build), each function from it right after the same function from
+    ``layout`` (its figures under the name + :data:`BEFORE`; its own rounds)."""
     floor_env = child_env(None, layout, aws, home)
     one_route = home / "one-route.json"
     one_route.write_text(json.dumps(http_event("GET", "/v1/tiers", None)))
@@ -341,14 +353,17 @@ def measure(
             walls.setdefault(name, []).append(wall)
             reports.setdefault(name, []).append(report)
         for fn in fns:
-            what[fn.logical_id], event = scene.request(fn, r)
-            event_file = home / f"{fn.logical_id}-{layout.built and layout.built.name}-{r}.json"
-            event_file.write_text(json.dumps(event))
-            args = [*layout.python(), "-c", RUNNER, fn.handler, str(event_file), fn.logical_id]
-            args_of[fn.logical_id] = args
-            wall, report, _ = run_child(args, child_env(fn, layout, aws, home), home)
-            walls.setdefault(fn.logical_id, []).append(wall)
-            reports.setdefault(fn.logical_id, []).append(report)
+            builds = [(layout, "", r)] + ([(before, BEFORE, runs + r)] if before else [])
+            for lay, suffix, request in builds:
+                name = fn.logical_id + suffix
+                what[name], event = scene.request(fn, request)
+                event_file = home / f"{fn.logical_id}-{lay.built and lay.built.name}-{r}.json"
+                event_file.write_text(json.dumps(event))
+                args = [*lay.python(), "-c", RUNNER, fn.handler, str(event_file), fn.logical_id]
+                args_of[name] = args
+                wall, report, _ = run_child(args, child_env(fn, lay, aws, home), home)
+                walls.setdefault(name, []).append(wall)
+                reports.setdefault(name, []).append(report)
     return walls, reports, args_of, what
 
 
@@ -367,15 +382,20 @@ def spread(xs: list[float]) -> str:
 
 
 def run(
-    aws: LocalAws, built: Path | None, as_built: Path | None = None, runs: int = 5
+    aws: LocalAws,
+    built: Path | None,
+    as_built: Path | None = None,
+    runs: int = 5,
+    before: Path | None = None,
 ) -> tuple[list[str], dict[str, set[str]]]:
     """The cold-start table for ``built`` (and, with ``as_built``, the floor and one function
-    from that build too); returns the lines and, per function, what its first request imported
-    from the code directories."""
+    from that build too; with ``before``, another build — e.g. main's — measured in the same
+    interleaved runs, function by function); returns the lines and, per function, what its
+    first request imported from the code directories."""
     layout = Layout(built)
     # what answers requests and schedules; not the deploy-time custom resource (SeedTiersFunction)
     fns = [fn for fn in functions() if fn.routes or fn.is_authorizer or fn.is_scheduled]
-    scene = Scene(aws, runs + 1)
+    scene = Scene(aws, 2 * runs + 1 if before else runs + 1)
     where = f"built artifact ({built.name})" if built else "repository + venv (no sam build)"
     lines = [
         "## Cold start: fresh interpreter → first response (import + init + one request, moto "
@@ -387,7 +407,9 @@ def run(
     imported: dict[str, set[str]] = {}
     with tempfile.TemporaryDirectory(prefix="bacc-cold-") as tmp:
         home = Path(tmp)
-        walls, reports, args_of, what = measure(fns, layout, scene, aws, home, runs)
+        walls, reports, args_of, what = measure(
+            fns, layout, scene, aws, home, runs, Layout(before) if before else None
+        )
         lines.append(
             f"{'function':<30}{'first response':>15}{'× floor':>9}{'spread':>11}{'× boto3':>9}"
             f"{'import':>9}{'request':>9}  status  request"
@@ -409,6 +431,8 @@ def run(
             imported[fn.logical_id] = {m for x in rep for m in x.get("modules", [])}
             statuses = "/".join(sorted({str(x["status"]) for x in rep}))
             lines.append(row(fn.logical_id, statuses, what[fn.logical_id]))
+        if before is not None:
+            lines += compared(fns, walls, before)
         fw, pt = "fastapi + mangum, 1 route", "powertools resolver, 1 route"
         extra = median([f - p for f, p in zip(walls[fw], walls[pt], strict=True)])
         lines.append(
@@ -429,6 +453,25 @@ def run(
         lines += breakdown(fns, layout, scene, aws, home, runs)
         lines += offenders(fns, args_of, layout, aws, home)
     return lines, imported
+
+
+def compared(fns: list[Function], walls: dict[str, list[float]], before: Path) -> list[str]:
+    """Per function: × floor (median, spread) from the ``before`` build and from this one, in
+    the same interleaved runs."""
+    lines = [
+        f"# before = {before}, after = this build; both × the floor of the same runs",
+        f"{'function':<30}{'before':>9}{'spread':>11}{'after':>9}{'spread':>11}"
+        f"{'after/before':>14}",
+    ]
+    for fn in fns:
+        name = fn.logical_id
+        b, a = ratios(walls, name + BEFORE), ratios(walls, name)
+        own = median([x / y for x, y in zip(walls[name], walls[name + BEFORE], strict=True)])
+        lines.append(
+            f"{name:<30}{median(b):8.2f}x{spread(b):>11}{median(a):8.2f}x{spread(a):>11}"
+            f"{own:13.2f}x"
+        )
+    return lines
 
 
 def breakdown(
@@ -516,14 +559,24 @@ def unused(imported: dict[str, set[str]], build: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.coldstart [BUILD_DIR [AS_BUILT_DIR]]``: this section alone."""
+    """``python -m benchmarks.coldstart [--before BUILD_DIR] [--runs N] [BUILD_DIR
+    [AS_BUILT_DIR]]``: this section alone (``--before``: another slimmed build, e.g. main's,
+    measured in the same interleaved runs)."""
+    import argparse
+
     from ._lambda import moto_server
 
-    args = sys.argv[1:] if argv is None else argv
-    built = Path(args[0]).resolve() if args else None
-    raw = Path(args[1]).resolve() if len(args) > 1 else None
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.coldstart")
+    parser.add_argument("built", nargs="?", type=Path)
+    parser.add_argument("as_built", nargs="?", type=Path)
+    parser.add_argument("--before", type=Path)
+    parser.add_argument("--runs", type=int, default=5)
+    ns = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    built = ns.built.resolve() if ns.built else None
+    raw = ns.as_built.resolve() if ns.as_built else None
+    before = ns.before.resolve() if ns.before else None
     with moto_server() as aws:
-        lines, imported = run(aws, built, raw)
+        lines, imported = run(aws, built, raw, runs=ns.runs, before=before)
         print("\n".join(lines))
         if built:
             print("\n".join(unused(imported, built)))

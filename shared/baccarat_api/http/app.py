@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from baccarat_api.http.contract import refine
 from baccarat_api.http.cors import PublicCors
+from baccarat_api.http.deps import error_schemas
 from baccarat_api.http.errors import HttpError, body_of, headers_for, status_for
 from baccarat_api.http.json_body import DuplicateKey, JsonRoute
 from baccarat_api.limits import MAX_BODY_BYTES
@@ -269,6 +270,9 @@ def create_app(*routers: APIRouter, docs: bool = False) -> FastAPI:
                 description=app.description,
                 routes=app.routes,
             )
+            schemas = schema.setdefault("components", {}).setdefault("schemas", {})
+            schemas.update(error_schemas())
+            schema["components"]["schemas"] = dict(sorted(schemas.items()))
             app.openapi_schema = refine(_drop_default_validation_responses(schema))
         return app.openapi_schema
 

@@ -6,7 +6,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.openapi.models import Schema
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema
 
 from baccarat_api.http.auth import authenticate, authorizer_operator
 from baccarat_api.http.errors import status_of
@@ -59,13 +63,38 @@ OperatorId = Annotated[str, Depends(current_operator)]
 def errors(*codes: str) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses`` for the error codes a route can answer (grouped by status; a code
     not in the catalogue is a bet refusal, 422). Every route can answer a schema error, a body
-    past the size limit and our own failures; every authenticated route the rate limit."""
+    past the size limit and our own failures; every authenticated route the rate limit.
+
+    The body is named by reference (``ErrorOut``, put in the document by :func:`error_schemas`),
+    not given as a ``model``: FastAPI would build a model field for every status of every route
+    at each cold start for a body it never serializes (errors are answered by the handlers of
+    :mod:`baccarat_api.http.app`)."""
     by_status: dict[int, list[str]] = {}
     limited = ("rate_limited",) if "unauthorized" in codes else ()
     common = ("invalid_request", "payload_too_large", "internal_error", "unavailable")
     for code in (*codes, *limited, *common):
         by_status.setdefault(status_of(code), []).append(code)
     return {
-        status: {"model": ErrorOut, "description": "error codes: " + ", ".join(sorted(set(names)))}
+        status: {
+            "description": "error codes: " + ", ".join(sorted(set(names))),
+            "content": {"application/json": {"schema": {"$ref": _ERROR_REF}}},
+        }
         for status, names in sorted(by_status.items())
+    }
+
+
+_ERROR_REF = f"#/components/schemas/{ErrorOut.__name__}"
+
+
+def error_schemas() -> dict[str, Any]:
+    """The JSON schemas :func:`errors` refers to (``ErrorOut`` and what it holds), as the
+    OpenAPI document's ``components/schemas`` entries."""
+    # as FastAPI renders a response model's: pydantic's generator, then through the document's
+    # own Schema model (its key order)
+    generator = GenerateJsonSchema(ref_template="#/components/schemas/{model}")
+    core = TypeAdapter(ErrorOut).core_schema
+    _, definitions = generator.generate_definitions(inputs=[("error", "serialization", core)])
+    return {
+        name: jsonable_encoder(Schema.model_validate(d), by_alias=True, exclude_none=True)
+        for name, d in definitions.items()
     }
