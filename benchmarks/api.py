@@ -236,6 +236,7 @@ class Measured:
 
     p50: dict[str, float] = field(default_factory=dict)
     units: dict[str, tuple[float, float]] = field(default_factory=dict)  # (read, write) per call
+    calls: dict[str, float] = field(default_factory=dict)  # DynamoDB calls per request (mean)
 
 
 def units_by_route(s: Session, size_of: dict[tuple[str, str], int]) -> list[str]:
@@ -262,6 +263,7 @@ def run() -> tuple[list[str], Measured]:
         for label, xs in session.samples.items():
             measured.p50[label] = percentile(xs, 50)
             units = [request_units(c, size_of) for c in session.calls[label]]
+            measured.calls[label] = sum(map(len, session.calls[label])) / len(units)
             measured.units[label] = (
                 sum(u[0] for u in units) / len(units),
                 sum(u[1] for u in units) / len(units),
