@@ -370,6 +370,38 @@ def test_the_sweep_deals_a_window_nobody_dealt_from_its_book(game: Game) -> None
     assert auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes).dealt == []
 
 
+def test_the_sweep_cancels_a_window_whose_deal_is_refused_for_good(game: Game) -> None:
+    """The player-banker leaves while a confirmed slip waits: the book no longer passes the
+    deal's checks. The sweep, past ``deal_by``, cancels the window (nothing was locked) instead
+    of failing on it every minute, and the table opens betting again once company is back."""
+    t, shoe_id = table_with_shoe(game, **PB)
+    presence.take_banker(game.repo, OP, t, "bank", 400_000)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 200_000, None)
+    window = betting.open_betting(game.repo, OP, t).betting
+    assert window is not None
+    betting.place_slip(game.repo, OP, t, "alice", slip(("player", 5000)))
+    presence.leave_banker(game.repo, OP, t)
+    assert code_of(lambda: from_book(game, shoe_id)) == "player_banker_required"
+    seq = live_of(game, t).seq
+    deal_by = seconds_after(window.closes_at, 15)
+    report = auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes)
+    assert report.dealt == [] and report.failed == {}
+    assert report.cancelled == {f"{t}:betting": "player_banker_required"}
+    assert feed(game, t, seq) == [
+        ("betting_cancelled", {"shoe_id": shoe_id, "round_number": 1,
+                               "reason": "player_banker_required", "slips": 1}),
+    ]  # fmt: skip
+    live = live_of(game, t)
+    assert (live.betting, live.book, live.deal_by) == (None, {}, None)
+    # nothing was dealt or locked, and the next sweep has nothing left to do at this table
+    assert reading.get_shoe(game.repo, OP, shoe_id).rounds_dealt == 0
+    again = auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes)
+    assert (again.cancelled, again.failed) == ({}, {})
+    presence.take_banker(game.repo, OP, t, "bank-2", 400_000)
+    reopened = betting.open_betting(game.repo, OP, t).betting
+    assert reopened is not None and reopened.round_number == 1
+
+
 def test_a_closed_shoe_voids_its_waiting_window(game: Game) -> None:
     t, shoe_id = table_with_shoe(game)
     presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)

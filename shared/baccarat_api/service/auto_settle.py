@@ -37,6 +37,7 @@ from baccarat_api.clock import now
 from baccarat_api.ports.repository import Repository, StoreUnavailable
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.vault import SecretVault
+from baccarat_api.service.betting import cancel_window
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import Replayed
@@ -64,6 +65,8 @@ class SweepReport:
     pending: list[str] = field(default_factory=list)
     #: Rounds this sweep dealt from a betting window nobody dealt.
     dealt: list[str] = field(default_factory=list)
+    #: Windows whose deal was refused for good, cancelled (``betting_cancelled``): → the code.
+    cancelled: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -75,13 +78,15 @@ class SweepReport:
             "finalised": self.finalised,
             "pending": self.pending,
             "dealt": self.dealt,
+            "cancelled": self.cancelled,
         }
 
     def line(self) -> str:
         return (
             f"sweep at {self.now}: {self.due} due, {len(self.settled)} auto-settled, "
             f"{len(self.already)} already settled or voided, {len(self.failed)} failed; "
-            f"{len(self.finalised)} proofs finalised, {len(self.pending)} pending"
+            f"{len(self.finalised)} proofs finalised, {len(self.pending)} pending; "
+            f"{len(self.dealt)} betting windows dealt, {len(self.cancelled)} cancelled"
         )
 
 
@@ -129,7 +134,12 @@ def _deal_due(repo: Repository, shoes: ShoeSource, report: SweepReport, limit: i
         except Replayed:
             continue  # the operator dealt it first
         except DomainError as exc:
-            report.failed[f"{table_id}:betting"] = exc.code
+            if exc.retryable:
+                report.failed[f"{table_id}:betting"] = exc.code
+            elif cancel_window(
+                repo, operator_id, table_id, window["shoe_id"], window["round_number"], exc.code
+            ):  # refused for good: dealt by nobody ever, so the table must not wait on it
+                report.cancelled[f"{table_id}:betting"] = exc.code
             continue
         except StoreUnavailable:
             report.failed[f"{table_id}:betting"] = "unavailable"

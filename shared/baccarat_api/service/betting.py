@@ -288,6 +288,34 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
     return presence.live_change(repo, operator_id, table_id, decide, _book_out)
 
 
+def cancel_window(
+    repo: Repository, operator_id: str, table_id: str, shoe_id: str, round_number: int, code: str
+) -> bool:
+    """The sweep's way out of a window whose deal is refused (the book stopped passing the deal's
+    checks after its slips were confirmed, e.g. a new player-banker who cannot cover it; or its
+    shoe was closed): the window and its book are dropped, reported ``betting_cancelled`` with
+    the refusal's ``code``, and the table can open betting again. No bet was locked, so no money
+    moves. False when that window no longer waits (dealt or replaced meanwhile)."""
+    cancelled: list[bool] = []
+
+    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
+        betting = live.betting
+        if (
+            betting is None
+            or betting["shoe_id"] != shoe_id
+            or betting["round_number"] != round_number
+            or betting["status"] == DEALT
+        ):
+            return None
+        cancelled.append(True)
+        data = {"shoe_id": shoe_id, "round_number": round_number, "reason": code,
+                "slips": len(live.book)}  # fmt: skip
+        return [("betting_cancelled", data)], {"betting": None, "book": {}, "deal_by": None}
+
+    presence.live_change(repo, operator_id, table_id, decide, _book_out)
+    return bool(cancelled)
+
+
 # --- at the deal ---------------------------------------------------------------------------------
 
 
