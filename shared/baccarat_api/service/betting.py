@@ -288,6 +288,19 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
     return presence.live_change(repo, operator_id, table_id, decide, _book_out)
 
 
+def _waiting(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any] | None:
+    """The window of round ``round_number`` of ``shoe_id`` if it waits to be dealt, else None."""
+    betting = live.betting
+    if (
+        betting is None
+        or betting["shoe_id"] != shoe_id
+        or betting["round_number"] != round_number
+        or betting["status"] == DEALT
+    ):
+        return None
+    return betting
+
+
 def cancel_window(
     repo: Repository, operator_id: str, table_id: str, shoe_id: str, round_number: int, code: str
 ) -> bool:
@@ -299,13 +312,7 @@ def cancel_window(
     cancelled: list[bool] = []
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
-        betting = live.betting
-        if (
-            betting is None
-            or betting["shoe_id"] != shoe_id
-            or betting["round_number"] != round_number
-            or betting["status"] == DEALT
-        ):
+        if _waiting(live, shoe_id, round_number) is None:
             return None
         cancelled.append(True)
         data = {"shoe_id": shoe_id, "round_number": round_number, "reason": code,
@@ -322,13 +329,8 @@ def cancel_window(
 def book_window(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any]:
     """The window a from-book deal of round ``round_number`` deals (409 ``no_betting_window``:
     none was opened for it, or it was dealt)."""
-    betting = live.betting
-    if (
-        betting is None
-        or betting["shoe_id"] != shoe_id
-        or betting["round_number"] != round_number
-        or betting["status"] == DEALT
-    ):
+    betting = _waiting(live, shoe_id, round_number)
+    if betting is None:
         raise DomainError(
             "no_betting_window",
             f"no betting window is waiting for round {round_number} of {shoe_id}: "
