@@ -18,7 +18,7 @@ import math
 
 from baccarat_dev.template import load
 
-from .api import Measured
+from .api import FEED_AFTER_DEAL, FEED_AFTER_SETTLE, Measured
 
 #: us-east-1 list prices (USD) — ASSUMPTIONS, as published in 2025; check the AWS pricing pages.
 PRICES = {
@@ -31,6 +31,8 @@ PRICES = {
 }
 PRICES_AS_OF = "2025 list prices, us-east-1 (assumption)"
 ROUNDS_PER_SHOE = 30
+#: Assumed billed time of one feed-indexer invocation (ms): its two DynamoDB calls and a little.
+FEED_MS = 15.0
 #: Assumed time of one DynamoDB call from Lambda in the same region, SDK included (ms).
 DYNAMODB_CALL_MS = 6.0
 
@@ -54,7 +56,7 @@ def billed_ms(m: Measured, route: str, ours: dict[str, float] | None) -> int:
 def run(m: Measured, ours: dict[str, float] | None = None) -> list[str]:
     gb = memory_gb()
     per_round = {DEAL: 1.0, SETTLE: 1.0, COMMIT: 1 / ROUNDS_PER_SHOE, CLOSE: 1 / ROUNDS_PER_SHOE}
-    lam = ddb_r = ddb_w = api = 0.0
+    lam = ddb_r = ddb_w = api = feed_w = feed_r = feed_lam = 0.0
     for route, n in per_round.items():
         if route not in m.p50:
             continue
@@ -65,6 +67,16 @@ def run(m: Measured, ours: dict[str, float] | None = None) -> list[str]:
         ddb_r += n * read * PRICES["dynamodb_read_request_unit"]
         ddb_w += n * write * PRICES["dynamodb_write_request_unit"]
         api += n * PRICES["http_api_request"]
+    # the operator feed's indexer (FeedIndexerFunction, from the stream): its DynamoDB units
+    # after each deal and settlement, and one invocation each (a quiet table: a batch each)
+    for route in (FEED_AFTER_DEAL, FEED_AFTER_SETTLE):
+        read, write = m.units.get(route, (0.0, 0.0))
+        feed_w += write * PRICES["dynamodb_write_request_unit"]
+        feed_r += read * PRICES["dynamodb_read_request_unit"]
+        if route in m.units:
+            feed_lam += (
+                PRICES["lambda_request"] + FEED_MS / 1e3 * gb * PRICES["lambda_gb_second_arm64"]
+            )
     # KMS: commit = Decrypt + Encrypt, close = Decrypt, first deal of a shoe on a container =
     # Decrypt (one container per table assumed).
     kms = 4 / ROUNDS_PER_SHOE * PRICES["kms_request"]
@@ -74,6 +86,8 @@ def run(m: Measured, ours: dict[str, float] | None = None) -> list[str]:
         ("DynamoDB reads (on-demand)", ddb_r),
         ("API Gateway HTTP API", api),
         ("KMS", kms),
+        ("feed indexer: DynamoDB writes", feed_w),
+        ("feed indexer: reads + Lambda", feed_r + feed_lam),
     ]
     total = sum(c for _, c in rows)
     lines = [
@@ -82,7 +96,10 @@ def run(m: Measured, ours: dict[str, float] | None = None) -> list[str]:
         *(f"{name:<36}{cost * 1e6:9.2f} USD" for name, cost in rows),
         f"{'total':<36}{total * 1e6:9.2f} USD  (logs, X-Ray and storage not included)",
         f"# per round: deal {m.units.get(DEAL, (0, 0))[1]:.1f} WRU + settle "
-        f"{m.units.get(SETTLE, (0, 0))[1]:.1f} WRU (means over the session)",
+        f"{m.units.get(SETTLE, (0, 0))[1]:.1f} WRU (means over the session); the feed indexer "
+        f"{m.units.get(FEED_AFTER_DEAL, (0, 0))[1]:.1f} + "
+        f"{m.units.get(FEED_AFTER_SETTLE, (0, 0))[1]:.1f} WRU (a batch per request; a busy "
+        "operator's batches share the shard head's update); webhook delivery not included",
         "# billed duration: "
         + (
             f"ours + {DYNAMODB_CALL_MS:g} ms per DynamoDB call (assumed): "
