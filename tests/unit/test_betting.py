@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from baccarat.paytables import BetType
+from baccarat.profiles import TableConfig
 from baccarat_api import clock
 from baccarat_api.adapters.dynamodb.codec import item_size, to_item
 from baccarat_api.adapters.shoe_cache import ShoeCache
@@ -259,6 +260,10 @@ def test_an_idle_seated_bettor_is_removed_after_five_rounds_across_shoes(game: G
     assert detail.settlement.eligibility.idle_bettors == ["bob"]
 
 
+#: A seed whose first round of a star-city shoe is a banker win.
+SEED_BANKER_FIRST = "banker-first"
+
+
 def seeded(game: Game, seed: str) -> Game:
     """``game`` with its shoes drawn from ``seed``: the money walk of a loop that waits for a
     balance to fall is the same on every run (with a random shoe it may not fall in 25 rounds)."""
@@ -346,6 +351,34 @@ def test_spectators_leave_with_the_last_seat_at_once_or_after_their_rounds_settl
         ("spectator_left", {"bettor_id": "carol", "reason": "no_seated_bettor"})
     ]
     assert live_of(game, t).spectators == {}
+
+
+def test_a_settlement_adds_the_net_to_the_balance_the_operator_reported_after_the_deal(
+    game: Game,
+) -> None:
+    """The deal locks alice at 50,000; the operator then reports 10,000 (she withdrew). The
+    settlement adds her net to the 10,000 presence holds, not to the deal's 50,000 (found by a
+    hostile review: the wallet's 40,000 came back), and judges the minimum on that: bob, reported
+    at the minimum after the deal, loses (the seed's first round is a banker win) and leaves,
+    although the settlement's advice, from his balance at the deal, keeps him."""
+    seeded(game, SEED_BANKER_FIRST)
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    presence.take_seat(game.repo, OP, t, 2, "bob", 50_000, None)
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 1000)))
+    betting.place_slip(game.repo, OP, t, "bob", slip(("player", 1000)))
+    dealt = from_book(game, shoe_id)
+    table, _ = table_live(game.repo, OP, t)
+    minimum = TableConfig.from_dict(table.config).tier.bettor_min_balance
+    presence.take_seat(game.repo, OP, t, 1, "alice", 10_000, None)  # seat_updated
+    presence.take_seat(game.repo, OP, t, 2, "bob", minimum, None)  # bob: at the minimum
+    settled = settle_round(game.repo, OP, dealt.round_id)
+    assert (settled.result, settled.nets["bob"]) == ("banker", -1000)
+    live = live_of(game, t)
+    assert live.seats["1"]["balance"] == 10_000 + settled.nets["alice"]
+    assert "2" not in live.seats and settled.eligibility.below_min_balance == []
+    assert ("seat_vacated", {"seat": 2, "bettor_id": "bob", "reason": "balance"}) in feed(game, t)
 
 
 def test_the_sweep_deals_a_window_nobody_dealt_from_its_book(game: Game) -> None:

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from baccarat.bets import bets_from_json, player_banker_from_json
-from baccarat.eligibility import idle_bettors
+from baccarat.eligibility import below_minimum_after, idle_bettors
 from baccarat.profiles import Banking, TableConfig
 from baccarat.validation import BetRefused, validate_bets
 from baccarat_api.clock import now as clock_now
@@ -419,6 +419,30 @@ def after_deal(
     return before, after, _fields(cur)
 
 
+def _balances_after(
+    config: TableConfig, live: LiveRecord, nets: dict[str, Any] | None
+) -> tuple[dict[str, int], set[str], str | None]:
+    """Each present participant's balance plus their net of the round (the balance presence
+    holds NOW: the deal's, unless the operator reported another since — a settlement must not
+    put back a balance the wallet no longer has), who of them is then below the tier's minimum,
+    and the player-banker if below theirs (the core's rule: ``below_minimum_after``)."""
+    if not nets:
+        return {}, set(), None
+    held = {w["bettor_id"]: int(w["balance"]) for w in live.seats.values()}
+    held |= {b: int(w["balance"]) for b, w in live.spectators.items()}
+    banker = None if live.banker is None else str(live.banker["bettor_id"])
+    if banker is not None:
+        held[banker] = int(live.banker["balance"])  # type: ignore[index]
+    moved = {pid: balance for pid, balance in held.items() if pid in nets}
+    judged = below_minimum_after(
+        config,
+        moved,
+        {pid: int(nets[pid]) for pid in moved},
+        banker if banker in moved else None,
+    )
+    return dict(judged.balances_after), set(judged.bettors), judged.player_banker
+
+
 def after_resolution(
     config: TableConfig, live: LiveRecord | None, r: RoundRecord, *, voided: bool
 ) -> tuple[list[Change], dict[str, Any]]:
@@ -432,9 +456,7 @@ def after_resolution(
         return [], {}
     cur = replace(live, last_round={**live.last_round, "resolved": True})
     events: list[Change] = []
-    elig = r.money.get("eligibility") or {}
-    after: dict[str, int] = {} if voided else dict(elig.get("balances_after") or {})
-    below = set() if voided else set(elig.get("below_min_balance") or ())
+    after, below, pb_out = _balances_after(config, cur, {} if voided else r.money.get("nets"))
     seats = {k: ({**w, "balance": after[w["bettor_id"]]} if w["bettor_id"] in after else w)
              for k, w in cur.seats.items()}  # fmt: skip
     spectators = {b: ({**w, "balance": after[b]} if b in after else w)
@@ -443,7 +465,6 @@ def after_resolution(
     if banker is not None and banker["bettor_id"] in after:
         banker = {**banker, "balance": after[banker["bettor_id"]]}
     cur = replace(cur, seats=seats, spectators=spectators, banker=banker)
-    pb_out = None if voided else elig.get("player_banker_below_min_balance")
     if banker is not None and pb_out == banker["bettor_id"]:
         events.append(("banker_left", {"bettor_id": pb_out, "reason": "balance"}))
         cur = replace(cur, banker=None)
