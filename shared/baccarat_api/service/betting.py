@@ -302,21 +302,38 @@ def _waiting(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any
 
 
 def cancel_window(
-    repo: Repository, operator_id: str, table_id: str, shoe_id: str, round_number: int, code: str
+    repo: Repository,
+    operator_id: str,
+    table_id: str,
+    opened_at: str,
+    seq: int,
+    code: str,
+    at: str,
 ) -> bool:
-    """The sweep's way out of a window whose deal is refused (the book stopped passing the deal's
-    checks after its slips were confirmed, e.g. a new player-banker who cannot cover it; or its
-    shoe was closed): the window and its book are dropped, reported ``betting_cancelled`` with
-    the refusal's ``code``, and the table can open betting again. No bet was locked, so no money
-    moves. False when that window no longer waits (dealt or replaced meanwhile)."""
+    """The sweep's way out of a window whose deal is refused for good (the book stopped passing
+    the deal's checks after its slips were confirmed, e.g. the player-banker left or cannot
+    cover it; or its shoe was closed): the window opened at ``opened_at`` and its book are
+    dropped, reported ``betting_cancelled`` with the refusal's ``code``, and the table can open
+    betting again. No bet was locked, so no money moves. Only while the table is still at
+    ``seq`` — as the sweep read it before the refused deal, so the refusal still holds — and
+    the window is past its ``deal_by`` at ``at`` (the sweep's time); else False (nothing
+    changes)."""
     cancelled: list[bool] = []
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
-        if _waiting(live, shoe_id, round_number) is None:
+        betting = live.betting
+        if (
+            live.seq != seq
+            or betting is None
+            or betting["opened_at"] != opened_at
+            or _waiting(live, betting["shoe_id"], betting["round_number"]) is None
+            or live.deal_by is None
+            or live.deal_by > at
+        ):
             return None
         cancelled.append(True)
-        data = {"shoe_id": shoe_id, "round_number": round_number, "reason": code,
-                "slips": len(live.book)}  # fmt: skip
+        data = {"shoe_id": betting["shoe_id"], "round_number": betting["round_number"],
+                "reason": code, "slips": len(live.book)}  # fmt: skip
         return [("betting_cancelled", data)], {"betting": None, "book": {}, "deal_by": None}
 
     presence.live_change(repo, operator_id, table_id, decide, _book_out)
