@@ -11,7 +11,7 @@ import json
 import pytest
 
 from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
-from baccarat_api.ports.records import feed_shard
+from baccarat_api.ports.records import DeliveryState, feed_shard
 from baccarat_api.ports.webhooks import Sent
 from baccarat_api.service import events, feed, webhooks
 from baccarat_api.service.errors import DomainError
@@ -174,3 +174,20 @@ def test_a_warm_container_unseals_the_signing_secret_once_and_a_new_secret_at_on
     one_more_event()
     assert webhooks.deliver(repo, vault, receiver, OP, SHARD).delivered == 1
     assert len(unsealed) == 2 and signed_with(rotated) and not signed_with(secret)
+
+
+def test_a_slow_first_pass_never_moves_the_shard_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two passes start from a shard never delivered before. The fast one delivers all three
+    events; the slow one, which read the state before, gets one through and then a failure.
+    Its save loses (the state is new only once): the shard stays past the three, nothing is
+    delivered again, no retry is scheduled (found by a hostile review)."""
+    repo, vault, _ = setup(3)
+    assert webhooks.deliver(repo, vault, Script(), OP, SHARD).delivered == 3
+    real = repo.delivery_state
+    monkeypatch.setattr(repo, "delivery_state", lambda op, shard: DeliveryState(op, shard))
+    webhooks.deliver(repo, vault, Script(200, 500), OP, SHARD)  # the slow pass, stale
+    monkeypatch.setattr(repo, "delivery_state", real)
+    state = repo.delivery_state(OP, SHARD)
+    assert (state.attempts, state.next_at_ms) == (0, 0)
+    again = Script()
+    assert webhooks.deliver(repo, vault, again, OP, SHARD).delivered == 0 and again.got == []

@@ -258,14 +258,17 @@ def _park(repo: Repository, e: EventRecord, attempts: int, since_ms: int, error:
     parked = WebhookFailure(
         e.operator_id, e.event_id, e.table_id, e.seq, attempts, since, clock_now(), error
     )
-    repo.transact("park webhook", [Put(parked, if_absent=False)])
+    # once: a slow pass must not park again an event already parked (and perhaps replayed
+    # since: its delivered_at would be lost)
+    with contextlib.suppress(ConditionFailed):
+        repo.transact("park webhook", [Put(parked)])
 
 
 def _save(repo: Repository, before: DeliveryState, after: DeliveryState) -> None:
     if after == before:
         return
     if (before.pos, before.taken, before.attempts) == (0, 0, 0) and before.next_at_ms == 0:
-        write: Put | Update = Put(after, if_absent=False)
+        write: Put | Update = Put(after)  # the first save: a slower first pass loses to it
     else:
         write = Update(
             DeliveryState,
