@@ -557,6 +557,35 @@ def test_a_closed_shoe_voids_its_waiting_window(game: Game) -> None:
     assert nxt is not None and nxt.round_number == 1 and nxt.shoe_id != shoe_id
 
 
+def test_betting_decides_on_the_open_shoe_the_live_state_holds(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table item read torn from the live state (from before the shoe's close, the live
+    state after it) cannot open a window on the ended shoe: betting decides on the live
+    state's copy of the open shoe, which moves under its seq (found by a hostile review)."""
+    t, shoe_id = table_with_shoe(game)
+    assert live_of(game, t).open_shoe_id == shoe_id
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    stale = game.repo.get_table(OP, t)
+    tables.close_shoe(game.repo, game.vault, OP, shoe_id)
+    assert live_of(game, t).open_shoe_id is None
+    real = game.repo.load
+
+    def torn(operator_id: str, **wanted: Any) -> Any:
+        snap = real(operator_id, **wanted)
+        if wanted.get("table_id") is not None:
+            snap.table = stale  # still names the shoe open
+        return snap
+
+    monkeypatch.setattr(game.repo, "load", torn)
+    assert code_of(lambda: betting.open_betting(game.repo, OP, t)) == "no_open_shoe"
+    monkeypatch.setattr(game.repo, "load", real)
+    assert live_of(game, t).betting is None
+    # the next commit sets it: the next shoe is the one betting opens for
+    nxt = tables.commit_shoe(game.repo, game.vault, OP, t, "seed-2").shoe_id
+    assert live_of(game, t).open_shoe_id == nxt
+
+
 def test_an_empty_table_is_judged_by_presence_not_by_who_bet(game: Game) -> None:
     """Seed 001: a seated player who sits a round out still makes the table non-empty, so a
     spectator's bet is accepted (from the book, and in an explicit deal alike)."""

@@ -171,10 +171,10 @@ def check_company(config: TableConfig, live: LiveRecord) -> None:
         )
 
 
-def _next_round(table: TableRecord, live: LiveRecord) -> tuple[str, int]:
+def _next_round(live: LiveRecord) -> tuple[str, int]:
     """The open shoe and the number of its next round (409 ``no_open_shoe``; 409
     ``round_unsettled`` while the table's latest round is neither settled nor voided)."""
-    if table.open_shoe_id is None:
+    if live.open_shoe_id is None:
         raise DomainError("no_open_shoe", "the table has no open shoe: commit one first")
     last = live.last_round
     if last is not None and not last["resolved"]:
@@ -183,15 +183,15 @@ def _next_round(table: TableRecord, live: LiveRecord) -> tuple[str, int]:
             f"round {last['round_id']} is not settled yet",
             details={"round_id": last["round_id"]},
         )
-    if last is not None and last["shoe_id"] == table.open_shoe_id:
-        return table.open_shoe_id, int(last["round_number"]) + 1
-    return table.open_shoe_id, 1
+    if last is not None and last["shoe_id"] == live.open_shoe_id:
+        return live.open_shoe_id, int(last["round_number"]) + 1
+    return live.open_shoe_id, 1
 
 
-def _in_progress(table: TableRecord, live: LiveRecord, at: str) -> None:
+def _in_progress(live: LiveRecord, at: str) -> None:
     status = window_status(live.betting, at)
     shoe_id = None if live.betting is None else live.betting["shoe_id"]
-    if status in (OPEN, CLOSED) and shoe_id == table.open_shoe_id:  # (a closed shoe's is void)
+    if status in (OPEN, CLOSED) and shoe_id == live.open_shoe_id:  # (a closed shoe's is void)
         assert live.betting is not None
         raise DomainError(
             "betting_in_progress",
@@ -207,8 +207,8 @@ def open_betting(repo: Repository, operator_id: str, table_id: str) -> BookOut:
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
         at = clock_now()
-        _in_progress(table, live, at)
-        shoe_id, number = _next_round(table, live)
+        _in_progress(live, at)
+        shoe_id, number = _next_round(live)
         check_company(TableConfig.from_dict(table.config), live)
         closes_at = seconds_after(at, table.betting_seconds)
         window = {"shoe_id": shoe_id, "round_number": number, "opened_at": at,
@@ -223,12 +223,12 @@ def open_betting(repo: Repository, operator_id: str, table_id: str) -> BookOut:
 # --- slips ---------------------------------------------------------------------------------------
 
 
-def _window_open(table: TableRecord, live: LiveRecord, at: str) -> dict[str, Any]:
+def _window_open(live: LiveRecord, at: str) -> dict[str, Any]:
     """The open window (409 ``betting_closed`` after ``closes_at``, once dealt, or when none
     is open)."""
     betting = live.betting
     status = window_status(betting, at)
-    if betting is None or status != OPEN or betting["shoe_id"] != table.open_shoe_id:
+    if betting is None or status != OPEN or betting["shoe_id"] != live.open_shoe_id:
         raise DomainError(
             "betting_closed",
             "no betting window is open at this table",
@@ -246,7 +246,7 @@ def place_slip(
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
         at = clock_now()
-        window = _window_open(table, live, at)
+        window = _window_open(live, at)
         place = place_of(live, bettor_id)
         if place is None:
             if live.banker is not None and live.banker["bettor_id"] == bettor_id:
@@ -276,7 +276,7 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
     """Cancel ``bettor_id``'s slip while betting is open; reports ``bet_cancelled``."""
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
-        window = _window_open(table, live, clock_now())
+        window = _window_open(live, clock_now())
         if bettor_id not in live.book:
             raise DomainError(
                 "not_found", f"{bettor_id} has no slip", details={"bettor_id": bettor_id}

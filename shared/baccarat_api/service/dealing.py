@@ -279,6 +279,7 @@ def _deal_round(
         [*reported, *removed],
         **moved,
         squeeze=live_squeeze(record),
+        **({"open_shoe_id": None} if last else {}),
     )
     try:
         repo.record_round(
