@@ -143,6 +143,7 @@ STAGES = r"""
 import json, sys, time
 T = time.perf_counter
 marks = [("start", T())]
+from baccarat_api import coldstart  # as the function's entry point does first (no GC meanwhile)
 import boto3, fastapi
 marks.append(("boto3 + fastapi (the floor's imports)", T()))
 import mangum
@@ -159,6 +160,16 @@ marks.append(("the function's router + services + core (FastAPI routes)", T()))
 from baccarat_api import runtime
 runtime.get_runtime().dynamodb
 marks.append(("DynamoDB client (the floor creates one too)", T()))
+import botocore.endpoint
+sent = [0.0]
+send = botocore.endpoint.Endpoint._send
+def timed_send(self, request):
+    t = T()
+    try:
+        return send(self, request)
+    finally:
+        sent[0] += T() - t
+botocore.endpoint.Endpoint._send = timed_send
 class Context:
     function_name = "bench"; function_version = "$LATEST"; memory_limit_in_mb = 1024
     invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:bench"
@@ -169,6 +180,7 @@ class Context:
 app.handler(json.load(open(sys.argv[1])), Context())
 marks.append(("first request (KMS client, FastAPI route state, moto calls)", T()))
 steps = [(name, t - marks[i][1]) for i, (name, t) in enumerate(marks[1:])]
+steps.append(("  of which moto answering (botocore's HTTP sends)", sent[0]))
 sys.stdout.write("BENCH " + json.dumps({"steps": steps}) + "\n")
 sys.stdout.flush()
 """
