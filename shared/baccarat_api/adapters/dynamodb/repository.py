@@ -13,6 +13,7 @@ from baccarat_api.adapters.dynamodb import keys
 from baccarat_api.adapters.dynamodb import pages as parts_of
 from baccarat_api.adapters.dynamodb.codec import (
     Item,
+    Shape,
     from_item,
     shape,
     tier_doc,
@@ -61,6 +62,15 @@ def _key(pk: str, sk: str) -> Item:
     return {"pk": {"S": pk}, "sk": {"S": sk}}
 
 
+def _refuse_packed(s: Shape, write: Update) -> None:
+    """A packed field (:attr:`~.codec.Shape.packed`) is fixed when its item is put: an update
+    that sets, removes, adds to or tests one is a mistake, refused before anything is sent."""
+    named = (*write.set, *write.remove, *write.add, *write.expect)
+    packed = sorted({f for f in named if s.field(f).packed})
+    if packed:
+        raise ValueError(f"{s.kind}: {', '.join(packed)} packed: no update sets or tests them")
+
+
 class DynamoRepository(Repository):
     def __init__(self, client: DynamoDBClient, state_table: str, config_table: str) -> None:
         self.client = client
@@ -84,6 +94,8 @@ class DynamoRepository(Repository):
         s = shape(write.kind)
         names: dict[str, str] = {}
         values: dict[str, Any] = {}
+
+        _refuse_packed(s, write)
 
         def name(field: str) -> str:
             ref = f"#a{len(names)}"
