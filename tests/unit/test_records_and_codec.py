@@ -13,7 +13,15 @@ import pytest
 
 from baccarat.audit import ROUND_FIELDS
 from baccarat_api.adapters.dynamodb import keys
-from baccarat_api.adapters.dynamodb.codec import PACKED, SHAPES, from_item, pack, to_item, unpack
+from baccarat_api.adapters.dynamodb.codec import (
+    PACKED,
+    SHAPES,
+    from_item,
+    pack,
+    to_item,
+    to_items,
+    unpack,
+)
 from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS
 from baccarat_api.ports.records import (
     KEY_FIELDS,
@@ -94,9 +102,22 @@ RECORDS = [
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: type(r).__name__)
 def test_every_record_round_trips_through_its_item(record: object) -> None:
-    item = to_item(record)  # type: ignore[arg-type]
+    item, *apart = to_items(record)  # type: ignore[arg-type]
     assert item["kind"] == {"S": SHAPES[type(record)].kind}
-    assert from_item(type(record), item) == record
+    assert from_item(type(record), item, *apart) == record
+    assert len(apart) == (SHAPES[type(record)].apart is not None)
+
+
+def test_a_shoes_constants_are_an_item_of_their_own_beside_it() -> None:
+    """Every deal updates the shoe: what its commit fixed (configuration, rules, ciphertexts,
+    hashes) is put once, on ``SHOE#n#COMMIT`` — sorted between the shoe and its rounds."""
+    item, apart = to_items(SHOE)
+    assert apart["pk"] == item["pk"] and apart["sk"] == {"S": "SHOE#000001#COMMIT"}
+    assert item["sk"]["S"] < apart["sk"]["S"] < keys.round_sk(1, 1)
+    assert PACKED not in item and set(packed_doc(apart)) == SHAPES[ShoeRecord].packed
+    assert set(apart) == {"pk", "sk", "kind", PACKED}
+    with pytest.raises(KeyError):  # the shoe is not readable without them
+        from_item(ShoeRecord, item)
 
 
 def test_every_record_kind_has_a_key_and_a_shape() -> None:
@@ -130,18 +151,18 @@ def test_every_field_is_one_attribute_or_packed_and_none_is_not_stored() -> None
         names = {f.name for f in dataclasses.fields(record)}  # type: ignore[arg-type]
         assert {f.name for f in shape.fields} == names - shape.not_stored
         assert {f.name for f in shape.fields if f.packed} == shape.packed
-        item = to_item(record)  # type: ignore[arg-type]
+        item, *apart = to_items(record)  # type: ignore[arg-type]
         given = {f for f in shape.fields if getattr(record, f.name) is not None}
         present = {f.attribute for f in given if not f.packed}
         packed = {f.name for f in given if f.packed}
         derived = set(shape.derived(record)) if shape.derived else set()
-        assert set(item) == {"pk", "sk", "kind"} | present | derived | (
-            {PACKED} if packed else set()
-        )
+        with_packed = {PACKED} if packed and not apart else set()
+        assert set(item) == {"pk", "sk", "kind"} | present | derived | with_packed
         assert present <= native
         if packed:
-            assert set(packed_doc(item)) == packed
-            assert isinstance(item[PACKED]["B"], bytes)
+            (holder,) = apart or [item]
+            assert set(packed_doc(holder)) == packed
+            assert isinstance(holder[PACKED]["B"], bytes)
 
 
 def test_a_missing_attribute_reads_back_as_the_field_default() -> None:

@@ -14,10 +14,11 @@ Compact storage (issue 17: writes are charged per KB, an update on the whole ite
 fields a record kind fixes when its item is put and never updates nor tests in a condition
 (:attr:`Shape.packed`) are stored together as ONE binary attribute, :data:`PACKED` — a JSON
 object of those fields (each as the JSON it would be alone: a document's key order kept, binary
-in base64) compressed by :func:`pack` — decoded once per item. The large documents an update
-rewrites whole (:attr:`Shape.compressed`: a shoe's results) are each one binary attribute, the
-same way. Keys, index keys and what an index projects, a condition tests or an update sets stay
-native attributes; the adapter refuses an update that names a packed field."""
+in base64) compressed by :func:`pack` — decoded once per item; for a shoe, whose item every deal
+updates, on an item of its own (:attr:`Shape.apart`: ``SHOE#n#COMMIT``). The large documents an
+update rewrites whole (:attr:`Shape.compressed`: a shoe's results) are each one binary
+attribute, the same way. Keys, index keys and what an index projects, a condition tests or an
+update sets stay native attributes; the adapter refuses an update that names a packed field."""
 
 from __future__ import annotations
 
@@ -195,6 +196,10 @@ class Shape:
     #: JSON fields stored :func:`pack`-ed in a binary attribute of their own (large documents
     #: an update rewrites whole; never in a condition)
     compressed: frozenset[str] = frozenset()
+    #: the key (pk, sk) of an item of its own holding the :data:`PACKED` attribute, from the
+    #: record's key values: put with the item, never updated — so an update of the item (a
+    #: shoe's, at every deal) is charged on the moving part alone. ``None``: packed in the item.
+    apart: Callable[..., tuple[str, str]] | None = None
     #: attributes derived from the record (a sparse index's keys) and the fields whose update
     #: removes them again
     derived: Callable[[Any], Item] | None = None
@@ -247,6 +252,21 @@ class Shape:
         pk, sk = self.key(*ident)
         return {"pk": {"S": pk}, "sk": {"S": sk}}
 
+    def encode_all(self, record: Any) -> list[Item]:
+        """The record's items: its item, and with :attr:`apart` the item of its packed fields."""
+        item = self.encode(record)
+        if self.apart is None:
+            return [item]
+        ident = tuple(getattr(record, n) for n in KEY_FIELDS[self.record])
+        pk, sk = self.apart(*ident)
+        apart = {"pk": {"S": pk}, "sk": {"S": sk}, "kind": {"S": f"{self.kind}_packed"}}
+        if PACKED in item:
+            apart[PACKED] = item.pop(PACKED)
+        return [item, apart]
+
+    def apart_key(self, ident: tuple[Any, ...]) -> tuple[str, str] | None:
+        return None if self.apart is None else self.apart(*ident)
+
     def encode(self, record: Any) -> Item:
         item = self.item_key(tuple(getattr(record, n) for n in KEY_FIELDS[self.record]))
         item["kind"] = {"S": self.kind}
@@ -265,10 +285,12 @@ class Shape:
             item |= self.derived(record)
         return item
 
-    def decode(self, item: Item, **extra: Any) -> Any:
+    def decode(self, item: Item, apart: Item | None = None, **extra: Any) -> Any:
+        """The record of ``item`` (and, with :attr:`apart`, of the item of its packed fields:
+        ``apart``)."""
         doc: dict[str, Any] = {}
         if self.packed:
-            blob = item.get(PACKED)
+            blob = (item if self.apart is None else apart or {}).get(PACKED)
             doc = {} if blob is None else json.loads(unpack(blob["B"]))
         values = {f.name: f.unpacked(doc) if f.packed else f.decode(item) for f in self.fields}
         if self.from_key is not None:
@@ -371,7 +393,7 @@ SHAPES: dict[type, Shape] = {
         ),
         Shape(
             "shoe", ShoeRecord, keys.shoe_key, packed=SHOE_PACKED,
-            compressed=frozenset({"results", "recent_bettors"}),
+            compressed=frozenset({"results", "recent_bettors"}), apart=keys.shoe_commit_key,
         ),
         Shape(
             "round", RoundRecord, keys.round_key, ordered_json=ROUND_DOCUMENTS,
@@ -411,12 +433,22 @@ def shape(kind: type) -> Shape:
     return SHAPES[kind]
 
 
+def to_items(record: Record) -> list[Item]:
+    """The items storing ``record``: one, or two for a kind with its packed fields apart (the
+    record's item first)."""
+    return SHAPES[type(record)].encode_all(record)
+
+
 def to_item(record: Record) -> Item:
-    return SHAPES[type(record)].encode(record)
+    """The one item of ``record`` (a kind with its packed fields apart: :func:`to_items`)."""
+    (item,) = to_items(record)
+    return item
 
 
-def from_item(kind: type[R], item: Item, **extra: Any) -> R:
-    record: R = SHAPES[kind].decode(item, **extra)
+def from_item(kind: type[R], item: Item, apart: Item | None = None, **extra: Any) -> R:
+    """The record of ``item`` — for a kind with its packed fields apart, with ``apart``, the
+    item of those fields."""
+    record: R = SHAPES[kind].decode(item, apart, **extra)
     return record
 
 
