@@ -54,9 +54,16 @@ def main() -> int:
         return lines
 
     section("api", api_section)
+    ours: list[dict[str, float]] = []
+
+    def overhead_section() -> list[str]:
+        lines, p50 = overhead.measure(measured[0].p50 if measured else None)
+        ours.append(p50)
+        return lines
+
+    section("overhead", overhead_section)
     if measured:
-        section("cost", lambda: cost.run(measured[0]))
-    section("overhead", lambda: overhead.run(measured[0].p50 if measured else None))
+        section("cost", lambda: cost.run(measured[0], ours[0] if ours else None))
 
     with tempfile.TemporaryDirectory(prefix="bacc-bench-build-") as tmp:
         builds: list[Path | None] = []

@@ -127,6 +127,15 @@ class Session:
         self.capacity.register()
         self.calls: dict[str, list[list[tuple[str, dict[str, Any], dict[str, Any]]]]] = {}
 
+    def index(self, label: str, table_id: str) -> None:
+        """The feed indexer over ``table_id``'s new events (its calls recorded, not timed)."""
+        from baccarat_api.runtime import get_runtime
+        from baccarat_api.service import feed
+
+        self.capacity.take()
+        feed.index(get_runtime().repo, [(self.aws.operator_id, table_id, 1)])
+        self.calls.setdefault(label, []).append(self.capacity.take())
+
     def call(self, label: str, method: str, path: str, body: Any = None, key: bool = True) -> Any:
         route = route_of(method, path)
         event = http_event(
@@ -146,7 +155,16 @@ class Session:
         return json.loads(out["body"]) if out.get("body") else None
 
 
-def latency(aws: LocalAws) -> tuple[list[str], Session]:
+#: The feed indexer's work after one request's events, as FeedIndexerFunction does it from the
+#: stream when each request's events arrive in a batch of their own (a quiet table: each batch
+#: moves the shard's head too; a busy operator's batch shares one head update among its tables).
+FEED_AFTER_DEAL = "feed index (a deal's events)"
+FEED_AFTER_SETTLE = "feed index (a settlement's events)"
+
+
+def latency(aws: LocalAws, feed: bool = False) -> tuple[list[str], Session]:
+    """The session; with ``feed``, the indexer's calls after each deal and settlement too
+    (their request units, under :data:`FEED_AFTER_DEAL` / :data:`FEED_AFTER_SETTLE`)."""
     from tests.support.stack import star_city_bets
 
     s = Session(aws)
@@ -168,8 +186,12 @@ def latency(aws: LocalAws) -> tuple[list[str], Session]:
                     " (first of the shoe: KMS + derive)" if r == 0 else ""
                 )
                 rnd = s.call(label, "POST", f"/v1/shoes/{shoe}/rounds", {"bets": bets})
+                if feed:
+                    s.index(FEED_AFTER_DEAL, table)
                 settle = f"/v1/rounds/{rnd['round_id']}/settlement"
                 s.call("POST /v1/rounds/{round_id}/settlement", "POST", settle)
+                if feed:
+                    s.index(FEED_AFTER_SETTLE, table)
                 s.call("POST /v1/rounds/{round_id}/settlement (again)", "POST", settle)
                 s.call("GET /v1/rounds/{round_id}", "GET", f"/v1/rounds/{rnd['round_id']}")
                 s.call("GET /v1/shoes/{shoe_id}", "GET", f"/v1/shoes/{shoe}")
@@ -237,6 +259,7 @@ class Measured:
 
     p50: dict[str, float] = field(default_factory=dict)
     units: dict[str, tuple[float, float]] = field(default_factory=dict)  # (read, write) per call
+    calls: dict[str, float] = field(default_factory=dict)  # DynamoDB calls per request (mean)
 
 
 def units_by_route(s: Session, size_of: dict[tuple[str, str], int]) -> list[str]:
@@ -255,14 +278,16 @@ def units_by_route(s: Session, size_of: dict[tuple[str, str], int]) -> list[str]
 def run() -> tuple[list[str], Measured]:
     with moto_in_memory() as aws:
         lines = round_trips(aws)
-        lat, session = latency(aws)
+        lat, session = latency(aws, feed=True)
         lines += ["", *lat]
         sizes, size_of = item_sizes(aws)
         lines += ["", *sizes, "", *units_by_route(session, size_of)]
         measured = Measured()
         for label, xs in session.samples.items():
             measured.p50[label] = percentile(xs, 50)
+        for label in session.calls:
             units = [request_units(c, size_of) for c in session.calls[label]]
+            measured.calls[label] = sum(map(len, session.calls[label])) / len(units)
             measured.units[label] = (
                 sum(u[0] for u in units) / len(units),
                 sum(u[1] for u in units) / len(units),

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from baccarat.paytables import BetType
+from baccarat.profiles import TableConfig
 from baccarat_api import clock
 from baccarat_api.adapters.dynamodb.codec import item_size, to_item
 from baccarat_api.adapters.shoe_cache import ShoeCache
@@ -21,6 +22,7 @@ from baccarat_api.limits import (
     MAX_WATCHERS,
 )
 from baccarat_api.ports.records import LiveRecord
+from baccarat_api.ports.repository import StoreUnavailable
 from baccarat_api.service import auto_settle, betting, events, presence, reading, tables
 from baccarat_api.service.betting import book_bets, book_view
 from baccarat_api.service.dealing import deal_round
@@ -32,6 +34,7 @@ from baccarat_api.service.settling import settle_round
 from baccarat_dev.entropy import SeededVault
 
 from .conftest import Game
+from .conftest import star_city_bets as STAR_CITY_BETS
 from .test_service import OP, code_of, deal, new_table, snapshot
 
 WINDOW = {
@@ -259,6 +262,10 @@ def test_an_idle_seated_bettor_is_removed_after_five_rounds_across_shoes(game: G
     assert detail.settlement.eligibility.idle_bettors == ["bob"]
 
 
+#: A seed whose first round of a star-city shoe is a banker win.
+SEED_BANKER_FIRST = "banker-first"
+
+
 def seeded(game: Game, seed: str) -> Game:
     """``game`` with its shoes drawn from ``seed``: the money walk of a loop that waits for a
     balance to fall is the same on every run (with a random shoe it may not fall in 25 rounds)."""
@@ -348,6 +355,34 @@ def test_spectators_leave_with_the_last_seat_at_once_or_after_their_rounds_settl
     assert live_of(game, t).spectators == {}
 
 
+def test_a_settlement_adds_the_net_to_the_balance_the_operator_reported_after_the_deal(
+    game: Game,
+) -> None:
+    """The deal locks alice at 50,000; the operator then reports 10,000 (she withdrew). The
+    settlement adds her net to the 10,000 presence holds, not to the deal's 50,000 (found by a
+    hostile review: the wallet's 40,000 came back), and judges the minimum on that: bob, reported
+    at the minimum after the deal, loses (the seed's first round is a banker win) and leaves,
+    although the settlement's advice, from his balance at the deal, keeps him."""
+    seeded(game, SEED_BANKER_FIRST)
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    presence.take_seat(game.repo, OP, t, 2, "bob", 50_000, None)
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 1000)))
+    betting.place_slip(game.repo, OP, t, "bob", slip(("player", 1000)))
+    dealt = from_book(game, shoe_id)
+    table, _ = table_live(game.repo, OP, t)
+    minimum = TableConfig.from_dict(table.config).tier.bettor_min_balance
+    presence.take_seat(game.repo, OP, t, 1, "alice", 10_000, None)  # seat_updated
+    presence.take_seat(game.repo, OP, t, 2, "bob", minimum, None)  # bob: at the minimum
+    settled = settle_round(game.repo, OP, dealt.round_id)
+    assert (settled.result, settled.nets["bob"]) == ("banker", -1000)
+    live = live_of(game, t)
+    assert live.seats["1"]["balance"] == 10_000 + settled.nets["alice"]
+    assert "2" not in live.seats and settled.eligibility.below_min_balance == []
+    assert ("seat_vacated", {"seat": 2, "bettor_id": "bob", "reason": "balance"}) in feed(game, t)
+
+
 def test_the_sweep_deals_a_window_nobody_dealt_from_its_book(game: Game) -> None:
     t, shoe_id = table_with_shoe(game)
     presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
@@ -370,6 +405,145 @@ def test_the_sweep_deals_a_window_nobody_dealt_from_its_book(game: Game) -> None
     assert auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes).dealt == []
 
 
+def test_the_sweep_cancels_a_window_whose_deal_is_refused_for_good(game: Game) -> None:
+    """The player-banker leaves while a confirmed slip waits: the book no longer passes the
+    deal's checks. The sweep, past ``deal_by``, cancels the window (nothing was locked) instead
+    of failing on it every minute, and the table opens betting again once company is back."""
+    t, shoe_id = table_with_shoe(game, **PB)
+    presence.take_banker(game.repo, OP, t, "bank", 400_000)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 200_000, None)
+    window = betting.open_betting(game.repo, OP, t).betting
+    assert window is not None
+    betting.place_slip(game.repo, OP, t, "alice", slip(("player", 5000)))
+    presence.leave_banker(game.repo, OP, t)
+    assert code_of(lambda: from_book(game, shoe_id)) == "player_banker_required"
+    seq = live_of(game, t).seq
+    deal_by = seconds_after(window.closes_at, 15)
+    report = auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes)
+    assert report.dealt == [] and report.failed == {}
+    assert report.cancelled == {f"{t}:betting": "player_banker_required"}
+    assert feed(game, t, seq) == [
+        ("betting_cancelled", {"shoe_id": shoe_id, "round_number": 1,
+                               "reason": "player_banker_required", "slips": 1}),
+    ]  # fmt: skip
+    live = live_of(game, t)
+    assert (live.betting, live.book, live.deal_by) == (None, {}, None)
+    # nothing was dealt or locked, and the next sweep has nothing left to do at this table
+    assert reading.get_shoe(game.repo, OP, shoe_id).rounds_dealt == 0
+    again = auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes)
+    assert (again.cancelled, again.failed) == ({}, {})
+    presence.take_banker(game.repo, OP, t, "bank-2", 400_000)
+    reopened = betting.open_betting(game.repo, OP, t).betting
+    assert reopened is not None and reopened.round_number == 1
+
+
+def _refused_window(game: Game) -> tuple[str, str, Any]:
+    """A player-banker table whose window waits with a slip the deal now refuses (the
+    player-banker left): the window, past nothing yet."""
+    t, shoe_id = table_with_shoe(game, **PB)
+    presence.take_banker(game.repo, OP, t, "bank", 400_000)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 200_000, None)
+    window = betting.open_betting(game.repo, OP, t).betting
+    assert window is not None
+    betting.place_slip(game.repo, OP, t, "alice", slip(("player", 5000)))
+    presence.leave_banker(game.repo, OP, t)
+    return t, shoe_id, window
+
+
+def test_the_sweep_deals_only_the_window_the_index_listed_and_only_once_it_is_due(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index (eventually consistent) lists a window; before the sweep reads the table, the
+    operator deals it, settles and opens the next: the sweep must not deal that newer window,
+    whose betting is still open (found by a hostile review)."""
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    first = betting.open_betting(game.repo, OP, t).betting
+    assert first is not None
+    deal_by = seconds_after(first.closes_at, 15)
+    listed = game.repo.due_books
+
+    def stale(now: str, limit: int) -> list[tuple[str, str]]:
+        due = listed(now, limit)
+        settle_round(game.repo, OP, from_book(game, shoe_id).round_id)
+        betting.open_betting(game.repo, OP, t)  # the next window: closes in 15 s of real time
+        return due
+
+    monkeypatch.setattr(game.repo, "due_books", stale)
+    report = auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes)
+    assert (report.dealt, report.failed, report.cancelled) == ([], {}, {})
+    assert live_of(game, t).betting["status"] == "open"  # type: ignore[index]
+
+
+def test_a_window_is_cancelled_only_as_the_refused_deal_saw_the_table(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cancellation is conditional on the table as the sweep read it before the refused
+    deal: the player-banker sitting down meanwhile keeps the window (the next sweep deals
+    it); and a second sweep that decided on a cancelled window never cancels the window opened
+    after it for the same round."""
+    t, shoe_id, window = _refused_window(game)
+    real = betting.cancel_window
+
+    def banker_back(*args: Any) -> bool:
+        presence.take_banker(game.repo, OP, t, "bank", 400_000)
+        return real(*args)
+
+    monkeypatch.setattr(betting, "cancel_window", banker_back)
+    deal_by = seconds_after(window.closes_at, 15)
+    report = auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes)
+    assert report.cancelled == {} and report.failed == {f"{t}:betting": "player_banker_required"}
+    monkeypatch.setattr(betting, "cancel_window", real)
+    assert auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes).dealt == [f"{shoe_id}_r1"]
+
+    # two sweeps on one refused window: A cancels it, the operator opens the round again
+    t, shoe_id, window = _refused_window(game)
+    seq, deal_by = live_of(game, t).seq, seconds_after(window.closes_at, 15)
+    assert real(game.repo, OP, t, window.opened_at, seq, "player_banker_required", deal_by)
+    presence.take_banker(game.repo, OP, t, "bank-2", 400_000)
+    again = betting.open_betting(game.repo, OP, t).betting
+    assert again is not None and again.round_number == window.round_number
+    betting.place_slip(game.repo, OP, t, "alice", slip(("player", 5000)))
+    late = seconds_after(again.closes_at, 15)
+    # B decided on the first window (its opened_at, the table as it was then)
+    assert not real(game.repo, OP, t, window.opened_at, seq, "player_banker_required", late)
+    assert live_of(game, t).book != {}
+
+
+def test_a_failing_cancellation_is_reported_and_the_sweep_goes_on(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store failure while cancelling one table's window is that table's failure: the sweep
+    still settles every due round of every other table."""
+    other = new_table(game)
+    other_shoe = tables.commit_shoe(game.repo, game.vault, OP, other, "seed").shoe_id
+    due = deal(game, other_shoe, STAR_CITY_BETS())
+    t, _, _ = _refused_window(game)
+
+    def busy(*_: Any) -> bool:
+        raise StoreUnavailable("throttled")
+
+    monkeypatch.setattr(betting, "cancel_window", busy)
+    report = auto_settle.sweep(game.repo, at="2099-01-01T00:00:00.000Z", shoes=game.shoes)
+    assert report.failed == {f"{t}:betting": "unavailable"}
+    assert report.settled == [due.round_id]
+
+
+def test_a_from_book_deal_retried_with_its_round_number_is_that_round_again(game: Game) -> None:
+    """Its answer lost, a from-book deal retried with ``round_number`` answers the round it
+    dealt — also once the next window is open (it answered 409 round_mismatch)."""
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 1000)))
+    first = from_book(game, shoe_id, round_number=1)
+    settle_round(game.repo, OP, first.round_id)
+    betting.open_betting(game.repo, OP, t)
+    with pytest.raises(Replayed) as replay:
+        from_book(game, shoe_id, round_number=1)
+    assert replay.value.body["round_id"] == first.round_id
+
+
 def test_a_closed_shoe_voids_its_waiting_window(game: Game) -> None:
     t, shoe_id = table_with_shoe(game)
     presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
@@ -381,6 +555,35 @@ def test_a_closed_shoe_voids_its_waiting_window(game: Game) -> None:
     tables.commit_shoe(game.repo, game.vault, OP, t, "seed-2")
     nxt = betting.open_betting(game.repo, OP, t).betting
     assert nxt is not None and nxt.round_number == 1 and nxt.shoe_id != shoe_id
+
+
+def test_betting_decides_on_the_open_shoe_the_live_state_holds(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table item read torn from the live state (from before the shoe's close, the live
+    state after it) cannot open a window on the ended shoe: betting decides on the live
+    state's copy of the open shoe, which moves under its seq (found by a hostile review)."""
+    t, shoe_id = table_with_shoe(game)
+    assert live_of(game, t).open_shoe_id == shoe_id
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    stale = game.repo.get_table(OP, t)
+    tables.close_shoe(game.repo, game.vault, OP, shoe_id)
+    assert live_of(game, t).open_shoe_id is None
+    real = game.repo.load
+
+    def torn(operator_id: str, **wanted: Any) -> Any:
+        snap = real(operator_id, **wanted)
+        if wanted.get("table_id") is not None:
+            snap.table = stale  # still names the shoe open
+        return snap
+
+    monkeypatch.setattr(game.repo, "load", torn)
+    assert code_of(lambda: betting.open_betting(game.repo, OP, t)) == "no_open_shoe"
+    monkeypatch.setattr(game.repo, "load", real)
+    assert live_of(game, t).betting is None
+    # the next commit sets it: the next shoe is the one betting opens for
+    nxt = tables.commit_shoe(game.repo, game.vault, OP, t, "seed-2").shoe_id
+    assert live_of(game, t).open_shoe_id == nxt
 
 
 def test_an_empty_table_is_judged_by_presence_not_by_who_bet(game: Game) -> None:

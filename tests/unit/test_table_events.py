@@ -91,6 +91,9 @@ def test_a_shoe_played_to_its_end_reports_shoe_ended_by_the_rules(game: Game) ->
     got = feed(game, table_id, after=last[-1].seq - 1, limit=100)
     assert [e.type for e in got] == ["shoe_ended"]
     assert got[0].data["reason"] == "rules"
+    # the live state's copy of the open shoe (what betting decides on) is cleared with it
+    live = game.repo.load(OP, live=table_id).live
+    assert live is not None and live.open_shoe_id is None
 
 
 def test_the_feed_pages_in_order_and_names_each_page_by_its_etag(game: Game) -> None:

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
-from baccarat_api.ports.records import feed_shard
+from baccarat_api.ports.records import DeliveryState, feed_shard
 from baccarat_api.ports.webhooks import Sent
 from baccarat_api.service import events, feed, webhooks
 from baccarat_api.service.errors import DomainError
@@ -137,3 +137,57 @@ def replace_state(state: object, **changes: int) -> object:
     import dataclasses
 
     return dataclasses.replace(state, **changes)  # type: ignore[type-var]
+
+
+def test_a_warm_container_unseals_the_signing_secret_once_and_a_new_secret_at_once() -> None:
+    """The secret is unsealed (KMS ``Decrypt``) on the container's first pass only; a webhook
+    set again (a new secret, a new ciphertext) signs with the new secret from its first pass."""
+    repo, vault, secret = setup(1)
+    unsealed: list[bytes] = []
+    real = vault.unseal
+
+    def counting(ciphertext: bytes, context: dict[str, str]) -> bytes:
+        unsealed.append(ciphertext)
+        return real(ciphertext, context)
+
+    vault.unseal = counting  # type: ignore[method-assign]
+    receiver = Script()
+
+    def signed_with(key: str) -> bool:
+        headers, body = receiver.got[-1]
+        t, v1 = (p.split("=", 1)[1] for p in headers["Baccarat-Signature"].split(","))
+        return v1 == hmac.new(key.encode(), f"{t}.".encode() + body, hashlib.sha256).hexdigest()
+
+    def one_more_event() -> None:
+        live = repo.load(OP, live=TABLE).live
+        assert live is not None
+        ev = events.emit(live, OP, TABLE, "2026-01-01T00:00:00.000Z",
+                         [("watcher_left", {"bettor_id": f"w{live.seq}"})])  # fmt: skip
+        repo.emitting("e", [], ev)
+        feed.index(repo, [(OP, TABLE, ev.after.seq)])
+
+    assert webhooks.deliver(repo, vault, receiver, OP, SHARD).delivered == 1
+    one_more_event()
+    assert webhooks.deliver(repo, vault, receiver, OP, SHARD).delivered == 1
+    assert len(unsealed) == 1 and signed_with(secret)
+    rotated = webhooks.set_webhook(repo, vault, OP, "https://example.com/h").secret
+    one_more_event()
+    assert webhooks.deliver(repo, vault, receiver, OP, SHARD).delivered == 1
+    assert len(unsealed) == 2 and signed_with(rotated) and not signed_with(secret)
+
+
+def test_a_slow_first_pass_never_moves_the_shard_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two passes start from a shard never delivered before. The fast one delivers all three
+    events; the slow one, which read the state before, gets one through and then a failure.
+    Its save loses (the state is new only once): the shard stays past the three, nothing is
+    delivered again, no retry is scheduled (found by a hostile review)."""
+    repo, vault, _ = setup(3)
+    assert webhooks.deliver(repo, vault, Script(), OP, SHARD).delivered == 3
+    real = repo.delivery_state
+    monkeypatch.setattr(repo, "delivery_state", lambda op, shard: DeliveryState(op, shard))
+    webhooks.deliver(repo, vault, Script(200, 500), OP, SHARD)  # the slow pass, stale
+    monkeypatch.setattr(repo, "delivery_state", real)
+    state = repo.delivery_state(OP, SHARD)
+    assert (state.attempts, state.next_at_ms) == (0, 0)
+    again = Script()
+    assert webhooks.deliver(repo, vault, again, OP, SHARD).delivered == 0 and again.got == []

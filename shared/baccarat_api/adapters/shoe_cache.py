@@ -12,11 +12,9 @@ the table and the key's ciphertext."""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from baccarat.fairness import derive_shoe
 from baccarat.rules import ShoeRules
+from baccarat_api.lru import Lru
 from baccarat_api.ports.records import ShoeRecord
 from baccarat_api.ports.shoes import DerivedShoe
 from baccarat_api.ports.vault import SecretVault, ref_key_context, shoe_context
@@ -28,10 +26,13 @@ class ShoeCache:
     def __init__(self, vault: SecretVault, maxsize: int = 64) -> None:
         self.vault = vault
         self.maxsize = maxsize
-        self._items: OrderedDict[CacheKey, DerivedShoe] = OrderedDict()
-        self._ref_keys: OrderedDict[tuple[str, str, bytes], bytes] = OrderedDict()
-        self._lock = threading.Lock()
-        self.misses = 0
+        self._items: Lru[CacheKey, DerivedShoe] = Lru(maxsize)
+        self._ref_keys: Lru[tuple[str, str, bytes], bytes] = Lru(maxsize)
+
+    @property
+    def misses(self) -> int:
+        """Shoes derived (a KMS ``Decrypt`` each) since the container started."""
+        return self._items.misses
 
     @staticmethod
     def key(shoe: ShoeRecord) -> CacheKey:
@@ -39,46 +40,24 @@ class ShoeCache:
         return (shoe.operator_id, shoe.shoe_id, shoe.client_seed, rules, shoe.secret_ct)
 
     def get(self, shoe: ShoeRecord) -> DerivedShoe:
-        key = self.key(shoe)
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None:
-                self._items.move_to_end(key)
-                return hit
-        secret = self.vault.unseal(
-            shoe.secret_ct, shoe_context(shoe.operator_id, shoe.table_id, shoe.shoe_number)
-        )
-        derived = DerivedShoe(
-            derive_shoe(
-                secret, shoe.client_seed, shoe.shoe_number, ShoeRules.from_dict(shoe.rules)
-            ),
-            secret,
-        )
-        with self._lock:
-            self.misses += 1
-            self._items[key] = derived
-            self._items.move_to_end(key)
-            while len(self._items) > self.maxsize:
-                self._items.popitem(last=False)
-        return derived
+        def derive() -> DerivedShoe:
+            context = shoe_context(shoe.operator_id, shoe.table_id, shoe.shoe_number)
+            secret = self.vault.unseal(shoe.secret_ct, context)
+            rules = ShoeRules.from_dict(shoe.rules)
+            return DerivedShoe(
+                derive_shoe(secret, shoe.client_seed, shoe.shoe_number, rules), secret
+            )
+
+        return self._items.get(self.key(shoe), derive)
 
     def ref_key(self, shoe: ShoeRecord) -> bytes:
-        key = (shoe.operator_id, shoe.table_id, shoe.ref_key_ct)
-        with self._lock:
-            hit = self._ref_keys.get(key)
-            if hit is not None:
-                self._ref_keys.move_to_end(key)
-                return hit
-        ref_key = self.vault.unseal(
-            shoe.ref_key_ct, ref_key_context(shoe.operator_id, shoe.table_id)
+        return self._ref_keys.get(
+            (shoe.operator_id, shoe.table_id, shoe.ref_key_ct),
+            lambda: self.vault.unseal(
+                shoe.ref_key_ct, ref_key_context(shoe.operator_id, shoe.table_id)
+            ),
         )
-        with self._lock:
-            self._ref_keys[key] = ref_key
-            while len(self._ref_keys) > self.maxsize:
-                self._ref_keys.popitem(last=False)
-        return ref_key
 
     def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self._ref_keys.clear()
+        self._items.clear()
+        self._ref_keys.clear()

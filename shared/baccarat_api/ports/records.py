@@ -373,6 +373,11 @@ class LiveRecord:
     #: While a window waits to be dealt: when the sweep deals it from the book (``closes_at`` +
     #: the table's ``betting_seconds``; the sparse DueRounds index keys it). ``None`` otherwise.
     deal_by: str | None = None
+    #: The table's open shoe, as its table item says (set by the commit, cleared by the close
+    #: or the shoe's last deal, in their transactions). Betting decides on THIS copy: it moves
+    #: under ``seq``, so a table item read torn from the live state (a BatchGetItem is not
+    #: isolated from a transaction) cannot open a window on a shoe that has just ended.
+    open_shoe_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,7 @@ from baccarat_api.clock import now
 from baccarat_api.ports.repository import Repository, StoreUnavailable
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.vault import SecretVault
+from baccarat_api.service import betting
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import Replayed
@@ -64,6 +65,8 @@ class SweepReport:
     pending: list[str] = field(default_factory=list)
     #: Rounds this sweep dealt from a betting window nobody dealt.
     dealt: list[str] = field(default_factory=list)
+    #: Windows whose deal was refused for good, cancelled (``betting_cancelled``): → the code.
+    cancelled: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -75,13 +78,15 @@ class SweepReport:
             "finalised": self.finalised,
             "pending": self.pending,
             "dealt": self.dealt,
+            "cancelled": self.cancelled,
         }
 
     def line(self) -> str:
         return (
             f"sweep at {self.now}: {self.due} due, {len(self.settled)} auto-settled, "
             f"{len(self.already)} already settled or voided, {len(self.failed)} failed; "
-            f"{len(self.finalised)} proofs finalised, {len(self.pending)} pending"
+            f"{len(self.finalised)} proofs finalised, {len(self.pending)} pending; "
+            f"{len(self.dealt)} betting windows dealt, {len(self.cancelled)} cancelled"
         )
 
 
@@ -119,22 +124,43 @@ def sweep(
 
 def _deal_due(repo: Repository, shoes: ShoeSource, report: SweepReport, limit: int) -> None:
     for operator_id, table_id in repo.due_books(report.now, limit):
-        live = repo.load(operator_id, live=table_id).live
-        window = None if live is None else live.betting
-        if window is None or live is None or live.deal_by is None:
-            continue  # dealt a moment ago (the index is eventually consistent)
-        request = DealRequest(from_book=True, round_number=window["round_number"])
         try:
-            out = deal_round(repo, shoes, operator_id, window["shoe_id"], request)
-        except Replayed:
-            continue  # the operator dealt it first
-        except DomainError as exc:
-            report.failed[f"{table_id}:betting"] = exc.code
-            continue
+            _deal_window(repo, shoes, report, operator_id, table_id)
         except StoreUnavailable:
             report.failed[f"{table_id}:betting"] = "unavailable"
-            continue
-        report.dealt.append(out.round_id)
+        except Exception as exc:  # one table must not stop the sweep for every other table
+            report.failed[f"{table_id}:betting"] = getattr(exc, "code", type(exc).__name__)
+
+
+def _deal_window(
+    repo: Repository, shoes: ShoeSource, report: SweepReport, operator_id: str, table_id: str
+) -> None:
+    """Deal the table's window from its book if it is due now (the index is eventually
+    consistent: the table may have dealt it and opened the next meanwhile); if the deal is
+    refused for good, cancel that same window — unless the table changed since it was read."""
+    live = repo.load(operator_id, live=table_id).live
+    window = None if live is None else live.betting
+    if window is None or live is None or live.deal_by is None or live.deal_by > report.now:
+        return  # dealt a moment ago, or a newer window not due yet
+    opened_at = str(window["opened_at"])
+    request = DealRequest(from_book=True, round_number=window["round_number"])
+    try:
+        out = deal_round(repo, shoes, operator_id, window["shoe_id"], request, window=opened_at)
+    except Replayed:
+        return  # the operator dealt it first
+    except DomainError as exc:
+        if exc.code == "no_betting_window":
+            return  # that window is gone (dealt, or replaced by a newer one)
+        if exc.retryable:
+            report.failed[f"{table_id}:betting"] = exc.code
+        elif betting.cancel_window(
+            repo, operator_id, table_id, opened_at, live.seq, exc.code, report.now
+        ):
+            report.cancelled[f"{table_id}:betting"] = exc.code  # refused for good
+        else:  # the table changed since: the next sweep deals it again
+            report.failed[f"{table_id}:betting"] = exc.code
+        return
+    report.dealt.append(out.round_id)
 
 
 def _settle_due(repo: Repository, report: SweepReport, limit: int) -> None:

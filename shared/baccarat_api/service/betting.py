@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from baccarat.bets import bets_from_json, player_banker_from_json
-from baccarat.eligibility import idle_bettors
+from baccarat.eligibility import below_minimum_after, idle_bettors
 from baccarat.profiles import Banking, TableConfig
 from baccarat.validation import BetRefused, validate_bets
 from baccarat_api.clock import now as clock_now
@@ -171,10 +171,10 @@ def check_company(config: TableConfig, live: LiveRecord) -> None:
         )
 
 
-def _next_round(table: TableRecord, live: LiveRecord) -> tuple[str, int]:
+def _next_round(live: LiveRecord) -> tuple[str, int]:
     """The open shoe and the number of its next round (409 ``no_open_shoe``; 409
     ``round_unsettled`` while the table's latest round is neither settled nor voided)."""
-    if table.open_shoe_id is None:
+    if live.open_shoe_id is None:
         raise DomainError("no_open_shoe", "the table has no open shoe: commit one first")
     last = live.last_round
     if last is not None and not last["resolved"]:
@@ -183,15 +183,15 @@ def _next_round(table: TableRecord, live: LiveRecord) -> tuple[str, int]:
             f"round {last['round_id']} is not settled yet",
             details={"round_id": last["round_id"]},
         )
-    if last is not None and last["shoe_id"] == table.open_shoe_id:
-        return table.open_shoe_id, int(last["round_number"]) + 1
-    return table.open_shoe_id, 1
+    if last is not None and last["shoe_id"] == live.open_shoe_id:
+        return live.open_shoe_id, int(last["round_number"]) + 1
+    return live.open_shoe_id, 1
 
 
-def _in_progress(table: TableRecord, live: LiveRecord, at: str) -> None:
+def _in_progress(live: LiveRecord, at: str) -> None:
     status = window_status(live.betting, at)
     shoe_id = None if live.betting is None else live.betting["shoe_id"]
-    if status in (OPEN, CLOSED) and shoe_id == table.open_shoe_id:  # (a closed shoe's is void)
+    if status in (OPEN, CLOSED) and shoe_id == live.open_shoe_id:  # (a closed shoe's is void)
         assert live.betting is not None
         raise DomainError(
             "betting_in_progress",
@@ -207,8 +207,8 @@ def open_betting(repo: Repository, operator_id: str, table_id: str) -> BookOut:
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
         at = clock_now()
-        _in_progress(table, live, at)
-        shoe_id, number = _next_round(table, live)
+        _in_progress(live, at)
+        shoe_id, number = _next_round(live)
         check_company(TableConfig.from_dict(table.config), live)
         closes_at = seconds_after(at, table.betting_seconds)
         window = {"shoe_id": shoe_id, "round_number": number, "opened_at": at,
@@ -223,12 +223,12 @@ def open_betting(repo: Repository, operator_id: str, table_id: str) -> BookOut:
 # --- slips ---------------------------------------------------------------------------------------
 
 
-def _window_open(table: TableRecord, live: LiveRecord, at: str) -> dict[str, Any]:
+def _window_open(live: LiveRecord, at: str) -> dict[str, Any]:
     """The open window (409 ``betting_closed`` after ``closes_at``, once dealt, or when none
     is open)."""
     betting = live.betting
     status = window_status(betting, at)
-    if betting is None or status != OPEN or betting["shoe_id"] != table.open_shoe_id:
+    if betting is None or status != OPEN or betting["shoe_id"] != live.open_shoe_id:
         raise DomainError(
             "betting_closed",
             "no betting window is open at this table",
@@ -246,7 +246,7 @@ def place_slip(
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
         at = clock_now()
-        window = _window_open(table, live, at)
+        window = _window_open(live, at)
         place = place_of(live, bettor_id)
         if place is None:
             if live.banker is not None and live.banker["bettor_id"] == bettor_id:
@@ -276,7 +276,7 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
     """Cancel ``bettor_id``'s slip while betting is open; reports ``bet_cancelled``."""
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
-        window = _window_open(table, live, clock_now())
+        window = _window_open(live, clock_now())
         if bettor_id not in live.book:
             raise DomainError(
                 "not_found", f"{bettor_id} has no slip", details={"bettor_id": bettor_id}
@@ -288,12 +288,8 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
     return presence.live_change(repo, operator_id, table_id, decide, _book_out)
 
 
-# --- at the deal ---------------------------------------------------------------------------------
-
-
-def book_window(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any]:
-    """The window a from-book deal of round ``round_number`` deals (409 ``no_betting_window``:
-    none was opened for it, or it was dealt)."""
+def _waiting(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any] | None:
+    """The window of round ``round_number`` of ``shoe_id`` if it waits to be dealt, else None."""
     betting = live.betting
     if (
         betting is None
@@ -301,6 +297,57 @@ def book_window(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, 
         or betting["round_number"] != round_number
         or betting["status"] == DEALT
     ):
+        return None
+    return betting
+
+
+def cancel_window(
+    repo: Repository,
+    operator_id: str,
+    table_id: str,
+    opened_at: str,
+    seq: int,
+    code: str,
+    at: str,
+) -> bool:
+    """The sweep's way out of a window whose deal is refused for good (the book stopped passing
+    the deal's checks after its slips were confirmed, e.g. the player-banker left or cannot
+    cover it; or its shoe was closed): the window opened at ``opened_at`` and its book are
+    dropped, reported ``betting_cancelled`` with the refusal's ``code``, and the table can open
+    betting again. No bet was locked, so no money moves. Only while the table is still at
+    ``seq`` — as the sweep read it before the refused deal, so the refusal still holds — and
+    the window is past its ``deal_by`` at ``at`` (the sweep's time); else False (nothing
+    changes)."""
+    cancelled: list[bool] = []
+
+    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
+        betting = live.betting
+        if (
+            live.seq != seq
+            or betting is None
+            or betting["opened_at"] != opened_at
+            or _waiting(live, betting["shoe_id"], betting["round_number"]) is None
+            or live.deal_by is None
+            or live.deal_by > at
+        ):
+            return None
+        cancelled.append(True)
+        data = {"shoe_id": betting["shoe_id"], "round_number": betting["round_number"],
+                "reason": code, "slips": len(live.book)}  # fmt: skip
+        return [("betting_cancelled", data)], {"betting": None, "book": {}, "deal_by": None}
+
+    presence.live_change(repo, operator_id, table_id, decide, _book_out)
+    return bool(cancelled)
+
+
+# --- at the deal ---------------------------------------------------------------------------------
+
+
+def book_window(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any]:
+    """The window a from-book deal of round ``round_number`` deals (409 ``no_betting_window``:
+    none was opened for it, or it was dealt)."""
+    betting = _waiting(live, shoe_id, round_number)
+    if betting is None:
         raise DomainError(
             "no_betting_window",
             f"no betting window is waiting for round {round_number} of {shoe_id}: "
@@ -389,6 +436,30 @@ def after_deal(
     return before, after, _fields(cur)
 
 
+def _balances_after(
+    config: TableConfig, live: LiveRecord, nets: dict[str, Any] | None
+) -> tuple[dict[str, int], set[str], str | None]:
+    """Each present participant's balance plus their net of the round (the balance presence
+    holds NOW: the deal's, unless the operator reported another since — a settlement must not
+    put back a balance the wallet no longer has), who of them is then below the tier's minimum,
+    and the player-banker if below theirs (the core's rule: ``below_minimum_after``)."""
+    if not nets:
+        return {}, set(), None
+    held = {w["bettor_id"]: int(w["balance"]) for w in live.seats.values()}
+    held |= {b: int(w["balance"]) for b, w in live.spectators.items()}
+    banker = None if live.banker is None else str(live.banker["bettor_id"])
+    if banker is not None:
+        held[banker] = int(live.banker["balance"])  # type: ignore[index]
+    moved = {pid: balance for pid, balance in held.items() if pid in nets}
+    judged = below_minimum_after(
+        config,
+        moved,
+        {pid: int(nets[pid]) for pid in moved},
+        banker if banker in moved else None,
+    )
+    return dict(judged.balances_after), set(judged.bettors), judged.player_banker
+
+
 def after_resolution(
     config: TableConfig, live: LiveRecord | None, r: RoundRecord, *, voided: bool
 ) -> tuple[list[Change], dict[str, Any]]:
@@ -402,9 +473,7 @@ def after_resolution(
         return [], {}
     cur = replace(live, last_round={**live.last_round, "resolved": True})
     events: list[Change] = []
-    elig = r.money.get("eligibility") or {}
-    after: dict[str, int] = {} if voided else dict(elig.get("balances_after") or {})
-    below = set() if voided else set(elig.get("below_min_balance") or ())
+    after, below, pb_out = _balances_after(config, cur, {} if voided else r.money.get("nets"))
     seats = {k: ({**w, "balance": after[w["bettor_id"]]} if w["bettor_id"] in after else w)
              for k, w in cur.seats.items()}  # fmt: skip
     spectators = {b: ({**w, "balance": after[b]} if b in after else w)
@@ -413,7 +482,6 @@ def after_resolution(
     if banker is not None and banker["bettor_id"] in after:
         banker = {**banker, "balance": after[banker["bettor_id"]]}
     cur = replace(cur, seats=seats, spectators=spectators, banker=banker)
-    pb_out = None if voided else elig.get("player_banker_below_min_balance")
     if banker is not None and pb_out == banker["bettor_id"]:
         events.append(("banker_left", {"bettor_id": pb_out, "reason": "balance"}))
         cur = replace(cur, banker=None)

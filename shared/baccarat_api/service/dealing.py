@@ -142,12 +142,14 @@ def deal_round(
     shoe_id: str,
     request: DealRequest,
     idem: IdempotencyRequest | None = None,
+    window: str | None = None,
 ) -> RoundOut:
     """Deal the shoe's next round with the request's bets (and player-banker), validated and
     locked with it; their money is computed now and stored with the round. Reports
     ``round_dealt`` (and ``round_settled`` for a round nobody bet on, ``shoe_ended`` for the
-    shoe's last round)."""
-    return retrying(lambda: _deal_round(repo, shoes, operator_id, shoe_id, request, idem))
+    shoe's last round). ``window`` (the sweep's): a from-book deal of the window opened at that
+    time only (409 ``no_betting_window`` once another waits)."""
+    return retrying(lambda: _deal_round(repo, shoes, operator_id, shoe_id, request, idem, window))
 
 
 def _deal_round(
@@ -157,14 +159,17 @@ def _deal_round(
     shoe_id: str,
     request: DealRequest,
     idem: IdempotencyRequest | None,
+    window: str | None = None,
 ) -> RoundOut:
     request.bets_or_book()
     shoe, found, live = _read(repo, operator_id, shoe_id, request.round_number, idem)
     seq = 0 if live is None else live.seq
     table = live or LiveRecord(operator_id, shoe.table_id)
     if request.from_book:
-        # a from-book deal is named by its window: retried, it is that window's round again
-        request_digest = digest({"from_book": (table.betting or {}).get("opened_at")})
+        # a from-book deal is named by its round (each round is dealt once): retried with its
+        # round_number, it is that round again, even once the next window is open
+        named = request.round_number or shoe.rounds_dealt + 1
+        request_digest = digest({"from_book": True, "shoe_id": shoe.shoe_id, "round": named})
     else:
         given = BetsIn.of(request.bets, request.player_banker)
         request_digest = digest({"bets": given.bets or [], "player_banker": given.player_banker})
@@ -177,7 +182,13 @@ def _deal_round(
 
     config = TableConfig.from_dict(shoe.config)
     if request.from_book:
-        betting.book_window(table, shoe.shoe_id, number)
+        waiting = betting.book_window(table, shoe.shoe_id, number)
+        if window is not None and waiting["opened_at"] != window:
+            raise DomainError(
+                "no_betting_window",
+                f"the window of round {number} opened at {window} no longer waits",
+                details={"round_number": number},
+            )
         book = betting.book_bets(table)
         given = BetsIn(book, betting.book_banker(config, table, book))
     else:
@@ -268,6 +279,7 @@ def _deal_round(
         [*reported, *removed],
         **moved,
         squeeze=live_squeeze(record),
+        **({"open_shoe_id": None} if last else {}),
     )
     try:
         repo.record_round(

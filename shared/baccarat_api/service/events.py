@@ -45,6 +45,8 @@ EVENT_TYPES: dict[str, str] = {
     "bet_placed": "round_number, bettor_id, bets (count), total",
     "bet_cancelled": "round_number, bettor_id",
     "betting_closed": "shoe_id, round_number",
+    "betting_cancelled": "shoe_id, round_number, reason (the code that refused its deal), "
+    "slips (count)",
     "round_dealt": "round_id, shoe_id, round_number, bettors (count), bets (count)",
     "squeeze_revealed": "round_id, step (initial | draws), by (bettor id or system), hands, "
     "revealed_at",

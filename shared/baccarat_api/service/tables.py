@@ -190,7 +190,7 @@ def _commit_shoe(
     del secret
     view = shoe_view(shoe)
     committed = ("shoe_committed", {"shoe_id": shoe.shoe_id, "shoe_number": number})
-    ev = emit(live, operator_id, table_id, shoe.created_at, [committed])
+    ev = emit(live, operator_id, table_id, shoe.created_at, [committed], open_shoe_id=shoe.shoe_id)
     try:
         repo.commit_shoe(table, shoe, idempotency.record(idem, operator_id, view), ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
@@ -277,7 +277,15 @@ def _close_shoe(
     after, proof = end_shoe(shoe, secret, "closed", wid)
     view = shoe_state_view(after)
     assert after.ended_at is not None
-    ev = emit(live, operator_id, shoe.table_id, after.ended_at, [shoe_ended(after)], deal_by=None)
+    ev = emit(
+        live,
+        operator_id,
+        shoe.table_id,
+        after.ended_at,
+        [shoe_ended(after)],
+        deal_by=None,
+        open_shoe_id=None,
+    )
     try:
         repo.close_shoe(shoe, after, proof, idempotency.record(idem, operator_id, view), ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
