@@ -233,3 +233,43 @@ def test_the_shoe_item_every_deal_updates_stays_under_one_write_unit_to_the_shoe
     print(f"\nshoe item over {len(sizes)} deals: {min(sizes)}–{max(sizes)} B; plain {min(plain)}–"
           f"{max(plain)} B; constants {item_size(commit)} B")  # fmt: skip
     assert max(sizes) <= 1024 < min(plain)
+
+
+def test_a_full_tables_live_item_stays_under_one_write_unit(game: Game) -> None:
+    """Every event-emitting change updates the table's live item, charged on its whole size:
+    its documents that grow with the people at the table are compressed. Seven seats with a
+    book of slips and their idle counters fit one write unit (≈ 2 KB stored plain); the largest
+    live state the limits allow (every spectator and watcher) shrinks tenfold."""
+    from baccarat.bets import BetType
+    from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
+    from baccarat_api.ports.records import LiveRecord
+
+    at, longest = "2026-01-01T00:00:00.000Z", "x" * 64
+    seats = {
+        str(n): {"bettor_id": f"player-{n}", "balance": 50_000, "level": 3} for n in range(1, 8)
+    }
+    bets = [{"type": "banker", "amount": 2000}, {"type": "tie", "amount": 100}]
+    book = {
+        f"player-{n}": {"role": "seated", "seat": n, "bets": bets, "placed_at": at, "order": n}
+        for n in range(1, 8)
+    }
+    window = {"shoe_id": "tbl_aaaaaaaaaaaaaaaa_s1", "round_number": 12, "opened_at": at,
+              "closes_at": at, "status": "open", "round_id": None}  # fmt: skip
+    busy = LiveRecord(
+        OP, "tbl_aaaaaaaaaaaaaaaa", 1234, at, seats=seats, book=book, betting=window,
+        idle={f"player-{n}": 0 for n in range(1, 8)},
+    )  # fmt: skip
+    caps = dict.fromkeys((t.value for t in BetType), 10**15)
+    largest = LiveRecord(
+        OP, "tbl_aaaaaaaaaaaaaaaa", 10**12 - 1, at,
+        seats={str(n): {"bettor_id": longest[:-1] + str(n), "balance": 10**15, "level": 10_000}
+               for n in range(1, 8)},
+        banker={"bettor_id": longest, "balance": 10**15},
+        spectators={f"{n}{longest[1:]}": {"balance": 10**15, "personal_limits": caps}
+                    for n in range(MAX_SPECTATORS)},
+        watchers=[f"{n:03d}{longest[3:]}" for n in range(MAX_WATCHERS)],
+    )  # fmt: skip
+    for live in (busy, largest):
+        assert from_item(LiveRecord, to_item(live)) == live
+    assert item_size(to_item(busy)) <= 1024 < plain_size(busy)
+    assert item_size(to_item(largest)) * 10 <= plain_size(largest)

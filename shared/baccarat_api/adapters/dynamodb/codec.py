@@ -16,9 +16,10 @@ fields a record kind fixes when its item is put and never updates nor tests in a
 object of those fields (each as the JSON it would be alone: a document's key order kept, binary
 in base64) compressed by :func:`pack` — decoded once per item; for a shoe, whose item every deal
 updates, on an item of its own (:attr:`Shape.apart`: ``SHOE#n#COMMIT``). The large documents an
-update rewrites whole (:attr:`Shape.compressed`: a shoe's results) are each one binary
-attribute, the same way. Keys, index keys and what an index projects, a condition tests or an
-update sets stay native attributes; the adapter refuses an update that names a packed field."""
+update rewrites whole (:attr:`Shape.compressed`: a shoe's results, a live table's seats and
+book) are each one binary attribute, the same way. Keys, index keys and what an index projects,
+a condition tests or an update sets stay native attributes; the adapter refuses an update that
+names a packed field."""
 
 from __future__ import annotations
 
@@ -384,6 +385,11 @@ TABLE_PACKED = frozenset(
     }
 )  # fmt: skip
 
+#: A table's live state documents that grow with the people at the table (seats, spectators,
+#: watchers, the book of slips, the idle counters): compressed — every event-emitting change
+#: updates the live item and is charged on its whole size. Only ``seq`` is ever in a condition.
+LIVE_COMPRESSED = frozenset({"seats", "spectators", "watchers", "book", "idle"})
+
 SHAPES: dict[type, Shape] = {
     s.record: s
     for s in (
@@ -412,7 +418,7 @@ SHAPES: dict[type, Shape] = {
             from_key=lambda item: {"key_hash": str(item["pk"]["S"]).rsplit("#", 1)[-1]},
         ),
         Shape(
-            "live", LiveRecord, keys.live_key,
+            "live", LiveRecord, keys.live_key, compressed=LIVE_COMPRESSED,
             derived=lambda live: _book_due((live.operator_id, live.table_id), live.deal_by),
             index_keys={"deal_by": _book_due},
         ),
