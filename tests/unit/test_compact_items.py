@@ -29,7 +29,7 @@ from baccarat_api.adapters.dynamodb.codec import (
 )
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.ids import parse_shoe_id
-from baccarat_api.ports.records import RoundRecord, ShoeRecord, TableRecord
+from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.writes import ABSENT, StateWrites, Update
 from baccarat_api.service import tables
 from baccarat_api.service.dealing import deal_round, stored_bytes
@@ -75,7 +75,7 @@ def strategy(kind: type) -> st.SearchStrategy[Any]:
     return st.builds(kind, **fields)
 
 
-_LISTS = {"bets", "previous_bettors", "reveals", "results", "recent_bettors"}
+_LISTS = {"bets", "previous_bettors", "reveals", "results", "recent_bettors", "watchers"}
 
 
 def ordered(record: Any) -> str:
@@ -86,13 +86,15 @@ def ordered(record: Any) -> str:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.one_of(strategy(RoundRecord), strategy(ShoeRecord), strategy(TableRecord)))
+@given(st.one_of(*map(strategy, (RoundRecord, ShoeRecord, TableRecord, LiveRecord))))
 def test_a_compact_item_reads_back_as_the_record_with_its_documents_in_order(record: Any) -> None:
     item, *apart = to_items(record)
     back = from_item(type(record), item, *apart)
     assert back == record
     if type(record) is RoundRecord:  # a round's documents keep the order they were written in
         assert ordered(back) == ordered(record)
+    compressed = {f.attribute for f in SHAPES[type(record)].fields if f.type == "Z"}
+    assert all(isinstance(item[a]["B"], bytes) for a in compressed & set(item))
     packed = {f.name for f in SHAPES[type(record)].fields if f.packed}
     assert not packed & set(item), "a packed field has no attribute of its own"
 
@@ -242,7 +244,6 @@ def test_a_full_tables_live_item_stays_under_one_write_unit(game: Game) -> None:
     live state the limits allow (every spectator and watcher) shrinks tenfold."""
     from baccarat.bets import BetType
     from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
-    from baccarat_api.ports.records import LiveRecord
 
     at, longest = "2026-01-01T00:00:00.000Z", "x" * 64
     seats = {
