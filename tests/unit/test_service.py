@@ -327,6 +327,45 @@ def test_a_duplicate_in_flight_answers_the_first_ones_committed_result(game: Gam
     assert snapshot(game) == after_first
 
 
+@pytest.mark.parametrize("route", ["commit", "close"])
+def test_a_duplicate_reading_the_state_after_the_first_and_its_key_before_replays(
+    game: Game, monkeypatch: pytest.MonkeyPatch, route: str
+) -> None:
+    """One BatchGetItem is not isolated from the first request's transaction: the duplicate
+    can read the table (or shoe) after it and the key's record before it. It must answer the
+    first one's response, not refuse its own effect (409 shoe_open / shoe_ended: found by a
+    hostile review)."""
+    table_id = new_table(game)
+    body = b'{"client_seed": "s"}'
+    if route == "commit":
+        key = request_for("k-3", "POST", f"/v1/tables/{table_id}/shoes", body, 201)
+
+        def call() -> Any:
+            return tables.commit_shoe(game.repo, game.vault, OP, table_id, "s", key)
+    else:
+        shoe_id = tables.commit_shoe(game.repo, game.vault, OP, table_id, "s").shoe_id
+        key = request_for("k-3", "POST", f"/v1/shoes/{shoe_id}/close", b"", 200)
+
+        def call() -> Any:
+            return tables.close_shoe(game.repo, game.vault, OP, shoe_id, key)
+
+    first = call()
+    real = game.repo.load
+    torn = [True]
+
+    def stale_key(operator_id: str, **wanted: Any) -> Any:
+        snap = real(operator_id, **wanted)
+        if torn and wanted.get("idem_key"):
+            torn.clear()  # once: the record is read before the first's transaction
+            snap.idempotency = None
+        return snap
+
+    monkeypatch.setattr(game.repo, "load", stale_key)
+    with pytest.raises(Replayed) as replay:
+        call()
+    assert not torn and replay.value.body == first.model_dump(mode="json")
+
+
 def test_a_duplicate_that_cannot_tell_its_effect_is_told_to_retry(game: Game) -> None:
     """The same key's record is there but the write it made is not this one's (the shoe moved
     in between): 409 idempotency_in_progress, retryable; the retry replays the first answer."""

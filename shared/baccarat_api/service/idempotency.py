@@ -36,7 +36,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from baccarat_api.clock import now
 from baccarat_api.ports.records import IdempotencyRecord
@@ -49,6 +49,7 @@ RETENTION_SECONDS = 24 * 60 * 60
 MAX_KEY_LENGTH = 255
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +150,22 @@ def load(
     snap = repo.load(operator_id, idem_key=request.key_hash, **keys)
     replay(snap.idempotency, request, None if render is None else render(snap))
     return snap
+
+
+def replaying_refusals(
+    repo: Repository, operator_id: str, request: IdempotencyRequest | None, attempt: Callable[[], T]
+) -> T:
+    """``attempt()``; if a keyed request is refused (a ``DomainError`` from the state it read),
+    the key's record read again, alone: a request with the same key that completed meanwhile
+    is replayed instead. (One ``BatchGetItem`` of the state and the record is not isolated from
+    that request's transaction: it can see the state after it and the record before it, and a
+    duplicate then refuses its own effect — a shoe it committed is "open".)"""
+    try:
+        return attempt()
+    except DomainError:
+        if request is not None:
+            replay(repo.load(operator_id, idem_key=request.key_hash).idempotency, request)
+        raise
 
 
 def record(

@@ -132,7 +132,14 @@ def commit_shoe(
     """Fix the next shoe of the table before any card is dealt: ``s_i`` is computed from the
     chain, stored only encrypted, and the shoe's commitment (number, client hash, rules, anchor)
     is returned. Reports ``shoe_committed``."""
-    return retrying(lambda: _commit_shoe(repo, vault, operator_id, table_id, client_seed, idem))
+    return idempotency.replaying_refusals(
+        repo,
+        operator_id,
+        idem,
+        lambda: retrying(
+            lambda: _commit_shoe(repo, vault, operator_id, table_id, client_seed, idem)
+        ),
+    )
 
 
 def _commit_shoe(
@@ -256,7 +263,12 @@ def close_shoe(
 ) -> ShoeStateOut:
     """End the shoe now (void of the rest) and reveal it, like a normal end. Reports
     ``shoe_ended``."""
-    return retrying(lambda: _close_shoe(repo, vault, operator_id, shoe_id, idem))
+    return idempotency.replaying_refusals(
+        repo,
+        operator_id,
+        idem,
+        lambda: retrying(lambda: _close_shoe(repo, vault, operator_id, shoe_id, idem)),
+    )
 
 
 def _close_shoe(
