@@ -220,6 +220,7 @@ def latency(aws: LocalAws, feed: bool = False) -> tuple[list[str], Session]:
 _KINDS: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
     ("table", lambda pk, sk: sk == "TABLE"),
     ("shoe", lambda pk, sk: re.fullmatch(r"SHOE#\d+", sk) is not None),
+    ("shoe: constants (put at its commit)", lambda pk, sk: sk.endswith("#COMMIT")),
     ("round (with locked bets, settled)", lambda pk, sk: "#ROUND#" in sk),
     ("proof", lambda pk, sk: pk.startswith("PROOF#") and sk == "PROOF"),
     ("proof: public round money", lambda pk, sk: pk.startswith("PROOF#") and sk != "PROOF"),

@@ -19,6 +19,7 @@ from support.stack import TABLE_NAMES, Api, Stack, star_city_bets
 
 from baccarat.audit import canonical
 from baccarat_api import runtime
+from baccarat_api.adapters.dynamodb.codec import PACKED, pack, unpack
 from baccarat_api.adapters.dynamodb.keys import round_sk, shoe_sk, table_pk
 
 TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
@@ -132,8 +133,10 @@ def test_the_round_hash_is_the_documented_canonical_form(api: Api, stack: Stack)
         TableName=TABLE_NAMES["StateTable"], Key=item_key(table_id, 1, 1)
     )["Item"]
 
+    packed = packed_fields(item)  # what the deal fixed: one compressed JSON object
+
     def j(name: str) -> Any:
-        return json.loads(item[name]["S"]) if name in item else None
+        return packed.get(name)
 
     doc = {
         "spec": "bacc-audit-v1",
@@ -146,19 +149,19 @@ def test_the_round_hash_is_the_documented_canonical_form(api: Api, stack: Stack)
         "bets": j("bets"),
         "player_banker": j("player_banker"),
         "squeeze": j("squeeze"),
-        "shoe_status": item["shoe_status"]["S"],
+        "shoe_status": packed["shoe_status"],
         "previous_bettors": j("previous_bettors"),
-        "created_at": item["created_at"]["S"],
+        "created_at": packed["created_at"],
         "money": j("money"),
         "settle_by": item.get("settle_by", {}).get("S"),
-        "void_window_seconds": int(item["void_window_seconds"]["N"]),
-        "request_digest": item["request_digest"]["S"],
-        "prev_hash": item["prev_hash"]["S"],
+        "void_window_seconds": packed["void_window_seconds"],
+        "request_digest": packed["request_digest"],
+        "prev_hash": packed["prev_hash"],
     }
     body = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert canonical(doc) == body.encode("utf-8")
     expected = hashlib.sha256(b"bacc-audit-v1/round\x00" + body.encode("utf-8")).hexdigest()
-    assert item["round_hash"]["S"] == expected == rounds[0]["round_hash"]
+    assert packed["round_hash"] == expected == rounds[0]["round_hash"]
     # the settlement: the money computed at the deal, with when and how it was settled
     settlement = {
         **j("money"),
@@ -171,18 +174,23 @@ def test_the_round_hash_is_the_documented_canonical_form(api: Api, stack: Stack)
     assert item["settlement_hash"]["S"] == settled
 
 
-def tamper(stack: Stack, key: dict[str, Any], attribute: str, change: Any) -> None:
-    """Rewrite one JSON attribute of a stored item, as a person with table access could."""
+def packed_fields(item: dict[str, Any]) -> dict[str, Any]:
+    """The fields an item stores packed (``codec.PACKED``: one JSON object, compressed)."""
+    doc: dict[str, Any] = json.loads(unpack(item[PACKED]["B"]))
+    return doc
+
+
+def repacked(item: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
+    return {**item, PACKED: {"B": pack(json.dumps(doc, separators=(",", ":")))}}
+
+
+def tamper(stack: Stack, key: dict[str, Any], field: str, change: Any) -> None:
+    """Rewrite one JSON field of a stored item (packed with the fields fixed when the item was
+    written), as a person with table access could."""
     item = stack.dynamodb.get_item(TableName=TABLE_NAMES["StateTable"], Key=key)["Item"]
-    doc = json.loads(item[attribute]["S"])
-    change(doc)
-    stack.dynamodb.update_item(
-        TableName=TABLE_NAMES["StateTable"],
-        Key=key,
-        UpdateExpression="SET #a = :v",
-        ExpressionAttributeNames={"#a": attribute},
-        ExpressionAttributeValues={":v": {"S": json.dumps(doc, separators=(",", ":"))}},
-    )
+    doc = packed_fields(item)
+    change(doc[field])
+    stack.dynamodb.put_item(TableName=TABLE_NAMES["StateTable"], Item=repacked(item, doc))
 
 
 def set_string(stack: Stack, key: dict[str, Any], attribute: str, value: str) -> None:
@@ -253,11 +261,11 @@ def test_a_hidden_change_still_breaks_the_chain_at_the_next_round(
     key = item_key(table_id, 2, 1)
     if how == "rehash the round":
         item = stack.dynamodb.get_item(TableName=TABLE_NAMES["StateTable"], Key=key)["Item"]
-        facts = json.loads(item["facts"]["S"])
+        doc = packed_fields(item)
+        facts = doc["facts"]
         facts["banker"]["total"] = (facts["banker"]["total"] + 1) % 10  # always a real change
-        item["facts"] = {"S": json.dumps(facts)}
-        item["round_hash"] = {"S": record_hash(from_item(RoundRecord, item))}
-        stack.dynamodb.put_item(TableName=TABLE_NAMES["StateTable"], Item=item)
+        doc["round_hash"] = record_hash(from_item(RoundRecord, repacked(item, doc)))
+        stack.dynamodb.put_item(TableName=TABLE_NAMES["StateTable"], Item=repacked(item, doc))
     else:
         stack.dynamodb.delete_item(TableName=TABLE_NAMES["StateTable"], Key=key)
     found = audit(api, table_id)
@@ -285,10 +293,11 @@ def test_a_shoe_rewritten_whole_breaks_the_link_to_the_next_shoe(api: Api, stack
     item = stack.dynamodb.get_item(
         TableName=TABLE_NAMES["StateTable"], Key=item_key(table_id, 1, 3)
     )["Item"]
-    item["created_at"] = {"S": "1999-01-01T00:00:00.000Z"}
-    forged = record_hash(from_item(RoundRecord, item))
-    item["round_hash"] = {"S": forged}
-    stack.dynamodb.put_item(TableName=TABLE_NAMES["StateTable"], Item=item)
+    doc = packed_fields(item)
+    doc["created_at"] = "1999-01-01T00:00:00.000Z"
+    forged = record_hash(from_item(RoundRecord, repacked(item, doc)))
+    doc["round_hash"] = forged
+    stack.dynamodb.put_item(TableName=TABLE_NAMES["StateTable"], Item=repacked(item, doc))
     set_string(stack, item_key(table_id, 1), "chain_head", forged)
     set_string(stack, {**item_key(table_id, 1), "sk": {"S": "TABLE"}}, "chain_head", forged)
 

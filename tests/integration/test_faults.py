@@ -22,8 +22,8 @@ they held before, and the retry succeeds with the same cards. After a lost respo
 without an ``Idempotency-Key`` — the write re-reads what it wrote, finds its own write id there
 and answers the committed result at once: no error, exactly the whole effect, once (with a key,
 a retry then replays it and writes nothing). A write whose outcome is unknown costs that one
-re-read (a GetItem). Every path runs with an ``Idempotency-Key`` (every call of it) and
-without."""
+re-read (a GetItem; a shoe's, with its constants' item, a BatchGetItem). Every path runs with
+an ``Idempotency-Key`` (every call of it) and without."""
 
 from __future__ import annotations
 
@@ -251,6 +251,9 @@ class WritePath:
     #: the calls it makes with an Idempotency-Key (cold shoe cache), and without one
     keyed: list[tuple[str, str]]
     bare: list[tuple[str, str]]
+    #: how it re-reads its primary item: one GetItem — a shoe, with its constants' item, one
+    #: BatchGetItem
+    reread: str = "GetItem"
 
 
 def _table_ok(api: Api, stack: Stack, ctx: dict[str, Any], body: dict[str, Any]) -> None:
@@ -319,6 +322,7 @@ PATHS: dict[str, WritePath] = {
         check=_shoe_ok,
         keyed=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (KMS, "Encrypt"), (DDB, TRANSACT)],
         bare=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (KMS, "Encrypt"), (DDB, TRANSACT)],
+        reread="BatchGetItem",
     ),
     "deal": WritePath(
         setup=lambda api: dict(zip(("table_id", "shoe_id"), new_shoe(api), strict=True)),
@@ -342,6 +346,7 @@ PATHS: dict[str, WritePath] = {
         check=_closed_ok,
         keyed=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (DDB, "TransactWriteItems")],
         bare=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (DDB, "TransactWriteItems")],
+        reread="BatchGetItem",
     ),
     "void": WritePath(
         setup=_with_round,
@@ -392,7 +397,7 @@ def state(stack: Stack) -> list[dict[str, Any]]:
 
 
 def _rereads(path_name: str, keyed: bool, op: str, kind: str) -> bool:
-    """Whether the write re-reads its primary item after this fault (one GetItem): when its
+    """Whether the write re-reads its primary item after this fault (one read): when its
     outcome is unknown, or when it lost its conditions without the winner coming back with the
     failure (a settlement or void brings the round back in the same call)."""
     if op not in WRITES:
@@ -429,7 +434,8 @@ def test_a_fault_leaves_no_partial_state_and_the_retry_succeeds(
             assert failed.status == 503, failed.body
             assert failed.error["code"] == "unavailable" and failed.error["retryable"] is True
             assert failed.error["request_id"] == failed.request_id
-        reread = [(DDB, "GetItem")] if _rereads(path_name, keyed, calls[index][1], kind) else []
+        rereads = _rereads(path_name, keyed, calls[index][1], kind)
+        reread = [(DDB, path.reread)] if rereads else []
         assert plan.seen == calls[: index + 1] + reread, "the fault did not hit the intended call"
     finally:
         uninstall()

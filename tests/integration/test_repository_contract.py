@@ -203,6 +203,27 @@ def test_a_single_update_that_loses_brings_the_winner_back_too(repo: Repository)
     assert stored_round(repo, round_id).settled_at == "2026-01-01T00:00:01.000Z"
 
 
+@pytest.mark.parametrize("alone", [True, False], ids=["UpdateItem", "TransactWriteItems"])
+def test_a_lost_shoe_update_brings_the_whole_shoe_back(repo: Repository, alone: bool) -> None:
+    """A shoe is stored as two items (the DynamoDB adapter: what every deal moves, and the
+    constants of its commit); the winner a lost condition returns is still the whole shoe."""
+    _, round_id = played(repo)
+    rnd = stored_round(repo, round_id)
+    shoe = repo.get_shoe(OP, rnd.ref.shoe)
+    assert shoe is not None
+    stale = Update(
+        ShoeRecord,
+        (shoe.operator_id, shoe.table_id, shoe.shoe_number),
+        set={"cursor": 0},
+        expect={"version": shoe.version - 1},
+        return_existing=True,
+    )
+    writes = [stale] if alone else [Put(idem("k" * 64, 1)), stale]
+    with pytest.raises(ConditionFailed) as lost:
+        repo.transact("stale shoe", writes)
+    assert lost.value.existing == shoe and repo.get_shoe(OP, rnd.ref.shoe) == shoe
+
+
 # --- final proofs ---------------------------------------------------------------------------
 
 

@@ -1,16 +1,27 @@
 """Records and their DynamoDB items: every field of every record is stored once, under its name
-(or its one declared rename), and read back equal; a missing attribute reads back as the
-dataclass default; the audit hash covers every round field unless the record says otherwise."""
+(or its one declared rename) or in the item's packed attribute, and read back equal; a missing
+attribute reads back as the dataclass default; the audit hash covers every round field unless
+the record says otherwise."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+from typing import Any
 
 import pytest
 
 from baccarat.audit import ROUND_FIELDS
 from baccarat_api.adapters.dynamodb import keys
-from baccarat_api.adapters.dynamodb.codec import SHAPES, from_item, to_item
+from baccarat_api.adapters.dynamodb.codec import (
+    PACKED,
+    SHAPES,
+    from_item,
+    pack,
+    to_item,
+    to_items,
+    unpack,
+)
 from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS
 from baccarat_api.ports.records import (
     KEY_FIELDS,
@@ -91,9 +102,22 @@ RECORDS = [
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: type(r).__name__)
 def test_every_record_round_trips_through_its_item(record: object) -> None:
-    item = to_item(record)  # type: ignore[arg-type]
+    item, *apart = to_items(record)  # type: ignore[arg-type]
     assert item["kind"] == {"S": SHAPES[type(record)].kind}
-    assert from_item(type(record), item) == record
+    assert from_item(type(record), item, *apart) == record
+    assert len(apart) == (SHAPES[type(record)].apart is not None)
+
+
+def test_a_shoes_constants_are_an_item_of_their_own_beside_it() -> None:
+    """Every deal updates the shoe: what its commit fixed (configuration, rules, ciphertexts,
+    hashes) is put once, on ``SHOE#n#COMMIT`` — sorted between the shoe and its rounds."""
+    item, apart = to_items(SHOE)
+    assert apart["pk"] == item["pk"] and apart["sk"] == {"S": "SHOE#000001#COMMIT"}
+    assert item["sk"]["S"] < apart["sk"]["S"] < keys.round_sk(1, 1)
+    assert PACKED not in item and set(packed_doc(apart)) == SHAPES[ShoeRecord].packed
+    assert set(apart) == {"pk", "sk", "kind", PACKED}
+    with pytest.raises(KeyError):  # the shoe is not readable without them
+        from_item(ShoeRecord, item)
 
 
 def test_every_record_kind_has_a_key_and_a_shape() -> None:
@@ -115,40 +139,60 @@ def test_items_keep_the_schema_of_the_key_module() -> None:
     assert to_item(MARK)["pk"] == {"S": f"OP#op#FEED#{shard:02d}"}
 
 
-def test_every_field_is_one_attribute_and_none_is_not_stored() -> None:
+def packed_doc(item: dict[str, Any]) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(unpack(item[PACKED]["B"]))
+    return doc
+
+
+def test_every_field_is_one_attribute_or_packed_and_none_is_not_stored() -> None:
     for record in RECORDS:
         shape = SHAPES[type(record)]
-        stored = {f.attribute for f in shape.fields}
+        native = {f.attribute for f in shape.fields if not f.packed}
         names = {f.name for f in dataclasses.fields(record)}  # type: ignore[arg-type]
         assert {f.name for f in shape.fields} == names - shape.not_stored
-        item = to_item(record)  # type: ignore[arg-type]
-        present = {f.attribute for f in shape.fields if getattr(record, f.name) is not None}
+        assert {f.name for f in shape.fields if f.packed} == shape.packed
+        item, *apart = to_items(record)  # type: ignore[arg-type]
+        given = {f for f in shape.fields if getattr(record, f.name) is not None}
+        present = {f.attribute for f in given if not f.packed}
+        packed = {f.name for f in given if f.packed}
         derived = set(shape.derived(record)) if shape.derived else set()
-        assert set(item) == {"pk", "sk", "kind"} | present | derived
-        assert present <= stored
+        with_packed = {PACKED} if packed and not apart else set()
+        assert set(item) == {"pk", "sk", "kind"} | present | derived | with_packed
+        assert present <= native
+        if packed:
+            (holder,) = apart or [item]
+            assert set(packed_doc(holder)) == packed
+            assert isinstance(holder[PACKED]["B"], bytes)
 
 
 def test_a_missing_attribute_reads_back_as_the_field_default() -> None:
     item = to_item(TABLE)
-    for name in ("settle_deadline_seconds", "chain_head", "open_shoe"):
+    for name in ("chain_head", "open_shoe"):
         del item[name]
+    doc = packed_doc(item)
+    del doc["settle_deadline_seconds"]
+    item[PACKED] = {"B": pack(json.dumps(doc))}
     old = from_item(TableRecord, item)
     assert old.settle_deadline_seconds == DEFAULT_SETTLE_DEADLINE_SECONDS
     assert (old.chain_head, old.open_shoe_id) == ("", None)
+    del doc["anchor"]  # a field without a default is required
+    item[PACKED] = {"B": pack(json.dumps(doc))}
+    with pytest.raises(KeyError):
+        from_item(TableRecord, item)
     item = to_item(TABLE)
-    del item["anchor"]  # a field without a default is required
+    del item["next_shoe_number"]  # natively stored too
     with pytest.raises(KeyError):
         from_item(TableRecord, item)
 
 
 def test_idempotency_bodies_and_round_documents_keep_their_key_order_other_json_is_sorted() -> None:
     assert to_item(IDEM)["body"] == {"S": '{"z":1,"a":2}'}
-    assert to_item(ROUND)["player_banker"] == {
-        "S": '{"bettor_id":"pb","bettor_ref":"br_p","balance":5}'
-    }
-    assert to_item(TABLE)["config"] == {
-        "S": '{"banking":"house","profile":"star-city","tier":{"id":"t"}}'
-    }
+    round_text, table_text = (
+        unpack(to_item(ROUND)[PACKED]["B"]),
+        unpack(to_item(TABLE)[PACKED]["B"]),
+    )
+    assert '"player_banker":{"bettor_id":"pb","bettor_ref":"br_p","balance":5}' in round_text
+    assert '"config":{"banking":"house","profile":"star-city","tier":{"id":"t"}}' in table_text
     assert to_item(ROUND)["auto_settled"] == {"BOOL": True}
 
 

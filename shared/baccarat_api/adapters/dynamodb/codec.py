@@ -8,13 +8,26 @@ read back renders byte for byte as it was first answered). A ``None`` value is n
 missing attribute reads back as the field's dataclass default (or ``None``). So adding a field
 to a record is ONE change — the dataclass field with its default — and adding a record kind is
 one :class:`Shape` in :data:`SHAPES` (plus its key in :mod:`.keys`). What conditions and updates
-touch (version, status, numbers) are therefore native attributes; nested documents are JSON."""
+touch (version, status, numbers) are therefore native attributes; nested documents are JSON.
+
+Compact storage (issue 17: writes are charged per KB, an update on the whole item's size): the
+fields a record kind fixes when its item is put and never updates nor tests in a condition
+(:attr:`Shape.packed`) are stored together as ONE binary attribute, :data:`PACKED` — a JSON
+object of those fields (each as the JSON it would be alone: a document's key order kept, binary
+in base64) compressed by :func:`pack` — decoded once per item; for a shoe, whose item every deal
+updates, on an item of its own (:attr:`Shape.apart`: ``SHOE#n#COMMIT``). The large documents an
+update rewrites whole (:attr:`Shape.compressed`: a shoe's results, a live table's seats and
+book) are each one binary attribute, the same way. Keys, index keys and what an index projects,
+a condition tests or an update sets stay native attributes; the adapter refuses an update that
+names a packed field."""
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import typing
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass
 from types import NoneType, UnionType
@@ -50,14 +63,46 @@ def json_text(value: Any, *, ordered: bool = False) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=not ordered)
 
 
+#: The attribute holding a record's packed fields (:attr:`Shape.packed`).
+PACKED = "packed"
+
+#: The first byte of a packed or compressed value: what follows is the UTF-8 JSON text as is
+#: (when compressing would not shrink it: so a stored value is never longer than its text plus
+#: this byte), or that text compressed (raw DEFLATE, level 9: the same bytes for the same text).
+_PLAIN, _DEFLATE = 0, 1
+
+
+def pack(text: str) -> bytes:
+    """``text`` (JSON) as stored in a binary attribute: compressed, unless that does not
+    shrink it — at most ``len(text.encode()) + 1`` bytes."""
+    raw = text.encode("utf-8")
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    packed = deflate.compress(raw) + deflate.flush()
+    if len(packed) < len(raw):
+        return bytes([_DEFLATE]) + packed
+    return bytes([_PLAIN]) + raw
+
+
+def unpack(blob: bytes) -> str:
+    """The JSON text of a :func:`pack` value."""
+    body = bytes(blob[1:])
+    if blob[0] == _DEFLATE:
+        return zlib.decompress(body, -15).decode("utf-8")
+    if blob[0] == _PLAIN:
+        return body.decode("utf-8")
+    raise ValueError(f"unknown packed format {blob[0]}")
+
+
 @dataclass(frozen=True, slots=True)
 class _Field:
     name: str
     attribute: str
-    #: "S", "N", "B", "BOOL" or "J" (JSON in an S)
+    #: "S", "N", "B", "BOOL", "J" (JSON in an S) or "Z" (JSON, :func:`pack`-ed, in a B)
     type: str
     ordered: bool
     default: Callable[[], Any] | None
+    #: stored in the item's :data:`PACKED` attribute, not as an attribute of its own
+    packed: bool = False
 
     def encode(self, value: Any) -> dict[str, Any]:
         if self.type == "S":
@@ -68,14 +113,14 @@ class _Field:
             return {"B": value}
         if self.type == "BOOL":
             return {"BOOL": bool(value)}
+        if self.type == "Z":
+            return {"B": pack(json_text(value, ordered=self.ordered))}
         return {"S": json_text(value, ordered=self.ordered)}
 
     def decode(self, item: Item) -> Any:
         value = item.get(self.attribute)
         if value is None:
-            if self.default is None:
-                raise KeyError(self.attribute)
-            return self.default()
+            return self._missing()
         if self.type == "S":
             return str(value["S"])
         if self.type == "N":
@@ -84,7 +129,39 @@ class _Field:
             return bytes(value["B"])
         if self.type == "BOOL":
             return bool(value["BOOL"])
+        if self.type == "Z":
+            return json.loads(unpack(value["B"]))
         return json.loads(value["S"])
+
+    def _missing(self) -> Any:
+        if self.default is None:
+            raise KeyError(self.attribute)
+        return self.default()
+
+    def packed_text(self, value: Any) -> str:
+        """The field's ``"name":value`` member of the packed JSON object."""
+        if self.type == "B":
+            text = json.dumps(base64.b64encode(value).decode("ascii"))
+        elif self.type in ("J", "Z"):
+            text = json_text(value, ordered=self.ordered)
+        else:
+            text = json.dumps(value, ensure_ascii=False)
+        return f"{json.dumps(self.name)}:{text}"
+
+    def unpacked(self, doc: Mapping[str, Any]) -> Any:
+        """The field's value from the packed JSON object ``doc``."""
+        if self.name not in doc:
+            return self._missing()
+        value = doc[self.name]
+        if self.type == "B":
+            return base64.b64decode(value)
+        if self.type == "N":
+            return int(value)
+        if self.type == "S":
+            return str(value)
+        if self.type == "BOOL":
+            return bool(value)
+        return value
 
 
 _SCALARS: dict[Any, str] = {str: "S", int: "N", bytes: "B", bool: "BOOL"}
@@ -114,6 +191,16 @@ class Shape:
     not_stored: frozenset[str] = frozenset()
     #: JSON fields whose key order is kept as written (a response replayed byte for byte)
     ordered_json: frozenset[str] = frozenset()
+    #: fields fixed when the item is put — never updated, never in a condition, in no index
+    #: nor projection — stored together in the :data:`PACKED` attribute
+    packed: frozenset[str] = frozenset()
+    #: JSON fields stored :func:`pack`-ed in a binary attribute of their own (large documents
+    #: an update rewrites whole; never in a condition)
+    compressed: frozenset[str] = frozenset()
+    #: the key (pk, sk) of an item of its own holding the :data:`PACKED` attribute, from the
+    #: record's key values: put with the item, never updated — so an update of the item (a
+    #: shoe's, at every deal) is charged on the moving part alone. ``None``: packed in the item.
+    apart: Callable[..., tuple[str, str]] | None = None
     #: attributes derived from the record (a sparse index's keys) and the fields whose update
     #: removes them again
     derived: Callable[[Any], Item] | None = None
@@ -137,6 +224,9 @@ class Shape:
             if f.name in self.not_stored:
                 continue
             code, optional = _type_code(hints[f.name])
+            if f.name in self.compressed:
+                assert code == "J", f"{f.name}: only JSON documents are compressed"
+                code = "Z"
             default: Callable[[], Any] | None = None
             if f.default is not MISSING:
                 default = (lambda v: lambda: v)(f.default)
@@ -147,9 +237,12 @@ class Shape:
             out.append(
                 _Field(
                     f.name, self.attributes.get(f.name, f.name), code,
-                    f.name in self.ordered_json, default,
+                    f.name in self.ordered_json, default, f.name in self.packed,
                 )
             )  # fmt: skip
+        unknown = (self.packed | self.compressed) - {f.name for f in out}
+        assert not unknown, f"{self.kind}: no stored fields {sorted(unknown)}"
+        assert not self.packed & set(KEY_FIELDS[self.record]), "key fields stay attributes"
         object.__setattr__(self, "fields", tuple(out))
         object.__setattr__(self, "_by_name", {f.name: f for f in out})
 
@@ -160,19 +253,47 @@ class Shape:
         pk, sk = self.key(*ident)
         return {"pk": {"S": pk}, "sk": {"S": sk}}
 
+    def encode_all(self, record: Any) -> list[Item]:
+        """The record's items: its item, and with :attr:`apart` the item of its packed fields."""
+        item = self.encode(record)
+        if self.apart is None:
+            return [item]
+        ident = tuple(getattr(record, n) for n in KEY_FIELDS[self.record])
+        pk, sk = self.apart(*ident)
+        apart = {"pk": {"S": pk}, "sk": {"S": sk}, "kind": {"S": f"{self.kind}_packed"}}
+        if PACKED in item:
+            apart[PACKED] = item.pop(PACKED)
+        return [item, apart]
+
+    def apart_key(self, ident: tuple[Any, ...]) -> tuple[str, str] | None:
+        return None if self.apart is None else self.apart(*ident)
+
     def encode(self, record: Any) -> Item:
         item = self.item_key(tuple(getattr(record, n) for n in KEY_FIELDS[self.record]))
         item["kind"] = {"S": self.kind}
+        packed: list[str] = []
         for f in self.fields:
             value = getattr(record, f.name)
-            if value is not None:
+            if value is None:
+                continue
+            if f.packed:
+                packed.append(f.packed_text(value))
+            else:
                 item[f.attribute] = f.encode(value)
+        if packed:
+            item[PACKED] = {"B": pack("{" + ",".join(packed) + "}")}
         if self.derived is not None:
             item |= self.derived(record)
         return item
 
-    def decode(self, item: Item, **extra: Any) -> Any:
-        values = {f.name: f.decode(item) for f in self.fields}
+    def decode(self, item: Item, apart: Item | None = None, **extra: Any) -> Any:
+        """The record of ``item`` (and, with :attr:`apart`, of the item of its packed fields:
+        ``apart``)."""
+        doc: dict[str, Any] = {}
+        if self.packed:
+            blob = (item if self.apart is None else apart or {}).get(PACKED)
+            doc = {} if blob is None else json.loads(unpack(blob["B"]))
+        values = {f.name: f.unpacked(doc) if f.packed else f.decode(item) for f in self.fields}
         if self.from_key is not None:
             values |= self.from_key(item)
         return self.record(**values, **extra)
@@ -231,14 +352,58 @@ ROUND_DOCUMENTS = frozenset(
     if _type_code(typing.get_type_hints(RoundRecord)[f.name])[0] == "J"
 )
 
+#: A round's fields fixed at the deal (bacc-audit-v1 hashes them; nothing updates or tests
+#: them): packed. Native: the key fields (DueRounds projects them), ``settle_by`` (OpenRounds
+#: projects it) and what the resolution and the reveals set and test.
+ROUND_PACKED = frozenset(
+    {
+        "facts", "config", "bets", "player_banker", "squeeze", "shoe_status",
+        "previous_bettors", "created_at", "money", "void_window_seconds", "request_digest",
+        "write_id", "prev_hash", "round_hash",
+    }
+)  # fmt: skip
+
+#: A shoe's fields fixed at its commit: packed. Native: the key fields, what every deal moves
+#: (``status``, ``version`` — the deal's condition —, ``rounds_dealt``, ``cursor``,
+#: ``chain_head`` — also read alone, by projection), what its end sets; the two documents every
+#: deal rewrites whole (``results``, ``recent_bettors``) compressed.
+SHOE_PACKED = frozenset(
+    {
+        "client_seed", "client_hash", "rules", "anchor", "config", "secret_ct", "created_at",
+        "settle_deadline_seconds", "void_window_seconds", "ref_key_ct", "write_id",
+        "chain_start", "betting_seconds", "squeeze_seconds",
+    }
+)  # fmt: skip
+
+#: A table's fields fixed at its creation: packed. Native: the key fields and what a shoe's
+#: commit and end set and test (``open_shoe_id``, ``next_shoe_number``, ``chain_head``).
+TABLE_PACKED = frozenset(
+    {
+        "config", "rules", "anchor", "chain_length", "chain_secret_ct", "created_at",
+        "settle_deadline_seconds", "ref_key_ct", "void_window_seconds", "write_id",
+        "betting_seconds", "squeeze_seconds",
+    }
+)  # fmt: skip
+
+#: A table's live state documents that grow with the people at the table (seats, spectators,
+#: watchers, the book of slips, the idle counters): compressed — every event-emitting change
+#: updates the live item and is charged on its whole size. Only ``seq`` is ever in a condition.
+LIVE_COMPRESSED = frozenset({"seats", "spectators", "watchers", "book", "idle"})
+
 SHAPES: dict[type, Shape] = {
     s.record: s
     for s in (
-        Shape("table", TableRecord, keys.table_key, attributes={"open_shoe_id": "open_shoe"}),
-        Shape("shoe", ShoeRecord, keys.shoe_key),
+        Shape(
+            "table", TableRecord, keys.table_key, attributes={"open_shoe_id": "open_shoe"},
+            packed=TABLE_PACKED,
+        ),
+        Shape(
+            "shoe", ShoeRecord, keys.shoe_key, packed=SHOE_PACKED,
+            compressed=frozenset({"results", "recent_bettors"}), apart=keys.shoe_commit_key,
+        ),
         Shape(
             "round", RoundRecord, keys.round_key, ordered_json=ROUND_DOCUMENTS,
-            derived=_round_index_keys,
+            packed=ROUND_PACKED, derived=_round_index_keys,
             removed_by={f: ("due_shard", "due_at", "open_in") for f in ("settled_at", "void")},
         ),
         Shape(
@@ -253,7 +418,7 @@ SHAPES: dict[type, Shape] = {
             from_key=lambda item: {"key_hash": str(item["pk"]["S"]).rsplit("#", 1)[-1]},
         ),
         Shape(
-            "live", LiveRecord, keys.live_key,
+            "live", LiveRecord, keys.live_key, compressed=LIVE_COMPRESSED,
             derived=lambda live: _book_due((live.operator_id, live.table_id), live.deal_by),
             index_keys={"deal_by": _book_due},
         ),
@@ -274,12 +439,22 @@ def shape(kind: type) -> Shape:
     return SHAPES[kind]
 
 
+def to_items(record: Record) -> list[Item]:
+    """The items storing ``record``: one, or two for a kind with its packed fields apart (the
+    record's item first)."""
+    return SHAPES[type(record)].encode_all(record)
+
+
 def to_item(record: Record) -> Item:
-    return SHAPES[type(record)].encode(record)
+    """The one item of ``record`` (a kind with its packed fields apart: :func:`to_items`)."""
+    (item,) = to_items(record)
+    return item
 
 
-def from_item(kind: type[R], item: Item, **extra: Any) -> R:
-    record: R = SHAPES[kind].decode(item, **extra)
+def from_item(kind: type[R], item: Item, apart: Item | None = None, **extra: Any) -> R:
+    """The record of ``item`` — for a kind with its packed fields apart, with ``apart``, the
+    item of those fields."""
+    record: R = SHAPES[kind].decode(item, apart, **extra)
     return record
 
 

@@ -5,6 +5,7 @@ State table: everything of one table lives in one partition, under the operator'
 
     pk = OP#<operator_id>#TABLE#<table_id>   sk = TABLE                       the table
                                              sk = SHOE#000001                 shoe 1
+                                             sk = SHOE#000001#COMMIT          its constants
                                              sk = SHOE#000001#ROUND#00001     round 1 of shoe 1
                                              sk = LIVE                        live state, seq
                                              sk = EV#000000000001             event 1
@@ -196,6 +197,16 @@ def table_key(operator_id: str, table_id: str) -> tuple[str, str]:
 
 def shoe_key(operator_id: str, table_id: str, shoe_number: int) -> tuple[str, str]:
     return table_pk(operator_id, table_id), shoe_sk(shoe_number)
+
+
+def shoe_commit_key(operator_id: str, table_id: str, shoe_number: int) -> tuple[str, str]:
+    """The shoe's constants, fixed at its commit (the codec's ``Shape.apart``): an item of their
+    own, so the update of the shoe at every deal is charged on the moving part alone."""
+    return table_pk(operator_id, table_id), f"{shoe_sk(shoe_number)}{SHOE_COMMIT_SUFFIX}"
+
+
+#: The sort-key suffix of a shoe's constants item (sorts before its rounds' ``#ROUND#``).
+SHOE_COMMIT_SUFFIX = "#COMMIT"
 
 
 def round_key(

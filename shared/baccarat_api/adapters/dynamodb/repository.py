@@ -13,11 +13,12 @@ from baccarat_api.adapters.dynamodb import keys
 from baccarat_api.adapters.dynamodb import pages as parts_of
 from baccarat_api.adapters.dynamodb.codec import (
     Item,
+    Shape,
     from_item,
     shape,
     tier_doc,
     tier_item,
-    to_item,
+    to_items,
 )
 from baccarat_api.adapters.dynamodb.errors import cancellation_reasons, mapped_errors
 from baccarat_api.ids import RoundRef, ShoeRef
@@ -61,6 +62,15 @@ def _key(pk: str, sk: str) -> Item:
     return {"pk": {"S": pk}, "sk": {"S": sk}}
 
 
+def _refuse_packed(s: Shape, write: Update) -> None:
+    """A packed field (:attr:`~.codec.Shape.packed`) is fixed when its item is put: an update
+    that sets, removes, adds to or tests one is a mistake, refused before anything is sent."""
+    named = (*write.set, *write.remove, *write.add, *write.expect)
+    packed = sorted({f for f in named if s.field(f).packed})
+    if packed:
+        raise ValueError(f"{s.kind}: {', '.join(packed)} packed: no update sets or tests them")
+
+
 class DynamoRepository(Repository):
     def __init__(self, client: DynamoDBClient, state_table: str, config_table: str) -> None:
         self.client = client
@@ -68,22 +78,41 @@ class DynamoRepository(Repository):
         self.config = config_table
 
     # writes: the port's Put / Update → DynamoDB ------------------------------------------------
-    def _request(self, write: Write) -> dict[str, Any]:
-        """One write as a ``TransactWriteItems`` element (``{"Put": …}`` / ``{"Update": …}``)."""
-        if isinstance(write, Put):
-            put: dict[str, Any] = {"TableName": self.state, "Item": to_item(write.record)}
+    def _requests(self, write: Write) -> list[dict[str, Any]]:
+        """One write as ``TransactWriteItems`` elements (``{"Put": …}`` / ``{"Update": …}``):
+        one, or for a record put with its packed fields apart one put per item (each on the
+        write's condition)."""
+        if isinstance(write, Update):
+            return [{"Update": self._update(write)}]
+        puts: list[dict[str, Any]] = []
+        for item in to_items(write.record):
+            put: dict[str, Any] = {"TableName": self.state, "Item": item}
             if write.if_absent and write.expired_by is not None:
                 put["ConditionExpression"] = f"{_NEW} OR expires_at <= :now"
                 put["ExpressionAttributeValues"] = {":now": {"N": str(write.expired_by)}}
             elif write.if_absent:
                 put["ConditionExpression"] = _NEW
-            return {"Put": put}
-        return {"Update": self._update(write)}
+            puts.append({"Put": put})
+        return puts
+
+    def _request(self, write: Write) -> dict[str, Any]:
+        """A write of one item as its ``TransactWriteItems`` element."""
+        (request,) = self._requests(write)
+        return request
+
+    def _decoded(self, kind: type, item: Item) -> Any:
+        """The record of an item a lost condition returned (``ALL_OLD``); a kind with its
+        packed fields apart reads that item too (one ``GetItem``: a lost race only)."""
+        s = shape(kind)
+        key = s.apart_key(tuple(s.field(f).decode(item) for f in KEY_FIELDS[kind]))
+        return from_item(kind, item, None if key is None else self._get("packed", *key))
 
     def _update(self, write: Update) -> dict[str, Any]:
         s = shape(write.kind)
         names: dict[str, str] = {}
         values: dict[str, Any] = {}
+
+        _refuse_packed(s, write)
 
         def name(field: str) -> str:
             ref = f"#a{len(names)}"
@@ -145,7 +174,11 @@ class DynamoRepository(Repository):
         """One write → one ``PutItem``/``UpdateItem`` (which take no token); more → one
         ``TransactWriteItems`` with ``ClientRequestToken=token`` (botocore's own retries of it
         then send the same token, so DynamoDB applies it once)."""
-        requests = [self._request(w) for w in writes]
+        requests, owners = [], []  # each request, and the write it is (part of)
+        for write in writes:
+            for request in self._requests(write):
+                requests.append(request)
+                owners.append(write)
         if len(requests) == 1:
             ((verb, args),) = requests[0].items()
             try:
@@ -159,7 +192,7 @@ class DynamoRepository(Repository):
                 item = getattr(exc.__cause__, "response", {}).get("Item")
                 if not (isinstance(write, Update) and write.return_existing and item):
                     raise
-                winner: Any = from_item(write.kind, item)
+                winner: Any = self._decoded(write.kind, item)
                 raise ConditionFailed(str(exc), existing=winner) from exc.__cause__
             return
         extra: dict[str, Any] = {} if token is None else {"ClientRequestToken": token}
@@ -170,14 +203,14 @@ class DynamoRepository(Repository):
             reasons = cancellation_reasons(exc.__cause__)
             lost = [r.get("Code") == "ConditionalCheckFailed" for r in reasons]
             existing: Any = None
-            for write, reason in zip(writes, reasons, strict=False):
+            for write, reason in zip(owners, reasons, strict=False):
                 item = reason.get("Item")
                 if isinstance(write, Update) and write.return_existing and item is not None:
-                    existing = from_item(write.kind, item)
+                    existing = self._decoded(write.kind, item)
                     break
-            duplicate = len(lost) == len(writes) and any(
+            duplicate = len(lost) == len(requests) and any(
                 failed and isinstance(w, Put) and isinstance(w.record, IdempotencyRecord)
-                for w, failed in zip(writes, lost, strict=True)
+                for w, failed in zip(owners, lost, strict=True)
             )
             raise ConditionFailed(
                 f"{what}: condition failed", existing=existing, duplicate=duplicate
@@ -222,8 +255,7 @@ class DynamoRepository(Repository):
         return None if item is None else from_item(TableRecord, item)
 
     def get_shoe(self, operator_id: str, ref: ShoeRef) -> ShoeRecord | None:
-        item = self._get("get shoe", *keys.shoe_key(operator_id, ref.table_id, ref.shoe_number))
-        return None if item is None else from_item(ShoeRecord, item)
+        return self.load(operator_id, shoe=ref).shoe
 
     def get_round(self, operator_id: str, ref: RoundRef) -> RoundRecord | None:
         key = keys.round_key(operator_id, ref.table_id, ref.shoe_number, ref.round_number)
@@ -248,9 +280,10 @@ class DynamoRepository(Repository):
         wanted: dict[tuple[str, str], tuple[str, str]] = {}  # (pk, sk) -> (slot, table)
         if table_id is not None:
             wanted[keys.table_key(operator_id, table_id)] = ("table", self.state)
-        if shoe is not None:
-            key = keys.shoe_key(operator_id, shoe.table_id, shoe.shoe_number)
-            wanted[key] = ("shoe", self.state)
+        if shoe is not None:  # the shoe's item and its constants' (codec.Shape.apart)
+            ident = (shoe.table_id, shoe.shoe_number)
+            wanted[keys.shoe_key(operator_id, *ident)] = ("shoe", self.state)
+            wanted[keys.shoe_commit_key(operator_id, *ident)] = ("shoe_packed", self.state)
         if round_ is not None:
             key = keys.round_key(
                 operator_id, round_.table_id, round_.shoe_number, round_.round_number
@@ -263,11 +296,15 @@ class DynamoRepository(Repository):
         if live is not None:
             wanted[keys.live_key(operator_id, live)] = ("live", self.state)
         snap = Snapshot()
-        for slot, item in self._fetch(wanted):
+        found = self._fetch(wanted)
+        packed = next((item for slot, item in found if slot == "shoe_packed"), None)
+        for slot, item in found:
             if slot == "table":
                 snap.table = from_item(TableRecord, item)
             elif slot == "shoe":
-                snap.shoe = from_item(ShoeRecord, item)
+                snap.shoe = from_item(ShoeRecord, item, packed)
+            elif slot == "shoe_packed":
+                continue
             elif slot == "round":
                 snap.round = from_item(RoundRecord, item)
             elif slot == "tier":
@@ -455,11 +492,15 @@ class DynamoRepository(Repository):
             "shoe history", keys.table_pk(operator_id, ref.table_id), (first, first + "#~")
         )
         history = ShoeHistory()
+        commit = first + keys.SHOE_COMMIT_SUFFIX
+        packed = next((item for item in items if item["sk"]["S"] == commit), None)
         for item in items:
             sk = str(item["sk"]["S"])
             try:
                 if sk == first:
-                    history.shoe = from_item(ShoeRecord, item)
+                    history.shoe = from_item(ShoeRecord, item, packed)
+                elif sk == commit:
+                    continue
                 else:
                     history.rounds.append(from_item(RoundRecord, item))
             except (KeyError, TypeError, ValueError):
