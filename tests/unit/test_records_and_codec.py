@@ -186,7 +186,7 @@ def test_a_missing_attribute_reads_back_as_the_field_default() -> None:
 
 
 def test_idempotency_bodies_and_round_documents_keep_their_key_order_other_json_is_sorted() -> None:
-    assert to_item(IDEM)["body"] == {"S": '{"z":1,"a":2}'}
+    assert unpack(to_item(IDEM)["body"]["B"]) == '{"z":1,"a":2}'
     round_text, table_text = (
         unpack(to_item(ROUND)[PACKED]["B"]),
         unpack(to_item(TABLE)[PACKED]["B"]),

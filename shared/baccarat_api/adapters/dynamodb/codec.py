@@ -415,6 +415,7 @@ SHAPES: dict[type, Shape] = {
         Shape(
             "idempotency", IdempotencyRecord, keys.idempotency_key,
             not_stored=frozenset({"key_hash"}), ordered_json=frozenset({"body"}),
+            compressed=frozenset({"body"}),  # a stored answer: up to 3.4 KB of JSON, put once
             from_key=lambda item: {"key_hash": str(item["pk"]["S"]).rsplit("#", 1)[-1]},
         ),
         Shape(
