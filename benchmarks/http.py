@@ -32,6 +32,9 @@ from ._lambda import percentile
 
 CLIENTS = 6
 SECONDS = 8.0
+#: A settlement answered 409 concurrent_update (its table changed under it 4 times: the pair's
+#: other client deals and settles the same table) is sent again, as a client should.
+SETTLE_ATTEMPTS = 5
 STARTUP_TIMEOUT = 90.0
 
 
@@ -158,7 +161,10 @@ def worker(client: Client, table_id: str, shoe: list[str], stop: float, me: int)
         with client.tally.lock:
             client.tally.dealt.append(body)
         path = f"/v1/rounds/{rid}/settlement"
-        s, settled = client.request("POST /v1/rounds/{round_id}/settlement", "POST", path)
+        for _ in range(SETTLE_ATTEMPTS):  # a lost race (409 concurrent_update) is retryable
+            s, settled = client.request("POST /v1/rounds/{round_id}/settlement", "POST", path)
+            if s != 409 or settled["error"]["code"] != "concurrent_update":
+                break
         if s == 200:
             with client.tally.lock:
                 client.tally.settled[rid] = settled
