@@ -67,3 +67,20 @@ def worst_deal(profile: str, banking: str, tier: dict[str, Any]) -> dict[str, An
 
 
 WORST_NOTE = "ß" * 256  # 256 characters, 512 UTF-8 bytes
+
+
+def fullest_presence() -> dict[str, Any]:
+    """A live state's presence at the limits, as ``LiveRecord`` fields: 7 seats, the
+    player-banker, :data:`~baccarat_api.limits.MAX_SPECTATORS` spectators with personal limits on
+    every bet type and :data:`~baccarat_api.limits.MAX_WATCHERS` watchers, every id 64
+    characters, the largest balances and levels."""
+    from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
+
+    return {
+        "seats": {str(n): {"bettor_id": bettor(n, "s"), "balance": MAX_MONEY, "level": MAX_LEVEL}
+                  for n in range(1, 8)},
+        "banker": {"bettor_id": bettor(0, "pb"), "balance": MAX_MONEY},
+        "spectators": {bettor(n, "sp"): {"balance": MAX_MONEY, "personal_limits": _limits()}
+                       for n in range(MAX_SPECTATORS)},
+        "watchers": [bettor(n, "w") for n in range(MAX_WATCHERS)],
+    }  # fmt: skip

@@ -405,10 +405,9 @@ def test_the_sweep_deals_a_window_nobody_dealt_from_its_book(game: Game) -> None
     assert auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes).dealt == []
 
 
-def test_the_sweep_cancels_a_window_whose_deal_is_refused_for_good(game: Game) -> None:
-    """The player-banker leaves while a confirmed slip waits: the book no longer passes the
-    deal's checks. The sweep, past ``deal_by``, cancels the window (nothing was locked) instead
-    of failing on it every minute, and the table opens betting again once company is back."""
+def _refused_window(game: Game) -> tuple[str, str, Any]:
+    """A player-banker table whose window waits with a slip the deal now refuses (the
+    player-banker left): the window, past nothing yet."""
     t, shoe_id = table_with_shoe(game, **PB)
     presence.take_banker(game.repo, OP, t, "bank", 400_000)
     presence.take_seat(game.repo, OP, t, 1, "alice", 200_000, None)
@@ -416,6 +415,14 @@ def test_the_sweep_cancels_a_window_whose_deal_is_refused_for_good(game: Game) -
     assert window is not None
     betting.place_slip(game.repo, OP, t, "alice", slip(("player", 5000)))
     presence.leave_banker(game.repo, OP, t)
+    return t, shoe_id, window
+
+
+def test_the_sweep_cancels_a_window_whose_deal_is_refused_for_good(game: Game) -> None:
+    """The player-banker leaves while a confirmed slip waits: the book no longer passes the
+    deal's checks. The sweep, past ``deal_by``, cancels the window (nothing was locked) instead
+    of failing on it every minute, and the table opens betting again once company is back."""
+    t, shoe_id, window = _refused_window(game)
     assert code_of(lambda: from_book(game, shoe_id)) == "player_banker_required"
     seq = live_of(game, t).seq
     deal_by = seconds_after(window.closes_at, 15)
@@ -435,19 +442,6 @@ def test_the_sweep_cancels_a_window_whose_deal_is_refused_for_good(game: Game) -
     presence.take_banker(game.repo, OP, t, "bank-2", 400_000)
     reopened = betting.open_betting(game.repo, OP, t).betting
     assert reopened is not None and reopened.round_number == 1
-
-
-def _refused_window(game: Game) -> tuple[str, str, Any]:
-    """A player-banker table whose window waits with a slip the deal now refuses (the
-    player-banker left): the window, past nothing yet."""
-    t, shoe_id = table_with_shoe(game, **PB)
-    presence.take_banker(game.repo, OP, t, "bank", 400_000)
-    presence.take_seat(game.repo, OP, t, 1, "alice", 200_000, None)
-    window = betting.open_betting(game.repo, OP, t).betting
-    assert window is not None
-    betting.place_slip(game.repo, OP, t, "alice", slip(("player", 5000)))
-    presence.leave_banker(game.repo, OP, t)
-    return t, shoe_id, window
 
 
 def test_the_sweep_deals_only_the_window_the_index_listed_and_only_once_it_is_due(

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.worst_case import TIERS, WORST_NOTE, worst_deal
+from support.worst_case import TIERS, WORST_NOTE, fullest_presence, worst_deal
 
 from baccarat_api import limits
 from baccarat_api.adapters.dynamodb.codec import (
@@ -242,10 +242,8 @@ def test_a_full_tables_live_item_stays_under_one_write_unit(game: Game) -> None:
     its documents that grow with the people at the table are compressed. Seven seats with a
     book of slips and their idle counters fit one write unit (≈ 2 KB stored plain); the largest
     live state the limits allow (every spectator and watcher) shrinks tenfold."""
-    from baccarat.bets import BetType
-    from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
 
-    at, longest = "2026-01-01T00:00:00.000Z", "x" * 64
+    at = "2026-01-01T00:00:00.000Z"
     seats = {
         str(n): {"bettor_id": f"player-{n}", "balance": 50_000, "level": 3} for n in range(1, 8)
     }
@@ -260,16 +258,7 @@ def test_a_full_tables_live_item_stays_under_one_write_unit(game: Game) -> None:
         OP, "tbl_aaaaaaaaaaaaaaaa", 1234, at, seats=seats, book=book, betting=window,
         idle={f"player-{n}": 0 for n in range(1, 8)},
     )  # fmt: skip
-    caps = dict.fromkeys((t.value for t in BetType), 10**15)
-    largest = LiveRecord(
-        OP, "tbl_aaaaaaaaaaaaaaaa", 10**12 - 1, at,
-        seats={str(n): {"bettor_id": longest[:-1] + str(n), "balance": 10**15, "level": 10_000}
-               for n in range(1, 8)},
-        banker={"bettor_id": longest, "balance": 10**15},
-        spectators={f"{n}{longest[1:]}": {"balance": 10**15, "personal_limits": caps}
-                    for n in range(MAX_SPECTATORS)},
-        watchers=[f"{n:03d}{longest[3:]}" for n in range(MAX_WATCHERS)],
-    )  # fmt: skip
+    largest = LiveRecord(OP, "tbl_aaaaaaaaaaaaaaaa", 10**12 - 1, at, **fullest_presence())
     for live in (busy, largest):
         assert from_item(LiveRecord, to_item(live)) == live
     assert item_size(to_item(busy)) <= 1024 < plain_size(busy)

@@ -9,9 +9,10 @@ import threading
 from typing import Any
 
 import pytest
+from support.worst_case import fullest_presence
 
 from baccarat_api.adapters.dynamodb.codec import item_size, to_item
-from baccarat_api.limits import DYNAMODB_ITEM_BYTES, MAX_SPECTATORS, MAX_WATCHERS
+from baccarat_api.limits import DYNAMODB_ITEM_BYTES, MAX_WATCHERS
 from baccarat_api.ports.records import LiveRecord
 from baccarat_api.service import events, presence
 from baccarat_api.service.errors import DomainError
@@ -156,34 +157,8 @@ def test_two_people_racing_for_one_seat_one_sits_the_other_is_told(game: Game) -
 
 
 def test_the_live_state_item_at_its_largest_fits_with_margin() -> None:
-    limits = dict.fromkeys(
-        (
-            "banker",
-            "player",
-            "tie",
-            "banker_pair",
-            "player_pair",
-            "big",
-            "small",
-            "banker_no_commission",
-            "player_bonus",
-            "banker_bonus",
-            "either_pair",
-            "perfect_pair",
-            "super_six",
-        ),
-        10**15,
-    )
-    longest = "x" * 64
-    live = LiveRecord(
-        OP, "tbl_" + "a" * 16, 10**12 - 1, "2026-01-01T00:00:00.000Z",
-        seats={str(n): {"bettor_id": longest[:-1] + str(n), "balance": 10**15, "level": 10_000}
-               for n in range(1, 8)},
-        banker={"bettor_id": longest, "balance": 10**15},
-        spectators={f"{n}{longest[1:]}": {"balance": 10**15, "personal_limits": limits}
-                    for n in range(MAX_SPECTATORS)},
-        watchers=[f"{n:03d}{longest[3:]}" for n in range(MAX_WATCHERS)],
-    )  # fmt: skip
+    live = LiveRecord(OP, "tbl_" + "a" * 16, 10**12 - 1, "2026-01-01T00:00:00.000Z",
+                      **fullest_presence())  # fmt: skip
     size = item_size(to_item(live))
     print(f"live-state item at its largest: {size} bytes")
     assert size < DYNAMODB_ITEM_BYTES // 10
