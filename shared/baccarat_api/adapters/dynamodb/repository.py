@@ -507,6 +507,22 @@ class DynamoRepository(Repository):
                 history.unreadable.append(sk)
         return history
 
+    def _between(self, what: str, pk: str, first: str, last: str, limit: int) -> Any:
+        """ONE strongly consistent ``Query`` of the partition ``pk``'s sort keys ``first`` …
+        ``last``, at most ``limit`` items."""
+        with mapped_errors(what):
+            return self.client.query(
+                TableName=self.state,
+                KeyConditionExpression="pk = :pk AND sk BETWEEN :first AND :last",
+                ExpressionAttributeValues={
+                    ":pk": {"S": pk},
+                    ":first": {"S": first},
+                    ":last": {"S": last},
+                },
+                ConsistentRead=True,
+                Limit=limit,
+            )
+
     def table_events(
         self, operator_id: str, table_id: str, after: int, limit: int
     ) -> tuple[list[EventRecord], LiveRecord | None]:
@@ -514,18 +530,7 @@ class DynamoRepository(Repository):
         (``Limit``: ``limit`` items): the events in order, then the live item if the page
         reached it."""
         pk, first = keys.event_key(operator_id, table_id, after + 1)
-        with mapped_errors("table events"):
-            page = self.client.query(
-                TableName=self.state,
-                KeyConditionExpression="pk = :pk AND sk BETWEEN :first AND :last",
-                ExpressionAttributeValues={
-                    ":pk": {"S": pk},
-                    ":first": {"S": first},
-                    ":last": {"S": keys.LIVE_SK},
-                },
-                ConsistentRead=True,
-                Limit=limit,
-            )
+        page = self._between("table events", pk, first, keys.LIVE_SK, limit)
         events: list[EventRecord] = []
         live: LiveRecord | None = None
         for item in page.get("Items", []):
@@ -572,18 +577,7 @@ class DynamoRepository(Repository):
     def feed_entries(self, operator_id: str, shard: int, after: int, limit: int) -> list[FeedEntry]:
         """ONE strongly consistent ``Query`` of ``POS#<after + 1>`` … (``Limit``: ``limit``)."""
         pk, first = keys.feed_entry_key(operator_id, shard, after + 1)
-        with mapped_errors("feed entries"):
-            page = self.client.query(
-                TableName=self.state,
-                KeyConditionExpression="pk = :pk AND sk BETWEEN :first AND :last",
-                ExpressionAttributeValues={
-                    ":pk": {"S": pk},
-                    ":first": {"S": first},
-                    ":last": {"S": keys.feed_pos_sk(10**12 - 1)},
-                },
-                ConsistentRead=True,
-                Limit=limit,
-            )
+        page = self._between("feed entries", pk, first, keys.feed_pos_sk(10**12 - 1), limit)
         return [from_item(FeedEntry, item) for item in page.get("Items", [])]
 
     def events_at(self, operator_id: str, ids: Sequence[tuple[str, int]]) -> list[EventRecord]:
