@@ -16,6 +16,7 @@ from baccarat_api.service import events, presence, squeezing, table_state, table
 from baccarat_api.service.settling import settle_round
 
 from .conftest import Game, star_city_bets
+from .test_betting import seeded
 from .test_service import OP, deal, new_table
 
 
@@ -86,7 +87,8 @@ def test_the_seeds_table_renders_from_state_and_feed_alone(
     assert middle["phase"] == "squeeze"
     assert middle["deadline"] == dealt.squeeze["steps"]["initial"]["reveal_by"]
     # 剩餘張數: star-city deals 4 decks; the round started after the burn
-    assert middle["shoe"]["cards_remaining"] == 4 * 52 - (dealt.start + dealt.cards_dealt)
+    # (the two face-down cards count as still in the shoe: how many were dealt tells too much)
+    assert middle["shoe"]["cards_remaining"] == 4 * 52 - (dealt.start + 2)
     assert [c["code"] is not None for c in middle["round"]["cards"]] == [True, True, False, False]
     squeezing.urge(game.repo, OP, t, "pat")  # 催促鈕
     squeezing.reveal_round(game.repo, OP, dealt.round_id, "alice", "initial")
@@ -170,3 +172,40 @@ def test_the_state_at_its_largest_is_small(game: Game) -> None:
     assert out.phase == "betting" and len(out.watchers) == MAX_WATCHERS
     assert len(out.book.seats) == 7 and len(out.book.spectators) == MAX_SPECTATORS
     assert size < 100_000, size
+
+
+def test_mid_squeeze_the_state_gives_no_hidden_card_away(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before the initial step is revealed, nothing in the state depends on a face-down card
+    (found by a hostile review: the shoe's history and roads already held the round's result and
+    totals, the squeeze plan said whether and to which hand third cards come, and
+    ``cards_remaining`` how many cards were dealt). Once every card is shown, all of it is
+    there. Rounds with and without third cards look the same until then."""
+    seeded(game, "squeeze-hides")
+    t = new_table(game)
+    shoe = tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
+    with_draws = set()
+    for number in range(1, 9):
+        dealt = deal(game, shoe, star_city_bets())
+        s = state(game, t)
+        r, sh = s["round"], s["shoe"]
+        assert (s["phase"], r["round_number"], r["result"]) == ("squeeze", number, None)
+        assert r["squeeze"]["draws"] == [] and list(r["squeeze"]["steps"]) == ["initial"]
+        assert [c["position"] for c in r["cards"]] == [dealt.start + i for i in range(4)]
+        assert [h["round"] for h in sh["history"]] == list(range(1, number))
+        assert [c["round"] for c in sh["roads"]["bead_plate"]["cells"]] == list(range(1, number))
+        assert sh["cards_remaining"] == 4 * 52 - (dealt.start + 2)
+        assert sh["rounds_dealt"] == number
+        end = seconds_after(dealt.dealt_at, 60)  # every countdown over: every card shown
+        monkeypatch.setattr(table_state, "now", lambda end=end: end)
+        s = state(game, t)
+        r, sh = s["round"], s["shoe"]
+        assert r["result"] == dealt.result and len(r["cards"]) == dealt.cards_dealt
+        assert [h["round"] for h in sh["history"]] == list(range(1, number + 1))
+        assert sh["history"][-1]["result"] == dealt.result
+        assert sh["cards_remaining"] == 4 * 52 - (dealt.start + dealt.cards_dealt)
+        monkeypatch.setattr(table_state, "now", clock.now)
+        with_draws.add("draws" in dealt.squeeze["steps"])
+        settle_round(game.repo, OP, dealt.round_id)
+    assert with_draws == {True, False}  # both kinds of round were looked at

@@ -19,7 +19,9 @@ The phase (first that holds):
 The shoe shown is the open one, else the table's latest (ended) shoe; the round shown is the
 table's latest dealt round if it belongs to that shoe. Cards: each hand's first card from the
 deal, a face-down card once its hand's step is open, the third cards only once the initial step
-is revealed (how many there are gives the outcome away); ``result`` once every card is shown.
+is revealed (how many there are gives the outcome away; so do the plan's ``draws``, hidden
+until then too); ``result`` once every card is shown — and until then the shoe's history and
+roads end with the round before, its ``cards_remaining`` counting the unshown cards as in the shoe.
 
 Round trips: BatchGetItem (table + live state) + BatchGetItem (shoe + latest round) = 2 (1 for a
 table with no shoe). Size: bounded by presence and the book (≤ 7 seats, ``MAX_SPECTATORS``,
@@ -32,6 +34,7 @@ bid-squeeze shoe (tests/unit/test_table_state.py).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from typing import Any
 
 from baccarat.squeeze import step_hands, timeline
@@ -70,6 +73,7 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
         shoe, rnd = found.shoe, found.round
     phase, deadline = _phase(live, rnd, at)
     presence = presence_view(table_id, live)
+    shown = None if rnd is None else _round(rnd, at)
     state = TableStateOut.model_validate(
         {
             "table_id": table_id,
@@ -86,8 +90,8 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
             "watchers": presence.watchers,
             "idle": {} if live is None else dict(live.idle),
             "book": book_view(live, at),
-            "shoe": None if shoe is None else _shoe(shoe),
-            "round": None if rnd is None else _round(rnd, at),
+            "shoe": None if shoe is None else _shoe(shoe, rnd, shown),
+            "round": shown,
         }
     )
     body = state.model_dump_json(exclude={"at"}).encode()
@@ -128,8 +132,19 @@ def _phase(live: LiveRecord | None, r: RoundRecord | None, at: str) -> tuple[str
     return "settled", None
 
 
-def _shoe(s: ShoeRecord) -> dict[str, Any]:
+def _shoe(s: ShoeRecord, r: RoundRecord | None, shown: dict[str, Any] | None) -> dict[str, Any]:
+    """The shoe as the table shows it: while its latest round still has a card face down
+    (``shown``: that round as :func:`_round` shows it), its history and roads end with the
+    round before (they carry the result and the totals), and ``cards_remaining`` counts the
+    cards not shown yet as still in the shoe (the number dealt gives the outcome away)."""
+    hidden = 0
+    latest = r is not None and (r.shoe_number, r.round_number) == (s.shoe_number, s.rounds_dealt)
+    if r is not None and latest and shown is not None and shown["result"] is None:
+        dealt = len(r.facts["player"]["cards"]) + len(r.facts["banker"]["cards"])
+        hidden = dealt - sum(1 for c in shown["cards"] if c["code"] is not None)
+        s = replace(s, results=s.results[:-1])
     view = shoe_state_view(s)
+    view["cards_remaining"] += hidden
     return {name: view[name] for name in SHOE_FIELDS}
 
 
@@ -137,6 +152,11 @@ def _round(r: RoundRecord, at: str) -> dict[str, Any]:
     """The latest round as the table shows it at ``at``."""
     plan = squeeze_view(r.squeeze, r.dealt_at, r.reveals, at)
     steps = {} if plan is None else plan["steps"]
+    if plan is not None and steps.get("initial", {}).get("status") != "revealed":
+        # whether third cards come, and to which hands, gives the initial cards away: the
+        # draws appear (in the plan, its steps and the cards) once the initial step is revealed
+        steps = {k: v for k, v in steps.items() if k != "draws"}
+        plan = {**plan, "draws": [], "steps": steps}
     cards = []
     for step in ("initial", "draws"):
         for card in [] if plan is None else plan.get(step, []):
