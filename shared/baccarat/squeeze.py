@@ -365,8 +365,15 @@ def reveal(
 ) -> dict[str, Any]:
     """The squeezer ``bettor_id`` opens, at ``now``, the hands of ``step`` they squeeze: the
     reveal record ``{step, hands, by, at}`` — or :class:`RevealRefused` (checked in this order:
-    a round without third cards has no draws; only the hand's squeezer opens it; once; the draws
-    only after the initial step is revealed; only before the step's ``reveal_by``)."""
+    the draws only after the initial step is revealed — first, so that nobody learns before
+    then whether, and to which hand, third cards come; a round without third cards has no
+    draws; only the hand's squeezer opens it; once; only before the step's ``reveal_by``)."""
+    if step == STEPS[1] and STEPS[0] in hands:
+        first = timeline({STEPS[0]: hands[STEPS[0]]}, dealt_at, seconds, reveals, now)[0]
+        if first.status != "revealed":
+            raise RevealRefused(
+                "reveal_out_of_order", "the draws open only after the initial cards", step=step
+            )
     if step not in hands:
         raise RevealRefused("no_draws", "this round has no third cards to reveal", step=step)
     mine = [hand for hand, who in hands[step].items() if who == bettor_id]

@@ -13,10 +13,12 @@ from baccarat.squeeze import reveal, step_hands, timeline
 from baccarat_api import clock
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import parse_round_id
-from baccarat_api.service import events, presence, reading, squeezing
+from baccarat_api.service import betting, events, presence, reading, squeezing
 from baccarat_api.service.errors import DomainError
+from baccarat_api.service.settling import settle_round
 
 from .conftest import Game, star_city_bets
+from .test_betting import BID, from_book, seeded, slip, table_with_shoe
 from .test_service import OP, deal, new_shoe, new_table
 
 PLAN = {
@@ -81,9 +83,29 @@ def test_a_reveal_is_refused_with_its_code(
 def test_a_round_without_third_cards_has_no_draws_step() -> None:
     plan = {"initial": PLAN["initial"], "draws": []}
     assert list(step_hands(plan)) == ["initial"]
-    with pytest.raises(Exception) as caught:
-        reveal(step_hands(plan), T0, 10, [], "draws", "p", at(1))
+    with pytest.raises(Exception) as caught:  # once the initial cards are shown (at 10 s)
+        reveal(step_hands(plan), T0, 10, [], "draws", "p", at(11))
     assert getattr(caught.value, "code", None) == "no_draws"
+
+
+@pytest.mark.parametrize("bettor", ["p", "b", "nobody"])
+def test_before_the_initial_reveal_a_draws_reveal_says_nothing_of_the_third_cards(
+    bettor: str,
+) -> None:
+    """Whether third cards come, and to which hand, follows from the face-down initial cards:
+    before they are shown, a ``draws`` reveal is refused alike for a round with a player's third
+    card, one with the banker's, and one with none (found by a hostile review: ``no_draws`` or
+    ``not_squeezer`` with its ``squeezers`` told a squeezer the outcome's shape early)."""
+    banker_draws = [{**PLAN["draws"][0], "hand": "banker", "squeezer": "b"}]
+    answers = []
+    for draws in (PLAN["draws"], banker_draws, []):
+        hands = step_hands({"initial": PLAN["initial"], "draws": draws})
+        opened = [reveal(hands, T0, 10, [], "initial", "p", at(2))]  # one hand of two
+        for reveals in ([], opened):
+            with pytest.raises(Exception) as caught:
+                reveal(hands, T0, 10, reveals, "draws", bettor, at(3))
+            answers.append((getattr(caught.value, "code", None), caught.value.details))
+    assert answers == [("reveal_out_of_order", {"step": "draws"})] * 6
 
 
 def _code(call: Any) -> str:
@@ -224,3 +246,33 @@ def test_a_reveal_computed_from_a_round_read_before_the_winners_is_refused(
     assert len(revealed) == 1
     stored = game.repo.load(OP, round_=parse_round_id(rid)).round
     assert stored is not None and len(stored.reveals) == 1
+
+
+def test_a_reveal_answers_the_draws_only_once_the_initial_step_is_revealed(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bid-squeeze: bob squeezes the player hand, alice the banker hand. bob's reveal answers
+    the plan without its draws while alice's hand is still face down (the reveal's answer goes
+    to bob's frontend: the draws would tell him the initial totals' shape); alice's completes
+    the initial step, and her answer shows the draws."""
+    seeded(game, "reveal-answers")
+    t, shoe_id = table_with_shoe(game, **BID)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 5)
+    presence.take_seat(game.repo, OP, t, 2, "bob", 50_000, 5)
+    kinds = set()
+    for _ in range(8):
+        monkeypatch.setattr(squeezing, "now", clock.now)
+        betting.open_betting(game.repo, OP, t)
+        betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 1000)))
+        betting.place_slip(game.repo, OP, t, "bob", slip(("player", 1000)))
+        dealt = from_book(game, shoe_id)
+        assert (dealt.squeeze["player"], dealt.squeeze["banker"]) == ("bob", "alice")
+        _clock(monkeypatch, seconds_after(dealt.dealt_at, 2))
+        half = squeezing.reveal_round(game.repo, OP, dealt.round_id, "bob", "initial")
+        assert half.squeeze["draws"] == [] and list(half.squeeze["steps"]) == ["initial"]
+        whole = squeezing.reveal_round(game.repo, OP, dealt.round_id, "alice", "initial")
+        assert whole.squeeze["draws"] == dealt.squeeze["draws"]
+        assert list(whole.squeeze["steps"]) == list(dealt.squeeze["steps"])
+        kinds.add(bool(dealt.squeeze["draws"]))
+        settle_round(game.repo, OP, dealt.round_id)
+    assert kinds == {True, False}

@@ -47,6 +47,7 @@ __all__ = [
     "live_squeeze",
     "plan_seconds",
     "reveal_round",
+    "shown_plan",
     "squeeze_seconds",
     "squeeze_view",
     "urge",
@@ -73,6 +74,16 @@ def squeeze_view(
         return None
     steps = timeline(step_hands(plan), dealt_at, plan_seconds(plan), reveals, at)
     return {**plan, "steps": {s.step: s.as_dict() for s in steps}}
+
+
+def shown_plan(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A :func:`squeeze_view` as a table may show it: until the initial step is revealed, no
+    ``draws`` (in the plan or its steps) — whether third cards come, and to which hand, gives
+    the face-down initial cards away."""
+    if view is None or view["steps"].get("initial", {}).get("status") == "revealed":
+        return view
+    steps = {k: v for k, v in view["steps"].items() if k != "draws"}
+    return {**view, "draws": [], "steps": steps}
 
 
 def live_squeeze(r: RoundRecord) -> dict[str, Any] | None:
@@ -137,7 +148,7 @@ def reveal_round(
             repo.table_change("reveal", ev, [moved])
         except ConditionFailed:
             raise LiveMoved from None
-        view = squeeze_view(r.squeeze, r.dealt_at, reveals, at)
+        view = shown_plan(squeeze_view(r.squeeze, r.dealt_at, reveals, at))
         assert view is not None
         return RevealOut(round_id=round_id, squeeze=view, seq=ev.after.seq)
 

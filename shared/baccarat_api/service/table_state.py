@@ -47,7 +47,7 @@ from baccarat_api.service.errors import not_found
 from baccarat_api.service.models import TableStateOut
 from baccarat_api.service.presence import presence_view
 from baccarat_api.service.reconciliation import status_of
-from baccarat_api.service.squeezing import plan_seconds, squeeze_view
+from baccarat_api.service.squeezing import plan_seconds, shown_plan, squeeze_view
 from baccarat_api.service.views import shoe_state_view
 
 SHOE_FIELDS = ("shoe_id", "shoe_number", "status", "rounds_dealt", "cards_remaining", "history",
@@ -150,13 +150,8 @@ def _shoe(s: ShoeRecord, r: RoundRecord | None, shown: dict[str, Any] | None) ->
 
 def _round(r: RoundRecord, at: str) -> dict[str, Any]:
     """The latest round as the table shows it at ``at``."""
-    plan = squeeze_view(r.squeeze, r.dealt_at, r.reveals, at)
+    plan = shown_plan(squeeze_view(r.squeeze, r.dealt_at, r.reveals, at))
     steps = {} if plan is None else plan["steps"]
-    if plan is not None and steps.get("initial", {}).get("status") != "revealed":
-        # whether third cards come, and to which hands, gives the initial cards away: the
-        # draws appear (in the plan, its steps and the cards) once the initial step is revealed
-        steps = {k: v for k, v in steps.items() if k != "draws"}
-        plan = {**plan, "draws": [], "steps": steps}
     cards = []
     for step in ("initial", "draws"):
         for card in [] if plan is None else plan.get(step, []):
