@@ -633,3 +633,50 @@ def test_a_full_book_is_one_dealable_round_and_the_live_item_stays_small() -> No
     size = item_size(to_item(live))
     print(f"live-state item with a full book: {size} bytes")
     assert size < DYNAMODB_ITEM_BYTES // 8
+
+
+@pytest.mark.parametrize("past_closes_at", [False, True])
+def test_a_balance_report_below_a_waiting_slip_cancels_that_slip_only(
+    game: Game, monkeypatch: pytest.MonkeyPatch, past_closes_at: bool
+) -> None:
+    """alice confirms 5,000 on Banker, bob 5,000 on Player; then the operator reports alice's
+    wallet at 2,000. Her slip can no longer be dealt: it is cancelled with that report (found by
+    a hostile review: it stayed, the from-book deal answered insufficient_balance for the whole
+    book, nobody could cancel it after closes_at, and the sweep dropped bob's slip with the
+    window). bob's slip is dealt."""
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    presence.take_seat(game.repo, OP, t, 2, "bob", 50_000, None)
+    window = betting.open_betting(game.repo, OP, t).betting
+    assert window is not None
+    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 5000)))
+    betting.place_slip(game.repo, OP, t, "bob", slip(("player", 5000)))
+    if past_closes_at:
+        later = seconds_after(window.closes_at, 1)
+        monkeypatch.setattr(betting, "clock_now", lambda: later)
+    seq = live_of(game, t).seq
+    presence.take_seat(game.repo, OP, t, 1, "alice", 2_000, None)  # her wallet now
+    assert feed(game, t, seq) == [
+        ("seat_updated", {"seat": 1, "bettor_id": "alice"}),
+        ("bet_cancelled", {"round_number": 1, "bettor_id": "alice",
+                           "reason": "insufficient_balance"}),
+    ]  # fmt: skip
+    assert list(live_of(game, t).book) == ["bob"]
+    # a report the slip still fits keeps it
+    presence.take_seat(game.repo, OP, t, 2, "bob", 6_000, None)
+    assert list(live_of(game, t).book) == ["bob"]
+    out = from_book(game, shoe_id)
+    assert [(b.bettor_id, b.amount, b.balance) for b in out.bets] == [("bob", 5000, 6_000)]
+
+
+def test_a_spectators_balance_report_below_a_waiting_slip_cancels_it(game: Game) -> None:
+    t, shoe_id = table_with_shoe(game, **BID)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 5)
+    presence.join_spectators(game.repo, OP, t, "carol", 50_000, None)
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(game.repo, OP, t, "carol", slip(("player", 3000)))
+    seq = live_of(game, t).seq
+    presence.join_spectators(game.repo, OP, t, "carol", 2_000, None)
+    assert [k for k, _ in feed(game, t, seq)] == ["spectator_updated", "bet_cancelled"]
+    assert live_of(game, t).book == {}
+    assert from_book(game, shoe_id).bets == []

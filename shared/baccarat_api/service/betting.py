@@ -148,6 +148,38 @@ def validate_book(
         raise refused(exc) from None
 
 
+def slip_after_update(
+    config: TableConfig, live: LiveRecord, bettor_id: str
+) -> tuple[list[Change], dict[str, Any]]:
+    """``live`` after the operator reported another balance (or limits) for ``bettor_id``: if
+    their slip waits in the book and no longer passes as the deal will validate it (e.g. over
+    the new balance) while the book without it does, the slip is cancelled, reported
+    ``bet_cancelled`` with the refusal's ``code``. Kept, that one slip would have the whole
+    book's deal refused — every other bettor's slip with it — and, past ``closes_at``, nobody
+    could cancel it. Before any card, so no money moves."""
+    betting = live.betting
+    if (
+        betting is None
+        or betting["status"] == DEALT
+        or betting["shoe_id"] != live.open_shoe_id
+        or bettor_id not in live.book
+    ):
+        return [], {}
+    number = int(betting["round_number"])
+    try:
+        validate_book(config, live, live.book, number)
+        return [], {}
+    except DomainError as exc:
+        code = exc.code
+    rest = {k: v for k, v in live.book.items() if k != bettor_id}
+    try:
+        validate_book(config, live, rest, number)
+    except DomainError:
+        return [], {}  # the book fails without this slip too: not this bettor's doing
+    cancelled = {"round_number": number, "bettor_id": bettor_id, "reason": code}
+    return [("bet_cancelled", cancelled)], {"book": rest}
+
+
 # --- opening betting ---------------------------------------------------------------------------
 
 

@@ -43,7 +43,8 @@ EVENT_TYPES: dict[str, str] = {
     "watcher_left": "bettor_id",
     "betting_opened": "shoe_id, round_number, closes_at",
     "bet_placed": "round_number, bettor_id, bets (count), total",
-    "bet_cancelled": "round_number, bettor_id",
+    "bet_cancelled": "round_number, bettor_id (and reason: the refusal's code, when a balance or "
+    "limits report left the slip refused)",
     "betting_closed": "shoe_id, round_number",
     "betting_cancelled": "shoe_id, round_number, reason (the code that refused its deal), "
     "slips (count)",

@@ -26,6 +26,7 @@ Round trips: BatchGetItem (table + live state) + TransactWriteItems (live state 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from baccarat.eligibility import spectators_to_remove
@@ -165,6 +166,17 @@ def without(live: LiveRecord, bettor_ids: Collection[str]) -> dict[str, Any]:
     return changes
 
 
+def _with_slip(
+    config: TableConfig, after: LiveRecord, bettor_id: str, updated: Change, **changes: Any
+) -> Decision:
+    """A bettor's balance or limits ``updated`` (to ``after``): their slip in the book, if it
+    no longer passes, is cancelled with it (:func:`~.betting.slip_after_update`)."""
+    from baccarat_api.service.betting import slip_after_update  # (betting imports presence)
+
+    more, book = slip_after_update(config, after, bettor_id)
+    return [updated, *more], {**changes, **book}
+
+
 def take_seat(
     repo: Repository,
     operator_id: str,
@@ -198,12 +210,10 @@ def take_seat(
                 details={"limit": need, "attempted": level},
             )
         seats = {**live.seats, str(seat): wanted}
-        reported: list[Change] = []
         if taken is None:
-            reported.append(("seat_taken", {"seat": seat, "bettor_id": bettor_id}))
-        else:
-            reported.append(("seat_updated", {"seat": seat, "bettor_id": bettor_id}))
-        return reported, {"seats": seats}
+            return [("seat_taken", {"seat": seat, "bettor_id": bettor_id})], {"seats": seats}
+        updated = ("seat_updated", {"seat": seat, "bettor_id": bettor_id})
+        return _with_slip(config, replace(live, seats=seats), bettor_id, updated, seats=seats)
 
     return change(repo, operator_id, table_id, decide)
 
@@ -298,8 +308,11 @@ def join_spectators(
             )
         _min_balance(config, balance)
         spectators = {**live.spectators, bettor_id: wanted}
-        event = "spectator_joined" if new else "spectator_updated"
-        return [(event, {"bettor_id": bettor_id})], {"spectators": spectators}
+        if new:
+            return [("spectator_joined", {"bettor_id": bettor_id})], {"spectators": spectators}
+        updated = ("spectator_updated", {"bettor_id": bettor_id})
+        after = replace(live, spectators=spectators)
+        return _with_slip(config, after, bettor_id, updated, spectators=spectators)
 
     return change(repo, operator_id, table_id, decide)
 
