@@ -24,6 +24,7 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     TableRecord,
+    WebhookFailure,
 )
 from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHistory
 from baccarat_api.ports.writes import ABSENT, Put, Update
@@ -316,3 +317,24 @@ def test_open_rounds_lists_the_unresolved_rounds_of_a_shoe(repo: Repository) -> 
     repo.void_round(stored_round(repo, second.round_id), void)
     assert repo.open_rounds(shoe_id) == []
     assert repo.open_rounds("tbl_aaaaaaaaaaaaaaaa_s1") == []
+
+
+def test_the_parked_failures_listed_skip_the_replayed_ones_whatever_the_page(
+    repo: Repository,
+) -> None:
+    """Five events parked, the first three replayed since (``delivered_at`` set): a page of two
+    is the two still parked (found by a hostile review: DynamoDB applies a Query's ``Limit``
+    before its filter, so the page read the first two failures, both replayed, and answered
+    none — the parked ones stayed invisible to ``GET /v1/webhook/failures``)."""
+    parked = [
+        WebhookFailure(OP, f"tbl_x:{n}", "tbl_x", n, 5, "2026-01-01T00:00:00Z",
+                       "2026-01-02T00:00:00Z", "HTTP 500")
+        for n in range(1, 6)
+    ]  # fmt: skip
+    repo.transact("park", [Put(f) for f in parked])
+    for f in parked[:3]:
+        key = (OP, f.event_id)
+        repo.transact("replayed", [Update(WebhookFailure, key, set={"delivered_at": "now"})])
+    assert [f.event_id for f in repo.webhook_failures(OP, 2)] == ["tbl_x:4", "tbl_x:5"]
+    assert [f.event_id for f in repo.webhook_failures(OP, 100)] == ["tbl_x:4", "tbl_x:5"]
+    assert repo.webhook_failures("operator-b", 100) == []

@@ -609,19 +609,28 @@ class DynamoRepository(Repository):
         return DeliveryState(operator_id, shard) if item is None else from_item(DeliveryState, item)
 
     def webhook_failures(self, operator_id: str, limit: int) -> list[WebhookFailure]:
+        """The first ``limit`` failures still parked, by event id. A Query's ``Limit`` counts
+        the items read BEFORE its filter (replayed failures stay, with ``delivered_at``), so
+        pages are read on (each up to 1 MB: thousands of failures) until ``limit`` are found."""
+        args: dict[str, Any] = {
+            "TableName": self.state,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :fail)",
+            "FilterExpression": "attribute_not_exists(delivered_at)",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": keys.webhook_pk(operator_id)},
+                ":fail": {"S": keys.FAILURE_PREFIX},
+            },
+            "ConsistentRead": True,
+        }
+        found: list[WebhookFailure] = []
         with mapped_errors("webhook failures"):
-            page = self.client.query(
-                TableName=self.state,
-                KeyConditionExpression="pk = :pk AND begins_with(sk, :fail)",
-                FilterExpression="attribute_not_exists(delivered_at)",
-                ExpressionAttributeValues={
-                    ":pk": {"S": keys.webhook_pk(operator_id)},
-                    ":fail": {"S": keys.FAILURE_PREFIX},
-                },
-                ConsistentRead=True,
-                Limit=limit,
-            )
-        return [from_item(WebhookFailure, item) for item in page.get("Items", [])]
+            while len(found) < limit:
+                page = self.client.query(**args)
+                found += [from_item(WebhookFailure, item) for item in page.get("Items", [])]
+                if "LastEvaluatedKey" not in page:
+                    break
+                args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return found[:limit]
 
     def get_webhook_failure(self, operator_id: str, event_id: str) -> WebhookFailure | None:
         item = self._get("webhook failure", *keys.failure_key(operator_id, event_id))
