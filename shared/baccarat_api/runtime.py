@@ -59,7 +59,8 @@ class Runtime:
     def sender(self) -> Sender:
         from baccarat_api.adapters.webhooks import HttpSender
 
-        return HttpSender(self.settings.webhook_timeout_seconds)
+        s = self.settings
+        return HttpSender(s.webhook_timeout_seconds, allow_private=s.webhook_private_addresses)
 
     @cached_property
     def wakeup(self) -> Wakeup:

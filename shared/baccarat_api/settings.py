@@ -51,6 +51,9 @@ class Settings(BaseModel):
         default=10.0, alias="WEBHOOK_TIMEOUT_SECONDS", gt=0, le=60
     )
     webhook_backoff_scale: float = Field(default=1.0, alias="WEBHOOK_BACKOFF_SCALE", gt=0, le=1)
+    #: Deliver to loopback / private / link-local addresses too (``make run``: a receiver on
+    #: this machine); never in AWS, where that would reach our side of the network.
+    webhook_private_addresses: bool = Field(default=False, alias="WEBHOOK_PRIVATE_ADDRESSES")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:

@@ -263,6 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "baccarat-local")
+    os.environ.setdefault("WEBHOOK_PRIVATE_ADDRESSES", "true")  # a receiver on this machine
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         return _serve(parser, args)

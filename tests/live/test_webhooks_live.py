@@ -81,7 +81,7 @@ def test_every_event_arrives_signed_and_in_order_through_failures(
     stop = threading.Event()
     delivery = threading.Thread(
         target=run_forever,
-        args=(repo, vault, HttpSender(timeout=0.5), lambda: [OP], stop),
+        args=(repo, vault, HttpSender(timeout=0.5, allow_private=True), lambda: [OP], stop),
         kwargs={"every": 0.05, "scale": 0.002},  # 10 s → 20 ms; 24 h → 173 s
     )
     poller.start()

@@ -1,10 +1,23 @@
 """The webhook ports' adapters: POST with the standard library (:class:`HttpSender`; no
-redirects followed, a bounded answer read) and the delivery wake-up on SQS (:class:`SqsWakeup`:
-a message naming the operator's feed shard, delayed)."""
+redirects followed, a bounded answer read, public addresses only) and the delivery wake-up on
+SQS (:class:`SqsWakeup`: a message naming the operator's feed shard, delayed).
+
+Public addresses only: an operator's webhook URL is fetched from inside our network, so a URL
+naming (or resolving to) a loopback, private, link-local (the instance metadata's 169.254.x),
+shared or reserved address would have the delivery function POST there and answer the
+operator its status — a port scan of our side. Each connection resolves the host once, refuses
+unless every address is globally routable (``Sent(None, "refused: …")``: a failure, retried
+and parked like an unreachable receiver) and connects to the address it checked (a second
+resolution could answer another: DNS rebinding); TLS still verifies the host name.
+``allow_private`` (``WEBHOOK_PRIVATE_ADDRESSES``, set by ``make run``) lifts this for a
+receiver on this machine."""
 
 from __future__ import annotations
 
+import http.client
+import ipaddress
 import json
+import socket
 import urllib.error
 import urllib.request
 from typing import Any
@@ -20,10 +33,66 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None  # a 3xx is an answer (not a 2xx: retried), never followed
 
 
+class NotPublic(OSError):
+    """The webhook host is (or resolves to) an address that is not globally routable."""
+
+
+def _public(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+def _public_connection(
+    address: tuple[str, int], timeout: Any = None, source: Any = None
+) -> socket.socket:
+    """``socket.create_connection`` to a globally routable address of the host only."""
+    host, port = address
+    found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    ips = [info[4][0] for info in found]
+    refused = [ip for ip in ips if not _public(str(ip))]
+    if not ips or refused:
+        raise NotPublic(f"refused: {host} is not a public address ({', '.join(map(str, refused))})")
+    family, kind, proto, _, where = found[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        if isinstance(timeout, int | float):  # (else the default timeout)
+            sock.settimeout(timeout)
+        sock.connect(where)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+class _PublicHTTP(http.client.HTTPConnection):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._create_connection = _public_connection
+
+
+class _PublicHTTPS(http.client.HTTPSConnection):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._create_connection = _public_connection
+
+
+class _PublicHTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req: Any) -> Any:
+        return self.do_open(_PublicHTTP, req)
+
+
+class _PublicHTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req: Any) -> Any:
+        return self.do_open(_PublicHTTPS, req, context=self._context)  # type: ignore[attr-defined]
+
+
 class HttpSender:
-    def __init__(self, timeout: float) -> None:
+    def __init__(self, timeout: float, *, allow_private: bool = False) -> None:
         self.timeout = timeout
-        self.opener = urllib.request.build_opener(_NoRedirect)
+        guards = () if allow_private else (_PublicHTTPHandler(), _PublicHTTPSHandler())
+        self.opener = urllib.request.build_opener(_NoRedirect, *guards)
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> Sent:
         request = urllib.request.Request(url, data=body, headers=headers, method="POST")

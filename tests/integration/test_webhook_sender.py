@@ -1,0 +1,89 @@
+"""The webhook sender POSTs to public addresses only (found by a hostile review: an operator's
+URL of ``http://169.254.169.254/…``, ``http://localhost:…`` or a private address was POSTed to
+from inside our network, and the retry route answered its status — a port scan of our side).
+A receiver on this machine is reached only where ``WEBHOOK_PRIVATE_ADDRESSES`` allows it
+(``make run``)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+
+from baccarat_api.adapters import webhooks
+from baccarat_api.adapters.webhooks import HttpSender
+from baccarat_api.settings import Settings
+
+
+@pytest.fixture
+def receiver() -> Iterator[tuple[int, list[bytes]]]:
+    got: list[bytes] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            got.append(self.rfile.read(int(self.headers["Content-Length"])))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            return None
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1], got
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_receiver_on_a_private_address_is_not_posted_to(
+    receiver: tuple[int, list[bytes]],
+) -> None:
+    port, got = receiver
+    sender = HttpSender(2.0)
+    for url in (f"http://127.0.0.1:{port}/hook", f"http://localhost:{port}/hook"):
+        sent = sender.post(url, b'{"n":1}', {"Content-Type": "application/json"})
+        assert (sent.ok, sent.status) == (False, None)
+        assert "is not a public address" in sent.error
+    assert got == []  # nothing reached it
+    allowed = HttpSender(2.0, allow_private=True)
+    assert allowed.post(f"http://127.0.0.1:{port}/hook", b'{"n":2}', {}).status == 204
+    assert got == [b'{"n":2}']
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["169.254.169.254", "10.0.0.8", "172.16.4.4", "192.168.1.1", "100.64.0.1", "0.0.0.0",
+     "::1", "::ffff:127.0.0.1", "fd00::1", "fe80::1"],
+)  # fmt: skip
+def test_a_host_resolving_to_a_non_public_address_is_refused_before_connecting(
+    monkeypatch: pytest.MonkeyPatch, address: str
+) -> None:
+    """Whatever the URL names, the address it resolves to decides (a public-looking name may
+    resolve to the metadata service), and no connection is opened."""
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    sockaddr = (address, 80, 0, 0) if family == socket.AF_INET6 else (address, 80)
+    monkeypatch.setattr(
+        webhooks.socket, "getaddrinfo",
+        lambda *a, **k: [(family, socket.SOCK_STREAM, 6, "", sockaddr)],
+    )  # fmt: skip
+
+    def no_socket(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a socket was opened")
+
+    monkeypatch.setattr(webhooks.socket, "socket", no_socket)
+    for scheme in ("http", "https"):
+        sent = HttpSender(2.0).post(f"{scheme}://hooks.example.com/x", b"{}", {})
+        assert sent.status is None and "is not a public address" in sent.error
+
+
+def test_private_addresses_are_off_unless_the_environment_allows_them() -> None:
+    base = {"STATE_TABLE": "s", "CONFIG_TABLE": "c"}
+    assert Settings.from_env(base).webhook_private_addresses is False
+    on = Settings.from_env({**base, "WEBHOOK_PRIVATE_ADDRESSES": "true"})
+    assert on.webhook_private_addresses is True
