@@ -130,3 +130,70 @@ def test_no_public_answer_names_a_bettor_or_a_balance(
     everything = "".join(operator)
     assert all(s in everything for s in (ALICE, BOB, str(BALANCE)))
     assert banking == "house" or (PB in everything and str(PB_BALANCE) in everything)
+
+
+@pytest.mark.parametrize(
+    ("profile", "banking"), [("bid-squeeze", "house"), ("star-city", "player_banker")]
+)
+def test_no_public_answer_names_a_bettor_of_a_live_table(
+    api: Api, profile: str, banking: str
+) -> None:
+    """The same scan over a live table's session (issue 13): seats, a spectator, a watcher, a
+    player-banker, betting windows with slips placed, replaced and cancelled, rounds dealt from
+    the book, squeeze reveals, the urge button, a seat left — then the shoe closed and its
+    rounds settled: the proof, the fairness summary, the signing keys and the verify page name
+    none of them (the squeezers and reveals live on the round; the proof lists no reveal)."""
+    tier, _ = CASES[profile]
+    table_id = api.post("/v1/tables", {"profile": profile, "tier": tier, "banking": banking}).body[
+        "table_id"
+    ]
+    t = f"/v1/tables/{table_id}"
+    shoe_id = api.post(f"{t}/shoes", {"client_seed": "scan-live"}).body["shoe_id"]
+    operator: list[str] = []
+
+    def ok(method: str, path: str, body: Any = None) -> None:
+        r = api.call(method, path, body)
+        assert r.status in (200, 201), (path, r.body)
+        operator.append(r.text)
+
+    ok("PUT", f"{t}/seats/1", {"bettor_id": ALICE, "balance": BALANCE, "level": 5})
+    ok("PUT", f"{t}/seats/2", {"bettor_id": BOB, "balance": BALANCE, "level": 5})
+    ok("PUT", f"{t}/watchers/zq-secret-wendy")
+    if banking == "player_banker":
+        ok("PUT", f"{t}/banker", {"bettor_id": PB, "balance": PB_BALANCE})
+    else:  # bid-squeeze: a spectator with personal limits
+        ok("PUT", f"{t}/spectators/{CAROL}",
+           {"balance": BALANCE, "personal_limits": {"tie": PERSONAL}})  # fmt: skip
+    rounds = []
+    for n in (1, 2):
+        ok("POST", f"{t}/betting")
+        ok("PUT", f"{t}/bets/{ALICE}", {"bets": [{"type": "banker", "amount": 1000}]})
+        ok("PUT", f"{t}/bets/{BOB}", {"bets": [{"type": "player", "amount": 1000}]})
+        ok("PUT", f"{t}/bets/{ALICE}", {"bets": [{"type": "banker", "amount": 2000}]})
+        if banking == "house":
+            ok("PUT", f"{t}/bets/{CAROL}", {"bets": [{"type": "tie", "amount": 1000}]})
+            ok("DELETE", f"{t}/bets/{CAROL}")
+        else:
+            ok("POST", f"{t}/urge", {"bettor_id": PB})
+        dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"from_book": True})
+        assert dealt.status == 201, dealt.body
+        operator.append(dealt.text)
+        squeezer = dealt.body["squeeze"]["player"] or dealt.body["squeeze"]["banker"]
+        ok("POST", f"/v1/rounds/{dealt.body['round_id']}/reveal",
+           {"bettor_id": squeezer, "step": "initial"})  # fmt: skip
+        ok("POST", f"/v1/rounds/{dealt.body['round_id']}/settlement")
+        rounds.append(n)
+    ok("DELETE", f"{t}/seats/2")
+    ok("POST", f"/v1/shoes/{shoe_id}/close")
+    public: dict[str, str] = {}
+    pages = proof_pages(api, shoe_id)
+    assert [r["round_number"] for p in pages for r in p["rounds"]] == rounds
+    for k, page in enumerate(pages, start=1):
+        public[f"proof page {k}"] = json.dumps(page, ensure_ascii=False)
+    public["fairness summary"] = api.get(f"{t}/fairness", key=None).text
+    public["signing keys"] = api.get("/v1/signing-keys", key=None).text
+    public["verify page"] = _raw_get(api, "/verify")
+    for what, text in public.items():
+        _unleaked(what, text)
+    everything = "".join(operator)
+    assert all(s in everything for s in (ALICE, BOB, str(BALANCE), "zq-secret-wendy"))
