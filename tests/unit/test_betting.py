@@ -23,7 +23,15 @@ from baccarat_api.limits import (
 )
 from baccarat_api.ports.records import LiveRecord
 from baccarat_api.ports.repository import StoreUnavailable
-from baccarat_api.service import auto_settle, betting, events, presence, reading, tables
+from baccarat_api.service import (
+    auto_settle,
+    betting,
+    events,
+    presence,
+    reading,
+    table_state,
+    tables,
+)
 from baccarat_api.service.betting import book_bets, book_view
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
@@ -680,3 +688,34 @@ def test_a_spectators_balance_report_below_a_waiting_slip_cancels_it(game: Game)
     assert [k for k, _ in feed(game, t, seq)] == ["spectator_updated", "bet_cancelled"]
     assert live_of(game, t).book == {}
     assert from_book(game, shoe_id).bets == []
+
+
+def test_closing_the_shoe_cancels_its_waiting_window_and_book(game: Game) -> None:
+    """The operator closes the shoe while betting is open: the window and its slips go in the
+    same change (``betting_cancelled``, reason ``shoe_ended``) — found by a hostile review: they
+    stayed, the state showed the table ``betting`` on the ended shoe's window with alice's slip
+    (after the next commit too) and the feed never said the slip was gone."""
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 5000)))
+    seq = live_of(game, t).seq
+    tables.close_shoe(game.repo, game.vault, OP, shoe_id)
+    assert feed(game, t, seq)[0] == (
+        "betting_cancelled",
+        {"shoe_id": shoe_id, "round_number": 1, "reason": "shoe_ended", "slips": 1},
+    )
+    assert kinds(game, t, seq) == ["betting_cancelled", "shoe_ended"]
+    live = live_of(game, t)
+    assert (live.betting, live.book, live.deal_by) == (None, {}, None)
+    tables.commit_shoe(game.repo, game.vault, OP, t, "seed-2")
+    state, _ = table_state.table_state(game.repo, OP, t)
+    assert (state.phase, state.book.betting, state.book.total) == ("idle", None, 0)
+    # a dealt window stays as it was: closing a shoe after its round is dealt cancels nothing
+    t2, shoe_2 = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t2, 1, "alice", 50_000, None)
+    betting.open_betting(game.repo, OP, t2)
+    from_book(game, shoe_2)
+    seq = live_of(game, t2).seq
+    tables.close_shoe(game.repo, game.vault, OP, shoe_2)
+    assert kinds(game, t2, seq) == ["shoe_ended"]

@@ -21,12 +21,19 @@ from baccarat.profiles import PROFILES, Banking, Rounding, TableConfig, Tier, Ti
 from baccarat.rules import ShoeRules
 from baccarat_api.clock import now
 from baccarat_api.ids import ShoeRef, new_table_id
-from baccarat_api.ports.records import ENDED, OPEN, ProofRecord, ShoeRecord, TableRecord
+from baccarat_api.ports.records import (
+    ENDED,
+    OPEN,
+    LiveRecord,
+    ProofRecord,
+    ShoeRecord,
+    TableRecord,
+)
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.vault import SecretVault, chain_context, ref_key_context, shoe_context
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError, lost_race
-from baccarat_api.service.events import LiveMoved, emit, retrying
+from baccarat_api.service.events import Change, LiveMoved, emit, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import CreateTableRequest, ShoeOut, ShoeStateOut, TableOut
 from baccarat_api.service.reading import shoe_live, table_live
@@ -254,6 +261,22 @@ def shoe_ended(after: ShoeRecord) -> tuple[str, dict[str, object]]:
     )
 
 
+def _window_of(live: LiveRecord | None, shoe_id: str) -> tuple[list[Change], dict[str, Any]]:
+    """A betting window of ``shoe_id`` not dealt yet, as its closing cancels it: reported
+    ``betting_cancelled`` (reason ``shoe_ended``, the code its deal would answer) and dropped
+    with its book (found by a hostile review: it stayed, so the state showed the table
+    ``betting`` on the ended shoe's window with its slips — after the next commit too — and
+    nothing in the feed said the slips were gone). No bet was locked: no money moves."""
+    betting = None if live is None else live.betting
+    if live is None or betting is None or betting["shoe_id"] != shoe_id:
+        return [], {}
+    if betting["status"] == "dealt":
+        return [], {}
+    data = {"shoe_id": shoe_id, "round_number": betting["round_number"],
+            "reason": "shoe_ended", "slips": len(live.book)}  # fmt: skip
+    return [("betting_cancelled", data)], {"betting": None, "book": {}}
+
+
 def close_shoe(
     repo: Repository,
     vault: SecretVault,
@@ -289,14 +312,16 @@ def _close_shoe(
     after, proof = end_shoe(shoe, secret, "closed", wid)
     view = shoe_state_view(after)
     assert after.ended_at is not None
+    dropped, window = _window_of(live, shoe_id)
     ev = emit(
         live,
         operator_id,
         shoe.table_id,
         after.ended_at,
-        [shoe_ended(after)],
+        [*dropped, shoe_ended(after)],
         deal_by=None,
         open_shoe_id=None,
+        **window,
     )
     try:
         repo.close_shoe(shoe, after, proof, idempotency.record(idem, operator_id, view), ev)
