@@ -150,3 +150,65 @@ def test_betting_opened_twice_at_once_opens_one_window(local: Local) -> None:
         events = feed(http, table_id)
     assert [e["type"] for e in events].count("betting_opened") == 1
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+
+
+def test_balance_reports_racing_the_from_book_deal_never_refuse_the_book(local: Local) -> None:
+    """b1…b7 each confirm 5,000; then b2…b7's wallets are reported at 2,000 at the very moment
+    the round is dealt from the book. Each report either lands before the deal (that slip is
+    cancelled with it: ``bet_cancelled`` reason ``insufficient_balance``) or after (the slip was
+    dealt at the old balance, locked): the deal is never refused for the whole book, and every
+    slip is in the round or cancelled, exactly one of the two."""
+    with local.client() as http:
+        table_id, shoe_id = open_shoe(http)
+        seat_all(http, table_id)
+    dealt: list[dict[str, Any]] = []
+    outcomes: list[tuple[int, int]] = []
+    for _ in range(3):
+        with local.client() as http:
+            opened = _until_decided(lambda: http.post(f"/v1/tables/{table_id}/betting"))
+            assert opened.status_code == 200, opened.text
+            start = len(feed(http, table_id))
+            for bettor in BETTORS:
+                r = http.put(f"/v1/tables/{table_id}/bets/{bettor}", json=slip(5000))
+                assert r.status_code == 200, r.text
+        dealt.clear()
+
+        def reporter(seat: int, bettor: str) -> Callable[[], None]:
+            def work() -> None:
+                with local.client() as http:
+                    r = _until_decided(lambda: http.put(
+                        f"/v1/tables/{table_id}/seats/{seat}",
+                        json={"bettor_id": bettor, "balance": 2_000}))  # fmt: skip
+                    assert r.status_code == 200, r.text
+
+            return work
+
+        def dealer() -> None:
+            with local.client() as http:
+                r = _until_decided(
+                    lambda: http.post(f"/v1/shoes/{shoe_id}/rounds", json={"from_book": True})
+                )
+                assert r.status_code == 201, r.text
+                dealt.append(r.json())
+
+        reporters = [reporter(n, b) for n, b in enumerate(BETTORS, start=1) if b != "b1"]
+        in_parallel([*reporters, dealer])
+        with local.client() as http:
+            events = feed(http, table_id)[start:]
+            cancelled = {e["data"]["bettor_id"] for e in events if e["type"] == "bet_cancelled"}
+            in_round = {b["bettor_id"] for b in dealt[0]["bets"]}
+            assert "b1" in in_round
+            outcomes.append((len(in_round) - 1, len(cancelled)))
+            assert in_round | cancelled == set(BETTORS) and not in_round & cancelled
+            assert all(e["data"]["reason"] == "insufficient_balance"
+                       for e in events if e["type"] == "bet_cancelled")  # fmt: skip
+            settled = http.post(f"/v1/rounds/{dealt[0]['round_id']}/settlement")
+            assert settled.status_code == 200, settled.text
+            for n, bettor in enumerate(BETTORS, start=1):  # the wallets again, for the next round
+                r = http.put(f"/v1/tables/{table_id}/seats/{n}",
+                             json={"bettor_id": bettor, "balance": 50_000})  # fmt: skip
+                assert r.status_code == 200, r.text  # (re-seated if unseated for balance)
+    print(f"\nreports racing the deal (dealt at the old balance, cancelled): {outcomes}")
+    with local.client() as http:
+        events = feed(http, table_id)
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
