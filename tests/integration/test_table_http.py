@@ -143,8 +143,11 @@ def test_the_betting_window_over_http(api: Api) -> None:
     assert dealt.status == 201 and [(b["bettor_id"], b["seat"]) for b in dealt.body["bets"]] == [
         ("alice", 3)
     ]
-    late = api.call("PUT", slip, {"bets": [{"type": "player", "amount": 1000}]})
+    late = api.call("PUT", slip, {"bets": [{"type": "player", "amount": 2000}]})
     assert (late.status, late.error["code"]) == (409, "betting_closed")
+    # the dealt slip again (a PUT retried after its answer was lost): its book, dealt
+    retried = api.call("PUT", slip, {"bets": [{"type": "player", "amount": 1000}]})
+    assert retried.status == 200 and retried.body["betting"]["status"] == "dealt"
     unsettled = api.post(f"/v1/tables/{t}/betting")
     assert (unsettled.status, unsettled.error["code"]) == (409, "round_unsettled")
     feed = api.get(f"/v1/tables/{t}/events", query="after=0&limit=50").body["events"]

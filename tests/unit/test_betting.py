@@ -719,3 +719,38 @@ def test_closing_the_shoe_cancels_its_waiting_window_and_book(game: Game) -> Non
     seq = live_of(game, t2).seq
     tables.close_shoe(game.repo, game.vault, OP, shoe_2)
     assert kinds(game, t2, seq) == ["shoe_ended"]
+
+
+def test_a_slip_retried_after_closes_at_answers_its_book_not_betting_closed(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's PUT is accepted just before closes_at and its answer is lost; her client retries
+    the same slip after closes_at, and again once the round is dealt: each answers the book that
+    holds it (found by a hostile review: ``409 betting_closed`` told her the bet was refused while
+    it was dealt and settled). Another slip is still refused, and a DELETE retried after
+    closes_at whose first try cancelled the slip answers ``404 not_found`` (no slip), not
+    ``betting_closed`` (which says it stands)."""
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    presence.take_seat(game.repo, OP, t, 2, "bob", 50_000, None)
+    window = betting.open_betting(game.repo, OP, t).betting
+    assert window is not None
+    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 2000)))
+    betting.place_slip(game.repo, OP, t, "bob", slip(("player", 1000)))
+    betting.cancel_slip(game.repo, OP, t, "bob")  # its answer lost too
+    later = seconds_after(window.closes_at, 1)
+    monkeypatch.setattr(betting, "clock_now", lambda: later)
+    seq = live_of(game, t).seq
+    again = betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 2000)))
+    assert again.betting is not None and again.betting.status == "closed"
+    assert again.seats[1].total == 2000 and live_of(game, t).seq == seq  # nothing changed
+    other = slip(("banker", 3000))
+    assert code_of(lambda: betting.place_slip(game.repo, OP, t, "alice", other)) == (
+        "betting_closed"
+    )
+    assert code_of(lambda: betting.cancel_slip(game.repo, OP, t, "bob")) == "not_found"
+    assert code_of(lambda: betting.cancel_slip(game.repo, OP, t, "alice")) == "betting_closed"
+    dealt = from_book(game, shoe_id)
+    after = betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 2000)))
+    assert after.betting is not None and after.betting.status == "dealt"
+    assert after.betting.round_id == dealt.round_id and after.seats[1].total == 2000

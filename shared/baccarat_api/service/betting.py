@@ -273,11 +273,17 @@ def place_slip(
     repo: Repository, operator_id: str, table_id: str, bettor_id: str, request: SlipRequest
 ) -> BookOut:
     """Set ``bettor_id``'s confirmed slip (replacing an earlier one), validated as the deal will
-    validate it; reports ``bet_placed``. The same slip again changes nothing."""
+    validate it; reports ``bet_placed``. The same slip again changes nothing — also once betting
+    has closed or the round is dealt: a PUT retried after its answer was lost answers the book
+    that holds it (its window's ``status`` says whether it was dealt), not ``betting_closed``
+    (found by a hostile review: the bettor was told the slip was refused while it was dealt)."""
     bets = [b.model_dump(mode="json") for b in request.bets]
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
         at = clock_now()
+        earlier = live.book.get(bettor_id)
+        if live.betting is not None and earlier is not None and earlier["bets"] == bets:
+            return None
         window = _window_open(live, at)
         place = place_of(live, bettor_id)
         if place is None:
@@ -288,9 +294,6 @@ def place_slip(
                 f"{bettor_id} holds no seat and is no spectator here",
                 details={"bettor_id": bettor_id},
             )
-        earlier = live.book.get(bettor_id)
-        if earlier is not None and earlier["bets"] == bets:
-            return None
         config = TableConfig.from_dict(table.config)
         slip = {"role": place["role"], "seat": place.get("seat"), "bets": bets,
                 "placed_at": at, "order": live.seq + 1}  # fmt: skip
@@ -305,14 +308,17 @@ def place_slip(
 
 
 def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> BookOut:
-    """Cancel ``bettor_id``'s slip while betting is open; reports ``bet_cancelled``."""
+    """Cancel ``bettor_id``'s slip while betting is open; reports ``bet_cancelled``. A bettor
+    with no slip in the book is 404 ``not_found`` whether betting is open or not: a DELETE
+    retried after closes_at, its answer lost, learns that its slip is gone (``betting_closed``
+    would say it stands)."""
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
-        window = _window_open(live, clock_now())
         if bettor_id not in live.book:
             raise DomainError(
                 "not_found", f"{bettor_id} has no slip", details={"bettor_id": bettor_id}
             )
+        window = _window_open(live, clock_now())
         book = {k: v for k, v in live.book.items() if k != bettor_id}
         cancelled = {"round_number": window["round_number"], "bettor_id": bettor_id}
         return [("bet_cancelled", cancelled)], {"book": book}
