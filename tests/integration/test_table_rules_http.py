@@ -222,3 +222,34 @@ def test_a_slip_is_confirmed_replaced_cancelled_and_refused_from_closes_at(
     assert now["phase"] == "closed" and now["book"]["seats"]["4"]["bets"] == BANKER
     types = [e["type"] for e in events(api, t)]
     assert types[-5:] == ["bet_placed", "bet_placed", "urge", "bet_cancelled", "bet_placed"]
+
+
+def test_the_squeeze_shows_nothing_of_the_outcome_until_its_cards_are_open(
+    api: Api, later: Later
+) -> None:
+    """While a squeeze counts down the table shows the first cards only: its history, roads and
+    cards remaining must not give the result away; at reveal_by the system opens the cards (the
+    state shows ``by: system`` at once, the next change writes the event)."""
+    t = table(api, squeeze_seconds=3)
+    s = shoe(api, t)
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000})
+    dealt = from_book(api, t, s, {"alice": BANKER})
+    during = state(api, t)
+    assert during["phase"] == "squeeze" and during["round"]["result"] is None
+    assert during["shoe"]["rounds_dealt"] == 1
+    assert during["shoe"]["history"] == [] and during["shoe"]["roads"]["bead_plate"]["cells"] == []
+    assert during["shoe"]["cards_remaining"] == 208 - 4  # the four cards on the table
+    later(3)  # the initial step's reveal_by
+    after = state(api, t)
+    initial = after["round"]["squeeze"]["steps"]["initial"]
+    assert initial["status"] == "revealed"
+    assert {h["opened"]["by"] for h in initial["hands"].values()} == {"system"}
+    later(3)  # and the draws', if any
+    shown = state(api, t)
+    assert shown["round"]["result"] == dealt["result"] and shown["phase"] == "dealt"
+    assert [h["round"] for h in shown["shoe"]["history"]] == [1]
+    assert shown["shoe"]["cards_remaining"] == 208 - dealt["cards_dealt"]
+    before = shown["seq"]
+    settle(api, dealt["round_id"])
+    reported = [e["data"] for e in events(api, t, before) if e["type"] == "squeeze_revealed"]
+    assert reported and {r["by"] for r in reported} == {"system"}

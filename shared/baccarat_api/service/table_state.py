@@ -20,6 +20,8 @@ The shoe shown is the open one, else the table's latest (ended) shoe; the round 
 table's latest dealt round if it belongs to that shoe. Cards: each hand's first card from the
 deal, a face-down card once its hand's step is open, the third cards only once the initial step
 is revealed (how many there are gives the outcome away); ``result`` once every card is shown.
+Until then the shoe's history and roads leave the round out and its unshown third cards count
+as still in the shoe (else they would show the squeeze's outcome).
 
 Round trips: BatchGetItem (table + live state) + BatchGetItem (shoe + latest round) = 2 (1 for a
 table with no shoe). Size: bounded by presence and the book (≤ 7 seats, ``MAX_SPECTATORS``,
@@ -32,6 +34,7 @@ bid-squeeze shoe (tests/unit/test_table_state.py).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from typing import Any
 
 from baccarat.squeeze import step_hands, timeline
@@ -70,6 +73,7 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
         shoe, rnd = found.shoe, found.round
     phase, deadline = _phase(live, rnd, at)
     presence = presence_view(table_id, live)
+    shown = None if rnd is None else _round(rnd, at)
     state = TableStateOut.model_validate(
         {
             "table_id": table_id,
@@ -86,8 +90,8 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
             "watchers": presence.watchers,
             "idle": {} if live is None else dict(live.idle),
             "book": book_view(live, at),
-            "shoe": None if shoe is None else _shoe(shoe),
-            "round": None if rnd is None else _round(rnd, at),
+            "shoe": None if shoe is None else _shoe(shoe, rnd, shown),
+            "round": shown,
         }
     )
     body = state.model_dump_json(exclude={"at"}).encode()
@@ -128,9 +132,19 @@ def _phase(live: LiveRecord | None, r: RoundRecord | None, at: str) -> tuple[str
     return "settled", None
 
 
-def _shoe(s: ShoeRecord) -> dict[str, Any]:
+def _shoe(s: ShoeRecord, r: RoundRecord | None, shown: dict[str, Any] | None) -> dict[str, Any]:
+    """The shoe as the table shows it: while the latest round's cards are not all shown, its
+    history entry and roads leave that round out and the cards it has not shown yet (its third
+    cards) are still in the shoe — else they would give the squeeze's outcome away."""
+    hidden = 0
+    squeezing = shown is not None and shown["result"] is None
+    if r is not None and shown is not None and squeezing and r.round_number == s.rounds_dealt:
+        s = replace(s, results=s.results[:-1])
+        hidden = int(r.facts["cards_dealt"]) - len(shown["cards"])
     view = shoe_state_view(s)
-    return {name: view[name] for name in SHOE_FIELDS}
+    return {name: view[name] for name in SHOE_FIELDS} | {
+        "cards_remaining": view["cards_remaining"] + hidden
+    }
 
 
 def _round(r: RoundRecord, at: str) -> dict[str, Any]:
