@@ -253,3 +253,33 @@ def test_the_squeeze_shows_nothing_of_the_outcome_until_its_cards_are_open(
     settle(api, dealt["round_id"])
     reported = [e["data"] for e in events(api, t, before) if e["type"] == "squeeze_revealed"]
     assert reported and {r["by"] for r in reported} == {"system"}
+
+
+def test_a_bettor_who_leaves_before_the_deal_has_their_slip_cancelled_in_the_feed(
+    api: Api,
+) -> None:
+    """A frontend that draws the book from the feed takes a slip off the table when its bettor
+    leaves (the seat, the spectators, or every spectator with the last seat)."""
+    t = table(api, profile="bid-squeeze", tier="bid-squeeze-standard")
+    s = shoe(api, t)
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000, "level": 1})
+    put(api, f"/v1/tables/{t}/seats/2", {"bettor_id": "bob", "balance": 50_000, "level": 1})
+    for who in ("sam", "sue"):
+        put(api, f"/v1/tables/{t}/spectators/{who}", {"balance": 50_000})
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    for who in ("alice", "bob", "sam", "sue"):
+        put(api, f"/v1/tables/{t}/bets/{who}", {"bets": BANKER})
+    before = state(api, t)["seq"]
+    assert api.call("DELETE", f"/v1/tables/{t}/spectators/sue").status == 200
+    assert api.call("DELETE", f"/v1/tables/{t}/seats/2").status == 200
+    assert api.call("DELETE", f"/v1/tables/{t}/seats/1").status == 200
+    feed = [(e["type"], e["data"]["bettor_id"]) for e in events(api, t, before)]
+    assert feed == [
+        ("spectator_left", "sue"), ("bet_cancelled", "sue"),
+        ("seat_vacated", "bob"), ("bet_cancelled", "bob"),
+        ("seat_vacated", "alice"), ("spectator_left", "sam"),
+        ("bet_cancelled", "alice"), ("bet_cancelled", "sam"),
+    ]  # fmt: skip
+    assert state(api, t)["book"]["seats"] == {} and state(api, t)["book"]["spectators"] == {}
+    dealt = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
+    assert dealt.status == 201 and dealt.body["bets"] == []
