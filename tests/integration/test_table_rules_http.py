@@ -281,5 +281,24 @@ def test_a_bettor_who_leaves_before_the_deal_has_their_slip_cancelled_in_the_fee
         ("bet_cancelled", "alice"), ("bet_cancelled", "sam"),
     ]  # fmt: skip
     assert state(api, t)["book"]["seats"] == {} and state(api, t)["book"]["spectators"] == {}
+    alone = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})  # nobody left to deal for
+    assert (alone.status, alone.error["code"]) == (409, "company_required")
+
+
+def test_a_book_is_dealt_only_with_the_company_present(api: Api) -> None:
+    """兩人成局(含荷官): the company is checked again when the book is dealt — the seated bettor
+    who left after betting opened leaves the player-banker alone, and no round is dealt."""
+    t = table(api, banking="player_banker")
+    s = shoe(api, t)
+    put(api, f"/v1/tables/{t}/banker", {"bettor_id": "pat", "balance": 40_000})
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000})
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": BANKER})
+    assert api.call("DELETE", f"/v1/tables/{t}/seats/1").status == 200
+    alone = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
+    assert (alone.status, alone.error["code"]) == (409, "company_required")
+    assert alone.error["details"] == {"missing": ["seated_bettor"]}
+    assert api.get(f"/v1/shoes/{s}").body["rounds_dealt"] == 0
+    put(api, f"/v1/tables/{t}/seats/2", {"bettor_id": "bob", "balance": 50_000})
     dealt = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
-    assert dealt.status == 201 and dealt.body["bets"] == []
+    assert dealt.status == 201 and dealt.body["bets"] == []  # bob sat down without a slip

@@ -151,10 +151,10 @@ def validate_book(
 # --- opening betting ---------------------------------------------------------------------------
 
 
-def check_company(config: TableConfig, live: LiveRecord) -> None:
+def check_company(config: TableConfig, live: LiveRecord, what: str = "betting opens") -> None:
     """The profile's minimum company (409 ``company_required``): at least one seated bettor,
     and on a player-banker table the player-banker too (star-city "兩人成局（含荷官）"; at a
-    house table the house is the other side)."""
+    house table the house is the other side) — to open betting and again to deal its book."""
     missing = []
     if config.banking is Banking.PLAYER_BANKER and live.banker is None:
         missing.append("player_banker")
@@ -163,7 +163,8 @@ def check_company(config: TableConfig, live: LiveRecord) -> None:
     if missing:
         raise DomainError(
             "company_required",
-            "betting opens when "
+            what
+            + " when "
             + " and ".join(m.replace("_", " ") for m in missing)
             + (" are" if len(missing) > 1 else " is")
             + " present",
