@@ -302,3 +302,21 @@ def test_a_book_is_dealt_only_with_the_company_present(api: Api) -> None:
     put(api, f"/v1/tables/{t}/seats/2", {"bettor_id": "bob", "balance": 50_000})
     dealt = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
     assert dealt.status == 201 and dealt.body["bets"] == []  # bob sat down without a slip
+
+
+def test_a_voided_round_counts_nothing_down(api: Api) -> None:
+    """A void ends the round's squeeze (its reveals are refused): the table shows no countdown
+    for it, and betting opens for the next round."""
+    t = table(api, squeeze_seconds=30)
+    s = shoe(api, t)
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000})
+    dealt = from_book(api, t, s, {"alice": BANKER})
+    assert state(api, t)["phase"] == "squeeze"
+    assert api.post(f"/v1/rounds/{dealt['round_id']}/void", {"reason": "misdeal"}).status == 200
+    reveal = api.post(f"/v1/rounds/{dealt['round_id']}/reveal",
+                      {"bettor_id": "alice", "step": "initial"})  # fmt: skip
+    assert (reveal.status, reveal.error["code"]) == (409, "round_voided")
+    now = state(api, t)
+    assert (now["phase"], now["deadline"], now["round"]["status"]) == ("settled", None, "voided")
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    assert state(api, t)["phase"] == "betting"

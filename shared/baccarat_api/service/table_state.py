@@ -9,7 +9,7 @@ The phase (first that holds):
 * ``betting`` — the betting window is open (``deadline`` = its ``closes_at``);
 * ``closed`` — betting closed ("no more bets"), the round not dealt yet (``deadline``: the
   live state's ``deal_by``, when the sweep deals it from the book);
-* ``squeeze`` — the latest round of the shoe is dealt and a reveal step is counting down
+* ``squeeze`` — the latest round of the shoe is dealt, not voided, and a reveal step is counting down
   (``deadline`` = that step's ``reveal_by``; past it the system opens the cards);
 * ``dealt`` — every card shown, the round not settled (``deadline`` = its ``settle_by``: the
   sweep settles it then);
@@ -122,7 +122,7 @@ def _phase(live: LiveRecord | None, r: RoundRecord | None, at: str) -> tuple[str
         return "closed", None if live is None else live.deal_by
     if r is None:
         return "idle", None
-    if r.squeeze is not None:
+    if r.squeeze is not None and r.void is None:  # a void ends the squeeze (reveals refused)
         steps = timeline(step_hands(r.squeeze), r.dealt_at, plan_seconds(r.squeeze), r.reveals, at)
         counting = [s for s in steps if s.status == "squeezing"]
         if counting:
