@@ -9,8 +9,8 @@ The phase (first that holds):
 * ``betting`` — the betting window is open (``deadline`` = its ``closes_at``);
 * ``closed`` — betting closed ("no more bets"), the round not dealt yet (``deadline``: the
   live state's ``deal_by``, when the sweep deals it from the book);
-* ``squeeze`` — the latest round of the shoe is dealt, not voided, and a reveal step is counting down
-  (``deadline`` = that step's ``reveal_by``; past it the system opens the cards);
+* ``squeeze`` — the latest round of the shoe is dealt, not voided, and a reveal step is
+  counting down (``deadline`` = that step's ``reveal_by``; past it the system opens the cards);
 * ``dealt`` — every card shown, the round not settled (``deadline`` = its ``settle_by``: the
   sweep settles it then);
 * ``settled`` — the latest round is settled, auto-settled or voided (``deadline`` null);
