@@ -304,9 +304,9 @@ def test_a_book_is_dealt_only_with_the_company_present(api: Api) -> None:
     assert dealt.status == 201 and dealt.body["bets"] == []  # bob sat down without a slip
 
 
-def test_a_voided_round_counts_nothing_down(api: Api) -> None:
+def test_a_voided_round_counts_nothing_down(api: Api, later: Later) -> None:
     """A void ends the round's squeeze (its reveals are refused): the table shows no countdown
-    for it, and betting opens for the next round."""
+    for it, no system reveal is reported for it later, and betting opens for the next round."""
     t = table(api, squeeze_seconds=30)
     s = shoe(api, t)
     put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000})
@@ -318,5 +318,8 @@ def test_a_voided_round_counts_nothing_down(api: Api) -> None:
     assert (reveal.status, reveal.error["code"]) == (409, "round_voided")
     now = state(api, t)
     assert (now["phase"], now["deadline"], now["round"]["status"]) == ("settled", None, "voided")
+    later(30)  # past the initial reveal_by: the next change at the table reports nothing of it
+    before = state(api, t)["seq"]
     assert api.post(f"/v1/tables/{t}/betting").status == 200
     assert state(api, t)["phase"] == "betting"
+    assert [e["type"] for e in events(api, t, before)] == ["betting_opened"]
