@@ -323,3 +323,33 @@ def test_a_voided_round_counts_nothing_down(api: Api, later: Later) -> None:
     assert api.post(f"/v1/tables/{t}/betting").status == 200
     assert state(api, t)["phase"] == "betting"
     assert [e["type"] for e in events(api, t, before)] == ["betting_opened"]
+
+
+def test_a_slip_the_bettors_new_balance_cannot_cover_is_cancelled_not_the_whole_round(
+    api: Api,
+) -> None:
+    """The operator reports a seated bettor's or a spectator's lower balance while their slip
+    waits: that slip is cancelled (``bet_cancelled``) — kept, it would refuse the whole book's
+    deal — and the others' slips are dealt."""
+    t = table(api, profile="bid-squeeze", tier="bid-squeeze-standard")
+    s = shoe(api, t)
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000, "level": 1})
+    put(api, f"/v1/tables/{t}/seats/2", {"bettor_id": "bob", "balance": 50_000, "level": 1})
+    put(api, f"/v1/tables/{t}/spectators/sam", {"balance": 50_000})
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": [{"type": "banker", "amount": 5000}]})
+    put(api, f"/v1/tables/{t}/bets/bob", {"bets": PLAYER})
+    put(api, f"/v1/tables/{t}/bets/sam", {"bets": [{"type": "tie", "amount": 5000}]})
+    before = state(api, t)["seq"]
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 2000, "level": 1})
+    put(api, f"/v1/tables/{t}/seats/2", {"bettor_id": "bob", "balance": 20_000, "level": 1})
+    put(api, f"/v1/tables/{t}/spectators/sam", {"balance": 3000})
+    feed = [(e["type"], e["data"]["bettor_id"]) for e in events(api, t, before)]
+    assert feed == [
+        ("seat_updated", "alice"), ("bet_cancelled", "alice"), ("seat_updated", "bob"),
+        ("spectator_updated", "sam"), ("bet_cancelled", "sam"),
+    ]  # fmt: skip
+    assert list(state(api, t)["book"]["seats"]) == ["2"]
+    dealt = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
+    assert dealt.status == 201, dealt.body
+    assert [(b["bettor_id"], b["balance"]) for b in dealt.body["bets"]] == [("bob", 20_000)]

@@ -26,6 +26,7 @@ Round trips: BatchGetItem (table + live state) + TransactWriteItems (live state 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from baccarat.eligibility import spectators_to_remove
@@ -175,6 +176,30 @@ def slips_cancelled(live: LiveRecord, bettor_ids: Collection[str]) -> list[Chang
             for b in dict.fromkeys(bettor_ids) if b in live.book]  # fmt: skip
 
 
+def slip_still_valid(
+    config: TableConfig, live: LiveRecord, bettor_id: str, changes: dict[str, Any]
+) -> tuple[list[Change], dict[str, Any]]:
+    """A bettor's place updated (a new balance or level) while their slip waits in a book not
+    dealt yet: the slip validated again with the place as it now is; no longer valid (say the
+    wallet cannot cover it), it is cancelled (``bet_cancelled``) — it would refuse the whole
+    book's deal, and the sweep would cancel everyone's window for it."""
+    if bettor_id not in live.book or not slips_cancelled(live, [bettor_id]):
+        return [], changes
+    from baccarat_api.service.betting import validate_book  # (betting imports this module)
+
+    assert live.betting is not None
+    moved = replace(live, **changes)
+    try:
+        validate_book(config, moved, {bettor_id: live.book[bettor_id]},
+                      int(live.betting["round_number"]))  # fmt: skip
+    except DomainError as exc:
+        if exc.details.get("bettor_id") != bettor_id:
+            return [], changes  # the table's fault (e.g. no player-banker), not this slip's
+        book = {k: v for k, v in live.book.items() if k != bettor_id}
+        return slips_cancelled(live, [bettor_id]), {**changes, "book": book}
+    return [], changes
+
+
 def take_seat(
     repo: Repository,
     operator_id: str,
@@ -213,7 +238,8 @@ def take_seat(
             reported.append(("seat_taken", {"seat": seat, "bettor_id": bettor_id}))
         else:
             reported.append(("seat_updated", {"seat": seat, "bettor_id": bettor_id}))
-        return reported, {"seats": seats}
+        cancelled, changes = slip_still_valid(config, live, bettor_id, {"seats": seats})
+        return reported + cancelled, changes
 
     return change(repo, operator_id, table_id, decide)
 
@@ -310,7 +336,8 @@ def join_spectators(
         _min_balance(config, balance)
         spectators = {**live.spectators, bettor_id: wanted}
         event = "spectator_joined" if new else "spectator_updated"
-        return [(event, {"bettor_id": bettor_id})], {"spectators": spectators}
+        cancelled, changes = slip_still_valid(config, live, bettor_id, {"spectators": spectators})
+        return [(event, {"bettor_id": bettor_id}), *cancelled], changes
 
     return change(repo, operator_id, table_id, decide)
 
