@@ -353,3 +353,24 @@ def test_a_slip_the_bettors_new_balance_cannot_cover_is_cancelled_not_the_whole_
     dealt = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
     assert dealt.status == 201, dealt.body
     assert [(b["bettor_id"], b["balance"]) for b in dealt.body["bets"]] == [("bob", 20_000)]
+
+
+def test_after_an_explicit_deal_no_seat_shows_an_earlier_windows_bets(api: Api) -> None:
+    """對應押注區: a round dealt with explicit bets after one dealt from the book — the book no
+    longer shows the earlier round's slips as if they were this round's."""
+    t = table(api)
+    s = shoe(api, t)
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000})
+    first = from_book(api, t, s, {"alice": [{"type": "banker", "amount": 5000}]})
+    assert state(api, t)["book"]["seats"]["1"]["total"] == 5000
+    settle(api, first["round_id"])
+    own = [{"bettor_id": "alice", "role": "seated", "seat": 1, "type": "player", "amount": 1000,
+            "balance": 50_000}]  # fmt: skip
+    second = api.post(f"/v1/shoes/{s}/rounds", {"bets": own})
+    assert second.status == 201, second.body
+    now = state(api, t)
+    assert now["round"]["round_id"] == second.body["round_id"]
+    empty = {"table_id": t, "betting": None, "seats": {}, "spectators": {}, "total": 0}
+    assert now["book"] == empty
+    settle(api, second.body["round_id"])
+    assert api.post(f"/v1/tables/{t}/betting").status == 200  # the table's own window again

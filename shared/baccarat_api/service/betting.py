@@ -413,8 +413,8 @@ def after_deal(
 ) -> tuple[list[Change], list[Change], dict[str, Any]]:
     """What a deal does to the table: the events before ``round_dealt`` (``betting_closed``
     when a from-book deal closes an open window), after it (idle seats vacated, and the
-    spectators they leave alone), and the live fields moved (the window dealt, the idle
-    counters, the latest round)."""
+    spectators they leave alone), and the live fields moved (the window dealt — or an earlier
+    window's dealt book dropped by an explicit deal —, the idle counters, the latest round)."""
     before: list[Change] = []
     cur = live
     if from_book:
@@ -424,6 +424,10 @@ def after_deal(
         cur = replace(
             cur, betting={**live.betting, "status": DEALT, "round_id": round_id}, deal_by=None
         )
+    elif live.betting is not None and live.betting["status"] == DEALT:
+        # an explicit deal: the book of an earlier window is not this round's (what each seat
+        # shows would be the earlier round's bets)
+        cur = replace(cur, betting=None, book={})
     spectators = list(dict.fromkeys(b["bettor_id"] for b in bets if b["role"] == "spectator"))
     counters, idle_out = idle
     last = {"round_id": round_id, "shoe_id": shoe_id, "round_number": round_number,
