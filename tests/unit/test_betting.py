@@ -427,19 +427,19 @@ def _refused_window(game: Game) -> tuple[str, str, Any]:
 
 
 def test_the_sweep_cancels_a_window_whose_deal_is_refused_for_good(game: Game) -> None:
-    """The player-banker leaves while a confirmed slip waits: the book no longer passes the
-    deal's checks. The sweep, past ``deal_by``, cancels the window (nothing was locked) instead
+    """The player-banker leaves while a confirmed slip waits: the deal's company check refuses
+    the book. The sweep, past ``deal_by``, cancels the window (nothing was locked) instead
     of failing on it every minute, and the table opens betting again once company is back."""
     t, shoe_id, window = _refused_window(game)
-    assert code_of(lambda: from_book(game, shoe_id)) == "player_banker_required"
+    assert code_of(lambda: from_book(game, shoe_id)) == "company_required"
     seq = live_of(game, t).seq
     deal_by = seconds_after(window.closes_at, 15)
     report = auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes)
     assert report.dealt == [] and report.failed == {}
-    assert report.cancelled == {f"{t}:betting": "player_banker_required"}
+    assert report.cancelled == {f"{t}:betting": "company_required"}
     assert feed(game, t, seq) == [
         ("betting_cancelled", {"shoe_id": shoe_id, "round_number": 1,
-                               "reason": "player_banker_required", "slips": 1}),
+                               "reason": "company_required", "slips": 1}),
     ]  # fmt: skip
     live = live_of(game, t)
     assert (live.betting, live.book, live.deal_by) == (None, {}, None)
@@ -494,7 +494,7 @@ def test_a_window_is_cancelled_only_as_the_refused_deal_saw_the_table(
     monkeypatch.setattr(betting, "cancel_window", banker_back)
     deal_by = seconds_after(window.closes_at, 15)
     report = auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes)
-    assert report.cancelled == {} and report.failed == {f"{t}:betting": "player_banker_required"}
+    assert report.cancelled == {} and report.failed == {f"{t}:betting": "company_required"}
     monkeypatch.setattr(betting, "cancel_window", real)
     assert auto_settle.sweep(game.repo, at=deal_by, shoes=game.shoes).dealt == [f"{shoe_id}_r1"]
 

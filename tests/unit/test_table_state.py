@@ -86,9 +86,10 @@ def test_the_seeds_table_renders_from_state_and_feed_alone(
     middle = state(game, t)  # a second frontend arrives mid-squeeze
     assert middle["phase"] == "squeeze"
     assert middle["deadline"] == dealt.squeeze["steps"]["initial"]["reveal_by"]
-    # 剩餘張數: star-city deals 4 decks; the round started after the burn
-    # (the two face-down cards count as still in the shoe: how many were dealt tells too much)
-    assert middle["shoe"]["cards_remaining"] == 4 * 52 - (dealt.start + 2)
+    # 剩餘張數: star-city deals 4 decks; the round started after the burn; mid-squeeze the table
+    # shows four cards, its third cards (if any) are still in the shoe, its result in no history
+    assert middle["shoe"]["cards_remaining"] == 4 * 52 - (dealt.start + 4)
+    assert middle["shoe"]["history"] == [] and middle["shoe"]["rounds_dealt"] == 1
     assert [c["code"] is not None for c in middle["round"]["cards"]] == [True, True, False, False]
     squeezing.urge(game.repo, OP, t, "pat")  # 催促鈕
     squeezing.reveal_round(game.repo, OP, dealt.round_id, "alice", "initial")

@@ -183,10 +183,10 @@ def slip_after_update(
 # --- opening betting ---------------------------------------------------------------------------
 
 
-def check_company(config: TableConfig, live: LiveRecord) -> None:
+def check_company(config: TableConfig, live: LiveRecord, what: str = "betting opens") -> None:
     """The profile's minimum company (409 ``company_required``): at least one seated bettor,
     and on a player-banker table the player-banker too (star-city "兩人成局（含荷官）"; at a
-    house table the house is the other side)."""
+    house table the house is the other side) — to open betting and again to deal its book."""
     missing = []
     if config.banking is Banking.PLAYER_BANKER and live.banker is None:
         missing.append("player_banker")
@@ -195,7 +195,8 @@ def check_company(config: TableConfig, live: LiveRecord) -> None:
     if missing:
         raise DomainError(
             "company_required",
-            "betting opens when "
+            what
+            + " when "
             + " and ".join(m.replace("_", " ") for m in missing)
             + (" are" if len(missing) > 1 else " is")
             + " present",
@@ -450,8 +451,8 @@ def after_deal(
 ) -> tuple[list[Change], list[Change], dict[str, Any]]:
     """What a deal does to the table: the events before ``round_dealt`` (``betting_closed``
     when a from-book deal closes an open window), after it (idle seats vacated, and the
-    spectators they leave alone), and the live fields moved (the window dealt, the idle
-    counters, the latest round)."""
+    spectators they leave alone), and the live fields moved (the window dealt — or an earlier
+    window's dealt book dropped by an explicit deal —, the idle counters, the latest round)."""
     before: list[Change] = []
     cur = live
     if from_book:
@@ -461,6 +462,10 @@ def after_deal(
         cur = replace(
             cur, betting={**live.betting, "status": DEALT, "round_id": round_id}, deal_by=None
         )
+    elif live.betting is not None and live.betting["status"] == DEALT:
+        # an explicit deal: the book of an earlier window is not this round's (what each seat
+        # shows would be the earlier round's bets)
+        cur = replace(cur, betting=None, book={})
     spectators = list(dict.fromkeys(b["bettor_id"] for b in bets if b["role"] == "spectator"))
     counters, idle_out = idle
     last = {"round_id": round_id, "shoe_id": shoe_id, "round_number": round_number,
@@ -524,7 +529,8 @@ def after_resolution(
         events.append(("banker_left", {"bettor_id": pb_out, "reason": "balance"}))
         cur = replace(cur, banker=None)
     for b in [b for b in cur.spectators if b in below]:
-        events.append(("spectator_left", {"bettor_id": b, "reason": "balance"}))
+        events += [("spectator_left", {"bettor_id": b, "reason": "balance"}),
+                   *presence.slips_cancelled(cur, [b])]  # fmt: skip
         cur = replace(cur, spectators={k: v for k, v in cur.spectators.items() if k != b},
                       **presence.without(cur, [b]))  # fmt: skip
     for seat in sorted((s for s, w in cur.seats.items() if w["bettor_id"] in below), key=int):

@@ -189,6 +189,7 @@ def _deal_round(
                 f"the window of round {number} opened at {window} no longer waits",
                 details={"round_number": number},
             )
+        betting.check_company(config, table, "a round is dealt from the book")
         book = betting.book_bets(table)
         given = BetsIn(book, betting.book_banker(config, table, book))
     else:

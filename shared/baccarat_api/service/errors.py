@@ -73,7 +73,8 @@ CODES: dict[str, tuple[bool, str]] = {
     "no_open_shoe": (False, "the table has no open shoe; commit one first"),
     "company_required": (
         False,
-        "betting opens only with the profile's minimum company present (details.missing)",
+        "betting opens, and its book is dealt, only with the profile's minimum company present "
+        "(details.missing)",
     ),
     "round_unsettled": (False, "the table's latest round is neither settled nor voided"),
     "betting_in_progress": (

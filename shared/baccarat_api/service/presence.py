@@ -177,6 +177,16 @@ def _with_slip(
     return [updated, *more], {**changes, **book}
 
 
+def slips_cancelled(live: LiveRecord, bettor_ids: Collection[str]) -> list[Change]:
+    """``bet_cancelled`` for each of ``bettor_ids``' slips that :func:`without` drops: a frontend
+    following the feed takes a slip off the table when its bettor leaves, as on a cancel."""
+    if live.betting is None or live.betting.get("status") == "dealt":
+        return []
+    number = live.betting["round_number"]
+    return [("bet_cancelled", {"round_number": number, "bettor_id": b})
+            for b in dict.fromkeys(bettor_ids) if b in live.book]  # fmt: skip
+
+
 def take_seat(
     repo: Repository,
     operator_id: str,
@@ -230,7 +240,8 @@ def vacate(
     ]
     more, changes = without_spectators(config, live, seats)
     gone = [who["bettor_id"], *(data["bettor_id"] for _, data in more)]
-    return reported + more, {"seats": seats, **changes, **without(live, gone)}
+    cancelled = slips_cancelled(live, gone)
+    return reported + more + cancelled, {"seats": seats, **changes, **without(live, gone)}
 
 
 def leave_seat(repo: Repository, operator_id: str, table_id: str, seat: int) -> PresenceOut:
@@ -327,7 +338,8 @@ def leave_spectators(
             )
         spectators = {k: v for k, v in live.spectators.items() if k != bettor_id}
         left = ("spectator_left", {"bettor_id": bettor_id, "reason": "left"})
-        return [left], {"spectators": spectators, **without(live, [bettor_id])}
+        reported = [left, *slips_cancelled(live, [bettor_id])]
+        return reported, {"spectators": spectators, **without(live, [bettor_id])}
 
     return change(repo, operator_id, table_id, decide)
 

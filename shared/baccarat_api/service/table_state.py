@@ -9,8 +9,8 @@ The phase (first that holds):
 * ``betting`` — the betting window is open (``deadline`` = its ``closes_at``);
 * ``closed`` — betting closed ("no more bets"), the round not dealt yet (``deadline``: the
   live state's ``deal_by``, when the sweep deals it from the book);
-* ``squeeze`` — the latest round of the shoe is dealt and a reveal step is counting down
-  (``deadline`` = that step's ``reveal_by``; past it the system opens the cards);
+* ``squeeze`` — the latest round of the shoe is dealt, not voided, and a reveal step is
+  counting down (``deadline`` = that step's ``reveal_by``; past it the system opens the cards);
 * ``dealt`` — every card shown, the round not settled (``deadline`` = its ``settle_by``: the
   sweep settles it then);
 * ``settled`` — the latest round is settled, auto-settled or voided (``deadline`` null);
@@ -21,7 +21,7 @@ table's latest dealt round if it belongs to that shoe. Cards: each hand's first 
 deal, a face-down card once its hand's step is open, the third cards only once the initial step
 is revealed (how many there are gives the outcome away; so do the plan's ``draws``, hidden
 until then too); ``result`` once every card is shown — and until then the shoe's history and
-roads end with the round before, its ``cards_remaining`` counting the unshown cards as in the shoe.
+roads leave the round out and its third cards not on the table yet count as still in the shoe.
 
 Round trips: BatchGetItem (table + live state) + BatchGetItem (shoe + latest round) = 2 (1 for a
 table with no shoe). Size: bounded by presence and the book (≤ 7 seats, ``MAX_SPECTATORS``,
@@ -122,7 +122,7 @@ def _phase(live: LiveRecord | None, r: RoundRecord | None, at: str) -> tuple[str
         return "closed", None if live is None else live.deal_by
     if r is None:
         return "idle", None
-    if r.squeeze is not None:
+    if r.squeeze is not None and r.void is None:  # a void ends the squeeze (reveals refused)
         steps = timeline(step_hands(r.squeeze), r.dealt_at, plan_seconds(r.squeeze), r.reveals, at)
         counting = [s for s in steps if s.status == "squeezing"]
         if counting:
@@ -133,19 +133,18 @@ def _phase(live: LiveRecord | None, r: RoundRecord | None, at: str) -> tuple[str
 
 
 def _shoe(s: ShoeRecord, r: RoundRecord | None, shown: dict[str, Any] | None) -> dict[str, Any]:
-    """The shoe as the table shows it: while its latest round still has a card face down
-    (``shown``: that round as :func:`_round` shows it), its history and roads end with the
-    round before (they carry the result and the totals), and ``cards_remaining`` counts the
-    cards not shown yet as still in the shoe (the number dealt gives the outcome away)."""
+    """The shoe as the table shows it: while the latest round's cards are not all shown, its
+    history entry and roads leave that round out and the cards it has not shown yet (its third
+    cards) are still in the shoe — else they would give the squeeze's outcome away."""
     hidden = 0
-    latest = r is not None and (r.shoe_number, r.round_number) == (s.shoe_number, s.rounds_dealt)
-    if r is not None and latest and shown is not None and shown["result"] is None:
-        dealt = len(r.facts["player"]["cards"]) + len(r.facts["banker"]["cards"])
-        hidden = dealt - sum(1 for c in shown["cards"] if c["code"] is not None)
+    squeezing = shown is not None and shown["result"] is None
+    if r is not None and shown is not None and squeezing and r.round_number == s.rounds_dealt:
         s = replace(s, results=s.results[:-1])
+        hidden = int(r.facts["cards_dealt"]) - len(shown["cards"])
     view = shoe_state_view(s)
-    view["cards_remaining"] += hidden
-    return {name: view[name] for name in SHOE_FIELDS}
+    return {name: view[name] for name in SHOE_FIELDS} | {
+        "cards_remaining": view["cards_remaining"] + hidden
+    }
 
 
 def _round(r: RoundRecord, at: str) -> dict[str, Any]:

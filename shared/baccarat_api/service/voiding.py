@@ -127,6 +127,8 @@ def _void_round(
         },
     )
     removed, moved = after_resolution(TableConfig.from_dict(r.config), live, r, voided=True)
+    if live is not None and live.squeeze is not None and live.squeeze["round_id"] == r.round_id:
+        moved["squeeze"] = None  # the void ends its squeeze: no system reveal reported after it
     ev = emit(live, operator_id, r.table_id, voided_at, [voided_event, *removed], **moved)
     try:
         repo.void_round(r, void, record, write_id=wid, emit=ev)

@@ -3872,7 +3872,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: betting_in_progress, concurrent_update, idempotency_in_progress, no_betting_window, round_mismatch, shoe_ended */
+            /** @description error codes: betting_in_progress, company_required, concurrent_update, idempotency_in_progress, no_betting_window, round_mismatch, shoe_ended */
             409: {
                 headers: {
                     [name: string]: unknown;

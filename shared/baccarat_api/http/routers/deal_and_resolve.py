@@ -36,6 +36,7 @@ router = APIRouter(route_class=JsonRoute, tags=["rounds"])
         "no_betting_window",
         "bets_or_from_book",
         "betting_in_progress",
+        "company_required",
         *IDEM_ERRORS,
         *(r.value for r in Refusal),
     ),
