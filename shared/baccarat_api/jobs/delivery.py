@@ -6,7 +6,9 @@
   the message is sent again with that delay (SQS: at most 900 s — a longer wait is several
   hops). A pass that raises is reported as the message's failure: SQS redelivers it, and after
   ``maxReceiveCount`` moves it to the ``DeliveryDeadLetterQueue`` (a broken handler, not a
-  failing receiver: those are parked as webhook failures after 24 h);
+  failing receiver: those are parked as webhook failures after 24 h). A pass ends while the
+  function still has a POST's timeout (and :data:`MARGIN_SECONDS`) left, and comes back at
+  once: a slow receiver never makes the function time out mid-pass (its progress lost);
 * in ``make run``, :func:`run_forever` over every operator with a webhook and every shard —
   the same pass, the same code."""
 
@@ -24,6 +26,9 @@ from baccarat_api.ports.vault import SecretVault
 from baccarat_api.ports.webhooks import Sender, Wakeup
 from baccarat_api.service import webhooks
 
+#: Time a pass keeps, beyond one POST's timeout, to save the shard's state and reschedule.
+MARGIN_SECONDS = 5.0
+
 
 def pass_and_reschedule(
     repo: Repository,
@@ -33,8 +38,11 @@ def pass_and_reschedule(
     operator_id: str,
     shard: int,
     scale: float,
+    time_left: Callable[[], float] | None = None,
+    reserve: float = 0.0,
 ) -> webhooks.Pass:
-    done = webhooks.deliver(repo, vault, sender, operator_id, shard, scale=scale)
+    done = webhooks.deliver(repo, vault, sender, operator_id, shard, scale=scale,
+                            time_left=time_left, reserve=reserve)  # fmt: skip
     if done.again_in is not None:
         wakeup.later(operator_id, shard, round(done.again_in))
     return done
@@ -58,13 +66,18 @@ def lambda_handler() -> Any:
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         rt = get_runtime()
         failures = []
+        reserve = rt.settings.webhook_timeout_seconds + MARGIN_SECONDS
+
+        def time_left() -> float:
+            return float(context.get_remaining_time_in_millis()) / 1000
+
         for record in event.get("Records", []):
             try:
                 message = json.loads(record["body"])
                 done = pass_and_reschedule(
                     rt.repo, rt.vault, rt.sender, rt.wakeup,
                     str(message["operator_id"]), int(message["shard"]),
-                    rt.settings.webhook_backoff_scale,
+                    rt.settings.webhook_backoff_scale, time_left, reserve,
                 )  # fmt: skip
                 logger.info("webhook pass", extra={"delivered": done.delivered,
                                                     "parked": done.parked})  # fmt: skip

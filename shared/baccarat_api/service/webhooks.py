@@ -24,6 +24,7 @@ import hashlib
 import hmac
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from baccarat_api.clock import now as clock_now
@@ -202,11 +203,15 @@ def deliver(
     *,
     scale: float = 1.0,
     now_ms: int | None = None,
+    time_left: Callable[[], float] | None = None,
+    reserve: float = 0.0,
 ) -> Pass:
     """One pass over the feed shard: POST its next events in order until one fails (then its
-    retry is scheduled) or :data:`EVENTS_PER_PASS` went out. The shard's delivery state moves
-    conditionally on what was read: of two concurrent passes one moves it (the other's
-    deliveries were duplicates, which receivers drop by ``event_id``)."""
+    retry is scheduled) or :data:`EVENTS_PER_PASS` went out — or, given ``time_left`` (seconds
+    the caller may still run: a Lambda's), until less than ``reserve`` (a POST's timeout and a
+    margin) is left: the pass then saves where it is and wants to go on at once. The shard's
+    delivery state moves conditionally on what was read: of two concurrent passes one moves it
+    (the other's deliveries were duplicates, which receivers drop by ``event_id``)."""
     hook = repo.get_webhook(operator_id)
     if hook is None:
         return Pass()
@@ -224,6 +229,9 @@ def deliver(
     }
     after, delivered, parked, again = state, 0, 0, None
     for slot in slots:
+        if time_left is not None and time_left() < reserve:
+            again = 0.0  # out of time: the rest in the next pass (what was sent is saved)
+            break
         event = found[(slot.entry.table_id, slot.seq)]
         sent = _post(sender, hook, secret, _body(repo, event))
         if sent.ok:
