@@ -191,3 +191,17 @@ def test_a_slow_first_pass_never_moves_the_shard_back(monkeypatch: pytest.Monkey
     assert (state.attempts, state.next_at_ms) == (0, 0)
     again = Script()
     assert webhooks.deliver(repo, vault, again, OP, SHARD).delivered == 0 and again.got == []
+
+
+def test_a_parked_events_times_are_written_as_every_time_of_the_api() -> None:
+    """docs/api.md: times are UTC ISO 8601 with milliseconds (strings that sort as the times
+    do); ``first_failed_at`` is the first failure's moment in that format."""
+    repo, vault, _ = setup(1)
+    down = Script(*([500] * 100))
+    t0 = t = 1_767_225_600_123
+    while not (done := webhooks.deliver(repo, vault, down, OP, SHARD, now_ms=t)).parked:
+        assert done.again_in is not None
+        t += int(done.again_in * 1000)
+    (parked,) = webhooks.list_failures(repo, OP, 10).failures
+    assert parked.first_failed_at == "2026-01-01T00:00:00.123Z"  # t0
+    assert t > t0 and len(parked.parked_at) == len(parked.first_failed_at)

@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from baccarat_api.clock import at_ms as clock_at_ms
 from baccarat_api.clock import now as clock_now
 from baccarat_api.lru import Lru
 from baccarat_api.ports.records import (
@@ -262,7 +263,7 @@ def _moved(state: DeliveryState, slot: feed.Slot) -> DeliveryState:
 
 
 def _park(repo: Repository, e: EventRecord, attempts: int, since_ms: int, error: str) -> None:
-    since = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(since_ms / 1000)) + "Z"
+    since = clock_at_ms(since_ms)
     parked = WebhookFailure(
         e.operator_id, e.event_id, e.table_id, e.seq, attempts, since, clock_now(), error
     )
