@@ -5,11 +5,14 @@ listed, removal; and DeliveryFunction's handler on an SQS event."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
+import boto3
 from support.stack import Api, LambdaContext, Stack, function_module
 
 from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb import keys
+from baccarat_api.adapters.webhooks import SqsWakeup
 from baccarat_api.ports.records import feed_shard
 from baccarat_api.ports.webhooks import Sent
 from baccarat_api.service import feed
@@ -75,7 +78,7 @@ class _Wakeups:
     def __init__(self) -> None:
         self.sent: list[tuple[str, int, int]] = []
 
-    def later(self, operator_id: str, shard: int, delay_seconds: int) -> None:
+    def later(self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False) -> None:
         self.sent.append((operator_id, shard, delay_seconds))
 
 
@@ -115,3 +118,25 @@ def test_a_delivery_pass_ends_before_its_function_times_out(api: Api, stack: Sta
         receiver.elapsed = 0.0
         assert handler({"Records": [message]}, context) == {"batchItemFailures": []}
     assert receiver.ids == [f"{table['table_id']}:{n}" for n in range(1, seq + 1)]  # each once
+
+
+def test_the_queue_tells_a_passs_own_message_from_a_wake(stack: Stack) -> None:
+    """SqsWakeup on SQS (moto): the indexer's wake names the shard; the message a pass sends to
+    come back also says ``retry`` (DeliveryFunction hands it to the pass), with its delay."""
+    sqs = boto3.client("sqs", region_name="us-east-1")
+    url = sqs.create_queue(QueueName="delivery")["QueueUrl"]
+    queue = SqsWakeup(sqs, url)
+    sent: list[dict[str, Any]] = []
+    real = sqs.send_message
+    sqs.send_message = lambda **kw: (sent.append(kw), real(**kw))[1]
+    queue.later("operator-a", 7, 0)
+    queue.later("operator-a", 7, 3, retry=True)
+    queue.later("operator-a", 7, 5000, retry=True)  # SQS's longest delay: 900 s, a hop
+    assert [(json.loads(m["MessageBody"]), m["DelaySeconds"]) for m in sent] == [
+        ({"operator_id": "operator-a", "shard": 7}, 0),
+        ({"operator_id": "operator-a", "shard": 7, "retry": True}, 3),
+        ({"operator_id": "operator-a", "shard": 7, "retry": True}, 900),
+    ]
+    got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0)
+    first = got["Messages"][0]
+    assert json.loads(first["Body"]) == json.loads(sent[0]["MessageBody"])  # SQS takes it

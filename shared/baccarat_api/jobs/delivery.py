@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 import threading
 from collections.abc import Callable, Iterable
@@ -40,11 +41,17 @@ def pass_and_reschedule(
     scale: float,
     time_left: Callable[[], float] | None = None,
     reserve: float = 0.0,
+    retry: bool = False,
 ) -> webhooks.Pass:
+    """One pass for a message naming the shard — the indexer's wake, or (``retry``) the
+    message a pass sent to come back — and the message that brings the shard back, if any. A
+    wake that finds the shard waiting out a backoff adds none: the retry's own message is on
+    the queue (one per waiting shard, however many events are appended meanwhile)."""
     done = webhooks.deliver(repo, vault, sender, operator_id, shard, scale=scale,
                             time_left=time_left, reserve=reserve)  # fmt: skip
-    if done.again_in is not None:
-        wakeup.later(operator_id, shard, round(done.again_in))
+    if done.again_in is None or (done.waiting and not retry):
+        return done
+    wakeup.later(operator_id, shard, math.ceil(done.again_in), retry=True)
     return done
 
 
@@ -78,6 +85,7 @@ def lambda_handler() -> Any:
                     rt.repo, rt.vault, rt.sender, rt.wakeup,
                     str(message["operator_id"]), int(message["shard"]),
                     rt.settings.webhook_backoff_scale, time_left, reserve,
+                    bool(message.get("retry", False)),
                 )  # fmt: skip
                 logger.info("webhook pass", extra={"delivered": done.delivered,
                                                     "parked": done.parked})  # fmt: skip

@@ -188,11 +188,13 @@ def _error(sent: Sent) -> str:
 @dataclass(frozen=True, slots=True)
 class Pass:
     """What one delivery pass of a shard did: events delivered and parked, and when the shard
-    wants to be delivered again (seconds from now; ``None``: when new events come)."""
+    wants to be delivered again (seconds from now; ``None``: when new events come);
+    ``waiting``: it did nothing, the shard is waiting out a retry's backoff."""
 
     delivered: int = 0
     parked: int = 0
     again_in: float | None = None
+    waiting: bool = False
 
 
 def deliver(
@@ -219,7 +221,7 @@ def deliver(
     state = repo.delivery_state(operator_id, shard)
     now = int(time.time() * 1000) if now_ms is None else now_ms
     if state.next_at_ms > now:
-        return Pass(again_in=(state.next_at_ms - now) / 1000)
+        return Pass(again_in=(state.next_at_ms - now) / 1000, waiting=True)
     slots = feed.pending(repo, operator_id, shard, (state.pos, state.taken), EVENTS_PER_PASS)
     if not slots:
         return Pass()
