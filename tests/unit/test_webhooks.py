@@ -248,3 +248,13 @@ def test_events_appended_while_a_shard_backs_off_add_no_retry_messages() -> None
     assert retry.get("retry") is True  # the retry's own message goes on hop after hop
     delivery.pass_and_reschedule(repo, vault, down, queue, OP, SHARD, 1.0, retry=True)
     assert len(queue.messages) == 7 and queue.messages[-1][1].get("retry") is True
+
+
+def test_a_message_received_again_carries_its_pass_on() -> None:
+    """A pass that saved a backoff and then failed to send its retry message fails its SQS
+    record: the record comes again (a wake, received twice) and must schedule the retry."""
+    wake = {"operator_id": OP, "shard": SHARD}
+    assert not delivery.continues({"attributes": {"ApproximateReceiveCount": "1"}}, wake)
+    assert not delivery.continues({}, wake)
+    assert delivery.continues({"attributes": {"ApproximateReceiveCount": "2"}}, wake)
+    assert delivery.continues({}, {**wake, "retry": True})

@@ -55,6 +55,14 @@ def pass_and_reschedule(
     return done
 
 
+def continues(record: dict[str, Any], message: dict[str, Any]) -> bool:
+    """Whether an SQS record carries a pass's own work on: its ``retry`` message — or any
+    message received again (its pass failed, perhaps after saving a backoff whose retry
+    message it could not send: the redelivery must schedule it)."""
+    received = str((record.get("attributes") or {}).get("ApproximateReceiveCount", "1"))
+    return bool(message.get("retry", False)) or (received.isdigit() and int(received) > 1)
+
+
 def wake(wakeup: Wakeup, touched: Iterable[tuple[str, int]]) -> None:
     """The feed indexer appended to these (operator, shard)s: deliver them now."""
     for operator_id, shard in sorted(touched):
@@ -85,7 +93,7 @@ def lambda_handler() -> Any:
                     rt.repo, rt.vault, rt.sender, rt.wakeup,
                     str(message["operator_id"]), int(message["shard"]),
                     rt.settings.webhook_backoff_scale, time_left, reserve,
-                    bool(message.get("retry", False)),
+                    continues(record, message),
                 )  # fmt: skip
                 logger.info("webhook pass", extra={"delivered": done.delivered,
                                                     "parked": done.parked})  # fmt: skip
