@@ -11,6 +11,12 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def at_ms(ms: int) -> str:
+    """The moment ``ms`` (milliseconds since the epoch), as :func:`now` writes it."""
+    at = datetime.fromtimestamp(ms // 1000, UTC) + timedelta(milliseconds=ms % 1000)
+    return at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def seconds_after(iso: str, seconds: int) -> str:
     """``iso`` (as :func:`now` writes it) plus ``seconds``, in the same format."""
     at = datetime.fromisoformat(iso.replace("Z", "+00:00")) + timedelta(seconds=seconds)

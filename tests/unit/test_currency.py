@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from baccarat import currency
 from baccarat.profiles import TableConfig, Tier, TierError, repo_tiers
 from baccarat_api.ports.records import RoundRecord, TableRecord
-from baccarat_api.service import reading, reconciliation, tables
+from baccarat_api.service import presence, reading, reconciliation, table_state, tables
 from baccarat_api.service.models import CreateTableRequest
 from baccarat_api.service.settling import settle_round
 from baccarat_api.service.views import table_view
@@ -130,6 +130,12 @@ def test_every_money_answer_says_the_tables_currency() -> None:
         assert read.settlement is not None and read.settlement.currency == "USD"
     listed = reconciliation.list_rounds(g.repo, OP).rounds
     assert [(r.currency, r.minor_unit_exponent) for r in listed] == [want, want]
+    # the table now, as a frontend draws it: its balances and slips are amounts too
+    table_id = shoe_id.rsplit("_s", 1)[0]
+    presence.take_seat(g.repo, OP, table_id, 1, "alice", 5000, None)
+    now_state, _ = table_state.table_state(g.repo, OP, table_id)
+    assert now_state.seats[1]["balance"] == 5000
+    assert (now_state.currency, now_state.minor_unit_exponent) == want
 
 
 def test_the_daily_report_totals_each_currency_apart() -> None:

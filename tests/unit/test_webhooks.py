@@ -11,6 +11,7 @@ import json
 import pytest
 
 from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
+from baccarat_api.jobs import delivery
 from baccarat_api.ports.records import DeliveryState, feed_shard
 from baccarat_api.ports.webhooks import Sent
 from baccarat_api.service import events, feed, webhooks
@@ -191,3 +192,69 @@ def test_a_slow_first_pass_never_moves_the_shard_back(monkeypatch: pytest.Monkey
     assert (state.attempts, state.next_at_ms) == (0, 0)
     again = Script()
     assert webhooks.deliver(repo, vault, again, OP, SHARD).delivered == 0 and again.got == []
+
+
+def test_a_parked_events_times_are_written_as_every_time_of_the_api() -> None:
+    """docs/api.md: times are UTC ISO 8601 with milliseconds (strings that sort as the times
+    do); ``first_failed_at`` is the first failure's moment in that format."""
+    repo, vault, _ = setup(1)
+    down = Script(*([500] * 100))
+    t0 = t = 1_767_225_600_123
+    while not (done := webhooks.deliver(repo, vault, down, OP, SHARD, now_ms=t)).parked:
+        assert done.again_in is not None
+        t += int(done.again_in * 1000)
+    (parked,) = webhooks.list_failures(repo, OP, 10).failures
+    assert parked.first_failed_at == "2026-01-01T00:00:00.123Z"  # t0
+    assert t > t0 and len(parked.parked_at) == len(parked.first_failed_at)
+
+
+class Queue:
+    """DeliveryQueue as the delivery function sees it: the messages waiting, each with its
+    delay and body (``later`` is the port's SqsWakeup), received in delay order."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[int, dict[str, object]]] = []
+
+    def later(self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False) -> None:
+        body: dict[str, object] = {"operator_id": operator_id, "shard": shard}
+        if retry:
+            body["retry"] = True
+        self.messages.append((delay_seconds, body))
+
+
+def test_events_appended_while_a_shard_backs_off_add_no_retry_messages() -> None:
+    """In AWS every append wakes its shard (a message on DeliveryQueue). A wake that finds the
+    shard waiting out a retry's backoff must not schedule another message for that retry: each
+    did, so every event written while a receiver was down added a message that re-sent itself
+    (hop after hop) until the retry was due — then all of them ran at once, each POSTing the
+    same event, each failure scheduling again: the queue grew with the table's activity for as
+    long as the receiver failed."""
+    repo, vault, _ = setup(1)
+    queue, down = Queue(), Script(*([500] * 100))
+    delivery.pass_and_reschedule(repo, vault, down, queue, OP, SHARD, 1.0)  # fails: a retry
+    assert [d for d, _ in queue.messages] == [10]
+    for i in range(5):  # the table goes on: five more events, five wakes while it waits
+        live = repo.load(OP, live=TABLE).live
+        joined = [("watcher_joined", {"bettor_id": f"x{i}"})]
+        repo.emitting("e", [], events.emit(live, OP, TABLE, "2026-01-01T00:00:00.000Z", joined))
+        touched: set[tuple[str, int]] = set()
+        feed.index(repo, [(OP, TABLE, i + 2)], touched)
+        delivery.wake(queue, touched)
+    assert len(queue.messages) == 6  # the retry and five wakes
+    for _ in range(5):  # each wake is received: the shard is still waiting out its backoff
+        delivery.pass_and_reschedule(repo, vault, down, queue, OP, SHARD, 1.0)
+    assert len(queue.messages) == 6 and len(down.got) == 1  # no message added, nothing re-sent
+    (retry,) = [body for delay, body in queue.messages if delay > 0]
+    assert retry.get("retry") is True  # the retry's own message goes on hop after hop
+    delivery.pass_and_reschedule(repo, vault, down, queue, OP, SHARD, 1.0, retry=True)
+    assert len(queue.messages) == 7 and queue.messages[-1][1].get("retry") is True
+
+
+def test_a_message_received_again_carries_its_pass_on() -> None:
+    """A pass that saved a backoff and then failed to send its retry message fails its SQS
+    record: the record comes again (a wake, received twice) and must schedule the retry."""
+    wake = {"operator_id": OP, "shard": SHARD}
+    assert not delivery.continues({"attributes": {"ApproximateReceiveCount": "1"}}, wake)
+    assert not delivery.continues({}, wake)
+    assert delivery.continues({"attributes": {"ApproximateReceiveCount": "2"}}, wake)
+    assert delivery.continues({}, {**wake, "retry": True})

@@ -111,10 +111,13 @@ class SqsWakeup:
     def __init__(self, sqs: Any, queue_url: str) -> None:
         self.sqs, self.queue_url = sqs, queue_url
 
-    def later(self, operator_id: str, shard: int, delay_seconds: int) -> None:
+    def later(self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False) -> None:
+        body: dict[str, Any] = {"operator_id": operator_id, "shard": shard}
+        if retry:
+            body["retry"] = True
         self.sqs.send_message(
             QueueUrl=self.queue_url,
-            MessageBody=json.dumps({"operator_id": operator_id, "shard": shard}),
+            MessageBody=json.dumps(body),
             DelaySeconds=max(0, min(MAX_DELAY_SECONDS, int(delay_seconds))),
         )
 
@@ -122,5 +125,5 @@ class SqsWakeup:
 class NoWakeup:
     """Where nothing needs waking (``make run``: its loop goes over every shard)."""
 
-    def later(self, operator_id: str, shard: int, delay_seconds: int) -> None:
+    def later(self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False) -> None:
         return None

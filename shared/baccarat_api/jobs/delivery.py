@@ -6,13 +6,16 @@
   the message is sent again with that delay (SQS: at most 900 s — a longer wait is several
   hops). A pass that raises is reported as the message's failure: SQS redelivers it, and after
   ``maxReceiveCount`` moves it to the ``DeliveryDeadLetterQueue`` (a broken handler, not a
-  failing receiver: those are parked as webhook failures after 24 h);
+  failing receiver: those are parked as webhook failures after 24 h). A pass ends while the
+  function still has a POST's timeout (and :data:`MARGIN_SECONDS`) left, and comes back at
+  once: a slow receiver never makes the function time out mid-pass (its progress lost);
 * in ``make run``, :func:`run_forever` over every operator with a webhook and every shard —
   the same pass, the same code."""
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 import threading
 from collections.abc import Callable, Iterable
@@ -24,6 +27,9 @@ from baccarat_api.ports.vault import SecretVault
 from baccarat_api.ports.webhooks import Sender, Wakeup
 from baccarat_api.service import webhooks
 
+#: Time a pass keeps, beyond one POST's timeout, to save the shard's state and reschedule.
+MARGIN_SECONDS = 5.0
+
 
 def pass_and_reschedule(
     repo: Repository,
@@ -33,11 +39,28 @@ def pass_and_reschedule(
     operator_id: str,
     shard: int,
     scale: float,
+    time_left: Callable[[], float] | None = None,
+    reserve: float = 0.0,
+    retry: bool = False,
 ) -> webhooks.Pass:
-    done = webhooks.deliver(repo, vault, sender, operator_id, shard, scale=scale)
-    if done.again_in is not None:
-        wakeup.later(operator_id, shard, round(done.again_in))
+    """One pass for a message naming the shard — the indexer's wake, or (``retry``) the
+    message a pass sent to come back — and the message that brings the shard back, if any. A
+    wake that finds the shard waiting out a backoff adds none: the retry's own message is on
+    the queue (one per waiting shard, however many events are appended meanwhile)."""
+    done = webhooks.deliver(repo, vault, sender, operator_id, shard, scale=scale,
+                            time_left=time_left, reserve=reserve)  # fmt: skip
+    if done.again_in is None or (done.waiting and not retry):
+        return done
+    wakeup.later(operator_id, shard, math.ceil(done.again_in), retry=True)
     return done
+
+
+def continues(record: dict[str, Any], message: dict[str, Any]) -> bool:
+    """Whether an SQS record carries a pass's own work on: its ``retry`` message — or any
+    message received again (its pass failed, perhaps after saving a backoff whose retry
+    message it could not send: the redelivery must schedule it)."""
+    received = str((record.get("attributes") or {}).get("ApproximateReceiveCount", "1"))
+    return bool(message.get("retry", False)) or (received.isdigit() and int(received) > 1)
 
 
 def wake(wakeup: Wakeup, touched: Iterable[tuple[str, int]]) -> None:
@@ -58,13 +81,19 @@ def lambda_handler() -> Any:
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         rt = get_runtime()
         failures = []
+        reserve = rt.settings.webhook_timeout_seconds + MARGIN_SECONDS
+
+        def time_left() -> float:
+            return float(context.get_remaining_time_in_millis()) / 1000
+
         for record in event.get("Records", []):
             try:
                 message = json.loads(record["body"])
                 done = pass_and_reschedule(
                     rt.repo, rt.vault, rt.sender, rt.wakeup,
                     str(message["operator_id"]), int(message["shard"]),
-                    rt.settings.webhook_backoff_scale,
+                    rt.settings.webhook_backoff_scale, time_left, reserve,
+                    continues(record, message),
                 )  # fmt: skip
                 logger.info("webhook pass", extra={"delivered": done.delivered,
                                                     "parked": done.parked})  # fmt: skip

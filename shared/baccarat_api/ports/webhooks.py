@@ -24,5 +24,7 @@ class Sender(Protocol):
 
 
 class Wakeup(Protocol):
-    def later(self, operator_id: str, shard: int, delay_seconds: int) -> None:
-        """Deliver the operator's feed shard again in ``delay_seconds`` (at most 900)."""
+    def later(self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False) -> None:
+        """Deliver the operator's feed shard again in ``delay_seconds`` (at most 900);
+        ``retry``: the message goes on with a pass's own work (its backoff, its next events),
+        not a wake of the indexer's."""

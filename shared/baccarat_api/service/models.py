@@ -1001,6 +1001,8 @@ class TableStateOut(_Strict):
     profile: Literal["star-city", "bid-squeeze"]
     tier: str
     banking: Literal["house", "player_banker"]
+    currency: CurrencyCode
+    minor_unit_exponent: MinorUnitExponent
     seq: int = Field(description="the table's last event number: follow the feed after it")
     at: str = Field(description="the moment this state describes (phases move with time)")
     phase: TablePhase = Field(

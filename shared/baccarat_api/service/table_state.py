@@ -37,6 +37,7 @@ import hashlib
 from dataclasses import replace
 from typing import Any
 
+from baccarat import currency
 from baccarat.squeeze import step_hands, timeline
 from baccarat_api.clock import now
 from baccarat_api.ids import RoundRef, ShoeRef, parse_round_id, parse_table_id
@@ -80,6 +81,7 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
             "profile": table.profile,
             "tier": table.tier_id,
             "banking": table.banking,
+            **currency.of_config(table.config),
             "seq": 0 if live is None else live.seq,
             "at": at,
             "phase": phase,

@@ -24,8 +24,10 @@ import hashlib
 import hmac
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from baccarat_api.clock import at_ms as clock_at_ms
 from baccarat_api.clock import now as clock_now
 from baccarat_api.lru import Lru
 from baccarat_api.ports.records import (
@@ -186,11 +188,13 @@ def _error(sent: Sent) -> str:
 @dataclass(frozen=True, slots=True)
 class Pass:
     """What one delivery pass of a shard did: events delivered and parked, and when the shard
-    wants to be delivered again (seconds from now; ``None``: when new events come)."""
+    wants to be delivered again (seconds from now; ``None``: when new events come);
+    ``waiting``: it did nothing, the shard is waiting out a retry's backoff."""
 
     delivered: int = 0
     parked: int = 0
     again_in: float | None = None
+    waiting: bool = False
 
 
 def deliver(
@@ -202,18 +206,22 @@ def deliver(
     *,
     scale: float = 1.0,
     now_ms: int | None = None,
+    time_left: Callable[[], float] | None = None,
+    reserve: float = 0.0,
 ) -> Pass:
     """One pass over the feed shard: POST its next events in order until one fails (then its
-    retry is scheduled) or :data:`EVENTS_PER_PASS` went out. The shard's delivery state moves
-    conditionally on what was read: of two concurrent passes one moves it (the other's
-    deliveries were duplicates, which receivers drop by ``event_id``)."""
+    retry is scheduled) or :data:`EVENTS_PER_PASS` went out — or, given ``time_left`` (seconds
+    the caller may still run: a Lambda's), until less than ``reserve`` (a POST's timeout and a
+    margin) is left: the pass then saves where it is and wants to go on at once. The shard's
+    delivery state moves conditionally on what was read: of two concurrent passes one moves it
+    (the other's deliveries were duplicates, which receivers drop by ``event_id``)."""
     hook = repo.get_webhook(operator_id)
     if hook is None:
         return Pass()
     state = repo.delivery_state(operator_id, shard)
     now = int(time.time() * 1000) if now_ms is None else now_ms
     if state.next_at_ms > now:
-        return Pass(again_in=(state.next_at_ms - now) / 1000)
+        return Pass(again_in=(state.next_at_ms - now) / 1000, waiting=True)
     slots = feed.pending(repo, operator_id, shard, (state.pos, state.taken), EVENTS_PER_PASS)
     if not slots:
         return Pass()
@@ -224,6 +232,9 @@ def deliver(
     }
     after, delivered, parked, again = state, 0, 0, None
     for slot in slots:
+        if time_left is not None and time_left() < reserve:
+            again = 0.0  # out of time: the rest in the next pass (what was sent is saved)
+            break
         event = found[(slot.entry.table_id, slot.seq)]
         sent = _post(sender, hook, secret, _body(repo, event))
         if sent.ok:
@@ -254,7 +265,7 @@ def _moved(state: DeliveryState, slot: feed.Slot) -> DeliveryState:
 
 
 def _park(repo: Repository, e: EventRecord, attempts: int, since_ms: int, error: str) -> None:
-    since = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(since_ms / 1000)) + "Z"
+    since = clock_at_ms(since_ms)
     parked = WebhookFailure(
         e.operator_id, e.event_id, e.table_id, e.seq, attempts, since, clock_now(), error
     )

@@ -2388,6 +2388,16 @@ export interface components {
              */
             banking: "house" | "player_banker";
             /**
+             * Currency
+             * @description every amount's currency: ISO 4217 code, or XCN (play-money coins)
+             */
+            currency: string;
+            /**
+             * Minor Unit Exponent
+             * @description amounts are integers in minor units: amount / 10**minor_unit_exponent
+             */
+            minor_unit_exponent: number;
+            /**
              * Seq
              * @description the table's last event number: follow the feed after it
              */
