@@ -181,7 +181,7 @@ def test_mid_squeeze_the_state_gives_no_hidden_card_away(
     """Before the initial step is revealed, nothing in the state depends on a face-down card
     (found by a hostile review: the shoe's history and roads already held the round's result and
     totals, the squeeze plan said whether and to which hand third cards come, and
-    ``cards_remaining`` how many cards were dealt). Once every card is shown, all of it is
+    ``cards_remaining`` whether third cards were dealt). Once every card is shown, all of it is
     there. Rounds with and without third cards look the same until then."""
     seeded(game, "squeeze-hides")
     t = new_table(game)
@@ -196,7 +196,8 @@ def test_mid_squeeze_the_state_gives_no_hidden_card_away(
         assert [c["position"] for c in r["cards"]] == [dealt.start + i for i in range(4)]
         assert [h["round"] for h in sh["history"]] == list(range(1, number))
         assert [c["round"] for c in sh["roads"]["bead_plate"]["cells"]] == list(range(1, number))
-        assert sh["cards_remaining"] == 4 * 52 - (dealt.start + 2)
+        # the four initial cards are on the table (two face down); third cards still in the shoe
+        assert sh["cards_remaining"] == 4 * 52 - (dealt.start + 4)
         assert sh["rounds_dealt"] == number
         end = seconds_after(dealt.dealt_at, 60)  # every countdown over: every card shown
         monkeypatch.setattr(table_state, "now", lambda end=end: end)
