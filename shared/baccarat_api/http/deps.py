@@ -5,19 +5,32 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.openapi.models import Schema
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import TypeAdapter
+from pydantic import AfterValidator, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema
 
 from baccarat_api.http.auth import authenticate, authorizer_operator
 from baccarat_api.http.errors import status_of
 from baccarat_api.http.threads import call_blocking
+from baccarat_api.limits import BETTOR_ID_PATTERN
 from baccarat_api.observability import logger
 from baccarat_api.runtime import Runtime, get_runtime
-from baccarat_api.service.models import ErrorOut
+from baccarat_api.service.models import RESERVED_BETTOR_IDS, ErrorOut, check_bettor_id
+
+#: A bettor's id in a path (slips, spectators, watchers): the same rule as in a body, reserved
+#: names included (``400 invalid_request``).
+Bettor = Annotated[
+    str,
+    Path(
+        pattern=f"^{BETTOR_ID_PATTERN}$",
+        description="the bettor's id",
+        json_schema_extra={"not": {"enum": sorted(RESERVED_BETTOR_IDS)}},
+    ),
+    AfterValidator(check_bettor_id),
+]
 
 _bearer = HTTPBearer(
     auto_error=False,

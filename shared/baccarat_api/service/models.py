@@ -21,6 +21,7 @@ from pydantic import (
 from baccarat.bets import BetType, Role
 from baccarat.proofdoc import VOID_REASONS
 from baccarat.settlement import RESERVED_IDS
+from baccarat.squeeze import SYSTEM
 from baccarat_api.limits import (
     BETTOR_ID_PATTERN,
     DEFAULT_BETTING_SECONDS,
@@ -43,16 +44,22 @@ Money = Annotated[StrictInt, Field(ge=-MAX_MONEY, le=MAX_MONEY)]
 Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
 
 
-def _bettor_id(value: str) -> str:
+#: Ids no bettor may have: the settlement's own participants (``house``, ``player_banker``)
+#: and the squeeze's ``system`` (who opens the cards nobody opened by their ``reveal_by``).
+RESERVED_BETTOR_IDS = RESERVED_IDS | {SYSTEM}
+
+
+def check_bettor_id(value: str) -> str:
+    """A bettor's id as every route takes it, in a body or in a path."""
     if not re.fullmatch(BETTOR_ID_PATTERN, value):
         raise ValueError(f"a bettor id is 1 to {MAX_ID_LENGTH} characters of A-Z a-z 0-9 . _ : @ -")
-    if value in RESERVED_IDS:
-        raise ValueError(f"{value!r} is reserved (a settlement's own participant)")
+    if value in RESERVED_BETTOR_IDS:
+        raise ValueError(f"{value!r} is reserved (the settlement's or the squeeze's own name)")
     return value
 
 
 #: A bettor's id (bets, the player-banker): ASCII ``[A-Za-z0-9._:@-]{1,64}``, matched whole,
-#: and none of the settlement's own participant names (``house``, ``player_banker``).
+#: and none of :data:`RESERVED_BETTOR_IDS`.
 BettorId = Annotated[
     str,
     Field(
@@ -60,10 +67,10 @@ BettorId = Annotated[
         max_length=MAX_ID_LENGTH,
         json_schema_extra={
             "pattern": f"^{BETTOR_ID_PATTERN}$",
-            "not": {"enum": sorted(RESERVED_IDS)},
+            "not": {"enum": sorted(RESERVED_BETTOR_IDS)},
         },
     ),
-    AfterValidator(_bettor_id),
+    AfterValidator(check_bettor_id),
 ]
 
 

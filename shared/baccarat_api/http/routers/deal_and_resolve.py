@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from aws_lambda_powertools.metrics import MetricUnit
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
 
 from baccarat.validation import Refusal
-from baccarat_api.http.deps import OperatorId, Rt, errors
+from baccarat_api.http.deps import Bettor, OperatorId, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
-from baccarat_api.limits import BETTOR_ID_PATTERN
 from baccarat_api.observability import logger, metrics
 from baccarat_api.service import betting
 from baccarat_api.service.dealing import deal_round
@@ -60,7 +57,6 @@ def deal(shoe_id: str, body: DealRequest, operator: OperatorId, rt: Rt, idem: Id
 
 # --- the betting window and the book (issue 13) ---------------------------------------------
 
-Bettor = Annotated[str, Path(pattern=f"^{BETTOR_ID_PATTERN}$", description="the bettor's id")]
 
 
 @router.post(

@@ -8,10 +8,9 @@ from typing import Annotated
 from aws_lambda_powertools.metrics import MetricUnit
 from fastapi import APIRouter, Path
 
-from baccarat_api.http.deps import OperatorId, Rt, errors
+from baccarat_api.http.deps import Bettor, OperatorId, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
-from baccarat_api.limits import BETTOR_ID_PATTERN
 from baccarat_api.observability import logger, metrics
 from baccarat_api.service import presence, squeezing, tables
 from baccarat_api.service.models import (
@@ -82,7 +81,6 @@ def close_shoe(shoe_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> ShoeSt
 # --- presence (issue 13) ----------------------------------------------------------------------
 
 Seat = Annotated[int, Path(ge=1, le=7, description="seat 1 to 7")]
-Bettor = Annotated[str, Path(pattern=f"^{BETTOR_ID_PATTERN}$", description="the bettor's id")]
 PLACE_ERRORS = ("unauthorized", "not_found", "already_present", "concurrent_update")
 
 
