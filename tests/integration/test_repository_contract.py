@@ -338,3 +338,26 @@ def test_the_parked_failures_listed_skip_the_replayed_ones_whatever_the_page(
     assert [f.event_id for f in repo.webhook_failures(OP, 2)] == ["tbl_x:4", "tbl_x:5"]
     assert [f.event_id for f in repo.webhook_failures(OP, 100)] == ["tbl_x:4", "tbl_x:5"]
     assert repo.webhook_failures("operator-b", 100) == []
+
+
+def test_a_webhook_put_on_a_stale_read_loses(
+    repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two ``PUT /v1/webhook`` at once, both after an earlier one: the write conditioned on the
+    secret as read wins once; the other is 409 ``concurrent_update`` and stores nothing."""
+    from baccarat_api.service import webhooks
+    from baccarat_api.service.errors import DomainError
+
+    vault = MemoryVault()
+    webhooks.set_webhook(repo, vault, OP, "https://example.com/old")
+    as_read = repo.get_webhook(OP)
+    monkeypatch.setattr(repo, "get_webhook", lambda operator_id: as_read)
+    winner = webhooks.set_webhook(repo, vault, OP, "https://example.com/a")
+    with pytest.raises(DomainError) as refused:
+        webhooks.set_webhook(repo, vault, OP, "https://example.com/b")
+    assert refused.value.code == "concurrent_update"
+    monkeypatch.undo()
+    stored = repo.get_webhook(OP)
+    assert stored is not None and as_read is not None
+    assert (stored.url, stored.created_at) == (winner.url, winner.created_at)
+    assert stored.secret_ct != as_read.secret_ct and stored.removed_at is None

@@ -7,9 +7,9 @@ as the system's reveal)."""
 from __future__ import annotations
 
 import pytest
+from support.stack import Api
 
 from baccarat_api.service.models import RESERVED_BETTOR_IDS
-from support.stack import Api
 
 BANKER = [{"type": "banker", "amount": 1000}]
 

@@ -76,10 +76,21 @@ def backoff(attempts: int) -> float:
 
 
 def set_webhook(repo: Repository, vault: Vault, operator_id: str, url: str) -> WebhookSecretOut:
+    """Set (or replace) the webhook with a new secret, conditional on the webhook as read: of
+    two PUTs at once one answers its secret and the other ``409 concurrent_update`` — never two
+    secrets answered of which only one signs."""
+    was = repo.get_webhook(operator_id)
     raw, sealed = vault.draw_secret(webhook_context(operator_id))  # one KMS call
     created = clock_now()
     hook = WebhookRecord(operator_id, url, sealed, created)
-    repo.transact("set webhook", [Put(hook, if_absent=False)])
+    write: Put | Update = Put(hook) if was is None else Update(
+        WebhookRecord, (operator_id,), set={"url": url, "secret_ct": sealed, "created_at": created},
+        remove=("removed_at",), expect={"secret_ct": was.secret_ct},
+    )  # fmt: skip
+    try:
+        repo.transact("set webhook", [write])
+    except ConditionFailed:
+        raise DomainError("concurrent_update", "the webhook changed meanwhile; retry") from None
     return WebhookSecretOut(url=url, secret=_text(raw), created_at=created)
 
 

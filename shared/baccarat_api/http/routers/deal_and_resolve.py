@@ -58,7 +58,6 @@ def deal(shoe_id: str, body: DealRequest, operator: OperatorId, rt: Rt, idem: Id
 # --- the betting window and the book (issue 13) ---------------------------------------------
 
 
-
 @router.post(
     "/v1/tables/{table_id}/betting",
     response_model=BookOut,

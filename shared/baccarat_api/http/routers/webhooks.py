@@ -26,7 +26,7 @@ router = APIRouter(route_class=JsonRoute, tags=["webhooks"])
     response_model=WebhookSecretOut,
     operation_id="set_webhook",
     summary="Set the URL every feed event is POSTed to; answers its signing secret, once",
-    responses=errors("unauthorized"),
+    responses=errors("unauthorized", "concurrent_update"),
 )
 def set_webhook(body: WebhookRequest, operator: OperatorId, rt: Rt) -> WebhookSecretOut:
     return webhooks.set_webhook(rt.repo, rt.vault, operator, body.url)
