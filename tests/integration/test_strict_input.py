@@ -147,3 +147,21 @@ def test_a_trailing_slash_is_404_in_the_envelope_never_a_redirect(route: str) ->
         assert r.status_code == 404, (method, path, r.status_code, r.headers)
         assert "location" not in r.headers
         assert r.json()["error"]["code"] == "not_found"
+
+
+def test_a_route_that_takes_no_body_refuses_one_and_changes_nothing(api: Api) -> None:
+    """docs/api.md: requests are strict, an unknown field is 400. A route that declares no body
+    ignored whatever came: ``POST …/close`` with ``{"foo": 1}`` closed the shoe, a watcher's
+    ``PUT`` with ``{"balance": "x"}`` joined. Nothing, or ``{}``, is still no body."""
+    shoe_id = open_shoe(api)
+    table_id = parse_shoe_id(shoe_id).table_id  # type: ignore[union-attr]
+    r = api.post(f"/v1/shoes/{shoe_id}/close", {"foo": 1})
+    assert (r.status, r.error["code"]) == (400, "invalid_request"), r.body
+    assert r.error["details"]["errors"][0]["type"] == "no_body_expected"
+    assert api.get(f"/v1/shoes/{shoe_id}").body["status"] == "open"
+    r = api.call("PUT", f"/v1/tables/{table_id}/watchers/wendy", {"balance": "x"})
+    assert (r.status, r.error["code"]) == (400, "invalid_request"), r.body
+    assert api.get(f"/v1/tables/{table_id}/state").body["watchers"] == []
+    assert api.call("PUT", f"/v1/tables/{table_id}/watchers/wendy", {}).status == 200
+    assert api.call("DELETE", f"/v1/tables/{table_id}/watchers/wendy").status == 200
+    assert api.post(f"/v1/shoes/{shoe_id}/close", raw_body=" {} ").status == 200

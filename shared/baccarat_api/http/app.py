@@ -30,7 +30,7 @@ from baccarat_api.http.contract import refine
 from baccarat_api.http.cors import PublicCors
 from baccarat_api.http.deps import error_schemas
 from baccarat_api.http.errors import HttpError, body_of, headers_for, status_for
-from baccarat_api.http.json_body import DuplicateKey, JsonRoute
+from baccarat_api.http.json_body import BadBody, JsonRoute
 from baccarat_api.limits import MAX_BODY_BYTES
 from baccarat_api.observability import logger
 from baccarat_api.ports.repository import ConditionFailed, StoreUnavailable
@@ -100,8 +100,8 @@ def _allowed(request: Request) -> str:
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    if isinstance(exc, DuplicateKey):
-        problem = {"loc": ["body"], "msg": str(exc.detail), "type": "duplicate_key"}
+    if isinstance(exc, BadBody):
+        problem = {"loc": ["body"], "msg": str(exc.detail), "type": exc.problem}
         err = HttpError("invalid_request", str(exc.detail), details={"errors": [problem]})
     elif exc.status_code == 404:
         err = HttpError("not_found", "no such route", details={"path": request.url.path})

@@ -2,7 +2,8 @@
 refused (400 ``invalid_request``) instead of silently keeping the last value
 (``{"amount": 100000000, "amount": 1000}`` would stake 1000). The one place bodies are parsed:
 every route is a :class:`JsonRoute` (``APIRouter(route_class=JsonRoute)``; ``create_app``
-refuses a route that is not), whose request parses with ``object_pairs_hook``."""
+refuses a route that is not), whose request parses with ``object_pairs_hook``. A route that
+declares no body refuses one (anything but nothing or ``{}``: 400 ``invalid_request``)."""
 
 from __future__ import annotations
 
@@ -20,13 +21,31 @@ from starlette.types import Receive, Scope, Send
 from baccarat_api.http.threads import on_loop
 
 
-class DuplicateKey(HTTPException):
-    """A JSON object of the body names ``key`` twice (answered 400 ``invalid_request``; raised
-    as the framework's own HTTP error so that FastAPI passes it through unchanged)."""
+class BadBody(HTTPException):
+    """A body refused before its model sees it (answered 400 ``invalid_request``, ``problem``
+    its ``details.errors`` type; raised as the framework's own HTTP error so that FastAPI
+    passes it through unchanged)."""
+
+    problem = "invalid_body"
+
+
+class DuplicateKey(BadBody):
+    """A JSON object of the body names ``key`` twice."""
+
+    problem = "duplicate_key"
 
     def __init__(self, key: str) -> None:
         super().__init__(400, detail=f"body: duplicate key {key!r} in a JSON object")
         self.key = key
+
+
+class UnexpectedBody(BadBody):
+    """A route that takes no body was sent one."""
+
+    problem = "no_body_expected"
+
+    def __init__(self) -> None:
+        super().__init__(400, detail="body: this route takes no body (send none, or {})")
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -98,8 +117,16 @@ class JsonRoute(APIRoute):
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handle = super().get_route_handler()
+        # a route that takes no body refuses one that says something (docs/api.md: requests
+        # are strict) — FastAPI would ignore it: a close or a watcher's PUT sent with fields
+        # it does not take succeeded; nothing, or ``{}``, is still no body
+        changes = (self.methods or set()) - {"GET", "HEAD", "OPTIONS"}
+        bodiless = self.body_field is None and bool(changes)
 
         async def strict(request: Request) -> Response:
-            return await handle(JsonRequest(request.scope, request.receive))
+            parsed = JsonRequest(request.scope, request.receive)
+            if bodiless and (await parsed.body()).strip() not in (b"", b"{}"):
+                raise UnexpectedBody
+            return await handle(parsed)
 
         return strict
