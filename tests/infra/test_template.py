@@ -97,6 +97,26 @@ def test_every_function_logs_to_a_retained_log_group_and_has_alarms() -> None:
             assert metrics == {"Errors", "Throttles"}, name
 
 
+def test_every_dead_letter_queue_has_an_alarm() -> None:
+    """A message dead-lettered is work nobody does until someone redrives it: each queue some
+    queue dead-letters to is watched by an alarm on its visible messages."""
+    targets = {
+        r["Properties"]["RedrivePolicy"]["deadLetterTargetArn"]["Fn::GetAtt"][0]
+        for r in RESOURCES.values()
+        if r["Type"] == "AWS::SQS::Queue" and "RedrivePolicy" in r["Properties"]
+    }
+    assert targets
+    watched = {
+        d["Value"]["Fn::GetAtt"][0]
+        for r in RESOURCES.values()
+        if r["Type"] == "AWS::CloudWatch::Alarm"
+        and r["Properties"].get("MetricName") == "ApproximateNumberOfMessagesVisible"
+        for d in r["Properties"].get("Dimensions", [])
+        if d["Name"] == "QueueName"
+    }
+    assert targets <= watched, targets - watched
+
+
 def test_http_api_settings() -> None:
     api = RESOURCES["HttpApi"]["Properties"]
     assert api["FailOnWarnings"] is True
