@@ -655,7 +655,7 @@ REFUSED_IN_RECIPE: dict[str, str] = {
     "reveal_cards": "not_squeezer",
     "open_betting": "no_open_shoe",
     "place_slip": "betting_closed",
-    "cancel_slip": "betting_closed",
+    "cancel_slip": "not_found",  # no slip to cancel (the window is not open either)
     "retry_webhook_failure": "not_found",  # an event never parked
 }
 

@@ -94,11 +94,12 @@ EXPECTED: dict[str, tuple[int, int]] = {
     # consistent Query per shard with events after the cursor (one table here: one), one
     # BatchGetItem of the page's events, one of its money events' rounds
     "GET /v1/events": (4, 0),
-    # webhooks: the secret drawn sealed (KMS GenerateDataKey) and put; the failures one Query;
+    # webhooks: the webhook read, the secret drawn sealed (KMS GenerateDataKey) and put on that
+    # read (a new item, or an update conditional on the secret read); the failures one Query;
     # a retry: the parked delivery, the webhook, the event (GetItem each; a money event's round
     # makes it a BatchGetItem), the UpdateItem marking it delivered; KMS: the secret unsealed.
     # The removal: GetItem + UpdateItem (marked removed: nothing is ever deleted)
-    "PUT /v1/webhook": (1, 1),
+    "PUT /v1/webhook": (2, 1),
     "GET /v1/webhook/failures": (1, 0),
     "POST /v1/webhook/failures/{event_id}/retry": (4, 1),
     "DELETE /v1/webhook": (2, 0),
