@@ -24,6 +24,8 @@ from support.stack import (
     LambdaContext,
     function_module,
     http_api_event,
+    new_shoe,
+    new_table,
     signing_keys,
     star_city_bets,
     verified_proof,
@@ -39,16 +41,11 @@ WEB = REPO_ROOT / "web"
 
 
 def _table(api: Api, banking: str = "house", profile: str = "star-city") -> str:
-    tier = "star-city-fun" if profile == "star-city" else "bid-squeeze-standard"
-    r = api.post("/v1/tables", {"profile": profile, "tier": tier, "banking": banking})
-    assert r.status == 201, r.body
-    return str(r.body["table_id"])
+    return new_table(api, banking=banking, profile=profile)
 
 
 def _shoe(api: Api, table_id: str, seed: str = "bundle") -> str:
-    r = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": seed})
-    assert r.status == 201, r.body
-    return str(r.body["shoe_id"])
+    return new_shoe(api, table_id, seed)
 
 
 def _public(settlement: dict[str, Any]) -> dict[str, Any]:

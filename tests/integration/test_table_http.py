@@ -3,14 +3,11 @@ behind): presence answers and refusals with their statuses, and the table feed's
 
 from __future__ import annotations
 
-from support.stack import Api, star_city_bets
+from support.stack import Api, new_table, star_city_bets
 
 
 def table(api: Api, **fields: str) -> str:
-    body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house", **fields}
-    out = api.post("/v1/tables", body)
-    assert out.status == 201, out.body
-    return str(out.body["table_id"])
+    return new_table(api, **fields)
 
 
 def test_presence_over_http(api: Api) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from support.stack import Api
+from support.stack import Api, new_shoe, new_table
 
 from baccarat_api import clock
 from baccarat_api.clock import seconds_after
@@ -39,16 +39,11 @@ def later(monkeypatch: pytest.MonkeyPatch) -> Iterator[Later]:
 
 
 def table(api: Api, **fields: Any) -> str:
-    body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house", **fields}
-    out = api.post("/v1/tables", body)
-    assert out.status == 201, out.body
-    return str(out.body["table_id"])
+    return new_table(api, **fields)
 
 
 def shoe(api: Api, t: str, seed: str = "rules") -> str:
-    out = api.post(f"/v1/tables/{t}/shoes", {"client_seed": seed})
-    assert out.status == 201, out.body
-    return str(out.body["shoe_id"])
+    return new_shoe(api, t, seed)
 
 
 def put(api: Api, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:

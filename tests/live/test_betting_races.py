@@ -40,6 +40,20 @@ def feed(http: httpx.Client, table_id: str) -> list[dict[str, Any]]:
             return events
 
 
+def dealer(local: Local, shoe_id: str, dealt: list[dict[str, Any]]) -> Callable[[], None]:
+    """A thread's work: deal the round from the book (retried until decided), into ``dealt``."""
+
+    def work() -> None:
+        with local.client() as http:
+            r = _until_decided(
+                lambda: http.post(f"/v1/shoes/{shoe_id}/rounds", json={"from_book": True})
+            )
+            assert r.status_code == 201, r.text
+            dealt.append(r.json())
+
+    return work
+
+
 def race_one_round(
     local: Local, table_id: str, shoe_id: str
 ) -> tuple[dict[str, httpx.Response], dict[str, Any]]:
@@ -62,15 +76,7 @@ def race_one_round(
 
         return work
 
-    def dealer() -> None:
-        with local.client() as http:
-            r = _until_decided(
-                lambda: http.post(f"/v1/shoes/{shoe_id}/rounds", json={"from_book": True})
-            )
-            assert r.status_code == 201, r.text
-            dealt.append(r.json())
-
-    in_parallel([*(placer(b) for b in BETTORS[1:]), dealer])
+    in_parallel([*(placer(b) for b in BETTORS[1:]), dealer(local, shoe_id, dealt)])
     return answers, dealt[0]
 
 
@@ -183,16 +189,8 @@ def test_balance_reports_racing_the_from_book_deal_never_refuse_the_book(local: 
 
             return work
 
-        def dealer() -> None:
-            with local.client() as http:
-                r = _until_decided(
-                    lambda: http.post(f"/v1/shoes/{shoe_id}/rounds", json={"from_book": True})
-                )
-                assert r.status_code == 201, r.text
-                dealt.append(r.json())
-
         reporters = [reporter(n, b) for n, b in enumerate(BETTORS, start=1) if b != "b1"]
-        in_parallel([*reporters, dealer])
+        in_parallel([*reporters, dealer(local, shoe_id, dealt)])
         with local.client() as http:
             events = feed(http, table_id)[start:]
             cancelled = {e["data"]["bettor_id"] for e in events if e["type"] == "bet_cancelled"}

@@ -333,9 +333,23 @@ def verified_proof(api: Api, shoe_id: str) -> tuple[Any, list[dict[str, Any]]]:
     return verify(pages, keys=signing_keys(api), signature_check=es256.check), pages
 
 
+def new_table(api: Api, **fields: Any) -> str:
+    """A table opened over HTTP (star-city at its first tier, house-banked, unless ``fields``
+    say otherwise; bid-squeeze defaults to its standard tier): its id."""
+    profile = fields.get("profile", "star-city")
+    tier = "star-city-fun" if profile == "star-city" else "bid-squeeze-standard"
+    body = {"profile": profile, "tier": tier, "banking": "house", **fields}
+    out = api.post("/v1/tables", body)
+    assert out.status == 201, out.body
+    return str(out.body["table_id"])
+
+
+def new_shoe(api: Api, table_id: str, seed: str = "seed") -> str:
+    """A shoe committed at ``table_id`` over HTTP: its id."""
+    out = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": seed})
+    assert out.status == 201, out.body
+    return str(out.body["shoe_id"])
+
+
 def open_shoe(api: Api, profile: str = "star-city", tier: str = "star-city-fun") -> str:
-    table = api.post("/v1/tables", {"profile": profile, "tier": tier, "banking": "house"})
-    assert table.status == 201, table.body
-    shoe = api.post(f"/v1/tables/{table.body['table_id']}/shoes", {"client_seed": "seed"})
-    assert shoe.status == 201, shoe.body
-    return str(shoe.body["shoe_id"])
+    return new_shoe(api, new_table(api, profile=profile, tier=tier))

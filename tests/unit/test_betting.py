@@ -120,6 +120,19 @@ def table_with_shoe(game: Game, **fields: Any) -> tuple[str, str]:
     return t, tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
 
 
+def alice_and_bob_confirmed(game: Game, alice: int, bob: int) -> tuple[str, str, Any]:
+    """A house table, alice on seat 1 and bob on seat 2 (50,000 each), betting open, alice's
+    Banker and bob's Player slips confirmed: (table, shoe, the window)."""
+    t, shoe_id = table_with_shoe(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
+    presence.take_seat(game.repo, OP, t, 2, "bob", 50_000, None)
+    window = betting.open_betting(game.repo, OP, t).betting
+    assert window is not None
+    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", alice)))
+    betting.place_slip(game.repo, OP, t, "bob", slip(("player", bob)))
+    return t, shoe_id, window
+
+
 def live_of(game: Game, t: str) -> LiveRecord:
     _, live = table_live(game.repo, OP, t)
     assert live is not None
@@ -652,13 +665,7 @@ def test_a_balance_report_below_a_waiting_slip_cancels_that_slip_only(
     a hostile review: it stayed, the from-book deal answered insufficient_balance for the whole
     book, nobody could cancel it after closes_at, and the sweep dropped bob's slip with the
     window). bob's slip is dealt."""
-    t, shoe_id = table_with_shoe(game)
-    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
-    presence.take_seat(game.repo, OP, t, 2, "bob", 50_000, None)
-    window = betting.open_betting(game.repo, OP, t).betting
-    assert window is not None
-    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 5000)))
-    betting.place_slip(game.repo, OP, t, "bob", slip(("player", 5000)))
+    t, shoe_id, window = alice_and_bob_confirmed(game, 5000, 5000)
     if past_closes_at:
         later = seconds_after(window.closes_at, 1)
         monkeypatch.setattr(betting, "clock_now", lambda: later)
@@ -730,13 +737,7 @@ def test_a_slip_retried_after_closes_at_answers_its_book_not_betting_closed(
     it was dealt and settled). Another slip is still refused, and a DELETE retried after
     closes_at whose first try cancelled the slip answers ``404 not_found`` (no slip), not
     ``betting_closed`` (which says it stands)."""
-    t, shoe_id = table_with_shoe(game)
-    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
-    presence.take_seat(game.repo, OP, t, 2, "bob", 50_000, None)
-    window = betting.open_betting(game.repo, OP, t).betting
-    assert window is not None
-    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 2000)))
-    betting.place_slip(game.repo, OP, t, "bob", slip(("player", 1000)))
+    t, shoe_id, window = alice_and_bob_confirmed(game, 2000, 1000)
     betting.cancel_slip(game.repo, OP, t, "bob")  # its answer lost too
     later = seconds_after(window.closes_at, 1)
     monkeypatch.setattr(betting, "clock_now", lambda: later)
