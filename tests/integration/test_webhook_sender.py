@@ -102,3 +102,50 @@ def test_the_guard_lets_public_addresses_through(address: str, public: bool) -> 
     """The refusals above are not a guard that refuses everything: a public address, also in
     its IPv4-mapped and 6to4 forms, passes (NAT64 stays refused: the gateway decides where)."""
     assert webhooks._public(address) is public
+
+
+@pytest.fixture
+def garbage_receiver() -> Iterator[int]:
+    """A TCP server answering every request with a line that is not an HTTP status line."""
+    server = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(65536)
+                conn.sendall(b"NOPE not http\r\n\r\n")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        stop.set()
+        server.close()
+
+
+def test_a_receiver_answering_no_http_is_a_failed_delivery_not_an_exception(
+    garbage_receiver: int,
+) -> None:
+    """A BadStatusLine escaped post(): the delivery pass failed as a whole (the shard's event
+    never counted as an attempt, never parked, redelivered until dead-lettered) and the retry
+    route answered 500."""
+    sent = HttpSender(2.0, allow_private=True).post(
+        f"http://127.0.0.1:{garbage_receiver}/hook", b"{}", {}
+    )
+    assert (sent.ok, sent.status) == (False, None)
+    assert "BadStatusLine" in sent.error
+
+
+@pytest.mark.parametrize("host", ["a..example.com", "a" * 64 + ".example.com"])
+def test_a_host_no_resolver_takes_is_a_failed_delivery_not_an_exception(host: str) -> None:
+    """PUT /v1/webhook's pattern takes these hosts; resolving them raised UnicodeError (not an
+    OSError) out of post(), failing the shard's whole delivery pass."""
+    sent = HttpSender(2.0).post(f"https://{host}/hook", b"{}", {})
+    assert (sent.ok, sent.status) == (False, None)
+    assert "UnicodeError" in sent.error

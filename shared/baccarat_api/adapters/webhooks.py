@@ -118,6 +118,11 @@ class HttpSender:
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             return Sent(None, f"no answer: {type(reason).__name__}: {reason}"[:200])
+        except (http.client.HTTPException, ValueError) as exc:
+            # not an HTTP answer (BadStatusLine, LineTooLong, …) or a host no resolver takes
+            # (an empty or 64+ character label: UnicodeError): a failed delivery like any other,
+            # retried and parked, not an exception that fails the shard's whole pass
+            return Sent(None, f"no answer: {type(exc).__name__}: {exc}"[:200])
 
 
 class SqsWakeup:
