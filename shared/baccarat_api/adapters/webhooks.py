@@ -129,10 +129,14 @@ class SqsWakeup:
     def __init__(self, sqs: Any, queue_url: str) -> None:
         self.sqs, self.queue_url = sqs, queue_url
 
-    def later(self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False) -> None:
+    def later(
+        self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False, due_ms: int = 0
+    ) -> None:
         body: dict[str, Any] = {"operator_id": operator_id, "shard": shard}
         if retry:
             body["retry"] = True
+        if due_ms:
+            body["due_ms"] = due_ms
         self.sqs.send_message(
             QueueUrl=self.queue_url,
             MessageBody=json.dumps(body),
@@ -143,5 +147,7 @@ class SqsWakeup:
 class NoWakeup:
     """Where nothing needs waking (``make run``: its loop goes over every shard)."""
 
-    def later(self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False) -> None:
+    def later(
+        self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False, due_ms: int = 0
+    ) -> None:
         return None
