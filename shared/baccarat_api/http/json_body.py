@@ -53,7 +53,7 @@ def _no_body(raw: bytes) -> bool:
     if not raw.strip():
         return True
     try:
-        return json.loads(raw) == {}
+        return bool(json.loads(raw) == {})
     except ValueError:  # (UnicodeDecodeError too)
         return False
 
