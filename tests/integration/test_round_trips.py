@@ -98,7 +98,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     # a retry: the parked delivery, the webhook, the event (GetItem each; a money event's round
     # makes it a BatchGetItem), the UpdateItem marking it delivered; KMS: the secret unsealed.
     # The removal: GetItem + UpdateItem (marked removed: nothing is ever deleted)
-    "PUT /v1/webhook": (1, 1),
+    "PUT /v1/webhook": (2, 1),
     "GET /v1/webhook/failures": (1, 0),
     "POST /v1/webhook/failures/{event_id}/retry": (4, 1),
     "DELETE /v1/webhook": (2, 0),
