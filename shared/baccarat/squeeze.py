@@ -366,13 +366,25 @@ def reveal(
     """The squeezer ``bettor_id`` opens, at ``now``, the hands of ``step`` they squeeze: the
     reveal record ``{step, hands, by, at}`` — or :class:`RevealRefused` (checked in this order:
     the draws only after the initial step is revealed — first, so that nobody learns before
-    then whether, and to which hand, third cards come; a round without third cards has no
-    draws; only the hand's squeezer opens it; once; only before the step's ``reveal_by``)."""
+    then whether, and to which hand, third cards come; when the player hand draws, nobody but
+    its squeezer opens draws before the player's third card is open — whether the banker draws
+    depends on that card, so the banker's third card, its squeezer's answer included, would
+    give it away; a round without third cards has no draws; only the hand's squeezer opens
+    it; once; only before the step's ``reveal_by``)."""
     if step == STEPS[1] and STEPS[0] in hands:
         first = timeline({STEPS[0]: hands[STEPS[0]]}, dealt_at, seconds, reveals, now)[0]
         if first.status != "revealed":
             raise RevealRefused(
                 "reveal_out_of_order", "the draws open only after the initial cards", step=step
+            )
+    player = hands.get(step, {})
+    if step == STEPS[1] and "player" in player and player["player"] != bettor_id:
+        draws = next(s for s in timeline(hands, dealt_at, seconds, reveals, now) if s.step == step)
+        if "player" not in draws.opened:
+            raise RevealRefused(
+                "reveal_out_of_order",
+                "the draws open with the player's third card first",
+                step=step,
             )
     if step not in hands:
         raise RevealRefused("no_draws", "this round has no third cards to reveal", step=step)

@@ -165,3 +165,15 @@ def test_a_route_that_takes_no_body_refuses_one_and_changes_nothing(api: Api) ->
     assert api.call("PUT", f"/v1/tables/{table_id}/watchers/wendy", {}).status == 200
     assert api.call("DELETE", f"/v1/tables/{table_id}/watchers/wendy").status == 200
     assert api.post(f"/v1/shoes/{shoe_id}/close", raw_body=" {} ").status == 200
+
+
+def test_an_empty_object_written_with_spaces_is_still_no_body(api: Api) -> None:
+    """``{}`` is no body; so is the same empty object as a serialiser may write it (``{ }``,
+    ``{\\n}``): it was 400 no_body_expected, refused for its whitespace."""
+    shoe_id = open_shoe(api)
+    table_id = parse_shoe_id(shoe_id).table_id  # type: ignore[union-attr]
+    for body in ("{ }", "{\n}", "\t{  }\r\n"):
+        r = api.call("PUT", f"/v1/tables/{table_id}/watchers/wendy", raw_body=body)
+        assert r.status == 200, (body, r.body)
+    r = api.call("PUT", f"/v1/tables/{table_id}/watchers/wendy", raw_body='{ "a": 1 }')
+    assert r.status == 400 and r.error["details"]["errors"][0]["type"] == "no_body_expected"

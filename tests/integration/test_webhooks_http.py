@@ -78,7 +78,9 @@ class _Wakeups:
     def __init__(self) -> None:
         self.sent: list[tuple[str, int, int]] = []
 
-    def later(self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False) -> None:
+    def later(
+        self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False, due_ms: int = 0
+    ) -> None:
         self.sent.append((operator_id, shard, delay_seconds))
 
 

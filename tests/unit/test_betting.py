@@ -755,3 +755,26 @@ def test_a_slip_retried_after_closes_at_answers_its_book_not_betting_closed(
     after = betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 2000)))
     assert after.betting is not None and after.betting.status == "dealt"
     assert after.betting.round_id == dealt.round_id and after.seats[1].total == 2000
+
+
+def test_a_balance_report_cancels_only_a_slip_it_made_undealable(game: Game) -> None:
+    """Seven seated bettors and a spectator each confirm 500,000 on Player; then the
+    player-banker reports 3,500,000: the book (4,000,000 to cover) is refused — the report of no
+    bettor's. Then alice's wallet is reported HIGHER. Her slip was cancelled (bet_cancelled,
+    player_banker_cannot_cover) because the book without it passes: whichever bettor's report
+    came in first lost their slip for the player-banker's report. A report cancels a slip only
+    when it is what made it refused."""
+    t, _ = table_with_shoe(game, **BID, **PB)
+    presence.take_banker(game.repo, OP, t, "bank", 10_000_000)
+    names = ["alice", "bob", "cy", "di", "ed", "flo", "gus"]
+    for seat, name in enumerate(names, start=1):
+        presence.take_seat(game.repo, OP, t, seat, name, 1_000_000, 5)
+    presence.join_spectators(game.repo, OP, t, "carol", 1_000_000, None)
+    assert betting.open_betting(game.repo, OP, t).betting is not None
+    for name in [*names, "carol"]:
+        betting.place_slip(game.repo, OP, t, name, slip(("player", 500_000)))
+    presence.take_banker(game.repo, OP, t, "bank", 3_500_000)  # the player-banker's wallet now
+    seq = live_of(game, t).seq
+    presence.take_seat(game.repo, OP, t, 1, "alice", 2_000_000, 5)  # alice's wallet: more
+    assert feed(game, t, seq) == [("seat_updated", {"seat": 1, "bettor_id": "alice"})]
+    assert sorted(live_of(game, t).book) == sorted([*names, "carol"])

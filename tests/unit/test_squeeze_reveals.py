@@ -108,6 +108,34 @@ def test_before_the_initial_reveal_a_draws_reveal_says_nothing_of_the_third_card
     assert answers == [("reveal_out_of_order", {"step": "draws"})] * 6
 
 
+@pytest.mark.parametrize("bettor", ["b", "nobody"])
+def test_before_the_players_third_card_is_open_nothing_says_whether_the_banker_draws(
+    bettor: str,
+) -> None:
+    """The player draws; whether the banker draws then depends on the player's third card
+    (banker 6 draws on a 6 or 7 only). Until that card is open, a draws reveal by anyone but
+    its squeezer is refused alike whether the banker draws or not (found by a hostile review:
+    the banker's squeezer opened the banker's third card — or was told ``not_squeezer`` when
+    there was none — before the player's, so everyone learned something of a face-down card).
+    Once it is open, the banker's squeezer opens theirs."""
+    p_draws = PLAN["draws"]
+    both = [*p_draws, {"position": 5, "hand": "banker", "index": 3, "face": "down",
+                       "squeezer": "b"}]  # fmt: skip
+    initial = [{"step": "initial", "hands": ["player", "banker"], "by": "p", "at": at(1)}]
+    answers = []
+    for draws in (p_draws, both):
+        hands = step_hands({"initial": PLAN["initial"], "draws": draws})
+        with pytest.raises(Exception) as caught:
+            reveal(hands, T0, 10, initial, "draws", bettor, at(3))
+        answers.append(
+            (getattr(caught.value, "code", None), caught.value.details, str(caught.value))
+        )
+    assert answers[0] == answers[1] and answers[0][0] == "reveal_out_of_order"
+    hands = step_hands({"initial": PLAN["initial"], "draws": both})
+    opened = [*initial, reveal(hands, T0, 10, initial, "draws", "p", at(4))]
+    assert reveal(hands, T0, 10, opened, "draws", "b", at(5))["hands"] == ["banker"]
+
+
 def _code(call: Any) -> str:
     with pytest.raises(DomainError) as caught:
         call()
@@ -254,7 +282,8 @@ def test_a_reveal_answers_the_draws_only_once_the_initial_step_is_revealed(
     """Bid-squeeze: bob squeezes the player hand, alice the banker hand. bob's reveal answers
     the plan without its draws while alice's hand is still face down (the reveal's answer goes
     to bob's frontend: the draws would tell him the initial totals' shape); alice's completes
-    the initial step, and her answer shows the draws."""
+    the initial step, and her answer shows the draws (the banker's third card only once the
+    player's is open)."""
     seeded(game, "reveal-answers")
     t, shoe_id = table_with_shoe(game, **BID)
     presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 5)
@@ -271,7 +300,10 @@ def test_a_reveal_answers_the_draws_only_once_the_initial_step_is_revealed(
         half = squeezing.reveal_round(game.repo, OP, dealt.round_id, "bob", "initial")
         assert half.squeeze["draws"] == [] and list(half.squeeze["steps"]) == ["initial"]
         whole = squeezing.reveal_round(game.repo, OP, dealt.round_id, "alice", "initial")
-        assert whole.squeeze["draws"] == dealt.squeeze["draws"]
+        draws = dealt.squeeze["draws"]
+        if any(c["hand"] == "player" for c in draws):  # the banker's third card after his
+            draws = [c for c in draws if c["hand"] != "banker"]
+        assert whole.squeeze["draws"] == draws
         assert list(whole.squeeze["steps"]) == list(dealt.squeeze["steps"])
         kinds.add(bool(dealt.squeeze["draws"]))
         settle_round(game.repo, OP, dealt.round_id)

@@ -211,3 +211,41 @@ def test_mid_squeeze_the_state_gives_no_hidden_card_away(
         with_draws.add("draws" in dealt.squeeze["steps"])
         settle_round(game.repo, OP, dealt.round_id)
     assert with_draws == {True, False}  # both kinds of round were looked at
+
+
+def test_while_the_players_third_card_is_face_down_the_state_hides_whether_the_banker_draws(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mid-draws (the system opened the initial cards at 10 s, the draws count down to 20 s):
+    a round where the player draws shows the player's third card face down and nothing of the
+    banker's, drawn or not — else banker 6 with a third card told everyone the player's
+    face-down card was a 6 or a 7 (found by a hostile review). Once every card is shown, both
+    are there."""
+    seeded(game, "squeeze-hides")
+    t = new_table(game)
+    shoe = tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
+    seen = set()
+    for _ in range(30):
+        dealt = deal(game, shoe, star_city_bets())
+        player_draws = len(dealt.player.cards) == 3
+        mid = seconds_after(dealt.dealt_at, 15)
+        monkeypatch.setattr(table_state, "now", lambda mid=mid: mid)
+        s = state(game, t)
+        r, sh = s["round"], s["shoe"]
+        if player_draws:
+            seen.add(len(dealt.banker.cards))
+            thirds = [(c["hand"], c["code"]) for c in r["cards"] if c["index"] == 3]
+            assert thirds == [("player", None)], thirds
+            assert [c["hand"] for c in r["squeeze"]["draws"]] == ["player"]
+            assert list(r["squeeze"]["steps"]["draws"]["hands"]) == ["player"]
+            assert sh["cards_remaining"] == 4 * 52 - (dealt.start + 5)  # no banker third out
+            assert (s["phase"], r["result"]) == ("squeeze", None)
+        end = seconds_after(dealt.dealt_at, 60)
+        monkeypatch.setattr(table_state, "now", lambda end=end: end)
+        done = state(game, t)["round"]
+        assert len(done["cards"]) == dealt.cards_dealt and done["result"] == dealt.result
+        monkeypatch.setattr(table_state, "now", clock.now)
+        settle_round(game.repo, OP, dealt.round_id)
+        if seen == {2, 3}:
+            break
+    assert seen == {2, 3}  # rounds where the banker drew and where it stood were looked at

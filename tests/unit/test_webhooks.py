@@ -215,10 +215,14 @@ class Queue:
     def __init__(self) -> None:
         self.messages: list[tuple[int, dict[str, object]]] = []
 
-    def later(self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False) -> None:
+    def later(
+        self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False, due_ms: int = 0
+    ) -> None:
         body: dict[str, object] = {"operator_id": operator_id, "shard": shard}
         if retry:
             body["retry"] = True
+        if due_ms:
+            body["due_ms"] = due_ms
         self.messages.append((delay_seconds, body))
 
 
@@ -258,3 +262,37 @@ def test_a_message_received_again_carries_its_pass_on() -> None:
     assert not delivery.continues({}, wake)
     assert delivery.continues({"attributes": {"ApproximateReceiveCount": "2"}}, wake)
     assert delivery.continues({}, {**wake, "retry": True})
+
+
+def test_a_wake_that_runs_before_the_retry_message_arrives_leaves_one_retry_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The backoff is due, the retry's message is still on its way (SQS delays are whole
+    seconds, rounded up) and a wake of the indexer's comes first: it runs the pass, which fails
+    and sends the new backoff's retry message. The old retry message then finds the shard
+    waiting and must not go on as well: it did, hop after hop, so from then on two chains of
+    retry messages ran for one shard (each race another), each POSTing the same event."""
+    clock = [1_767_225_600.0]
+    monkeypatch.setattr(webhooks.time, "time", lambda: clock[0])
+    repo, vault, _ = setup(1)
+    queue, down = Queue(), Script(*([500] * 100))
+    delivery.pass_and_reschedule(repo, vault, down, queue, OP, SHARD, 1.0)  # fails: a retry
+    ((delay, old),) = queue.messages
+    assert (delay, old.get("retry")) == (10, True)
+    queue.messages.clear()
+    clock[0] += 10.5  # the backoff is due; the wake of a new event is received first
+    delivery.pass_and_reschedule(repo, vault, down, queue, OP, SHARD, 1.0)
+    assert len(down.got) == 2 and [d for d, _ in queue.messages] == [20]  # the new retry
+    clock[0] += 0.5  # then the old retry message: the shard waits out the new backoff
+    delivery.pass_and_reschedule(
+        repo, vault, down, queue, OP, SHARD, 1.0, retry=True, due_ms=delivery.due_of(old)
+    )
+    assert [d for d, _ in queue.messages] == [20]  # still ONE retry message for the shard
+    assert len(down.got) == 2
+    # the one left goes on hop after hop while the backoff is longer than SQS's longest delay
+    (_, new) = queue.messages[0]
+    clock[0] += 1
+    delivery.pass_and_reschedule(
+        repo, vault, down, queue, OP, SHARD, 1.0, retry=True, due_ms=delivery.due_of(new)
+    )
+    assert [d for d, _ in queue.messages] == [20, 19] and len(down.got) == 2

@@ -37,10 +37,23 @@ class NotPublic(OSError):
     """The webhook host is (or resolves to) an address that is not globally routable."""
 
 
+#: IPv6 ranges Python 3.11's ``is_global`` calls global although they are not, or that carry
+#: an IPv4 address a gateway forwards to: NAT64 (well-known and local-use prefixes: an AWS
+#: IPv6 subnet's DNS64/NAT64 reaches the VPC's private IPv4 addresses through them), the
+#: deprecated IPv4-compatible ``::a.b.c.d`` and site-local ``fec0::/10``.
+_NOT_GLOBAL_V6 = tuple(
+    ipaddress.ip_network(n) for n in ("64:ff9b::/96", "64:ff9b:1::/48", "::/96", "fec0::/10")
+)
+
+
 def _public(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = ip.ipv4_mapped or ip.sixtofour  # (Teredo's 2001::/32 is not global)
+        if embedded is not None:
+            return _public(str(embedded))
+        if any(ip in net for net in _NOT_GLOBAL_V6):
+            return False
     return ip.is_global and not ip.is_multicast
 
 
@@ -105,16 +118,25 @@ class HttpSender:
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             return Sent(None, f"no answer: {type(reason).__name__}: {reason}"[:200])
+        except (http.client.HTTPException, ValueError) as exc:
+            # not an HTTP answer (BadStatusLine, LineTooLong, …) or a host no resolver takes
+            # (an empty or 64+ character label: UnicodeError): a failed delivery like any other,
+            # retried and parked, not an exception that fails the shard's whole pass
+            return Sent(None, f"no answer: {type(exc).__name__}: {exc}"[:200])
 
 
 class SqsWakeup:
     def __init__(self, sqs: Any, queue_url: str) -> None:
         self.sqs, self.queue_url = sqs, queue_url
 
-    def later(self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False) -> None:
+    def later(
+        self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False, due_ms: int = 0
+    ) -> None:
         body: dict[str, Any] = {"operator_id": operator_id, "shard": shard}
         if retry:
             body["retry"] = True
+        if due_ms:
+            body["due_ms"] = due_ms
         self.sqs.send_message(
             QueueUrl=self.queue_url,
             MessageBody=json.dumps(body),
@@ -125,5 +147,7 @@ class SqsWakeup:
 class NoWakeup:
     """Where nothing needs waking (``make run``: its loop goes over every shard)."""
 
-    def later(self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False) -> None:
+    def later(
+        self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False, due_ms: int = 0
+    ) -> None:
         return None

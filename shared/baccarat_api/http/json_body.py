@@ -48,6 +48,16 @@ class UnexpectedBody(BadBody):
         super().__init__(400, detail="body: this route takes no body (send none, or {})")
 
 
+def _no_body(raw: bytes) -> bool:
+    """Nothing, or an empty JSON object however it is spaced (``{}``, ``{ }``, ``{\\n}``)."""
+    if not raw.strip():
+        return True
+    try:
+        return bool(json.loads(raw) == {})
+    except ValueError:  # (UnicodeDecodeError too)
+        return False
+
+
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
@@ -125,7 +135,7 @@ class JsonRoute(APIRoute):
 
         async def strict(request: Request) -> Response:
             parsed = JsonRequest(request.scope, request.receive)
-            if bodiless and (await parsed.body()).strip() not in (b"", b"{}"):
+            if bodiless and not _no_body(await parsed.body()):
                 raise UnexpectedBody
             return await handle(parsed)
 

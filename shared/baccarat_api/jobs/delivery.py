@@ -42,16 +42,21 @@ def pass_and_reschedule(
     time_left: Callable[[], float] | None = None,
     reserve: float = 0.0,
     retry: bool = False,
+    due_ms: int | None = None,
 ) -> webhooks.Pass:
     """One pass for a message naming the shard — the indexer's wake, or (``retry``) the
-    message a pass sent to come back — and the message that brings the shard back, if any. A
-    wake that finds the shard waiting out a backoff adds none: the retry's own message is on
-    the queue (one per waiting shard, however many events are appended meanwhile)."""
+    message a pass sent to come back, ``due_ms`` the backoff it was sent for (``None``: any) —
+    and the message that brings the shard back, if any. A message that finds the shard waiting
+    out a backoff adds none unless it is that backoff's own retry message (one per waiting
+    shard, however many events are appended meanwhile — and when a wake ran the pass before
+    the retry message arrived and saved a new backoff, that pass's message is the one)."""
     done = webhooks.deliver(repo, vault, sender, operator_id, shard, scale=scale,
                             time_left=time_left, reserve=reserve)  # fmt: skip
-    if done.again_in is None or (done.waiting and not retry):
+    if done.again_in is None:
         return done
-    wakeup.later(operator_id, shard, math.ceil(done.again_in), retry=True)
+    if done.waiting and (not retry or due_ms not in (None, done.due_ms)):
+        return done
+    wakeup.later(operator_id, shard, math.ceil(done.again_in), retry=True, due_ms=done.due_ms)
     return done
 
 
@@ -61,6 +66,14 @@ def continues(record: dict[str, Any], message: dict[str, Any]) -> bool:
     message it could not send: the redelivery must schedule it)."""
     received = str((record.get("attributes") or {}).get("ApproximateReceiveCount", "1"))
     return bool(message.get("retry", False)) or (received.isdigit() and int(received) > 1)
+
+
+def due_of(message: dict[str, Any], record: dict[str, Any] | None = None) -> int | None:
+    """The backoff a retry message was sent for (``None``: any — a wake, or any message
+    received again: its pass may have saved a newer backoff whose message it could not send)."""
+    received = str(((record or {}).get("attributes") or {}).get("ApproximateReceiveCount", "1"))
+    due = message.get("due_ms")
+    return due if isinstance(due, int) and received == "1" else None
 
 
 def wake(wakeup: Wakeup, touched: Iterable[tuple[str, int]]) -> None:
@@ -93,7 +106,7 @@ def lambda_handler() -> Any:
                     rt.repo, rt.vault, rt.sender, rt.wakeup,
                     str(message["operator_id"]), int(message["shard"]),
                     rt.settings.webhook_backoff_scale, time_left, reserve,
-                    continues(record, message),
+                    continues(record, message), due_of(message, record),
                 )  # fmt: skip
                 logger.info("webhook pass", extra={"delivered": done.delivered,
                                                     "parked": done.parked})  # fmt: skip

@@ -24,7 +24,9 @@ class Sender(Protocol):
 
 
 class Wakeup(Protocol):
-    def later(self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False) -> None:
+    def later(
+        self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False, due_ms: int = 0
+    ) -> None:
         """Deliver the operator's feed shard again in ``delay_seconds`` (at most 900);
         ``retry``: the message goes on with a pass's own work (its backoff, its next events),
-        not a wake of the indexer's."""
+        not a wake of the indexer's; ``due_ms``: the backoff it goes on for (0: none)."""

@@ -149,14 +149,17 @@ def validate_book(
 
 
 def slip_after_update(
-    config: TableConfig, live: LiveRecord, bettor_id: str
+    config: TableConfig, before: LiveRecord, live: LiveRecord, bettor_id: str
 ) -> tuple[list[Change], dict[str, Any]]:
-    """``live`` after the operator reported another balance (or limits) for ``bettor_id``: if
-    their slip waits in the book and no longer passes as the deal will validate it (e.g. over
-    the new balance) while the book without it does, the slip is cancelled, reported
-    ``bet_cancelled`` with the refusal's ``code``. Kept, that one slip would have the whole
-    book's deal refused — every other bettor's slip with it — and, past ``closes_at``, nobody
-    could cancel it. Before any card, so no money moves."""
+    """``live`` after the operator reported another balance (or limits) for ``bettor_id``
+    (``before``: the table before the report): if their slip waits in the book and no longer
+    passes as the deal will validate it (e.g. over the new balance) while the book without it
+    does — and the report is what made it fail (the book passed before it) —, the slip is
+    cancelled, reported ``bet_cancelled`` with the refusal's ``code``. Kept, that one slip would
+    have the whole book's deal refused — every other bettor's slip with it — and, past
+    ``closes_at``, nobody could cancel it. A book refused already (a player-banker's report left
+    it without cover) is not this bettor's doing: their slip stays. Before any card, so no
+    money moves."""
     betting = live.betting
     if (
         betting is None
@@ -171,6 +174,10 @@ def slip_after_update(
         return [], {}
     except DomainError as exc:
         code = exc.code
+    try:
+        validate_book(config, before, before.book, number)
+    except DomainError:
+        return [], {}  # refused before this report too: not this bettor's doing
     rest = {k: v for k, v in live.book.items() if k != bettor_id}
     try:
         validate_book(config, live, rest, number)

@@ -63,7 +63,10 @@ CODES: dict[str, tuple[bool, str]] = {
     "table_full": (False, "the table holds no more spectators or watchers"),
     "not_squeezer": (False, "the bettor does not squeeze these cards (see details.squeezers)"),
     "already_revealed": (False, "the bettor already opened the cards of this step"),
-    "reveal_out_of_order": (False, "the draws open only once the initial cards are revealed"),
+    "reveal_out_of_order": (
+        False,
+        "the draws open only once the initial cards are revealed, the player's third card first",
+    ),
     "reveal_deadline_passed": (
         False,
         "the step's reveal_by has passed: the system opened the cards then",

@@ -167,13 +167,14 @@ def without(live: LiveRecord, bettor_ids: Collection[str]) -> dict[str, Any]:
 
 
 def _with_slip(
-    config: TableConfig, after: LiveRecord, bettor_id: str, updated: Change, **changes: Any
+    config: TableConfig, live: LiveRecord, bettor_id: str, updated: Change, **changes: Any
 ) -> Decision:
-    """A bettor's balance or limits ``updated`` (to ``after``): their slip in the book, if it
-    no longer passes, is cancelled with it (:func:`~.betting.slip_after_update`)."""
+    """A bettor's balance or limits ``updated`` (``live`` with ``changes``): their slip in the
+    book, if the report leaves it refused, is cancelled with it
+    (:func:`~.betting.slip_after_update`)."""
     from baccarat_api.service.betting import slip_after_update  # (betting imports presence)
 
-    more, book = slip_after_update(config, after, bettor_id)
+    more, book = slip_after_update(config, live, replace(live, **changes), bettor_id)
     return [updated, *more], {**changes, **book}
 
 
@@ -223,7 +224,7 @@ def take_seat(
         if taken is None:
             return [("seat_taken", {"seat": seat, "bettor_id": bettor_id})], {"seats": seats}
         updated = ("seat_updated", {"seat": seat, "bettor_id": bettor_id})
-        return _with_slip(config, replace(live, seats=seats), bettor_id, updated, seats=seats)
+        return _with_slip(config, live, bettor_id, updated, seats=seats)
 
     return change(repo, operator_id, table_id, decide)
 
@@ -322,8 +323,7 @@ def join_spectators(
         if new:
             return [("spectator_joined", {"bettor_id": bettor_id})], {"spectators": spectators}
         updated = ("spectator_updated", {"bettor_id": bettor_id})
-        after = replace(live, spectators=spectators)
-        return _with_slip(config, after, bettor_id, updated, spectators=spectators)
+        return _with_slip(config, live, bettor_id, updated, spectators=spectators)
 
     return change(repo, operator_id, table_id, decide)
 

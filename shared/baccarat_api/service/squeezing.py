@@ -79,11 +79,23 @@ def squeeze_view(
 def shown_plan(view: dict[str, Any] | None) -> dict[str, Any] | None:
     """A :func:`squeeze_view` as a table may show it: until the initial step is revealed, no
     ``draws`` (in the plan or its steps) — whether third cards come, and to which hand, gives
-    the face-down initial cards away."""
-    if view is None or view["steps"].get("initial", {}).get("status") == "revealed":
+    the face-down initial cards away; and while the player's third card is face down, no
+    banker third card — whether the banker draws depends on the player's third card (banker 6
+    draws on a 6 or 7 only)."""
+    if view is None:
+        return None
+    if view["steps"].get("initial", {}).get("status") not in (None, "revealed"):
+        steps = {k: v for k, v in view["steps"].items() if k != "draws"}
+        return {**view, "draws": [], "steps": steps}
+    draws = view["steps"].get("draws")
+    if draws is None or draws["hands"].get("player", {"opened": True})["opened"] is not None:
         return view
-    steps = {k: v for k, v in view["steps"].items() if k != "draws"}
-    return {**view, "draws": [], "steps": steps}
+    hands = {h: v for h, v in draws["hands"].items() if h != "banker"}
+    return {
+        **view,
+        "draws": [c for c in view["draws"] if c["hand"] != "banker"],
+        "steps": {**view["steps"], "draws": {**draws, "hands": hands}},
+    }
 
 
 def live_squeeze(r: RoundRecord) -> dict[str, Any] | None:

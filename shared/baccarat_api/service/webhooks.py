@@ -200,12 +200,15 @@ def _error(sent: Sent) -> str:
 class Pass:
     """What one delivery pass of a shard did: events delivered and parked, and when the shard
     wants to be delivered again (seconds from now; ``None``: when new events come);
-    ``waiting``: it did nothing, the shard is waiting out a retry's backoff."""
+    ``waiting``: it did nothing, the shard is waiting out a retry's backoff; ``due_ms``: when
+    that backoff (the one this pass waited for or saved) is due, 0 if none — it names the retry
+    message that brings the shard back."""
 
     delivered: int = 0
     parked: int = 0
     again_in: float | None = None
     waiting: bool = False
+    due_ms: int = 0
 
 
 def deliver(
@@ -232,7 +235,8 @@ def deliver(
     state = repo.delivery_state(operator_id, shard)
     now = int(time.time() * 1000) if now_ms is None else now_ms
     if state.next_at_ms > now:
-        return Pass(again_in=(state.next_at_ms - now) / 1000, waiting=True)
+        wait = (state.next_at_ms - now) / 1000
+        return Pass(again_in=wait, waiting=True, due_ms=state.next_at_ms)
     slots = feed.pending(repo, operator_id, shard, (state.pos, state.taken), EVENTS_PER_PASS)
     if not slots:
         return Pass()
@@ -267,7 +271,7 @@ def deliver(
     else:
         again = 0.0 if len(slots) == EVENTS_PER_PASS else None
     _save(repo, state, after)
-    return Pass(delivered, parked, again)
+    return Pass(delivered, parked, again, due_ms=after.next_at_ms)
 
 
 def _moved(state: DeliveryState, slot: feed.Slot) -> DeliveryState:
