@@ -386,16 +386,21 @@ class Table:
         self.client, self.log = client, log
         self.id = client.post("/v1/tables", body)["table_id"]
         self.feed = Feed(client, self.id, log)
+        self.round = 0
         log(f"table {self.id} ({body['profile']}, {body['tier']}, {body['banking']})")
 
     def put(self, path: str, body: Any = None) -> Any:
         return self.client.request("PUT", f"/v1/tables/{self.id}{path}", body)
 
     def slip(self, bettor: str, *bets: tuple[str, int]) -> None:
-        self.put(f"/bets/{bettor}", {"bets": [{"type": k, "amount": a} for k, a in bets]})
+        # the window's round named: a retry that arrives after the deal is refused, not staked
+        # again in the next window
+        body = {"bets": [{"type": k, "amount": a} for k, a in bets], "round_number": self.round}
+        self.put(f"/bets/{bettor}", body)
 
     def open_betting(self, label: str) -> None:
         window = self.client.post(f"/v1/tables/{self.id}/betting")
+        self.round = int(window["betting"]["round_number"])
         self.log(f"{label}: betting open until {window['betting']['closes_at']}")
 
     def deal_from_book(self, shoe_id: str, label: str) -> dict[str, Any]:

@@ -757,6 +757,33 @@ def test_a_slip_retried_after_closes_at_answers_its_book_not_betting_closed(
     assert after.betting.round_id == dealt.round_id and after.seats[1].total == 2000
 
 
+def test_a_slip_naming_its_round_is_never_staked_in_a_later_window(game: Game) -> None:
+    """alice's PUT for round 1 is dealt, its answer lost; her client retries it once round 2's
+    window is open (found by a hostile review: without a round the retry was a new slip, staked
+    again in round 2). Naming ``round_number`` it is 409 ``round_mismatch`` and changes nothing;
+    naming round 2 it is placed there; without one it is still a slip for the open window."""
+    t, shoe_id, window = alice_and_bob_confirmed(game, 2000, 1000)
+    assert window.round_number == 1
+    for_one = SlipRequest.model_validate(
+        {"bets": [{"type": "banker", "amount": 2000}], "round_number": 1}
+    )
+    assert betting.place_slip(game.repo, OP, t, "alice", for_one).seats[1].total == 2000
+    settle_round(game.repo, OP, from_book(game, shoe_id).round_id)
+    assert betting.open_betting(game.repo, OP, t).betting is not None
+    seq = live_of(game, t).seq
+    assert code_of(lambda: betting.place_slip(game.repo, OP, t, "alice", for_one)) == (
+        "round_mismatch"
+    )
+    assert live_of(game, t).seq == seq and "alice" not in live_of(game, t).book
+    for_two = SlipRequest.model_validate(for_one.model_dump() | {"round_number": 2})
+    placed = betting.place_slip(game.repo, OP, t, "alice", for_two)
+    assert placed.betting is not None and placed.betting.round_number == 2
+    assert placed.seats[1].total == 2000
+    assert code_of(lambda: betting.place_slip(game.repo, OP, t, "bob", for_one)) == (
+        "round_mismatch"
+    )
+
+
 def test_a_balance_report_cancels_only_a_slip_it_made_undealable(game: Game) -> None:
     """Seven seated bettors and a spectator each confirm 500,000 on Player; then the
     player-banker reports 3,500,000: the book (4,000,000 to cover) is refused — the report of no

@@ -284,11 +284,21 @@ def place_slip(
     validate it; reports ``bet_placed``. The same slip again changes nothing — also once betting
     has closed or the round is dealt: a PUT retried after its answer was lost answers the book
     that holds it (its window's ``status`` says whether it was dealt), not ``betting_closed``
-    (found by a hostile review: the bettor was told the slip was refused while it was dealt)."""
+    (found by a hostile review: the bettor was told the slip was refused while it was dealt).
+    With ``round_number``, a slip for any other round than the window's is 409
+    ``round_mismatch``: a retry that arrives once the next window is open is not staked there."""
     bets = [b.model_dump(mode="json") for b in request.bets]
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
         at = clock_now()
+        number = request.round_number
+        current = None if live.betting is None else int(live.betting["round_number"])
+        if number is not None and number != current:
+            raise DomainError(
+                "round_mismatch",
+                f"the slip is for round {number}; the table's window is for round {current}",
+                details={"round_number": number, "window_round_number": current},
+            )
         earlier = live.book.get(bettor_id)
         if live.betting is not None and earlier is not None and earlier["bets"] == bets:
             return None

@@ -841,6 +841,15 @@ class SlipRequest(_Strict):
         max_length=len(BetType),
         description="the bettor's whole slip for the open window (replaces an earlier one)",
     )
+    round_number: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "the round the slip is for (the window's round_number): another round is 409 "
+            "round_mismatch — a PUT retried after its answer was lost never lands in a later "
+            "round's window"
+        ),
+    )
 
 
 # --- reconciliation (GET /v1/rounds, GET /v1/reports/daily) -----------------------------------

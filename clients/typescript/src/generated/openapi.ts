@@ -2189,6 +2189,11 @@ export interface components {
              * @description the bettor's whole slip for the open window (replaces an earlier one)
              */
             bets: components["schemas"]["SlipBetIn"][];
+            /**
+             * Round Number
+             * @description the round the slip is for (the window's round_number): another round is 409 round_mismatch — a PUT retried after its answer was lost never lands in a later round's window
+             */
+            round_number?: number | null;
         };
         /** SpectatorRequest */
         SpectatorRequest: {
@@ -4085,7 +4090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: betting_closed, concurrent_update, not_at_table */
+            /** @description error codes: betting_closed, concurrent_update, not_at_table, round_mismatch */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -81,6 +81,7 @@ def open_betting(table_id: str, operator: OperatorId, rt: Rt) -> BookOut:
     tags=["betting"],
     responses=errors(
         "unauthorized", "not_found", "betting_closed", "not_at_table", "concurrent_update",
+        "round_mismatch",
         *(r.value for r in Refusal),
     ),
 )  # fmt: skip
