@@ -13,7 +13,7 @@ import pytest
 from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
 from baccarat_api.jobs import delivery
 from baccarat_api.ports.records import DeliveryState, feed_shard
-from baccarat_api.ports.webhooks import Sent
+from baccarat_api.ports.webhooks import Sent, wake_message
 from baccarat_api.service import events, feed, webhooks
 from baccarat_api.service.errors import DomainError
 
@@ -218,12 +218,7 @@ class Queue:
     def later(
         self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False, due_ms: int = 0
     ) -> None:
-        body: dict[str, object] = {"operator_id": operator_id, "shard": shard}
-        if retry:
-            body["retry"] = True
-        if due_ms:
-            body["due_ms"] = due_ms
-        self.messages.append((delay_seconds, body))
+        self.messages.append((delay_seconds, wake_message(operator_id, shard, retry, due_ms)))
 
 
 def test_events_appended_while_a_shard_backs_off_add_no_retry_messages() -> None:

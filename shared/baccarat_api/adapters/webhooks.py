@@ -22,7 +22,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from baccarat_api.ports.webhooks import Sent
+from baccarat_api.ports.webhooks import Sent, wake_message
 
 #: SQS's longest message delay.
 MAX_DELAY_SECONDS = 900
@@ -132,14 +132,9 @@ class SqsWakeup:
     def later(
         self, operator_id: str, shard: int, delay_seconds: int, retry: bool = False, due_ms: int = 0
     ) -> None:
-        body: dict[str, Any] = {"operator_id": operator_id, "shard": shard}
-        if retry:
-            body["retry"] = True
-        if due_ms:
-            body["due_ms"] = due_ms
         self.sqs.send_message(
             QueueUrl=self.queue_url,
-            MessageBody=json.dumps(body),
+            MessageBody=json.dumps(wake_message(operator_id, shard, retry, due_ms)),
             DelaySeconds=max(0, min(MAX_DELAY_SECONDS, int(delay_seconds))),
         )
 

@@ -30,3 +30,16 @@ class Wakeup(Protocol):
         """Deliver the operator's feed shard again in ``delay_seconds`` (at most 900);
         ``retry``: the message goes on with a pass's own work (its backoff, its next events),
         not a wake of the indexer's; ``due_ms``: the backoff it goes on for (0: none)."""
+
+
+def wake_message(
+    operator_id: str, shard: int, retry: bool = False, due_ms: int = 0
+) -> dict[str, object]:
+    """The body of a delivery message (DeliveryQueue): the shard, and for a pass's own message
+    ``retry`` and the ``due_ms`` of the backoff it goes on for (left out when unset)."""
+    body: dict[str, object] = {"operator_id": operator_id, "shard": shard}
+    if retry:
+        body["retry"] = True
+    if due_ms:
+        body["due_ms"] = due_ms
+    return body
