@@ -123,6 +123,7 @@ def test_the_proof_carries_settlements_made_before_and_after_the_end(api: Api) -
     assert page["interventions"] == {
         "voided_rounds": 0,
         "voided_player_net": 0,
+        "voided_player_banker_net": 0,
         "closed_early": False,
         "rounds_dealt": 30,
         "rounds_possible": 30,

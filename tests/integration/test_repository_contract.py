@@ -258,8 +258,8 @@ def test_stored_pages_read_back_byte_for_byte_with_the_proof_item(repo: Reposito
 
 def test_finalising_is_write_once_and_adds_to_the_totals_it_makes(repo: Repository) -> None:
     shoe_id, rnd, after, proof = closed(repo)
-    iv = {"voided_rounds": 1, "voided_player_net": -250, "closed_early": True,
-          "rounds_dealt": 1, "rounds_possible": 30}  # fmt: skip
+    iv = {"voided_rounds": 1, "voided_player_net": -250, "voided_player_banker_net": 240,
+          "closed_early": True, "rounds_dealt": 1, "rounds_possible": 30}  # fmt: skip
     line = ShoeFairness(rnd.table_id, 1, shoe_id, after.ended_at or "", "closed", iv, "t1")
     before = repo.fairness(rnd.table_id, before=None, limit=10)
     assert before.totals == FairnessTotals(rnd.table_id) and before.shoes == []
@@ -272,7 +272,7 @@ def test_finalising_is_write_once_and_adds_to_the_totals_it_makes(repo: Reposito
     assert repo.due_proofs("2999-01-01T00:00:00.000Z", 10) == []  # final: out of the index
     page = repo.fairness(rnd.table_id, before=None, limit=10)
     assert page.shoes == [line] and not page.more
-    assert page.totals == FairnessTotals(rnd.table_id, 1, 1, -250, 1, 1, 30)
+    assert page.totals == FairnessTotals(rnd.table_id, 1, 1, -250, 1, 1, 30, 240)
     # a table without totals (made before they existed): the first finalisation makes them
     other = ShoeFairness(
         "tbl_bbbbbbbbbbbbbbbb", 3, "tbl_bbbbbbbbbbbbbbbb_s3", "t", "rules", iv, "t"
@@ -282,7 +282,7 @@ def test_finalising_is_write_once_and_adds_to_the_totals_it_makes(repo: Reposito
     assert repo.fairness(other.table_id, before=None, limit=10).totals is None
     repo.finalise_proof(stray, {"value": "x"}, 1, "t", other)
     assert repo.fairness(other.table_id, before=None, limit=10).totals == FairnessTotals(
-        other.table_id, 1, 1, -250, 1, 1, 30
+        other.table_id, 1, 1, -250, 1, 1, 30, 240
     )
 
 

@@ -107,6 +107,24 @@ test('base64url is strict', () => {
   }
 });
 
+test('voids at a player-banker table: the bettors priced, the player-banker apart', () => {
+  // alice bets Player 5,000 against the player-banker pb in two voided rounds Player won:
+  // 5,000 − 1% commission each for her, −5,000 each for pb, 50 each for the house.
+  const voided = (n) => ({
+    round_number: n, player_banker: { bettor_ref: 'pb' },
+    void: { reason: 'misdeal', replaced: { nets: { alice: 4950, pb: -5000 }, house_take: 50 } },
+  });
+  const rounds = [voided(1), { round_number: 2, void: null }, voided(3)];
+  const iv = B.interventionsOf('closed', rounds, 30);
+  assert.equal(iv.voided_player_net, 9900);
+  assert.equal(iv.voided_player_banker_net, -10000);
+  assert.equal(B.interventionsText(iv),
+    '2 voided rounds, players would have netted +9,900, the player-banker -10,000; closed early after round 3 of 30');
+  // a house-banked round's nets are all the bettors'
+  const house = B.interventionsOf('rules', [{ void: { replaced: { nets: { a: 100, b: -300 } } }, player_banker: null }], 1);
+  assert.deepEqual([house.voided_player_net, house.voided_player_banker_net], [-200, 0]);
+});
+
 // ------------------------------------------------------------------------------------------------
 // The signed sample
 

@@ -302,6 +302,8 @@ class FairnessTotals:
     closed_early: int = 0
     rounds_dealt: int = 0
     rounds_possible: int = 0
+    #: apart from ``voided_player_net`` (the bettors'): the player-banker's replaced nets
+    voided_player_banker_net: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -356,6 +356,7 @@ class StateWrites(ABC):
             "shoes": 1,
             "voided_rounds": int(iv["voided_rounds"]),
             "voided_player_net": int(iv["voided_player_net"]),
+            "voided_player_banker_net": int(iv.get("voided_player_banker_net", 0)),
             "closed_early": int(bool(iv["closed_early"])),
             "rounds_dealt": int(iv["rounds_dealt"]),
             "rounds_possible": int(iv["rounds_possible"]),

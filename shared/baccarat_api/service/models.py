@@ -581,8 +581,13 @@ class ProofRoundOut(_Strict):
 class InterventionsOut(_Strict):
     voided_rounds: int
     voided_player_net: int = Field(
-        description="Σ of the players' replaced nets over voided rounds (positive: players lost "
-        "that much through voids)"
+        description="Σ of the bettors' replaced nets over voided rounds: what the voids took "
+        "from the bettors (positive: they lost that much through voids); the player-banker "
+        "is not in it"
+    )
+    voided_player_banker_net: int = Field(
+        description="Σ of the player-banker's replaced nets over voided rounds, shown apart "
+        "(0 at a house-banked table)"
     )
     closed_early: bool
     rounds_dealt: int
@@ -660,7 +665,10 @@ class SigningKeysOut(_Strict):
 class FairnessTotalsOut(_Strict):
     shoes: int = Field(description="ended shoes with a final proof")
     voided_rounds: int
-    voided_player_net: int
+    voided_player_net: int = Field(description="what the voids took from the bettors")
+    voided_player_banker_net: int = Field(
+        description="what the voids gave or took from the player-banker, apart"
+    )
     closed_early: int = Field(description="how many of them were closed early")
     rounds_dealt: int
     rounds_possible: int

@@ -272,6 +272,7 @@ def fairness(
                 "shoes": t.shoes,
                 "voided_rounds": t.voided_rounds,
                 "voided_player_net": t.voided_player_net,
+                "voided_player_banker_net": t.voided_player_banker_net,
                 "closed_early": t.closed_early,
                 "rounds_dealt": t.rounds_dealt,
                 "rounds_possible": t.rounds_possible,
@@ -282,7 +283,8 @@ def fairness(
                     "shoe_number": line.shoe_number,
                     "ended_at": line.ended_at,
                     "end_reason": line.end_reason,
-                    "interventions": line.interventions,
+                    # a line finalised before the player-banker was shown apart has no field
+                    "interventions": {"voided_player_banker_net": 0, **line.interventions},
                     "proof": f"/v1/shoes/{line.shoe_id}/proof",
                 }
                 for line in page.shoes

@@ -1006,8 +1006,16 @@ export interface components {
             shoes: number;
             /** Voided Rounds */
             voided_rounds: number;
-            /** Voided Player Net */
+            /**
+             * Voided Player Net
+             * @description what the voids took from the bettors
+             */
             voided_player_net: number;
+            /**
+             * Voided Player Banker Net
+             * @description what the voids gave or took from the player-banker, apart
+             */
+            voided_player_banker_net: number;
             /**
              * Closed Early
              * @description how many of them were closed early
@@ -1091,9 +1099,14 @@ export interface components {
             voided_rounds: number;
             /**
              * Voided Player Net
-             * @description Σ of the players' replaced nets over voided rounds (positive: players lost that much through voids)
+             * @description Σ of the bettors' replaced nets over voided rounds: what the voids took from the bettors (positive: they lost that much through voids); the player-banker is not in it
              */
             voided_player_net: number;
+            /**
+             * Voided Player Banker Net
+             * @description Σ of the player-banker's replaced nets over voided rounds, shown apart (0 at a house-banked table)
+             */
+            voided_player_banker_net: number;
             /** Closed Early */
             closed_early: boolean;
             /** Rounds Dealt */
