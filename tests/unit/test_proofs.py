@@ -72,8 +72,9 @@ def ended_shoe(game: Game, *, close_after: int | None = None) -> tuple[str, list
 def test_an_open_or_unknown_shoe_has_no_proof(game: Game) -> None:
     shoe_id = new_shoe(game)
     deal(game, shoe_id, star_city_bets())
-    for shoe, page in ((shoe_id, 1), ("tbl_aaaaaaaaaaaaaaaa_s1", 1), ("nonsense", 1), (shoe_id, 0)):
+    for shoe, page in (("tbl_aaaaaaaaaaaaaaaa_s1", 1), ("nonsense", 1), (shoe_id, 0)):
         assert code_of(lambda s=shoe, p=page: read(game, s, p)) == "not_found"
+    assert code_of(lambda: read(game, shoe_id)) == "shoe_not_closed"  # known, still open
 
 
 def test_an_ended_shoe_with_unresolved_rounds_is_pending_and_says_what_it_waits_for(

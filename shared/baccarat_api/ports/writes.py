@@ -190,7 +190,10 @@ class StateWrites(ABC):
     def create_table(self, table: TableRecord, idem: IdempotencyRecord | None = None) -> None:
         """Put a new table (``ConditionFailed`` if the id exists) and its public fairness totals
         (zero: the table is known to the fairness route before any of its proofs is final)."""
-        writes: list[Write] = [Put(table), Put(FairnessTotals(table.table_id))]
+        writes: list[Write] = [
+            Put(table),
+            Put(FairnessTotals(table.table_id, operator_id=table.operator_id)),
+        ]
         self._write("create table", writes, idem, table.write_id)
 
     def commit_shoe(
@@ -221,7 +224,8 @@ class StateWrites(ABC):
 
     @staticmethod
     def _shoe_moved(before: ShoeRecord, after: ShoeRecord) -> Update:
-        """The shoe from ``before`` to ``after`` (optimistic lock: same version, still open)."""
+        """The shoe from ``before`` to ``after`` (optimistic lock: same version, still open);
+        its idle-close time moves with it (an ended shoe leaves the sweep's ``IDLE#`` part)."""
         moved: dict[str, Any] = {
             "status": after.status,
             "rounds_dealt": after.rounds_dealt,
@@ -231,6 +235,7 @@ class StateWrites(ABC):
             "recent_bettors": after.recent_bettors,
             "chain_head": after.chain_head,
         }
+        remove: tuple[str, ...] = ()
         if after.status == ENDED:
             assert after.server_seed and after.end_reason and after.ended_at
             moved |= {
@@ -239,10 +244,14 @@ class StateWrites(ABC):
                 "ended_at": after.ended_at,
                 "end_write_id": after.end_write_id,
             }
+            remove = ("close_by",)
+        elif after.close_by is not None:
+            moved["close_by"] = after.close_by
         return Update(
             ShoeRecord,
             (before.operator_id, before.table_id, before.shoe_number),
             set=moved,
+            remove=remove,
             expect={"version": before.version, "status": OPEN},
         )
 
