@@ -248,3 +248,21 @@ test('loading: several files make one proof; a file without pages is named', () 
   assert.equal(Verify.isSigned(pages()), true);
   assert.equal(Verify.isSigned({ spec: 'bacc-pf-v1' }), false);
 });
+
+test("an open shoe's proof URL says the shoe is open, with what is known (issue 23 item 1)", async () => {
+  const details = { table_id: 'tbl_open', shoe_number: 1, rounds_dealt: 6, voided_rounds: 4,
+    close_by: '2026-12-05T03:00:00.000Z' };
+  const body = { error: { code: 'shoe_not_closed', message: 'shoe tbl_open_s1 is still open', retryable: true, details } };
+  const saved = globalThis.fetch;
+  globalThis.fetch = async () => new Response(JSON.stringify(body), { status: 409 });
+  try {
+    await assert.rejects(Verify.loadUrl('https://api.example/v1/shoes/tbl_open_s1/proof'), (err) => {
+      assert.equal(err.message, 'HTTP 409: the shoe is still open (table tbl_open, shoe 1): 6 rounds dealt, ' +
+        '4 voided so far; no proof until it ends — the service closes it by 2026-12-05T03:00:00.000Z ' +
+        'at the latest if nothing more is dealt');
+      return true;
+    });
+  } finally {
+    globalThis.fetch = saved;
+  }
+});
