@@ -262,7 +262,8 @@ def test_finalising_is_write_once_and_adds_to_the_totals_it_makes(repo: Reposito
           "closed_early": True, "rounds_dealt": 1, "rounds_possible": 30}  # fmt: skip
     line = ShoeFairness(rnd.table_id, 1, shoe_id, after.ended_at or "", "closed", iv, "t1")
     before = repo.fairness(rnd.table_id, before=None, limit=10)
-    assert before.totals == FairnessTotals(rnd.table_id, operator_id=OP) and before.shoes == []
+    assert before.totals == FairnessTotals(rnd.table_id, operator_id=OP, latest_shoe_number=1)
+    assert before.shoes == []
     repo.finalise_proof(proof, {"value": "first"}, 1, "t1", line)
     with pytest.raises(ConditionFailed) as lost:
         repo.finalise_proof(proof, {"value": "second"}, 1, "t2", line)
@@ -272,7 +273,7 @@ def test_finalising_is_write_once_and_adds_to_the_totals_it_makes(repo: Reposito
     assert repo.due_proofs("2999-01-01T00:00:00.000Z", 10) == []  # final: out of the index
     page = repo.fairness(rnd.table_id, before=None, limit=10)
     assert page.shoes == [line] and not page.more
-    assert page.totals == FairnessTotals(rnd.table_id, 1, 1, -250, 1, 1, 30, 240, OP)
+    assert page.totals == FairnessTotals(rnd.table_id, 1, 1, -250, 1, 1, 30, 240, OP, 1)
     # a table without totals (made before they existed): the first finalisation makes them
     other = ShoeFairness(
         "tbl_bbbbbbbbbbbbbbbb", 3, "tbl_bbbbbbbbbbbbbbbb_s3", "t", "rules", iv, "t"

@@ -35,6 +35,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "GET /v1/shoes/{shoe_id}/proof (finalises)": (5, 2),
     "GET /v1/shoes/{shoe_id}/proof": (1, 0),  # final: one BatchGetItem, no KMS
     "GET /v1/signing-keys": (0, 0),  # the public key, cached per container
+    # the public partition (+ a Query of the latest shoe while it is open: issue 23)
     "GET /v1/tables/{table_id}/fairness": (1, 0),
     # with an Idempotency-Key the record rides along (BatchGetItem with the item's read,
     # a Put in the same transaction): the same counts; a replay answers from the one read

@@ -206,3 +206,18 @@ def test_a_table_shows_its_idle_setting_and_a_shoe_its_close_by(game: Game) -> N
     shoe = tables.commit_shoe(game.repo, game.vault, OP, table_id, "seed")
     state = reading.get_shoe(game.repo, OP, shoe.shoe_id)
     assert state.close_by == seconds_after(shoe_of(game, shoe.shoe_id).created_at, 120)
+
+
+def test_the_summary_reads_the_open_shoe_only_while_the_latest_shoe_is_not_final(
+    game: Game,
+) -> None:
+    shoe_id, _ = six_rounds_four_voided(game)
+    table_id = shoe_id.rsplit("_s", 1)[0]
+    game.repo.calls.clear()
+    assert proofs.fairness(game.repo, table_id).open_shoe is not None
+    assert game.repo.calls == {"query": 2}  # the public partition, the open shoe
+    tables.close_shoe(game.repo, game.vault, OP, shoe_id)
+    proofs.proof_page(game.repo, game.vault, game.ref_keys, shoe_id)  # final now
+    game.repo.calls.clear()
+    assert proofs.fairness(game.repo, table_id).open_shoe is None
+    assert game.repo.calls == {"query": 1}

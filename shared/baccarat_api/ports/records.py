@@ -312,9 +312,11 @@ class FairnessTotals:
     rounds_possible: int = 0
     #: apart from ``voided_player_net`` (the bettors'): the player-banker's replaced nets
     voided_player_banker_net: int = 0
-    #: The table's operator (not public): the public routes find a table's open shoe through
-    #: it (``""``: a table made before it was written — its open shoe is not shown).
+    #: The table's operator (not public) and its latest committed shoe's number, set by every
+    #: commit: the public routes find a table's open shoe through them (``""``/0: no shoe
+    #: committed since they were written — none shown).
     operator_id: str = ""
+    latest_shoe_number: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -204,7 +204,9 @@ class StateWrites(ABC):
         emit: Emit | None = None,
     ) -> None:
         """Put the shoe (new) and, on the table as it was read (same next shoe number, no open
-        shoe), set the open shoe and advance the next shoe number."""
+        shoe), set the open shoe and advance the next shoe number; name the operator on the
+        table's public fairness totals (made if missing: a table created before they named it),
+        through which the public routes find the open shoe."""
         number = shoe.shoe_number
         self.emitting(
             "commit shoe",
@@ -215,6 +217,12 @@ class StateWrites(ABC):
                     (table.operator_id, table.table_id),
                     set={"open_shoe_id": shoe.shoe_id, "next_shoe_number": number + 1},
                     expect={"next_shoe_number": number, "open_shoe_id": ABSENT},
+                ),
+                Update(
+                    FairnessTotals,
+                    (table.table_id,),
+                    set={"operator_id": table.operator_id, "latest_shoe_number": number},
+                    upsert=True,
                 ),
             ],
             emit,

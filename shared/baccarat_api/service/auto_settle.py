@@ -57,6 +57,9 @@ from baccarat_api.service.settling import settle_round
 
 #: Most rounds one sweep settles (the next run takes the rest).
 DEFAULT_LIMIT = 500
+#: Most idle shoes one sweep closes (each a KMS Decrypt and a transaction; the next run takes
+#: the rest), so a sweep stays well within its function's 60 s.
+IDLE_CLOSE_LIMIT = 50
 
 
 @dataclass(slots=True)
@@ -132,7 +135,7 @@ def sweep(
         _deal_due(repo, shoes, report, limit)
     _settle_due(repo, report, limit)
     if unseal is not None:
-        _close_idle(repo, unseal, report, limit)
+        _close_idle(repo, unseal, report, min(limit, IDLE_CLOSE_LIMIT))
     if vault is not None and ref_keys is not None:
         done = finalise_due(repo, vault, ref_keys, report.now)
         report.finalised, report.pending = done.finalised, done.pending

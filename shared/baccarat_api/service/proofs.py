@@ -49,7 +49,7 @@ from typing import Any
 
 from baccarat import proofdoc
 from baccarat_api.clock import now
-from baccarat_api.ids import parse_shoe_id, parse_table_id
+from baccarat_api.ids import ShoeRef, parse_shoe_id, parse_table_id
 from baccarat_api.ports.records import (
     ENDED,
     ProofRecord,
@@ -323,12 +323,10 @@ def _open_view(history: ShoeHistory, at: str) -> dict[str, Any]:
     }
 
 
-def open_shoe_view(repo: Repository, operator_id: str, table_id: str) -> dict[str, Any] | None:
-    """The table's open shoe for the fairness summary (``None``: none open)."""
-    table = repo.get_table(operator_id, table_id)
-    if table is None or table.open_shoe_id is None:
-        return None
-    history = _open_history(repo, operator_id, table.open_shoe_id)
+def open_shoe_view(repo: Repository, operator_id: str, shoe_id: str) -> dict[str, Any] | None:
+    """The shoe for the fairness summary if it is open (``None``: ended, or unknown): one
+    Query of the shoe and its rounds."""
+    history = _open_history(repo, operator_id, shoe_id)
     return None if history is None else _open_view(history, now())
 
 
@@ -400,8 +398,12 @@ def fairness(
         raise not_found("table", table_id)
     t = page.totals
     open_shoe = None
-    if before is None and t.operator_id:
-        open_shoe = open_shoe_view(repo, t.operator_id, table_id)
+    # the latest shoe may be open unless it is the newest final line already listed (then the
+    # summary costs its one Query); a shoe ended but not final yet is read and found ended
+    newest = page.shoes[0].shoe_number if page.shoes else 0
+    if before is None and t.operator_id and t.latest_shoe_number not in (0, newest):
+        latest = ShoeRef(table_id, t.latest_shoe_number).shoe_id
+        open_shoe = open_shoe_view(repo, t.operator_id, latest)
     return FairnessOut.model_validate(
         {
             "table_id": table_id,
