@@ -78,8 +78,9 @@ def backoff(attempts: int) -> float:
 def set_webhook(repo: Repository, vault: Vault, operator_id: str, url: str) -> WebhookSecretOut:
     """Set (or replace) the webhook with a new secret, conditional on the webhook as read: of
     two PUTs at once one answers its secret and the other ``409 concurrent_update`` — never two
-    secrets answered of which only one signs."""
-    was = repo.get_webhook(operator_id)
+    secrets answered of which only one signs. A removed webhook is read too (its item stays):
+    the PUT after a DELETE replaces it, conditional on it as read, like any other."""
+    was = repo.get_webhook(operator_id, removed=True)
     raw, sealed = vault.draw_secret(webhook_context(operator_id))  # one KMS call
     created = clock_now()
     hook = WebhookRecord(operator_id, url, sealed, created)
