@@ -31,9 +31,9 @@ from typing import Any
 from baccarat.profiles import Banking, TableConfig
 from baccarat.squeeze import RevealRefused, live_steps, step_hands, timeline
 from baccarat.squeeze import reveal as core_reveal
-from baccarat_api.clock import now
+from baccarat_api.clock import ms_of, now
 from baccarat_api.ids import RoundRef, parse_shoe_id
-from baccarat_api.limits import DEFAULT_SQUEEZE_SECONDS
+from baccarat_api.limits import DEFAULT_SQUEEZE_SECONDS, URGE_COOLDOWN_SECONDS
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.writes import ABSENT, Update
@@ -206,8 +206,9 @@ def urge(
             )
         at = now()
         assert live is not None
+        _cooled_down(live, at)
         data = {"bettor_id": bettor_id, "round_id": _current_round(live, at)}
-        ev = emit(live, operator_id, table_id, at, [("urge", data)])
+        ev = emit(live, operator_id, table_id, at, [("urge", data)], urged_at=at)
         out = UrgeOut(table_id=table_id, round_id=data["round_id"], seq=ev.after.seq)
         stored = idempotency.record(idem, operator_id, idempotency.answer(out)) if idem else None
         try:
@@ -217,6 +218,28 @@ def urge(
         return out
 
     return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))
+
+
+def _cooled_down(live: LiveRecord, at: str) -> None:
+    """429 ``urge_cooldown`` while the table's last urge is less than
+    :data:`~baccarat_api.limits.URGE_COOLDOWN_SECONDS` old (issue 23 item 10: every press wrote
+    a permanent event and moved the table's ``seq`` under its deals, slips and settlements),
+    with ``retry_after``: whole seconds until a press is taken again. The urge's write is
+    conditional on the live state this read (its ``seq``), so presses racing it lose, read
+    the new ``urged_at`` and are refused: one event."""
+    if live.urged_at is None:
+        return
+    left_ms = ms_of(live.urged_at) + URGE_COOLDOWN_SECONDS * 1000 - ms_of(at)
+    if left_ms <= 0:
+        return
+    wait = -(-left_ms // 1000)
+    raise DomainError(
+        "urge_cooldown",
+        f"the urge button was pressed at {live.urged_at}; the next press is taken "
+        f"{URGE_COOLDOWN_SECONDS} s after it",
+        details={"retry_after_seconds": wait, "urged_at": live.urged_at},
+        retry_after=wait,
+    )
 
 
 def _current_round(live: LiveRecord, at: str) -> str | None:

@@ -3807,7 +3807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: rate_limited */
+            /** @description error codes: rate_limited, urge_cooldown */
             429: {
                 headers: {
                     [name: string]: unknown;
