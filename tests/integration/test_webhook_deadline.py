@@ -148,3 +148,20 @@ def test_a_delivery_batch_runs_each_operators_pass_at_once(
     # the slow one was abandoned at 8 s: a failed try, its retry scheduled by the backoff
     assert later == [(SLOW, feed_shard(TABLES[SLOW]), int(webhooks.backoff(1)))]
     assert rt.repo.delivery_state(SLOW, feed_shard(TABLES[SLOW])).attempts == 1
+
+
+def test_a_delivery_batch_fits_the_threads_and_a_pass_the_function() -> None:
+    """Every message of a DeliveryFunction batch gets a thread at once (template.yaml's
+    BatchSize ≤ CONCURRENCY: none waits behind another operator's pass), and the longest
+    WEBHOOK_TIMEOUT_SECONDS allowed still leaves a pass time to POST and save before the
+    function's Timeout (it was 60, the function's own: a pass keeping one POST's timeout and
+    5 s would never have POSTed, rescheduling itself at once for ever)."""
+    from baccarat_api.jobs.delivery import CONCURRENCY, MARGIN_SECONDS
+    from baccarat_api.settings import Settings
+    from baccarat_dev.template import load
+
+    fn = load()["Resources"]["DeliveryFunction"]["Properties"]
+    assert fn["Events"]["Deliveries"]["Properties"]["BatchSize"] <= CONCURRENCY
+    longest = Settings.model_fields["webhook_timeout_seconds"].metadata
+    most = min(m.le for m in longest if getattr(m, "le", None) is not None)
+    assert most + MARGIN_SECONDS < fn["Timeout"]  # at least one POST an invocation
