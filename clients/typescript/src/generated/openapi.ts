@@ -3729,7 +3729,10 @@ export interface operations {
     urge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 table_id: string;
             };
@@ -3777,7 +3780,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: concurrent_update, not_player_banker */
+            /** @description error codes: concurrent_update, idempotency_in_progress, not_player_banker */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3795,7 +3798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: player_banker_not_allowed */
+            /** @description error codes: idempotency_key_reused, player_banker_not_allowed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3804,7 +3807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: rate_limited */
+            /** @description error codes: rate_limited, urge_cooldown */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3946,7 +3949,10 @@ export interface operations {
     open_betting: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 table_id: string;
             };
@@ -3990,7 +3996,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: betting_in_progress, company_required, concurrent_update, no_open_shoe, round_unsettled */
+            /** @description error codes: betting_in_progress, company_required, concurrent_update, idempotency_in_progress, no_open_shoe, round_unsettled */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4001,6 +4007,15 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4465,7 +4480,10 @@ export interface operations {
     reveal_cards: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 round_id: string;
             };
@@ -4513,7 +4531,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: already_revealed, concurrent_update, no_draws, not_squeezer, reveal_deadline_passed, reveal_out_of_order, round_voided */
+            /** @description error codes: already_revealed, concurrent_update, idempotency_in_progress, no_draws, not_squeezer, reveal_deadline_passed, reveal_out_of_order, round_voided */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4524,6 +4542,15 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5950,7 +5977,10 @@ export interface operations {
     retry_webhook_failure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 event_id: string;
             };
@@ -5994,7 +6024,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: webhook_not_set */
+            /** @description error codes: idempotency_in_progress, webhook_not_set */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6005,6 +6035,15 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
