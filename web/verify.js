@@ -310,6 +310,39 @@
         : report.mismatches[before].message);
   }
 
+  /**
+   * Is the proof the shoe asked for (options.shoeId: the id in the proof's URL, or the one the
+   * person typed)? Its signed header names the table and the shoe (shoe_id = table_id_s{number}).
+   */
+  function checkSubject(header, asked, fail, check, report) {
+    const table = header.table_id;
+    const shoe = header.shoe_id;
+    const label = 'The shoe asked for';
+    const before = report.mismatches.length;
+    if (asked && shoe !== asked) {
+      fail({
+        where: 'proof', field: 'shoe_id', expected: asked, found: shoe,
+        message: `this is the proof of shoe ${show(shoe)} (table ${show(table)}), not of the shoe ` +
+          `asked for, ${asked}: a proof verifies only the shoe it was signed for`,
+      });
+    }
+    const own = `${table}_s${header.shoe_number}`;
+    if (shoe !== own) {
+      fail({
+        where: 'proof', field: 'shoe_id', expected: own, found: shoe,
+        message: `the proof's shoe_id ${show(shoe)} is not shoe ${show(header.shoe_number)} of its ` +
+          `table ${show(table)} (${own})`,
+      });
+    }
+    const ok = report.mismatches.length === before;
+    const how = !asked ? 'no shoe was named to check it against'
+      : ok ? 'the shoe asked for' : 'not the shoe asked for';
+    report.subject = { table_id: table, shoe_id: shoe, asked: asked || null, matches: !!asked && ok,
+      words: `table ${show(table)}, shoe ${show(shoe)} (${how})` };
+    check('subject', label, asked ? ok : (ok ? null : false),
+      ok ? report.subject.words : report.mismatches[before].message);
+  }
+
   const isTimestamp = (v) => typeof v === 'string' && pf().TIMESTAMP.test(v);
 
   /** v2: when the round was dealt, its bets locked then, and resolved once after it. */
@@ -430,6 +463,7 @@
       interventions: null,
       interventionsLine: null,
       bettors: [],
+      subject: null,
     };
     const fail = (m) => {
       m.message = m.message || wordMismatch(m);
@@ -441,7 +475,9 @@
     const finish = () => {
       report.verified = mismatches.length === 0;
       report.verdict = report.verified ? 'verified' : 'NOT verified';
-      report.reason = report.verified ? summaryLine(report) : mismatches[0].message;
+      report.reason = report.verified
+        ? summaryLine(report) + (report.subject ? `; ${report.subject.words}` : '')
+        : mismatches[0].message;
       return report;
     };
 
@@ -472,6 +508,7 @@
       pages = assembled.pages;
       proof = assembled.proof;
       report.pages = pages.length;
+      checkSubject(proof, options.shoeId, fail, check, report);
       // the signature first: a changed page is named by its hash before its header is compared
       await checkSignature(pages, proof, options, fail, check, report);
       assembled.problems.forEach(fail);
@@ -865,6 +902,13 @@
 
   const MAX_PAGES = 64;
 
+  /** The shoe id in a proof URL's path (/v1/shoes/{shoe_id}/proof), or null. */
+  function shoeOfUrl(url) {
+    if (!url || !/^https?:/i.test(url)) return null;
+    const m = /\/v1\/shoes\/([^/?#]+)\/proof$/.exec(new URL(url).pathname);
+    return m ? decodeURIComponent(m[1]) : null;
+  }
+
   /**
    * A proof from its URL: page 1 and, for a paged proof, every page its `page.next` links (a path
    * of the same API, /v1/shoes/…), in order. Resolves to the parsed document (a v1 proof, one
@@ -946,6 +990,8 @@
       bettorsPanel: $('bettors-panel'),
       bettors: $('bettors-body'),
       refFilter: $('ref-filter'),
+      expectedShoe: $('expected-shoe'),
+      subject: $('subject'),
     };
     let job = 0;
     const params = new URLSearchParams(win.location.search);
@@ -1050,6 +1096,7 @@
       const shoe = report.shoe;
       const rows = [
         ['Table', p.table_id],
+        ['Shoe', p.shoe_id],
         ['Shoe number', p.shoe_number],
         ['Anchor', p.anchor],
         ['Server seed', p.server_seed],
@@ -1139,6 +1186,10 @@
       }
       ui.rounds.replaceChildren(...body);
 
+      // What the proof is of (table, shoe) and whether it is the shoe asked for.
+      ui.subject.hidden = !report.subject;
+      ui.subject.textContent = report.subject ? `Proof of: ${report.subject.words}` : '';
+
       // The interventions line, and the bettors (by ref) of a v2 proof.
       ui.interventions.hidden = !report.interventionsLine;
       ui.interventions.textContent = report.interventionsLine
@@ -1187,6 +1238,13 @@
       }
     }
 
+    /** The shoe the person expects: typed on the page, else the id in the proof URL's path. */
+    function askedShoe(proofUrl) {
+      const typed = ui.expectedShoe.value.trim();
+      if (typed) return typed;
+      return shoeOfUrl(proofUrl);
+    }
+
     async function run(getDocument, source, proofUrl) {
       const mine = ++job;
       setVerdict('checking', 'checking…', `Verifying ${source}…`);
@@ -1211,7 +1269,9 @@
       try {
         const keys = isSigned(doc) ? await resolveKeys(proofUrl) : {};
         if (mine !== job) return;
-        report = await verifyProof(doc, { ...keys, allowUnsigned: ui.allowUnsigned.checked });
+        report = await verifyProof(doc, {
+          ...keys, allowUnsigned: ui.allowUnsigned.checked, shoeId: askedShoe(proofUrl),
+        });
       } catch (e) {
         report = null;
         if (mine !== job) return;
@@ -1278,7 +1338,7 @@
   }
 
   const api = Object.freeze({
-    verifyProof, proofPages, isSigned, loadUrl, loadProofUrl, combineTexts, flatRound, show, initPage,
+    verifyProof, proofPages, isSigned, shoeOfUrl, loadUrl, loadProofUrl, combineTexts, flatRound, show, initPage,
   });
   root.BaccVerify = api;
   if (typeof module === 'object' && module && typeof module.exports === 'object') {
