@@ -992,10 +992,16 @@
       refFilter: $('ref-filter'),
       expectedShoe: $('expected-shoe'),
       subject: $('subject'),
+      linkNote: $('link-note'),
     };
     let job = 0;
     const params = new URLSearchParams(win.location.search);
-    if (params.get('allow_unsigned') === '1') ui.allowUnsigned.checked = true;
+    // Served by an API (GET /verify): the page trusts that API's own keys alone. A link cannot
+    // choose other keys, unsigned proofs or carry the proof itself: only the person on the page
+    // can (the key set field, the checkbox, pasting), and the verdict then says so, never green.
+    const served = /^https?:$/.test(win.location.protocol);
+    const ignored = served ? ['keys', 'allow_unsigned'].filter((k) => params.has(k)) : [];
+    if (!served && params.get('allow_unsigned') === '1') ui.allowUnsigned.checked = true;
 
     const h = (tag, attrs, ...kids) => {
       const node = doc.createElement(tag);
@@ -1223,9 +1229,9 @@
         }
       }
       let url = null;
-      const given = params.get('keys');
+      const given = served ? null : params.get('keys');
       if (given) url = new URL(given, win.location.href).href;
-      else if (/^https?:$/.test(win.location.protocol)) url = `${win.location.origin}/v1/signing-keys`;
+      else if (served) url = `${win.location.origin}/v1/signing-keys`;
       else if (proofUrl && /^https?:/i.test(proofUrl)) url = `${new URL(proofUrl).origin}/v1/signing-keys`;
       if (!url) return { keys: null, keysError: NO_KEYS };
       try {
@@ -1243,6 +1249,25 @@
       const typed = ui.expectedShoe.value.trim();
       if (typed) return typed;
       return shoeOfUrl(proofUrl);
+    }
+
+    /**
+     * Why a proof that checks out is still not confirmed by the API serving this page: what the
+     * person chose instead of its own keys (empty: confirmed; always empty on a file:// page).
+     */
+    function choices(report, keys, proofUrl) {
+      if (!served) return [];
+      const out = [];
+      if (keys.keysSource === 'the pasted key set') {
+        out.push('its signature was checked with the key set you pasted, not with this API\'s own keys');
+      } else if (!report.signature) {
+        out.push('it is unsigned (accepted because you allowed unsigned proofs)');
+      }
+      if (!proofUrl) out.push('it is a proof you pasted or chose as a file, not one read from a URL');
+      if (!report.subject || !report.subject.matches) {
+        out.push('it is not checked against a shoe you named (type your shoe\'s id under "Your shoe")');
+      }
+      return out;
     }
 
     async function run(getDocument, source, proofUrl) {
@@ -1266,8 +1291,9 @@
         }
       }
       let report;
+      let keys = {};
       try {
-        const keys = isSigned(doc) ? await resolveKeys(proofUrl) : {};
+        keys = isSigned(doc) ? await resolveKeys(proofUrl) : {};
         if (mine !== job) return;
         report = await verifyProof(doc, {
           ...keys, allowUnsigned: ui.allowUnsigned.checked, shoeId: askedShoe(proofUrl),
@@ -1280,7 +1306,14 @@
       }
       if (mine !== job) return;
       render(report, source);
-      setVerdict(report.verified ? 'verified' : 'failed', report.verdict, report.reason);
+      const chosen = report.verified ? choices(report, keys, proofUrl) : [];
+      if (chosen.length) {
+        setVerdict('unconfirmed', 'NOT confirmed by this API',
+          `The checks pass, but on what you chose: ${chosen.join('; ')}. Nothing shows that ` +
+            `${win.location.origin} published this proof for your shoe. ${report.reason}`);
+      } else {
+        setVerdict(report.verified ? 'verified' : 'failed', report.verdict, report.reason);
+      }
       win.BaccVerifyLastReport = report; // handy in the console
     }
 
@@ -1331,7 +1364,18 @@
     ui.refFilter.addEventListener('input', () => highlightRef(ui.refFilter.value.trim()));
     setVerdict('pending', 'waiting for a proof', 'Paste a proof, choose a file or give its URL.');
     const fromQuery = params.get('proof');
-    if (fromQuery) {
+    if (ignored.length) {
+      ui.linkNote.hidden = false;
+      ui.linkNote.textContent = `This link asked the page to trust what it carries ` +
+        `(${ignored.map((k) => `?${k}=`).join(', ')}): ignored. This page trusts only the keys of ` +
+        `${win.location.origin}/v1/signing-keys; to use other keys or accept an unsigned proof, ` +
+        'choose it on the page.';
+    }
+    if (fromQuery && served && /^data:/i.test(fromQuery)) {
+      setVerdict('error', 'NOT verified',
+        'A link cannot carry the proof itself (a data: URL): this page reads proofs from their ' +
+          'URL. To check a proof you hold, paste it or choose its file.');
+    } else if (fromQuery) {
       if (!/^data:/i.test(fromQuery)) ui.url.value = fromQuery;
       runUrl(fromQuery);
     }
