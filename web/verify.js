@@ -281,8 +281,17 @@
       } catch (_) {
         raw = null;
       }
+      const lo = jwk ? jwk.not_before ?? null : null;
+      const hi = jwk ? jwk.not_after ?? null : null;
+      const at = m.signed_at;
       if (!jwk) {
         bad('key_id', `signature: key ${show(sig.key_id)} is not among the signing keys of ${source}`);
+      } else if ((lo !== null || hi !== null) && (!isTimestamp(at) ||
+          (typeof lo === 'string' && at < lo) || (typeof hi === 'string' && at > hi))) {
+        // the key a proof names was valid when it signed (GET /v1/signing-keys lists every key
+        // that ever signed, each with not_before / not_after)
+        bad('signed_at', `signature: signed at ${show(at)}, outside the validity of key ` +
+          `${sig.key_id} in ${source} (from ${lo || 'its start'} to ${hi || 'now'})`);
       } else if (!raw || raw.length !== 64) {
         bad('value', 'signature: its value is not the base64url of 64 bytes (r ‖ s, ES256)');
       } else {

@@ -461,6 +461,9 @@ def _check_signature(
             )
         )
         return bad, None
+    if (outside := _outside_validity(jwk, m.get("signed_at"), keys_source)) is not None:
+        bad.append(outside)
+        return bad, None
     try:
         raw = proofdoc.b64url_decode(sig.get("value"))  # type: ignore[arg-type]
     except ValueError:
@@ -504,6 +507,27 @@ def _check_signature(
         f"signed by key {key_id} of {keys_source} (ES256, {n} page{'s' if n != 1 else ''}, "
         f"signed at {m.get('signed_at')})"
     )
+
+
+def _outside_validity(jwk: Mapping[str, Any], signed_at: Any, keys_source: str) -> Mismatch | None:
+    """The key a proof names was valid when it signed: ``not_before`` ≤ ``signed_at`` ≤
+    ``not_after`` (each when the key set gives it; ``GET /v1/signing-keys`` lists every key that
+    ever signed with both)."""
+    lo, hi = jwk.get("not_before"), jwk.get("not_after")
+    if lo is None and hi is None:
+        return None
+    if not isinstance(signed_at, str) or not _timestamp(signed_at):
+        return Mismatch("signature", "manifest.signed_at", "a UTC timestamp", signed_at)
+    if (isinstance(lo, str) and signed_at < lo) or (isinstance(hi, str) and signed_at > hi):
+        return Mismatch(
+            "signature",
+            "signed_at",
+            f"from {lo or 'its start'} to {hi or 'now'}",
+            signed_at,
+            f"signature: signed at {signed_at}, outside the validity of key {jwk.get('kid')} "
+            f"in {keys_source} (from {lo or 'its start'} to {hi or 'now'})",
+        )
+    return None
 
 
 def _thumbprint(jwk: Mapping[str, Any]) -> str | None:

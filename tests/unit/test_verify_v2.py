@@ -473,3 +473,27 @@ def test_a_header_whose_shoe_id_is_not_its_table_and_number_fails() -> None:
     assert str(verdict.mismatches[0]).startswith(
         "the proof's shoe_id tbl_vector_s2 is not shoe 2 of its table tbl_elsewhere"
     )
+
+
+def test_a_key_is_picked_by_its_id_and_must_be_valid_when_it_signed() -> None:
+    """Issue 23 item 6: GET /v1/signing-keys lists every key that ever signed with its validity;
+    the verifier takes the key the proof names and checks signed_at falls in it."""
+    at = SAMPLE[0]["signature"]["manifest"]["signed_at"]
+    jwk = TEST_KEYS["keys"][0]
+
+    def keys(lo: str | None, hi: str | None) -> dict[str, Any]:
+        retired = {**jwk, "status": "retired", "not_before": lo, "not_after": hi}
+        current = {**jwk, "x": jwk["y"], "y": jwk["x"], "kid": "another", "status": "current",
+                   "not_before": "2025-07-01T00:00:00.000Z", "not_after": None}  # fmt: skip
+        return {"keys": [current, retired]}
+
+    good = verify(pages(), keys=keys("2025-01-01T00:00:00.000Z", "2025-06-30T00:00:00.000Z"),
+                  signature_check=es256.check)  # fmt: skip
+    assert good.ok, good.mismatches
+    for lo, hi in (("2025-06-01T13:00:00.001Z", None), (None, "2025-06-01T12:59:59.999Z")):
+        bad = verify(pages(), keys=keys(lo, hi), signature_check=es256.check)
+        assert not bad.ok
+        assert str(bad.mismatches[0]) == (
+            f"signature: signed at {at}, outside the validity of key {TEST_KEY_ID} in the given "
+            f"key set (from {lo or 'its start'} to {hi or 'now'})"
+        )

@@ -263,3 +263,18 @@ test('the shoe asked for is the id in the proof URL', () => {
   assert.equal(Verify.shoeOfUrl('https://api.example/proofs/x.json'), null);
   assert.equal(Verify.shoeOfUrl('data:application/json,{}'), null);
 });
+
+test('signing keys with a history: the key a proof names, valid when it signed', async () => {
+  const at = SAMPLE[0].signature.manifest.signed_at; // 2025-06-01T13:00:00.000Z
+  const other = { kty: 'EC', crv: 'P-256', x: KEY.public_jwk.y, y: KEY.public_jwk.x, kid: 'another',
+    status: 'current', not_before: '2025-07-01T00:00:00.000Z', not_after: null };
+  const retired = (lo, hi) => ({ keys: [{ ...KEY.public_jwk, status: 'retired', not_before: lo, not_after: hi }, other] });
+  const ok = await check(pages(), { keys: retired('2025-01-01T00:00:00.000Z', '2025-06-30T00:00:00.000Z') });
+  assert.equal(ok.verified, true, ok.reason);
+  for (const [lo, hi] of [['2025-06-01T13:00:00.001Z', null], [null, '2025-06-01T12:59:59.999Z']]) {
+    const late = await check(pages(), { keys: retired(lo, hi) });
+    assert.equal(late.verified, false);
+    assert.equal(late.reason, `signature: signed at ${at}, outside the validity of key ${KEY.public_jwk.kid} ` +
+      `in the test keys (from ${lo || 'its start'} to ${hi || 'now'})`);
+  }
+});

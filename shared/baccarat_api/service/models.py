@@ -651,6 +651,17 @@ class JwkOut(_Strict):
     kid: str = Field(description="RFC 7638 thumbprint: the key_id proofs name")
     alg: Literal["ES256"]
     use: Literal["sig"]
+    status: Literal["current", "retired"] = Field(
+        description="current: the key that signs now; retired: a key that signed before"
+    )
+    not_before: str | None = Field(
+        description="when it first signed a proof (null: it has not signed yet); a proof it "
+        "signed has signed_at at or after it"
+    )
+    not_after: str | None = Field(
+        description="retired: when it last signed (a proof it signed has signed_at at or "
+        "before it); current: null"
+    )
 
 
 class SigningKeysOut(_Strict):

@@ -1135,6 +1135,22 @@ export interface components {
              * @constant
              */
             use: "sig";
+            /**
+             * Status
+             * @description current: the key that signs now; retired: a key that signed before
+             * @enum {string}
+             */
+            status: "current" | "retired";
+            /**
+             * Not Before
+             * @description when it first signed a proof (null: it has not signed yet); a proof it signed has signed_at at or after it
+             */
+            not_before: string | null;
+            /**
+             * Not After
+             * @description retired: when it last signed (a proof it signed has signed_at at or before it); current: null
+             */
+            not_after: string | null;
         };
         /** LineOut */
         LineOut: {

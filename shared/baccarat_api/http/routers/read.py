@@ -105,8 +105,9 @@ def get_proof(
     responses=errors(),
 )
 def signing_keys(rt: Rt, response: Response) -> SigningKeysOut:
-    response.headers["cache-control"] = "public, max-age=3600"
-    return proofs.signing_keys(rt.vault)
+    # short: a new key is listed (and a retired key's not_after moves) when it signs
+    response.headers["cache-control"] = "public, max-age=300"
+    return proofs.signing_keys(rt.repo, rt.vault)
 
 
 @router.get(
