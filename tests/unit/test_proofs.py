@@ -242,14 +242,14 @@ def test_the_fairness_summary_lists_final_shoes_newest_first_with_totals(game: G
     assert rest.totals == first.totals
 
 
-def test_the_fairness_summary_of_an_unknown_table_is_404_and_a_bad_cursor_400(
+def test_the_fairness_summary_of_an_unknown_table_is_404_and_a_bad_cursor_422(
     game: Game,
 ) -> None:
     table_id = new_table(game)
     assert code_of(lambda: proofs.fairness(game.repo, "tbl_aaaaaaaaaaaaaaaa")) == "not_found"
     assert code_of(lambda: proofs.fairness(game.repo, "nonsense")) == "not_found"
     for bad in ("0", "x", "01", "1234567", "٣"):
-        assert code_of(lambda c=bad: proofs.fairness(game.repo, table_id, c)) == "invalid_request"
+        assert code_of(lambda c=bad: proofs.fairness(game.repo, table_id, c)) == "invalid_cursor"
 
 
 def test_a_table_made_before_the_summary_existed_gets_its_totals_at_its_first_final_proof(

@@ -13,8 +13,10 @@ Rules (game-rules.md, seeds 000/001), each checked by the core where it has one:
 * spectators exist only where they may bet (bid-squeeze; 422 ``spectator_betting_not_allowed``),
   only while a seat is taken (422 ``seated_bettor_required``), at most
   :data:`~baccarat_api.limits.MAX_SPECTATORS` (409 ``table_full``); when the last seated bettor
-  leaves, the spectators are removed at once (``spectator_left``, reason ``no_seated_bettor``;
-  :func:`baccarat.eligibility.spectators_to_remove`);
+  leaves, the spectators are removed (``spectator_left``, reason ``no_seated_bettor``;
+  :func:`baccarat.eligibility.spectators_to_remove`): at once, except those with a bet in the
+  table's unresolved latest round, who go when it is settled or voided
+  (:func:`without_spectators`);
 * watchers: anyone, at most :data:`~baccarat_api.limits.MAX_WATCHERS`.
 
 Taking a place you already hold, with the same details, changes nothing (200, no event): a PUT

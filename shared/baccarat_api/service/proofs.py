@@ -270,7 +270,7 @@ def _cursor(text: str | None) -> int | None:
         return None
     if not (text.isascii() and text.isdigit() and 1 <= len(text) <= 6 and text[0] != "0"):
         raise DomainError(
-            "invalid_request", "cursor: not a cursor this route gave", details={"cursor": text}
+            "invalid_cursor", "cursor: not a cursor this route gave", details={"cursor": text}
         )
     return int(text)
 

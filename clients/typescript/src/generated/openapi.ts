@@ -5005,6 +5005,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: invalid_cursor */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: internal_error */
             500: {
                 headers: {
@@ -5548,7 +5557,7 @@ export interface operations {
                 to?: string | null;
                 /** @description only rounds in this state */
                 status?: ("dealt" | "settled" | "auto_settled" | "voided") | null;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page (malformed: 422) */
                 cursor?: string | null;
                 /** @description rounds per page at most */
                 limit?: number;
