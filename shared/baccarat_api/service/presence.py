@@ -88,11 +88,17 @@ def _min_balance(config: TableConfig, balance: int, *, banker: bool = False) -> 
     tier = config.tier
     need = tier.player_banker_min_balance if banker else tier.bettor_min_balance
     if balance < need:
-        code = "player_banker_below_min_balance" if banker else "below_min_balance"
-        hint = "" if banker or not config.profile.spectators_may_bet else "; join as a spectator"
+        # a seat and a spectator place need the same balance: no place to send the bettor to
+        if banker:
+            code, where = "player_banker_below_min_balance", "for the player-banker seat"
+        else:
+            code = "below_min_balance"
+            where = "to bet at this table" + (
+                ", seated or as a spectator" if config.profile.spectators_may_bet else ""
+            )
         raise DomainError(
             code,
-            f"a balance of at least {need} is needed here{hint}",
+            f"a balance of at least {need} is needed {where}",
             details={"limit": need, "attempted": balance},
         )
 

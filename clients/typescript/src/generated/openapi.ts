@@ -2436,7 +2436,7 @@ export interface components {
             phase: "idle" | "betting" | "closed" | "squeeze" | "dealt" | "settled";
             /**
              * Deadline
-             * @description betting: closes_at; closed: when the sweep deals the book; squeeze: the step's reveal_by; dealt: settle_by
+             * @description betting: closes_at; closed: from when the sweep may deal the book; squeeze: the step's reveal_by; dealt: settle_by, from when the sweep may settle. The sweep runs once a minute: it acts up to about a minute after its deadline
              */
             deadline: string | null;
             /**
@@ -2471,7 +2471,7 @@ export interface components {
             watchers: string[];
             /**
              * Idle
-             * @description seated bettor → consecutive rounds without a bet (5: removed)
+             * @description seated bettor → consecutive rounds without a bet (star-city: removed at 5, the profile's idle_round_limit; bid-squeeze: counted, nobody is removed)
              */
             idle: {
                 [key: string]: number;
