@@ -27,8 +27,8 @@ def _tracked() -> list[Path]:
 def test_no_shipped_file_cites_a_path_outside_the_repository() -> None:
     outside: list[str] = []
     for path in _tracked():
-        if not path.is_file() or "node_modules" in path.parts:
-            continue
+        if not path.is_file() or "node_modules" in path.parts or path == Path(__file__).resolve():
+            continue  # (this file names the patterns it looks for)
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
