@@ -39,6 +39,7 @@ from baccarat_api.ports.records import (
     RoundRecord,
     ShoeFairness,
     ShoeRecord,
+    SigningKeyRecord,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
@@ -160,6 +161,8 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
         self.calls: Counter[str] = Counter()
         #: (shoe id, page number) → the stored page's bytes
         self.pages: dict[tuple[str, int], bytes] = {}
+        #: key id → the history record of a key that signed proofs
+        self.signing_key_records: dict[str, SigningKeyRecord] = {}
         #: ClientRequestToken → (the transaction's writes, when it succeeded), as DynamoDB
         #: remembers a token for 10 minutes
         self.tokens: dict[str, tuple[str, float]] = {}
@@ -433,6 +436,21 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
         )
         return [p.shoe_id for p in due if p.ended_at <= now][:limit]
 
+    def record_signing_key(self, jwk: dict[str, str], signed_at: str) -> None:
+        self.calls["write"] += 1
+        with self._lock:
+            old = self.signing_key_records.get(jwk["kid"])
+            first = min(old.first_signed_at, signed_at) if old else signed_at
+            last = max(old.last_signed_at, signed_at) if old else signed_at
+            self.signing_key_records[jwk["kid"]] = SigningKeyRecord(
+                kid=jwk["kid"], jwk=dict(jwk), first_signed_at=first, last_signed_at=last
+            )
+
+    def signing_keys(self) -> list[SigningKeyRecord]:
+        self.calls["query"] += 1
+        with self._lock:
+            return sorted(self.signing_key_records.values(), key=lambda r: r.first_signed_at)
+
     def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
         self.calls["query"] += 1 if before is None else 2
         lines = sorted(
@@ -466,6 +484,10 @@ class MemoryVault:
 
             self._signing_key = ec.generate_private_key(ec.SECP256R1())
         return self._signing_key
+
+    def rotate_signing_key(self) -> None:
+        """A new signing key from the next use on (what deploying a new KMS signing key does)."""
+        self._signing_key = None
 
     def sign(self, message: bytes) -> bytes:
         from cryptography.hazmat.primitives import hashes

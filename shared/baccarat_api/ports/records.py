@@ -244,6 +244,19 @@ class RoundRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class SigningKeyRecord:
+    """A key that has signed proofs: its public JWK (``kid`` = RFC 7638 thumbprint), when it
+    first signed and when it last signed. Written (:meth:`Repository.record_signing_key`) just
+    before each signature, so every key that ever signed a proof is listed, with a validity that
+    covers every ``signed_at`` it signed at; never deleted."""
+
+    kid: str
+    jwk: dict[str, str]
+    first_signed_at: str
+    last_signed_at: str
+
+
+@dataclass(frozen=True, slots=True)
 class ProofRecord:
     """The public record of an ended shoe: everything a third party needs, nothing secret
     that is still in use. Keyed by shoe id alone (the proof route needs no operator key); its

@@ -25,6 +25,7 @@ from baccarat_api.ports.records import (
     RoundRecord,
     ShoeFairness,
     ShoeRecord,
+    SigningKeyRecord,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
@@ -214,6 +215,16 @@ class Repository(StateWrites):
     def due_proofs(self, now: str, limit: int) -> list[str]:
         """Ids of ended shoes whose proof is not final yet, ended by ``now``, at most
         ``limit``."""
+
+    @abstractmethod
+    def record_signing_key(self, jwk: dict[str, str], signed_at: str) -> None:
+        """Before a signature at ``signed_at`` with the key ``jwk``: its history record, created
+        on its first signature (``first_signed_at``) and its ``last_signed_at`` moved forward
+        (never back: of two concurrent finalisers the later time stays)."""
+
+    @abstractmethod
+    def signing_keys(self) -> list[SigningKeyRecord]:
+        """Every key that ever signed a proof, oldest first signature first."""
 
     @abstractmethod
     def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:

@@ -651,6 +651,17 @@ class JwkOut(_Strict):
     kid: str = Field(description="RFC 7638 thumbprint: the key_id proofs name")
     alg: Literal["ES256"]
     use: Literal["sig"]
+    status: Literal["current", "retired"] = Field(
+        description="current: the key that signs now; retired: a key that signed before"
+    )
+    not_before: str | None = Field(
+        description="when it first signed a proof (null: it has not signed yet); a proof it "
+        "signed has signed_at at or after it"
+    )
+    not_after: str | None = Field(
+        description="retired: when it last signed (a proof it signed has signed_at at or "
+        "before it); current: null"
+    )
 
 
 class SigningKeysOut(_Strict):
@@ -1026,8 +1037,9 @@ class TableStateOut(_Strict):
         "(a reveal step counting down) | dealt (all shown, not settled) | settled"
     )
     deadline: str | None = Field(
-        description="betting: closes_at; closed: when the sweep deals the book; squeeze: the "
-        "step's reveal_by; dealt: settle_by"
+        description="betting: closes_at; closed: from when the sweep may deal the book; squeeze: "
+        "the step's reveal_by; dealt: settle_by, from when the sweep may settle. The sweep runs "
+        "once a minute: it acts up to about a minute after its deadline"
     )
     seats: dict[int, dict[str, Any]] = Field(description="seat → {bettor_id, balance, level}")
     banker: dict[str, Any] | None = Field(description="the player-banker {bettor_id, balance}")
@@ -1036,7 +1048,8 @@ class TableStateOut(_Strict):
     )
     watchers: list[str] = Field(description="the observer list (觀局清單), in order of arrival")
     idle: dict[str, int] = Field(
-        description="seated bettor → consecutive rounds without a bet (5: removed)"
+        description="seated bettor → consecutive rounds without a bet (star-city: removed at 5, "
+        "the profile's idle_round_limit; bid-squeeze: counted, nobody is removed)"
     )
     book: BookOut = Field(description="the betting window and each seat's / spectator's slip")
     shoe: TableShoeOut | None = Field(description="the open shoe, else the latest (null: none)")

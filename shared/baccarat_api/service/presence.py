@@ -13,8 +13,10 @@ Rules (game-rules.md, seeds 000/001), each checked by the core where it has one:
 * spectators exist only where they may bet (bid-squeeze; 422 ``spectator_betting_not_allowed``),
   only while a seat is taken (422 ``seated_bettor_required``), at most
   :data:`~baccarat_api.limits.MAX_SPECTATORS` (409 ``table_full``); when the last seated bettor
-  leaves, the spectators are removed at once (``spectator_left``, reason ``no_seated_bettor``;
-  :func:`baccarat.eligibility.spectators_to_remove`);
+  leaves, the spectators are removed (``spectator_left``, reason ``no_seated_bettor``;
+  :func:`baccarat.eligibility.spectators_to_remove`): at once, except those with a bet in the
+  table's unresolved latest round, who go when it is settled or voided
+  (:func:`without_spectators`);
 * watchers: anyone, at most :data:`~baccarat_api.limits.MAX_WATCHERS`.
 
 Taking a place you already hold, with the same details, changes nothing (200, no event): a PUT
@@ -88,11 +90,17 @@ def _min_balance(config: TableConfig, balance: int, *, banker: bool = False) -> 
     tier = config.tier
     need = tier.player_banker_min_balance if banker else tier.bettor_min_balance
     if balance < need:
-        code = "player_banker_below_min_balance" if banker else "below_min_balance"
-        hint = "" if banker or not config.profile.spectators_may_bet else "; join as a spectator"
+        # a seat and a spectator place need the same balance: no place to send the bettor to
+        if banker:
+            code, where = "player_banker_below_min_balance", "for the player-banker seat"
+        else:
+            code = "below_min_balance"
+            where = "to bet at this table" + (
+                ", seated or as a spectator" if config.profile.spectators_may_bet else ""
+            )
         raise DomainError(
             code,
-            f"a balance of at least {need} is needed here{hint}",
+            f"a balance of at least {need} is needed {where}",
             details={"limit": need, "attempted": balance},
         )
 

@@ -114,8 +114,14 @@ def _encode(day: str, pos: DayPosition | None, query: str) -> str:
     return base64.urlsafe_b64encode(json.dumps(doc, separators=(",", ":")).encode()).decode()
 
 
+#: The longest cursor this route makes (a longer one is malformed: 422 invalid_cursor).
+MAX_CURSOR_LENGTH = 512
+
+
 def _decode(cursor: str, query: str) -> tuple[str, DayPosition | None]:
     try:
+        if len(cursor) > MAX_CURSOR_LENGTH:
+            raise ValueError(cursor)
         doc = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))
         day, pos = doc["d"], doc["p"]
         ok = doc["q"] == query and isinstance(day, str) and _DAY.match(day)

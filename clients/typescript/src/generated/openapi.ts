@@ -1135,6 +1135,22 @@ export interface components {
              * @constant
              */
             use: "sig";
+            /**
+             * Status
+             * @description current: the key that signs now; retired: a key that signed before
+             * @enum {string}
+             */
+            status: "current" | "retired";
+            /**
+             * Not Before
+             * @description when it first signed a proof (null: it has not signed yet); a proof it signed has signed_at at or after it
+             */
+            not_before: string | null;
+            /**
+             * Not After
+             * @description retired: when it last signed (a proof it signed has signed_at at or before it); current: null
+             */
+            not_after: string | null;
         };
         /** LineOut */
         LineOut: {
@@ -2420,7 +2436,7 @@ export interface components {
             phase: "idle" | "betting" | "closed" | "squeeze" | "dealt" | "settled";
             /**
              * Deadline
-             * @description betting: closes_at; closed: when the sweep deals the book; squeeze: the step's reveal_by; dealt: settle_by
+             * @description betting: closes_at; closed: from when the sweep may deal the book; squeeze: the step's reveal_by; dealt: settle_by, from when the sweep may settle. The sweep runs once a minute: it acts up to about a minute after its deadline
              */
             deadline: string | null;
             /**
@@ -2455,7 +2471,7 @@ export interface components {
             watchers: string[];
             /**
              * Idle
-             * @description seated bettor → consecutive rounds without a bet (5: removed)
+             * @description seated bettor → consecutive rounds without a bet (star-city: removed at 5, the profile's idle_round_limit; bid-squeeze: counted, nobody is removed)
              */
             idle: {
                 [key: string]: number;
@@ -5016,6 +5032,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: invalid_cursor */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: internal_error */
             500: {
                 headers: {
@@ -5559,7 +5584,7 @@ export interface operations {
                 to?: string | null;
                 /** @description only rounds in this state */
                 status?: ("dealt" | "settled" | "auto_settled" | "voided") | null;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page (malformed: 422) */
                 cursor?: string | null;
                 /** @description rounds per page at most */
                 limit?: number;

@@ -270,5 +270,15 @@ def idempotency_key(operator_id: str, key_hash: str) -> tuple[str, str]:
     return idempotency_pk(operator_id, key_hash), IDEM_SK
 
 
+#: The history of the keys that signed proofs: one partition, an item per key (``KEY#{kid}``),
+#: under ``PROOF#`` (public items: the proof finalisers may write only those).
+SIGNING_KEYS_PK = "PROOF#signing-keys"
+SIGNING_KEY_PREFIX = "KEY#"
+
+
+def signing_key_key(kid: str) -> tuple[str, str]:
+    return SIGNING_KEYS_PK, SIGNING_KEY_PREFIX + kid
+
+
 def tier_key(tier_id: str) -> tuple[str, str]:
     return TIER_PK, tier_id

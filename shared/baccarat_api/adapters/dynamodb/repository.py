@@ -37,6 +37,7 @@ from baccarat_api.ports.records import (
     RoundRecord,
     ShoeFairness,
     ShoeRecord,
+    SigningKeyRecord,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
@@ -690,6 +691,58 @@ class DynamoRepository(Repository):
             for i in items
         ]
         return sorted(out)
+
+    def record_signing_key(self, jwk: dict[str, str], signed_at: str) -> None:
+        """ONE ``UpdateItem`` of the key's item (``PROOF#signing-keys`` / ``KEY#{kid}``): the JWK
+        and ``first_signed_at`` if not there yet, ``last_signed_at`` moved forward only. When a
+        concurrent finaliser already recorded a later time (the condition fails), one more
+        ``UpdateItem`` moves ``first_signed_at`` back to this time if it is earlier: the record
+        covers every time a signature was made at, whatever order the writes land in."""
+        import json
+
+        key = _key(*keys.signing_key_key(jwk["kid"]))
+        try:
+            with mapped_errors("record signing key"):
+                self.client.update_item(
+                    TableName=self.state,
+                    Key=key,
+                    UpdateExpression="SET jwk = if_not_exists(jwk, :jwk), "
+                    "first_signed_at = if_not_exists(first_signed_at, :at), last_signed_at = :at",
+                    ConditionExpression="attribute_not_exists(last_signed_at) OR "
+                    "last_signed_at < :at",
+                    ExpressionAttributeValues={
+                        ":jwk": {"S": json.dumps(jwk, sort_keys=True)},
+                        ":at": {"S": signed_at},
+                    },
+                )
+        except ConditionFailed:  # a signature at a later time is already recorded
+            try:
+                with mapped_errors("record signing key (first)"):
+                    self.client.update_item(
+                        TableName=self.state,
+                        Key=key,
+                        UpdateExpression="SET first_signed_at = :at",
+                        ConditionExpression="first_signed_at > :at",
+                        ExpressionAttributeValues={":at": {"S": signed_at}},
+                    )
+            except ConditionFailed:
+                pass  # an earlier (or this) time is already the first
+
+    def signing_keys(self) -> list[SigningKeyRecord]:
+        """ONE strongly consistent ``Query`` of the ``PROOF#signing-keys`` partition."""
+        import json
+
+        items = self._partition("signing keys", keys.SIGNING_KEYS_PK)
+        out = [
+            SigningKeyRecord(
+                kid=i["sk"]["S"].removeprefix(keys.SIGNING_KEY_PREFIX),
+                jwk=json.loads(i["jwk"]["S"]),
+                first_signed_at=i["first_signed_at"]["S"],
+                last_signed_at=i["last_signed_at"]["S"],
+            )
+            for i in items
+        ]
+        return sorted(out, key=lambda r: r.first_signed_at)
 
     def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
         """From the newest: ONE ``Query`` of the table's ``FAIR#`` partition newest first (its
