@@ -369,3 +369,59 @@ def test_after_an_explicit_deal_no_seat_shows_an_earlier_windows_bets(api: Api) 
     assert now["book"] == empty
     settle(api, second.body["round_id"])
     assert api.post(f"/v1/tables/{t}/betting").status == 200  # the table's own window again
+
+
+def test_a_balance_reported_below_the_minimum_removes_the_bettor_as_a_settlement_does(
+    api: Api,
+) -> None:
+    """Seed 000: ※ 玩家及荷官星幣金額不足底限時，系統將自動踢除 — a balance the operator reports
+    below the tier's minimum for someone already seated (900 < 1,000; the player-banker's 30,000
+    < 35,000) or spectating removes them (reason ``balance``, their waiting slip cancelled), the
+    answer saying so: they can no longer stake on the old balance."""
+    t = table(api, banking="player_banker")
+    shoe(api, t)
+    put(api, f"/v1/tables/{t}/banker", {"bettor_id": "pat", "balance": 40_000})
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000})
+    put(api, f"/v1/tables/{t}/seats/2", {"bettor_id": "bob", "balance": 50_000})
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": BANKER})
+    before = state(api, t)["seq"]
+    poor = put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 900})
+    assert poor["removed"] == {"bettor_id": "alice", "where": "seat 1", "reason": "balance",
+                               "limit": 1000, "attempted": 900}  # fmt: skip
+    assert "1" not in poor["seats"]
+    feed = [(e["type"], e["data"]) for e in events(api, t, before)]
+    assert feed == [
+        ("seat_vacated", {"seat": 1, "bettor_id": "alice", "reason": "balance"}),
+        ("bet_cancelled", {"round_number": 1, "bettor_id": "alice"}),
+    ]
+    stake = api.call("PUT", f"/v1/tables/{t}/bets/alice", {"bets": BANKER})
+    assert (stake.status, stake.error["code"]) == (409, "not_at_table")
+    broke = put(api, f"/v1/tables/{t}/banker", {"bettor_id": "pat", "balance": 30_000})
+    assert broke["banker"] is None and broke["removed"] == {
+        "bettor_id": "pat", "where": "banker", "reason": "balance", "limit": 35_000,
+        "attempted": 30_000,
+    }  # fmt: skip
+    assert events(api, t)[-1]["type"] == "banker_left"
+    assert events(api, t)[-1]["data"] == {"bettor_id": "pat", "reason": "balance"}
+    # the same report again: they are not there, so it is a new place asked for — refused
+    again = api.call("PUT", f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 900})
+    assert (again.status, again.error["code"]) == (422, "below_min_balance")
+    assert (
+        put(api, f"/v1/tables/{t}/seats/2", {"bettor_id": "bob", "balance": 60_000})["removed"]
+        is None
+    )
+
+
+def test_a_spectator_reported_below_the_minimum_is_removed(api: Api) -> None:
+    t = table(api, profile="bid-squeeze", tier="bid-squeeze-standard")
+    shoe(api, t)
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000, "level": 1})
+    put(api, f"/v1/tables/{t}/spectators/sam", {"balance": 50_000})
+    before = state(api, t)["seq"]
+    out = put(api, f"/v1/tables/{t}/spectators/sam", {"balance": 1})
+    assert out["spectators"] == {} and out["removed"]["where"] == "spectator"
+    assert out["removed"]["reason"] == "balance" and out["removed"]["attempted"] == 1
+    assert [(e["type"], e["data"]) for e in events(api, t, before)] == [
+        ("spectator_left", {"bettor_id": "sam", "reason": "balance"})
+    ]

@@ -546,10 +546,9 @@ def after_resolution(
         events.append(("banker_left", {"bettor_id": pb_out, "reason": "balance"}))
         cur = replace(cur, banker=None)
     for b in [b for b in cur.spectators if b in below]:
-        events += [("spectator_left", {"bettor_id": b, "reason": "balance"}),
-                   *presence.slips_cancelled(cur, [b])]  # fmt: skip
-        cur = replace(cur, spectators={k: v for k, v in cur.spectators.items() if k != b},
-                      **presence.without(cur, [b]))  # fmt: skip
+        more, changes = presence.spectator_out(cur, b, "balance")
+        events += more
+        cur = replace(cur, **changes)
     for seat in sorted((s for s, w in cur.seats.items() if w["bettor_id"] in below), key=int):
         more, changes = presence.vacate(config, cur, seat, "balance")
         events += more

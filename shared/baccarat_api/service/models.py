@@ -774,6 +774,14 @@ class SpectatorRequest(_Strict):
     personal_limits: dict[BetType, Money] | None = None
 
 
+class RemovedOut(_Strict):
+    bettor_id: str
+    where: str = Field(description="the place they held: `seat N`, `banker` or `spectator`")
+    reason: Literal["balance"] = Field(description="the removal event's reason")
+    limit: int = Field(description="the tier's minimum balance for that place")
+    attempted: int = Field(description="the balance reported")
+
+
 class PresenceOut(_Strict):
     table_id: str
     seats: dict[int, dict[str, Any]] = Field(
@@ -785,6 +793,11 @@ class PresenceOut(_Strict):
     )
     watchers: list[str] = Field(description="the observer list, in order of arrival")
     seq: int = Field(description="the table's last event number after this change")
+    removed: RemovedOut | None = Field(
+        default=None,
+        description="who this change removed: a balance reported below the tier's minimum for "
+        "someone already at the table (seed 000: 星幣金額不足底限時，系統將自動踢除)",
+    )
 
 
 # --- the betting window and the book (issue 13) ---------------------------------------------

@@ -1261,6 +1261,8 @@ export interface components {
              * @description the table's last event number after this change
              */
             seq: number;
+            /** @description who this change removed: a balance reported below the tier's minimum for someone already at the table (seed 000: 星幣金額不足底限時，系統將自動踢除) */
+            removed?: components["schemas"]["RemovedOut"] | null;
         };
         /** ProofBetOut */
         ProofBetOut: {
@@ -1470,6 +1472,32 @@ export interface components {
             settled_at: string;
             /** Auto Settled */
             auto_settled: boolean;
+        };
+        /** RemovedOut */
+        RemovedOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Where
+             * @description the place they held: `seat N`, `banker` or `spectator`
+             */
+            where: string;
+            /**
+             * Reason
+             * @description the removal event's reason
+             * @constant
+             */
+            reason: "balance";
+            /**
+             * Limit
+             * @description the tier's minimum balance for that place
+             */
+            limit: number;
+            /**
+             * Attempted
+             * @description the balance reported
+             */
+            attempted: number;
         };
         /** ReplacedOut */
         ReplacedOut: {
