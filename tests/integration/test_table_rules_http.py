@@ -202,7 +202,8 @@ def test_a_slip_is_confirmed_replaced_cancelled_and_refused_from_closes_at(
     slip = f"/v1/tables/{t}/bets/alice"
     put(api, slip, {"bets": BANKER})
     replaced = put(api, slip, {"bets": [{"type": "player", "amount": 2000}]})
-    assert replaced["seats"]["4"]["bets"] == [{"type": "player", "amount": 2000}]
+    new_line = {"type": "player", "amount": 2000, "order": replaced["seats"]["4"]["order"]}
+    assert replaced["seats"]["4"]["bets"] == [new_line]  # a changed line: this confirmation
     urged = api.post(f"/v1/tables/{t}/urge", {"bettor_id": "pat"})
     assert urged.body["round_id"] == f"{window['shoe_id']}_r1"
     assert api.call("DELETE", slip).body["seats"] == {}
@@ -214,7 +215,8 @@ def test_a_slip_is_confirmed_replaced_cancelled_and_refused_from_closes_at(
     cancel = api.call("DELETE", slip)
     assert (cancel.status, cancel.error["code"]) == (409, "betting_closed")
     now = state(api, t)
-    assert now["phase"] == "closed" and now["book"]["seats"]["4"]["bets"] == BANKER
+    lines = [{"type": b["type"], "amount": b["amount"]} for b in now["book"]["seats"]["4"]["bets"]]
+    assert now["phase"] == "closed" and lines == BANKER
     types = [e["type"] for e in events(api, t)]
     assert types[-5:] == ["bet_placed", "bet_placed", "urge", "bet_cancelled", "bet_placed"]
 
@@ -425,3 +427,41 @@ def test_a_spectator_reported_below_the_minimum_is_removed(api: Api) -> None:
     assert [(e["type"], e["data"]) for e in events(api, t, before)] == [
         ("spectator_left", {"bettor_id": "sam", "reason": "balance"})
     ]
+
+
+def test_re_confirming_a_slip_keeps_an_unchanged_lines_time_for_the_squeeze(api: Api) -> None:
+    """Seed 001 咪牌（競咪）3: equal stakes — the earlier bet squeezes. Alice confirms Banker 5,000
+    before Bob's equal Banker; she then re-confirms adding a Tie: her Banker line is unchanged,
+    so it keeps its time and she still squeezes the Banker hand. A changed line is a new
+    confirmation: in the next round she changes her Banker stake and back, and Bob squeezes."""
+    t = table(api, profile="bid-squeeze", tier="bid-squeeze-standard")
+    s = shoe(api, t)
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "bob", "balance": 50_000, "level": 1})
+    put(api, f"/v1/tables/{t}/seats/2", {"bettor_id": "alice", "balance": 50_000, "level": 1})
+    banker = {"type": "banker", "amount": 5000}
+    tie = {"type": "tie", "amount": 1000}
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": [banker]})
+    put(api, f"/v1/tables/{t}/bets/bob", {"bets": [banker]})
+    book = put(api, f"/v1/tables/{t}/bets/alice", {"bets": [banker, tie]})
+    dealt = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
+    assert dealt.status == 201, dealt.body
+    assert dealt.body["squeeze"]["banker"] == "alice"
+    assert [(b["bettor_id"], b["type"]) for b in dealt.body["bets"]] == [
+        ("alice", "banker"), ("bob", "banker"), ("alice", "tie"),
+    ]  # fmt: skip
+    alice, bob = book["seats"]["2"]["bets"], book["seats"]["1"]["bets"]
+    assert alice[0]["order"] < bob[0]["order"] < alice[1]["order"]
+    assert book["seats"]["2"]["order"] == alice[1]["order"]  # the slip: its latest confirmation
+    settle(api, dealt.body["round_id"])
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": [banker, tie]})
+    put(api, f"/v1/tables/{t}/bets/bob", {"bets": [banker]})
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": [{"type": "banker", "amount": 6000}, tie]})
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": [tie, banker]})  # lines in another order
+    again = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
+    assert again.status == 201, again.body
+    assert again.body["squeeze"]["banker"] == "bob"
+    assert [(b["bettor_id"], b["type"]) for b in again.body["bets"]] == [
+        ("alice", "tie"), ("bob", "banker"), ("alice", "banker"),
+    ]  # fmt: skip

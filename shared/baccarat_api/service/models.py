@@ -824,6 +824,10 @@ class SlipBetIn(_Strict):
 class SlipBetOut(_Strict):
     type: BetType
     amount: int
+    order: int = Field(
+        description="the line's accepted order (the squeeze's earlier bet): the seq of the "
+        "bet_placed that confirmed it — a re-confirmed slip's unchanged line keeps its order"
+    )
 
 
 class SlipOut(_Strict):
@@ -833,7 +837,9 @@ class SlipOut(_Strict):
     bets: list[SlipBetOut]
     total: int = Field(description="the slip's stakes summed")
     placed_at: str = Field(description="when the slip (or its replacement) was confirmed")
-    order: int = Field(description="accepted order (the seq of its bet_placed event)")
+    order: int = Field(
+        description="the seq of its latest bet_placed event (each line's own order: bets)"
+    )
 
 
 class BookOut(_Strict):

@@ -2181,6 +2181,11 @@ export interface components {
             type: components["schemas"]["BetType"];
             /** Amount */
             amount: number;
+            /**
+             * Order
+             * @description the line's accepted order (the squeeze's earlier bet): the seq of the bet_placed that confirmed it — a re-confirmed slip's unchanged line keeps its order
+             */
+            order: number;
         };
         /** SlipOut */
         SlipOut: {
@@ -2206,7 +2211,7 @@ export interface components {
             placed_at: string;
             /**
              * Order
-             * @description accepted order (the seq of its bet_placed event)
+             * @description the seq of its latest bet_placed event (each line's own order: bets)
              */
             order: number;
         };
