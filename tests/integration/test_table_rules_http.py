@@ -465,3 +465,48 @@ def test_re_confirming_a_slip_keeps_an_unchanged_lines_time_for_the_squeeze(api:
     assert [(b["bettor_id"], b["type"]) for b in again.body["bets"]] == [
         ("alice", "tie"), ("bob", "banker"), ("alice", "banker"),
     ]  # fmt: skip
+
+
+def test_personal_limits_are_a_range_checked_where_they_are_entered(api: Api) -> None:
+    """Seed 001 下注限紅 2 (旁觀下注: the intersection of the bettor's personal limits, 個人限紅,
+    and the table's): a personal limit is a min–max range per bet type, or a maximum alone (the
+    earlier form). One that no bet could meet — 0, negative, min above max, outside the tier's
+    own range — is refused where it is entered, not by every later slip of that spectator."""
+    t = table(api, profile="bid-squeeze", tier="bid-squeeze-standard")
+    s = shoe(api, t)
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000, "level": 1})
+    path = f"/v1/tables/{t}/spectators/sam"
+    before = state(api, t)["seq"]
+    for bad in (
+        {"banker": 0},
+        {"banker": -5},
+        {"banker": {"min": 5000, "max": 1000}},
+        {"banker": {"min": 0}},
+        {"banker": {"max": 600_000}},  # above the tier's 500,000
+        {"tie": {"min": 100}},  # below the tier's 500
+    ):
+        out = api.call("PUT", path, {"balance": 50_000, "personal_limits": bad})
+        assert (out.status, out.error["code"]) == (422, "invalid_personal_limit"), (bad, out.body)
+        assert out.error["details"]["bet_type"] == next(iter(bad))
+    for bad_shape in ({"baccarat": 1000}, {"banker": {}}, {"banker": {"min": 1000, "x": 1}}):
+        out = api.call("PUT", path, {"balance": 50_000, "personal_limits": bad_shape})
+        assert (out.status, out.error["code"]) == (400, "invalid_request"), bad_shape
+    assert state(api, t)["seq"] == before and state(api, t)["spectators"] == {}
+    limits = {"banker": {"min": 2000, "max": 5000}, "tie": 1000}
+    joined = put(api, path, {"balance": 50_000, "personal_limits": limits})
+    assert joined["spectators"]["sam"]["personal_limits"] == limits
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    slip = f"/v1/tables/{t}/bets/sam"
+    low = api.call("PUT", slip, {"bets": [{"type": "banker", "amount": 1000}]})
+    assert (low.status, low.error["code"]) == (422, "below_personal_limit")
+    assert (low.error["details"]["limit"], low.error["details"]["attempted"]) == (2000, 1000)
+    high = api.call("PUT", slip, {"bets": [{"type": "banker", "amount": 6000}]})
+    assert (high.status, high.error["code"]) == (422, "above_personal_limit")
+    over_tie = api.call("PUT", slip, {"bets": [{"type": "tie", "amount": 1500}]})
+    assert (over_tie.status, over_tie.error["code"]) == (422, "above_personal_limit")
+    put(api, slip, {"bets": [{"type": "banker", "amount": 3000}, {"type": "tie", "amount": 1000}]})
+    dealt = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
+    assert dealt.status == 201, dealt.body
+    # a locked bet keeps the personal limit that bound it: its own type's
+    locked = {b["type"]: b["personal_limits"] for b in dealt.body["bets"]}
+    assert locked == {"banker": {"banker": limits["banker"]}, "tie": {"tie": 1000}}

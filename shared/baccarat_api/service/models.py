@@ -194,6 +194,34 @@ class CommitShoeRequest(_Strict):
         return value
 
 
+class PersonalLimitIn(_Strict):
+    """A personal limit (個人限紅) as a range: a minimum, a maximum, or both."""
+
+    min: Money | None = Field(default=None, description="the least the bettor stakes on it")
+    max: Money | None = Field(default=None, description="the most the bettor stakes on it")
+
+    @model_validator(mode="after")
+    def _a_bound(self) -> PersonalLimitIn:
+        if self.min is None and self.max is None:
+            raise ValueError("a personal limit names a min, a max or both")
+        return self
+
+
+#: A spectator's personal limits (個人限紅), per bet type: a maximum alone (the earlier form) or a
+#: range. Checked against the tier where entered (422 invalid_personal_limit).
+PersonalLimits = dict[BetType, Money | PersonalLimitIn]
+
+
+def personal_limits_json(limits: PersonalLimits | None) -> dict[str, Any] | None:
+    """Personal limits in API form (JSON-ready, as stored and locked with a bet)."""
+    if limits is None:
+        return None
+    return {
+        str(k): v if isinstance(v, int) else v.model_dump(exclude_none=True)
+        for k, v in limits.items()
+    }
+
+
 class BetIn(_Strict):
     bettor_id: BettorId
     role: Role
@@ -202,7 +230,9 @@ class BetIn(_Strict):
     amount: Money
     level: StrictInt | None = Field(default=None, ge=0, le=10_000)
     balance: Money | None = None
-    personal_limits: dict[BetType, Money] | None = None
+    personal_limits: PersonalLimits | None = Field(
+        default=None, description="a spectator's own limits per bet type: a max, or {min?, max?}"
+    )
 
 
 class PlayerBankerIn(_Strict):
@@ -771,7 +801,12 @@ class BankerRequest(_Strict):
 
 class SpectatorRequest(_Strict):
     balance: Money
-    personal_limits: dict[BetType, Money] | None = None
+    personal_limits: PersonalLimits | None = Field(
+        default=None,
+        description='個人限紅 per bet type: a maximum (`{"banker": 5000}`) or a range '
+        '(`{"banker": {"min": 2000, "max": 5000}}`), each bound within the tier\'s '
+        "own limits for that type (422 invalid_personal_limit)",
+    )
 
 
 class RemovedOut(_Strict):

@@ -31,10 +31,12 @@ from typing import Any, TypeVar
 
 from baccarat.eligibility import spectators_to_remove
 from baccarat.profiles import Banking, TableConfig
+from baccarat.validation import BetRefused, check_personal_limits
 from baccarat_api.clock import now
 from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
 from baccarat_api.ports.records import LiveRecord, TableRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.service.bets import refused
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import Change, LiveMoved, emit, retrying
 from baccarat_api.service.models import PresenceOut, RemovedOut
@@ -336,7 +338,7 @@ def join_spectators(
     table_id: str,
     bettor_id: str,
     balance: int,
-    personal_limits: dict[str, int] | None,
+    personal_limits: dict[str, Any] | None,
 ) -> PresenceOut:
     """``bettor_id`` joins the spectators, or their balance or limits are updated; a balance
     below the tier's minimum reported for a spectator removes them (``spectator_left``, reason
@@ -350,6 +352,10 @@ def join_spectators(
                 "spectators only watch at this table: join the watchers instead",
             )
         _elsewhere(live, bettor_id, "spectator")
+        try:  # where they are entered: not refused by each later slip (seed 001 個人限紅)
+            check_personal_limits(config, personal_limits or {})
+        except BetRefused as exc:
+            raise refused(exc) from None
         wanted = {"balance": balance, "personal_limits": personal_limits}
         if live.spectators.get(bettor_id) == wanted:
             return None
