@@ -48,18 +48,32 @@ Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
 #: and the squeeze's ``system`` (who opens the cards nobody opened by their ``reveal_by``).
 RESERVED_BETTOR_IDS = RESERVED_IDS | {SYSTEM}
 
+#: The reserved ids in any case (``System``, ``HOUSE``, ``Player_Banker`` pose as them as well),
+#: as the contract's JSON Schema says it: ``{"not": {"pattern": …}}``.
+RESERVED_SCHEMA = {
+    "not": {
+        "pattern": "^(?:"
+        + "|".join(
+            "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in word)
+            for word in sorted(RESERVED_BETTOR_IDS)
+        )
+        + ")$"
+    }
+}
+
 
 def check_bettor_id(value: str) -> str:
-    """A bettor's id as every route takes it, in a body or in a path."""
+    """A bettor's id as every route takes it, in a body or in a path: none of the reserved ids,
+    whatever its case."""
     if not re.fullmatch(BETTOR_ID_PATTERN, value):
         raise ValueError(f"a bettor id is 1 to {MAX_ID_LENGTH} characters of A-Z a-z 0-9 . _ : @ -")
-    if value in RESERVED_BETTOR_IDS:
+    if value.lower() in RESERVED_BETTOR_IDS:
         raise ValueError(f"{value!r} is reserved (the settlement's or the squeeze's own name)")
     return value
 
 
 #: A bettor's id (bets, the player-banker): ASCII ``[A-Za-z0-9._:@-]{1,64}``, matched whole,
-#: and none of :data:`RESERVED_BETTOR_IDS`.
+#: and none of :data:`RESERVED_BETTOR_IDS` in any case.
 BettorId = Annotated[
     str,
     Field(
@@ -67,7 +81,7 @@ BettorId = Annotated[
         max_length=MAX_ID_LENGTH,
         json_schema_extra={
             "pattern": f"^{BETTOR_ID_PATTERN}$",
-            "not": {"enum": sorted(RESERVED_BETTOR_IDS)},
+            **RESERVED_SCHEMA,
         },
     ),
     AfterValidator(check_bettor_id),
