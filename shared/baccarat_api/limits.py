@@ -52,6 +52,10 @@ MAX_BETTING_SECONDS = 600
 DEFAULT_SQUEEZE_SECONDS = 10
 MAX_SQUEEZE_SECONDS = 300
 
+#: The urge button's cooldown (issue 23 item 10): seconds after a table's last urge during which
+#: another press is 429 ``urge_cooldown`` (``retry_after``) and writes nothing.
+URGE_COOLDOWN_SECONDS = 5
+
 #: Longest note a void may carry (characters), published with the void in the proof.
 MAX_VOID_NOTE_LENGTH = 256
 

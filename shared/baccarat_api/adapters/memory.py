@@ -122,10 +122,10 @@ class _WebhookReads:
     calls: Counter[str]
     _lock: threading.RLock
 
-    def get_webhook(self, operator_id: str) -> WebhookRecord | None:
+    def get_webhook(self, operator_id: str, *, removed: bool = False) -> WebhookRecord | None:
         self.calls["get"] += 1
         found = self.items.get((WebhookRecord, (operator_id,)))
-        live = isinstance(found, WebhookRecord) and found.removed_at is None
+        live = isinstance(found, WebhookRecord) and (removed or found.removed_at is None)
         return found if live else None  # type: ignore[return-value]
 
     def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:

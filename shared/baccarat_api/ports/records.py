@@ -378,6 +378,10 @@ class LiveRecord:
     #: under ``seq``, so a table item read torn from the live state (a BatchGetItem is not
     #: isolated from a transaction) cannot open a window on a shoe that has just ended.
     open_shoe_id: str | None = None
+    #: When the table's urge button was last pressed (taken): a press within
+    #: ``URGE_COOLDOWN_SECONDS`` of it is refused — decided on this copy, which moves under
+    #: ``seq``, so of presses racing one is taken (``service/squeezing.py``).
+    urged_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

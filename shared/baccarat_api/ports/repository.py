@@ -256,8 +256,10 @@ class Repository(StateWrites):
 
     # --- webhooks (service/webhooks.py) -------------------------------------------------------
     @abstractmethod
-    def get_webhook(self, operator_id: str) -> WebhookRecord | None:
-        """The operator's webhook, or ``None``: one strongly consistent ``GetItem``."""
+    def get_webhook(self, operator_id: str, *, removed: bool = False) -> WebhookRecord | None:
+        """The operator's webhook, or ``None``: one strongly consistent ``GetItem``. A removed
+        one (``removed_at`` set) reads as ``None`` unless ``removed`` (a PUT after a DELETE
+        conditions its write on it)."""
 
     @abstractmethod
     def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:

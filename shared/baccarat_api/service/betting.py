@@ -27,6 +27,7 @@ from baccarat_api.service import presence
 from baccarat_api.service.bets import refused
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import Change
+from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import (
     BetIn,
     BettingWindowOut,
@@ -265,9 +266,12 @@ def _in_progress(live: LiveRecord, at: str) -> None:
         )  # fmt: skip
 
 
-def open_betting(repo: Repository, operator_id: str, table_id: str) -> BookOut:
+def open_betting(
+    repo: Repository, operator_id: str, table_id: str, idem: IdempotencyRequest | None = None
+) -> BookOut:
     """Open betting for the next round of the table's open shoe, until now + the table's
-    ``betting_seconds``; reports ``betting_opened``."""
+    ``betting_seconds``; reports ``betting_opened``. With ``idem`` a retry replays the first
+    answer (not 409 ``betting_in_progress``)."""
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
         at = clock_now()
@@ -281,7 +285,7 @@ def open_betting(repo: Repository, operator_id: str, table_id: str) -> BookOut:
         deal_by = seconds_after(closes_at, table.betting_seconds)  # the sweep's, if nobody deals
         return [("betting_opened", opened)], {"betting": window, "book": {}, "deal_by": deal_by}
 
-    return presence.live_change(repo, operator_id, table_id, decide, _book_out)
+    return presence.live_change(repo, operator_id, table_id, decide, _book_out, idem)
 
 
 # --- slips ---------------------------------------------------------------------------------------

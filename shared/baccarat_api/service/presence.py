@@ -36,9 +36,11 @@ from baccarat_api.clock import now
 from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
 from baccarat_api.ports.records import LiveRecord, TableRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.service import idempotency
 from baccarat_api.service.bets import refused
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import Change, LiveMoved, emit, retrying
+from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import PresenceOut, RemovedOut
 from baccarat_api.service.reading import table_live
 
@@ -133,25 +135,30 @@ def live_change(
     table_id: str,
     decide: Callable[[TableRecord, LiveRecord], Decision],
     view: Callable[[str, LiveRecord | None], T],
+    idem: IdempotencyRequest | None = None,
 ) -> T:
     """Read the table and its live state, ``decide`` (raises a refusal, or returns the events
     and changes), write them conditionally on ``seq``; lost to another change: decided again.
-    Answers ``view`` of the live state after (as read, when nothing changed)."""
+    Answers ``view`` of the live state after (as read, when nothing changed). With ``idem``
+    (a POST's key) the key's record is read with the live state (a live one is replayed) and
+    written with the change (a duplicate that lost to it replays it on its next attempt)."""
 
     def attempt() -> T:
-        table, live = table_live(repo, operator_id, table_id)
+        table, live = table_live(repo, operator_id, table_id, idem)
         decision = decide(table, live or LiveRecord(operator_id, table_id))
         if decision is None:
             return view(table_id, live)
         reported, changes = decision
         ev = emit(live, operator_id, table_id, now(), reported, **changes)
+        out = view(table_id, ev.after)
+        stored = idempotency.record(idem, operator_id, idempotency.answer(out)) if idem else None
         try:
-            repo.table_change("live", ev)
+            repo.table_change("live", ev, idem=stored)
         except ConditionFailed:
             raise LiveMoved from None
-        return view(table_id, ev.after)
+        return out
 
-    return retrying(attempt)
+    return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))
 
 
 def change(

@@ -3787,7 +3787,10 @@ export interface operations {
     urge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 table_id: string;
             };
@@ -3835,7 +3838,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: concurrent_update, not_player_banker */
+            /** @description error codes: concurrent_update, idempotency_in_progress, not_player_banker */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3853,7 +3856,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: player_banker_not_allowed */
+            /** @description error codes: idempotency_key_reused, player_banker_not_allowed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3862,7 +3865,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: rate_limited */
+            /** @description error codes: rate_limited, urge_cooldown */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4004,7 +4007,10 @@ export interface operations {
     open_betting: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 table_id: string;
             };
@@ -4048,7 +4054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: betting_in_progress, company_required, concurrent_update, no_open_shoe, round_unsettled */
+            /** @description error codes: betting_in_progress, company_required, concurrent_update, idempotency_in_progress, no_open_shoe, round_unsettled */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4059,6 +4065,15 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4523,7 +4538,10 @@ export interface operations {
     reveal_cards: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 round_id: string;
             };
@@ -4571,7 +4589,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: already_revealed, concurrent_update, no_draws, not_squeezer, reveal_deadline_passed, reveal_out_of_order, round_voided */
+            /** @description error codes: already_revealed, concurrent_update, idempotency_in_progress, no_draws, not_squeezer, reveal_deadline_passed, reveal_out_of_order, round_voided */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4582,6 +4600,15 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6008,7 +6035,10 @@ export interface operations {
     retry_webhook_failure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 event_id: string;
             };
@@ -6052,7 +6082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: webhook_not_set */
+            /** @description error codes: idempotency_in_progress, webhook_not_set */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6063,6 +6093,15 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

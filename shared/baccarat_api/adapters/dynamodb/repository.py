@@ -602,10 +602,10 @@ class DynamoRepository(Repository):
         return [from_item(RoundRecord, item) for _, item in self._fetch(wanted)]
 
     # webhooks ---------------------------------------------------------------------------------
-    def get_webhook(self, operator_id: str) -> WebhookRecord | None:
+    def get_webhook(self, operator_id: str, *, removed: bool = False) -> WebhookRecord | None:
         item = self._get("webhook", *keys.webhook_key(operator_id))
         hook = None if item is None else from_item(WebhookRecord, item)
-        return None if hook is None or hook.removed_at is not None else hook
+        return None if hook is None or (hook.removed_at is not None and not removed) else hook
 
     def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:
         item = self._get("delivery", *keys.delivery_key(operator_id, shard))

@@ -196,8 +196,8 @@ def leave_watchers(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: R
     summary="The seated player-banker presses the urge button (催促鈕): an urge event",
     responses=errors(
         "unauthorized", "not_found", "not_player_banker", "player_banker_not_allowed",
-        "concurrent_update",
+        "concurrent_update", "urge_cooldown", *IDEM_ERRORS,
     ),
 )  # fmt: skip
-def urge(table_id: str, body: UrgeRequest, operator: OperatorId, rt: Rt) -> UrgeOut:
-    return squeezing.urge(rt.repo, operator, table_id, body.bettor_id)
+def urge(table_id: str, body: UrgeRequest, operator: OperatorId, rt: Rt, idem: Idem) -> UrgeOut:
+    return squeezing.urge(rt.repo, operator, table_id, body.bettor_id, idem)
