@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import threading
 import time
 from collections import Counter
@@ -45,6 +46,7 @@ from baccarat_api.ports.records import (
     WebhookRecord,
 )
 from baccarat_api.ports.repository import (
+    BadPosition,
     ConditionFailed,
     DayPosition,
     FairnessPage,
@@ -375,6 +377,10 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
     ) -> tuple[list[RoundRecord], DayPosition | None]:
         """One shard (0), ordered like the DynamoDB index's shards: table, shoe, round."""
         self.calls["query"] += 1
+        if after is not None and (
+            after[0] != 0 or not re.fullmatch(r"(tbl_[a-z2-7]{16}#\d{6,12}#\d{5,12})?", after[1])
+        ):
+            raise BadPosition(f"not a position of this listing: {after!r}")
 
         def key(r: RoundRecord) -> str:
             return f"{r.table_id}#{r.shoe_number:06d}#{r.round_number:05d}"

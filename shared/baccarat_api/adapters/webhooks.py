@@ -46,10 +46,15 @@ class NotPublic(OSError):
 #: IPv6 ranges Python 3.11's ``is_global`` calls global although they are not, or that carry
 #: an IPv4 address a gateway forwards to: NAT64 (well-known and local-use prefixes: an AWS
 #: IPv6 subnet's DNS64/NAT64 reaches the VPC's private IPv4 addresses through them), the
-#: deprecated IPv4-compatible ``::a.b.c.d`` and site-local ``fec0::/10``.
+#: deprecated IPv4-compatible ``::a.b.c.d``, the IPv4-translated ``::ffff:0:a.b.c.d`` (SIIT:
+#: a translator decides where) and site-local ``fec0::/10``.
 _NOT_GLOBAL_V6 = tuple(
-    ipaddress.ip_network(n) for n in ("64:ff9b::/96", "64:ff9b:1::/48", "::/96", "fec0::/10")
+    ipaddress.ip_network(n)
+    for n in ("64:ff9b::/96", "64:ff9b:1::/48", "::/96", "::ffff:0:0:0/96", "fec0::/10")
 )
+#: IPv4 ranges 3.11's ``is_global`` calls global although they are not: the IETF protocol
+#: assignments ``192.0.0.0/24`` (RFC 6890; only some of it is in its private list).
+_NOT_GLOBAL_V4 = (ipaddress.ip_network("192.0.0.0/24"),)
 
 
 def _public(address: str) -> bool:
@@ -60,6 +65,8 @@ def _public(address: str) -> bool:
             return _public(str(embedded))
         if any(ip in net for net in _NOT_GLOBAL_V6):
             return False
+    elif any(ip in net for net in _NOT_GLOBAL_V4):
+        return False
     return ip.is_global and not ip.is_multicast
 
 

@@ -51,6 +51,11 @@ class ConditionFailed(StoreError):
         self.duplicate = duplicate
 
 
+class BadPosition(ValueError):
+    """A listing position the adapter never gave (a forged or tampered cursor): the caller's
+    input is wrong, not the store."""
+
+
 class StoreUnavailable(StoreError):
     """Throttling, a transaction conflict, a timeout: the same request may succeed later."""
 
@@ -175,7 +180,7 @@ class Repository(StateWrites):
         with it), in a stable order — each table's in play order —, from just after ``after``:
         at most ``limit`` rounds and ``queries`` reads. Returns them and the position to go on
         from (``None``: the day has no more). Positions are the adapter's; the caller only
-        hands them back."""
+        hands them back: one it never gave (a forged cursor) raises :class:`BadPosition`."""
 
     @abstractmethod
     def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:

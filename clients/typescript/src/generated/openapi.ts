@@ -655,9 +655,12 @@ export interface components {
             level?: number | null;
             /** Balance */
             balance?: number | null;
-            /** Personal Limits */
+            /**
+             * Personal Limits
+             * @description a spectator's own limits per bet type: a max, or {min?, max?}
+             */
             personal_limits?: {
-                [key: string]: number;
+                [key: string]: number | components["schemas"]["PersonalLimitIn"];
             } | null;
         };
         /** BetOut */
@@ -674,9 +677,12 @@ export interface components {
             level?: number | null;
             /** Balance */
             balance?: number | null;
-            /** Personal Limits */
+            /**
+             * Personal Limits
+             * @description a spectator's own limits per bet type: a max, or {min?, max?}
+             */
             personal_limits?: {
-                [key: string]: number;
+                [key: string]: number | components["schemas"]["PersonalLimitIn"];
             } | null;
             /**
              * Bettor Ref
@@ -1219,6 +1225,22 @@ export interface components {
             /** Net */
             net: number;
         };
+        /**
+         * PersonalLimitIn
+         * @description A personal limit (個人限紅) as a range: a minimum, a maximum, or both.
+         */
+        PersonalLimitIn: {
+            /**
+             * Min
+             * @description the least the bettor stakes on it
+             */
+            min?: number | null;
+            /**
+             * Max
+             * @description the most the bettor stakes on it
+             */
+            max?: number | null;
+        };
         /** PlayerBankerIn */
         PlayerBankerIn: {
             /** Bettor Id */
@@ -1277,6 +1299,8 @@ export interface components {
              * @description the table's last event number after this change
              */
             seq: number;
+            /** @description who this change removed: a balance reported below the tier's minimum for someone already at the table (seed 000: 星幣金額不足底限時，系統將自動踢除) */
+            removed?: components["schemas"]["RemovedOut"] | null;
         };
         /** ProofBetOut */
         ProofBetOut: {
@@ -1486,6 +1510,32 @@ export interface components {
             settled_at: string;
             /** Auto Settled */
             auto_settled: boolean;
+        };
+        /** RemovedOut */
+        RemovedOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Where
+             * @description the place they held: `seat N`, `banker` or `spectator`
+             */
+            where: string;
+            /**
+             * Reason
+             * @description the removal event's reason
+             * @constant
+             */
+            reason: "balance";
+            /**
+             * Limit
+             * @description the tier's minimum balance for that place
+             */
+            limit: number;
+            /**
+             * Attempted
+             * @description the balance reported
+             */
+            attempted: number;
         };
         /** ReplacedOut */
         ReplacedOut: {
@@ -2169,6 +2219,11 @@ export interface components {
             type: components["schemas"]["BetType"];
             /** Amount */
             amount: number;
+            /**
+             * Order
+             * @description the line's accepted order (the squeeze's earlier bet): the seq of the bet_placed that confirmed it — a re-confirmed slip's unchanged line keeps its order
+             */
+            order: number;
         };
         /** SlipOut */
         SlipOut: {
@@ -2194,7 +2249,7 @@ export interface components {
             placed_at: string;
             /**
              * Order
-             * @description accepted order (the seq of its bet_placed event)
+             * @description the seq of its latest bet_placed event (each line's own order: bets)
              */
             order: number;
         };
@@ -2215,9 +2270,12 @@ export interface components {
         SpectatorRequest: {
             /** Balance */
             balance: number;
-            /** Personal Limits */
+            /**
+             * Personal Limits
+             * @description 個人限紅 per bet type: a maximum (`{"banker": 5000}`) or a range (`{"banker": {"min": 2000, "max": 5000}}`), each bound within the tier's own limits for that type (422 invalid_personal_limit)
+             */
             personal_limits?: {
-                [key: string]: number;
+                [key: string]: number | components["schemas"]["PersonalLimitIn"];
             } | null;
         };
         /** TableCardOut */
@@ -3416,7 +3474,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: below_min_balance, seated_bettor_required, spectator_betting_not_allowed */
+            /** @description error codes: below_min_balance, invalid_personal_limit, seated_bettor_required, spectator_betting_not_allowed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3924,7 +3982,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_seated_min_level, bet_type_not_offered, bets_or_from_book, big_small_closed, idempotency_key_reused, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, round_too_large, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
+            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_personal_limit, below_seated_min_level, bet_type_not_offered, bets_or_from_book, big_small_closed, idempotency_key_reused, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, round_too_large, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4139,7 +4197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_seated_min_level, bet_type_not_offered, big_small_closed, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
+            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_personal_limit, below_seated_min_level, bet_type_not_offered, big_small_closed, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -43,6 +43,7 @@ from baccarat_api.ports.records import (
     WebhookRecord,
 )
 from baccarat_api.ports.repository import (
+    BadPosition,
     ConditionFailed,
     DayPosition,
     FairnessPage,
@@ -389,6 +390,8 @@ class DynamoRepository(Repository):
         ``table_id``), each in ``day_key`` order (a table's rounds in play order): one ``Query``
         per shard and page, at most ``queries``. Eventually consistent (a GSI): a round dealt a
         moment ago may show up a moment later."""
+        if after is not None and not keys.day_position_valid(after, table_id):
+            raise BadPosition(f"not a position of this listing: {after!r}")
         shards = [keys.day_shard_of(table_id)] if table_id else list(range(keys.DAY_SHARDS))
         if after is not None:
             shards = [s for s in shards if s >= after[0]]

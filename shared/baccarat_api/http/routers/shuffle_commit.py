@@ -25,6 +25,7 @@ from baccarat_api.service.models import (
     TableOut,
     UrgeOut,
     UrgeRequest,
+    personal_limits_json,
 )
 
 router = APIRouter(route_class=JsonRoute, tags=["tables and shoes"])
@@ -145,15 +146,13 @@ def leave_banker(table_id: str, operator: OperatorId, rt: Rt) -> PresenceOut:
     summary="Bet as a spectator (bid-squeeze; only while a seat is taken)",
     responses=errors(
         *PLACE_ERRORS, "spectator_betting_not_allowed", "seated_bettor_required", "table_full",
-        "below_min_balance",
+        "below_min_balance", "invalid_personal_limit",
     ),
 )  # fmt: skip
 def join_spectators(
     table_id: str, bettor_id: Bettor, body: SpectatorRequest, operator: OperatorId, rt: Rt
 ) -> PresenceOut:
-    limits = None if body.personal_limits is None else {
-        str(k): v for k, v in body.personal_limits.items()
-    }  # fmt: skip
+    limits = personal_limits_json(body.personal_limits)
     return presence.join_spectators(rt.repo, operator, table_id, bettor_id, body.balance, limits)
 
 
