@@ -77,7 +77,8 @@ async function commandShoe(args) {
   return 0;
 }
 
-// The known-answer vector of shared/spec/fairness-v1.md.
+// The known-answer vector of docs/rules/fairness-v1.md (docs/bacc-pf-v1.md, "The specification's
+// own vector").
 const VECTOR = {
   chainPhrase: 'bacc-pf-v1 example chain secret - never use in production',
   s10: '0aee648d33179fe6a0b97141dc549e510444876e8065745709cca0bfb6edbd49',

@@ -281,8 +281,17 @@
       } catch (_) {
         raw = null;
       }
+      const lo = jwk ? jwk.not_before ?? null : null;
+      const hi = jwk ? jwk.not_after ?? null : null;
+      const at = m.signed_at;
       if (!jwk) {
         bad('key_id', `signature: key ${show(sig.key_id)} is not among the signing keys of ${source}`);
+      } else if ((lo !== null || hi !== null) && (!isTimestamp(at) ||
+          (typeof lo === 'string' && at < lo) || (typeof hi === 'string' && at > hi))) {
+        // the key a proof names was valid when it signed (GET /v1/signing-keys lists every key
+        // that ever signed, each with not_before / not_after)
+        bad('signed_at', `signature: signed at ${show(at)}, outside the validity of key ` +
+          `${sig.key_id} in ${source} (from ${lo || 'its start'} to ${hi || 'now'})`);
       } else if (!raw || raw.length !== 64) {
         bad('value', 'signature: its value is not the base64url of 64 bytes (r ‖ s, ES256)');
       } else {
@@ -308,6 +317,39 @@
     check('signature', label, ok,
       ok ? `signed by key ${sig.key_id} of ${source} at ${m.signed_at}, ${plural(pages.length, 'page')}`
         : report.mismatches[before].message);
+  }
+
+  /**
+   * Is the proof the shoe asked for (options.shoeId: the id in the proof's URL, or the one the
+   * person typed)? Its signed header names the table and the shoe (shoe_id = table_id_s{number}).
+   */
+  function checkSubject(header, asked, fail, check, report) {
+    const table = header.table_id;
+    const shoe = header.shoe_id;
+    const label = 'The shoe asked for';
+    const before = report.mismatches.length;
+    if (asked && shoe !== asked) {
+      fail({
+        where: 'proof', field: 'shoe_id', expected: asked, found: shoe,
+        message: `this is the proof of shoe ${show(shoe)} (table ${show(table)}), not of the shoe ` +
+          `asked for, ${asked}: a proof verifies only the shoe it was signed for`,
+      });
+    }
+    const own = `${table}_s${header.shoe_number}`;
+    if (shoe !== own) {
+      fail({
+        where: 'proof', field: 'shoe_id', expected: own, found: shoe,
+        message: `the proof's shoe_id ${show(shoe)} is not shoe ${show(header.shoe_number)} of its ` +
+          `table ${show(table)} (${own})`,
+      });
+    }
+    const ok = report.mismatches.length === before;
+    const how = !asked ? 'no shoe was named to check it against'
+      : ok ? 'the shoe asked for' : 'not the shoe asked for';
+    report.subject = { table_id: table, shoe_id: shoe, asked: asked || null, matches: !!asked && ok,
+      words: `table ${show(table)}, shoe ${show(shoe)} (${how})` };
+    check('subject', label, asked ? ok : (ok ? null : false),
+      ok ? report.subject.words : report.mismatches[before].message);
   }
 
   const isTimestamp = (v) => typeof v === 'string' && pf().TIMESTAMP.test(v);
@@ -430,6 +472,7 @@
       interventions: null,
       interventionsLine: null,
       bettors: [],
+      subject: null,
     };
     const fail = (m) => {
       m.message = m.message || wordMismatch(m);
@@ -441,7 +484,9 @@
     const finish = () => {
       report.verified = mismatches.length === 0;
       report.verdict = report.verified ? 'verified' : 'NOT verified';
-      report.reason = report.verified ? summaryLine(report) : mismatches[0].message;
+      report.reason = report.verified
+        ? summaryLine(report) + (report.subject ? `; ${report.subject.words}` : '')
+        : mismatches[0].message;
       return report;
     };
 
@@ -472,6 +517,7 @@
       pages = assembled.pages;
       proof = assembled.proof;
       report.pages = pages.length;
+      checkSubject(proof, options.shoeId, fail, check, report);
       // the signature first: a changed page is named by its hash before its header is compared
       await checkSignature(pages, proof, options, fail, check, report);
       assembled.problems.forEach(fail);
@@ -880,6 +926,13 @@
 
   const MAX_PAGES = 64;
 
+  /** The shoe id in a proof URL's path (/v1/shoes/{shoe_id}/proof), or null. */
+  function shoeOfUrl(url) {
+    if (!url || !/^https?:/i.test(url)) return null;
+    const m = /\/v1\/shoes\/([^/?#]+)\/proof$/.exec(new URL(url).pathname);
+    return m ? decodeURIComponent(m[1]) : null;
+  }
+
   /**
    * A proof from its URL: page 1 and, for a paged proof, every page its `page.next` links (a path
    * of the same API, /v1/shoes/…), in order. Resolves to the parsed document (a v1 proof, one
@@ -961,10 +1014,18 @@
       bettorsPanel: $('bettors-panel'),
       bettors: $('bettors-body'),
       refFilter: $('ref-filter'),
+      expectedShoe: $('expected-shoe'),
+      subject: $('subject'),
+      linkNote: $('link-note'),
     };
     let job = 0;
     const params = new URLSearchParams(win.location.search);
-    if (params.get('allow_unsigned') === '1') ui.allowUnsigned.checked = true;
+    // Served by an API (GET /verify): the page trusts that API's own keys alone. A link cannot
+    // choose other keys, unsigned proofs or carry the proof itself: only the person on the page
+    // can (the key set field, the checkbox, pasting), and the verdict then says so, never green.
+    const served = /^https?:$/.test(win.location.protocol);
+    const ignored = served ? ['keys', 'allow_unsigned'].filter((k) => params.has(k)) : [];
+    if (!served && params.get('allow_unsigned') === '1') ui.allowUnsigned.checked = true;
 
     const h = (tag, attrs, ...kids) => {
       const node = doc.createElement(tag);
@@ -1065,6 +1126,7 @@
       const shoe = report.shoe;
       const rows = [
         ['Table', p.table_id],
+        ['Shoe', p.shoe_id],
         ['Shoe number', p.shoe_number],
         ['Anchor', p.anchor],
         ['Server seed', p.server_seed],
@@ -1154,6 +1216,10 @@
       }
       ui.rounds.replaceChildren(...body);
 
+      // What the proof is of (table, shoe) and whether it is the shoe asked for.
+      ui.subject.hidden = !report.subject;
+      ui.subject.textContent = report.subject ? `Proof of: ${report.subject.words}` : '';
+
       // The interventions line, and the bettors (by ref) of a v2 proof.
       ui.interventions.hidden = !report.interventionsLine;
       ui.interventions.textContent = report.interventionsLine
@@ -1187,9 +1253,9 @@
         }
       }
       let url = null;
-      const given = params.get('keys');
+      const given = served ? null : params.get('keys');
       if (given) url = new URL(given, win.location.href).href;
-      else if (/^https?:$/.test(win.location.protocol)) url = `${win.location.origin}/v1/signing-keys`;
+      else if (served) url = `${win.location.origin}/v1/signing-keys`;
       else if (proofUrl && /^https?:/i.test(proofUrl)) url = `${new URL(proofUrl).origin}/v1/signing-keys`;
       if (!url) return { keys: null, keysError: NO_KEYS };
       try {
@@ -1200,6 +1266,32 @@
           keysError: `signature not checked: cannot read the signing keys from ${describeUrl(url)}: ${e.message}`,
         };
       }
+    }
+
+    /** The shoe the person expects: typed on the page, else the id in the proof URL's path. */
+    function askedShoe(proofUrl) {
+      const typed = ui.expectedShoe.value.trim();
+      if (typed) return typed;
+      return shoeOfUrl(proofUrl);
+    }
+
+    /**
+     * Why a proof that checks out is still not confirmed by the API serving this page: what the
+     * person chose instead of its own keys (empty: confirmed; always empty on a file:// page).
+     */
+    function choices(report, keys, proofUrl) {
+      if (!served) return [];
+      const out = [];
+      if (keys.keysSource === 'the pasted key set') {
+        out.push('its signature was checked with the key set you pasted, not with this API\'s own keys');
+      } else if (!report.signature) {
+        out.push('it is unsigned (accepted because you allowed unsigned proofs)');
+      }
+      if (!proofUrl) out.push('it is a proof you pasted or chose as a file, not one read from a URL');
+      if (!report.subject || !report.subject.matches) {
+        out.push('it is not checked against a shoe you named (type your shoe\'s id under "Your shoe")');
+      }
+      return out;
     }
 
     async function run(getDocument, source, proofUrl) {
@@ -1223,10 +1315,13 @@
         }
       }
       let report;
+      let keys = {};
       try {
-        const keys = isSigned(doc) ? await resolveKeys(proofUrl) : {};
+        keys = isSigned(doc) ? await resolveKeys(proofUrl) : {};
         if (mine !== job) return;
-        report = await verifyProof(doc, { ...keys, allowUnsigned: ui.allowUnsigned.checked });
+        report = await verifyProof(doc, {
+          ...keys, allowUnsigned: ui.allowUnsigned.checked, shoeId: askedShoe(proofUrl),
+        });
       } catch (e) {
         report = null;
         if (mine !== job) return;
@@ -1235,7 +1330,14 @@
       }
       if (mine !== job) return;
       render(report, source);
-      setVerdict(report.verified ? 'verified' : 'failed', report.verdict, report.reason);
+      const chosen = report.verified ? choices(report, keys, proofUrl) : [];
+      if (chosen.length) {
+        setVerdict('unconfirmed', 'NOT confirmed by this API',
+          `The checks pass, but on what you chose: ${chosen.join('; ')}. Nothing shows that ` +
+            `${win.location.origin} published this proof for your shoe. ${report.reason}`);
+      } else {
+        setVerdict(report.verified ? 'verified' : 'failed', report.verdict, report.reason);
+      }
       win.BaccVerifyLastReport = report; // handy in the console
     }
 
@@ -1286,14 +1388,25 @@
     ui.refFilter.addEventListener('input', () => highlightRef(ui.refFilter.value.trim()));
     setVerdict('pending', 'waiting for a proof', 'Paste a proof, choose a file or give its URL.');
     const fromQuery = params.get('proof');
-    if (fromQuery) {
+    if (ignored.length) {
+      ui.linkNote.hidden = false;
+      ui.linkNote.textContent = `This link asked the page to trust what it carries ` +
+        `(${ignored.map((k) => `?${k}=`).join(', ')}): ignored. This page trusts only the keys of ` +
+        `${win.location.origin}/v1/signing-keys; to use other keys or accept an unsigned proof, ` +
+        'choose it on the page.';
+    }
+    if (fromQuery && served && /^data:/i.test(fromQuery)) {
+      setVerdict('error', 'NOT verified',
+        'A link cannot carry the proof itself (a data: URL): this page reads proofs from their ' +
+          'URL. To check a proof you hold, paste it or choose its file.');
+    } else if (fromQuery) {
       if (!/^data:/i.test(fromQuery)) ui.url.value = fromQuery;
       runUrl(fromQuery);
     }
   }
 
   const api = Object.freeze({
-    verifyProof, proofPages, isSigned, loadUrl, loadProofUrl, combineTexts, flatRound, show, initPage,
+    verifyProof, proofPages, isSigned, shoeOfUrl, loadUrl, loadProofUrl, combineTexts, flatRound, show, initPage,
   });
   root.BaccVerify = api;
   if (typeof module === 'object' && module && typeof module.exports === 'object') {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -227,6 +228,25 @@ def _is_signed(document: Any) -> bool:
     return isinstance(pages, list) and any(isinstance(p, dict) and "signature" in p for p in pages)
 
 
+_PROOF_PATH = re.compile(r"/v1/shoes/([^/?#]+)/proof")
+
+
+def _asked_shoe(args: argparse.Namespace) -> str | None:
+    """The shoe the proof must be: ``--shoe``, else the id in the proof URL's path
+    (``/v1/shoes/{shoe_id}/proof``); both given, they must agree."""
+    from urllib.parse import unquote, urlsplit
+
+    from_urls = {
+        unquote(m[1])
+        for s in args.proof
+        if _is_url(s) and (m := _PROOF_PATH.fullmatch(urlsplit(s).path))
+    }
+    asked = set(from_urls) | ({args.shoe} if args.shoe else set())
+    if len(asked) > 1:
+        raise CliError(f"the proof URLs and --shoe name different shoes: {sorted(asked)}")
+    return asked.pop() if asked else None
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from .verify import verify
 
@@ -249,6 +269,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         keys_source="?" if keys is None else keys[1],
         signature_check=args.signature_check,
         require_signature=not args.allow_unsigned,
+        shoe_id=_asked_shoe(args),
     )
     if args.json:
         print(json.dumps(verdict.as_dict(), ensure_ascii=False))
@@ -313,6 +334,12 @@ def build_parser(
         "--keys",
         help="the signing keys, a JWK set (file or URL; default: /v1/signing-keys of the "
         "proof URL's origin)",
+    )
+    v.add_argument(
+        "--shoe",
+        metavar="SHOE_ID",
+        help="the shoe the proof must be (default: the id in the proof URL); a proof of any other "
+        "shoe or table fails",
     )
     v.add_argument(
         "--allow-unsigned",

@@ -1,6 +1,6 @@
 """Squeeze rights (瞇牌 / 咪牌) and the reveal plan of a dealt round.
 
-Rules (``spec/game-rules.md``; the seeds win on conflict):
+Rules (``docs/rules/game-rules.md``; the seeds, ``docs/rules/seeds/``, win on conflict):
 
 * **star-city** (seed 000, 遊戲方式 and item 12): the first two cards of each hand show the first
   card face up and the second face down; "the bettor with the most chips staked leads the squeeze

@@ -13,6 +13,7 @@ Which check applies to which profile is data in :class:`~baccarat.profiles.Profi
   banker_and_player_together     yes                           no
   big_small_closed               (offers no Big/Small)         yes, from round 21
   above_personal_limit           (no spectator bets)           yes, spectators only
+  below_personal_limit           (no spectator bets)           yes, spectators only
   below_seated_min_level         no (tier level is null)       yes, seated bettors
   above_table_max                yes                           only if the tier sets table_max
   player_banker_*, not_enough_players: player-banker tables of either profile.
@@ -28,12 +29,19 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from .bets import Bet, PlayerBanker, Role
+from .bets import Bet, PlayerBanker, Role, personal_limits_from_json
 from .paytables import BetType
 from .profiles import Banking, TableConfig, Tier
 from .settlement import player_banker_liability
 
-__all__ = ["AcceptedRound", "BetRefused", "Refusal", "player_banker_liability", "validate_bets"]
+__all__ = [
+    "AcceptedRound",
+    "BetRefused",
+    "Refusal",
+    "check_personal_limits",
+    "player_banker_liability",
+    "validate_bets",
+]
 
 
 class Refusal(StrEnum):
@@ -59,6 +67,7 @@ class Refusal(StrEnum):
     BELOW_MIN_BET = "below_min_bet"
     ABOVE_AREA_LIMIT = "above_area_limit"
     ABOVE_PERSONAL_LIMIT = "above_personal_limit"
+    BELOW_PERSONAL_LIMIT = "below_personal_limit"
     ABOVE_TABLE_MAX = "above_table_max"
     INSUFFICIENT_BALANCE = "insufficient_balance"
     TOO_MANY_SEATED = "too_many_seated"
@@ -251,7 +260,7 @@ def _check_bet(rules: _Rules, i: int, bet: Bet) -> Bet:
     if bet_type is not bet.type or role is not bet.role:
         bet = Bet(
             bet.bettor_id, role, bet_type, bet.amount, bet.order, bet.seat, bet.level,
-            bet.balance, bet.personal_limits,
+            bet.balance, bet.personal_limits, bet.personal_minimums,
         )  # fmt: skip
     if bet_type not in rules.offered:
         raise _refuse(
@@ -303,10 +312,11 @@ def _check_role_and_seat(rules: _Rules, i: int, bet: Bet) -> None:
             )
         if bet.seat is not None:
             raise _refuse(Refusal.SPECTATOR_HAS_SEAT, "a spectator bet has no seat", i, bet)
-        if not _valid_personal_limits(bet.personal_limits):
+        if not _valid_personal_limits(bet.personal_limits, bet.personal_minimums):
             raise _refuse(
                 Refusal.INVALID_PERSONAL_LIMIT,
-                "personal limits map bet types to non-negative integers",
+                "personal limits map bet types to positive amounts, a minimum not above the "
+                "maximum",
                 i,
                 bet,
             )
@@ -327,11 +337,64 @@ def _check_role_and_seat(rules: _Rules, i: int, bet: Bet) -> None:
 _ALL_BETS = frozenset(BetType)
 
 
-def _valid_personal_limits(limits: Mapping[BetType, int]) -> bool:
-    for key, value in limits.items():
-        if not isinstance(key, str) or key not in _ALL_BETS or _not_int(value) or value < 0:
-            return False
-    return True
+def _valid_personal_limits(maxima: Mapping[BetType, int], minima: Mapping[BetType, int]) -> bool:
+    """Positive whole amounts of known bet types, each minimum at most its type's maximum."""
+    for limits in (maxima, minima):
+        for key, value in limits.items():
+            if not isinstance(key, str) or key not in _ALL_BETS or _not_int(value) or value < 1:
+                return False
+    return all(low <= maxima[t] for t, low in minima.items() if t in maxima)
+
+
+def check_personal_limits(table: TableConfig, limits: Mapping[str, Any]) -> None:
+    """A spectator's personal limits (個人限紅) as entered — per bet type a maximum, or a range
+    ``{"min"?, "max"?}`` — checked where they are entered, so that none makes every later bet
+    of that type impossible (seed 001 下注限紅 2: a spectator's limit is the intersection of
+    theirs and the table's): each type offered at the table, each bound a whole amount within
+    the tier's own range for that type (``min`` ≤ bound ≤ ``max``), the minimum not above the
+    maximum. Raises :class:`BetRefused` (``invalid_personal_limit``, naming the bet type, the
+    violated ``limit`` and the ``attempted`` bound)."""
+
+    def refuse(key: str, message: str, **kw: Any) -> BetRefused:
+        return BetRefused(Refusal.INVALID_PERSONAL_LIMIT, message, bet_type=str(key), **kw)
+
+    try:
+        maxima, minima = personal_limits_from_json(limits)
+    except ValueError:
+        bad = next(k for k in limits if k not in _ALL_BETS)
+        raise refuse(bad, f"{bad} is not a bet type") from None
+    offered = table.pay_table.offered
+    for bet_type in [*maxima, *(t for t in minima if t not in maxima)]:
+        if bet_type not in offered:
+            raise refuse(bet_type, f"{table.profile.name} has no {bet_type}")
+        area = table.tier.limits[bet_type]
+        for name, bound in (("min", minima.get(bet_type)), ("max", maxima.get(bet_type))):
+            if bound is None:
+                continue
+            if _not_int(bound):
+                raise refuse(bet_type, f"a personal {name} is a whole amount")
+            if bound < area.min:
+                raise refuse(
+                    bet_type,
+                    f"a personal {name} on {bet_type} is at least the table's {area.min}",
+                    limit=area.min,
+                    attempted=bound,
+                )
+            if bound > area.max:
+                raise refuse(
+                    bet_type,
+                    f"a personal {name} on {bet_type} is at most the table's {area.max}",
+                    limit=area.max,
+                    attempted=bound,
+                )
+        low, high = minima.get(bet_type), maxima.get(bet_type)
+        if low is not None and high is not None and low > high:
+            raise refuse(
+                bet_type,
+                f"the personal min on {bet_type} is above its max",
+                limit=high,
+                attempted=low,
+            )
 
 
 # --- each bettor's bets together ------------------------------------------------------------
@@ -368,6 +431,7 @@ def _check_consistent(lines: _Lines) -> None:
     first = lines[0][1]
     head = (first.role, first.seat, first.balance, first.level)
     limits = first.personal_limits
+    minima = first.personal_minimums
     plain: dict[BetType, int] | None = None
     for i, bet in lines[1:]:
         same = (bet.role, bet.seat, bet.balance, bet.level) == head
@@ -375,6 +439,8 @@ def _check_consistent(lines: _Lines) -> None:
             if plain is None:
                 plain = dict(limits)
             same = dict(bet.personal_limits) == plain
+        if same and bet.personal_minimums is not minima:
+            same = dict(bet.personal_minimums) == dict(minima)
         if not same:
             raise _refuse(
                 Refusal.INCONSISTENT_BETTOR,
@@ -433,7 +499,8 @@ def _check_banker_and_player(lines: _Lines) -> None:
 def _check_areas(rules: _Rules, lines: _Lines) -> None:
     """Per bettor per area, summed over the round: at least the area's minimum, at most its
     maximum (star-city: Tie and each Pair ≤ 10 units, Banker/Player ≤ 50 units). A spectator's
-    maximum is the intersection with the bettor's personal limit (bid-squeeze "旁觀下注")."""
+    range is the intersection with the bettor's personal limit, a range too (bid-squeeze
+    "旁觀下注": 個人限紅)."""
     limits = rules.limits
     totals: dict[BetType, int] = {}
     last: dict[BetType, tuple[int, Bet]] = {}
@@ -456,11 +523,15 @@ def _check_areas(rules: _Rules, lines: _Lines) -> None:
                 attempted=total,
             )
     for bet_type, total in totals.items():
-        minimum = limits[bet_type].min
+        minimum, code = limits[bet_type].min, Refusal.BELOW_MIN_BET
+        i, bet = last[bet_type]
+        if bet.role is Role.SPECTATOR:
+            personal = bet.personal_minimums.get(bet_type)
+            if personal is not None and personal > minimum:
+                minimum, code = personal, Refusal.BELOW_PERSONAL_LIMIT
         if total < minimum:
-            i, bet = last[bet_type]
             raise _refuse(
-                Refusal.BELOW_MIN_BET,
+                code,
                 f"at least {minimum} on {bet_type}",
                 i,
                 bet,

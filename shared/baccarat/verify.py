@@ -63,12 +63,16 @@ class Verdict:
     signature: str | None = None
     #: The interventions as re-derived from the rounds and the seed (v2 proofs).
     interventions: dict[str, Any] | None = None
+    #: What the proof is of, as signed (v2): its table and shoe, and whether that is the shoe
+    #: asked for, e.g. ``table tbl_…, shoe tbl_…_s2 (the shoe asked for)``; None: unreadable.
+    subject: str | None = None
 
     def line(self) -> str:
+        about = f"; {self.subject}" if self.subject else ""
         if self.ok:
-            return f"verified: {self.summary}"
+            return f"verified: {self.summary}{about}"
         first = self.mismatches[0] if self.mismatches else None
-        return f"NOT verified: {first if first else self.summary}"
+        return f"NOT verified: {first if first else self.summary}{about}"
 
     def interventions_line(self) -> str | None:
         """``interventions: <the one line>`` (v2 proofs), or None."""
@@ -85,6 +89,7 @@ class Verdict:
             "signature": self.signature,
             "interventions": self.interventions,
             "interventions_line": self.interventions_line(),
+            "subject": self.subject,
             "mismatches": [
                 {"where": m.where, "field": m.field, "expected": m.expected, "found": m.found}
                 | ({"message": m.message} if m.message else {})
@@ -456,6 +461,9 @@ def _check_signature(
             )
         )
         return bad, None
+    if (outside := _outside_validity(jwk, m.get("signed_at"), keys_source)) is not None:
+        bad.append(outside)
+        return bad, None
     try:
         raw = proofdoc.b64url_decode(sig.get("value"))  # type: ignore[arg-type]
     except ValueError:
@@ -501,6 +509,27 @@ def _check_signature(
     )
 
 
+def _outside_validity(jwk: Mapping[str, Any], signed_at: Any, keys_source: str) -> Mismatch | None:
+    """The key a proof names was valid when it signed: ``not_before`` ≤ ``signed_at`` ≤
+    ``not_after`` (each when the key set gives it; ``GET /v1/signing-keys`` lists every key that
+    ever signed with both)."""
+    lo, hi = jwk.get("not_before"), jwk.get("not_after")
+    if lo is None and hi is None:
+        return None
+    if not isinstance(signed_at, str) or not _timestamp(signed_at):
+        return Mismatch("signature", "manifest.signed_at", "a UTC timestamp", signed_at)
+    if (isinstance(lo, str) and signed_at < lo) or (isinstance(hi, str) and signed_at > hi):
+        return Mismatch(
+            "signature",
+            "signed_at",
+            f"from {lo or 'its start'} to {hi or 'now'}",
+            signed_at,
+            f"signature: signed at {signed_at}, outside the validity of key {jwk.get('kid')} "
+            f"in {keys_source} (from {lo or 'its start'} to {hi or 'now'})",
+        )
+    return None
+
+
 def _thumbprint(jwk: Mapping[str, Any]) -> str | None:
     try:
         return proofdoc.jwk_thumbprint(jwk)
@@ -529,11 +558,16 @@ def verify(
     signature_check: SignatureCheck | None = None,
     require_signature: bool = True,
     settlement_check: SettlementCheck | None = check_settlement,
+    shoe_id: str | None = None,
 ) -> Verdict:
     """Everything a proof claims: a v2 proof (a page, a list of pages or a bundle) with its
     pages, signature (``keys``: the JWK set ``{"keys": [...]}`` of ``GET /v1/signing-keys``,
     checked with ``signature_check``), cards, money, lifecycle and interventions; or a v1 proof
-    (one object), which has no signature: with ``require_signature`` it fails as unsigned."""
+    (one object), which has no signature: with ``require_signature`` it fails as unsigned.
+
+    ``shoe_id``: the shoe asked for (the id in the proof's URL, or the one the user names): a
+    proof of any other shoe — another table's clean signed proof served at this shoe's URL —
+    fails, whatever else holds. The verdict names the table and the shoe the proof is of."""
     try:
         pages = proof_pages(document)
         if pages is None:
@@ -551,7 +585,8 @@ def verify(
             pages, proof, keys, keys_source, signature_check, require_signature
         )
         verdict = _verify(proof, settlement_check)
-        verdict.mismatches[:0] = sig_bad + front
+        subject_bad, verdict.subject = _check_subject(proof, shoe_id)
+        verdict.mismatches[:0] = subject_bad + sig_bad + front
         verdict.ok = not verdict.mismatches
         verdict.signature = how
         if how:
@@ -561,6 +596,43 @@ def verify(
         return verdict
     except (ProofError, FairnessError, UnsafeRulesError, ProofFormatError) as exc:
         return Verdict(ok=False, summary=f"unreadable proof: {exc}")
+
+
+def _check_subject(proof: Mapping[str, Any], asked: str | None) -> tuple[list[Mismatch], str]:
+    """Is the proof the shoe asked for? Its signed header names the table and the shoe
+    (``shoe_id`` = ``{table_id}_s{shoe_number}``): (mismatches, the verdict's words for it)."""
+    table, shoe, number = proof.get("table_id"), proof.get("shoe_id"), proof.get("shoe_number")
+    bad: list[Mismatch] = []
+    if asked is not None and shoe != asked:
+        bad.append(
+            Mismatch(
+                "proof",
+                "shoe_id",
+                asked,
+                shoe,
+                f"this is the proof of shoe {shoe} (table {table}), not of the shoe asked for, "
+                f"{asked}: a proof verifies only the shoe it was signed for",
+            )
+        )
+    own = f"{table}_s{number}"
+    if shoe != own:
+        bad.append(
+            Mismatch(
+                "proof",
+                "shoe_id",
+                own,
+                shoe,
+                f"the proof's shoe_id {shoe} is not shoe {number} of its table {table} ({own})",
+            )
+        )
+    how = (
+        "the shoe asked for"
+        if asked is not None and not bad
+        else "not the shoe asked for"
+        if asked is not None
+        else "no shoe was named to check it against"
+    )
+    return bad, f"table {table}, shoe {shoe} ({how})"
 
 
 def _check_table_config(raw: Mapping[str, Any], rules: ShoeRules) -> list[Mismatch]:

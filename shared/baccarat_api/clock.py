@@ -17,6 +17,12 @@ def at_ms(ms: int) -> str:
     return at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def ms_of(iso: str) -> int:
+    """The moment ``iso`` (as :func:`now` writes it), in milliseconds since the epoch."""
+    at = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    return int(at.timestamp()) * 1000 + at.microsecond // 1000
+
+
 def seconds_after(iso: str, seconds: int) -> str:
     """``iso`` (as :func:`now` writes it) plus ``seconds``, in the same format."""
     at = datetime.fromisoformat(iso.replace("Z", "+00:00")) + timedelta(seconds=seconds)

@@ -59,6 +59,10 @@ MAX_BETTING_SECONDS = 600
 DEFAULT_SQUEEZE_SECONDS = 10
 MAX_SQUEEZE_SECONDS = 300
 
+#: The urge button's cooldown (issue 23 item 10): seconds after a table's last urge during which
+#: another press is 429 ``urge_cooldown`` (``retry_after``) and writes nothing.
+URGE_COOLDOWN_SECONDS = 5
+
 #: Longest note a void may carry (characters), published with the void in the proof.
 MAX_VOID_NOTE_LENGTH = 256
 
@@ -129,7 +133,8 @@ def _digits(n: int) -> int:
 def _worst_entry_bytes() -> dict[str, int]:
     """The longest JSON (bytes, with its separating comma) of each per-bet and per-bettor
     element of a round item: every id at :data:`MAX_ID_LENGTH`, every number at its longest,
-    the longest bet type, personal limits on every bet type."""
+    the longest bet type, a personal limit (a range) — a locked bet keeps its own type's only
+    (:func:`baccarat_api.service.bets.as_locked`)."""
     from baccarat.bets import BetType
 
     ident, ref = "x" * MAX_ID_LENGTH, "x" * BETTOR_REF_LENGTH
@@ -137,7 +142,7 @@ def _worst_entry_bytes() -> dict[str, int]:
     amount, win, total = _digits(_AMOUNT), -_digits(_WIN - 1), -_digits(_TOTAL - 1)
     bet = {"bettor_id": ident, "bettor_ref": ref, "role": "spectator", "seat": _digits(_SEAT),
            "type": kind, "amount": amount, "level": _digits(_LEVEL), "balance": amount,
-           "personal_limits": {t.value: amount for t in BetType}}  # fmt: skip
+           "personal_limits": {kind: {"min": amount, "max": amount}}}  # fmt: skip
     line = {"index": _digits(_INDEX), "bettor_id": ident, "bettor_ref": ref, "type": kind,
             "stake": amount, "grade": "x" * _GRADE, "multiplier": "x" * _MULTIPLIER,
             "gross_win": win, "commission": amount, "net": win,

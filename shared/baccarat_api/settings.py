@@ -48,7 +48,12 @@ class Settings(BaseModel):
     #: receiver's time to answer, and a factor on every retry delay and the 24 h (tests).
     delivery_queue_url: str | None = Field(default=None, alias="DELIVERY_QUEUE_URL")
     webhook_timeout_seconds: float = Field(
-        default=10.0, alias="WEBHOOK_TIMEOUT_SECONDS", gt=0, le=60
+        # at most 30: a delivery pass keeps one POST's timeout (and 5 s) of DeliveryFunction's
+        # 60 s; at 55 or more it could never POST at all
+        default=10.0,
+        alias="WEBHOOK_TIMEOUT_SECONDS",
+        gt=0,
+        le=30,
     )
     webhook_backoff_scale: float = Field(default=1.0, alias="WEBHOOK_BACKOFF_SCALE", gt=0, le=1)
     #: Deliver to loopback / private / link-local addresses too (``make run``: a receiver on

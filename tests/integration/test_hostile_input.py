@@ -6,12 +6,17 @@ a typed 4xx in the one envelope and changes nothing."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from support.stack import TABLE_NAMES, Api, Response, Stack, open_shoe, star_city_bets
 
 from baccarat_api import limits, runtime
@@ -330,3 +335,135 @@ def test_the_template_throttles_every_route_and_the_costly_or_public_ones_more()
         for name in ("ThrottlingRateLimit", "ThrottlingBurstLimit"):
             param = params[settings[name]["Ref"]]
             assert param["Default"] < params[name]["Default"], key
+
+
+# --- issue 23 item 15: bad input that answered 5xx ----------------------------------------------
+
+NESTED = "[" * 2048 + "]" * 2048  # 4 KB
+
+
+@pytest.mark.parametrize("raw", [NESTED, '{"a":' * 1000 + "1" + "}" * 1000, "[" * 3000])
+def test_a_deeply_nested_body_on_a_route_that_takes_none_is_a_400(api: Api, raw: str) -> None:
+    shoe_id = open_shoe(api)
+    table_id = shoe_id.rsplit("_s", 1)[0]
+    for method, path in [
+        ("POST", f"/v1/shoes/{shoe_id}/close"),
+        ("PUT", f"/v1/tables/{table_id}/watchers/wendy"),
+        ("DELETE", f"/v1/tables/{table_id}/seats/1"),
+        ("POST", f"/v1/tables/{table_id}/shoes"),  # a route that takes a body
+    ]:
+        r = api.call(method, path, raw_body=raw)
+        assert_envelope(r, 400, "invalid_request")
+    assert api.get(f"/v1/shoes/{shoe_id}").body["status"] == "open"  # nothing changed
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["from=9999-12-31", "from=9999-12-31T23:59:59.999Z", "from=9999-12-30&to=9999-12-31",
+     "to=0001-01-01", "from=0001-01-01&to=0001-01-02", "from=2026-02-30", "from=2026-13-01"],
+)  # fmt: skip
+def test_a_rounds_range_at_the_edges_of_the_calendar_is_a_422(api: Api, query: str) -> None:
+    r = api.get("/v1/rounds", query=query)
+    assert r.status < 500, r.body
+    if r.status != 200:
+        assert_envelope(r, 422, "invalid_range")
+
+
+def _cursor(doc: Any) -> str:
+    return base64.urlsafe_b64encode(json.dumps(doc).encode()).decode()
+
+
+def test_a_forged_or_tampered_rounds_cursor_is_422_invalid_cursor(api: Api) -> None:
+    """The cursor is the caller's to hand back: anything else — garbage, a hand-made one for
+    the very query (its query id is a public hash), a real one tampered with — is 422
+    ``invalid_cursor``, never a 5xx and never a read from a made-up position."""
+    shoe_id = open_shoe(api)
+    for _ in range(3):
+        assert api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []}).status == 201
+    first = api.get("/v1/rounds", query="limit=1")
+    assert first.status == 200 and first.body["next_cursor"], first.body
+    real = first.body["next_cursor"]
+    doc = json.loads(base64.urlsafe_b64decode(real))
+    assert api.get("/v1/rounds", query=f"limit=1&cursor={real}").status == 200
+    table_id = shoe_id.rsplit("_s", 1)[0]
+    forged = [
+        "x", "", "%00", _cursor([1, 2]), _cursor({"q": doc["q"]}),
+        _cursor("[" * 200),
+        base64.urlsafe_b64encode(b"[" * 300).decode(),
+        _cursor({**doc, "p": [0, "garbage"]}),
+        _cursor({**doc, "p": [10**6, f"{table_id}#000001#00001"]}),
+        _cursor({**doc, "p": [-1, f"{table_id}#000001#00001"]}),
+        _cursor({**doc, "p": [0, "#" * 300]}),
+        _cursor({**doc, "p": [0, f"{table_id}#x#y"]}),
+        _cursor({**doc, "p": [0, "tbl_" + "z" * 16 + "#000001#00001" + "#" * 5]}),
+        _cursor({**doc, "p": [0, "A" * 300]}),
+        _cursor({**doc, "p": ["a", "b"]}),
+        _cursor({**doc, "p": [0]}),
+        _cursor({**doc, "d": "9999-99-99"}),
+        real[:-4] + "AAAA",
+    ]  # fmt: skip
+    for cursor in forged:
+        r = api.get("/v1/rounds", query=f"limit=1&cursor={cursor}")
+        assert (r.status, r.error["code"]) == (422, "invalid_cursor"), (cursor, r.body)
+
+
+@pytest.mark.parametrize("reserved", ["System", "HOUSE", "House", "Player_Banker", "pLaYeR_bAnKeR"])
+def test_a_reserved_id_is_reserved_whatever_its_case(api: Api, reserved: str) -> None:
+    body = {"profile": "bid-squeeze", "tier": "bid-squeeze-standard", "banking": "house"}
+    t = api.post("/v1/tables", body).body["table_id"]
+    seat = {"bettor_id": reserved, "balance": 50_000, "level": 1}
+    for method, path, payload in [
+        ("PUT", f"/v1/tables/{t}/seats/1", seat),
+        ("PUT", f"/v1/tables/{t}/watchers/{reserved}", None),
+        ("PUT", f"/v1/tables/{t}/banker", {"bettor_id": reserved, "balance": 50_000}),
+    ]:
+        r = api.call(method, path, payload)
+        assert_envelope(r, 400, "invalid_request")
+        assert "reserved" in r.error["message"], r.body
+    assert api.get(f"/v1/tables/{t}/state").body["seq"] == 0
+
+
+# --- the invariant: no generated query or body is ever answered 5xx -----------------------------
+
+_SLOW = hypothesis_settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_DAYISH = st.from_regex(r"\A\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z)?\Z")
+
+
+@_SLOW
+@given(
+    params=st.dictionaries(
+        st.sampled_from(["from", "to", "cursor", "limit", "status", "table_id"]),
+        st.text(max_size=40) | _DAYISH,
+    )
+)
+def test_no_rounds_query_is_answered_5xx(api: Api, params: dict[str, str]) -> None:
+    r = api.get("/v1/rounds", query=urlencode(params))
+    assert r.status < 500, (params, r.body)
+
+
+@_SLOW
+@given(body=_JSON, route=st.sampled_from(["close", "deal", "watch", "spectate", "seat"]))
+def test_no_json_body_is_answered_5xx(api: Api, body: Any, route: str) -> None:
+    table = api.post("/v1/tables", {"profile": "bid-squeeze", "tier": "bid-squeeze-standard",
+                                    "banking": "house"}).body["table_id"]  # fmt: skip
+    shoe = f"{table}_s1"
+    method, path = {
+        "close": ("POST", f"/v1/shoes/{shoe}/close"),
+        "deal": ("POST", f"/v1/shoes/{shoe}/rounds"),
+        "watch": ("PUT", f"/v1/tables/{table}/watchers/wendy"),
+        "spectate": ("PUT", f"/v1/tables/{table}/spectators/sam"),
+        "seat": ("PUT", f"/v1/tables/{table}/seats/1"),
+    }[route]
+    r = api.call(method, path, raw_body=json.dumps(body))
+    assert r.status < 500, (route, body, r.body)

@@ -16,14 +16,21 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from fastapi.routing import APIRoute
 from support.stack import TABLE_NAMES, Api, Response, Stack, star_city_bets
 
 from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb.codec import unpack
 from baccarat_api.adapters.dynamodb.keys import idempotency_pk
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+from baccarat_api.http.app import create_app
+from baccarat_api.http.idempotency import IDEM_ERRORS, idempotency_request
+from baccarat_api.http.routers import all_routers
 from baccarat_api.ids import parse_round_id
+from baccarat_api.ports.records import WebhookFailure
 from baccarat_api.ports.repository import Snapshot
+from baccarat_api.ports.webhooks import Sent
+from baccarat_api.ports.writes import Put
 from baccarat_api.service.idempotency import RETENTION_SECONDS
 from baccarat_dev.template import load
 
@@ -49,6 +56,17 @@ def new_shoe(api: Api) -> tuple[str, str]:
     return table_id, shoe_id
 
 
+class _Up:
+    """A webhook receiver that takes every POST (2xx), counting them."""
+
+    def __init__(self) -> None:
+        self.posts = 0
+
+    def post(self, url: str, body: bytes, headers: dict[str, str]) -> Sent:
+        self.posts += 1
+        return Sent(204)
+
+
 def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
     """POST route → a call of it with a given key."""
     table_id, shoe_id = new_shoe(api)
@@ -57,6 +75,18 @@ def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
     round_a = api.post(f"/v1/shoes/{open_shoe}/rounds", {"bets": star_city_bets()}).body["round_id"]
     round_b = api.post(f"/v1/shoes/{open_shoe}/rounds", {"bets": star_city_bets()}).body["round_id"]
     _, to_close = new_shoe(api)
+    booked, _ = new_shoe(api)
+    api.call("PUT", f"/v1/tables/{booked}/seats/3", {"bettor_id": "alice", "balance": 50_000})
+    _, squeezed_shoe = new_shoe(api)
+    squeezed = api.post(f"/v1/shoes/{squeezed_shoe}/rounds", {"bets": star_city_bets()}).body
+    banked = api.post("/v1/tables", {**TABLE, "banking": "player_banker"}).body["table_id"]
+    api.call("PUT", f"/v1/tables/{banked}/banker", {"bettor_id": "pat", "balance": 35_000})
+    # a parked delivery (as 24 h of failures leave it) of the table's first event
+    api.call("PUT", "/v1/webhook", {"url": "https://example.com/hook"})
+    parked = WebhookFailure("operator-a", f"{table_id}:1", table_id, 1, 40, "", "", "HTTP 500")
+    rt = runtime.get_runtime()
+    rt.repo.transact("park", [Put(parked)])
+    rt.__dict__["sender"] = _Up()
     return {
         "create table": lambda k: api.post("/v1/tables", TABLE, headers=key(k)),
         "commit shoe": lambda k: api.post(
@@ -70,12 +100,58 @@ def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
             f"/v1/rounds/{round_b}/void", {"reason": "misdeal"}, headers=key(k)
         ),
         "close": lambda k: api.post(f"/v1/shoes/{to_close}/close", headers=key(k)),
+        "open betting": lambda k: api.post(f"/v1/tables/{booked}/betting", headers=key(k)),
+        "reveal": lambda k: api.post(
+            f"/v1/rounds/{squeezed['round_id']}/reveal",
+            {"bettor_id": "alice", "step": "initial"},
+            headers=key(k),
+        ),
+        "urge": lambda k: api.post(
+            f"/v1/tables/{banked}/urge", {"bettor_id": "pat"}, headers=key(k)
+        ),
+        "webhook retry": lambda k: api.post(
+            f"/v1/webhook/failures/{table_id}:1/retry", headers=key(k)
+        ),
     }
 
 
-@pytest.mark.parametrize(
-    "route", ["create table", "commit shoe", "deal", "settle", "void", "close"]
-)
+#: Each POST of the API (its operation id) → its call in :func:`_routes`.
+POSTS = {
+    "create_table": "create table",
+    "commit_shoe": "commit shoe",
+    "deal_round": "deal",
+    "settle_round": "settle",
+    "void_round": "void",
+    "close_shoe": "close",
+    "open_betting": "open betting",
+    "reveal_cards": "reveal",
+    "urge": "urge",
+    "retry_webhook_failure": "webhook retry",
+}
+
+
+def test_every_post_route_of_the_app_takes_an_idempotency_key() -> None:
+    """Issue 23 item 9: four POSTs ignored the header the docs promise on every POST. Every
+    POST route of the app (its routes, as FastAPI has them) reads the key and documents it and
+    its errors — and is one of the routes the replay tests below call: a new POST fails here
+    until it honours the key and is tested."""
+    app = create_app(*all_routers())
+    posts = {
+        r.operation_id: r for r in app.routes if isinstance(r, APIRoute) and "POST" in r.methods
+    }
+    assert set(posts) == set(POSTS), "a POST the replay tests do not cover"
+    schema = app.openapi()["paths"]
+    for op, route in posts.items():
+        calls = {d.call for d in route.dependant.dependencies}
+        assert idempotency_request in calls, f"{op} ignores the Idempotency-Key"
+        doc = schema[route.path]["post"]
+        headers = [p["name"] for p in doc.get("parameters", []) if p["in"] == "header"]
+        assert headers == ["Idempotency-Key"], op
+        for code in IDEM_ERRORS:
+            assert any(code in json.dumps(r) for r in doc["responses"].values()), (op, code)
+
+
+@pytest.mark.parametrize("route", list(POSTS.values()))
 def test_a_retry_with_the_same_key_returns_the_original_response_even_after_a_cold_start(
     api: Api, stack: Stack, route: str
 ) -> None:
@@ -89,10 +165,46 @@ def test_a_retry_with_the_same_key_returns_the_original_response_even_after_a_co
     assert (again.status, again.body) == (first.status, first.body)
     assert again.headers["idempotent-replayed"] == "true"
     assert again.headers["content-length"] == first.headers["content-length"]  # byte for byte
+    sender = runtime.get_runtime().__dict__.get("sender")
     runtime.reset()  # a cold start: nothing in memory, the record is in DynamoDB
+    if sender is not None:
+        runtime.get_runtime().__dict__["sender"] = sender
     cold = call(f"{route}-1")
     assert (cold.status, cold.body) == (first.status, first.body)
     assert items(stack) == state, "a replay changed the state"
+    if route == "webhook retry":
+        assert isinstance(sender, _Up) and sender.posts == 1  # the parked event was POSTed once
+    other = api.post("/v1/tables", {**TABLE, "banking": "player_banker"}, headers=key(f"{route}-1"))
+    assert (other.status, other.error["code"]) == (422, "idempotency_key_reused")
+    assert items(stack) == state
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "other"),
+    [
+        ("/v1/tables/{banked}/urge", {"bettor_id": "pat"}, {"bettor_id": "sue"}),
+        (
+            "/v1/rounds/{round_id}/reveal",
+            {"bettor_id": "alice", "step": "initial"},
+            {"bettor_id": "bob", "step": "initial"},
+        ),
+    ],
+)
+def test_the_same_key_with_another_body_is_refused_on_the_table_routes(
+    api: Api, stack: Stack, path: str, body: dict[str, Any], other: dict[str, Any]
+) -> None:
+    """The same key on the same route with another body: 422 ``idempotency_key_reused``, and
+    nothing written (the other body alone would be refused otherwise, or pressed again)."""
+    banked = api.post("/v1/tables", {**TABLE, "banking": "player_banker"}).body["table_id"]
+    api.call("PUT", f"/v1/tables/{banked}/banker", {"bettor_id": "pat", "balance": 35_000})
+    _, shoe = new_shoe(api)
+    round_id = api.post(f"/v1/shoes/{shoe}/rounds", {"bets": star_city_bets()}).body["round_id"]
+    url = path.format(banked=banked, round_id=round_id)
+    assert api.post(url, body, headers=key("k")).status == 200
+    state = items(stack)
+    again = api.post(url, other, headers=key("k"))
+    assert (again.status, again.error["code"]) == (422, "idempotency_key_reused")
+    assert items(stack) == state
 
 
 def test_the_same_key_with_another_request_is_refused(api: Api, stack: Stack) -> None:

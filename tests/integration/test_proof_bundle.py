@@ -285,3 +285,12 @@ def test_voided_rounds_keep_their_cards_in_the_proof_also_after_the_end(api: Api
     assert iv["voided_player_net"] == sum(
         sum(v["void"]["replaced"]["nets"].values()) for v in (before.body, after.body)
     )
+
+
+def test_a_malformed_fairness_cursor_is_422_invalid_cursor_like_every_cursor(api: Api) -> None:
+    """Issue 23 item 16: the three cursors (the feed's after, /v1/rounds' and the fairness
+    summary's cursor) answer a malformed value alike: 422 invalid_cursor."""
+    table_id = new_table(api)
+    for garbage in ("garbage", "0", "1234567"):
+        bad = api.get(f"/v1/tables/{table_id}/fairness", query=f"cursor={garbage}", key=None)
+        assert (bad.status, bad.error["code"]) == (422, "invalid_cursor"), garbage

@@ -30,7 +30,10 @@ from support.stack import (
 #: bettor ids, balances and personal limits that occur nowhere but in the requests
 ALICE, BOB, CAROL, PB = "zq-secret-alice", "zq-secret-bob", "zq-secret-carol", "zq-secret-pb"
 BALANCE, PB_BALANCE, PERSONAL = 987_654_300, 876_543_200, 4_321_700
-SECRETS = [ALICE, BOB, CAROL, PB, str(BALANCE), str(PB_BALANCE), str(PERSONAL), "zq-secret"]
+#: a personal limit entered at the spectator route: within the tier's own (banker ≤ 500,000)
+ENTERED = 432_117
+SECRETS = [ALICE, BOB, CAROL, PB, str(BALANCE), str(PB_BALANCE), str(PERSONAL), str(ENTERED),
+           "zq-secret"]  # fmt: skip
 #: member names that would carry them (``seated_min_level``, ``bettor_min_balance`` … of the
 #: published table configuration are the table's rules, not a bettor's)
 PRIVATE_KEYS = re.compile(r'"(bettor_id|balance|balances_after|level|personal_limits|eligibility)"')
@@ -162,8 +165,8 @@ def test_no_public_answer_names_a_bettor_of_a_live_table(
     if banking == "player_banker":
         ok("PUT", f"{t}/banker", {"bettor_id": PB, "balance": PB_BALANCE})
     else:  # bid-squeeze: a spectator with personal limits
-        ok("PUT", f"{t}/spectators/{CAROL}",
-           {"balance": BALANCE, "personal_limits": {"tie": PERSONAL}})  # fmt: skip
+        limits = {"banker": {"min": 1000, "max": ENTERED}}
+        ok("PUT", f"{t}/spectators/{CAROL}", {"balance": BALANCE, "personal_limits": limits})
     rounds = []
     for n in (1, 2):
         ok("POST", f"{t}/betting")
@@ -173,7 +176,7 @@ def test_no_public_answer_names_a_bettor_of_a_live_table(
         if banking == "house":
             ok("PUT", f"{t}/bets/{CAROL}", {"bets": [{"type": "tie", "amount": 1000}]})
             ok("DELETE", f"{t}/bets/{CAROL}")
-        else:
+        elif n == 1:  # one press (a second within 5 s is the table's urge_cooldown)
             ok("POST", f"{t}/urge", {"bettor_id": PB})
         dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"from_book": True})
         assert dealt.status == 201, dealt.body

@@ -352,7 +352,7 @@ def test_a_webhook_put_on_a_stale_read_loses(
     vault = MemoryVault()
     webhooks.set_webhook(repo, vault, OP, "https://example.com/old")
     as_read = repo.get_webhook(OP)
-    monkeypatch.setattr(repo, "get_webhook", lambda operator_id: as_read)
+    monkeypatch.setattr(repo, "get_webhook", lambda operator_id, **_: as_read)
     winner = webhooks.set_webhook(repo, vault, OP, "https://example.com/a")
     with pytest.raises(DomainError) as refused:
         webhooks.set_webhook(repo, vault, OP, "https://example.com/b")

@@ -29,12 +29,14 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "GET /v1/shoes/{shoe_id}": (1, 0),
     "POST /v1/shoes/{shoe_id}/close": (2, 1),
     # the first read after the proof became final finalises it, once: the page read
-    # (BatchGetItem), OpenRounds (Query), the shoe and its rounds (Query), the page (PutItem:
-    # one per part), the manifest (TransactWriteItems); KMS: the signing key's public half
-    # (once per container) and one Sign (the ref key is cached from the deals)
-    "GET /v1/shoes/{shoe_id}/proof (finalises)": (5, 2),
+    # (BatchGetItem), OpenRounds (Query), the shoe and its rounds (Query), the signing key's
+    # history record (UpdateItem), the page (PutItem: one per part), the manifest
+    # (TransactWriteItems); KMS: the signing key's public half (once per container) and one
+    # Sign (the ref key is cached from the deals)
+    "GET /v1/shoes/{shoe_id}/proof (finalises)": (6, 2),
     "GET /v1/shoes/{shoe_id}/proof": (1, 0),  # final: one BatchGetItem, no KMS
-    "GET /v1/signing-keys": (0, 0),  # the public key, cached per container
+    # every key that ever signed (one Query); the current key's public half cached per container
+    "GET /v1/signing-keys": (1, 0),
     # the public partition (+ a Query of the latest shoe while it is open: issue 23)
     "GET /v1/tables/{table_id}/fairness": (1, 0),
     # with an Idempotency-Key the record rides along (BatchGetItem with the item's read,
@@ -159,6 +161,7 @@ def test_round_trips_per_route_on_a_warm_container(api: Api, calls: Calls) -> No
     assert counted["GET /v1/shoes/{shoe_id}/proof (finalises)"][2] == {
         "BatchGetItem": 1,
         "Query": 2,
+        "UpdateItem": 1,  # the signing key's history record, before the signature
         "PutItem": 1,
         "TransactWriteItems": 1,
     }

@@ -202,7 +202,8 @@ def test_a_slip_is_confirmed_replaced_cancelled_and_refused_from_closes_at(
     slip = f"/v1/tables/{t}/bets/alice"
     put(api, slip, {"bets": BANKER})
     replaced = put(api, slip, {"bets": [{"type": "player", "amount": 2000}]})
-    assert replaced["seats"]["4"]["bets"] == [{"type": "player", "amount": 2000}]
+    new_line = {"type": "player", "amount": 2000, "order": replaced["seats"]["4"]["order"]}
+    assert replaced["seats"]["4"]["bets"] == [new_line]  # a changed line: this confirmation
     urged = api.post(f"/v1/tables/{t}/urge", {"bettor_id": "pat"})
     assert urged.body["round_id"] == f"{window['shoe_id']}_r1"
     assert api.call("DELETE", slip).body["seats"] == {}
@@ -214,7 +215,8 @@ def test_a_slip_is_confirmed_replaced_cancelled_and_refused_from_closes_at(
     cancel = api.call("DELETE", slip)
     assert (cancel.status, cancel.error["code"]) == (409, "betting_closed")
     now = state(api, t)
-    assert now["phase"] == "closed" and now["book"]["seats"]["4"]["bets"] == BANKER
+    lines = [{"type": b["type"], "amount": b["amount"]} for b in now["book"]["seats"]["4"]["bets"]]
+    assert now["phase"] == "closed" and lines == BANKER
     types = [e["type"] for e in events(api, t)]
     assert types[-5:] == ["bet_placed", "bet_placed", "urge", "bet_cancelled", "bet_placed"]
 
@@ -369,3 +371,142 @@ def test_after_an_explicit_deal_no_seat_shows_an_earlier_windows_bets(api: Api) 
     assert now["book"] == empty
     settle(api, second.body["round_id"])
     assert api.post(f"/v1/tables/{t}/betting").status == 200  # the table's own window again
+
+
+def test_a_balance_reported_below_the_minimum_removes_the_bettor_as_a_settlement_does(
+    api: Api,
+) -> None:
+    """Seed 000: ※ 玩家及荷官星幣金額不足底限時，系統將自動踢除 — a balance the operator reports
+    below the tier's minimum for someone already seated (900 < 1,000; the player-banker's 30,000
+    < 35,000) or spectating removes them (reason ``balance``, their waiting slip cancelled), the
+    answer saying so: they can no longer stake on the old balance."""
+    t = table(api, banking="player_banker")
+    shoe(api, t)
+    put(api, f"/v1/tables/{t}/banker", {"bettor_id": "pat", "balance": 40_000})
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000})
+    put(api, f"/v1/tables/{t}/seats/2", {"bettor_id": "bob", "balance": 50_000})
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": BANKER})
+    before = state(api, t)["seq"]
+    poor = put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 900})
+    assert poor["removed"] == {"bettor_id": "alice", "where": "seat 1", "reason": "balance",
+                               "limit": 1000, "attempted": 900}  # fmt: skip
+    assert "1" not in poor["seats"]
+    feed = [(e["type"], e["data"]) for e in events(api, t, before)]
+    assert feed == [
+        ("seat_vacated", {"seat": 1, "bettor_id": "alice", "reason": "balance"}),
+        ("bet_cancelled", {"round_number": 1, "bettor_id": "alice"}),
+    ]
+    stake = api.call("PUT", f"/v1/tables/{t}/bets/alice", {"bets": BANKER})
+    assert (stake.status, stake.error["code"]) == (409, "not_at_table")
+    broke = put(api, f"/v1/tables/{t}/banker", {"bettor_id": "pat", "balance": 30_000})
+    assert broke["banker"] is None and broke["removed"] == {
+        "bettor_id": "pat", "where": "banker", "reason": "balance", "limit": 35_000,
+        "attempted": 30_000,
+    }  # fmt: skip
+    assert events(api, t)[-1]["type"] == "banker_left"
+    assert events(api, t)[-1]["data"] == {"bettor_id": "pat", "reason": "balance"}
+    # the same report again: they are not there, so it is a new place asked for — refused
+    again = api.call("PUT", f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 900})
+    assert (again.status, again.error["code"]) == (422, "below_min_balance")
+    assert (
+        put(api, f"/v1/tables/{t}/seats/2", {"bettor_id": "bob", "balance": 60_000})["removed"]
+        is None
+    )
+
+
+def test_a_spectator_reported_below_the_minimum_is_removed(api: Api) -> None:
+    t = table(api, profile="bid-squeeze", tier="bid-squeeze-standard")
+    shoe(api, t)
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000, "level": 1})
+    put(api, f"/v1/tables/{t}/spectators/sam", {"balance": 50_000})
+    before = state(api, t)["seq"]
+    out = put(api, f"/v1/tables/{t}/spectators/sam", {"balance": 1})
+    assert out["spectators"] == {} and out["removed"]["where"] == "spectator"
+    assert out["removed"]["reason"] == "balance" and out["removed"]["attempted"] == 1
+    assert [(e["type"], e["data"]) for e in events(api, t, before)] == [
+        ("spectator_left", {"bettor_id": "sam", "reason": "balance"})
+    ]
+
+
+def test_re_confirming_a_slip_keeps_an_unchanged_lines_time_for_the_squeeze(api: Api) -> None:
+    """Seed 001 咪牌（競咪）3: equal stakes — the earlier bet squeezes. Alice confirms Banker 5,000
+    before Bob's equal Banker; she then re-confirms adding a Tie: her Banker line is unchanged,
+    so it keeps its time and she still squeezes the Banker hand. A changed line is a new
+    confirmation: in the next round she changes her Banker stake and back, and Bob squeezes."""
+    t = table(api, profile="bid-squeeze", tier="bid-squeeze-standard")
+    s = shoe(api, t)
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "bob", "balance": 50_000, "level": 1})
+    put(api, f"/v1/tables/{t}/seats/2", {"bettor_id": "alice", "balance": 50_000, "level": 1})
+    banker = {"type": "banker", "amount": 5000}
+    tie = {"type": "tie", "amount": 1000}
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": [banker]})
+    put(api, f"/v1/tables/{t}/bets/bob", {"bets": [banker]})
+    book = put(api, f"/v1/tables/{t}/bets/alice", {"bets": [banker, tie]})
+    dealt = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
+    assert dealt.status == 201, dealt.body
+    assert dealt.body["squeeze"]["banker"] == "alice"
+    assert [(b["bettor_id"], b["type"]) for b in dealt.body["bets"]] == [
+        ("alice", "banker"), ("bob", "banker"), ("alice", "tie"),
+    ]  # fmt: skip
+    alice, bob = book["seats"]["2"]["bets"], book["seats"]["1"]["bets"]
+    assert alice[0]["order"] < bob[0]["order"] < alice[1]["order"]
+    assert book["seats"]["2"]["order"] == alice[1]["order"]  # the slip: its latest confirmation
+    settle(api, dealt.body["round_id"])
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": [banker, tie]})
+    put(api, f"/v1/tables/{t}/bets/bob", {"bets": [banker]})
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": [{"type": "banker", "amount": 6000}, tie]})
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": [tie, banker]})  # lines in another order
+    again = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
+    assert again.status == 201, again.body
+    assert again.body["squeeze"]["banker"] == "bob"
+    assert [(b["bettor_id"], b["type"]) for b in again.body["bets"]] == [
+        ("alice", "tie"), ("bob", "banker"), ("alice", "banker"),
+    ]  # fmt: skip
+
+
+def test_personal_limits_are_a_range_checked_where_they_are_entered(api: Api) -> None:
+    """Seed 001 下注限紅 2 (旁觀下注: the intersection of the bettor's personal limits, 個人限紅,
+    and the table's): a personal limit is a min–max range per bet type, or a maximum alone (the
+    earlier form). One that no bet could meet — 0, negative, min above max, outside the tier's
+    own range — is refused where it is entered, not by every later slip of that spectator."""
+    t = table(api, profile="bid-squeeze", tier="bid-squeeze-standard")
+    s = shoe(api, t)
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000, "level": 1})
+    path = f"/v1/tables/{t}/spectators/sam"
+    before = state(api, t)["seq"]
+    for bad in (
+        {"banker": 0},
+        {"banker": -5},
+        {"banker": {"min": 5000, "max": 1000}},
+        {"banker": {"min": 0}},
+        {"banker": {"max": 600_000}},  # above the tier's 500,000
+        {"tie": {"min": 100}},  # below the tier's 500
+    ):
+        out = api.call("PUT", path, {"balance": 50_000, "personal_limits": bad})
+        assert (out.status, out.error["code"]) == (422, "invalid_personal_limit"), (bad, out.body)
+        assert out.error["details"]["bet_type"] == next(iter(bad))
+    for bad_shape in ({"baccarat": 1000}, {"banker": {}}, {"banker": {"min": 1000, "x": 1}}):
+        out = api.call("PUT", path, {"balance": 50_000, "personal_limits": bad_shape})
+        assert (out.status, out.error["code"]) == (400, "invalid_request"), bad_shape
+    assert state(api, t)["seq"] == before and state(api, t)["spectators"] == {}
+    limits = {"banker": {"min": 2000, "max": 5000}, "tie": 1000}
+    joined = put(api, path, {"balance": 50_000, "personal_limits": limits})
+    assert joined["spectators"]["sam"]["personal_limits"] == limits
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    slip = f"/v1/tables/{t}/bets/sam"
+    low = api.call("PUT", slip, {"bets": [{"type": "banker", "amount": 1000}]})
+    assert (low.status, low.error["code"]) == (422, "below_personal_limit")
+    assert (low.error["details"]["limit"], low.error["details"]["attempted"]) == (2000, 1000)
+    high = api.call("PUT", slip, {"bets": [{"type": "banker", "amount": 6000}]})
+    assert (high.status, high.error["code"]) == (422, "above_personal_limit")
+    over_tie = api.call("PUT", slip, {"bets": [{"type": "tie", "amount": 1500}]})
+    assert (over_tie.status, over_tie.error["code"]) == (422, "above_personal_limit")
+    put(api, slip, {"bets": [{"type": "banker", "amount": 3000}, {"type": "tie", "amount": 1000}]})
+    dealt = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
+    assert dealt.status == 201, dealt.body
+    # a locked bet keeps the personal limit that bound it: its own type's
+    locked = {b["type"]: b["personal_limits"] for b in dealt.body["bets"]}
+    assert locked == {"banker": {"banker": limits["banker"]}, "tie": {"tie": 1000}}

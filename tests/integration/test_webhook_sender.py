@@ -63,7 +63,11 @@ def test_a_receiver_on_a_private_address_is_not_posted_to(
      # IPv6 forms of private IPv4 addresses Python 3.11's is_global calls global: NAT64
      # (an AWS IPv6 subnet's NAT64 reaches the VPC's 10.x), 6to4, IPv4-compatible; site-local
      "64:ff9b::a00:8", "64:ff9b::a9fe:a9fe", "64:ff9b:1::a00:8", "2002:a9fe:a9fe::1",
-     "2002:a00:8::1", "::a9fe:a9fe", "::7f00:1", "fec0::1"],
+     "2002:a00:8::1", "::a9fe:a9fe", "::7f00:1", "fec0::1",
+     # IPv4-translated ::ffff:0:a.b.c.d (SIIT: a translator decides where, like NAT64), and
+     # the IETF protocol assignments 192.0.0.0/24 (3.11's is_global calls 192.0.0.8 global)
+     "::ffff:0:a00:8", "::ffff:0:a9fe:a9fe", "::ffff:0:5db8:d822", "192.0.0.8", "192.0.0.1",
+     "192.0.0.255", "::ffff:192.0.0.8"],
 )  # fmt: skip
 def test_a_host_resolving_to_a_non_public_address_is_refused_before_connecting(
     monkeypatch: pytest.MonkeyPatch, address: str

@@ -124,3 +124,20 @@ def test_every_event_arrives_signed_and_in_order_through_failures(
         assert seqs == list(range(1, len(seqs) + 1)), table
     assert len(received) > len(seen)  # the one that hung was delivered twice
     assert repo.webhook_failures(OP, 10) == []
+
+
+def test_a_webhook_removed_can_be_set_again_over_dynamodb_local(dynamodb_local_api: Any) -> None:
+    """Issue 23 item 7, on the real engine through WebhooksFunction's handler: after a DELETE
+    a PUT answered 409 ``concurrent_update`` for ever (an if-absent Put of the removed item's
+    key). Now every PUT after a DELETE answers a new secret, and the webhook is set."""
+    api = dynamodb_local_api
+    assert api.call("PUT", "/v1/webhook", {"url": "https://example.com/a"}).status == 200
+    for n in range(3):
+        assert api.call("DELETE", "/v1/webhook").status == 204
+        assert api.call("DELETE", "/v1/webhook").status == 404  # removed: nothing to remove
+        put = api.call("PUT", "/v1/webhook", {"url": f"https://example.com/b{n}"})
+        assert put.status == 200, put.body
+        assert put.body["url"] == f"https://example.com/b{n}"
+        replaced = api.call("PUT", "/v1/webhook", {"url": f"https://example.com/c{n}"})
+        assert replaced.status == 200 and replaced.body["secret"] != put.body["secret"]
+    assert api.get("/v1/webhook/failures").status == 200

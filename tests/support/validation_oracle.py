@@ -144,10 +144,11 @@ def _check_role_and_seat(table: TableConfig, i: int, bet: Bet) -> None:
             )
         if bet.seat is not None:
             raise _refuse(Refusal.SPECTATOR_HAS_SEAT, "a spectator bet has no seat", i, bet)
-        if not _valid_personal_limits(bet.personal_limits):
+        if not _valid_personal_limits(bet.personal_limits, bet.personal_minimums):
             raise _refuse(
                 Refusal.INVALID_PERSONAL_LIMIT,
-                "personal limits map bet types to non-negative integers",
+                "personal limits map bet types to positive amounts, a minimum not above the "
+                "maximum",
                 i,
                 bet,
             )
@@ -168,11 +169,13 @@ def _check_role_and_seat(table: TableConfig, i: int, bet: Bet) -> None:
 _ALL_BETS = frozenset(BetType)
 
 
-def _valid_personal_limits(limits: Mapping[BetType, int]) -> bool:
-    for key, value in limits.items():
-        if not isinstance(key, str) or key not in _ALL_BETS or _not_int(value) or value < 0:
-            return False
-    return True
+def _valid_personal_limits(limits: Mapping[BetType, int], minima: Mapping[BetType, int]) -> bool:
+    """個人限紅 is a range: positive whole bounds of known types, no minimum above its maximum."""
+    for bounds in (limits, minima):
+        for key, value in bounds.items():
+            if not isinstance(key, str) or key not in _ALL_BETS or _not_int(value) or value <= 0:
+                return False
+    return not any(key in limits and low > limits[key] for key, low in minima.items())
 
 
 # --- each bettor's bets together ------------------------------------------------------------
@@ -199,7 +202,10 @@ def _check_bettor(table: TableConfig, lines: _Lines) -> None:
 
 
 def _identity(bet: Bet) -> tuple[object, ...]:
-    return (bet.role, bet.seat, bet.balance, bet.level, dict(bet.personal_limits))
+    return (
+        bet.role, bet.seat, bet.balance, bet.level, dict(bet.personal_limits),
+        dict(bet.personal_minimums),
+    )  # fmt: skip
 
 
 def _check_consistent(lines: _Lines) -> None:
@@ -272,6 +278,16 @@ def _area_max(table: TableConfig, bet: Bet) -> tuple[int, Refusal]:
     return table_max, Refusal.ABOVE_AREA_LIMIT
 
 
+def _area_min(table: TableConfig, bet: Bet) -> tuple[int, Refusal]:
+    """The minimum of ``bet``'s area for this bettor: the table's, or for a spectator with a
+    higher personal minimum, theirs (the overlap of two ranges)."""
+    table_min = table.tier.limit(BetType(bet.type)).min
+    personal = bet.personal_minimums.get(BetType(bet.type)) if bet.role is Role.SPECTATOR else None
+    if personal is not None and personal > table_min:
+        return personal, Refusal.BELOW_PERSONAL_LIMIT
+    return table_min, Refusal.BELOW_MIN_BET
+
+
 def _check_areas(table: TableConfig, lines: _Lines) -> None:
     """Per bettor per area, summed over the round: at least the area's minimum, at most its
     maximum (star-city: Tie and each Pair ≤ 10 units, Banker/Player ≤ 50 units)."""
@@ -291,11 +307,11 @@ def _check_areas(table: TableConfig, lines: _Lines) -> None:
                 attempted=totals[bet.type],
             )
     for bet_type, total in totals.items():
-        minimum = table.tier.limit(bet_type).min
+        i, bet = last[bet_type]
+        minimum, code = _area_min(table, bet)
         if total < minimum:
-            i, bet = last[bet_type]
             raise _refuse(
-                Refusal.BELOW_MIN_BET,
+                code,
                 f"at least {minimum} on {bet_type}",
                 i,
                 bet,

@@ -25,8 +25,9 @@ def bettor(n: int, prefix: str = "b") -> str:
     return head + ("x@-_." * 13)[: MAX_ID_LENGTH - len(head)]
 
 
-def _limits() -> dict[str, int]:
-    return dict.fromkeys(ALL_TYPES, MAX_MONEY)
+def _limits() -> dict[str, Any]:
+    """Personal limits on every bet type, a range each (a locked bet keeps its own type's)."""
+    return {t: {"min": 100, "max": MAX_MONEY} for t in ALL_TYPES}
 
 
 def worst_bets(profile: str, tier: dict[str, Any]) -> list[dict[str, Any]]:

@@ -633,10 +633,11 @@ def test_a_full_book_is_one_dealable_round_and_the_live_item_stays_small() -> No
     limits = dict.fromkeys(kinds_, 10**15)
     at = "2026-01-01T00:00:00.000Z"
     lines_ = [{"type": k, "amount": 10**15} for k in kinds_]
+    orders = [10**12 - n for n in range(lines)]  # each line confirmed apart (the largest seqs)
     book = {b: {"role": "seated", "seat": int(s), "bets": lines_, "placed_at": at,
-                "order": 10**12} for s, b in seated.items()}  # fmt: skip
+                "orders": orders, "order": 10**12} for s, b in seated.items()}  # fmt: skip
     book |= {b: {"role": "spectator", "seat": None, "bets": lines_, "placed_at": at,
-                 "order": 10**12} for b in spectators}  # fmt: skip
+                 "orders": orders, "order": 10**12} for b in spectators}  # fmt: skip
     live = LiveRecord(
         OP, "tbl_" + "a" * 16, 10**12 - 1, at,
         seats={s: {"bettor_id": b, "balance": 10**15, "level": 10_000} for s, b in seated.items()},

@@ -249,7 +249,14 @@ def test_a_full_tables_live_item_stays_under_one_write_unit(game: Game) -> None:
     }
     bets = [{"type": "banker", "amount": 2000}, {"type": "tie", "amount": 100}]
     book = {
-        f"player-{n}": {"role": "seated", "seat": n, "bets": bets, "placed_at": at, "order": n}
+        f"player-{n}": {
+            "role": "seated",
+            "seat": n,
+            "bets": bets,
+            "placed_at": at,
+            "orders": [n, n + 7],
+            "order": n + 7,
+        }
         for n in range(1, 8)
     }
     window = {"shoe_id": "tbl_aaaaaaaaaaaaaaaa_s1", "round_number": 12, "opened_at": at,

@@ -162,3 +162,23 @@ def test_the_live_state_item_at_its_largest_fits_with_margin() -> None:
     size = item_size(to_item(live))
     print(f"live-state item at its largest: {size} bytes")
     assert size < DYNAMODB_ITEM_BYTES // 10
+
+
+def test_a_balance_refusal_never_sends_the_bettor_to_the_spectators(game: Game) -> None:
+    """Issue 23 item 16: a spectator refused for balance was told to "join as a spectator" (and
+    so was a seat, though a spectator place needs the same balance). The message names what is
+    needed, and where."""
+    t = new_table(game, **BID)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 1)
+    need = game.repo.get_table(OP, t).config["tier"]["bettor_min_balance"]  # type: ignore[union-attr]
+    for refuse in (
+        lambda: presence.join_spectators(game.repo, OP, t, "sam", need - 1, None),
+        lambda: presence.take_seat(game.repo, OP, t, 2, "sam", need - 1, 1),
+    ):
+        with pytest.raises(DomainError) as err:
+            refuse()
+        assert err.value.code == "below_min_balance"
+        assert "join as a spectator" not in err.value.message
+        assert err.value.message == (
+            f"a balance of at least {need} is needed to bet at this table, seated or as a spectator"
+        )

@@ -312,3 +312,18 @@ def test_rounding_rules(amount: Fraction, floor: int, half_up: int) -> None:
 def test_rounding_applies_to_amounts_received_only() -> None:
     with pytest.raises(ValueError):
         Rounding.FLOOR_HOUSE_FAVOUR.receive(Fraction(-1))
+
+
+def test_every_tiers_notes_state_its_unit_in_its_own_minor_units() -> None:
+    """Issue 23 item 16: the bid-squeeze tiers said "unit 100 = 1.00" beside
+    minor_unit_exponent 0 (no decimals: 100 is 100 coins). A note names the chip's value as
+    the tier's unit in whole minor units, and no decimal amount where there are no decimals."""
+    import re
+
+    raw = json.loads(repo_tiers_path().read_text(encoding="utf-8"))
+    docs = raw["tiers"] if isinstance(raw, dict) else raw
+    for t in docs:
+        notes = t.get("notes", "")
+        assert f"chip 1 = {t['unit']} coins" in notes, (t["id"], notes)
+        if t["minor_unit_exponent"] == 0:
+            assert not re.search(r"\d\.\d", notes), (t["id"], notes)

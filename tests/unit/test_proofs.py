@@ -122,8 +122,9 @@ def test_the_first_read_after_the_end_finalises_once_and_later_reads_are_one_get
     game.repo.calls.clear()
     first = read(game, shoe_id)
     assert game.vault.calls["sign"] == 1
-    # OpenRounds + the shoe's query + the page's put + the manifest transaction
-    assert game.repo.calls == {"batch_get": 1, "query": 2, "write": 1, "transaction": 1}
+    # OpenRounds + the shoe's query + the key's history record + the page's put + the manifest
+    # transaction
+    assert game.repo.calls == {"batch_get": 1, "query": 2, "write": 2, "transaction": 1}
 
     game.repo.calls.clear()
     again = read(game, shoe_id)
@@ -243,14 +244,14 @@ def test_the_fairness_summary_lists_final_shoes_newest_first_with_totals(game: G
     assert rest.totals == first.totals
 
 
-def test_the_fairness_summary_of_an_unknown_table_is_404_and_a_bad_cursor_400(
+def test_the_fairness_summary_of_an_unknown_table_is_404_and_a_bad_cursor_422(
     game: Game,
 ) -> None:
     table_id = new_table(game)
     assert code_of(lambda: proofs.fairness(game.repo, "tbl_aaaaaaaaaaaaaaaa")) == "not_found"
     assert code_of(lambda: proofs.fairness(game.repo, "nonsense")) == "not_found"
     for bad in ("0", "x", "01", "1234567", "٣"):
-        assert code_of(lambda c=bad: proofs.fairness(game.repo, table_id, c)) == "invalid_request"
+        assert code_of(lambda c=bad: proofs.fairness(game.repo, table_id, c)) == "invalid_cursor"
 
 
 def test_a_table_made_before_the_summary_existed_gets_its_totals_at_its_first_final_proof(
@@ -268,10 +269,57 @@ def test_a_table_made_before_the_summary_existed_gets_its_totals_at_its_first_fi
 
 
 def test_the_signing_keys_are_the_vaults_public_key(game: Game) -> None:
-    out = proofs.signing_keys(game.vault).model_dump()
+    out = proofs.signing_keys(game.repo, game.vault).model_dump()
     (jwk,) = out["keys"]
-    assert jwk == game.vault.public_jwk() and jwk["kid"] == proofdoc.jwk_thumbprint(jwk)
-    assert set(jwk) == {"kty", "crv", "x", "y", "kid", "alg", "use"}
+    public = game.vault.public_jwk()
+    assert jwk == {**public, "status": "current", "not_before": None, "not_after": None}
+    assert jwk["kid"] == proofdoc.jwk_thumbprint(jwk)
+
+
+def test_every_key_that_ever_signed_is_served_and_its_proofs_still_verify(game: Game) -> None:
+    """Issue 23 item 6: a key change made every older proof fail (only the current key was
+    served). Every key that ever signed is served, with its validity; each proof verifies with
+    the key it names, and only when its signed_at falls in that key's validity."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    old_id, dealt = ended_shoe(game, close_after=2)
+    settle_all(game, dealt)
+    old_pages = served_pages(game, old_id)
+    old_key = game.vault._key()
+    game.vault.rotate_signing_key()  # a new KMS signing key is deployed
+    new_id, dealt = ended_shoe(game, close_after=3)
+    settle_all(game, dealt)
+    new_pages = served_pages(game, new_id)
+    assert old_pages[0]["signature"]["key_id"] != new_pages[0]["signature"]["key_id"]
+
+    served = json.loads(proofs.signing_keys(game.repo, game.vault).model_dump_json())
+    old_at = old_pages[0]["signature"]["manifest"]["signed_at"]
+    new_at = new_pages[0]["signature"]["manifest"]["signed_at"]
+    assert [(k["kid"], k["status"], k["not_before"], k["not_after"]) for k in served["keys"]] == [
+        (old_pages[0]["signature"]["key_id"], "retired", old_at, old_at),
+        (new_pages[0]["signature"]["key_id"], "current", new_at, None),
+    ]
+    for shoe_id, pages in ((old_id, old_pages), (new_id, new_pages)):
+        verdict = verify(pages, keys=served, signature_check=es256.check, shoe_id=shoe_id)
+        assert verdict.ok, verdict.mismatches
+
+    # the retired key signing after its last recorded signature (a leaked key): not valid then
+    def old_signer(message: bytes) -> bytes:
+        return proofdoc.raw_signature(old_key.sign(message, ec.ECDSA(hashes.SHA256())))
+
+    later = proofdoc.sign(
+        [proofdoc.unsigned(p) for p in old_pages],
+        old_signer,
+        old_pages[0]["signature"]["key_id"],
+        "2999-01-01T00:00:00.000Z",
+    )
+    verdict = verify(later, keys=served, signature_check=es256.check)
+    assert not verdict.ok
+    assert str(verdict.mismatches[0]).startswith(
+        f"signature: signed at 2999-01-01T00:00:00.000Z, outside the validity of key "
+        f"{old_pages[0]['signature']['key_id']}"
+    )
 
 
 def test_the_shoe_of_a_proof_is_read_from_its_operators_partition(game: Game) -> None:

@@ -3,6 +3,8 @@ settlements and voids, and the rounds listing pages through every round exactly 
 
 from __future__ import annotations
 
+import base64
+import json
 from typing import Any
 
 import pytest
@@ -108,6 +110,14 @@ def test_bad_ranges_and_cursors_are_typed_errors(game: Game) -> None:
     assert code(start="2026-01-01", end="2026-03-01") == "invalid_range"
     assert code(start="yesterday") == "invalid_range"
     assert code(cursor="nonsense") == "invalid_cursor"
+    assert code(start="9999-12-31") == "invalid_range"  # its day ends in year 10000
+    play_a_day(game)
+    real = reconciliation.list_rounds(game.repo, OP, limit=1).next_cursor
+    assert real is not None
+    doc = json.loads(base64.urlsafe_b64decode(real))
+    for forged in ([0, "garbage"], [7, doc["p"][1]], [0, doc["p"][1] + "#"], [0, "x" * 300]):
+        cursor = base64.urlsafe_b64encode(json.dumps({**doc, "p": forged}).encode()).decode()
+        assert code(cursor=cursor, limit=1) == "invalid_cursor", forged
     page = reconciliation.list_rounds(game.repo, OP, start="2026-01-01", end="2026-01-03")
     assert page.rounds == [] and page.next_cursor is None
     with pytest.raises(DomainError) as err:

@@ -5,6 +5,7 @@ and the player-banker's urge button. Nothing here touches money or cards."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from baccarat.squeeze import reveal, step_hands, timeline
 from baccarat_api import clock
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import parse_round_id
+from baccarat_api.limits import URGE_COOLDOWN_SECONDS
 from baccarat_api.service import betting, events, presence, reading, squeezing
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.settling import settle_round
@@ -244,6 +246,45 @@ def test_only_the_seated_player_banker_urges(game: Game) -> None:
     out = squeezing.urge(game.repo, OP, table_id, "pat")
     assert (out.round_id, out.seq) == (None, 3)
     assert _feed(game, table_id)[-1] == ("urge", {"bettor_id": "pat", "round_id": None})
+
+
+def test_an_urge_inside_the_tables_cooldown_is_refused_and_writes_nothing(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 item 10: 344 presses in 20 s each wrote a permanent event (and moved the table's
+    seq under every deal, slip and settlement: 409s). A press within URGE_COOLDOWN_SECONDS of
+    the table's last urge is 429 ``urge_cooldown`` with ``retry_after`` (whole seconds until
+    the next press is taken) and writes nothing; the press after it is taken."""
+    table_id = new_table(game, banking="player_banker")
+    presence.take_banker(game.repo, OP, table_id, "pat", 35_000)
+    first = clock.now()
+    monkeypatch.setattr(squeezing, "now", lambda: first)
+    squeezing.urge(game.repo, OP, table_id, "pat")
+    before = _feed(game, table_id)
+    for elapsed_ms, wait in ((0, URGE_COOLDOWN_SECONDS), (1_400, 4), (4_999, 1)):
+        at = clock.at_ms(clock_ms(first) + elapsed_ms)
+        monkeypatch.setattr(squeezing, "now", lambda at=at: at)
+        with pytest.raises(DomainError) as refused:
+            squeezing.urge(game.repo, OP, table_id, "pat")
+        err = refused.value
+        assert (err.code, err.retryable, err.retry_after) == ("urge_cooldown", False, wait)
+        assert err.details == {"retry_after_seconds": wait, "urged_at": first}
+        assert _feed(game, table_id) == before  # nothing written
+    later = clock.at_ms(clock_ms(first) + URGE_COOLDOWN_SECONDS * 1000)
+    monkeypatch.setattr(squeezing, "now", lambda: later)
+    assert squeezing.urge(game.repo, OP, table_id, "pat").seq == len(before) + 1
+    assert [t for t, _ in _feed(game, table_id)].count("urge") == 2
+    other = new_table(game, banking="player_banker")  # the cooldown is the table's own
+    presence.take_banker(game.repo, OP, other, "pat", 35_000)
+    squeezing.urge(game.repo, OP, other, "pat")
+    api_md = (Path(__file__).parents[2] / "docs" / "api.md").read_text()
+    assert f"one press per **{URGE_COOLDOWN_SECONDS} s**" in api_md  # as documented
+
+
+def clock_ms(iso: str) -> int:  # (clock.ms_of, checked against datetime)
+    from datetime import datetime
+
+    return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
 
 
 def test_a_reveal_computed_from_a_round_read_before_the_winners_is_refused(

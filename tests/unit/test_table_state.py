@@ -141,6 +141,7 @@ def test_the_state_at_its_largest_is_small(game: Game) -> None:
     """Measured, not assumed: a bid-squeeze table with every place taken by the longest ids
     (7 seats, the most spectators with personal limits, 200 watchers), a slip of several bets
     for each, and a whole shoe's history and roads — the answer's bytes (printed)."""
+    from baccarat.profiles import repo_tiers
     from baccarat_api.limits import MAX_ID_LENGTH, MAX_SPECTATORS, MAX_WATCHERS
     from baccarat_api.service import betting
     from baccarat_api.service.models import SlipRequest
@@ -150,7 +151,8 @@ def test_the_state_at_its_largest_is_small(game: Game) -> None:
     name = lambda kind, n: f"{kind}{n}".ljust(MAX_ID_LENGTH, "x")  # noqa: E731
     for seat in range(1, 8):
         presence.take_seat(game.repo, OP, t, seat, name("s", seat), 10**9, 10)
-    limits = {k: 10**9 for k in ("banker", "player", "tie", "banker_pair", "player_pair")}
+    tier = repo_tiers()["bid-squeeze-standard"]  # personal limits: a range on every bet type
+    limits = {str(k): {"min": a.min, "max": a.max} for k, a in tier.limits.items()}
     for n in range(MAX_SPECTATORS):
         presence.join_spectators(game.repo, OP, t, name("p", n), 10**9, limits)
     for n in range(MAX_WATCHERS):

@@ -102,6 +102,13 @@ REFUSED: dict[Refusal, Case] = {
             spectator("W", "banker", 2100, personal_limits={BetType.BANKER: 2000}),
         ],
     ),
+    Refusal.BELOW_PERSONAL_LIMIT: Case(
+        BS,
+        [
+            seated("B", "banker", 1000),
+            spectator("W", "banker", 1900, personal_minimums={BetType.BANKER: 2000}),
+        ],
+    ),
     Refusal.ABOVE_TABLE_MAX: Case(
         TableConfig(STAR_CITY, replace(FUN, table_max=1000)),
         [seated("B", "banker", 500), seated("B", "tie", 600)],
@@ -160,6 +167,7 @@ def test_refusal_codes_are_stable() -> None:
             "below_min_bet",
             "above_area_limit",
             "above_personal_limit",
+            "below_personal_limit",
             "above_table_max",
             "insufficient_balance",
             "too_many_seated",
@@ -219,12 +227,45 @@ def test_below_seated_min_level_when_level_unknown() -> None:
     assert info.value.code is Refusal.BELOW_SEATED_MIN_LEVEL
 
 
-@pytest.mark.parametrize("limits", [{"banker": "1000"}, {"dragon": 1000}, {"tie": True}])
+@pytest.mark.parametrize(
+    "limits", [{"banker": "1000"}, {"dragon": 1000}, {"tie": True}, {"banker": 0}, {"tie": -5}]
+)
 def test_invalid_personal_limits(limits: dict[Any, Any]) -> None:
     bets = [seated("B", "banker", 1000), spectator("W", "banker", 1000, personal_limits=limits)]
     with pytest.raises(BetRefused) as info:
         validate_bets(BS, bets, 1)
     assert info.value.code is Refusal.INVALID_PERSONAL_LIMIT
+
+
+def test_a_personal_minimum_above_its_maximum_is_invalid() -> None:
+    """個人限紅 is a range: its minimum is at most its maximum (else no stake fits)."""
+    bets = [
+        seated("B", "banker", 1000),
+        spectator(
+            "W", "banker", 3000, personal_limits={BetType.BANKER: 2000},
+            personal_minimums={BetType.BANKER: 5000},
+        ),
+    ]  # fmt: skip
+    with pytest.raises(BetRefused) as info:
+        validate_bets(BS, bets, 1)
+    assert info.value.code is Refusal.INVALID_PERSONAL_LIMIT
+
+
+def test_personal_limits_in_api_form_are_a_maximum_or_a_range() -> None:
+    from baccarat.bets import bets_from_json
+
+    line = {"bettor_id": "W", "role": "spectator", "type": "banker", "balance": RICH}
+    ranged = {"banker": {"min": 2000, "max": 5000}, "tie": 1000}
+    seat = {"bettor_id": "B", "role": "seated", "seat": 1, "type": "banker", "amount": 1000,
+            "balance": RICH, "level": 1}  # fmt: skip
+    for amount, code in ((1000, "below_personal_limit"), (6000, "above_personal_limit")):
+        with pytest.raises(BetRefused) as info:
+            validate_bets(BS, bets_from_json([seat, {**line, "amount": amount,
+                                                     "personal_limits": ranged}]), 1)  # fmt: skip
+        assert (info.value.code, info.value.attempted) == (code, amount)
+    validate_bets(
+        BS, bets_from_json([seat, {**line, "amount": 3000, "personal_limits": ranged}]), 1
+    )
 
 
 def test_personal_limit_above_the_table_limit_leaves_the_table_limit() -> None:

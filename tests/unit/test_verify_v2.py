@@ -178,7 +178,6 @@ ONLY_THE_SIGNATURE_SEES = {
     "a void's note": EDITS["a void's note"][0],
     "a settlement's time, everywhere it is written": _retime,
     "auto-settled or not": _set((1, "rounds", 2, "settlement", "auto_settled"), False),
-    "the table id": lambda doc: [p.update(table_id="tbl_elsewhere") for p in doc],
 }
 
 
@@ -272,7 +271,8 @@ def test_unknown_key_and_malformed_key_sets() -> None:
                      signature_check=es256.check)  # fmt: skip
     assert verdict.line() == (
         f"NOT verified: signature: key {TEST_KEY_ID} is not among the signing keys of "
-        "https://x.example"
+        "https://x.example; table tbl_vector, shoe tbl_vector_s2 (no shoe was named to check it "
+        "against)"
     )
     # a key set claiming the key id for another key: keys are found by their thumbprint
     liar = {**stranger, "kid": TEST_KEY_ID}
@@ -290,7 +290,8 @@ def test_an_unsigned_proof_fails_unless_allowed(
     code, lines = run(tmp_path, doc, capsys)
     assert code == 1 and lines[0].startswith("NOT verified: unsigned proof"), lines
     code, lines = run(tmp_path, doc, capsys, "--allow-unsigned")
-    assert code == 0 and lines[0].startswith("verified:") and lines[0].endswith("; unsigned")
+    assert code == 0 and lines[0].startswith("verified:"), lines
+    assert "; unsigned; table tbl_vector" in lines[0]
     assert lines[1] == LINE
 
 
@@ -431,3 +432,92 @@ def test_the_proof_url_never_follows_a_link_off_the_api(
     path = _serve(routes, doc)
     assert main(["verify", url + path]) == 2
     assert "links to 'https://elsewhere.example" in capsys.readouterr().err
+
+
+# --- the proof is the shoe asked for (issue 23 item 5) ------------------------------------------
+
+
+def test_another_tables_signed_proof_at_my_shoe_url_fails(
+    api: tuple[str, dict[str, bytes]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A clean signed proof of table tbl_vector's shoe 2, served at a player's shoe URL (table
+    tbl_mine), verifies as a proof but is not the player's shoe: NOT verified, both named."""
+    url, routes = api
+    _serve(routes, pages())  # its page 2 link stays on the API
+    routes["/v1/shoes/tbl_mine_s2/proof"] = json.dumps(pages()[0]).encode()
+    assert main(["verify", url + "/v1/shoes/tbl_mine_s2/proof"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(
+        "NOT verified: this is the proof of shoe tbl_vector_s2 (table tbl_vector), not of the "
+        "shoe asked for, tbl_mine_s2"
+    ), out
+    assert out[0].endswith("; table tbl_vector, shoe tbl_vector_s2 (not the shoe asked for)")
+
+    assert main(["verify", url + "/v1/shoes/tbl_vector_s2/proof"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("; table tbl_vector, shoe tbl_vector_s2 (the shoe asked for)"), out
+
+
+def test_the_verdict_names_table_and_shoe_and_checks_a_named_shoe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, lines = run(tmp_path, pages(), capsys)
+    assert code == 0
+    assert lines[0].endswith(
+        "; table tbl_vector, shoe tbl_vector_s2 (no shoe was named to check it against)"
+    )
+    assert run(tmp_path, pages(), capsys, "--shoe", "tbl_vector_s2")[0] == 0
+    code, lines = run(tmp_path, pages(), capsys, "--shoe", "tbl_vector_s3")
+    assert code == 1 and "not of the shoe asked for, tbl_vector_s3" in lines[0]
+    report = json.loads(run(tmp_path, pages(), capsys, "--shoe", "tbl_x_s2", "--json")[1][0])
+    assert report["verified"] is False
+    assert report["subject"] == "table tbl_vector, shoe tbl_vector_s2 (not the shoe asked for)"
+    assert report["mismatches"][0]["field"] == "shoe_id"
+
+
+def test_a_header_whose_shoe_id_is_not_its_table_and_number_fails() -> None:
+    """A dishonest signer re-labels a shoe: the signed header's ids must agree."""
+    doc = pages()
+    for page in doc:
+        page["shoe_id"] = "tbl_mine_s2"
+        if page["page"]["next"]:
+            page["page"]["next"] = page["page"]["next"].replace("tbl_vector_s2", "tbl_mine_s2")
+    doc = resign(doc)
+    verdict = check(doc, shoe_id="tbl_mine_s2")
+    assert not verdict.ok
+    assert str(verdict.mismatches[0]).startswith(
+        "the proof's shoe_id tbl_mine_s2 is not shoe 2 of its table tbl_vector"
+    )
+    # the table id alone, even unsigned (it used to be caught by the signature only)
+    doc = pages()
+    for page in doc:
+        page["table_id"] = "tbl_elsewhere"
+    verdict = verify([proofdoc.unsigned(p) for p in doc], require_signature=False)
+    assert not verdict.ok
+    assert str(verdict.mismatches[0]).startswith(
+        "the proof's shoe_id tbl_vector_s2 is not shoe 2 of its table tbl_elsewhere"
+    )
+
+
+def test_a_key_is_picked_by_its_id_and_must_be_valid_when_it_signed() -> None:
+    """Issue 23 item 6: GET /v1/signing-keys lists every key that ever signed with its validity;
+    the verifier takes the key the proof names and checks signed_at falls in it."""
+    at = SAMPLE[0]["signature"]["manifest"]["signed_at"]
+    jwk = TEST_KEYS["keys"][0]
+
+    def keys(lo: str | None, hi: str | None) -> dict[str, Any]:
+        retired = {**jwk, "status": "retired", "not_before": lo, "not_after": hi}
+        current = {**jwk, "x": jwk["y"], "y": jwk["x"], "kid": "another", "status": "current",
+                   "not_before": "2025-07-01T00:00:00.000Z", "not_after": None}  # fmt: skip
+        return {"keys": [current, retired]}
+
+    good = verify(pages(), keys=keys("2025-01-01T00:00:00.000Z", "2025-06-30T00:00:00.000Z"),
+                  signature_check=es256.check)  # fmt: skip
+    assert good.ok, good.mismatches
+    for lo, hi in (("2025-06-01T13:00:00.001Z", None), (None, "2025-06-01T12:59:59.999Z")):
+        bad = verify(pages(), keys=keys(lo, hi), signature_check=es256.check)
+        assert not bad.ok
+        assert str(bad.mismatches[0]) == (
+            f"signature: signed at {at}, outside the validity of key {TEST_KEY_ID} in the given "
+            f"key set (from {lo or 'its start'} to {hi or 'now'})"
+        )

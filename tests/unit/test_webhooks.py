@@ -123,6 +123,34 @@ def test_without_a_webhook_nothing_is_sent_and_a_retry_says_so() -> None:
     assert err.value.code == "not_found"
 
 
+def test_a_webhook_removed_can_be_set_again_and_again() -> None:
+    """Issue 23 item 7: after one DELETE every later PUT answered 409 ``concurrent_update``
+    for ever (the removed item was rewritten with an if-absent Put). A PUT after a DELETE sets
+    a new webhook that delivers, with the new secret, from where the removed one stopped."""
+    repo, vault, _ = setup(2)
+    receiver = Script()
+    assert webhooks.deliver(repo, vault, receiver, OP, SHARD).delivered == 2
+    for round_ in range(3):
+        webhooks.delete_webhook(repo, OP)
+        assert repo.get_webhook(OP) is None
+        url = f"https://example.com/again-{round_}"
+        secret = webhooks.set_webhook(repo, vault, OP, url).secret
+        again = webhooks.set_webhook(repo, vault, OP, url + "/b").secret  # a PUT again replaces
+        hook = repo.get_webhook(OP)
+        assert hook is not None and (hook.url, hook.removed_at) == (url + "/b", None)
+        assert secret != again
+    live = repo.load(OP, live=TABLE).live
+    ev = events.emit(live, OP, TABLE, "2026-01-01T00:00:00.000Z",
+                     [("watcher_joined", {"bettor_id": "late"})])  # fmt: skip
+    repo.emitting("e", [], ev)
+    feed.index(repo, [(OP, TABLE, 3)])
+    assert webhooks.deliver(repo, vault, receiver, OP, SHARD).delivered == 1
+    headers, body = receiver.got[-1]
+    t, v1 = (p.split("=", 1)[1] for p in headers["Baccarat-Signature"].split(","))
+    want = hmac.new(again.encode(), f"{t}.".encode() + body, hashlib.sha256).hexdigest()
+    assert v1 == want and receiver.ids() == [f"{TABLE}:{n}" for n in (1, 2, 3)]
+
+
 def test_a_pass_that_lost_to_a_concurrent_one_leaves_the_winners_state() -> None:
     repo, vault, _ = setup(2)
     before = repo.delivery_state(OP, SHARD)

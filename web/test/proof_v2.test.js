@@ -135,11 +135,11 @@ test('the signed two-page sample verifies, its interventions and refs shown', as
     assert.equal(report.interventionsLine, LINE);
     assert.equal(report.pages, 2);
     assert.equal(report.signature.key_id, KEY.public_jwk.kid);
-    assert.match(report.reason, /signed by key \S+ of the test keys \(ES256, 2 pages\)$/);
+    assert.match(report.reason, /signed by key \S+ of the test keys \(ES256, 2 pages\); table tbl_vector, shoe tbl_vector_s2 \(no shoe was named to check it against\)$/);
   }
   const report = await check(pages());
   assert.deepEqual(report.checks.map((c) => [c.id, c.ok]), [
-    ['signature', true], ['pages', true], ['spec', true], ['chain', true], ['client', true],
+    ['subject', null], ['signature', true], ['pages', true], ['spec', true], ['chain', true], ['client', true],
     ['rules', true], ['rounds', true], ['lifecycle', true], ['interventions', true],
     ['settlements', null],
   ]);
@@ -194,7 +194,7 @@ test('keys: none, another key, a key set that lies about kid', async () => {
   const unsigned = pages().map((p) => { delete p.signature; return p; });
   const allowed = await Verify.verifyProof(unsigned, { allowUnsigned: true });
   assert.equal(allowed.verified, true, allowed.reason);
-  assert.match(allowed.reason, /; unsigned$/);
+  assert.match(allowed.reason, /; unsigned; table tbl_vector, shoe tbl_vector_s2 \(no shoe was named to check it against\)$/);
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -247,6 +247,54 @@ test('loading: several files make one proof; a file without pages is named', () 
   assert.throws(() => Verify.combineTexts([texts[0], '{"spec": 1}'], ['a.json', 'b.json']), /b.json holds no proof page/);
   assert.equal(Verify.isSigned(pages()), true);
   assert.equal(Verify.isSigned({ spec: 'bacc-pf-v1' }), false);
+});
+
+// ------------------------------------------------------------------------------------------------
+// The proof is the shoe asked for (issue 23 item 5)
+
+test("another table's clean signed proof is not the shoe asked for; table and shoe are named", async () => {
+  const mine = await check(pages(), { shoeId: 'tbl_mine_s2' });
+  assert.equal(mine.verified, false);
+  assert.equal(mine.reason,
+    'this is the proof of shoe tbl_vector_s2 (table tbl_vector), not of the shoe asked for, ' +
+    'tbl_mine_s2: a proof verifies only the shoe it was signed for');
+  assert.equal(mine.subject.words, 'table tbl_vector, shoe tbl_vector_s2 (not the shoe asked for)');
+  assert.deepEqual(mine.checks[0], { id: 'subject', label: 'The shoe asked for', ok: false, detail: mine.mismatches[0].message });
+
+  const asked = await check(pages(), { shoeId: 'tbl_vector_s2' });
+  assert.equal(asked.verified, true, asked.reason);
+  assert.match(asked.reason, /; table tbl_vector, shoe tbl_vector_s2 \(the shoe asked for\)$/);
+  assert.equal(asked.subject.matches, true);
+});
+
+test('a signed header whose shoe id is not its table and number fails', async () => {
+  const doc = pages();
+  for (const p of doc) p.table_id = 'tbl_elsewhere';
+  const report = await check(doc.map((p) => { const q = { ...p }; delete q.signature; return q; }), { allowUnsigned: true });
+  assert.equal(report.verified, false);
+  assert.match(report.mismatches[0].message, /^the proof's shoe_id tbl_vector_s2 is not shoe 2 of its table tbl_elsewhere/);
+});
+
+test('the shoe asked for is the id in the proof URL', () => {
+  assert.equal(Verify.shoeOfUrl('https://api.example/v1/shoes/tbl_ab_s3/proof'), 'tbl_ab_s3');
+  assert.equal(Verify.shoeOfUrl('https://api.example/v1/shoes/tbl_ab_s3/proof?page=2'), 'tbl_ab_s3');
+  assert.equal(Verify.shoeOfUrl('https://api.example/proofs/x.json'), null);
+  assert.equal(Verify.shoeOfUrl('data:application/json,{}'), null);
+});
+
+test('signing keys with a history: the key a proof names, valid when it signed', async () => {
+  const at = SAMPLE[0].signature.manifest.signed_at; // 2025-06-01T13:00:00.000Z
+  const other = { kty: 'EC', crv: 'P-256', x: KEY.public_jwk.y, y: KEY.public_jwk.x, kid: 'another',
+    status: 'current', not_before: '2025-07-01T00:00:00.000Z', not_after: null };
+  const retired = (lo, hi) => ({ keys: [{ ...KEY.public_jwk, status: 'retired', not_before: lo, not_after: hi }, other] });
+  const ok = await check(pages(), { keys: retired('2025-01-01T00:00:00.000Z', '2025-06-30T00:00:00.000Z') });
+  assert.equal(ok.verified, true, ok.reason);
+  for (const [lo, hi] of [['2025-06-01T13:00:00.001Z', null], [null, '2025-06-01T12:59:59.999Z']]) {
+    const late = await check(pages(), { keys: retired(lo, hi) });
+    assert.equal(late.verified, false);
+    assert.equal(late.reason, `signature: signed at ${at}, outside the validity of key ${KEY.public_jwk.kid} ` +
+      `in the test keys (from ${lo || 'its start'} to ${hi || 'now'})`);
+  }
 });
 
 test("an open shoe's proof URL says the shoe is open, with what is known (issue 23 item 1)", async () => {

@@ -1,4 +1,4 @@
-// Known-answer vector of shared/spec/fairness-v1.md, plus structural properties of the shoe.
+// Known-answer vector of docs/rules/fairness-v1.md, plus structural properties of the shoe.
 // Run: node --test web/test/
 'use strict';
 

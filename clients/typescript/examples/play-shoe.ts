@@ -40,6 +40,7 @@ type Banking = Schema<'CreateTableRequest'>['banking'];
 interface VerifierOptions {
   keys?: unknown; // a JWK set (GET /v1/signing-keys)
   keysSource?: string;
+  shoeId?: string; // the shoe asked for: a proof of any other shoe or table fails
 }
 interface VerifiedRound {
   round_number: number;
@@ -306,7 +307,7 @@ async function main(argv: string[]): Promise<number> {
       log,
     });
     proof = await BaccVerify.loadProofUrl(proofUrl(played.shoeId)); // no key: the proof is public
-    report = await BaccVerify.verifyProof(proof, await verifierOptions(api, url));
+    report = await BaccVerify.verifyProof(proof, { ...(await verifierOptions(api, url)), shoeId: played.shoeId });
   } catch (e) {
     // [errors]
     if (e instanceof BaccaratApiError) {

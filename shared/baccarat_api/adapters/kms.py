@@ -57,6 +57,8 @@ class KmsVault:
         self._key_id = key_id
         self._signing_key_id = signing_key_id
         self._jwk: dict[str, str] | None = None
+        #: the ARN of the key ``GetPublicKey`` answered for: what this container signs with
+        self._signing_arn: str | None = None
         self._lock = threading.Lock()
 
     @property
@@ -124,10 +126,11 @@ class KmsVault:
     def sign(self, message: bytes) -> bytes:
         if len(message) > proofdoc.MAX_MANIFEST_BYTES:
             raise ValueError(f"KMS signs a RAW message of at most 4096 bytes, not {len(message)}")
+        self.public_jwk()  # the key this container names (cached): sign with exactly that key
         out = self._call(
             "sign",
             self.client.sign,
-            KeyId=self.signing_key_id,
+            KeyId=self._signing_arn or self.signing_key_id,
             Message=message,
             MessageType="RAW",
             SigningAlgorithm="ECDSA_SHA_256",
@@ -137,7 +140,10 @@ class KmsVault:
         return proofdoc.raw_signature(der)
 
     def public_jwk(self) -> dict[str, str]:
-        """``GetPublicKey`` once per container (the key never changes), as a JWK."""
+        """``GetPublicKey`` once per container, as a JWK. ``SIGNING_KEY_ID`` may name the key by
+        an alias that is moved to a new key (a key change: KMS does not rotate asymmetric keys):
+        this container keeps signing with the key it answered for (:meth:`sign` uses its ARN),
+        so its proofs always verify with the key they name; a new container takes the new key."""
         if self._jwk is None:
             with self._lock:
                 if self._jwk is None:
@@ -148,5 +154,7 @@ class KmsVault:
                         raise RuntimeError("the signing key is not an ECC_NIST_P256 signing key")
                     der = out["PublicKey"]
                     assert isinstance(der, bytes)
+                    arn = out.get("KeyId")
+                    self._signing_arn = arn if isinstance(arn, str) else None
                     self._jwk = proofdoc.jwk_from_spki(der)
         return dict(self._jwk)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import threading
 import time
 from collections import Counter
@@ -40,11 +41,13 @@ from baccarat_api.ports.records import (
     RoundRecord,
     ShoeFairness,
     ShoeRecord,
+    SigningKeyRecord,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
 )
 from baccarat_api.ports.repository import (
+    BadPosition,
     ConditionFailed,
     DayPosition,
     FairnessPage,
@@ -121,10 +124,10 @@ class _WebhookReads:
     calls: Counter[str]
     _lock: threading.RLock
 
-    def get_webhook(self, operator_id: str) -> WebhookRecord | None:
+    def get_webhook(self, operator_id: str, *, removed: bool = False) -> WebhookRecord | None:
         self.calls["get"] += 1
         found = self.items.get((WebhookRecord, (operator_id,)))
-        live = isinstance(found, WebhookRecord) and found.removed_at is None
+        live = isinstance(found, WebhookRecord) and (removed or found.removed_at is None)
         return found if live else None  # type: ignore[return-value]
 
     def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:
@@ -161,6 +164,8 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
         self.calls: Counter[str] = Counter()
         #: (shoe id, page number) → the stored page's bytes
         self.pages: dict[tuple[str, int], bytes] = {}
+        #: key id → the history record of a key that signed proofs
+        self.signing_key_records: dict[str, SigningKeyRecord] = {}
         #: ClientRequestToken → (the transaction's writes, when it succeeded), as DynamoDB
         #: remembers a token for 10 minutes
         self.tokens: dict[str, tuple[str, float]] = {}
@@ -373,6 +378,10 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
     ) -> tuple[list[RoundRecord], DayPosition | None]:
         """One shard (0), ordered like the DynamoDB index's shards: table, shoe, round."""
         self.calls["query"] += 1
+        if after is not None and (
+            after[0] != 0 or not re.fullmatch(r"(tbl_[a-z2-7]{16}#\d{6,12}#\d{5,12})?", after[1])
+        ):
+            raise BadPosition(f"not a position of this listing: {after!r}")
 
         def key(r: RoundRecord) -> str:
             return f"{r.table_id}#{r.shoe_number:06d}#{r.round_number:05d}"
@@ -446,6 +455,21 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
         )
         return [p.shoe_id for p in due if p.ended_at <= now][:limit]
 
+    def record_signing_key(self, jwk: dict[str, str], signed_at: str) -> None:
+        self.calls["write"] += 1
+        with self._lock:
+            old = self.signing_key_records.get(jwk["kid"])
+            first = min(old.first_signed_at, signed_at) if old else signed_at
+            last = max(old.last_signed_at, signed_at) if old else signed_at
+            self.signing_key_records[jwk["kid"]] = SigningKeyRecord(
+                kid=jwk["kid"], jwk=dict(jwk), first_signed_at=first, last_signed_at=last
+            )
+
+    def signing_keys(self) -> list[SigningKeyRecord]:
+        self.calls["query"] += 1
+        with self._lock:
+            return sorted(self.signing_key_records.values(), key=lambda r: r.first_signed_at)
+
     def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
         self.calls["query"] += 1 if before is None else 2
         lines = sorted(
@@ -479,6 +503,10 @@ class MemoryVault:
 
             self._signing_key = ec.generate_private_key(ec.SECP256R1())
         return self._signing_key
+
+    def rotate_signing_key(self) -> None:
+        """A new signing key from the next use on (what deploying a new KMS signing key does)."""
+        self._signing_key = None
 
     def sign(self, message: bytes) -> bytes:
         from cryptography.hazmat.primitives import hashes

@@ -18,7 +18,7 @@ from baccarat_api.http.threads import call_blocking
 from baccarat_api.limits import BETTOR_ID_PATTERN
 from baccarat_api.observability import logger
 from baccarat_api.runtime import Runtime, get_runtime
-from baccarat_api.service.models import RESERVED_BETTOR_IDS, ErrorOut, check_bettor_id
+from baccarat_api.service.models import RESERVED_SCHEMA, ErrorOut, check_bettor_id
 
 #: A bettor's id in a path (slips, spectators, watchers): the same rule as in a body, reserved
 #: names included (``400 invalid_request``).
@@ -27,7 +27,7 @@ Bettor = Annotated[
     Path(
         pattern=f"^{BETTOR_ID_PATTERN}$",
         description="the bettor's id",
-        json_schema_extra={"not": {"enum": sorted(RESERVED_BETTOR_IDS)}},
+        json_schema_extra=dict(RESERVED_SCHEMA),
     ),
     AfterValidator(check_bettor_id),
 ]

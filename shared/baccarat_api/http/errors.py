@@ -57,6 +57,7 @@ STATUS: dict[str, int] = {
     "invalid_range": 422,
     "payload_too_large": 413,
     "rate_limited": 429,
+    "urge_cooldown": 429,
     "internal_error": 500,
     "unavailable": 503,
 }

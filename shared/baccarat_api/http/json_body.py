@@ -48,13 +48,23 @@ class UnexpectedBody(BadBody):
         super().__init__(400, detail="body: this route takes no body (send none, or {})")
 
 
+class TooDeep(BadBody):
+    """A body nested deeper than the parser goes (a few KB of ``[`` is enough)."""
+
+    problem = "too_deep"
+
+    def __init__(self) -> None:
+        super().__init__(400, detail="body: JSON nested too deeply")
+
+
 def _no_body(raw: bytes) -> bool:
-    """Nothing, or an empty JSON object however it is spaced (``{}``, ``{ }``, ``{\\n}``)."""
+    """Nothing, or an empty JSON object however it is spaced (``{}``, ``{ }``, ``{\\n}``).
+    Anything else — also a body nested too deeply to parse — is a body."""
     if not raw.strip():
         return True
     try:
         return bool(json.loads(raw) == {})
-    except ValueError:  # (UnicodeDecodeError too)
+    except (ValueError, RecursionError):  # (UnicodeDecodeError too; RecursionError: 4 KB of [)
         return False
 
 
@@ -68,8 +78,12 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def loads(body: bytes | str) -> Any:
-    """``json.loads`` that refuses duplicate keys (:class:`DuplicateKey`)."""
-    return json.loads(body, object_pairs_hook=_unique)
+    """``json.loads`` that refuses duplicate keys (:class:`DuplicateKey`) and a body nested too
+    deeply (:class:`TooDeep`: the parser's ``RecursionError`` is no server error)."""
+    try:
+        return json.loads(body, object_pairs_hook=_unique)
+    except RecursionError:
+        raise TooDeep from None
 
 
 class JsonRequest(Request):

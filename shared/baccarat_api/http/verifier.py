@@ -4,9 +4,12 @@ The page is the independent JavaScript implementation of bacc-pf-v1 (``web/``: i
 with the engine). Served here, its three scripts are inlined into the HTML, so the page is one
 response with no sibling routes, and a Content-Security-Policy allows exactly those three scripts
 (by SHA-256), no others; it may fetch a proof from any URL (``connect-src``), which is how
-``/verify?proof=<proof URL>`` works. The files are packaged with ``baccarat_api`` (``web/`` in
-this package links to the repository's ``web/`` files, and ``sam build`` copies their contents
-into the shared layer), read once per warm container.
+``/verify?proof=<proof URL>`` works. Served over HTTP(S), the page trusts only its own origin's
+``/v1/signing-keys``: a link's ``?keys=``/``?allow_unsigned=1`` are ignored and a ``data:`` proof
+in the link is refused; anything else the person chooses on the page is shown as their choice
+(``web/verify.js``, ``choices``), never as a green "verified". The files are packaged with
+``baccarat_api`` (``web/`` in this package links to the repository's ``web/`` files, and
+``sam build`` copies their contents into the shared layer), read once per warm container.
 """
 
 from __future__ import annotations

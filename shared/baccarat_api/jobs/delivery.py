@@ -8,9 +8,16 @@
   ``maxReceiveCount`` moves it to the ``DeliveryDeadLetterQueue`` (a broken handler, not a
   failing receiver: those are parked as webhook failures after 24 h). A pass ends while the
   function still has a POST's timeout (and :data:`MARGIN_SECONDS`) left, and comes back at
-  once: a slow receiver never makes the function time out mid-pass (its progress lost);
+  once: a slow receiver never makes the function time out mid-pass (its progress lost). The
+  batch's messages are passed at once (:data:`CONCURRENCY` threads; one shard's messages one
+  after the other), so one operator's slow receiver never holds back another's events;
 * in ``make run``, :func:`run_forever` over every operator with a webhook and every shard —
-  the same pass, the same code."""
+  the same pass, the same code; each operator's passes on a thread of their own (at most
+  :data:`CONCURRENCY` at once).
+
+A POST takes at most ``WEBHOOK_TIMEOUT_SECONDS`` in all (:class:`~baccarat_api.adapters.
+webhooks.HttpSender`: the whole exchange, not each read), so every pass, and every batch,
+ends within the function's time."""
 
 from __future__ import annotations
 
@@ -18,7 +25,9 @@ import json
 import math
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from baccarat_api.ports.records import FEED_SHARDS
@@ -29,6 +38,9 @@ from baccarat_api.service import webhooks
 
 #: Time a pass keeps, beyond one POST's timeout, to save the shard's state and reschedule.
 MARGIN_SECONDS = 5.0
+#: Delivery passes run at once: a DeliveryFunction batch's messages (template.yaml's
+#: ``BatchSize``: every message of a batch at once) and ``make run``'s operators.
+CONCURRENCY = 10
 
 
 def pass_and_reschedule(
@@ -93,15 +105,13 @@ def lambda_handler() -> Any:
     @tracer.capture_lambda_handler
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         rt = get_runtime()
-        failures = []
         reserve = rt.settings.webhook_timeout_seconds + MARGIN_SECONDS
 
         def time_left() -> float:
             return float(context.get_remaining_time_in_millis()) / 1000
 
-        for record in event.get("Records", []):
+        def one(record: dict[str, Any], message: dict[str, Any]) -> bool:
             try:
-                message = json.loads(record["body"])
                 done = pass_and_reschedule(
                     rt.repo, rt.vault, rt.sender, rt.wakeup,
                     str(message["operator_id"]), int(message["shard"]),
@@ -110,12 +120,43 @@ def lambda_handler() -> Any:
                 )  # fmt: skip
                 logger.info("webhook pass", extra={"delivered": done.delivered,
                                                     "parked": done.parked})  # fmt: skip
+                return True
             except Exception:
                 logger.exception("webhook pass failed")
-                failures.append({"itemIdentifier": record.get("messageId", "")})
-        return {"batchItemFailures": failures}
+                return False
+
+        failed = batch(event.get("Records", []), one)
+        return {"batchItemFailures": [{"itemIdentifier": m} for m in failed]}
 
     return handler
+
+
+def batch(
+    records: list[dict[str, Any]], one: Callable[[dict[str, Any], dict[str, Any]], bool]
+) -> list[str]:
+    """Pass an SQS batch's messages at once (at most :data:`CONCURRENCY`), those naming one
+    shard one after the other (two passes of a shard at once would POST its events twice):
+    one operator's slow receiver holds back no other operator's events (issue 23 item 8).
+    ``one(record, message)`` passes a message, ``False`` if it failed; the ids of the records
+    that failed (or are not a message) are answered."""
+    failed: list[str] = []
+    lines: dict[tuple[str, int], list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    for record in records:
+        try:
+            message = json.loads(record["body"])
+            shard = (str(message["operator_id"]), int(message["shard"]))
+        except Exception:
+            failed.append(str(record.get("messageId", "")))
+            continue
+        lines.setdefault(shard, []).append((record, message))
+
+    def line(items: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[str]:
+        return [str(r.get("messageId", "")) for r, m in items if not one(r, m)]
+
+    with ThreadPoolExecutor(CONCURRENCY, thread_name_prefix="delivery") as pool:
+        for ids in pool.map(line, lines.values()):
+            failed.extend(ids)
+    return failed
 
 
 def run_forever(
@@ -129,15 +170,48 @@ def run_forever(
     scale: float = 1.0,
 ) -> None:
     """``make run``'s delivery loop: every shard of every operator with a webhook, a pass each
-    round (a shard in backoff answers at once), until ``stop``."""
-    while not stop.is_set():
+    round (a shard in backoff answers at once), until ``stop``. Each operator's round runs on
+    a thread of its own (at most :data:`CONCURRENCY` at once): one operator's slow receiver
+    holds back only that operator's events; an operator's next round starts when its last ends
+    (at once if a shard has more to send, else ``every`` later). Once ``stop`` is set a pass
+    sends nothing more."""
+
+    def left() -> float:
+        return 0.0 if stop.is_set() else math.inf
+
+    def rounds(operator_id: str) -> bool:
         busy = False
         try:
-            for operator_id in operators():
-                for shard in range(FEED_SHARDS):
-                    done = webhooks.deliver(repo, vault, sender, operator_id, shard, scale=scale)
-                    busy = busy or done.again_in == 0.0
+            for shard in range(FEED_SHARDS):
+                done = webhooks.deliver(repo, vault, sender, operator_id, shard, scale=scale,
+                                        time_left=left, reserve=1.0)  # fmt: skip
+                busy = busy or done.again_in == 0.0
         except Exception as exc:  # as SQS would: the shard is tried again on the next round
             print(f"webhook delivery: {type(exc).__name__}: {exc}", file=sys.stderr)
-        if not busy:
-            stop.wait(every)
+        return busy
+
+    running: dict[str, Future[bool]] = {}
+    next_at: dict[str, float] = {}
+    pool = ThreadPoolExecutor(CONCURRENCY, thread_name_prefix="webhook-delivery")
+    try:
+        while not stop.is_set():
+            try:
+                names = operators()
+            except Exception as exc:
+                print(f"webhook delivery: {type(exc).__name__}: {exc}", file=sys.stderr)
+                names = []
+            now = time.monotonic()
+            for operator_id in names:
+                if operator_id not in running and next_at.get(operator_id, 0.0) <= now:
+                    running[operator_id] = pool.submit(rounds, operator_id)
+            if running:
+                wait(running.values(), timeout=every, return_when=FIRST_COMPLETED)
+            else:
+                stop.wait(every)
+            for operator_id, future in list(running.items()):
+                if future.done():
+                    del running[operator_id]
+                    again = 0.0 if future.result() else every
+                    next_at[operator_id] = time.monotonic() + again
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

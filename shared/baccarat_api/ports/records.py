@@ -252,6 +252,19 @@ class RoundRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class SigningKeyRecord:
+    """A key that has signed proofs: its public JWK (``kid`` = RFC 7638 thumbprint), when it
+    first signed and when it last signed. Written (:meth:`Repository.record_signing_key`) just
+    before each signature, so every key that ever signed a proof is listed, with a validity that
+    covers every ``signed_at`` it signed at; never deleted."""
+
+    kid: str
+    jwk: dict[str, str]
+    first_signed_at: str
+    last_signed_at: str
+
+
+@dataclass(frozen=True, slots=True)
 class ProofRecord:
     """The public record of an ended shoe: everything a third party needs, nothing secret
     that is still in use. Keyed by shoe id alone (the proof route needs no operator key); its
@@ -393,6 +406,10 @@ class LiveRecord:
     #: under ``seq``, so a table item read torn from the live state (a BatchGetItem is not
     #: isolated from a transaction) cannot open a window on a shoe that has just ended.
     open_shoe_id: str | None = None
+    #: When the table's urge button was last pressed (taken): a press within
+    #: ``URGE_COOLDOWN_SECONDS`` of it is refused — decided on this copy, which moves under
+    #: ``seq``, so of presses racing one is taken (``service/squeezing.py``).
+    urged_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

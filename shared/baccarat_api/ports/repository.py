@@ -25,6 +25,7 @@ from baccarat_api.ports.records import (
     RoundRecord,
     ShoeFairness,
     ShoeRecord,
+    SigningKeyRecord,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
@@ -48,6 +49,11 @@ class ConditionFailed(StoreError):
         super().__init__(message)
         self.existing = existing
         self.duplicate = duplicate
+
+
+class BadPosition(ValueError):
+    """A listing position the adapter never gave (a forged or tampered cursor): the caller's
+    input is wrong, not the store."""
 
 
 class StoreUnavailable(StoreError):
@@ -174,7 +180,7 @@ class Repository(StateWrites):
         with it), in a stable order — each table's in play order —, from just after ``after``:
         at most ``limit`` rounds and ``queries`` reads. Returns them and the position to go on
         from (``None``: the day has no more). Positions are the adapter's; the caller only
-        hands them back."""
+        hands them back: one it never gave (a forged cursor) raises :class:`BadPosition`."""
 
     @abstractmethod
     def shoe_history(self, operator_id: str, ref: ShoeRef) -> ShoeHistory:
@@ -221,6 +227,16 @@ class Repository(StateWrites):
         ``limit``."""
 
     @abstractmethod
+    def record_signing_key(self, jwk: dict[str, str], signed_at: str) -> None:
+        """Before a signature at ``signed_at`` with the key ``jwk``: its history record, created
+        on its first signature (``first_signed_at``) and its ``last_signed_at`` moved forward
+        (never back: of two concurrent finalisers the later time stays)."""
+
+    @abstractmethod
+    def signing_keys(self) -> list[SigningKeyRecord]:
+        """Every key that ever signed a proof, oldest first signature first."""
+
+    @abstractmethod
     def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
         """The table's fairness totals and up to ``limit`` of its lines, newest first, of shoes
         numbered below ``before`` (``None``: from the newest)."""
@@ -256,8 +272,10 @@ class Repository(StateWrites):
 
     # --- webhooks (service/webhooks.py) -------------------------------------------------------
     @abstractmethod
-    def get_webhook(self, operator_id: str) -> WebhookRecord | None:
-        """The operator's webhook, or ``None``: one strongly consistent ``GetItem``."""
+    def get_webhook(self, operator_id: str, *, removed: bool = False) -> WebhookRecord | None:
+        """The operator's webhook, or ``None``: one strongly consistent ``GetItem``. A removed
+        one (``removed_at`` set) reads as ``None`` unless ``removed`` (a PUT after a DELETE
+        conditions its write on it)."""
 
     @abstractmethod
     def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:

@@ -44,6 +44,23 @@ class BetsIn:
         return bets_from_json(self.bets or []), player_banker_from_json(self.player_banker)
 
 
+def as_locked(bets: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Bets (API form, validated) as a round locks them: a spectator's personal limits
+    (個人限紅) reduced to the one of the bet's own type, the limit that bound that bet — every
+    type's on every line of every bettor would outgrow a round's byte budget
+    (:data:`baccarat_api.limits.ROUND_ITEM_BUDGET_BYTES`) now that each is a range."""
+    out = []
+    for bet in bets:
+        limits = bet.get("personal_limits")
+        if limits is not None:
+            own = {k: v for k, v in limits.items() if k == bet["type"]}
+            bet = {**bet, "personal_limits": own} if own else {
+                k: v for k, v in bet.items() if k != "personal_limits"
+            }  # fmt: skip
+        out.append(bet)
+    return out
+
+
 def refused(exc: BetRefused) -> DomainError:
     """A refused bet list, with the refusal's stable code; details name the bettor, the bet (its
     index in the list and type), the violated limit and the attempted value."""

@@ -27,10 +27,12 @@ from baccarat_api.service import presence
 from baccarat_api.service.bets import refused
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import Change
+from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import (
     BetIn,
     BettingWindowOut,
     BookOut,
+    SlipBetOut,
     SlipOut,
     SlipRequest,
 )
@@ -48,12 +50,34 @@ def window_status(betting: dict[str, Any] | None, at: str) -> str | None:
     return status
 
 
+def line_orders(slip: dict[str, Any]) -> list[int]:
+    """Each line's accepted order (a slip stored before lines had their own: the slip's)."""
+    orders = slip.get("orders")
+    return [int(o) for o in orders] if orders else [int(slip["order"])] * len(slip["bets"])
+
+
+def _kept_orders(earlier: dict[str, Any] | None, bets: list[dict[str, Any]], new: int) -> list[int]:
+    """The orders of ``bets`` replacing the ``earlier`` slip (seed 001 咪牌 3, equal stakes: the
+    earlier bet squeezes): a line the earlier slip holds unchanged (same type and amount) keeps
+    its order — re-confirming to add a Tie does not make the Banker bet later —; a changed or new
+    line's order is this confirmation (``new``)."""
+    kept = [] if earlier is None else list(zip(earlier["bets"], line_orders(earlier), strict=True))
+    out = []
+    for bet in bets:
+        same = next((i for i, (line, _) in enumerate(kept) if line == bet), None)
+        out.append(new if same is None else kept.pop(same)[1])
+    return out
+
+
 def _slip(bettor_id: str, slip: dict[str, Any]) -> SlipOut:
     return SlipOut(
         bettor_id=bettor_id,
         role=slip["role"],
         seat=slip.get("seat"),
-        bets=slip["bets"],
+        bets=[
+            SlipBetOut(type=b["type"], amount=b["amount"], order=o)
+            for b, o in zip(slip["bets"], line_orders(slip), strict=True)
+        ],
         total=sum(int(b["amount"]) for b in slip["bets"]),
         placed_at=slip["placed_at"],
         order=slip["order"],
@@ -102,18 +126,19 @@ def place_of(live: LiveRecord, bettor_id: str) -> dict[str, Any] | None:
 
 
 def book_bets(live: LiveRecord, book: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The book's bets in API form (as a deal's ``bets`` carry them), in accepted order: each
-    slip's bets with its bettor's role, seat, balance, level and limits from presence now."""
-    slips = sorted((book if book is not None else live.book).items(), key=lambda kv: kv[1]["order"])
-    out: list[dict[str, Any]] = []
-    for bettor_id, slip in slips:
+    """The book's bets in API form (as a deal's ``bets`` carry them), in accepted order — each
+    line's own (:func:`line_orders`: an unchanged line of a re-confirmed slip keeps its time) —,
+    with its bettor's role, seat, balance, level and limits from presence now."""
+    lines: list[tuple[int, int, str, dict[str, Any], dict[str, Any]]] = []
+    for bettor_id, slip in (book if book is not None else live.book).items():
         place = place_of(live, bettor_id)
         if place is None:
             continue  # left the table (its slip went with it)
-        for bet in slip["bets"]:
-            out.append(BetIn.model_validate({"bettor_id": bettor_id, **place, **bet})
-                       .model_dump(exclude_none=True))  # fmt: skip
-    return out
+        for i, (bet, order) in enumerate(zip(slip["bets"], line_orders(slip), strict=True)):
+            lines.append((order, i, bettor_id, place, bet))
+    lines.sort(key=lambda line: line[:2])  # an order is one confirmation: one bettor's
+    return [BetIn.model_validate({"bettor_id": bettor_id, **place, **bet})
+            .model_dump(exclude_none=True) for _, _, bettor_id, place, bet in lines]  # fmt: skip
 
 
 def book_banker(
@@ -241,9 +266,12 @@ def _in_progress(live: LiveRecord, at: str) -> None:
         )  # fmt: skip
 
 
-def open_betting(repo: Repository, operator_id: str, table_id: str) -> BookOut:
+def open_betting(
+    repo: Repository, operator_id: str, table_id: str, idem: IdempotencyRequest | None = None
+) -> BookOut:
     """Open betting for the next round of the table's open shoe, until now + the table's
-    ``betting_seconds``; reports ``betting_opened``."""
+    ``betting_seconds``; reports ``betting_opened``. With ``idem`` a retry replays the first
+    answer (not 409 ``betting_in_progress``)."""
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
         at = clock_now()
@@ -257,7 +285,7 @@ def open_betting(repo: Repository, operator_id: str, table_id: str) -> BookOut:
         deal_by = seconds_after(closes_at, table.betting_seconds)  # the sweep's, if nobody deals
         return [("betting_opened", opened)], {"betting": window, "book": {}, "deal_by": deal_by}
 
-    return presence.live_change(repo, operator_id, table_id, decide, _book_out)
+    return presence.live_change(repo, operator_id, table_id, decide, _book_out, idem)
 
 
 # --- slips ---------------------------------------------------------------------------------------
@@ -313,8 +341,10 @@ def place_slip(
                 details={"bettor_id": bettor_id},
             )
         config = TableConfig.from_dict(table.config)
+        order = live.seq + 1  # its bet_placed event's
         slip = {"role": place["role"], "seat": place.get("seat"), "bets": bets,
-                "placed_at": at, "order": live.seq + 1}  # fmt: skip
+                "orders": _kept_orders(earlier, bets, order), "placed_at": at,
+                "order": order}  # fmt: skip
         book = {**live.book, bettor_id: slip}
         validate_book(config, live, book, int(window["round_number"]))
         total = sum(int(b["amount"]) for b in bets)
@@ -546,10 +576,9 @@ def after_resolution(
         events.append(("banker_left", {"bettor_id": pb_out, "reason": "balance"}))
         cur = replace(cur, banker=None)
     for b in [b for b in cur.spectators if b in below]:
-        events += [("spectator_left", {"bettor_id": b, "reason": "balance"}),
-                   *presence.slips_cancelled(cur, [b])]  # fmt: skip
-        cur = replace(cur, spectators={k: v for k, v in cur.spectators.items() if k != b},
-                      **presence.without(cur, [b]))  # fmt: skip
+        more, changes = presence.spectator_out(cur, b, "balance")
+        events += more
+        cur = replace(cur, **changes)
     for seat in sorted((s for s, w in cur.seats.items() if w["bettor_id"] in below), key=int):
         more, changes = presence.vacate(config, cur, seat, "balance")
         events += more

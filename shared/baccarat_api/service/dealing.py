@@ -45,7 +45,7 @@ from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repos
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.service import betting, idempotency
 from baccarat_api.service.audit import record_hash
-from baccarat_api.service.bets import BetsIn, refused
+from baccarat_api.service.bets import BetsIn, as_locked, refused
 from baccarat_api.service.common import digest
 from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.events import Change, LiveMoved, emit, retrying, settled_event
@@ -203,7 +203,7 @@ def _deal_round(
     except BetRefused as exc:
         raise refused(exc) from None
     refs = refs_for(shoes.ref_key(shoe), shoe.table_id)
-    bets, player_banker = with_refs(given.bets or [], given.player_banker, refs)
+    bets, player_banker = with_refs(as_locked(given.bets or []), given.player_banker, refs)
     pb_id = None if pb is None else pb.bettor_id
     rights = squeeze_rights(config.profile.name, accepted.bets, player_banker_id=pb_id)
     bettors = _bettors(list(accepted.bets))

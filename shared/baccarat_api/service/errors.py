@@ -98,6 +98,9 @@ CODES: dict[str, tuple[bool, str]] = {
     "invalid_range": (False, "from/to is not a range of at most 31 days, to after from"),
     "payload_too_large": (False, "the request body is too large"),
     "rate_limited": (True, "too many requests for this operator; see Retry-After"),
+    # not retryable: the table was urged moments ago, a client repeating the press later would
+    # only add urges nobody asked for (Retry-After says when a new press is taken)
+    "urge_cooldown": (False, "the urge button was pressed moments ago; see Retry-After"),
     "internal_error": (False, "an unexpected error on our side"),
     "unavailable": (True, "a dependency is throttling or briefly unavailable; retry"),
 }

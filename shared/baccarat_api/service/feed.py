@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -122,7 +123,7 @@ def decode_cursor(cursor: str | None) -> list[Position]:
     if not cursor:
         return [(0, 0)] * FEED_SHARDS
     bad = DomainError("invalid_cursor", "the cursor is malformed or of another query")
-    if not cursor.startswith("f1."):
+    if len(cursor) > MAX_CURSOR_LENGTH or not re.fullmatch(CURSOR_PATTERN, cursor):
         raise bad
     body = cursor[3:]
     try:

@@ -191,6 +191,14 @@ def record(
     )
 
 
+def answer(out: Any) -> dict[str, Any]:
+    """A route's answer (a response model) as it is stored to be replayed: its JSON, as the
+    app serialises it."""
+    body = out.model_dump(mode="json", by_alias=True)
+    assert isinstance(body, dict)
+    return body
+
+
 def check_duplicate(exc: ConditionFailed) -> None:
     """A write that lost because a request with the same key completed meanwhile: 409
     ``idempotency_in_progress`` (retryable; the retry replays the stored response)."""

@@ -51,18 +51,32 @@ Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
 #: and the squeeze's ``system`` (who opens the cards nobody opened by their ``reveal_by``).
 RESERVED_BETTOR_IDS = RESERVED_IDS | {SYSTEM}
 
+#: The reserved ids in any case (``System``, ``HOUSE``, ``Player_Banker`` pose as them as well),
+#: as the contract's JSON Schema says it: ``{"not": {"pattern": …}}``.
+RESERVED_SCHEMA = {
+    "not": {
+        "pattern": "^(?:"
+        + "|".join(
+            "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in word)
+            for word in sorted(RESERVED_BETTOR_IDS)
+        )
+        + ")$"
+    }
+}
+
 
 def check_bettor_id(value: str) -> str:
-    """A bettor's id as every route takes it, in a body or in a path."""
+    """A bettor's id as every route takes it, in a body or in a path: none of the reserved ids,
+    whatever its case."""
     if not re.fullmatch(BETTOR_ID_PATTERN, value):
         raise ValueError(f"a bettor id is 1 to {MAX_ID_LENGTH} characters of A-Z a-z 0-9 . _ : @ -")
-    if value in RESERVED_BETTOR_IDS:
+    if value.lower() in RESERVED_BETTOR_IDS:
         raise ValueError(f"{value!r} is reserved (the settlement's or the squeeze's own name)")
     return value
 
 
 #: A bettor's id (bets, the player-banker): ASCII ``[A-Za-z0-9._:@-]{1,64}``, matched whole,
-#: and none of :data:`RESERVED_BETTOR_IDS`.
+#: and none of :data:`RESERVED_BETTOR_IDS` in any case.
 BettorId = Annotated[
     str,
     Field(
@@ -70,7 +84,7 @@ BettorId = Annotated[
         max_length=MAX_ID_LENGTH,
         json_schema_extra={
             "pattern": f"^{BETTOR_ID_PATTERN}$",
-            "not": {"enum": sorted(RESERVED_BETTOR_IDS)},
+            **RESERVED_SCHEMA,
         },
     ),
     AfterValidator(check_bettor_id),
@@ -207,6 +221,34 @@ class CommitShoeRequest(_Strict):
         return value
 
 
+class PersonalLimitIn(_Strict):
+    """A personal limit (個人限紅) as a range: a minimum, a maximum, or both."""
+
+    min: Money | None = Field(default=None, description="the least the bettor stakes on it")
+    max: Money | None = Field(default=None, description="the most the bettor stakes on it")
+
+    @model_validator(mode="after")
+    def _a_bound(self) -> PersonalLimitIn:
+        if self.min is None and self.max is None:
+            raise ValueError("a personal limit names a min, a max or both")
+        return self
+
+
+#: A spectator's personal limits (個人限紅), per bet type: a maximum alone (the earlier form) or a
+#: range. Checked against the tier where entered (422 invalid_personal_limit).
+PersonalLimits = dict[BetType, Money | PersonalLimitIn]
+
+
+def personal_limits_json(limits: PersonalLimits | None) -> dict[str, Any] | None:
+    """Personal limits in API form (JSON-ready, as stored and locked with a bet)."""
+    if limits is None:
+        return None
+    return {
+        str(k): v if isinstance(v, int) else v.model_dump(exclude_none=True)
+        for k, v in limits.items()
+    }
+
+
 class BetIn(_Strict):
     bettor_id: BettorId
     role: Role
@@ -215,7 +257,9 @@ class BetIn(_Strict):
     amount: Money
     level: StrictInt | None = Field(default=None, ge=0, le=10_000)
     balance: Money | None = None
-    personal_limits: dict[BetType, Money] | None = None
+    personal_limits: PersonalLimits | None = Field(
+        default=None, description="a spectator's own limits per bet type: a max, or {min?, max?}"
+    )
 
 
 class PlayerBankerIn(_Strict):
@@ -677,6 +721,17 @@ class JwkOut(_Strict):
     kid: str = Field(description="RFC 7638 thumbprint: the key_id proofs name")
     alg: Literal["ES256"]
     use: Literal["sig"]
+    status: Literal["current", "retired"] = Field(
+        description="current: the key that signs now; retired: a key that signed before"
+    )
+    not_before: str | None = Field(
+        description="when it first signed a proof (null: it has not signed yet); a proof it "
+        "signed has signed_at at or after it"
+    )
+    not_after: str | None = Field(
+        description="retired: when it last signed (a proof it signed has signed_at at or "
+        "before it); current: null"
+    )
 
 
 class SigningKeysOut(_Strict):
@@ -839,7 +894,20 @@ class BankerRequest(_Strict):
 
 class SpectatorRequest(_Strict):
     balance: Money
-    personal_limits: dict[BetType, Money] | None = None
+    personal_limits: PersonalLimits | None = Field(
+        default=None,
+        description='個人限紅 per bet type: a maximum (`{"banker": 5000}`) or a range '
+        '(`{"banker": {"min": 2000, "max": 5000}}`), each bound within the tier\'s '
+        "own limits for that type (422 invalid_personal_limit)",
+    )
+
+
+class RemovedOut(_Strict):
+    bettor_id: str
+    where: str = Field(description="the place they held: `seat N`, `banker` or `spectator`")
+    reason: Literal["balance"] = Field(description="the removal event's reason")
+    limit: int = Field(description="the tier's minimum balance for that place")
+    attempted: int = Field(description="the balance reported")
 
 
 class PresenceOut(_Strict):
@@ -853,6 +921,11 @@ class PresenceOut(_Strict):
     )
     watchers: list[str] = Field(description="the observer list, in order of arrival")
     seq: int = Field(description="the table's last event number after this change")
+    removed: RemovedOut | None = Field(
+        default=None,
+        description="who this change removed: a balance reported below the tier's minimum for "
+        "someone already at the table (seed 000: 星幣金額不足底限時，系統將自動踢除)",
+    )
 
 
 # --- the betting window and the book (issue 13) ---------------------------------------------
@@ -879,6 +952,10 @@ class SlipBetIn(_Strict):
 class SlipBetOut(_Strict):
     type: BetType
     amount: int
+    order: int = Field(
+        description="the line's accepted order (the squeeze's earlier bet): the seq of the "
+        "bet_placed that confirmed it — a re-confirmed slip's unchanged line keeps its order"
+    )
 
 
 class SlipOut(_Strict):
@@ -888,7 +965,9 @@ class SlipOut(_Strict):
     bets: list[SlipBetOut]
     total: int = Field(description="the slip's stakes summed")
     placed_at: str = Field(description="when the slip (or its replacement) was confirmed")
-    order: int = Field(description="accepted order (the seq of its bet_placed event)")
+    order: int = Field(
+        description="the seq of its latest bet_placed event (each line's own order: bets)"
+    )
 
 
 class BookOut(_Strict):
@@ -1094,8 +1173,9 @@ class TableStateOut(_Strict):
         "(a reveal step counting down) | dealt (all shown, not settled) | settled"
     )
     deadline: str | None = Field(
-        description="betting: closes_at; closed: when the sweep deals the book; squeeze: the "
-        "step's reveal_by; dealt: settle_by"
+        description="betting: closes_at; closed: from when the sweep may deal the book; squeeze: "
+        "the step's reveal_by; dealt: settle_by, from when the sweep may settle. The sweep runs "
+        "once a minute: it acts up to about a minute after its deadline"
     )
     seats: dict[int, dict[str, Any]] = Field(description="seat → {bettor_id, balance, level}")
     banker: dict[str, Any] | None = Field(description="the player-banker {bettor_id, balance}")
@@ -1104,7 +1184,8 @@ class TableStateOut(_Strict):
     )
     watchers: list[str] = Field(description="the observer list (觀局清單), in order of arrival")
     idle: dict[str, int] = Field(
-        description="seated bettor → consecutive rounds without a bet (5: removed)"
+        description="seated bettor → consecutive rounds without a bet (star-city: removed at 5, "
+        "the profile's idle_round_limit; bid-squeeze: counted, nobody is removed)"
     )
     book: BookOut = Field(description="the betting window and each seat's / spectator's slip")
     shoe: TableShoeOut | None = Field(description="the open shoe, else the latest (null: none)")

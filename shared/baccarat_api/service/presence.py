@@ -13,8 +13,10 @@ Rules (game-rules.md, seeds 000/001), each checked by the core where it has one:
 * spectators exist only where they may bet (bid-squeeze; 422 ``spectator_betting_not_allowed``),
   only while a seat is taken (422 ``seated_bettor_required``), at most
   :data:`~baccarat_api.limits.MAX_SPECTATORS` (409 ``table_full``); when the last seated bettor
-  leaves, the spectators are removed at once (``spectator_left``, reason ``no_seated_bettor``;
-  :func:`baccarat.eligibility.spectators_to_remove`);
+  leaves, the spectators are removed (``spectator_left``, reason ``no_seated_bettor``;
+  :func:`baccarat.eligibility.spectators_to_remove`): at once, except those with a bet in the
+  table's unresolved latest round, who go when it is settled or voided
+  (:func:`without_spectators`);
 * watchers: anyone, at most :data:`~baccarat_api.limits.MAX_WATCHERS`.
 
 Taking a place you already hold, with the same details, changes nothing (200, no event): a PUT
@@ -31,13 +33,17 @@ from typing import Any, TypeVar
 
 from baccarat.eligibility import spectators_to_remove
 from baccarat.profiles import Banking, TableConfig
+from baccarat.validation import BetRefused, check_personal_limits
 from baccarat_api.clock import now
 from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
 from baccarat_api.ports.records import LiveRecord, TableRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.service import idempotency
+from baccarat_api.service.bets import refused
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import Change, LiveMoved, emit, retrying
-from baccarat_api.service.models import PresenceOut
+from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.models import PresenceOut, RemovedOut
 from baccarat_api.service.reading import table_live
 
 #: What a decision returns: the events and the live state's changed presence fields, or ``None``
@@ -82,20 +88,53 @@ def _elsewhere(live: LiveRecord, bettor_id: str, here: str) -> None:
         )
 
 
-def _min_balance(config: TableConfig, balance: int, *, banker: bool = False) -> None:
+def _needed(config: TableConfig, *, banker: bool = False) -> int:
     tier = config.tier
-    need = tier.player_banker_min_balance if banker else tier.bettor_min_balance
+    return tier.player_banker_min_balance if banker else tier.bettor_min_balance
+
+
+def _min_balance(config: TableConfig, balance: int, *, banker: bool = False) -> None:
+    need = _needed(config, banker=banker)
     if balance < need:
-        code = "player_banker_below_min_balance" if banker else "below_min_balance"
-        hint = "" if banker or not config.profile.spectators_may_bet else "; join as a spectator"
+        # a seat and a spectator place need the same balance: no place to send the bettor to
+        if banker:
+            code, where = "player_banker_below_min_balance", "for the player-banker seat"
+        else:
+            code = "below_min_balance"
+            where = "to bet at this table" + (
+                ", seated or as a spectator" if config.profile.spectators_may_bet else ""
+            )
         raise DomainError(
             code,
-            f"a balance of at least {need} is needed here{hint}",
+            f"a balance of at least {need} is needed {where}",
             details={"limit": need, "attempted": balance},
         )
 
 
 T = TypeVar("T")
+
+
+class _Removal:
+    """Who a balance report removed (seed 000: a balance below the tier's minimum for someone
+    already at the table removes them, as a settlement does): set by a decision, told in the
+    answer (``removed``). A decision decided again (lost to another change) starts afresh."""
+
+    def __init__(self) -> None:
+        self.out: RemovedOut | None = None
+
+    def below(self, config: TableConfig, bettor_id: str, where: str, balance: int) -> bool:
+        """Whether ``balance`` is below ``where``'s minimum (then noted as this removal)."""
+        need = _needed(config, banker=where == "banker")
+        self.out = None
+        if balance >= need:
+            return False
+        self.out = RemovedOut(
+            bettor_id=bettor_id, where=where, reason="balance", limit=need, attempted=balance
+        )
+        return True
+
+    def told(self, out: PresenceOut) -> PresenceOut:
+        return out if self.out is None else out.model_copy(update={"removed": self.out})
 
 
 def live_change(
@@ -104,25 +143,30 @@ def live_change(
     table_id: str,
     decide: Callable[[TableRecord, LiveRecord], Decision],
     view: Callable[[str, LiveRecord | None], T],
+    idem: IdempotencyRequest | None = None,
 ) -> T:
     """Read the table and its live state, ``decide`` (raises a refusal, or returns the events
     and changes), write them conditionally on ``seq``; lost to another change: decided again.
-    Answers ``view`` of the live state after (as read, when nothing changed)."""
+    Answers ``view`` of the live state after (as read, when nothing changed). With ``idem``
+    (a POST's key) the key's record is read with the live state (a live one is replayed) and
+    written with the change (a duplicate that lost to it replays it on its next attempt)."""
 
     def attempt() -> T:
-        table, live = table_live(repo, operator_id, table_id)
+        table, live = table_live(repo, operator_id, table_id, idem)
         decision = decide(table, live or LiveRecord(operator_id, table_id))
         if decision is None:
             return view(table_id, live)
         reported, changes = decision
         ev = emit(live, operator_id, table_id, now(), reported, **changes)
+        out = view(table_id, ev.after)
+        stored = idempotency.record(idem, operator_id, idempotency.answer(out)) if idem else None
         try:
-            repo.table_change("live", ev)
+            repo.table_change("live", ev, idem=stored)
         except ConditionFailed:
             raise LiveMoved from None
-        return view(table_id, ev.after)
+        return out
 
-    return retrying(attempt)
+    return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))
 
 
 def change(
@@ -197,6 +241,11 @@ def take_seat(
     balance: int,
     level: int | None,
 ) -> PresenceOut:
+    """Seat ``seat`` taken by ``bettor_id``, or their balance or level updated; a balance below
+    the tier's minimum reported for the bettor already seated there unseats them (``seat_vacated``,
+    reason ``balance``, told in ``removed``)."""
+    removal = _Removal()
+
     def decide(config: TableConfig, live: LiveRecord) -> Decision:
         if not 1 <= seat <= config.profile.seats:
             raise DomainError(
@@ -212,6 +261,8 @@ def take_seat(
             raise DomainError("seat_occupied", f"seat {seat} is taken", details={"seat": seat})
         if taken == wanted:
             return None
+        if taken is not None and removal.below(config, bettor_id, here, balance):
+            return vacate(config, live, str(seat), "balance")
         _min_balance(config, balance)
         need = config.tier.seated_min_level
         if need is not None and (level is None or level < need):
@@ -226,7 +277,7 @@ def take_seat(
         updated = ("seat_updated", {"seat": seat, "bettor_id": bettor_id})
         return _with_slip(config, live, bettor_id, updated, seats=seats)
 
-    return change(repo, operator_id, table_id, decide)
+    return removal.told(change(repo, operator_id, table_id, decide))
 
 
 def vacate(
@@ -257,6 +308,11 @@ def leave_seat(repo: Repository, operator_id: str, table_id: str, seat: int) -> 
 def take_banker(
     repo: Repository, operator_id: str, table_id: str, bettor_id: str, balance: int
 ) -> PresenceOut:
+    """The player-banker seat taken, or its balance updated; a balance below the tier's
+    minimum reported for the seated player-banker removes them (``banker_left``, reason
+    ``balance``, told in ``removed``)."""
+    removal = _Removal()
+
     def decide(config: TableConfig, live: LiveRecord) -> Decision:
         if config.banking is not Banking.PLAYER_BANKER:
             raise DomainError(
@@ -271,11 +327,14 @@ def take_banker(
             )
         if live.banker == wanted:
             return None
+        if live.banker is not None and removal.below(config, bettor_id, "banker", balance):
+            left = ("banker_left", {"bettor_id": bettor_id, "reason": "balance"})
+            return [left], {"banker": None}
         _min_balance(config, balance, banker=True)
         event = "banker_taken" if live.banker is None else "banker_updated"
         return [(event, {"bettor_id": bettor_id})], {"banker": wanted}
 
-    return change(repo, operator_id, table_id, decide)
+    return removal.told(change(repo, operator_id, table_id, decide))
 
 
 def leave_banker(repo: Repository, operator_id: str, table_id: str) -> PresenceOut:
@@ -294,8 +353,13 @@ def join_spectators(
     table_id: str,
     bettor_id: str,
     balance: int,
-    personal_limits: dict[str, int] | None,
+    personal_limits: dict[str, Any] | None,
 ) -> PresenceOut:
+    """``bettor_id`` joins the spectators, or their balance or limits are updated; a balance
+    below the tier's minimum reported for a spectator removes them (``spectator_left``, reason
+    ``balance``, told in ``removed``)."""
+    removal = _Removal()
+
     def decide(config: TableConfig, live: LiveRecord) -> Decision:
         if not config.profile.spectators_may_bet:
             raise DomainError(
@@ -303,6 +367,10 @@ def join_spectators(
                 "spectators only watch at this table: join the watchers instead",
             )
         _elsewhere(live, bettor_id, "spectator")
+        try:  # where they are entered: not refused by each later slip (seed 001 個人限紅)
+            check_personal_limits(config, personal_limits or {})
+        except BetRefused as exc:
+            raise refused(exc) from None
         wanted = {"balance": balance, "personal_limits": personal_limits}
         if live.spectators.get(bettor_id) == wanted:
             return None
@@ -312,6 +380,8 @@ def join_spectators(
                 "spectators join a table where someone is seated",
             )
         new = bettor_id not in live.spectators
+        if not new and removal.below(config, bettor_id, "spectator", balance):
+            return spectator_out(live, bettor_id, "balance")
         if new and len(live.spectators) >= MAX_SPECTATORS:
             raise DomainError(
                 "table_full",
@@ -325,7 +395,18 @@ def join_spectators(
         updated = ("spectator_updated", {"bettor_id": bettor_id})
         return _with_slip(config, live, bettor_id, updated, spectators=spectators)
 
-    return change(repo, operator_id, table_id, decide)
+    return removal.told(change(repo, operator_id, table_id, decide))
+
+
+def spectator_out(
+    live: LiveRecord, bettor_id: str, reason: str
+) -> tuple[list[Change], dict[str, Any]]:
+    """Spectator ``bettor_id`` gone for ``reason``, their slip of a book not dealt yet with
+    them."""
+    spectators = {k: v for k, v in live.spectators.items() if k != bettor_id}
+    left = ("spectator_left", {"bettor_id": bettor_id, "reason": reason})
+    reported = [left, *slips_cancelled(live, [bettor_id])]
+    return reported, {"spectators": spectators, **without(live, [bettor_id])}
 
 
 def leave_spectators(
@@ -336,10 +417,7 @@ def leave_spectators(
             raise DomainError(
                 "not_found", f"{bettor_id} is not a spectator", details={"bettor_id": bettor_id}
             )
-        spectators = {k: v for k, v in live.spectators.items() if k != bettor_id}
-        left = ("spectator_left", {"bettor_id": bettor_id, "reason": "left"})
-        reported = [left, *slips_cancelled(live, [bettor_id])]
-        return reported, {"spectators": spectators, **without(live, [bettor_id])}
+        return spectator_out(live, bettor_id, "left")
 
     return change(repo, operator_id, table_id, decide)
 

@@ -36,7 +36,8 @@ not cover is ever served.
 
 Round trips: a read of a final proof's page = 1. A read of a pending proof = 2 (the page read
 and the ``OpenRounds`` query). Finalisation = the ``OpenRounds`` query + the shoe's ``Query``
-pages (one per MB of rounds) + the page writes (one ``PutItem`` per stored part: a page of up
+pages (one per MB of rounds) + the signing key's history record (one ``UpdateItem``, before the
+signature: :func:`signing_keys`) + the page writes (one ``PutItem`` per stored part: a page of up
 to 350 KB is one part, the largest three) + 1 transaction; KMS: one ``Sign`` (plus, on a cold
 container, one ``Decrypt`` of the ref key and one ``GetPublicKey``)."""
 
@@ -148,6 +149,8 @@ def finalise(
         raise _pending(unresolved)
     jwk = vault.public_jwk()
     signed_at = now()
+    # the key's history first: every key that ever signed is listed, valid at this signed_at
+    repo.record_signing_key(jwk, signed_at)
     pages = proofdoc.final_pages(
         private_proof(shoe, [dealt[n] for n in range(1, shoe.rounds_dealt + 1)]),
         ref_key=ref_keys(shoe),
@@ -371,9 +374,27 @@ def _not_closed(repo: Repository, shoe_id: str) -> DomainError | None:
 # --- the signing keys and the fairness summary ---------------------------------------------------
 
 
-def signing_keys(vault: SecretVault) -> SigningKeysOut:
-    """The JWK set of the key that signs proofs (``kid`` = RFC 7638 thumbprint)."""
-    return SigningKeysOut.model_validate({"keys": [vault.public_jwk()]})
+def signing_keys(repo: Repository, vault: SecretVault) -> SigningKeysOut:
+    """The JWK set of every key that ever signed a proof, and the one that signs now (``kid`` =
+    RFC 7638 thumbprint), each with its validity: ``not_before`` = its first signature (None:
+    it has not signed yet), ``not_after`` = its last signature once another key signs
+    (``retired``; None while ``current``). A proof names its key by ``key_id``; its
+    ``signed_at`` falls in that key's validity (the record is written before each signature)."""
+    current = vault.public_jwk()
+    listed = []
+    for record in repo.signing_keys():
+        mine = record.kid == current["kid"]
+        listed.append(
+            {
+                **record.jwk,
+                "status": "current" if mine else "retired",
+                "not_before": record.first_signed_at,
+                "not_after": None if mine else record.last_signed_at,
+            }
+        )
+    if not any(k["kid"] == current["kid"] for k in listed):
+        listed.append({**current, "status": "current", "not_before": None, "not_after": None})
+    return SigningKeysOut.model_validate({"keys": listed})
 
 
 def _cursor(text: str | None) -> int | None:
@@ -381,7 +402,7 @@ def _cursor(text: str | None) -> int | None:
         return None
     if not (text.isascii() and text.isdigit() and 1 <= len(text) <= 6 and text[0] != "0"):
         raise DomainError(
-            "invalid_request", "cursor: not a cursor this route gave", details={"cursor": text}
+            "invalid_cursor", "cursor: not a cursor this route gave", details={"cursor": text}
         )
     return int(text)
 

@@ -22,7 +22,7 @@ from baccarat import currency
 from baccarat_api.clock import now
 from baccarat_api.ids import ShoeRef
 from baccarat_api.ports.records import RoundRecord
-from baccarat_api.ports.repository import DayPosition, Repository
+from baccarat_api.ports.repository import BadPosition, DayPosition, Repository
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.models import (
     DailyReportOut,
@@ -114,17 +114,27 @@ def _encode(day: str, pos: DayPosition | None, query: str) -> str:
     return base64.urlsafe_b64encode(json.dumps(doc, separators=(",", ":")).encode()).decode()
 
 
+#: The longest cursor this route makes (a longer one is malformed: 422 invalid_cursor).
+MAX_CURSOR_LENGTH = 512
+
+
 def _decode(cursor: str, query: str) -> tuple[str, DayPosition | None]:
     try:
+        if len(cursor) > MAX_CURSOR_LENGTH:
+            raise ValueError(cursor)
         doc = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))
         day, pos = doc["d"], doc["p"]
         ok = doc["q"] == query and isinstance(day, str) and _DAY.match(day)
         position = None if pos is None else (int(pos[0]), str(pos[1]))
-    except (ValueError, KeyError, TypeError, IndexError, binascii.Error, UnicodeError):
-        ok = False
+    except (ValueError, KeyError, TypeError, IndexError, binascii.Error, RecursionError):
+        ok = False  # (UnicodeError is a ValueError)
     if not ok:
-        raise DomainError("invalid_cursor", "the cursor is malformed or of another query")
+        raise _bad_cursor()
     return day, position
+
+
+def _bad_cursor() -> DomainError:
+    return DomainError("invalid_cursor", "the cursor is malformed or of another query")
 
 
 def list_rounds(
@@ -145,14 +155,17 @@ def list_rounds(
     if begin is None:
         today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         begin = today
-    finish = _instant(end, "to") or begin.replace(hour=0, minute=0, second=0, microsecond=0) + (
-        timedelta(days=1)
-    )
-    if finish <= begin or finish - begin > timedelta(days=MAX_RANGE_DAYS):
+    try:
+        finish = _instant(end, "to") or begin.replace(
+            hour=0, minute=0, second=0, microsecond=0
+        ) + timedelta(days=1)
+    except OverflowError:  # from=9999-12-31: the end of its day is past the calendar's
+        finish = None
+    if finish is None or finish <= begin or finish - begin > timedelta(days=MAX_RANGE_DAYS):
         raise DomainError(
             "invalid_range",
-            f"to must be after from, at most {MAX_RANGE_DAYS} days later",
-            details={"from": _stored(begin), "to": _stored(finish)},
+            f"to must be after from, at most {MAX_RANGE_DAYS} days later, before year 10000",
+            details={"from": _stored(begin), "to": None if finish is None else _stored(finish)},
         )
     lo, hi = _stored(begin), _stored(finish)
     days = _days(begin, finish)
@@ -167,10 +180,13 @@ def list_rounds(
     budget = PAGE_QUERIES
     for i, day in enumerate(days):
         while budget > 0 and len(out) < limit:
-            rounds, position = repo.day_rounds(
-                operator_id, day, table_id=table_id, after=position,
-                limit=limit - len(out), queries=1,
-            )  # fmt: skip
+            try:
+                rounds, position = repo.day_rounds(
+                    operator_id, day, table_id=table_id, after=position,
+                    limit=limit - len(out), queries=1,
+                )  # fmt: skip
+            except BadPosition:  # a cursor's position the store never gave: forged
+                raise _bad_cursor() from None
             budget -= 1
             out += [
                 s

@@ -31,15 +31,17 @@ from typing import Any
 from baccarat.profiles import Banking, TableConfig
 from baccarat.squeeze import RevealRefused, live_steps, step_hands, timeline
 from baccarat.squeeze import reveal as core_reveal
-from baccarat_api.clock import now
+from baccarat_api.clock import ms_of, now
 from baccarat_api.ids import RoundRef, parse_shoe_id
-from baccarat_api.limits import DEFAULT_SQUEEZE_SECONDS
+from baccarat_api.limits import DEFAULT_SQUEEZE_SECONDS, URGE_COOLDOWN_SECONDS
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.writes import ABSENT, Update
+from baccarat_api.service import idempotency
 from baccarat_api.service.betting import window_status
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import LiveMoved, emit, retrying
+from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import RevealOut, UrgeOut
 from baccarat_api.service.reading import round_live, table_live
 
@@ -113,12 +115,19 @@ def live_squeeze(r: RoundRecord) -> dict[str, Any] | None:
 
 
 def reveal_round(
-    repo: Repository, operator_id: str, round_id: str, bettor_id: str, step: str
+    repo: Repository,
+    operator_id: str,
+    round_id: str,
+    bettor_id: str,
+    step: str,
+    idem: IdempotencyRequest | None = None,
 ) -> RevealOut:
-    """The squeezer ``bettor_id`` opens their hands of ``step``; reports ``squeeze_revealed``."""
+    """The squeezer ``bettor_id`` opens their hands of ``step``; reports ``squeeze_revealed``.
+    With ``idem`` (its record read with the round, written with the reveal) a retry replays
+    the first answer, not 409 ``already_revealed``."""
 
     def attempt() -> RevealOut:
-        r, live = round_live(repo, operator_id, round_id)
+        r, live = round_live(repo, operator_id, round_id, idem)
         if r.void is not None:
             raise DomainError("round_voided", f"round {round_id} is voided")
         if r.squeeze is None:
@@ -156,23 +165,32 @@ def reveal_round(
             # live state can be read after a winner's reveal and the round before it
             expect={"void": ABSENT, "reveals": r.reveals},
         )
-        try:
-            repo.table_change("reveal", ev, [moved])
-        except ConditionFailed:
-            raise LiveMoved from None
         view = shown_plan(squeeze_view(r.squeeze, r.dealt_at, reveals, at))
         assert view is not None
-        return RevealOut(round_id=round_id, squeeze=view, seq=ev.after.seq)
+        out = RevealOut(round_id=round_id, squeeze=view, seq=ev.after.seq)
+        stored = idempotency.record(idem, operator_id, idempotency.answer(out)) if idem else None
+        try:
+            repo.table_change("reveal", ev, [moved], idem=stored)
+        except ConditionFailed:
+            raise LiveMoved from None  # (a duplicate's next attempt replays the first answer)
+        return out
 
-    return retrying(attempt)
+    return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))
 
 
-def urge(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> UrgeOut:
+def urge(
+    repo: Repository,
+    operator_id: str,
+    table_id: str,
+    bettor_id: str,
+    idem: IdempotencyRequest | None = None,
+) -> UrgeOut:
     """The player-banker's urge button (seed 000: 荷官可以使用【催促鈕】來提醒其他玩家押注):
-    only the seated player-banker of a player-banker table presses it; reports ``urge``."""
+    only the seated player-banker of a player-banker table presses it; reports ``urge``. With
+    ``idem`` a retry replays the first answer and presses nothing again."""
 
     def attempt() -> UrgeOut:
-        table, live = table_live(repo, operator_id, table_id)
+        table, live = table_live(repo, operator_id, table_id, idem)
         config = TableConfig.from_dict(table.config)
         if config.banking is not Banking.PLAYER_BANKER:
             raise DomainError(
@@ -188,15 +206,40 @@ def urge(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> U
             )
         at = now()
         assert live is not None
+        _cooled_down(live, at)
         data = {"bettor_id": bettor_id, "round_id": _current_round(live, at)}
-        ev = emit(live, operator_id, table_id, at, [("urge", data)])
+        ev = emit(live, operator_id, table_id, at, [("urge", data)], urged_at=at)
+        out = UrgeOut(table_id=table_id, round_id=data["round_id"], seq=ev.after.seq)
+        stored = idempotency.record(idem, operator_id, idempotency.answer(out)) if idem else None
         try:
-            repo.table_change("urge", ev)
+            repo.table_change("urge", ev, idem=stored)
         except ConditionFailed:
-            raise LiveMoved from None
-        return UrgeOut(table_id=table_id, round_id=data["round_id"], seq=ev.after.seq)
+            raise LiveMoved from None  # (a duplicate's next attempt replays the first answer)
+        return out
 
-    return retrying(attempt)
+    return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))
+
+
+def _cooled_down(live: LiveRecord, at: str) -> None:
+    """429 ``urge_cooldown`` while the table's last urge is less than
+    :data:`~baccarat_api.limits.URGE_COOLDOWN_SECONDS` old (issue 23 item 10: every press wrote
+    a permanent event and moved the table's ``seq`` under its deals, slips and settlements),
+    with ``retry_after``: whole seconds until a press is taken again. The urge's write is
+    conditional on the live state this read (its ``seq``), so presses racing it lose, read
+    the new ``urged_at`` and are refused: one event."""
+    if live.urged_at is None:
+        return
+    left_ms = ms_of(live.urged_at) + URGE_COOLDOWN_SECONDS * 1000 - ms_of(at)
+    if left_ms <= 0:
+        return
+    wait = -(-left_ms // 1000)
+    raise DomainError(
+        "urge_cooldown",
+        f"the urge button was pressed at {live.urged_at}; the next press is taken "
+        f"{URGE_COOLDOWN_SECONDS} s after it",
+        details={"retry_after_seconds": wait, "urged_at": live.urged_at},
+        retry_after=wait,
+    )
 
 
 def _current_round(live: LiveRecord, at: str) -> str | None:

@@ -41,8 +41,9 @@ from baccarat_api.ports.vault import SecretVault as Vault
 from baccarat_api.ports.vault import webhook_context
 from baccarat_api.ports.webhooks import Sender, Sent
 from baccarat_api.ports.writes import Put, Update
-from baccarat_api.service import feed
+from baccarat_api.service import feed, idempotency
 from baccarat_api.service.errors import DomainError, not_found
+from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import (
     WebhookFailureOut,
     WebhookFailuresOut,
@@ -78,8 +79,9 @@ def backoff(attempts: int) -> float:
 def set_webhook(repo: Repository, vault: Vault, operator_id: str, url: str) -> WebhookSecretOut:
     """Set (or replace) the webhook with a new secret, conditional on the webhook as read: of
     two PUTs at once one answers its secret and the other ``409 concurrent_update`` — never two
-    secrets answered of which only one signs."""
-    was = repo.get_webhook(operator_id)
+    secrets answered of which only one signs. A removed webhook is read too (its item stays):
+    the PUT after a DELETE replaces it, conditional on it as read, like any other."""
+    was = repo.get_webhook(operator_id, removed=True)
     raw, sealed = vault.draw_secret(webhook_context(operator_id))  # one KMS call
     created = clock_now()
     hook = WebhookRecord(operator_id, url, sealed, created)
@@ -163,9 +165,18 @@ def _post(sender: Sender, hook: WebhookRecord, secret: str, body: bytes) -> Sent
 
 
 def retry_failure(
-    repo: Repository, vault: Vault, sender: Sender, operator_id: str, event_id: str
+    repo: Repository,
+    vault: Vault,
+    sender: Sender,
+    operator_id: str,
+    event_id: str,
+    idem: IdempotencyRequest | None = None,
 ) -> WebhookRetryOut:
-    """POST a parked event once, now: delivered → no longer parked; else it stays parked."""
+    """POST a parked event once, now: delivered → no longer parked; else it stays parked. With
+    ``idem`` a retry of the request answers the first answer and POSTs nothing again (the
+    record is written with the outcome, in one transaction)."""
+    if idem is not None:
+        idempotency.replay(repo.load(operator_id, idem_key=idem.key_hash).idempotency, idem)
     parked = repo.get_webhook_failure(operator_id, event_id)
     if parked is None or parked.delivered_at is not None:
         raise not_found("webhook failure", event_id)
@@ -174,19 +185,24 @@ def retry_failure(
         raise DomainError("webhook_not_set", "no webhook is set: PUT /v1/webhook first")
     (event,) = repo.events_at(operator_id, [(parked.table_id, parked.seq)])
     sent = _post(sender, hook, _secret(vault, hook), _body(repo, event))
-    if sent.ok:
-        delivered = {"delivered_at": clock_now(), "attempts": parked.attempts + 1}
-        repo.transact("webhook retried", [Update(WebhookFailure, (operator_id, event_id),
-                                                 set=delivered)])  # fmt: skip
-    else:
-        repo.transact(
-            "webhook retry failed",
-            [Update(WebhookFailure, (operator_id, event_id), set={
-                "attempts": parked.attempts + 1, "last_error": _error(sent)})],
-        )  # fmt: skip
-    return WebhookRetryOut(
+    out = WebhookRetryOut(
         event_id=event_id, delivered=sent.ok, status=sent.status, error=sent.error
     )
+    if sent.ok:
+        changed = {"delivered_at": clock_now(), "attempts": parked.attempts + 1}
+    else:
+        changed = {"attempts": parked.attempts + 1, "last_error": _error(sent)}
+    writes: list[Put | Update] = [Update(WebhookFailure, (operator_id, event_id), set=changed)]
+    stored = idempotency.record(idem, operator_id, idempotency.answer(out))
+    if stored is not None:
+        writes.append(Put(stored, expired_by=int(time.time())))
+    try:
+        repo.transact("webhook retried" if sent.ok else "webhook retry failed", writes)
+    except ConditionFailed as exc:  # the same key's request completed meanwhile: its answer
+        if idem is not None and exc.duplicate:
+            idempotency.replay(repo.load(operator_id, idem_key=idem.key_hash).idempotency, idem)
+        raise
+    return out
 
 
 def _error(sent: Sent) -> str:

@@ -281,7 +281,7 @@ class Browser:
         self._log.close()
 
 
-FINAL = ("verified", "failed", "error")
+FINAL = ("verified", "unconfirmed", "failed", "error")
 
 
 class Page:

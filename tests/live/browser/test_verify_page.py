@@ -38,6 +38,17 @@ def _assert_local_only(page: Any) -> None:
         assert parts.scheme in LOCAL_SCHEMES or parts.hostname == "127.0.0.1", url
 
 
+def _chosen_on_page(page: Any, page_url: str, proof: str, allow_unsigned: bool = True) -> None:
+    """Opens the page, then, as a person would: ticks "accept an unsigned proof" and fetches
+    ``proof`` by the URL field (a link cannot make the API's page trust an unsigned proof)."""
+    page.goto(page_url)
+    page.eval(
+        f"document.getElementById('allow-unsigned').checked = {json.dumps(allow_unsigned)};"
+        f"document.getElementById('proof-url').value = {json.dumps(proof)};"
+        "document.getElementById('fetch-url').click();"
+    )
+
+
 def _page_state(page: Any) -> dict[str, Any]:
     state: dict[str, Any] = page.eval(
         """(() => ({
@@ -59,10 +70,12 @@ def _page_state(page: Any) -> dict[str, Any]:
 def test_verified_over_http_as_the_api_serves_it(page: Any, server: Any, proof_json: str) -> None:
     rounds = _rounds(proof_json)
     path = server.add_proof("good.json", proof_json)
-    page.goto(f"{server.url}/verify?allow_unsigned=1&proof={quote(path)}")
+    _chosen_on_page(page, f"{server.url}/verify", path)
     v = page.wait_verdict()
-    assert v["state"] == "verified", v
-    assert v["text"] == "verified"
+    # the cards check out, but unsigned (the person's choice): never green on the API's page
+    assert v["state"] == "unconfirmed", v
+    assert v["text"] == "NOT confirmed by this API"
+    assert "it is unsigned (accepted because you allowed unsigned proofs)" in v["detail"]
     assert f"all {len(rounds)} rounds" in v["detail"]
     assert v["detail"].endswith("(unsigned v1 proof: no signature to check)")
 
@@ -87,7 +100,7 @@ def test_one_tampered_card_is_found_and_named(
 ) -> None:
     bad, old, new = proofs.tamper_card(proof_json, round_number=5, side="banker", index=1)
     path = server.add_proof("tampered.json", bad)
-    page.goto(f"{server.url}/verify?allow_unsigned=1&proof={quote(path)}")
+    _chosen_on_page(page, f"{server.url}/verify", path)
     v = page.wait_verdict()
     assert v["state"] == "failed", v
     assert v["text"] == "NOT verified"
@@ -172,7 +185,7 @@ def test_wrong_anchor_is_a_chain_failure(page: Any, server: Any, proof_json: str
     proof = json.loads(proof_json)
     proof["anchor"] = "00" * 32
     path = quote(server.add_proof("anchor.json", json.dumps(proof)))
-    page.goto(f"{server.url}/verify?allow_unsigned=1&proof={path}")
+    _chosen_on_page(page, f"{server.url}/verify", path)
     v = page.wait_verdict()
     assert v["state"] == "failed"
     assert v["detail"].startswith("chain: the server seed does not reach the anchor in 3 steps"), v
@@ -219,8 +232,8 @@ def test_works_as_one_inlined_page(page: Any, server: Any, proof_json: str) -> N
     assert n == 3
     (server.proofs / "single.html").write_text(single, encoding="utf-8")
     server.add_proof("good.json", proof_json)
-    page.goto(f"{server.url}/proofs/single.html?allow_unsigned=1&proof=good.json")
-    assert page.wait_verdict()["state"] == "verified"
+    _chosen_on_page(page, f"{server.url}/proofs/single.html", "good.json")
+    assert page.wait_verdict()["state"] == "unconfirmed"  # unsigned, as the person chose
     assert all(not u.endswith(".js") for u in page.requested_urls())
     assert page.errors() == []
 
@@ -297,7 +310,8 @@ def test_a_signed_two_page_proof_verifies_over_http(
     assert v["state"] == "verified", (v, page.errors())
     kid = signing_keys["keys"][0]["kid"]
     assert v["detail"].endswith(
-        f"signed by key {kid} of {server.url}/v1/signing-keys (ES256, 2 pages)"
+        f"signed by key {kid} of {server.url}/v1/signing-keys (ES256, 2 pages); "
+        "table tbl_vector, shoe tbl_vector_s2 (the shoe asked for)"
     ), v
     state = _signed_state(page)
     assert state["interventions"] == LINE
@@ -414,3 +428,105 @@ def test_a_bundle_in_a_data_url_with_keys_in_a_data_url(
     )
     v = page.wait_verdict()
     assert v["state"] == "failed" and v["detail"].startswith("unsigned proof"), v
+
+
+# --- the API's page trusts only the API's own keys (issue 23 item 4) -----------------------------
+
+
+def _another_key_set() -> dict[str, Any]:
+    """A JWK set of a fresh key: the API's own, which did not sign the forged proof."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from baccarat import proofdoc
+
+    n = ec.generate_private_key(ec.SECP256R1()).public_key().public_numbers()
+    return {"keys": [proofdoc.public_jwk(n.x.to_bytes(32, "big"), n.y.to_bytes(32, "big"))]}
+
+
+def test_a_crafted_link_to_the_apis_page_never_shows_green(
+    page: Any,
+    server: Any,
+    signed_pages: list[dict[str, Any]],
+    signing_keys: dict[str, Any],
+    proofs: SimpleNamespace,
+    proof_json: str,
+) -> None:
+    """A forger signs a proof with their own key and links the real page to it with
+    ?keys=<their key set>; or links an unsigned forgery with ?allow_unsigned=1; or carries the
+    proof in a data: URL. The API's page trusts only its own /v1/signing-keys: no green."""
+    path = server.serve_pages(signed_pages, keys=_another_key_set())  # the API's own key
+    server.route("/evil/keys.json", 200, signing_keys)  # the forger's key, which signed it
+    data_keys = proofs.data_url(json.dumps(signing_keys))
+    for keys in (f"{server.url}/evil/keys.json", data_keys):
+        page.goto(f"{server.url}/verify?keys={quote(keys, safe='')}&proof={quote(path)}")
+        v = page.wait_verdict()
+        assert v["state"] == "failed", v
+        assert v["detail"].startswith(
+            f"signature: key {signing_keys['keys'][0]['kid']} is not among the signing keys of "
+            f"{server.url}/v1/signing-keys"
+        ), v
+        note = page.eval("document.getElementById('link-note').textContent")
+        assert "(?keys=): ignored" in note, note
+        assert f"{server.url}/evil/keys.json" not in page.requested_urls()
+
+    unsigned = server.add_proof("forged.json", proof_json)
+    page.goto(f"{server.url}/verify?allow_unsigned=1&proof={quote(unsigned)}")
+    v = page.wait_verdict()
+    assert v["state"] == "failed" and v["detail"].startswith("unsigned proof"), v
+    assert page.eval("document.getElementById('allow-unsigned').checked") is False
+
+    bundle = proofs.data_url(json.dumps({"pages": signed_pages}))
+    page.goto(f"{server.url}/verify?keys={quote(data_keys)}&proof={quote(bundle)}")
+    v = page.wait_verdict()
+    assert v["state"] == "error" and "A link cannot carry the proof itself" in v["detail"], v
+
+    # the person on the page pastes the other key set: the checks pass, shown as their choice
+    page.goto(f"{server.url}/verify")
+    page.eval(
+        f"document.getElementById('keys-text').value = {json.dumps(json.dumps(signing_keys))};"
+        f"document.getElementById('proof-url').value = {json.dumps(path)};"
+        "document.getElementById('fetch-url').click();"
+    )
+    v = page.wait_verdict()
+    assert v["state"] == "unconfirmed", v
+    assert "checked with the key set you pasted, not with this API's own keys" in v["detail"]
+    box = page.eval("getComputedStyle(document.getElementById('verdict-box')).backgroundColor")
+    green = page.eval(
+        "document.getElementById('verdict-box').dataset.verdict = 'verified';"
+        "getComputedStyle(document.getElementById('verdict-box')).backgroundColor"
+    )
+    assert box != green
+    assert page.errors() == []
+
+
+def test_a_pasted_proof_on_the_apis_page_is_shown_as_pasted(
+    page: Any, server: Any, signed_pages: list[dict[str, Any]], signing_keys: dict[str, Any]
+) -> None:
+    server.serve_pages(signed_pages, keys=signing_keys)  # the API's own key signed it
+    page.goto(f"{server.url}/verify")
+    page.eval(
+        f"document.getElementById('proof-text').value = {json.dumps(json.dumps(signed_pages))};"
+        "document.getElementById('verify-text').click();"
+    )
+    v = page.wait_verdict()
+    assert v["state"] == "unconfirmed", v
+    assert "a proof you pasted or chose as a file" in v["detail"]
+    assert page.errors() == []
+
+
+def test_another_tables_proof_at_my_shoe_url_is_not_verified(
+    page: Any, server: Any, signed_pages: list[dict[str, Any]], signing_keys: dict[str, Any]
+) -> None:
+    """Issue 23 item 5: a clean signed proof of table tbl_vector served at a player's shoe URL."""
+    server.serve_pages(signed_pages, keys=signing_keys)
+    server.route("/v1/shoes/tbl_mine_s2/proof", 200, signed_pages[0])
+    page.goto(f"{server.url}/verify?proof={quote('/v1/shoes/tbl_mine_s2/proof')}")
+    v = page.wait_verdict()
+    assert v["state"] == "failed", v
+    assert v["detail"].startswith(
+        "this is the proof of shoe tbl_vector_s2 (table tbl_vector), not of the shoe asked for, "
+        "tbl_mine_s2"
+    ), v
+    subject = page.eval("document.getElementById('subject').textContent")
+    assert subject == "Proof of: table tbl_vector, shoe tbl_vector_s2 (not the shoe asked for)"
+    assert page.errors() == []

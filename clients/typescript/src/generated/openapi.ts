@@ -655,9 +655,12 @@ export interface components {
             level?: number | null;
             /** Balance */
             balance?: number | null;
-            /** Personal Limits */
+            /**
+             * Personal Limits
+             * @description a spectator's own limits per bet type: a max, or {min?, max?}
+             */
             personal_limits?: {
-                [key: string]: number;
+                [key: string]: number | components["schemas"]["PersonalLimitIn"];
             } | null;
         };
         /** BetOut */
@@ -674,9 +677,12 @@ export interface components {
             level?: number | null;
             /** Balance */
             balance?: number | null;
-            /** Personal Limits */
+            /**
+             * Personal Limits
+             * @description a spectator's own limits per bet type: a max, or {min?, max?}
+             */
             personal_limits?: {
-                [key: string]: number;
+                [key: string]: number | components["schemas"]["PersonalLimitIn"];
             } | null;
             /**
              * Bettor Ref
@@ -1156,6 +1162,22 @@ export interface components {
              * @constant
              */
             use: "sig";
+            /**
+             * Status
+             * @description current: the key that signs now; retired: a key that signed before
+             * @enum {string}
+             */
+            status: "current" | "retired";
+            /**
+             * Not Before
+             * @description when it first signed a proof (null: it has not signed yet); a proof it signed has signed_at at or after it
+             */
+            not_before: string | null;
+            /**
+             * Not After
+             * @description retired: when it last signed (a proof it signed has signed_at at or before it); current: null
+             */
+            not_after: string | null;
         };
         /** LineOut */
         LineOut: {
@@ -1283,6 +1305,22 @@ export interface components {
             /** Net */
             net: number;
         };
+        /**
+         * PersonalLimitIn
+         * @description A personal limit (個人限紅) as a range: a minimum, a maximum, or both.
+         */
+        PersonalLimitIn: {
+            /**
+             * Min
+             * @description the least the bettor stakes on it
+             */
+            min?: number | null;
+            /**
+             * Max
+             * @description the most the bettor stakes on it
+             */
+            max?: number | null;
+        };
         /** PlayerBankerIn */
         PlayerBankerIn: {
             /** Bettor Id */
@@ -1341,6 +1379,8 @@ export interface components {
              * @description the table's last event number after this change
              */
             seq: number;
+            /** @description who this change removed: a balance reported below the tier's minimum for someone already at the table (seed 000: 星幣金額不足底限時，系統將自動踢除) */
+            removed?: components["schemas"]["RemovedOut"] | null;
         };
         /** ProofBetOut */
         ProofBetOut: {
@@ -1550,6 +1590,32 @@ export interface components {
             settled_at: string;
             /** Auto Settled */
             auto_settled: boolean;
+        };
+        /** RemovedOut */
+        RemovedOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Where
+             * @description the place they held: `seat N`, `banker` or `spectator`
+             */
+            where: string;
+            /**
+             * Reason
+             * @description the removal event's reason
+             * @constant
+             */
+            reason: "balance";
+            /**
+             * Limit
+             * @description the tier's minimum balance for that place
+             */
+            limit: number;
+            /**
+             * Attempted
+             * @description the balance reported
+             */
+            attempted: number;
         };
         /** ReplacedOut */
         ReplacedOut: {
@@ -2238,6 +2304,11 @@ export interface components {
             type: components["schemas"]["BetType"];
             /** Amount */
             amount: number;
+            /**
+             * Order
+             * @description the line's accepted order (the squeeze's earlier bet): the seq of the bet_placed that confirmed it — a re-confirmed slip's unchanged line keeps its order
+             */
+            order: number;
         };
         /** SlipOut */
         SlipOut: {
@@ -2263,7 +2334,7 @@ export interface components {
             placed_at: string;
             /**
              * Order
-             * @description accepted order (the seq of its bet_placed event)
+             * @description the seq of its latest bet_placed event (each line's own order: bets)
              */
             order: number;
         };
@@ -2284,9 +2355,12 @@ export interface components {
         SpectatorRequest: {
             /** Balance */
             balance: number;
-            /** Personal Limits */
+            /**
+             * Personal Limits
+             * @description 個人限紅 per bet type: a maximum (`{"banker": 5000}`) or a range (`{"banker": {"min": 2000, "max": 5000}}`), each bound within the tier's own limits for that type (422 invalid_personal_limit)
+             */
             personal_limits?: {
-                [key: string]: number;
+                [key: string]: number | components["schemas"]["PersonalLimitIn"];
             } | null;
         };
         /** TableCardOut */
@@ -2510,7 +2584,7 @@ export interface components {
             phase: "idle" | "betting" | "closed" | "squeeze" | "dealt" | "settled";
             /**
              * Deadline
-             * @description betting: closes_at; closed: when the sweep deals the book; squeeze: the step's reveal_by; dealt: settle_by
+             * @description betting: closes_at; closed: from when the sweep may deal the book; squeeze: the step's reveal_by; dealt: settle_by, from when the sweep may settle. The sweep runs once a minute: it acts up to about a minute after its deadline
              */
             deadline: string | null;
             /**
@@ -2545,7 +2619,7 @@ export interface components {
             watchers: string[];
             /**
              * Idle
-             * @description seated bettor → consecutive rounds without a bet (5: removed)
+             * @description seated bettor → consecutive rounds without a bet (star-city: removed at 5, the profile's idle_round_limit; bid-squeeze: counted, nobody is removed)
              */
             idle: {
                 [key: string]: number;
@@ -3490,7 +3564,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: below_min_balance, seated_bettor_required, spectator_betting_not_allowed */
+            /** @description error codes: below_min_balance, invalid_personal_limit, seated_bettor_required, spectator_betting_not_allowed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3819,7 +3893,10 @@ export interface operations {
     urge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 table_id: string;
             };
@@ -3867,7 +3944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: concurrent_update, not_player_banker */
+            /** @description error codes: concurrent_update, idempotency_in_progress, not_player_banker */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3885,7 +3962,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: player_banker_not_allowed */
+            /** @description error codes: idempotency_key_reused, player_banker_not_allowed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3894,7 +3971,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: rate_limited */
+            /** @description error codes: rate_limited, urge_cooldown */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3995,7 +4072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_seated_min_level, bet_type_not_offered, bets_or_from_book, big_small_closed, idempotency_key_reused, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, round_too_large, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
+            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_personal_limit, below_seated_min_level, bet_type_not_offered, bets_or_from_book, big_small_closed, idempotency_key_reused, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, round_too_large, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4036,7 +4113,10 @@ export interface operations {
     open_betting: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 table_id: string;
             };
@@ -4080,7 +4160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: betting_in_progress, company_required, concurrent_update, no_open_shoe, round_unsettled */
+            /** @description error codes: betting_in_progress, company_required, concurrent_update, idempotency_in_progress, no_open_shoe, round_unsettled */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4091,6 +4171,15 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4198,7 +4287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_seated_min_level, bet_type_not_offered, big_small_closed, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
+            /** @description error codes: above_area_limit, above_personal_limit, above_table_max, balance_required, banker_and_player_together, below_min_balance, below_min_bet, below_personal_limit, below_seated_min_level, bet_type_not_offered, big_small_closed, inconsistent_bettor, insufficient_balance, invalid_amount, invalid_personal_limit, not_chip_multiple, not_enough_players, player_banker_below_min_balance, player_banker_cannot_bet, player_banker_cannot_cover, player_banker_not_allowed, player_banker_required, seat_out_of_range, seat_required, seat_taken, seated_bettor_required, spectator_betting_not_allowed, spectator_has_seat, too_many_seated, unknown_bet_type, unknown_role */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4555,7 +4644,10 @@ export interface operations {
     reveal_cards: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 round_id: string;
             };
@@ -4603,7 +4695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: already_revealed, concurrent_update, no_draws, not_squeezer, reveal_deadline_passed, reveal_out_of_order, round_voided */
+            /** @description error codes: already_revealed, concurrent_update, idempotency_in_progress, no_draws, not_squeezer, reveal_deadline_passed, reveal_out_of_order, round_voided */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4614,6 +4706,15 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5072,6 +5173,15 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_cursor */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5622,7 +5732,7 @@ export interface operations {
                 to?: string | null;
                 /** @description only rounds in this state */
                 status?: ("dealt" | "settled" | "auto_settled" | "voided") | null;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page (malformed: 422) */
                 cursor?: string | null;
                 /** @description rounds per page at most */
                 limit?: number;
@@ -6040,7 +6150,10 @@ export interface operations {
     retry_webhook_failure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 event_id: string;
             };
@@ -6084,7 +6197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: webhook_not_set */
+            /** @description error codes: idempotency_in_progress, webhook_not_set */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6095,6 +6208,15 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -86,6 +86,7 @@ Every item's attributes are its record's fields (:mod:`.codec`); each item also 
 from __future__ import annotations
 
 import hashlib
+import re
 
 from baccarat_api.ports.records import feed_shard
 
@@ -178,6 +179,26 @@ def day_shard(operator_id: str, day: str, shard: int) -> str:
 
 def day_key(table_id: str, shoe_number: int, round_number: int) -> str:
     return f"{table_id}#{shoe_number:06d}#{round_number:05d}"
+
+
+_DAY_KEY = re.compile(r"(tbl_[a-z2-7]{16})#\d{6,12}#\d{5,12}")
+
+
+def day_position_valid(position: tuple[object, object], table_id: str | None) -> bool:
+    """Whether ``(shard, day key)`` is a position :meth:`day_rounds` could have given for a
+    listing of ``table_id``'s rounds (or every table's): a shard of the index, and its last key
+    empty or a round's key of a table of that shard."""
+    shard, key = position
+    if type(shard) is not int or not 0 <= shard < DAY_SHARDS or type(key) is not str:
+        return False
+    if table_id is not None and shard != day_shard_of(table_id):
+        return False
+    if key == "":
+        return True
+    found = _DAY_KEY.fullmatch(key)
+    if found is None or day_shard_of(found.group(1)) != shard:
+        return False
+    return table_id is None or found.group(1) == table_id
 
 
 def parse_day_key(key: str) -> tuple[str, int, int]:
@@ -277,6 +298,16 @@ def fairness_totals_key(table_id: str) -> tuple[str, str]:
 
 def idempotency_key(operator_id: str, key_hash: str) -> tuple[str, str]:
     return idempotency_pk(operator_id, key_hash), IDEM_SK
+
+
+#: The history of the keys that signed proofs: one partition, an item per key (``KEY#{kid}``),
+#: under ``PROOF#`` (public items: the proof finalisers may write only those).
+SIGNING_KEYS_PK = "PROOF#signing-keys"
+SIGNING_KEY_PREFIX = "KEY#"
+
+
+def signing_key_key(kid: str) -> tuple[str, str]:
+    return SIGNING_KEYS_PK, SIGNING_KEY_PREFIX + kid
 
 
 def tier_key(tier_id: str) -> tuple[str, str]:

@@ -37,11 +37,13 @@ from baccarat_api.ports.records import (
     RoundRecord,
     ShoeFairness,
     ShoeRecord,
+    SigningKeyRecord,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
 )
 from baccarat_api.ports.repository import (
+    BadPosition,
     ConditionFailed,
     DayPosition,
     FairnessPage,
@@ -388,6 +390,8 @@ class DynamoRepository(Repository):
         ``table_id``), each in ``day_key`` order (a table's rounds in play order): one ``Query``
         per shard and page, at most ``queries``. Eventually consistent (a GSI): a round dealt a
         moment ago may show up a moment later."""
+        if after is not None and not keys.day_position_valid(after, table_id):
+            raise BadPosition(f"not a position of this listing: {after!r}")
         shards = [keys.day_shard_of(table_id)] if table_id else list(range(keys.DAY_SHARDS))
         if after is not None:
             shards = [s for s in shards if s >= after[0]]
@@ -609,10 +613,10 @@ class DynamoRepository(Repository):
         return [from_item(RoundRecord, item) for _, item in self._fetch(wanted)]
 
     # webhooks ---------------------------------------------------------------------------------
-    def get_webhook(self, operator_id: str) -> WebhookRecord | None:
+    def get_webhook(self, operator_id: str, *, removed: bool = False) -> WebhookRecord | None:
         item = self._get("webhook", *keys.webhook_key(operator_id))
         hook = None if item is None else from_item(WebhookRecord, item)
-        return None if hook is None or hook.removed_at is not None else hook
+        return None if hook is None or (hook.removed_at is not None and not removed) else hook
 
     def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:
         item = self._get("delivery", *keys.delivery_key(operator_id, shard))
@@ -700,6 +704,58 @@ class DynamoRepository(Repository):
             for i in items
         ]
         return sorted(out)
+
+    def record_signing_key(self, jwk: dict[str, str], signed_at: str) -> None:
+        """ONE ``UpdateItem`` of the key's item (``PROOF#signing-keys`` / ``KEY#{kid}``): the JWK
+        and ``first_signed_at`` if not there yet, ``last_signed_at`` moved forward only. When a
+        concurrent finaliser already recorded a later time (the condition fails), one more
+        ``UpdateItem`` moves ``first_signed_at`` back to this time if it is earlier: the record
+        covers every time a signature was made at, whatever order the writes land in."""
+        import json
+
+        key = _key(*keys.signing_key_key(jwk["kid"]))
+        try:
+            with mapped_errors("record signing key"):
+                self.client.update_item(
+                    TableName=self.state,
+                    Key=key,
+                    UpdateExpression="SET jwk = if_not_exists(jwk, :jwk), "
+                    "first_signed_at = if_not_exists(first_signed_at, :at), last_signed_at = :at",
+                    ConditionExpression="attribute_not_exists(last_signed_at) OR "
+                    "last_signed_at < :at",
+                    ExpressionAttributeValues={
+                        ":jwk": {"S": json.dumps(jwk, sort_keys=True)},
+                        ":at": {"S": signed_at},
+                    },
+                )
+        except ConditionFailed:  # a signature at a later time is already recorded
+            try:
+                with mapped_errors("record signing key (first)"):
+                    self.client.update_item(
+                        TableName=self.state,
+                        Key=key,
+                        UpdateExpression="SET first_signed_at = :at",
+                        ConditionExpression="first_signed_at > :at",
+                        ExpressionAttributeValues={":at": {"S": signed_at}},
+                    )
+            except ConditionFailed:
+                pass  # an earlier (or this) time is already the first
+
+    def signing_keys(self) -> list[SigningKeyRecord]:
+        """ONE strongly consistent ``Query`` of the ``PROOF#signing-keys`` partition."""
+        import json
+
+        items = self._partition("signing keys", keys.SIGNING_KEYS_PK)
+        out = [
+            SigningKeyRecord(
+                kid=i["sk"]["S"].removeprefix(keys.SIGNING_KEY_PREFIX),
+                jwk=json.loads(i["jwk"]["S"]),
+                first_signed_at=i["first_signed_at"]["S"],
+                last_signed_at=i["last_signed_at"]["S"],
+            )
+            for i in items
+        ]
+        return sorted(out, key=lambda r: r.first_signed_at)
 
     def fairness(self, table_id: str, *, before: int | None, limit: int) -> FairnessPage:
         """From the newest: ONE ``Query`` of the table's ``FAIR#`` partition newest first (its

@@ -66,11 +66,11 @@ def deal(shoe_id: str, body: DealRequest, operator: OperatorId, rt: Rt, idem: Id
     tags=["betting"],
     responses=errors(
         "unauthorized", "not_found", "no_open_shoe", "company_required", "round_unsettled",
-        "betting_in_progress", "concurrent_update",
+        "betting_in_progress", "concurrent_update", *IDEM_ERRORS,
     ),
 )  # fmt: skip
-def open_betting(table_id: str, operator: OperatorId, rt: Rt) -> BookOut:
-    return betting.open_betting(rt.repo, operator, table_id)
+def open_betting(table_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> BookOut:
+    return betting.open_betting(rt.repo, operator, table_id, idem)
 
 
 @router.put(

@@ -107,8 +107,9 @@ def get_proof(
     responses=errors(),
 )
 def signing_keys(rt: Rt, response: Response) -> SigningKeysOut:
-    response.headers["cache-control"] = "public, max-age=3600"
-    return proofs.signing_keys(rt.vault)
+    # short: a new key is listed (and a retired key's not_after moves) when it signs
+    response.headers["cache-control"] = "public, max-age=300"
+    return proofs.signing_keys(rt.repo, rt.vault)
 
 
 @router.get(
@@ -122,16 +123,14 @@ def signing_keys(rt: Rt, response: Response) -> SigningKeysOut:
         "many shoes closed early). `open_shoe` (first page): the table's open shoe as far as it "
         "went — rounds dealt, its voids so far and what they replaced — without any card."
     ),
-    responses=errors("not_found"),
+    responses=errors("not_found", "invalid_cursor"),
 )
 def table_fairness(
     table_id: str,
     rt: Rt,
     response: Response,
-    cursor: Annotated[
-        str | None,
-        Query(pattern=SHOE_NUMBER_PATTERN, description="`next_cursor` of the previous page"),
-    ] = None,
+    # a malformed cursor is the service's 422 invalid_cursor, as on every route with a cursor
+    cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page")] = None,
     limit: Annotated[int, Query(ge=1, le=proofs.MAX_FAIRNESS_LIMIT)] = proofs.FAIRNESS_LIMIT,
 ) -> FairnessOut:
     response.headers["cache-control"] = "public, max-age=60"
@@ -293,11 +292,8 @@ def operator_events(
     rt: Rt,
     after: Annotated[
         str | None,
-        Query(
-            max_length=feed.MAX_CURSOR_LENGTH,
-            pattern=feed.CURSOR_PATTERN,
-            description="the `next_after` of the page before (none: from the first event)",
-        ),
+        # a malformed cursor (any shape, any length) is the service's 422 invalid_cursor
+        Query(description="the `next_after` of the page before (none: from the first event)"),
     ] = None,
     limit: Annotated[
         int,
@@ -340,7 +336,7 @@ def list_rounds(
     ] = None,
     status: Annotated[RoundStatus | None, Query(description="only rounds in this state")] = None,
     cursor: Annotated[
-        str | None, Query(max_length=512, description="next_cursor of the previous page")
+        str | None, Query(description="next_cursor of the previous page (malformed: 422)")
     ] = None,
     limit: Annotated[int, Query(ge=1, le=500, description="rounds per page at most")] = 100,
 ) -> RoundListOut:

@@ -85,8 +85,10 @@ def void(
     summary="The squeezer opens their face-down cards of a step (before its reveal_by)",
     responses=errors(
         "unauthorized", "not_found", "not_squeezer", "already_revealed", "reveal_out_of_order",
-        "reveal_deadline_passed", "no_draws", "round_voided", "concurrent_update",
+        "reveal_deadline_passed", "no_draws", "round_voided", "concurrent_update", *IDEM_ERRORS,
     ),
 )  # fmt: skip
-def reveal(round_id: str, body: RevealRequest, operator: OperatorId, rt: Rt) -> RevealOut:
-    return reveal_round(rt.repo, operator, round_id, body.bettor_id, body.step)
+def reveal(
+    round_id: str, body: RevealRequest, operator: OperatorId, rt: Rt, idem: Idem
+) -> RevealOut:
+    return reveal_round(rt.repo, operator, round_id, body.bettor_id, body.step, idem)

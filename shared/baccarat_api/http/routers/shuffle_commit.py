@@ -25,6 +25,7 @@ from baccarat_api.service.models import (
     TableOut,
     UrgeOut,
     UrgeRequest,
+    personal_limits_json,
 )
 
 router = APIRouter(route_class=JsonRoute, tags=["tables and shoes"])
@@ -145,15 +146,13 @@ def leave_banker(table_id: str, operator: OperatorId, rt: Rt) -> PresenceOut:
     summary="Bet as a spectator (bid-squeeze; only while a seat is taken)",
     responses=errors(
         *PLACE_ERRORS, "spectator_betting_not_allowed", "seated_bettor_required", "table_full",
-        "below_min_balance",
+        "below_min_balance", "invalid_personal_limit",
     ),
 )  # fmt: skip
 def join_spectators(
     table_id: str, bettor_id: Bettor, body: SpectatorRequest, operator: OperatorId, rt: Rt
 ) -> PresenceOut:
-    limits = None if body.personal_limits is None else {
-        str(k): v for k, v in body.personal_limits.items()
-    }  # fmt: skip
+    limits = personal_limits_json(body.personal_limits)
     return presence.join_spectators(rt.repo, operator, table_id, bettor_id, body.balance, limits)
 
 
@@ -197,8 +196,8 @@ def leave_watchers(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: R
     summary="The seated player-banker presses the urge button (催促鈕): an urge event",
     responses=errors(
         "unauthorized", "not_found", "not_player_banker", "player_banker_not_allowed",
-        "concurrent_update",
+        "concurrent_update", "urge_cooldown", *IDEM_ERRORS,
     ),
 )  # fmt: skip
-def urge(table_id: str, body: UrgeRequest, operator: OperatorId, rt: Rt) -> UrgeOut:
-    return squeezing.urge(rt.repo, operator, table_id, body.bettor_id)
+def urge(table_id: str, body: UrgeRequest, operator: OperatorId, rt: Rt, idem: Idem) -> UrgeOut:
+    return squeezing.urge(rt.repo, operator, table_id, body.bettor_id, idem)

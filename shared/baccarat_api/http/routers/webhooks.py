@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 
 from baccarat_api.http.deps import OperatorId, Rt, errors
+from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.service import webhooks
 from baccarat_api.service.models import (
@@ -64,7 +65,9 @@ def list_webhook_failures(
     response_model=WebhookRetryOut,
     operation_id="retry_webhook_failure",
     summary="POST a parked event again, now (delivered: it is no longer parked)",
-    responses=errors("unauthorized", "not_found", "webhook_not_set"),
+    responses=errors("unauthorized", "not_found", "webhook_not_set", *IDEM_ERRORS),
 )
-def retry_webhook_failure(event_id: str, operator: OperatorId, rt: Rt) -> WebhookRetryOut:
-    return webhooks.retry_failure(rt.repo, rt.vault, rt.sender, operator, event_id)
+def retry_webhook_failure(
+    event_id: str, operator: OperatorId, rt: Rt, idem: Idem
+) -> WebhookRetryOut:
+    return webhooks.retry_failure(rt.repo, rt.vault, rt.sender, operator, event_id, idem)
