@@ -78,16 +78,18 @@ REF_CASES = [
     ("tbl_other", "alice"),
 ]
 INTERVENTION_CASES = [
-    {"voided_rounds": 0, "voided_player_net": 0, "closed_early": False, "rounds_dealt": 30,
-     "rounds_possible": 30},
-    {"voided_rounds": 2, "voided_player_net": 12300, "closed_early": True, "rounds_dealt": 1,
-     "rounds_possible": 30},
-    {"voided_rounds": 1, "voided_player_net": -1500, "closed_early": False, "rounds_dealt": 78,
-     "rounds_possible": 78},
-    {"voided_rounds": 1, "voided_player_net": 0, "closed_early": True, "rounds_dealt": 9,
-     "rounds_possible": 77},
-    {"voided_rounds": 3, "voided_player_net": 1234567, "closed_early": False, "rounds_dealt": 30,
-     "rounds_possible": 30},
+    {"voided_rounds": 0, "voided_player_net": 0, "voided_player_banker_net": 0,
+     "closed_early": False, "rounds_dealt": 30, "rounds_possible": 30},
+    {"voided_rounds": 2, "voided_player_net": 12300, "voided_player_banker_net": 0,
+     "closed_early": True, "rounds_dealt": 1, "rounds_possible": 30},
+    {"voided_rounds": 1, "voided_player_net": -1500, "voided_player_banker_net": 0,
+     "closed_early": False, "rounds_dealt": 78, "rounds_possible": 78},
+    {"voided_rounds": 1, "voided_player_net": 0, "voided_player_banker_net": 0,
+     "closed_early": True, "rounds_dealt": 9, "rounds_possible": 77},
+    {"voided_rounds": 3, "voided_player_net": 1234567, "voided_player_banker_net": 0,
+     "closed_early": False, "rounds_dealt": 30, "rounds_possible": 30},
+    {"voided_rounds": 2, "voided_player_net": 9900, "voided_player_banker_net": -10000,
+     "closed_early": True, "rounds_dealt": 6, "rounds_possible": 30},
 ]  # fmt: skip
 
 

@@ -652,21 +652,32 @@
     return pages;
   }
 
-  /** {voided_rounds, voided_player_net, closed_early, rounds_dealt, rounds_possible}. */
+  /**
+   * {voided_rounds, voided_player_net, voided_player_banker_net, closed_early, rounds_dealt,
+   * rounds_possible}: voided_player_net = what the voids took from the bettors (their
+   * replaced nets), voided_player_banker_net = the round's player-banker's, apart.
+   */
   function interventionsOf(endReason, rounds, roundsPossible) {
     let voided = 0;
     let net = 0;
+    let bankerNet = 0;
     for (const r of rounds) {
       if (!r || r.void === null || r.void === undefined) continue;
       voided++;
       const nets = r.void && r.void.replaced && r.void.replaced.nets;
+      const pb = r.player_banker && typeof r.player_banker === 'object' ? r.player_banker.bettor_ref : undefined;
       if (nets && typeof nets === 'object') {
-        for (const v of Object.values(nets)) if (Number.isSafeInteger(v)) net += v;
+        for (const [ref, v] of Object.entries(nets)) {
+          if (!Number.isSafeInteger(v)) continue;
+          if (pb !== undefined && ref === pb) bankerNet += v;
+          else net += v;
+        }
       }
     }
     return {
       voided_rounds: voided,
       voided_player_net: net,
+      voided_player_banker_net: bankerNet,
       closed_early: endReason === 'closed',
       rounds_dealt: rounds.length,
       rounds_possible: roundsPossible,
@@ -680,7 +691,8 @@
     const n = iv.voided_rounds;
     const voids = n === 0
       ? 'no voids'
-      : `${n} voided round${n === 1 ? '' : 's'}, players would have netted ${signed(iv.voided_player_net)}`;
+      : `${n} voided round${n === 1 ? '' : 's'}, players would have netted ${signed(iv.voided_player_net)}`
+        + (iv.voided_player_banker_net ? `, the player-banker ${signed(iv.voided_player_banker_net)}` : '');
     const end = iv.closed_early
       ? `closed early after round ${iv.rounds_dealt} of ${iv.rounds_possible}`
       : `played to the end (${iv.rounds_dealt} of ${iv.rounds_possible} rounds)`;

@@ -876,6 +876,19 @@
   // ---------------------------------------------------------------------------------------------
   // Loading a proof
 
+  /**
+   * The proof route's 409 shoe_not_closed (a known shoe, still open) in words, with what is
+   * known before its proof: table, rounds dealt, voids so far, when it closes at the latest.
+   * null for any other error.
+   */
+  function openShoeText(error) {
+    const d = error && error.details;
+    if (!error || error.code !== 'shoe_not_closed' || !isObject(d)) return null;
+    return `the shoe is still open (table ${d.table_id}, shoe ${d.shoe_number}): ` +
+      `${d.rounds_dealt} rounds dealt, ${d.voided_rounds} voided so far; no proof until it ends — ` +
+      `the service closes it by ${d.close_by} at the latest if nothing more is dealt`;
+  }
+
   /** Reads a proof from a URL: fetch(), or XHR for file: URLs (fetch does not read files). */
   function loadUrl(url, base) {
     const target = new URL(url, base);
@@ -899,7 +912,9 @@
         let why = '';
         try {
           const body = JSON.parse(text);
-          if (body && body.error && body.error.message) why = `: ${body.error.message}`;
+          const open = body && body.error ? openShoeText(body.error) : null;
+          if (open) why = `: ${open}`;
+          else if (body && body.error && body.error.message) why = `: ${body.error.message}`;
         } catch (_) {
           /* not JSON */
         }

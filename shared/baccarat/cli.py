@@ -114,12 +114,27 @@ def _fetch(url: str) -> str:
         why = ""
         try:
             error = json.loads(exc.read().decode("utf-8"))["error"]
-            why = f" {error['code']}: {error['message']}"
+            why = f" {error['code']}: {_open_shoe_text(error) or error['message']}"
         except (ValueError, KeyError, TypeError, OSError):
             pass
         raise CliError(f"cannot read {url}: HTTP {exc.code}{why}") from None
     except (urllib.error.URLError, OSError) as exc:
         raise CliError(f"cannot read {url}: {getattr(exc, 'reason', exc)}") from None
+
+
+def _open_shoe_text(error: dict[str, Any]) -> str | None:
+    """The proof route's 409 ``shoe_not_closed`` (a known shoe, still open) in words, with what
+    is known before its proof: its table, rounds dealt, voids so far, when it closes at the
+    latest. ``None`` for any other error."""
+    d = error.get("details")
+    if error.get("code") != "shoe_not_closed" or not isinstance(d, dict):
+        return None
+    return (
+        f"the shoe is still open (table {d.get('table_id')}, shoe {d.get('shoe_number')}): "
+        f"{d.get('rounds_dealt')} rounds dealt, {d.get('voided_rounds')} voided so far; no "
+        f"proof until it ends — the service closes it by {d.get('close_by')} at the latest if "
+        "nothing more is dealt"
+    )
 
 
 def _is_url(source: str) -> bool:

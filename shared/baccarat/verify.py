@@ -742,22 +742,15 @@ def _check_void_shape(where: str, void: Any) -> list[Mismatch]:
     return bad
 
 
-def _replaced_nets(void: Any) -> int:
-    """Σ of a void's ``replaced.nets`` (0 when malformed: that is reported on its own)."""
-    try:
-        nets = void["replaced"]["nets"]
-        return sum(v for v in nets.values() if isinstance(v, int) and not isinstance(v, bool))
-    except (KeyError, TypeError, AttributeError):
-        return 0
-
-
 def _check_interventions(
     proof: Mapping[str, Any], rounds: Sequence[Any], possible: int
 ) -> tuple[list[Mismatch], dict[str, Any]]:
-    voids = [r.get("void") for r in rounds if isinstance(r, Mapping) and r.get("void") is not None]
+    voided = [r for r in rounds if isinstance(r, Mapping) and r.get("void") is not None]
+    split = [proofdoc.voided_nets(r) for r in voided]
     recomputed = {
-        "voided_rounds": len(voids),
-        "voided_player_net": sum(_replaced_nets(v) for v in voids),
+        "voided_rounds": len(voided),
+        "voided_player_net": sum(b for b, _ in split),
+        "voided_player_banker_net": sum(pb for _, pb in split),
         "closed_early": proof.get("end_reason") == "closed",
         "rounds_dealt": len(rounds),
         "rounds_possible": possible,

@@ -42,6 +42,13 @@ MAX_SETTLE_DEADLINE_SECONDS = 86_400
 DEFAULT_VOID_WINDOW_SECONDS = 120
 MAX_VOID_WINDOW_SECONDS = 3600
 
+#: A table's idle open shoe (issue 23): a shoe with no deal for this many seconds (default and
+#: bounds) is closed by the sweep itself, like ``POST /v1/shoes/{id}/close``, so its proof (and
+#: its voids) is published whether or not the operator ever ends it.
+DEFAULT_IDLE_SHOE_CLOSE_SECONDS = 3600
+MIN_IDLE_SHOE_CLOSE_SECONDS = 60
+MAX_IDLE_SHOE_CLOSE_SECONDS = 86_400
+
 #: A table's betting window (issue 13): seconds from ``POST …/betting`` to "no more bets"
 #: (default and bounds); the sweep deals a window closed this long ago and never dealt.
 DEFAULT_BETTING_SECONDS = 15

@@ -171,7 +171,7 @@ def test_the_whole_api_behind_the_authorizer(stack: Stack) -> None:
     assert dealt.status == 201, dealt.body
     settled = gw.post(f"/v1/rounds/{dealt.body['round_id']}/settlement")
     assert settled.status == 200, settled.body
-    assert gw.get(f"/v1/shoes/{shoe_id}/proof", key=False).status == 404  # public, still open
+    assert gw.get(f"/v1/shoes/{shoe_id}/proof", key=False).status == 409  # public, still open
     assert gw.post(f"/v1/shoes/{shoe_id}/close").status == 200
     assert gw.get(f"/v1/shoes/{shoe_id}/proof", key=False).status == 200
     # one authorizer call per distinct header value (API Gateway's cache), whatever the route

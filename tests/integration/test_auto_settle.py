@@ -47,8 +47,10 @@ def open_shoe(api: Api, **table: Any) -> str:
 
 
 def due_index(stack: Stack) -> list[str]:
+    """The rounds in the index's ``DUE#`` part (its other parts: open shoes, proofs, books)."""
     items = stack.dynamodb.scan(TableName=TABLE_NAMES["StateTable"], IndexName=DUE_INDEX)
-    return sorted(i["round_number"]["N"] for i in items["Items"])
+    due = [i for i in items["Items"] if i["due_shard"]["S"].startswith("DUE#")]
+    return sorted(i["round_number"]["N"] for i in due)
 
 
 def repo() -> DynamoRepository:

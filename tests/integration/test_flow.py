@@ -65,7 +65,7 @@ def test_a_star_city_shoe_from_commit_to_proof(api: Api) -> None:
     assert api.get(f"/v1/tables/{table_id}").body["open_shoe_id"] == shoe.shoe_id
     blocked = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "x"})
     assert blocked.status == 409 and blocked.error["code"] == "shoe_open"
-    assert api.get(f"/v1/shoes/{shoe.shoe_id}/proof", key=None).status == 404
+    assert api.get(f"/v1/shoes/{shoe.shoe_id}/proof", key=None).status == 409  # shoe_not_closed
 
     # round 1 with bets: validated, locked, squeeze rights given
     deal = api.post(f"/v1/shoes/{shoe.shoe_id}/rounds", {"bets": star_city_bets()})

@@ -3,9 +3,9 @@
 * The final proof carries, per round, its settlement or its void and what recomputing it needs
   (the table's configuration once, the bets / player-banker per round, by bettor ref), also for
   settlements and voids made AFTER the shoe ended (it is built from the round records once every
-  round is resolved); 404 while the shoe is open, 409 ``proof_pending`` while it has ended with
-  rounds unresolved; ``baccarat verify``'s library function checks the signature and recomputes
-  every settlement.
+  round is resolved); 409 ``shoe_not_closed`` while the shoe is open, 409 ``proof_pending``
+  while it has ended with rounds unresolved; ``baccarat verify``'s library function checks the
+  signature and recomputes every settlement.
 * ``GET /verify`` is the browser verifier, one self-contained page, no key; the public routes
   (the proof, the signing keys, a table's fairness summary) answer with
   ``Access-Control-Allow-Origin: *`` (their errors too), no other route does.
@@ -123,6 +123,7 @@ def test_the_proof_carries_settlements_made_before_and_after_the_end(api: Api) -
     assert page["interventions"] == {
         "voided_rounds": 0,
         "voided_player_net": 0,
+        "voided_player_banker_net": 0,
         "closed_early": False,
         "rounds_dealt": 30,
         "rounds_possible": 30,
@@ -134,12 +135,12 @@ def test_the_proof_carries_settlements_made_before_and_after_the_end(api: Api) -
     assert not bad.ok and "changed after it was signed" in bad.line()
 
 
-def test_the_proof_is_404_while_open_pending_while_unresolved_then_final(api: Api) -> None:
+def test_the_proof_is_not_closed_while_open_pending_while_unresolved_then_final(api: Api) -> None:
     shoe_id = _shoe(api, _table(api))
     r = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
     assert api.post(f"/v1/rounds/{r['round_id']}/settlement").status == 200
     early = api.get(f"/v1/shoes/{shoe_id}/proof", key=None)
-    assert early.status == 404 and early.error["code"] == "not_found"
+    assert early.status == 409 and early.error["code"] == "shoe_not_closed"
     assert "server_seed" not in str(early.body)
     late = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
     assert api.post(f"/v1/shoes/{shoe_id}/close").status == 200
@@ -227,7 +228,7 @@ def test_only_the_public_routes_allow_any_origin(api: Api) -> None:
     shoe_id = _shoe(api, table_id)
     origin = {"origin": "null"}  # a page opened from file://
     early = api.get(f"/v1/shoes/{shoe_id}/proof", key=None, headers=origin)
-    assert early.status == 404
+    assert early.status == 409  # shoe_not_closed
     assert early.headers["access-control-allow-origin"] == "*"
     api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []})
     api.post(f"/v1/shoes/{shoe_id}/close")

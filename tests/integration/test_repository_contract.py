@@ -258,11 +258,12 @@ def test_stored_pages_read_back_byte_for_byte_with_the_proof_item(repo: Reposito
 
 def test_finalising_is_write_once_and_adds_to_the_totals_it_makes(repo: Repository) -> None:
     shoe_id, rnd, after, proof = closed(repo)
-    iv = {"voided_rounds": 1, "voided_player_net": -250, "closed_early": True,
-          "rounds_dealt": 1, "rounds_possible": 30}  # fmt: skip
+    iv = {"voided_rounds": 1, "voided_player_net": -250, "voided_player_banker_net": 240,
+          "closed_early": True, "rounds_dealt": 1, "rounds_possible": 30}  # fmt: skip
     line = ShoeFairness(rnd.table_id, 1, shoe_id, after.ended_at or "", "closed", iv, "t1")
     before = repo.fairness(rnd.table_id, before=None, limit=10)
-    assert before.totals == FairnessTotals(rnd.table_id) and before.shoes == []
+    assert before.totals == FairnessTotals(rnd.table_id, operator_id=OP, latest_shoe_number=1)
+    assert before.shoes == []
     repo.finalise_proof(proof, {"value": "first"}, 1, "t1", line)
     with pytest.raises(ConditionFailed) as lost:
         repo.finalise_proof(proof, {"value": "second"}, 1, "t2", line)
@@ -272,7 +273,7 @@ def test_finalising_is_write_once_and_adds_to_the_totals_it_makes(repo: Reposito
     assert repo.due_proofs("2999-01-01T00:00:00.000Z", 10) == []  # final: out of the index
     page = repo.fairness(rnd.table_id, before=None, limit=10)
     assert page.shoes == [line] and not page.more
-    assert page.totals == FairnessTotals(rnd.table_id, 1, 1, -250, 1, 1, 30)
+    assert page.totals == FairnessTotals(rnd.table_id, 1, 1, -250, 1, 1, 30, 240, OP, 1)
     # a table without totals (made before they existed): the first finalisation makes them
     other = ShoeFairness(
         "tbl_bbbbbbbbbbbbbbbb", 3, "tbl_bbbbbbbbbbbbbbbb_s3", "t", "rules", iv, "t"
@@ -282,7 +283,7 @@ def test_finalising_is_write_once_and_adds_to_the_totals_it_makes(repo: Reposito
     assert repo.fairness(other.table_id, before=None, limit=10).totals is None
     repo.finalise_proof(stray, {"value": "x"}, 1, "t", other)
     assert repo.fairness(other.table_id, before=None, limit=10).totals == FairnessTotals(
-        other.table_id, 1, 1, -250, 1, 1, 30
+        other.table_id, 1, 1, -250, 1, 1, 30, 240
     )
 
 
@@ -361,3 +362,27 @@ def test_a_webhook_put_on_a_stale_read_loses(
     assert stored is not None and as_read is not None
     assert (stored.url, stored.created_at) == (winner.url, winner.created_at)
     assert stored.secret_ct != as_read.secret_ct and stored.removed_at is None
+
+
+def test_the_idle_index_holds_open_shoes_at_their_close_by_moved_by_deals_and_ends(
+    repo: Repository,
+) -> None:
+    """Issue 23 item 1: an open shoe is listed for the sweep's idle close at its ``close_by``
+    (commit or last deal + the table's idle_shoe_close_seconds); a deal moves it, the end
+    removes it."""
+    shoe_id, round_id = played(repo)
+    rnd = stored_round(repo, round_id)
+    shoe = repo.get_shoe(OP, rnd.ref.shoe)
+    assert shoe is not None and shoe.close_by is not None and shoe.close_by > rnd.dealt_at
+    assert repo.idle_shoes(shoe.close_by, 10) == [(OP, shoe.ref)]
+    before = "2000-01-01T00:00:00.000Z"
+    assert repo.idle_shoes(before, 10) == []
+    moved = dataclasses.replace(shoe, version=shoe.version + 1, close_by="2031-01-01T00:00:00.000Z")
+    repo.transact("move", [repo._shoe_moved(shoe, moved)])  # type: ignore[attr-defined]
+    assert repo.idle_shoes(shoe.close_by, 10) == []
+    assert repo.idle_shoes("2031-01-01T00:00:00.000Z", 10) == [(OP, shoe.ref)]
+    after, proof = tables.end_shoe(moved, b"\x00" * 32, "closed", "wend")
+    repo.close_shoe(moved, after, proof)
+    assert repo.idle_shoes("2999-01-01T00:00:00.000Z", 10) == []
+    stored = repo.get_shoe(OP, shoe.ref)
+    assert stored is not None and stored.close_by is None and shoe_id == stored.shoe_id

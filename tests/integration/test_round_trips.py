@@ -37,6 +37,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "GET /v1/shoes/{shoe_id}/proof": (1, 0),  # final: one BatchGetItem, no KMS
     # every key that ever signed (one Query); the current key's public half cached per container
     "GET /v1/signing-keys": (1, 0),
+    # the public partition (+ a Query of the latest shoe while it is open: issue 23)
     "GET /v1/tables/{table_id}/fairness": (1, 0),
     # with an Idempotency-Key the record rides along (BatchGetItem with the item's read,
     # a Put in the same transaction): the same counts; a replay answers from the one read

@@ -119,8 +119,10 @@ def test_every_route_answers_another_operators_ids_exactly_like_missing_ones(
     assert {"POST /v1/shoes/{shoe_id}/rounds", "GET /v1/rounds/{round_id}"} <= set(walked)
     for route_key in walked:
         method, _, template = route_key.partition(" ")
-        # public: the final proof of an ended shoe, and a table's fairness summary
-        public = ("/proof" in template and finished) or "/fairness" in template
+        # public: the proof route (the final proof of an ended shoe; an open shoe's 409
+        # shoe_not_closed, issue 23), and a table's fairness summary
+        public = "/proof" in template or "/fairness" in template
+        expected = 409 if "/proof" in template and not finished else 200
         for with_idempotency_key in (False, True):
             answers = []
             for which in (ids, missing):
@@ -131,7 +133,7 @@ def test_every_route_answers_another_operators_ids_exactly_like_missing_ones(
                 answers.append(normalised(r, which))
             theirs, nobody = answers
             if public:  # whoever asks
-                assert theirs[0] == 200 and nobody[0] == 404, route_key
+                assert theirs[0] == expected and nobody[0] == 404, route_key
                 continue
             assert theirs[0] == 404, (route_key, theirs)
             assert theirs == nobody, route_key
@@ -173,7 +175,9 @@ def test_the_proof_is_public_once_the_shoe_ended(api: Api, stack: Stack) -> None
         "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "a"}).body["shoe_id"]
-    assert api.get(f"/v1/shoes/{shoe_id}/proof", key=None).status == 404
+    for key in (None, stack.key_b, "garbage"):  # open: the same 409 for whoever asks
+        early = api.get(f"/v1/shoes/{shoe_id}/proof", key=key)
+        assert (early.status, early.error["code"]) == (409, "shoe_not_closed")
     api.post(f"/v1/shoes/{shoe_id}/close")
     for key in (None, stack.key_b, "garbage"):
         assert api.get(f"/v1/shoes/{shoe_id}/proof", key=key).status == 200

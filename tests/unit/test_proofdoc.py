@@ -168,6 +168,7 @@ def test_a_void_shows_the_settlement_it_replaced() -> None:
     assert iv == {
         "voided_rounds": 1,
         "voided_player_net": sum(would.nets().values()),
+        "voided_player_banker_net": 0,
         "closed_early": True,
         "rounds_dealt": 6,
         "rounds_possible": len(shoe.rounds),

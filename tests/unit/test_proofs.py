@@ -72,8 +72,9 @@ def ended_shoe(game: Game, *, close_after: int | None = None) -> tuple[str, list
 def test_an_open_or_unknown_shoe_has_no_proof(game: Game) -> None:
     shoe_id = new_shoe(game)
     deal(game, shoe_id, star_city_bets())
-    for shoe, page in ((shoe_id, 1), ("tbl_aaaaaaaaaaaaaaaa_s1", 1), ("nonsense", 1), (shoe_id, 0)):
+    for shoe, page in (("tbl_aaaaaaaaaaaaaaaa_s1", 1), ("nonsense", 1), (shoe_id, 0)):
         assert code_of(lambda s=shoe, p=page: read(game, s, p)) == "not_found"
+    assert code_of(lambda: read(game, shoe_id)) == "shoe_not_closed"  # known, still open
 
 
 def test_an_ended_shoe_with_unresolved_rounds_is_pending_and_says_what_it_waits_for(
@@ -137,6 +138,7 @@ def test_the_first_read_after_the_end_finalises_once_and_later_reads_are_one_get
     assert page["interventions"] == {
         "voided_rounds": 1,
         "voided_player_net": sum(page["rounds"][2]["void"]["replaced"]["nets"].values()),
+        "voided_player_banker_net": 0,
         "closed_early": True,
         "rounds_dealt": 4,
         "rounds_possible": 30,
@@ -330,3 +332,58 @@ def test_the_shoe_of_a_proof_is_read_from_its_operators_partition(game: Game) ->
     history = game.repo.shoe_history(OP, ref)
     assert history.shoe is not None and [r.round_number for r in history.rounds] == [1]
     assert game.repo.shoe_history("other", ref) == ShoeHistory()
+
+
+# --- voids at a player-banker table (issue 23 item 3) ------------------------------------------
+
+
+def test_voids_at_a_player_banker_table_price_what_they_took_from_the_bettors(
+    game: Game,
+) -> None:
+    """alice bets Player 5,000 every round against pat, the player-banker; the two rounds
+    Player wins are voided. What the voids took from alice is computed here from the seed's rule
+    alone (game-rules.md: Player pays 1:1, every participant pays the house 1% of a positive
+    round result): 2 × (5,000 − 50) = +9,900; pat's saved loss (2 × −5,000, no commission on a
+    loss) is shown apart — netted together they priced the voids at −100."""
+    stake = 5_000
+    shoe_id = new_shoe(game, banking="player_banker")
+    bets = [{"bettor_id": "alice", "role": "seated", "seat": 1, "type": "player",
+             "amount": stake, "balance": 900_000}]  # fmt: skip
+    pb = {"bettor_id": "pat", "balance": 900_000}
+    dealt: list[Any] = []
+    player_wins: list[Any] = []
+    while len(player_wins) < 2:
+        r = deal(game, shoe_id, bets, player_banker=pb)
+        dealt.append(r)
+        if r.result == "player":
+            player_wins.append(r)
+    for r in dealt:
+        if r in player_wins:
+            void_round(game.repo, OP, r.round_id, reason="misdeal")
+        else:
+            settle_round(game.repo, OP, r.round_id)
+    tables.close_shoe(game.repo, game.vault, OP, shoe_id)
+
+    page = served_pages(game, shoe_id)
+    iv = page[0]["interventions"]
+    took_from_bettors = len(player_wins) * (stake - stake // 100)
+    assert iv["voided_rounds"] == 2
+    assert iv["voided_player_net"] == took_from_bettors == 9_900
+    voided = [r for p in page for r in p["rounds"] if r["void"] is not None]
+    pb_ref = voided[0]["player_banker"]["bettor_ref"]
+    house = sum(r["void"]["replaced"]["house_take"] for r in voided)
+    assert iv["voided_player_banker_net"] == sum(
+        r["void"]["replaced"]["nets"][pb_ref] for r in voided
+    )
+    assert iv["voided_player_banker_net"] == -len(player_wins) * stake == -10_000
+    assert house == 2 * (stake // 100)
+    assert proofdoc.interventions_text(iv).startswith(
+        "2 voided rounds, players would have netted +9,900, the player-banker -10,000; "
+    )
+    verdict = verify(page, keys=keys(game), signature_check=es256.check)
+    assert verdict.ok, verdict.mismatches
+
+    summary = proofs.fairness(game.repo, shoe_id.rsplit("_s", 1)[0])
+    assert summary.totals.voided_player_net == 9_900
+    assert summary.totals.voided_player_banker_net == -10_000
+    assert summary.shoes[0].interventions.voided_player_net == 9_900

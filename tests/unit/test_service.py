@@ -398,9 +398,9 @@ def test_reads_answer_404_for_foreign_and_malformed_ids(game: Game) -> None:
         lambda: reading.get_shoe(game.repo, "other", shoe_id),
         lambda: reading.get_round(game.repo, "other", rid),
         lambda: reading.get_round(game.repo, OP, "not-an-id"),
-        lambda: final_proof(game, shoe_id),  # not ended yet
     ):
         assert code_of(call) == "not_found"
+    assert code_of(lambda: final_proof(game, shoe_id)) == "shoe_not_closed"  # not ended yet
 
 
 def test_the_audit_verifies_a_played_table_and_finds_a_rewritten_round(game: Game) -> None:

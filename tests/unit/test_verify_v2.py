@@ -334,7 +334,8 @@ class _Api(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         body = self.routes.get(self.path)
-        self.send_response(200 if body is not None else 404)
+        status = int(self.routes.get(f"{self.path}#status", b"200"))  # an error route's status
+        self.send_response(status if body is not None else 404)
         self.send_header("Content-Type", "application/json")
         self.end_headers()
         self.wfile.write(body or b'{"error": {"code": "not_found", "message": "no such page"}}')
@@ -384,6 +385,29 @@ def test_the_proof_url_follows_every_page_and_reads_the_keys_of_its_origin(
     assert capsys.readouterr().out.startswith(
         "NOT verified: page 2 was changed after it was signed"
     )
+
+
+def test_an_open_shoes_proof_url_says_the_shoe_is_open_not_unknown(
+    api: tuple[str, dict[str, bytes]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 23 item 1: the API answers 409 shoe_not_closed for a known open shoe; the CLI says
+    so with what is known (table, rounds dealt, voids so far, when it closes at the latest)."""
+    url, routes = api
+    path = "/v1/shoes/tbl_open_s1/proof"
+    details = {"table_id": "tbl_open", "shoe_number": 1, "rounds_dealt": 6,
+               "voided_rounds": 4, "close_by": "2026-12-05T03:00:00.000Z"}  # fmt: skip
+    error = {"code": "shoe_not_closed", "message": "shoe tbl_open_s1 is still open",
+             "retryable": True, "details": details}  # fmt: skip
+    routes[path] = json.dumps({"error": error}).encode()
+    routes[f"{path}#status"] = b"409"
+    assert main(["verify", url + path]) == 2
+    err = capsys.readouterr().err
+    assert "HTTP 409 shoe_not_closed" in err
+    assert (
+        "the shoe is still open (table tbl_open, shoe 1): 6 rounds dealt, 4 voided so far; "
+        "no proof until it ends — the service closes it by 2026-12-05T03:00:00.000Z at the "
+        "latest if nothing more is dealt"
+    ) in err
 
 
 def test_the_proof_url_with_keys_from_elsewhere_or_none(

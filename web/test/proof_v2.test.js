@@ -107,6 +107,24 @@ test('base64url is strict', () => {
   }
 });
 
+test('voids at a player-banker table: the bettors priced, the player-banker apart', () => {
+  // alice bets Player 5,000 against the player-banker pb in two voided rounds Player won:
+  // 5,000 − 1% commission each for her, −5,000 each for pb, 50 each for the house.
+  const voided = (n) => ({
+    round_number: n, player_banker: { bettor_ref: 'pb' },
+    void: { reason: 'misdeal', replaced: { nets: { alice: 4950, pb: -5000 }, house_take: 50 } },
+  });
+  const rounds = [voided(1), { round_number: 2, void: null }, voided(3)];
+  const iv = B.interventionsOf('closed', rounds, 30);
+  assert.equal(iv.voided_player_net, 9900);
+  assert.equal(iv.voided_player_banker_net, -10000);
+  assert.equal(B.interventionsText(iv),
+    '2 voided rounds, players would have netted +9,900, the player-banker -10,000; closed early after round 3 of 30');
+  // a house-banked round's nets are all the bettors'
+  const house = B.interventionsOf('rules', [{ void: { replaced: { nets: { a: 100, b: -300 } } }, player_banker: null }], 1);
+  assert.deepEqual([house.voided_player_net, house.voided_player_banker_net], [-200, 0]);
+});
+
 // ------------------------------------------------------------------------------------------------
 // The signed sample
 
@@ -276,5 +294,23 @@ test('signing keys with a history: the key a proof names, valid when it signed',
     assert.equal(late.verified, false);
     assert.equal(late.reason, `signature: signed at ${at}, outside the validity of key ${KEY.public_jwk.kid} ` +
       `in the test keys (from ${lo || 'its start'} to ${hi || 'now'})`);
+  }
+});
+
+test("an open shoe's proof URL says the shoe is open, with what is known (issue 23 item 1)", async () => {
+  const details = { table_id: 'tbl_open', shoe_number: 1, rounds_dealt: 6, voided_rounds: 4,
+    close_by: '2026-12-05T03:00:00.000Z' };
+  const body = { error: { code: 'shoe_not_closed', message: 'shoe tbl_open_s1 is still open', retryable: true, details } };
+  const saved = globalThis.fetch;
+  globalThis.fetch = async () => new Response(JSON.stringify(body), { status: 409 });
+  try {
+    await assert.rejects(Verify.loadUrl('https://api.example/v1/shoes/tbl_open_s1/proof'), (err) => {
+      assert.equal(err.message, 'HTTP 409: the shoe is still open (table tbl_open, shoe 1): 6 rounds dealt, ' +
+        '4 voided so far; no proof until it ends — the service closes it by 2026-12-05T03:00:00.000Z ' +
+        'at the latest if nothing more is dealt');
+      return true;
+    });
+  } finally {
+    globalThis.fetch = saved;
   }
 });

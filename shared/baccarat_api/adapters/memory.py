@@ -25,6 +25,7 @@ from typing import Any
 from baccarat import proofdoc
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
+    ENDED,
     FEED_SHARDS,
     KEY_FIELDS,
     DeliveryState,
@@ -433,6 +434,18 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
             for r in self._all(RoundRecord)
             if r.ref.shoe.shoe_id == shoe_id and not r.resolved
         )
+
+    def idle_shoes(self, now: str, limit: int) -> list[tuple[str, ShoeRef]]:
+        self.calls["query"] += 1
+        due = sorted(
+            (
+                s
+                for s in self._all(ShoeRecord)
+                if s.status != ENDED and s.close_by is not None and s.close_by <= now
+            ),
+            key=lambda s: s.close_by or "",
+        )
+        return [(s.operator_id, s.ref) for s in due][:limit]
 
     def due_proofs(self, now: str, limit: int) -> list[str]:
         self.calls["query"] += 1

@@ -28,6 +28,7 @@ STATUS: dict[str, int] = {
     "round_settled": 409,
     "round_voided": 409,
     "proof_pending": 409,
+    "shoe_not_closed": 409,
     "void_window_closed": 409,
     "idempotency_in_progress": 409,
     "idempotency_key_reused": 422,

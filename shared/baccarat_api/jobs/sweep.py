@@ -39,9 +39,10 @@ def run_sweep(
     runtime: Runtime | None = None,
 ) -> SweepReport:
     """One sweep: settle every round with locked bets past its deadline at ``at`` (ISO 8601
-    UTC; default now); then, given a ``runtime`` with a signing key (``SIGNING_KEY_ID``),
-    finalise the proofs that have become final. Safe to run concurrently with itself and with
-    operators' calls."""
+    UTC; default now); given a ``runtime``, close every open shoe idle past its ``close_by``
+    (its table's ``idle_shoe_close_seconds`` without a deal); then, given a ``runtime`` with a
+    signing key (``SIGNING_KEY_ID``), finalise the proofs that have become final. Safe to run
+    concurrently with itself and with operators' calls."""
     from baccarat_api.service.auto_settle import DEFAULT_LIMIT, sweep
 
     signs = runtime is not None and bool(runtime.settings.signing_key_id)
@@ -52,6 +53,7 @@ def run_sweep(
         vault=runtime.vault if runtime is not None and signs else None,
         ref_keys=runtime.shoes.ref_key if runtime is not None and signs else None,
         shoes=runtime.shoes if runtime is not None else None,
+        unseal=runtime.vault if runtime is not None else None,
     )
 
 

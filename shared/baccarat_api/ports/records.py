@@ -20,6 +20,7 @@ from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.limits import (
     DEFAULT_BETTING_SECONDS,
+    DEFAULT_IDLE_SHOE_CLOSE_SECONDS,
     DEFAULT_SETTLE_DEADLINE_SECONDS,
     DEFAULT_SQUEEZE_SECONDS,
     DEFAULT_VOID_WINDOW_SECONDS,
@@ -62,6 +63,8 @@ class TableRecord:
     #: Seconds a betting window stays open (issue 13) and a squeeze step may wait (issue 13).
     betting_seconds: int = DEFAULT_BETTING_SECONDS
     squeeze_seconds: int = DEFAULT_SQUEEZE_SECONDS
+    #: Seconds without a deal after which the sweep closes the table's open shoe (issue 23).
+    idle_shoe_close_seconds: int = DEFAULT_IDLE_SHOE_CLOSE_SECONDS
 
     @property
     def profile(self) -> str:
@@ -119,6 +122,11 @@ class ShoeRecord:
     #: Copied from the table at commit (so dealing needs no table read).
     betting_seconds: int = DEFAULT_BETTING_SECONDS
     squeeze_seconds: int = DEFAULT_SQUEEZE_SECONDS
+    #: Copied from the table at commit; ``close_by`` = the last deal (or the commit) + it: while
+    #: the shoe is open, past ``close_by`` the sweep closes it (the sparse ``IDLE#`` part of the
+    #: DueRounds index keys it; every deal moves it, the end removes it).
+    idle_shoe_close_seconds: int = DEFAULT_IDLE_SHOE_CLOSE_SECONDS
+    close_by: str | None = None
 
     @property
     def ref(self) -> ShoeRef:
@@ -315,6 +323,13 @@ class FairnessTotals:
     closed_early: int = 0
     rounds_dealt: int = 0
     rounds_possible: int = 0
+    #: apart from ``voided_player_net`` (the bettors'): the player-banker's replaced nets
+    voided_player_banker_net: int = 0
+    #: The table's operator (not public) and its latest committed shoe's number, set by every
+    #: commit: the public routes find a table's open shoe through them (``""``/0: no shoe
+    #: committed since they were written — none shown).
+    operator_id: str = ""
+    latest_shoe_number: int = 0
 
 
 @dataclass(frozen=True, slots=True)

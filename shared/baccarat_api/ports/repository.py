@@ -217,6 +217,11 @@ class Repository(StateWrites):
         the sparse ``OpenRounds`` index (eventually consistent, cheap: no round item is read)."""
 
     @abstractmethod
+    def idle_shoes(self, now: str, limit: int) -> list[tuple[str, ShoeRef]]:
+        """(operator id, shoe) of open shoes whose ``close_by`` is at or before ``now`` (no
+        deal since), at most ``limit``: eventually consistent — the closer checks again."""
+
+    @abstractmethod
     def due_proofs(self, now: str, limit: int) -> list[str]:
         """Ids of ended shoes whose proof is not final yet, ended by ``now``, at most
         ``limit``."""

@@ -190,7 +190,10 @@ class StateWrites(ABC):
     def create_table(self, table: TableRecord, idem: IdempotencyRecord | None = None) -> None:
         """Put a new table (``ConditionFailed`` if the id exists) and its public fairness totals
         (zero: the table is known to the fairness route before any of its proofs is final)."""
-        writes: list[Write] = [Put(table), Put(FairnessTotals(table.table_id))]
+        writes: list[Write] = [
+            Put(table),
+            Put(FairnessTotals(table.table_id, operator_id=table.operator_id)),
+        ]
         self._write("create table", writes, idem, table.write_id)
 
     def commit_shoe(
@@ -201,7 +204,9 @@ class StateWrites(ABC):
         emit: Emit | None = None,
     ) -> None:
         """Put the shoe (new) and, on the table as it was read (same next shoe number, no open
-        shoe), set the open shoe and advance the next shoe number."""
+        shoe), set the open shoe and advance the next shoe number; name the operator on the
+        table's public fairness totals (made if missing: a table created before they named it),
+        through which the public routes find the open shoe."""
         number = shoe.shoe_number
         self.emitting(
             "commit shoe",
@@ -213,6 +218,12 @@ class StateWrites(ABC):
                     set={"open_shoe_id": shoe.shoe_id, "next_shoe_number": number + 1},
                     expect={"next_shoe_number": number, "open_shoe_id": ABSENT},
                 ),
+                Update(
+                    FairnessTotals,
+                    (table.table_id,),
+                    set={"operator_id": table.operator_id, "latest_shoe_number": number},
+                    upsert=True,
+                ),
             ],
             emit,
             idem,
@@ -221,7 +232,8 @@ class StateWrites(ABC):
 
     @staticmethod
     def _shoe_moved(before: ShoeRecord, after: ShoeRecord) -> Update:
-        """The shoe from ``before`` to ``after`` (optimistic lock: same version, still open)."""
+        """The shoe from ``before`` to ``after`` (optimistic lock: same version, still open);
+        its idle-close time moves with it (an ended shoe leaves the sweep's ``IDLE#`` part)."""
         moved: dict[str, Any] = {
             "status": after.status,
             "rounds_dealt": after.rounds_dealt,
@@ -231,6 +243,7 @@ class StateWrites(ABC):
             "recent_bettors": after.recent_bettors,
             "chain_head": after.chain_head,
         }
+        remove: tuple[str, ...] = ()
         if after.status == ENDED:
             assert after.server_seed and after.end_reason and after.ended_at
             moved |= {
@@ -239,10 +252,14 @@ class StateWrites(ABC):
                 "ended_at": after.ended_at,
                 "end_write_id": after.end_write_id,
             }
+            remove = ("close_by",)
+        elif after.close_by is not None:
+            moved["close_by"] = after.close_by
         return Update(
             ShoeRecord,
             (before.operator_id, before.table_id, before.shoe_number),
             set=moved,
+            remove=remove,
             expect={"version": before.version, "status": OPEN},
         )
 
@@ -356,6 +373,7 @@ class StateWrites(ABC):
             "shoes": 1,
             "voided_rounds": int(iv["voided_rounds"]),
             "voided_player_net": int(iv["voided_player_net"]),
+            "voided_player_banker_net": int(iv.get("voided_player_banker_net", 0)),
             "closed_early": int(bool(iv["closed_early"])),
             "rounds_dealt": int(iv["rounds_dealt"]),
             "rounds_possible": int(iv["rounds_possible"]),

@@ -22,6 +22,16 @@ every betting window closed more than its table's ``betting_seconds`` ago and ne
 ``{"from_book": true}`` would, so a table never hangs on an absent operator. Per window: the
 table's live state (GetItem) + a deal (2).
 
+Then, given a vault to unseal shoe secrets, the sweep closes every open shoe idle past its
+``close_by`` (no deal for its table's ``idle_shoe_close_seconds``; the ``IDLE#`` part of the
+index) exactly as ``POST /v1/shoes/{id}/close`` would (:func:`~baccarat_api.service.tables.
+close_shoe` with ``idle_at``): conditionally on the shoe as read — a shoe dealt from meanwhile
+is not closed, and a sweep run twice closes it once —, and only when no round of it awaits
+settlement, none is still squeezed and no betting window of it is open (those close it at a
+later sweep, once settled by their deadline): so the proof an idle close publishes is final at
+once. Per idle shoe: the index item, the shoe and live state (1), the OpenRounds query (1), its
+last round (1), the close (1).
+
 Then, given the vault (and the tables' ref keys), the sweep finalises every ended shoe's proof
 that has become final (:func:`baccarat_api.service.proofs.finalise_due`: one ``Query`` per shard
 of the index's ``FINAL#`` part, then per proof what a finalisation costs), so each table's
@@ -37,7 +47,7 @@ from baccarat_api.clock import now
 from baccarat_api.ports.repository import Repository, StoreUnavailable
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.vault import SecretVault
-from baccarat_api.service import betting
+from baccarat_api.service import betting, tables
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import Replayed
@@ -47,6 +57,9 @@ from baccarat_api.service.settling import settle_round
 
 #: Most rounds one sweep settles (the next run takes the rest).
 DEFAULT_LIMIT = 500
+#: Most idle shoes one sweep closes (each a KMS Decrypt and a transaction; the next run takes
+#: the rest), so a sweep stays well within its function's 60 s.
+IDLE_CLOSE_LIMIT = 50
 
 
 @dataclass(slots=True)
@@ -67,6 +80,8 @@ class SweepReport:
     dealt: list[str] = field(default_factory=list)
     #: Windows whose deal was refused for good, cancelled (``betting_cancelled``): → the code.
     cancelled: dict[str, str] = field(default_factory=dict)
+    #: Idle open shoes this sweep closed (their proofs published).
+    closed: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +94,7 @@ class SweepReport:
             "pending": self.pending,
             "dealt": self.dealt,
             "cancelled": self.cancelled,
+            "closed": self.closed,
         }
 
     def line(self) -> str:
@@ -86,7 +102,8 @@ class SweepReport:
             f"sweep at {self.now}: {self.due} due, {len(self.settled)} auto-settled, "
             f"{len(self.already)} already settled or voided, {len(self.failed)} failed; "
             f"{len(self.finalised)} proofs finalised, {len(self.pending)} pending; "
-            f"{len(self.dealt)} betting windows dealt, {len(self.cancelled)} cancelled"
+            f"{len(self.dealt)} betting windows dealt, {len(self.cancelled)} cancelled; "
+            f"{len(self.closed)} idle shoes closed"
         )
 
 
@@ -107,14 +124,18 @@ def sweep(
     vault: SecretVault | None = None,
     ref_keys: RefKeys | None = None,
     shoes: ShoeSource | None = None,
+    unseal: SecretVault | None = None,
 ) -> SweepReport:
     """With ``shoes``, deal the betting windows due at ``at`` (default: now) from their books;
-    settle every round whose locked bets are past their deadline; then, with ``vault`` and
-    ``ref_keys``, finalise the proofs that have become final."""
+    settle every round whose locked bets are past their deadline; with ``unseal`` (a vault that
+    opens shoe secrets), close the shoes idle by then; then, with ``vault`` and ``ref_keys``,
+    finalise the proofs that have become final."""
     report = SweepReport(now=_instant(at) if at else now())
     if shoes is not None:
         _deal_due(repo, shoes, report, limit)
     _settle_due(repo, report, limit)
+    if unseal is not None:
+        _close_idle(repo, unseal, report, min(limit, IDLE_CLOSE_LIMIT))
     if vault is not None and ref_keys is not None:
         done = finalise_due(repo, vault, ref_keys, report.now)
         report.finalised, report.pending = done.finalised, done.pending
@@ -161,6 +182,26 @@ def _deal_window(
             report.failed[f"{table_id}:betting"] = exc.code
         return
     report.dealt.append(out.round_id)
+
+
+def _close_idle(repo: Repository, vault: SecretVault, report: SweepReport, limit: int) -> None:
+    for operator_id, ref in repo.idle_shoes(report.now, limit):
+        shoe_id = ref.shoe_id
+        try:
+            tables.close_shoe(repo, vault, operator_id, shoe_id, idle_at=report.now)
+        except tables.NotIdle:
+            continue  # dealt from since, or waiting for a round: a later sweep
+        except DomainError as exc:
+            if exc.code not in ("shoe_ended", "not_found"):  # ended since: nothing to do
+                report.failed[f"{shoe_id}:idle"] = exc.code
+            continue
+        except StoreUnavailable:
+            report.failed[f"{shoe_id}:idle"] = "unavailable"
+            continue
+        except Exception as exc:  # one shoe must not stop the sweep for every other one
+            report.failed[f"{shoe_id}:idle"] = type(exc).__name__
+            continue
+        report.closed.append(shoe_id)
 
 
 def _settle_due(repo: Repository, report: SweepReport, limit: int) -> None:

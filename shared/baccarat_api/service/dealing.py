@@ -239,6 +239,8 @@ def _deal_round(
         record = _settled_at_deal(record)
     _check_budget(record)
     after = _moved(shoe, rnd, config, bettors, record.round_hash)
+    # idle from this deal on: the sweep closes the shoe once nothing is dealt for this long
+    after = replace(after, close_by=seconds_after(dealt_at, shoe.idle_shoe_close_seconds))
     proof = None
     if last:
         after, proof = end_shoe(

@@ -37,6 +37,11 @@ CODES: dict[str, tuple[bool, str]] = {
         "the shoe has ended but some rounds are not resolved yet; its proof is final (and "
         "served) once each is settled, voided or auto-settled at its deadline",
     ),
+    "shoe_not_closed": (
+        True,
+        "the shoe is known but still open: its proof exists once it ends (by its rules, "
+        "POST /v1/shoes/{id}/close, or the service's idle close by details.close_by)",
+    ),
     "void_window_closed": (
         False,
         "the round's void window has passed (or voids are disabled at its table)",

@@ -25,16 +25,19 @@ from baccarat.squeeze import SYSTEM
 from baccarat_api.limits import (
     BETTOR_ID_PATTERN,
     DEFAULT_BETTING_SECONDS,
+    DEFAULT_IDLE_SHOE_CLOSE_SECONDS,
     DEFAULT_SETTLE_DEADLINE_SECONDS,
     DEFAULT_SQUEEZE_SECONDS,
     DEFAULT_VOID_WINDOW_SECONDS,
     MAX_BETTING_SECONDS,
     MAX_ID_LENGTH,
+    MAX_IDLE_SHOE_CLOSE_SECONDS,
     MAX_MONEY,
     MAX_SETTLE_DEADLINE_SECONDS,
     MAX_SQUEEZE_SECONDS,
     MAX_VOID_NOTE_LENGTH,
     MAX_VOID_WINDOW_SECONDS,
+    MIN_IDLE_SHOE_CLOSE_SECONDS,
 )
 from baccarat_api.limits import CLIENT_SEED_BYTES as MAX_CLIENT_SEED_BYTES
 from baccarat_api.limits import MAX_BETS_PER_ROUND as MAX_BETS
@@ -185,6 +188,16 @@ class CreateTableRequest(_Strict):
         le=MAX_SQUEEZE_SECONDS,
         description="a squeeze step not revealed this many seconds after it began is revealed "
         "by the system",
+    )
+    idle_shoe_close_seconds: StrictInt = Field(
+        default=DEFAULT_IDLE_SHOE_CLOSE_SECONDS,
+        ge=MIN_IDLE_SHOE_CLOSE_SECONDS,
+        le=MAX_IDLE_SHOE_CLOSE_SECONDS,
+        description=(
+            "an open shoe with no deal for this many seconds (since its last deal, or its "
+            "commit) is closed by the service itself, like POST /v1/shoes/{id}/close, once no "
+            "round of it awaits settlement: its proof is published like any other"
+        ),
     )
 
 
@@ -373,6 +386,9 @@ class TableOut(_Strict):
     )
     betting_seconds: int = Field(description="how long a betting window stays open")
     squeeze_seconds: int = Field(description="how long a squeeze step may wait for its squeezer")
+    idle_shoe_close_seconds: int = Field(
+        description="an open shoe with no deal this long is closed by the service"
+    )
 
 
 class ShoeOut(_Strict):
@@ -398,6 +414,11 @@ class ShoeStateOut(ShoeOut):
     ended_at: str | None
     server_seed: str | None = Field(description="s_i (hex), only once the shoe has ended")
     created_at: str
+    close_by: str | None = Field(
+        description="while open: when the service closes the shoe if nothing is dealt from "
+        "it before (its last deal, or its commit, + the table's idle_shoe_close_seconds; "
+        "later if a round then still awaits settlement); null once ended"
+    )
 
 
 class HandOut(_Strict):
@@ -625,8 +646,13 @@ class ProofRoundOut(_Strict):
 class InterventionsOut(_Strict):
     voided_rounds: int
     voided_player_net: int = Field(
-        description="Σ of the players' replaced nets over voided rounds (positive: players lost "
-        "that much through voids)"
+        description="Σ of the bettors' replaced nets over voided rounds: what the voids took "
+        "from the bettors (positive: they lost that much through voids); the player-banker "
+        "is not in it"
+    )
+    voided_player_banker_net: int = Field(
+        description="Σ of the player-banker's replaced nets over voided rounds, shown apart "
+        "(0 at a house-banked table)"
     )
     closed_early: bool
     rounds_dealt: int
@@ -715,7 +741,10 @@ class SigningKeysOut(_Strict):
 class FairnessTotalsOut(_Strict):
     shoes: int = Field(description="ended shoes with a final proof")
     voided_rounds: int
-    voided_player_net: int
+    voided_player_net: int = Field(description="what the voids took from the bettors")
+    voided_player_banker_net: int = Field(
+        description="what the voids gave or took from the player-banker, apart"
+    )
     closed_early: int = Field(description="how many of them were closed early")
     rounds_dealt: int
     rounds_possible: int
@@ -730,9 +759,48 @@ class ShoeFairnessOut(_Strict):
     proof: str = Field(description="relative URL of the shoe's proof (page 1)")
 
 
+class OpenVoidOut(_Strict):
+    round_number: int
+    reason: str
+    note: str | None
+    voided_at: str
+    replaced: dict[str, Any] | None = Field(
+        description="the settlement the void replaced: nets by bettor_ref and house_take "
+        "(null while the round's cards are not all shown yet)"
+    )
+
+
+class OpenInterventionsOut(_Strict):
+    voided_rounds: int
+    voided_player_net: int = Field(description="what the voids so far took from the bettors")
+    voided_player_banker_net: int = Field(description="the player-banker's, apart")
+    rounds_dealt: int
+
+
+class OpenShoeFairnessOut(_Strict):
+    """The table's open shoe as far as it went — no card, no seed: its proof comes at its
+    end."""
+
+    shoe_id: str
+    shoe_number: int
+    created_at: str
+    close_by: str | None = Field(
+        description="when the service closes it if nothing is dealt before (later if a round "
+        "then still awaits settlement)"
+    )
+    interventions: OpenInterventionsOut
+    voids: list[OpenVoidOut] = Field(description="its voided rounds so far, in round order")
+
+
 class FairnessOut(_Strict):
     table_id: str
-    totals: FairnessTotalsOut = Field(description="summed over every shoe listed (all pages)")
+    totals: FairnessTotalsOut = Field(
+        description="summed over every shoe listed (all pages); the open shoe is not in them"
+    )
+    open_shoe: OpenShoeFairnessOut | None = Field(
+        description="the table's open shoe: its rounds dealt and its voids so far (first page "
+        "only; null when none, or on a later page)"
+    )
     shoes: list[ShoeFairnessOut] = Field(description="newest first")
     next_cursor: str | None = Field(description="pass as ?cursor= for the next (older) shoes")
 

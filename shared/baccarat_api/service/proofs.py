@@ -2,9 +2,15 @@
 
 A shoe's proof is **final** when the shoe has ended and every dealt round is resolved (settled —
 by the operator or automatically — or voided). Until then ``GET /v1/shoes/{shoe_id}/proof``
-answers 404 ``not_found`` while the shoe is open (there is no proof item yet) and 409
+answers 409 ``shoe_not_closed`` (retryable) while the shoe is open — with its table, rounds
+dealt, voids so far and ``close_by``, when the sweep closes it if it stays idle — and 409
 ``proof_pending`` (retryable) once it has ended with rounds unresolved; they resolve by their
-settle deadline at the latest (auto-settlement).
+settle deadline at the latest (auto-settlement). An unknown shoe is 404 ``not_found``.
+
+The table's fairness summary shows its **open shoe** too (:func:`open_shoe_view`): rounds dealt,
+its voids so far and what they replaced, priced like a proof's interventions — no card, no
+seed (a void's ``replaced`` only once the round's cards are all shown at the table). The public
+routes find the table's operator on its fairness totals item (``FairnessTotals.operator_id``).
 
 **Finalisation** happens once per shoe, lazily on the first proof read after the proof became
 final, and in the sweep (:func:`finalise_due`), so a table's fairness summary is complete even
@@ -44,9 +50,15 @@ from typing import Any
 
 from baccarat import proofdoc
 from baccarat_api.clock import now
-from baccarat_api.ids import parse_shoe_id, parse_table_id
-from baccarat_api.ports.records import ENDED, ProofRecord, RoundRecord, ShoeFairness, ShoeRecord
-from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.ids import ShoeRef, parse_shoe_id, parse_table_id
+from baccarat_api.ports.records import (
+    ENDED,
+    ProofRecord,
+    RoundRecord,
+    ShoeFairness,
+    ShoeRecord,
+)
+from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHistory
 from baccarat_api.ports.vault import SecretVault
 from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.models import FairnessOut, SigningKeysOut
@@ -185,14 +197,15 @@ def _served(number: int, stored: bytes, signature: dict[str, Any]) -> ServedPage
 def proof_page(
     repo: Repository, vault: SecretVault, ref_keys: RefKeys, shoe_id: str, number: int = 1
 ) -> ServedPage:
-    """Page ``number`` of the shoe's final proof (no key: public). 404 while the shoe is open
-    (or unknown) and for a page out of range; 409 ``proof_pending`` while it has ended with
-    rounds unresolved. The first read after the proof became final finalises it."""
+    """Page ``number`` of the shoe's final proof (no key: public). 409 ``shoe_not_closed``
+    while the shoe is open, 404 for an unknown shoe and a page out of range; 409
+    ``proof_pending`` while it has ended with rounds unresolved. The first read after the proof
+    became final finalises it."""
     if parse_shoe_id(shoe_id) is None or not 1 <= number <= proofdoc.MAX_PAGES:
         raise not_found("proof", shoe_id if number == 1 else f"{shoe_id} page {number}")
     proof, stored = repo.proof_page(shoe_id, number)
     if proof is None:
-        raise not_found("proof", shoe_id)
+        raise _not_closed(repo, shoe_id) or not_found("proof", shoe_id)
     if proof.signature is None:
         final = finalise(repo, vault, ref_keys, proof)
         if number > len(final.pages):
@@ -239,6 +252,125 @@ def finalise_due(
     return report
 
 
+# --- open shoes: what is public before the proof ------------------------------------------------
+
+
+def _operator_of(repo: Repository, table_id: str) -> str | None:
+    """The table's operator, from its public fairness totals item (``None``: unknown table,
+    or one made before the item named it)."""
+    page = repo.fairness(table_id, before=None, limit=1)
+    return page.totals.operator_id or None if page.totals is not None else None
+
+
+def _open_history(repo: Repository, operator_id: str, shoe_id: str) -> ShoeHistory | None:
+    ref = parse_shoe_id(shoe_id)
+    if ref is None:
+        return None
+    history = repo.shoe_history(operator_id, ref)
+    if history.shoe is None or history.shoe.status == ENDED:
+        return None
+    return history
+
+
+def _open_view(history: ShoeHistory, at: str) -> dict[str, Any]:
+    """An open shoe as the public may see it: how far it went and its voids — priced like a
+    proof's interventions (:func:`baccarat.proofdoc.voided_nets`), bettors by ref — and no
+    card: a void's ``replaced`` (which gives its round's result away) only once every card of
+    that round is shown at the table."""
+    from baccarat_api.service.squeezing import cards_shown
+
+    shoe = history.shoe
+    assert shoe is not None
+    voids: list[dict[str, Any]] = []
+    bettors = banker = 0
+    for r in history.rounds:
+        if r.void is None:
+            continue
+        refs = {str(b["bettor_id"]): str(b["bettor_ref"]) for b in r.bets}
+        pb = r.player_banker
+        if pb is not None:
+            refs[str(pb["bettor_id"])] = str(pb["bettor_ref"])
+        shown = cards_shown(r, at)
+        replaced = None
+        if shown:
+            was = r.void["replaced"]
+            nets = {refs[k]: int(v) for k, v in was["nets"].items() if k in refs}
+            replaced = {"nets": nets, "house_take": int(was["house_take"])}
+            public = {
+                "void": {"replaced": replaced},
+                "player_banker": None if pb is None else {"bettor_ref": pb["bettor_ref"]},
+            }
+            b, p = proofdoc.voided_nets(public)
+            bettors, banker = bettors + b, banker + p
+        voids.append(
+            {
+                "round_number": r.round_number,
+                "reason": r.void["reason"],
+                "note": r.void.get("note"),
+                "voided_at": r.void["voided_at"],
+                "replaced": replaced,
+            }
+        )
+    return {
+        "shoe_id": shoe.shoe_id,
+        "shoe_number": shoe.shoe_number,
+        "created_at": shoe.created_at,
+        "close_by": shoe.close_by,
+        "interventions": {
+            "voided_rounds": len(voids),
+            "voided_player_net": bettors,
+            "voided_player_banker_net": banker,
+            "rounds_dealt": shoe.rounds_dealt,
+        },
+        "voids": voids,
+    }
+
+
+def open_shoe_view(repo: Repository, operator_id: str, shoe_id: str) -> dict[str, Any] | None:
+    """The shoe for the fairness summary if it is open (``None``: ended, or unknown): one
+    Query of the shoe and its rounds."""
+    history = _open_history(repo, operator_id, shoe_id)
+    return None if history is None else _open_view(history, now())
+
+
+def _seconds_until(at: str, moment: str | None) -> int:
+    from datetime import datetime
+
+    if moment is None:
+        return PENDING_RETRY_SECONDS
+    delta = datetime.fromisoformat(moment.replace("Z", "+00:00")) - datetime.fromisoformat(
+        at.replace("Z", "+00:00")
+    )
+    return int(delta.total_seconds())
+
+
+def _not_closed(repo: Repository, shoe_id: str) -> DomainError | None:
+    """409 ``shoe_not_closed`` for a known shoe that is still open (``None``: unknown)."""
+    ref = parse_shoe_id(shoe_id)
+    operator_id = None if ref is None else _operator_of(repo, ref.table_id)
+    history = None if operator_id is None else _open_history(repo, operator_id, shoe_id)
+    if history is None or history.shoe is None:
+        return None
+    at = now()
+    view = _open_view(history, at)
+    iv = view["interventions"]
+    close_by = history.shoe.close_by
+    return DomainError(
+        "shoe_not_closed",
+        f"shoe {shoe_id} is still open ({iv['rounds_dealt']} rounds dealt, "
+        f"{iv['voided_rounds']} voided so far): its proof is published when it ends — by its "
+        "rules, by the operator's close, or by the service once it is idle (close_by)",
+        details={
+            "table_id": history.shoe.table_id,
+            "shoe_number": history.shoe.shoe_number,
+            "rounds_dealt": iv["rounds_dealt"],
+            "voided_rounds": iv["voided_rounds"],
+            "close_by": close_by,
+        },
+        retry_after=max(PENDING_RETRY_SECONDS, min(_seconds_until(at, close_by), 3600)),
+    )
+
+
 # --- the signing keys and the fairness summary ---------------------------------------------------
 
 
@@ -279,13 +411,20 @@ def fairness(
     repo: Repository, table_id: str, cursor: str | None = None, limit: int = FAIRNESS_LIMIT
 ) -> FairnessOut:
     """The table's public fairness summary: every ended shoe whose proof is final, newest
-    first, ``limit`` a page, with the running totals over all of them. 404 for an unknown
-    table."""
+    first, ``limit`` a page, with the running totals over all of them, and (first page) its
+    open shoe as far as it went (:func:`open_shoe_view`). 404 for an unknown table."""
     before = _cursor(cursor)
     page = repo.fairness(table_id, before=before, limit=limit) if parse_table_id(table_id) else None
     if page is None or page.totals is None:
         raise not_found("table", table_id)
     t = page.totals
+    open_shoe = None
+    # the latest shoe may be open unless it is the newest final line already listed (then the
+    # summary costs its one Query); a shoe ended but not final yet is read and found ended
+    newest = page.shoes[0].shoe_number if page.shoes else 0
+    if before is None and t.operator_id and t.latest_shoe_number not in (0, newest):
+        latest = ShoeRef(table_id, t.latest_shoe_number).shoe_id
+        open_shoe = open_shoe_view(repo, t.operator_id, latest)
     return FairnessOut.model_validate(
         {
             "table_id": table_id,
@@ -293,17 +432,20 @@ def fairness(
                 "shoes": t.shoes,
                 "voided_rounds": t.voided_rounds,
                 "voided_player_net": t.voided_player_net,
+                "voided_player_banker_net": t.voided_player_banker_net,
                 "closed_early": t.closed_early,
                 "rounds_dealt": t.rounds_dealt,
                 "rounds_possible": t.rounds_possible,
             },
+            "open_shoe": open_shoe,
             "shoes": [
                 {
                     "shoe_id": line.shoe_id,
                     "shoe_number": line.shoe_number,
                     "ended_at": line.ended_at,
                     "end_reason": line.end_reason,
-                    "interventions": line.interventions,
+                    # a line finalised before the player-banker was shown apart has no field
+                    "interventions": {"voided_player_banker_net": 0, **line.interventions},
                     "proof": f"/v1/shoes/{line.shoe_id}/proof",
                 }
                 for line in page.shoes

@@ -254,3 +254,10 @@ def _current_round(live: LiveRecord, at: str) -> str | None:
     if sq is not None and any(s.status != "revealed" for s in live_steps(sq, at)):
         return str(sq["round_id"])
     return None
+
+
+def cards_shown(r: RoundRecord, at: str) -> bool:
+    """Whether every card of the round is shown at the table at ``at``: no squeeze, or every
+    reveal step revealed (by its squeezer, or by the system at its ``reveal_by``)."""
+    view = squeeze_view(r.squeeze, r.dealt_at, r.reveals, at)
+    return view is None or all(s.get("status") == "revealed" for s in view["steps"].values())

@@ -19,8 +19,8 @@ from baccarat.audit import genesis
 from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
 from baccarat.profiles import PROFILES, Banking, Rounding, TableConfig, Tier, TierError
 from baccarat.rules import ShoeRules
-from baccarat_api.clock import now
-from baccarat_api.ids import ShoeRef, new_table_id
+from baccarat_api.clock import now, seconds_after
+from baccarat_api.ids import RoundRef, ShoeRef, new_table_id
 from baccarat_api.ports.records import (
     ENDED,
     OPEN,
@@ -87,6 +87,7 @@ def create_table(
         void_window_seconds=request.void_window_seconds,
         betting_seconds=request.betting_seconds,
         squeeze_seconds=request.squeeze_seconds,
+        idle_shoe_close_seconds=request.idle_shoe_close_seconds,
         write_id=write_id(operator_id, "create table", table_id, request.model_dump(), idem),
     )
     record = replace(record, chain_head=genesis(table_id, record.anchor))
@@ -196,11 +197,13 @@ def _commit_shoe(
         void_window_seconds=table.void_window_seconds,
         betting_seconds=table.betting_seconds,
         squeeze_seconds=table.squeeze_seconds,
+        idle_shoe_close_seconds=table.idle_shoe_close_seconds,
         ref_key_ct=table.ref_key_ct,
         chain_start=table.chain_head,
         chain_head=table.chain_head,
         write_id=write_id(operator_id, "commit shoe", table_id, client_seed, idem, [number, seq]),
     )
+    shoe = replace(shoe, close_by=seconds_after(shoe.created_at, shoe.idle_shoe_close_seconds))
     del secret
     view = shoe_view(shoe)
     committed = ("shoe_committed", {"shoe_id": shoe.shoe_id, "shoe_number": number})
@@ -234,6 +237,7 @@ def end_shoe(
         server_seed=secret.hex(),
         version=before.version + 1,
         end_write_id=end_write_id,
+        close_by=None,
     )
     proof = ProofRecord(
         shoe_id=before.shoe_id,
@@ -277,21 +281,56 @@ def _window_of(live: LiveRecord | None, shoe_id: str) -> tuple[list[Change], dic
     return [("betting_cancelled", data)], {"betting": None, "book": {}}
 
 
+class NotIdle(Exception):
+    """The shoe is not idle at the moment the sweep asked (:func:`close_shoe` with
+    ``idle_at``): dealt from since, a round awaiting settlement or still squeezed, or a betting
+    window open. Nothing was written."""
+
+
 def close_shoe(
     repo: Repository,
     vault: SecretVault,
     operator_id: str,
     shoe_id: str,
     idem: IdempotencyRequest | None = None,
+    *,
+    idle_at: str | None = None,
 ) -> ShoeStateOut:
     """End the shoe now (void of the rest) and reveal it, like a normal end. Reports
-    ``shoe_ended``."""
+    ``shoe_ended``. With ``idle_at`` (the sweep closing an idle shoe): only if the shoe, as read
+    — the write is conditional on its version, so a deal meanwhile wins —, is idle then
+    (:func:`idle_reason`), else :class:`NotIdle`."""
     return idempotency.replaying_refusals(
         repo,
         operator_id,
         idem,
-        lambda: retrying(lambda: _close_shoe(repo, vault, operator_id, shoe_id, idem)),
+        lambda: retrying(
+            lambda: _close_shoe(repo, vault, operator_id, shoe_id, idem, idle_at=idle_at)
+        ),
     )
+
+
+def idle_reason(repo: Repository, shoe: ShoeRecord, live: LiveRecord | None, at: str) -> str | None:
+    """Why the open ``shoe`` must not be closed as idle at ``at`` (``None``: it may): its
+    ``close_by`` not reached (a deal moved it), a betting window of it open (the sweep deals
+    it), a round awaiting settlement (settled by its deadline, then the shoe closes: a proof is
+    published complete, never pending on an idle close), or its last round still squeezed
+    (no card is revealed before the table shows it)."""
+    from baccarat_api.service.squeezing import cards_shown
+
+    if shoe.close_by is None or shoe.close_by > at:
+        return "dealt from since"
+    window = {} if live is None or live.betting is None else live.betting
+    if window.get("shoe_id") == shoe.shoe_id and window.get("status") != "dealt":
+        return "a betting window is open"
+    if repo.open_rounds(shoe.shoe_id):
+        return "a round awaits settlement"
+    if shoe.rounds_dealt:
+        ref = RoundRef(shoe.table_id, shoe.shoe_number, shoe.rounds_dealt)
+        last = repo.load(shoe.operator_id, round_=ref).round
+        if last is not None and not cards_shown(last, at):
+            return "its last round is still squeezed"
+    return None
 
 
 def _close_shoe(
@@ -300,10 +339,14 @@ def _close_shoe(
     operator_id: str,
     shoe_id: str,
     idem: IdempotencyRequest | None,
+    *,
+    idle_at: str | None = None,
 ) -> ShoeStateOut:
     shoe, live = shoe_live(repo, operator_id, shoe_id, idem)
     if shoe.status == ENDED:
         raise DomainError("shoe_ended", f"shoe {shoe_id} has already ended")
+    if idle_at is not None and (why := idle_reason(repo, shoe, live, idle_at)) is not None:
+        raise NotIdle(why)
     secret = vault.unseal(
         shoe.secret_ct, shoe_context(operator_id, shoe.table_id, shoe.shoe_number)
     )

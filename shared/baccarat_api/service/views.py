@@ -37,6 +37,7 @@ def table_view(t: TableRecord) -> dict[str, Any]:
         "void_window_seconds": t.void_window_seconds,
         "betting_seconds": t.betting_seconds,
         "squeeze_seconds": t.squeeze_seconds,
+        "idle_shoe_close_seconds": t.idle_shoe_close_seconds,
     }
 
 
@@ -71,6 +72,7 @@ def shoe_state_view(s: ShoeRecord) -> dict[str, Any]:
         "ended_at": s.ended_at,
         "server_seed": s.server_seed if ended else None,
         "created_at": s.created_at,
+        "close_by": None if ended else s.close_by,
     }
 
 

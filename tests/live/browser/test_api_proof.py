@@ -227,7 +227,8 @@ def test_baccarat_verify_on_the_proof_url_and_a_tampered_copy(
     ).json()
     early = _verify(f"{local_api.url}/v1/shoes/{shoe['shoe_id']}/proof")
     assert early.returncode == 2
-    assert "HTTP 404 not_found" in early.stderr, early.stderr
+    assert "HTTP 409 shoe_not_closed: the shoe is still open" in early.stderr, early.stderr
+    assert "0 rounds dealt, 0 voided so far" in early.stderr, early.stderr
 
 
 def _tampered_card(played: Played, round_number: int) -> str:

@@ -204,6 +204,22 @@ def test_a_proof_route_error_is_shown(page: Any, server: Any) -> None:
     assert "HTTP 404: the shoe has not ended" in v["detail"], v
 
 
+def test_an_open_shoes_proof_route_says_the_shoe_is_open(page: Any, server: Any) -> None:
+    """Issue 23 item 1: 409 shoe_not_closed is shown as an open shoe, with what is known."""
+    details = {"table_id": "tbl_open", "shoe_number": 1, "rounds_dealt": 6,
+               "voided_rounds": 4, "close_by": "2026-12-05T03:00:00.000Z"}  # fmt: skip
+    error = {"code": "shoe_not_closed", "message": "still open", "retryable": True,
+             "details": details}  # fmt: skip
+    server.route("/v1/shoes/tbl_open_s1/proof", 409, {"error": error})
+    page.goto(f"{server.url}/verify?proof=/v1/shoes/tbl_open_s1/proof")
+    v = page.wait_verdict()
+    assert v["state"] == "error" and v["text"] == "NOT verified"
+    assert (
+        "HTTP 409: the shoe is still open (table tbl_open, shoe 1): 6 rounds dealt, 4 voided so "
+        "far; no proof until it ends — the service closes it by 2026-12-05T03:00:00.000Z"
+    ) in v["detail"], v
+
+
 def test_works_as_one_inlined_page(page: Any, server: Any, proof_json: str) -> None:
     html = (WEB / "verify.html").read_text(encoding="utf-8")
 

@@ -309,7 +309,7 @@ export interface paths {
         };
         /**
          * A page of the shoe's final, signed public proof (no key)
-         * @description Page 1, or page `k` with `?page=k` (each at most ~1 MB; `page.next` links the next). 404 `not_found` while the shoe is open and for a page out of range; 409 `proof_pending` (retryable, `Retry-After`) once it has ended with rounds not yet settled or voided. A final proof never changes (cacheable, immutable).
+         * @description Page 1, or page `k` with `?page=k` (each at most ~1 MB; `page.next` links the next). 409 `shoe_not_closed` (retryable, `Retry-After`; details: table, rounds dealt, voids so far, `close_by`) while the shoe is open; 404 `not_found` for an unknown shoe and a page out of range; 409 `proof_pending` (retryable, `Retry-After`) once it has ended with rounds not yet settled or voided. A final proof never changes (cacheable, immutable).
          */
         get: operations["get_shoe_proof"];
         put?: never;
@@ -346,7 +346,7 @@ export interface paths {
         };
         /**
          * Every ended shoe of the table with a final proof: its interventions, and totals
-         * @description Public (no key). Newest shoe first, `limit` a page; `next_cursor` (pass as `cursor`) gives older ones. `totals` sums every listed shoe's interventions (`closed_early`: how many shoes closed early).
+         * @description Public (no key). Newest shoe first, `limit` a page; `next_cursor` (pass as `cursor`) gives older ones. `totals` sums every listed shoe's interventions (`closed_early`: how many shoes closed early). `open_shoe` (first page): the table's open shoe as far as it went — rounds dealt, its voids so far and what they replaced — without any card.
          */
         get: operations["table_fairness"];
         put?: never;
@@ -841,6 +841,12 @@ export interface components {
              * @default 10
              */
             squeeze_seconds?: number;
+            /**
+             * Idle Shoe Close Seconds
+             * @description an open shoe with no deal for this many seconds (since its last deal, or its commit) is closed by the service itself, like POST /v1/shoes/{id}/close, once no round of it awaits settlement: its proof is published like any other
+             * @default 3600
+             */
+            idle_shoe_close_seconds?: number;
         };
         /** DailyReportOut */
         DailyReportOut: {
@@ -990,8 +996,10 @@ export interface components {
         FairnessOut: {
             /** Table Id */
             table_id: string;
-            /** @description summed over every shoe listed (all pages) */
+            /** @description summed over every shoe listed (all pages); the open shoe is not in them */
             totals: components["schemas"]["FairnessTotalsOut"];
+            /** @description the table's open shoe: its rounds dealt and its voids so far (first page only; null when none, or on a later page) */
+            open_shoe: components["schemas"]["OpenShoeFairnessOut"] | null;
             /**
              * Shoes
              * @description newest first
@@ -1012,8 +1020,16 @@ export interface components {
             shoes: number;
             /** Voided Rounds */
             voided_rounds: number;
-            /** Voided Player Net */
+            /**
+             * Voided Player Net
+             * @description what the voids took from the bettors
+             */
             voided_player_net: number;
+            /**
+             * Voided Player Banker Net
+             * @description what the voids gave or took from the player-banker, apart
+             */
+            voided_player_banker_net: number;
             /**
              * Closed Early
              * @description how many of them were closed early
@@ -1097,9 +1113,14 @@ export interface components {
             voided_rounds: number;
             /**
              * Voided Player Net
-             * @description Σ of the players' replaced nets over voided rounds (positive: players lost that much through voids)
+             * @description Σ of the bettors' replaced nets over voided rounds: what the voids took from the bettors (positive: they lost that much through voids); the player-banker is not in it
              */
             voided_player_net: number;
+            /**
+             * Voided Player Banker Net
+             * @description Σ of the player-banker's replaced nets over voided rounds, shown apart (0 at a house-banked table)
+             */
+            voided_player_banker_net: number;
             /** Closed Early */
             closed_early: boolean;
             /** Rounds Dealt */
@@ -1207,6 +1228,65 @@ export interface components {
              * @description SHA-256 (hex) of each page without its signature
              */
             pages: string[];
+        };
+        /** OpenInterventionsOut */
+        OpenInterventionsOut: {
+            /** Voided Rounds */
+            voided_rounds: number;
+            /**
+             * Voided Player Net
+             * @description what the voids so far took from the bettors
+             */
+            voided_player_net: number;
+            /**
+             * Voided Player Banker Net
+             * @description the player-banker's, apart
+             */
+            voided_player_banker_net: number;
+            /** Rounds Dealt */
+            rounds_dealt: number;
+        };
+        /**
+         * OpenShoeFairnessOut
+         * @description The table's open shoe as far as it went — no card, no seed: its proof comes at its
+         *     end.
+         */
+        OpenShoeFairnessOut: {
+            /** Shoe Id */
+            shoe_id: string;
+            /** Shoe Number */
+            shoe_number: number;
+            /** Created At */
+            created_at: string;
+            /**
+             * Close By
+             * @description when the service closes it if nothing is dealt before (later if a round then still awaits settlement)
+             */
+            close_by: string | null;
+            interventions: components["schemas"]["OpenInterventionsOut"];
+            /**
+             * Voids
+             * @description its voided rounds so far, in round order
+             */
+            voids: components["schemas"]["OpenVoidOut"][];
+        };
+        /** OpenVoidOut */
+        OpenVoidOut: {
+            /** Round Number */
+            round_number: number;
+            /** Reason */
+            reason: string;
+            /** Note */
+            note: string | null;
+            /** Voided At */
+            voided_at: string;
+            /**
+             * Replaced
+             * @description the settlement the void replaced: nets by bettor_ref and house_take (null while the round's cards are not all shown yet)
+             */
+            replaced: {
+                [key: string]: unknown;
+            } | null;
         };
         /** ParticipantOut */
         ParticipantOut: {
@@ -2183,6 +2263,11 @@ export interface components {
             server_seed: string | null;
             /** Created At */
             created_at: string;
+            /**
+             * Close By
+             * @description while open: when the service closes the shoe if nothing is dealt from it before (its last deal, or its commit, + the table's idle_shoe_close_seconds; later if a round then still awaits settlement); null once ended
+             */
+            close_by: string | null;
         };
         /** SignatureOut */
         SignatureOut: {
@@ -2373,6 +2458,11 @@ export interface components {
              * @description how long a squeeze step may wait for its squeezer
              */
             squeeze_seconds: number;
+            /**
+             * Idle Shoe Close Seconds
+             * @description an open shoe with no deal this long is closed by the service
+             */
+            idle_shoe_close_seconds: number;
         };
         /** TableRoundOut */
         TableRoundOut: {
@@ -4945,7 +5035,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: proof_pending */
+            /** @description error codes: proof_pending, shoe_not_closed */
             409: {
                 headers: {
                     [name: string]: unknown;

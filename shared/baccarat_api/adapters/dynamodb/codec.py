@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 
 from baccarat_api.adapters.dynamodb import keys
 from baccarat_api.ports.records import (
+    ENDED,
     KEY_FIELDS,
     DeliveryState,
     EventRecord,
@@ -341,6 +342,20 @@ def _book_due(ident: tuple[Any, ...], deal_by: str | None) -> Item:
     return {"due_shard": {"S": keys.book_shard(ident[1])}, "due_at": {"S": deal_by}}
 
 
+def _idle_due(ident: tuple[Any, ...], close_by: str | None) -> Item:
+    """An open shoe is in DueRounds (shard ``IDLE#k``) at its ``close_by`` time, moved by every
+    deal, until its end removes ``close_by``: the sweep closes a shoe nobody dealt from."""
+    if close_by is None:  # (an update removing it asks with "": the attributes to remove)
+        return {}
+    return {"due_shard": {"S": keys.idle_shard(ident[1])}, "due_at": {"S": close_by}}
+
+
+def _shoe_due(shoe: ShoeRecord) -> Item:
+    if shoe.status == ENDED:
+        return {}
+    return _idle_due((shoe.operator_id, shoe.table_id, shoe.shoe_number), shoe.close_by)
+
+
 def _round_index_keys(r: RoundRecord) -> Item:
     return _round_indexes(r) | _day(r)
 
@@ -371,7 +386,7 @@ SHOE_PACKED = frozenset(
     {
         "client_seed", "client_hash", "rules", "anchor", "config", "secret_ct", "created_at",
         "settle_deadline_seconds", "void_window_seconds", "ref_key_ct", "write_id",
-        "chain_start", "betting_seconds", "squeeze_seconds",
+        "chain_start", "betting_seconds", "squeeze_seconds", "idle_shoe_close_seconds",
     }
 )  # fmt: skip
 
@@ -381,7 +396,7 @@ TABLE_PACKED = frozenset(
     {
         "config", "rules", "anchor", "chain_length", "chain_secret_ct", "created_at",
         "settle_deadline_seconds", "ref_key_ct", "void_window_seconds", "write_id",
-        "betting_seconds", "squeeze_seconds",
+        "betting_seconds", "squeeze_seconds", "idle_shoe_close_seconds",
     }
 )  # fmt: skip
 
@@ -400,6 +415,7 @@ SHAPES: dict[type, Shape] = {
         Shape(
             "shoe", ShoeRecord, keys.shoe_key, packed=SHOE_PACKED,
             compressed=frozenset({"results", "recent_bettors"}), apart=keys.shoe_commit_key,
+            derived=_shoe_due, index_keys={"close_by": _idle_due},
         ),
         Shape(
             "round", RoundRecord, keys.round_key, ordered_json=ROUND_DOCUMENTS,

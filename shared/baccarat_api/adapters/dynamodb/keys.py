@@ -28,6 +28,10 @@ The ``FAIR#`` partition is the table's public side (keyed by table id alone, lik
 its totals item, put when the table is created, and one line per final proof; the fairness route
 reads it newest first with one ``Query``.
 
+An open shoe carries ``due_shard`` = ``IDLE#0``…``IDLE#7`` (by table) and ``due_at`` (its
+``close_by``: its last deal, or its commit, + the table's ``idle_shoe_close_seconds``), moved by
+every deal and removed by its end: the sweep closes idle shoes from there.
+
 Until its signature is set, a proof item carries ``due_shard`` = ``FINAL#0``…``FINAL#7`` (by
 table) and ``due_at`` (the shoe's end): the sweep finds proofs to finalise in the ``DueRounds``
 index, next to the rounds due for auto-settlement. A round not yet settled or voided carries
@@ -149,6 +153,11 @@ def book_shard(table_id: str) -> str:
 def final_shard(table_id: str) -> str:
     """The ``DueRounds`` partition of the table's proofs awaiting finalisation."""
     return f"FINAL#{_shard(table_id)}"
+
+
+def idle_shard(table_id: str) -> str:
+    """The ``DueRounds`` partition of the table's open shoe, due to be closed when idle."""
+    return f"IDLE#{_shard(table_id)}"
 
 
 def page_part_sk(page: int, part: int) -> str:

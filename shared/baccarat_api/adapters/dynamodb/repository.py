@@ -453,6 +453,16 @@ class DynamoRepository(Repository):
             for item in self._due("BOOK#", now, limit)
         ]
 
+    def idle_shoes(self, now: str, limit: int) -> list[tuple[str, ShoeRef]]:
+        """(operator id, shoe) of open shoes to be closed by ``now`` (shards ``IDLE#k``)."""
+        return [
+            (
+                str(item["operator_id"]["S"]),
+                ShoeRef(str(item["table_id"]["S"]), int(item["shoe_number"]["N"])),
+            )
+            for item in self._due("IDLE#", now, limit)
+        ]
+
     def due_proofs(self, now: str, limit: int) -> list[str]:
         """Proofs not final yet of shoes ended by ``now`` (shards ``FINAL#k``)."""
         return [

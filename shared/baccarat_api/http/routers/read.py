@@ -80,11 +80,13 @@ def get_shoe(shoe_id: str, operator: OperatorId, rt: Rt) -> ShoeStateOut:
     summary="A page of the shoe's final, signed public proof (no key)",
     description=(
         "Page 1, or page `k` with `?page=k` (each at most ~1 MB; `page.next` links the next). "
-        "404 `not_found` while the shoe is open and for a page out of range; 409 "
-        "`proof_pending` (retryable, `Retry-After`) once it has ended with rounds not yet "
-        "settled or voided. A final proof never changes (cacheable, immutable)."
+        "409 `shoe_not_closed` (retryable, `Retry-After`; details: table, rounds dealt, voids "
+        "so far, `close_by`) while the shoe is open; 404 `not_found` for an unknown shoe and a "
+        "page out of range; 409 `proof_pending` (retryable, `Retry-After`) once it has ended "
+        "with rounds not yet settled or voided. A final proof never changes (cacheable, "
+        "immutable)."
     ),
-    responses=errors("not_found", "proof_pending"),
+    responses=errors("not_found", "shoe_not_closed", "proof_pending"),
 )
 def get_proof(
     shoe_id: str, rt: Rt, page: Annotated[int, Query(ge=1, le=proofdoc.MAX_PAGES)] = 1
@@ -118,7 +120,8 @@ def signing_keys(rt: Rt, response: Response) -> SigningKeysOut:
     description=(
         "Public (no key). Newest shoe first, `limit` a page; `next_cursor` (pass as `cursor`) "
         "gives older ones. `totals` sums every listed shoe's interventions (`closed_early`: how "
-        "many shoes closed early)."
+        "many shoes closed early). `open_shoe` (first page): the table's open shoe as far as it "
+        "went — rounds dealt, its voids so far and what they replaced — without any card."
     ),
     responses=errors("not_found", "invalid_cursor"),
 )
