@@ -2,8 +2,8 @@
 file per route, job and authorizer, each of the shape ``sam local generate-event`` produces; an
 environment file naming exactly each function's variables; checks that fail (and ``make
 sam-local`` with them) the day a route, a job or a variable arrives without its part; ``take``
-turning answers into ids and concrete events. (docs/sam-local.md itself is executed by
-test_sam_local_recipe.py; the built functions answer every event in test_sam_build.py.)"""
+turning answers into ids and concrete events. (docs/sam-local.md itself is executed, in Docker, by
+tests/sam_local/test_recipe.py; the built functions answer every event in test_sam_build.py.)"""
 
 from __future__ import annotations
 
@@ -449,6 +449,7 @@ def test_an_event_with_a_placeholder_runs_from_the_rendered_folder() -> None:
         assert f"{where}/{inv.name}.json" in invoke
     assert lines[-1] == (
         "sam local start-api --env-vars infra/sam-local-env.json --docker-network baccarat-local "
+        "--invoke-image $LAMBDA_IMAGE --skip-pull-image "
         "--parameter-overrides Architecture=x86_64 --warm-containers EAGER"
     )
 
