@@ -43,11 +43,7 @@ NETWORK = "baccarat-local"
 DYNAMODB_URL = "http://dynamodb-local:8000"
 MOTO_URL = "http://moto:5000"  # KMS, and S3 for the custom resource's answer
 CONTAINER_ENDPOINTS = {"DYNAMODB": DYNAMODB_URL, "KMS": MOTO_URL}
-#: DynamoDB Local as the tests run it (scripts/ensure-dynamodb-local.sh: 1.25.1).
-DYNAMODB_IMAGE = "amazon/dynamodb-local:1.25.1"
-#: moto's server; its KMS (and S3, where the custom resource answers) — the release the tests ran
-#: with (they run the moto package's own server, the image's code).
-MOTO_IMAGE = "motoserver/moto:5.2.5"
+#: The engines' images: scripts/sam-local-images.sh (AWS's, or the stand-ins built here).
 #: The bucket of moto's S3 where a custom resource's event asks for its CloudFormation answer.
 CFN_BUCKET = "cfn-responses"
 CFN_PREFIX = f"{MOTO_URL}/{CFN_BUCKET}/"

@@ -563,3 +563,45 @@ def test_setup_creates_the_templates_resources_once_and_never_touches_aws(
         kms = boto3.client("kms", endpoint_url=url)
         aliases = [a["AliasName"] for a in kms.list_aliases()["Aliases"]]
         assert aliases.count("alias/baccarat-local-secrets") == 1
+
+
+def test_setup_waits_for_an_engine_that_starts_late_and_names_one_that_never_answers() -> None:
+    """An engine's container is up (Docker's port accepts) before its server answers: setup
+    waits for an HTTP answer — any status — and gives up with the URL."""
+    import http.server
+    import socket
+    import threading
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+
+    class Refusing(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # DynamoDB Local's answer to a bare GET
+            self.send_response(400)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    servers: list[http.server.HTTPServer] = []
+
+    def start() -> None:
+        servers.append(http.server.HTTPServer(("127.0.0.1", port), Refusing))
+        servers[0].serve_forever()
+
+    late = threading.Timer(1.0, start)  # until then: connection refused
+    late.start()
+    try:
+        samlocal.wait_until_answering(url, seconds=20)
+        assert servers, "answered before the server existed"
+    finally:
+        late.cancel()  # if it has not started yet
+        if servers:
+            servers[0].shutdown()
+        late.join()
+        for server in servers:
+            server.server_close()
+    with pytest.raises(samlocal.SamLocalError, match=f"{url} does not answer after 1 s"):
+        samlocal.wait_until_answering(url, seconds=1)

@@ -22,6 +22,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,7 +98,8 @@ sam() {
       kill -0 $! 2>/dev/null || { cat "$RECIPE_DIR/api.out" >&2; return 1; }
       sleep 0.5
     done
-    curl -s -o /dev/null http://127.0.0.1:3000/v1/tiers || { cat "$RECIPE_DIR/api.out" >&2; return 1; }
+    curl -s -o /dev/null http://127.0.0.1:3000/v1/tiers \
+      || { cat "$RECIPE_DIR/api.out" >&2; return 1; }
     cat "$RECIPE_DIR/api.out"
   else
     command sam "$@"
@@ -136,7 +138,10 @@ def docker_leftovers() -> None:
     """The page's containers and network from an earlier run that did not reach step 6."""
     if shutil.which("docker") is None:
         return
-    for command in (["docker", "rm", "-f", *CONTAINERS], ["docker", "network", "rm", samlocal.NETWORK]):
+    for command in (
+        ["docker", "rm", "-f", *CONTAINERS],
+        ["docker", "network", "rm", samlocal.NETWORK],
+    ):
         subprocess.run(command, capture_output=True, timeout=120, check=False)
 
 
@@ -151,14 +156,14 @@ def test_the_recipe_runs_as_written(tmp_path: Path, clean_docker: None) -> None:
     recipe = steps(DOC.read_text(encoding="utf-8"))
     commands = [s.command for s in recipe]
     assert any(c.startswith("sam local start-api ") for c in commands)
-    assert len([c for c in commands if c.startswith("sam local invoke ")]) == len(
-        [line for line in samlocal.commands(REPO_ROOT, "$ARCH") if line.startswith("sam local invoke")]
-    ), "every event of every function, invoked"
-    stop_at = next(
-        n
-        for n, c in enumerate(commands)
-        if c.startswith("docker ") and n > commands.index(next(c for c in commands if "start-api" in c))
+    printed = samlocal.commands(REPO_ROOT, "$ARCH")
+    invoked = [c for c in commands if c.startswith("sam local invoke ")]
+    assert set(invoked) == {c for c in printed if c.startswith("sam local invoke ")}, (
+        "every event of every function, invoked"
     )
+    start_api = next(n for n, c in enumerate(commands) if c.startswith("sam local start-api "))
+    # the page's Ctrl-C: before its first docker command after start-api
+    stop_at = next(n for n, c in enumerate(commands) if c.startswith("docker ") and n > start_api)
 
     root = copy_project(tmp_path)
     state = tmp_path / "state"
@@ -180,7 +185,7 @@ def test_the_recipe_runs_as_written(tmp_path: Path, clean_docker: None) -> None:
         "SAM_CLI_TELEMETRY": "0",
         "RECIPE_DIR": str(state),
     }
-    # the machine's DynamoDB Local cache, when the shell names one (scripts/ensure-dynamodb-local.sh)
+    # the machine's DynamoDB Local, when the shell names one (scripts/ensure-dynamodb-local.sh)
     if os.environ.get("DYNAMODB_LOCAL_DIR"):
         env["DYNAMODB_LOCAL_DIR"] = os.environ["DYNAMODB_LOCAL_DIR"]
     # its own process group: on a timeout, everything it started ends with it
@@ -217,10 +222,9 @@ def test_the_recipe_runs_as_written(tmp_path: Path, clean_docker: None) -> None:
         )
     wrong = [mismatch(step, output(n)) for n, step in enumerate(recipe)]
     assert not any(wrong), "\n".join(w for w in wrong if w)
-    # which images ran (AWS's or the stand-ins): in the report
-    images = [s for n, s in enumerate(recipe) if "sam-local-images.sh" in s.command]
-    for n, _ in enumerate(recipe):
-        if recipe[n] in images:
+    # which images ran (AWS's or the stand-ins): in the report (make sam-local-test: -rP)
+    for n, step in enumerate(recipe):
+        if "sam-local-images.sh" in step.command:
             print("\n".join(output(n)))
 
 
@@ -252,5 +256,5 @@ def stop(pid: int) -> None:
             os.kill(pid, 0)
         except ProcessLookupError:
             return
-        __import__("time").sleep(0.1)
+        time.sleep(0.1)
     os.kill(pid, signal.SIGKILL)
