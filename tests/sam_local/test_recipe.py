@@ -90,9 +90,12 @@ set -u -o pipefail
 make() { command make -o .venv/.installed "$@"; }
 sam() {
   if [[ "${1:-} ${2:-}" == "local start-api" ]]; then
-    # the page's second terminal: in the background, the next command once it serves
+    # the page's second terminal: in the background, the next command once it serves (job
+    # control on: a background job of a script ignores SIGINT, Ctrl-C, otherwise)
+    set -m
     command sam "$@" >"$RECIPE_DIR/api.out" 2>&1 &
     echo $! > "$RECIPE_DIR/api.pid"
+    set +m
     for _ in $(seq 600); do
       curl -s -o /dev/null http://127.0.0.1:3000/v1/tiers && break
       kill -0 $! 2>/dev/null || { cat "$RECIPE_DIR/api.out" >&2; return 1; }
@@ -135,11 +138,19 @@ def copy_project(into: Path) -> Path:
 
 
 def docker_leftovers() -> None:
-    """The page's containers and network from an earlier run that did not reach step 6."""
+    """The page's containers and network (and SAM's function containers on it) from an earlier
+    run that did not reach step 6."""
     if shutil.which("docker") is None:
         return
+    on_network = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", f"network={samlocal.NETWORK}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    ).stdout.split()
     for command in (
-        ["docker", "rm", "-f", *CONTAINERS],
+        ["docker", "rm", "-f", *CONTAINERS, *on_network],
         ["docker", "network", "rm", samlocal.NETWORK],
     ):
         subprocess.run(command, capture_output=True, timeout=120, check=False)
