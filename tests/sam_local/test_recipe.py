@@ -112,8 +112,15 @@ ctrl_c() {  # what the developer's Ctrl-C does to sam local start-api
   [[ -s "$RECIPE_DIR/api.pid" ]] || return 0
   local pid; pid=$(cat "$RECIPE_DIR/api.pid")
   kill -INT "$pid" 2>/dev/null || return 0
-  for _ in $(seq 120); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.5; done
+  for _ in $(seq 120); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
   kill -KILL "$pid" 2>/dev/null || true
+  # and, as a developer's next look would, until its containers are gone (Docker finishes removing
+  # them a moment after SAM exits); step 6 removes any left after 30 s
+  local sams="label=sam.cli.container.type"
+  for _ in $(seq 60); do
+    [[ -z $(docker ps -aq --filter "$sams" --filter network=baccarat-local) ]] && return 0
+    sleep 0.5
+  done
 }
 """
 
