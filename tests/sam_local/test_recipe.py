@@ -114,8 +114,8 @@ ctrl_c() {  # what the developer's Ctrl-C does to sam local start-api
   kill -INT "$pid" 2>/dev/null || return 0
   for _ in $(seq 120); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
   kill -KILL "$pid" 2>/dev/null || true
-  # and, as a developer's next look would, until its containers are gone (Docker finishes removing
-  # them a moment after SAM exits); step 6 removes any left after 30 s
+  # and, as a developer's next look would, until the containers SAM removes are gone (Docker
+  # finishes a moment after SAM exits); step 6 removes those left after 30 s
   local sams="label=sam.cli.container.type"
   for _ in $(seq 60); do
     [[ -z $(docker ps -aq --filter "$sams" --filter network=baccarat-local) ]] && return 0
