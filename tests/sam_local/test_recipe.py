@@ -157,7 +157,8 @@ def docker_leftovers() -> None:
         check=False,
     ).stdout.split()
     for command in (
-        ["docker", "rm", "-f", *CONTAINERS, *on_network],
+        ["docker", "rm", "-f", *on_network],
+        ["docker", "rm", "-f", *CONTAINERS],  # stopped ones are on no network
         ["docker", "network", "rm", samlocal.NETWORK],
     ):
         subprocess.run(command, capture_output=True, timeout=120, check=False)
