@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install test lint template typecheck unit suite bench bench-engines build run sweep openapi rng-report clean \
-	sam-local
+	sam-local sam-local-test checks
 
 # SAM CLI (template checks, the build test): no telemetry.
 export SAM_CLI_TELEMETRY := 0
@@ -46,14 +46,35 @@ suite: $(STAMP)
 	scripts/ensure-dynamodb-local.sh >/dev/null
 	scripts/ensure-typescript-client.sh >/dev/null
 	HYPOTHESIS_PROFILE=ci BACC_REQUIRE_BROWSER=1 BACC_REQUIRE_DYNAMODB_LOCAL=1 BACC_REQUIRE_TS_CLIENT=1 \
-		$(BIN)/pytest -n 2 --dist loadfile
+		$(BIN)/pytest -n 2 --dist loadfile -m "not sam_local"
 
 # template.yaml: CloudFormation lint and SAM's own validation (no AWS account needed).
 template: $(STAMP)
 	$(BIN)/cfn-lint template.yaml
 	$(BIN)/sam validate --lint --template-file template.yaml --region us-east-1
 
-test: lint template typecheck suite
+checks: lint template typecheck suite
+
+# Everything: the checks and every tier above, and next to them (in the background, its output
+# in .venv/sam-local-test.log, shown at the end) `make sam-local-test`. Fails if either fails.
+SAM_LOCAL_LOG := $(VENV)/sam-local-test.log
+test: $(STAMP)
+	@echo "make test: sam-local-test runs in the background (log: $(SAM_LOCAL_LOG))"
+	@$(MAKE) --no-print-directory sam-local-test >$(SAM_LOCAL_LOG) 2>&1 & sam=$$!; \
+	$(MAKE) --no-print-directory checks; checks=$$?; \
+	wait $$sam; samrc=$$?; \
+	echo "--- make sam-local-test (exit $$samrc; $(SAM_LOCAL_LOG)):"; tail -n 40 $(SAM_LOCAL_LOG); \
+	echo "make test: checks exit $$checks, sam-local-test exit $$samrc"; \
+	[[ $$checks == 0 && $$samrc == 0 ]]
+
+# docs/sam-local.md for real (tests/sam_local): Docker (scripts/ensure-docker.sh installs and
+# starts it when it is missing, as root), the images (scripts/sam-local-images.sh: AWS's when
+# their registries answer, else stand-ins built here once per machine and cached), the engines in
+# containers, `sam local invoke` of every event and `sam local start-api` with a whole shoe
+# played by examples/play_shoe.py. Minutes; make test runs it next to the other tiers.
+sam-local-test: $(STAMP)
+	scripts/ensure-docker.sh
+	$(BIN)/pytest -n 0 -p no:randomly -rP -m sam_local tests/sam_local
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

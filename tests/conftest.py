@@ -8,7 +8,9 @@ Tiers, one folder each, marked by folder (``-m unit`` …):
   the independent JavaScript implementation, the example client;
 * ``infra`` — template.yaml (cfn-lint's and SAM's views, least privilege), ``sam build`` and the
   built artifacts, build slimming;
-* ``live`` — the local server over loopback: races, schemathesis, the browser.
+* ``live`` — the local server over loopback: races, schemathesis, the browser;
+* ``sam_local`` — docs/sam-local.md in Docker with the real SAM CLI (``make sam-local-test``;
+  the suite's run leaves it out, ``make test`` runs it beside).
 
 ``make test`` runs every tier under the ``ci`` Hypothesis profile (:mod:`support.examples`)."""
 
@@ -19,7 +21,7 @@ from pathlib import Path
 import pytest
 from support.examples import register
 
-TIERS = ("unit", "integration", "infra", "live")
+TIERS = ("unit", "integration", "infra", "live", "sam_local")
 HERE = Path(__file__).resolve().parent
 
 PROFILE = register()

@@ -43,11 +43,7 @@ NETWORK = "baccarat-local"
 DYNAMODB_URL = "http://dynamodb-local:8000"
 MOTO_URL = "http://moto:5000"  # KMS, and S3 for the custom resource's answer
 CONTAINER_ENDPOINTS = {"DYNAMODB": DYNAMODB_URL, "KMS": MOTO_URL}
-#: DynamoDB Local as the tests run it (scripts/ensure-dynamodb-local.sh: 1.25.1).
-DYNAMODB_IMAGE = "amazon/dynamodb-local:1.25.1"
-#: moto's server; its KMS (and S3, where the custom resource answers) — the release the tests ran
-#: with (they run the moto package's own server, the image's code).
-MOTO_IMAGE = "motoserver/moto:5.2.5"
+#: The engines' images: scripts/sam-local-images.sh (AWS's, or the stand-ins built here).
 #: The bucket of moto's S3 where a custom resource's event asks for its CloudFormation answer.
 CFN_BUCKET = "cfn-responses"
 CFN_PREFIX = f"{MOTO_URL}/{CFN_BUCKET}/"
@@ -638,9 +634,17 @@ def event_path(root: Path, inv: Invocation) -> str:
     return inv.file
 
 
+#: The shell variable holding the Lambda image ``sam local`` runs the functions in (AWS's, or the
+#: stand-in built here: ``eval "$(scripts/sam-local-images.sh)"`` exports it, docs/sam-local.md).
+#: ``--skip-pull-image``: SAM builds its image (its emulator, the layers) on that one as it is
+#: here, without asking a registry.
+LAMBDA_IMAGE = "$LAMBDA_IMAGE"
+
+
 def local_flags(arch: str) -> str:
     network = f"--docker-network {NETWORK}"
-    return f"--env-vars {ENV_FILE} {network} --parameter-overrides Architecture={arch}"
+    image = f"--invoke-image {LAMBDA_IMAGE} --skip-pull-image"
+    return f"--env-vars {ENV_FILE} {network} {image} --parameter-overrides Architecture={arch}"
 
 
 #: Events whose answer, in the recipe's order on its one table (star-city, banked by the house),
@@ -724,11 +728,36 @@ def _aliases(kms: Any) -> set[str]:
     return names
 
 
+def wait_until_answering(url: str, seconds: float = 60.0) -> None:
+    """Until ``url`` answers HTTP (any status): an engine's container is up before its server is
+    (Docker's port accepts at once, then drops the connection)."""
+    import http.client
+    import time
+    import urllib.error
+    import urllib.request
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except urllib.error.HTTPError:
+            return  # an answer
+        except (OSError, http.client.HTTPException) as exc:
+            if time.monotonic() > deadline:
+                raise SamLocalError(f"{url} does not answer after {seconds:.0f} s: {exc}") from None
+            time.sleep(0.5)
+
+
 def setup(root: Path) -> Iterable[str]:
     """Create the template's tables (those its functions name), its KMS keys behind their local
     aliases, the bucket of custom resource answers, and seed infra/tiers.json — on the engines
-    ``AWS_ENDPOINT_URL_DYNAMODB`` / ``_KMS`` / ``_S3`` name. Run again, it changes nothing."""
+    ``AWS_ENDPOINT_URL_DYNAMODB`` / ``_KMS`` / ``_S3`` name (waiting for them to answer, as
+    just-started containers). Run again, it changes nothing."""
     import boto3
+
+    for service in ("DYNAMODB", "KMS"):
+        wait_until_answering(_endpoint(service))
 
     from baccarat_api.adapters.dynamodb.repository import DynamoRepository
     from baccarat_api.jobs.seed import seed_tiers

@@ -2,8 +2,8 @@
 file per route, job and authorizer, each of the shape ``sam local generate-event`` produces; an
 environment file naming exactly each function's variables; checks that fail (and ``make
 sam-local`` with them) the day a route, a job or a variable arrives without its part; ``take``
-turning answers into ids and concrete events. (docs/sam-local.md itself is executed by
-test_sam_local_recipe.py; the built functions answer every event in test_sam_build.py.)"""
+turning answers into ids and concrete events. (docs/sam-local.md itself is executed, in Docker, by
+tests/sam_local/test_recipe.py; the built functions answer every event in test_sam_build.py.)"""
 
 from __future__ import annotations
 
@@ -449,6 +449,7 @@ def test_an_event_with_a_placeholder_runs_from_the_rendered_folder() -> None:
         assert f"{where}/{inv.name}.json" in invoke
     assert lines[-1] == (
         "sam local start-api --env-vars infra/sam-local-env.json --docker-network baccarat-local "
+        "--invoke-image $LAMBDA_IMAGE --skip-pull-image "
         "--parameter-overrides Architecture=x86_64 --warm-containers EAGER"
     )
 
@@ -562,3 +563,45 @@ def test_setup_creates_the_templates_resources_once_and_never_touches_aws(
         kms = boto3.client("kms", endpoint_url=url)
         aliases = [a["AliasName"] for a in kms.list_aliases()["Aliases"]]
         assert aliases.count("alias/baccarat-local-secrets") == 1
+
+
+def test_setup_waits_for_an_engine_that_starts_late_and_names_one_that_never_answers() -> None:
+    """An engine's container is up (Docker's port accepts) before its server answers: setup
+    waits for an HTTP answer — any status — and gives up with the URL."""
+    import http.server
+    import socket
+    import threading
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+
+    class Refusing(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # DynamoDB Local's answer to a bare GET
+            self.send_response(400)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    servers: list[http.server.HTTPServer] = []
+
+    def start() -> None:
+        servers.append(http.server.HTTPServer(("127.0.0.1", port), Refusing))
+        servers[0].serve_forever()
+
+    late = threading.Timer(1.0, start)  # until then: connection refused
+    late.start()
+    try:
+        samlocal.wait_until_answering(url, seconds=20)
+        assert servers, "answered before the server existed"
+    finally:
+        late.cancel()  # if it has not started yet
+        if servers:
+            servers[0].shutdown()
+        late.join()
+        for server in servers:
+            server.server_close()
+    with pytest.raises(samlocal.SamLocalError, match=f"{url} does not answer after 1 s"):
+        samlocal.wait_until_answering(url, seconds=1)
