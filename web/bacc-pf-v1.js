@@ -684,6 +684,18 @@
     };
   }
 
+  /**
+   * recomputed in the form claimed states it: a proof signed before voids were priced for the
+   * bettors alone has no voided_player_banker_net, and its voided_player_net nets every replaced
+   * net, the player-banker's included (the earlier form, still verified).
+   */
+  function asClaimed(recomputed, claimed) {
+    if (Object.prototype.hasOwnProperty.call(claimed, 'voided_player_banker_net')) return { ...recomputed };
+    const { voided_player_banker_net: bankerNet, ...earlier } = recomputed;
+    earlier.voided_player_net = recomputed.voided_player_net + bankerNet;
+    return earlier;
+  }
+
   /** The one interventions line, e.g. "no voids; played to the end (30 of 30 rounds)". */
   function interventionsText(iv) {
     const grouped = (n) => String(Math.abs(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -738,6 +750,7 @@
     bettorRef,
     splitPages,
     interventionsOf,
+    asClaimed,
     interventionsText,
   });
 
@@ -750,6 +763,6 @@
       uniformFromWords, chainWalk, streamBlock, validateRules, rulesBytes, uniformLimit,
       cardCode, cardPoint, sha256, toHex, fromHex, SIGNATURE_SPEC, PAGE_BUDGET, VOID_REASONS,
       TIMESTAMP, canonicalJson, canonicalBytes, pageHash, headerOf, toBase64url, fromBase64url,
-      jwkThumbprint, verifyEs256, bettorRef, splitPages, interventionsOf, interventionsText });
+      jwkThumbprint, verifyEs256, bettorRef, splitPages, interventionsOf, asClaimed, interventionsText });
   }
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -809,7 +809,7 @@
         const recomputed = B.interventionsOf(endReason, proofRounds, derived.length);
         const claimed = isObject(proof.interventions) ? proof.interventions : {};
         let ivBad = 0;
-        for (const [k, expected] of Object.entries(recomputed)) {
+        for (const [k, expected] of Object.entries(B.asClaimed(recomputed, claimed))) {
           if (claimed[k] !== expected) {
             fail({ where: 'shoe', field: `interventions.${k}`, expected, found: claimed[k] });
             ivBad++;

@@ -390,6 +390,20 @@ def interventions(
     }
 
 
+def as_claimed(recomputed: Mapping[str, Any], claimed: Mapping[str, Any]) -> dict[str, Any]:
+    """``recomputed`` (:func:`interventions`) in the form ``claimed`` states it. A proof signed
+    before voids were priced for the bettors alone has no ``voided_player_banker_net``: its
+    ``voided_player_net`` nets every replaced net, the player-banker's included (the earlier
+    form, still verified; the spec's "Interventions")."""
+    if "voided_player_banker_net" in claimed:
+        return dict(recomputed)
+    earlier = {k: v for k, v in recomputed.items() if k != "voided_player_banker_net"}
+    earlier["voided_player_net"] = (
+        recomputed["voided_player_net"] + recomputed["voided_player_banker_net"]
+    )
+    return earlier
+
+
 def _signed(n: int) -> str:
     return f"+{n:,}" if n > 0 else f"{n:,}"
 

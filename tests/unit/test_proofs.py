@@ -6,10 +6,12 @@ winner's signature; the table's fairness summary and the signing keys."""
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
 import pytest
+from support.signed_proofs import TEST_KEYS, resign
 
 from baccarat import proofdoc
 from baccarat.verify import verify
@@ -382,6 +384,21 @@ def test_voids_at_a_player_banker_table_price_what_they_took_from_the_bettors(
     )
     verdict = verify(page, keys=keys(game), signature_check=es256.check)
     assert verdict.ok, verdict.mismatches
+
+    # A proof signed before this pricing states the earlier form: no player-banker figure, the
+    # bettors' and the player-banker's replaced nets netted together (-100). It still verifies,
+    # shown in today's split; a wrong earlier figure does not.
+    earlier = copy.deepcopy(page)
+    del earlier[0]["interventions"]["voided_player_banker_net"]
+    earlier[0]["interventions"]["voided_player_net"] = 9_900 - 10_000
+    old_verdict = verify(resign(earlier), keys=TEST_KEYS, signature_check=es256.check)
+    assert old_verdict.ok, old_verdict.mismatches
+    assert old_verdict.interventions is not None
+    assert old_verdict.interventions["voided_player_banker_net"] == -10_000
+    earlier[0]["interventions"]["voided_player_net"] = 9_900
+    wrong = verify(resign(earlier), keys=TEST_KEYS, signature_check=es256.check)
+    assert not wrong.ok
+    assert [m.field for m in wrong.mismatches] == ["interventions.voided_player_net"]
 
     summary = proofs.fairness(game.repo, shoe_id.rsplit("_s", 1)[0])
     assert summary.totals.voided_player_net == 9_900

@@ -240,6 +240,22 @@ for (const [name, [edit, words]] of Object.entries(LIES)) {
   });
 }
 
+test('a proof signed before the player-banker was priced apart (no voided_player_banker_net) still verifies', async () => {
+  const doc = pages();
+  doc.forEach((p) => { delete p.interventions.voided_player_banker_net; });
+  const report = await check(await resign(doc));
+  assert.equal(report.verified, true, report.reason);
+  assert.equal(report.interventionsLine, LINE);
+  doc.forEach((p) => { p.interventions.voided_player_net = 0; });
+  const wrong = await check(await resign(doc));
+  assert.equal(wrong.verified, false);
+  assert.match(wrong.reason, /^shoe, interventions.voided_player_net: expected 580, found 0$/);
+  // the earlier form netted the player-banker's replaced nets with the bettors'
+  const recomputed = { voided_rounds: 2, voided_player_net: 9900, voided_player_banker_net: -10000 };
+  assert.deepEqual(B.asClaimed(recomputed, { voided_player_net: -100 }), { voided_rounds: 2, voided_player_net: -100 });
+  assert.deepEqual(B.asClaimed(recomputed, { voided_player_banker_net: -10000 }), recomputed);
+});
+
 test('loading: several files make one proof; a file without pages is named', () => {
   const texts = pages().map((p) => JSON.stringify(p));
   assert.equal(Verify.combineTexts(texts, ['a.json', 'b.json']).length, 2);
