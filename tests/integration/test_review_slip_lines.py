@@ -1,0 +1,36 @@
+"""Hostile review of issue 23 item 13 (an unchanged slip line keeps its time)."""
+
+from __future__ import annotations
+
+from integration.test_table_rules_http import put, shoe, table
+from support.stack import Api
+
+
+def test_matching_a_stake_later_by_a_second_line_of_the_same_type_does_not_win_the_squeeze(
+    api: Api,
+) -> None:
+    """Seed 001 咪牌 3: equal stakes — the earlier bet squeezes. Bob's Banker 6,000 is confirmed
+    before Alice matches it. Re-confirming {banker: 6000} makes Alice's line new (Bob squeezes);
+    but a slip may hold two Banker lines (SlipRequest says 'one line per bet type at most' and
+    does not enforce it), so Alice sends [banker 5000, banker 1000]: the 5000 line is
+    'unchanged' and keeps its early order, and Alice — who matched Bob after him — squeezes."""
+    t = table(api, profile="bid-squeeze", tier="bid-squeeze-standard")
+    s = shoe(api, t)
+    put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "bob", "balance": 50_000, "level": 1})
+    put(api, f"/v1/tables/{t}/seats/2", {"bettor_id": "alice", "balance": 50_000, "level": 1})
+    assert api.post(f"/v1/tables/{t}/betting").status == 200
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": [{"type": "banker", "amount": 5000}]})
+    put(api, f"/v1/tables/{t}/bets/bob", {"bets": [{"type": "banker", "amount": 6000}]})
+    split = api.call(
+        "PUT",
+        f"/v1/tables/{t}/bets/alice",
+        {"bets": [{"type": "banker", "amount": 5000}, {"type": "banker", "amount": 1000}]},
+    )
+    if split.status >= 400:
+        return  # one line per bet type: refused (the fix)
+    dealt = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
+    assert dealt.status == 201, dealt.body
+    assert dealt.body["squeeze"]["banker"] == "bob", (
+        "Alice matched Bob's Banker 6,000 after him and squeezes: her split slip kept the "
+        f"order of its earlier 5,000 line ({split.body['seats']['2']['bets']})"
+    )
