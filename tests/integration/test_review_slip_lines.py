@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from integration.test_table_rules_http import put, shoe, table
 from support.stack import Api
+
+from integration.test_table_rules_http import put, shoe, table
 
 
 def test_matching_a_stake_later_by_a_second_line_of_the_same_type_does_not_win_the_squeeze(
