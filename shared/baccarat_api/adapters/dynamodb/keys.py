@@ -181,7 +181,7 @@ def day_key(table_id: str, shoe_number: int, round_number: int) -> str:
     return f"{table_id}#{shoe_number:06d}#{round_number:05d}"
 
 
-_DAY_KEY = re.compile(r"(tbl_[a-z2-7]{16})#\d{6,12}#\d{5,12}")
+_DAY_KEY = re.compile(r"(tbl_[a-z2-7]{16})#[0-9]{6,12}#[0-9]{5,12}")
 
 
 def day_position_valid(position: tuple[object, object], table_id: str | None) -> bool:
