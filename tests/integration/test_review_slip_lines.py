@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from support.stack import Api
 
 from integration.test_table_rules_http import put, shoe, table
@@ -12,9 +14,8 @@ def test_matching_a_stake_later_by_a_second_line_of_the_same_type_does_not_win_t
 ) -> None:
     """Seed 001 咪牌 3: equal stakes — the earlier bet squeezes. Bob's Banker 6,000 is confirmed
     before Alice matches it. Re-confirming {banker: 6000} makes Alice's line new (Bob squeezes);
-    but a slip may hold two Banker lines (SlipRequest says 'one line per bet type at most' and
-    does not enforce it), so Alice sends [banker 5000, banker 1000]: the 5000 line is
-    'unchanged' and keeps its early order, and Alice — who matched Bob after him — squeezes."""
+    a slip that held two Banker lines ([banker 5000, banker 1000]) kept the 5000 line's early
+    order, and Alice — who matched Bob after him — squeezed. A slip has one line per type."""
     t = table(api, profile="bid-squeeze", tier="bid-squeeze-standard")
     s = shoe(api, t)
     put(api, f"/v1/tables/{t}/seats/1", {"bettor_id": "bob", "balance": 50_000, "level": 1})
@@ -27,11 +28,12 @@ def test_matching_a_stake_later_by_a_second_line_of_the_same_type_does_not_win_t
         f"/v1/tables/{t}/bets/alice",
         {"bets": [{"type": "banker", "amount": 5000}, {"type": "banker", "amount": 1000}]},
     )
-    if split.status >= 400:
-        return  # one line per bet type: refused (the fix)
+    assert split.status == 400, split.body
+    assert split.error["code"] == "invalid_request"
+    assert "one line per bet type" in json.dumps(split.body)
+    # nothing changed: her slip is still the 5,000 confirmed before Bob's, and the one way to
+    # match Bob is a new amount, which dates her line after his
+    put(api, f"/v1/tables/{t}/bets/alice", {"bets": [{"type": "banker", "amount": 6000}]})
     dealt = api.post(f"/v1/shoes/{s}/rounds", {"from_book": True})
     assert dealt.status == 201, dealt.body
-    assert dealt.body["squeeze"]["banker"] == "bob", (
-        "Alice matched Bob's Banker 6,000 after him and squeezes: her split slip kept the "
-        f"order of its earlier 5,000 line ({split.body['seats']['2']['bets']})"
-    )
+    assert dealt.body["squeeze"]["banker"] == "bob"

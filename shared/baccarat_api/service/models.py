@@ -986,7 +986,11 @@ class SlipRequest(_Strict):
         # one line per bet type at most: 7 seats and MAX_SPECTATORS spectators then stay within
         # a round's MAX_BETS, so a whole book is always one dealable round
         max_length=len(BetType),
-        description="the bettor's whole slip for the open window (replaces an earlier one)",
+        description=(
+            "the bettor's whole slip for the open window (replaces an earlier one): one line "
+            "per bet type (a type twice is 400 invalid_request — a stake is one line, and a "
+            "line's time is when its amount was confirmed)"
+        ),
     )
     round_number: int | None = Field(
         default=None,
@@ -997,6 +1001,15 @@ class SlipRequest(_Strict):
             "round's window"
         ),
     )
+
+    @field_validator("bets")
+    @classmethod
+    def _one_line_per_type(cls, bets: list[SlipBetIn]) -> list[SlipBetIn]:
+        types = [b.type for b in bets]
+        twice = sorted({t for t in types if types.count(t) > 1})
+        if twice:
+            raise ValueError(f"one line per bet type: {', '.join(twice)} given more than once")
+        return bets
 
 
 # --- reconciliation (GET /v1/rounds, GET /v1/reports/daily) -----------------------------------
