@@ -62,6 +62,12 @@ MAX_SQUEEZE_SECONDS = 300
 #: The urge button's cooldown (issue 23 item 10): seconds after a table's last urge during which
 #: another press is 429 ``urge_cooldown`` (``retry_after``) and writes nothing.
 URGE_COOLDOWN_SECONDS = 5
+#: The longest ``WEBHOOK_TIMEOUT_SECONDS`` (a delivery pass keeps one POST's timeout and 5 s of
+#: DeliveryFunction's 60 s).
+MAX_WEBHOOK_TIMEOUT_SECONDS = 30
+#: A webhook failure's retry claims it while it POSTs (a duplicate is 409, never a second POST);
+#: a claim older than this (twice the longest POST) was left by a request that died: taken over.
+WEBHOOK_RETRY_CLAIM_SECONDS = 2 * MAX_WEBHOOK_TIMEOUT_SECONDS
 
 #: Longest note a void may carry (characters), published with the void in the proof.
 MAX_VOID_NOTE_LENGTH = 256

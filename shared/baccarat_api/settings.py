@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from baccarat_api.limits import RATE_LIMIT_BURST, RATE_LIMIT_PER_SECOND
+from baccarat_api.limits import MAX_WEBHOOK_TIMEOUT_SECONDS, RATE_LIMIT_BURST, RATE_LIMIT_PER_SECOND
 
 
 class SettingsError(RuntimeError):
@@ -53,7 +53,7 @@ class Settings(BaseModel):
         default=10.0,
         alias="WEBHOOK_TIMEOUT_SECONDS",
         gt=0,
-        le=30,
+        le=MAX_WEBHOOK_TIMEOUT_SECONDS,
     )
     webhook_backoff_scale: float = Field(default=1.0, alias="WEBHOOK_BACKOFF_SCALE", gt=0, le=1)
     #: Deliver to loopback / private / link-local addresses too (``make run``: a receiver on

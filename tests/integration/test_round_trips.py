@@ -100,11 +100,12 @@ EXPECTED: dict[str, tuple[int, int]] = {
     # webhooks: the webhook read, the secret drawn sealed (KMS GenerateDataKey) and put on that
     # read (a new item, or an update conditional on the secret read); the failures one Query;
     # a retry: the parked delivery, the webhook, the event (GetItem each; a money event's round
-    # makes it a BatchGetItem), the UpdateItem marking it delivered; KMS: the secret unsealed.
+    # makes it a BatchGetItem), an UpdateItem claiming it for this POST (a duplicate in flight is
+    # refused, never POSTed twice), the UpdateItem marking it delivered; KMS: the secret unsealed.
     # The removal: GetItem + UpdateItem (marked removed: nothing is ever deleted)
     "PUT /v1/webhook": (2, 1),
     "GET /v1/webhook/failures": (1, 0),
-    "POST /v1/webhook/failures/{event_id}/retry": (4, 1),
+    "POST /v1/webhook/failures/{event_id}/retry": (5, 1),
     "DELETE /v1/webhook": (2, 0),
 }
 BUDGET = {

@@ -522,6 +522,8 @@ class WebhookFailure:
     last_error: str = ""
     #: Set when a retry delivered it (nothing is ever deleted): no longer listed as parked.
     delivered_at: str | None = None
+    #: Set while a retry POSTs it (its claim): a concurrent retry is refused, not POSTed twice.
+    retrying_at: str | None = None
 
 
 Record = (

@@ -28,7 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from baccarat_api.clock import at_ms as clock_at_ms
+from baccarat_api.clock import ms_of as clock_ms_of
 from baccarat_api.clock import now as clock_now
+from baccarat_api.limits import WEBHOOK_RETRY_CLAIM_SECONDS
 from baccarat_api.lru import Lru
 from baccarat_api.ports.records import (
     DeliveryState,
@@ -40,7 +42,7 @@ from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.vault import SecretVault as Vault
 from baccarat_api.ports.vault import webhook_context
 from baccarat_api.ports.webhooks import Sender, Sent
-from baccarat_api.ports.writes import Put, Update
+from baccarat_api.ports.writes import ABSENT, Put, Update
 from baccarat_api.service import feed, idempotency
 from baccarat_api.service.errors import DomainError, not_found
 from baccarat_api.service.idempotency import IdempotencyRequest
@@ -184,6 +186,7 @@ def retry_failure(
     if hook is None:
         raise DomainError("webhook_not_set", "no webhook is set: PUT /v1/webhook first")
     (event,) = repo.events_at(operator_id, [(parked.table_id, parked.seq)])
+    claim = _claim(repo, parked, idem)
     sent = _post(sender, hook, _secret(vault, hook), _body(repo, event))
     out = WebhookRetryOut(
         event_id=event_id, delivered=sent.ok, status=sent.status, error=sent.error
@@ -192,7 +195,15 @@ def retry_failure(
         changed = {"delivered_at": clock_now(), "attempts": parked.attempts + 1}
     else:
         changed = {"attempts": parked.attempts + 1, "last_error": _error(sent)}
-    writes: list[Put | Update] = [Update(WebhookFailure, (operator_id, event_id), set=changed)]
+    writes: list[Put | Update] = [
+        Update(
+            WebhookFailure,
+            (operator_id, event_id),
+            set=changed,
+            remove=("retrying_at",),
+            expect={"retrying_at": claim},
+        )
+    ]
     stored = idempotency.record(idem, operator_id, idempotency.answer(out))
     if stored is not None:
         writes.append(Put(stored, expired_by=int(time.time())))
@@ -203,6 +214,53 @@ def retry_failure(
             idempotency.replay(repo.load(operator_id, idem_key=idem.key_hash).idempotency, idem)
         raise
     return out
+
+
+def _claim(repo: Repository, parked: WebhookFailure, idem: IdempotencyRequest | None) -> str:
+    """Claim ``parked`` for one retry's POST (``retrying_at``, conditional on the claim as read
+    and on it not delivered): a retry already POSTing it — the same key's request retried after
+    a lost answer, or another — is refused (409, retryable), so the event is POSTed once. A
+    claim older than ``WEBHOOK_RETRY_CLAIM_SECONDS`` was left by a request that died: taken."""
+    now = clock_now()
+    held = parked.retrying_at
+    if (
+        held is not None
+        and clock_ms_of(now) - clock_ms_of(held) < WEBHOOK_RETRY_CLAIM_SECONDS * 1000
+    ):
+        raise _retry_in_flight(parked.event_id, held, idem)
+    try:
+        repo.transact(
+            "webhook retry claimed",
+            [
+                Update(
+                    WebhookFailure,
+                    (parked.operator_id, parked.event_id),
+                    set={"retrying_at": now},
+                    expect={
+                        "retrying_at": ABSENT if held is None else held,
+                        "delivered_at": ABSENT,
+                    },
+                )
+            ],
+        )
+    except ConditionFailed:
+        raise _retry_in_flight(parked.event_id, now, idem) from None
+    return now
+
+
+def _retry_in_flight(event_id: str, since: str, idem: IdempotencyRequest | None) -> DomainError:
+    details = {"event_id": event_id, "retrying_since": since}
+    if idem is not None:
+        return DomainError(
+            "idempotency_in_progress",
+            "a request with this Idempotency-Key is POSTing this event; retry to get its answer",
+            details=details,
+        )
+    return DomainError(
+        "concurrent_update",
+        "another retry of this event is POSTing it now; retry the request",
+        details=details,
+    )
 
 
 def _error(sent: Sent) -> str:
