@@ -375,25 +375,28 @@ def _not_closed(repo: Repository, shoe_id: str) -> DomainError | None:
 
 
 def signing_keys(repo: Repository, vault: SecretVault) -> SigningKeysOut:
-    """The JWK set of every key that ever signed a proof, and the one that signs now (``kid`` =
-    RFC 7638 thumbprint), each with its validity: ``not_before`` = its first signature (None:
-    it has not signed yet), ``not_after`` = its last signature once another key signs
-    (``retired``; None while ``current``). A proof names its key by ``key_id``; its
-    ``signed_at`` falls in that key's validity (the record is written before each signature)."""
-    current = vault.public_jwk()
-    listed = []
-    for record in repo.signing_keys():
-        mine = record.kid == current["kid"]
-        listed.append(
-            {
-                **record.jwk,
-                "status": "current" if mine else "retired",
-                "not_before": record.first_signed_at,
-                "not_after": None if mine else record.last_signed_at,
-            }
-        )
-    if not any(k["kid"] == current["kid"] for k in listed):
-        listed.append({**current, "status": "current", "not_before": None, "not_after": None})
+    """The JWK set of every key that ever signed a proof (``kid`` = RFC 7638 thumbprint), each
+    with its validity: ``not_before`` = its first signature, ``not_after`` = its last signature
+    once a newer key signs (``retired``; None while ``current``). Decided from the stored history
+    alone — the key that first signed last is current — so every container answers the same list
+    whichever key it holds (one still on an older key after a key change lists the new key as
+    current). The serving container's key, if it has not signed yet, is listed as ``current``
+    with ``not_before`` None. A proof names its key by ``key_id``; its ``signed_at`` falls in
+    that key's validity (the record is written before each signature)."""
+    records = sorted(repo.signing_keys(), key=lambda r: (r.first_signed_at, r.kid))
+    newest = records[-1].kid if records else None
+    listed = [
+        {
+            **record.jwk,
+            "status": "current" if record.kid == newest else "retired",
+            "not_before": record.first_signed_at,
+            "not_after": None if record.kid == newest else record.last_signed_at,
+        }
+        for record in records
+    ]
+    serving = vault.public_jwk()
+    if not any(k["kid"] == serving["kid"] for k in listed):
+        listed.append({**serving, "status": "current", "not_before": None, "not_after": None})
     return SigningKeysOut.model_validate({"keys": listed})
 
 
