@@ -488,7 +488,11 @@ def test_personal_limits_are_a_range_checked_where_they_are_entered(api: Api) ->
         out = api.call("PUT", path, {"balance": 50_000, "personal_limits": bad})
         assert (out.status, out.error["code"]) == (422, "invalid_personal_limit"), (bad, out.body)
         assert out.error["details"]["bet_type"] == next(iter(bad))
-    for bad_shape in ({"baccarat": 1000}, {"banker": {}}, {"banker": {"min": 1000, "x": 1}}):
+    for neither in ({"banker": {}}, {"banker": {"min": None, "max": None}}):
+        # schema-valid (the schema cannot say "at least one bound"): a typed 422, not a 400
+        out = api.call("PUT", path, {"balance": 50_000, "personal_limits": neither})
+        assert (out.status, out.error["code"]) == (422, "invalid_personal_limit"), out.body
+    for bad_shape in ({"baccarat": 1000}, {"banker": {"min": 1000, "x": 1}}):
         out = api.call("PUT", path, {"balance": 50_000, "personal_limits": bad_shape})
         assert (out.status, out.error["code"]) == (400, "invalid_request"), bad_shape
     assert state(api, t)["seq"] == before and state(api, t)["spectators"] == {}

@@ -229,8 +229,14 @@ class PersonalLimitIn(_Strict):
 
     @model_validator(mode="after")
     def _a_bound(self) -> PersonalLimitIn:
+        """A range naming neither bound is 422 ``invalid_personal_limit`` (the schema cannot
+        say "at least one of" for nullable fields, so it is a typed refusal, not a 400)."""
         if self.min is None and self.max is None:
-            raise ValueError("a personal limit names a min, a max or both")
+            raise DomainError(
+                "invalid_personal_limit",
+                "a personal limit names a min, a max or both",
+                details={"limit": None, "attempted": self.model_dump()},
+            )
         return self
 
 
