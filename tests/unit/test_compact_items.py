@@ -195,7 +195,12 @@ def test_the_benchs_round_settled_fits_two_write_units_less_than_half_its_plain_
     """The bench's round (benchmarks/api.py: these bets at the star-city fun tier), settled —
     its largest form there. Measured: ≈ 1.8 KB compact against ≈ 4.1–4.2 KB plain (2 write units
     instead of 5, doubled in a transaction)."""
-    request = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    request = {
+        "profile": "star-city",
+        "tier": "star-city-fun",
+        "banking": "house",
+        "squeeze_seconds": 0,
+    }  # settled at once: a table without a squeeze
     record = game_round(game, request, {"bets": star_city_bets()})
     settle_round(game.repo, OP, record.round_id)
     settled = stored_round(game, record.round_id)

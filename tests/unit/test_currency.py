@@ -79,7 +79,13 @@ class Tables:
 
     def table(self, tier: str = "star-city-fun", **fields: Any) -> str:
         request = CreateTableRequest.model_validate(
-            {"profile": "star-city", "tier": tier, "banking": "house", **fields}
+            {
+                "profile": "star-city",
+                "tier": tier,
+                "banking": "house",
+                "squeeze_seconds": 0,
+                **fields,
+            }
         )
         return tables.create_table(self.game.repo, self.game.vault, OP, request).table_id
 
@@ -170,7 +176,7 @@ def _strip(config: dict[str, Any]) -> dict[str, Any]:
 def test_a_table_and_rounds_stored_before_currencies_read_as_coins(game: Game) -> None:
     """Items written before this change have no currency anywhere: they answer XCN, 0."""
     request = CreateTableRequest.model_validate(
-        {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        {"profile": "star-city", "tier": "star-city-fun", "banking": "house", "squeeze_seconds": 0}
     )
     table_id = tables.create_table(game.repo, game.vault, OP, request).table_id
     shoe_id = tables.commit_shoe(game.repo, game.vault, OP, table_id, "seed").shoe_id

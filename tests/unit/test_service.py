@@ -29,9 +29,13 @@ OP = "operator-a"
 
 
 def new_table(game: Game, **fields: Any) -> str:
+    """A table (star-city at its first tier, house-banked, unless ``fields`` say otherwise).
+    Without a squeeze (``squeeze_seconds: 0``: every card shown at the deal, so a round may be
+    settled at once) unless ``fields`` give one: the squeeze's own tests do."""
     request = CreateTableRequest.model_validate(
-        {"profile": "star-city", "tier": "star-city-fun", "banking": "house", **fields}
-    )
+        {"profile": "star-city", "tier": "star-city-fun", "banking": "house",
+         "squeeze_seconds": 0, **fields}
+    )  # fmt: skip
     return tables.create_table(game.repo, game.vault, OP, request).table_id
 
 

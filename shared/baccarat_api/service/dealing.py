@@ -222,7 +222,10 @@ def _deal_round(
         config=shoe.config,
         bets=bets,
         player_banker=player_banker,
-        squeeze={**reveal_plan(rnd, rights).as_dict(), "squeeze_seconds": squeeze_seconds(shoe)},
+        squeeze={
+            **reveal_plan(rnd, rights, squeezed=squeeze_seconds(shoe) > 0).as_dict(),
+            "squeeze_seconds": squeeze_seconds(shoe),
+        },
         shoe_status=ENDED if last else OPEN,
         previous_bettors=shoe.recent_bettors,
         created_at=dealt_at,

@@ -79,6 +79,11 @@ CODES: dict[str, tuple[bool, str]] = {
         "betting opens, and its book is dealt, only with the profile's minimum company present "
         "(details.missing)",
     ),
+    "cards_not_shown": (
+        True,
+        "a card of the round is still face down (details.step, details.reveal_by): it is "
+        "settled once every card is shown — by its squeezers, or by the system at reveal_by",
+    ),
     "round_unsettled": (False, "the table's latest round is neither settled nor voided"),
     "betting_in_progress": (
         False,
