@@ -11,10 +11,12 @@ What it does, with nothing but HTTP (httpx) and the public proof:
    (``POST /v1/tables/{id}/shoes``);
 2. deals every round (``POST /v1/shoes/{id}/rounds``) with bets from several seats — the bets
    are required at the deal and locked with the round before any card exists, and the deal names
-   its ``round_number`` — and settles each with no body (``POST /v1/rounds/{id}/settlement``:
-   it pays the locked bets), keeping every bettor's balance from the settlements' nets; the deal
-   that ends the shoe publishes its proof, and the last round is settled after that, as at a real
-   table;
+   its ``round_number`` — and, once the squeezers have opened the cards (``POST
+   /v1/rounds/{id}/reveal``; a hand only the system opens is shown at its ``reveal_by``: the
+   settlement's retryable ``409 cards_not_shown`` is waited out), settles each with no body
+   (``POST /v1/rounds/{id}/settlement``: it pays the locked bets), keeping every bettor's
+   balance from the settlements' nets; the deal that ends the shoe publishes its proof, and
+   the last round is settled after that, as at a real table;
 3. or, with ``--close-after N``, closes the shoe early (``POST /v1/shoes/{id}/close``); with
    ``--void-round N`` it voids round N instead of settling it (``POST /v1/rounds/{id}/void`` with
    a reason and a note, within the table's void window: every stake returned; the round keeps
@@ -277,9 +279,9 @@ def play(
             if status == "open" and close_after is not None and number >= close_after:
                 status = client.post(f"/v1/shoes/{shoe['shoe_id']}/close")["status"]
             continue
-        # settled after the deal (no body: the locked bets are settled); when that deal ended the
-        # shoe, after the proof's publication
-        settlement = client.post(f"/v1/rounds/{dealt['round_id']}/settlement")
+        # settled once every card is shown (no body: the locked bets are settled); when that deal
+        # ended the shoe, after the proof's publication
+        settlement = settle_when_shown(client, dealt)
         played.settlements[dealt["round_number"]] = settlement
         if status == "ended":
             played.settled_after_end.append(dealt["round_number"])
@@ -412,10 +414,7 @@ class Table:
             f"{label}: {' '.join(dealt['player']['cards'])} vs "
             f"{' '.join(dealt['banker']['cards'])} → {dealt['result']}"
         )
-        path = f"/v1/rounds/{dealt['round_id']}"
-        for squeezer in _squeezers(dealt, "initial"):
-            self.client.post(f"{path}/reveal", {"bettor_id": squeezer, "step": "initial"})
-        self.client.post(f"{path}/settlement")
+        settle_when_shown(self.client, dealt)
         self.feed.follow()
         return dealt
 
@@ -487,9 +486,32 @@ def session(client: Client, *, client_seed: str, log: Any) -> dict[str, Any]:
     }
 
 
-def _squeezers(dealt: dict[str, Any], step: str) -> list[str]:
-    hands = dealt["squeeze"]["steps"][step]["hands"].values()
-    return sorted({h["squeezer"] for h in hands if h["squeezer"] is not None})
+#: A reveal refused because the step cannot be opened by its squeezer now: it was opened
+#: already, the initial step is not shown yet (a hand only the system opens), or its reveal_by
+#: passed (the system opened it) — the settlement then waits for the system's reveal.
+NOT_NOW = ("already_revealed", "reveal_out_of_order", "reveal_deadline_passed")
+
+
+def settle_when_shown(client: Client, dealt: dict[str, Any]) -> dict[str, Any]:
+    """Nothing of a round's outcome reaches the table before its cards are shown: the squeezers
+    open their cards (the initial step, then the draws, the player's hand first), then the round
+    is settled. A hand only the system opens (``squeezer: null``) is opened at its step's
+    ``reveal_by``: until then the settlement answers ``409 cards_not_shown`` (retryable, with
+    ``Retry-After``), which the client waits out and retries."""
+    path = f"/v1/rounds/{dealt['round_id']}"
+    steps = dealt["squeeze"]["steps"]
+    for step in ("initial", "draws"):
+        for hand in ("player", "banker"):
+            squeezer = steps.get(step, {}).get("hands", {}).get(hand, {}).get("squeezer")
+            if squeezer is None:
+                continue
+            try:
+                client.post(f"{path}/reveal", {"bettor_id": squeezer, "step": step})
+            except ApiFailure as exc:
+                if exc.error.get("code") not in NOT_NOW:
+                    raise
+    settlement: dict[str, Any] = client.post(f"{path}/settlement")
+    return settlement
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -22,7 +22,7 @@ from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb.codec import PACKED, pack, unpack
 from baccarat_api.adapters.dynamodb.keys import round_sk, shoe_sk, table_pk
 
-TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+TABLE = {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"}
 
 
 def played_table(api: Api) -> tuple[str, list[dict[str, Any]]]:

@@ -58,7 +58,7 @@ from baccarat_api.jobs.seed import add_operator_key, seed_tiers
 from baccarat_api.ports.vault import shoe_context
 from baccarat_dev.template import create_tables
 
-TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+TABLE = {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"}
 
 
 @dataclass

@@ -27,7 +27,12 @@ def index(stack: Stack) -> int:
 
 
 def test_the_operator_feed_over_http(api: Api, stack: Stack) -> None:
-    body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    body = {
+        "squeeze_seconds": 0,
+        "profile": "star-city",
+        "tier": "star-city-fun",
+        "banking": "house",
+    }
     t = api.post("/v1/tables", body).body["table_id"]
     shoe = api.post(f"/v1/tables/{t}/shoes", {"client_seed": "feed"}).body["shoe_id"]
     dealt = api.post(f"/v1/shoes/{shoe}/rounds", {"bets": star_city_bets()}).body["round_id"]

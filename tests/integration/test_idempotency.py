@@ -27,7 +27,7 @@ from baccarat_api.ports.repository import Snapshot
 from baccarat_api.service.idempotency import RETENTION_SECONDS
 from baccarat_dev.template import load
 
-TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+TABLE = {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"}
 
 
 def key(name: str) -> dict[str, str]:

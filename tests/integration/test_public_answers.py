@@ -78,7 +78,9 @@ def test_no_public_answer_names_a_bettor_or_a_balance(
     api: Api, stack: Stack, profile: str, banking: str
 ) -> None:
     tier, pb_min = CASES[profile]
-    table = api.post("/v1/tables", {"profile": profile, "tier": tier, "banking": banking})
+    table = api.post(
+        "/v1/tables", {"squeeze_seconds": 0, "profile": profile, "tier": tier, "banking": banking}
+    )
     assert table.status == 201, table.body
     table_id = table.body["table_id"]
     shoe = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "scan"})
@@ -178,9 +180,17 @@ def test_no_public_answer_names_a_bettor_of_a_live_table(
         dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"from_book": True})
         assert dealt.status == 201, dealt.body
         operator.append(dealt.text)
-        squeezer = dealt.body["squeeze"]["player"] or dealt.body["squeeze"]["banker"]
-        ok("POST", f"/v1/rounds/{dealt.body['round_id']}/reveal",
-           {"bettor_id": squeezer, "step": "initial"})  # fmt: skip
+        # every card shown (each hand's squeezer opens it, the initial cards, then the third
+        # cards), then the settlement
+        for step in ("initial", "draws"):
+            hands = dealt.body["squeeze"]["steps"].get(step, {}).get("hands", {})
+            for hand in ("player", "banker"):
+                squeezer = hands.get(hand, {}).get("squeezer")
+                if squeezer is not None:
+                    r = api.post(f"/v1/rounds/{dealt.body['round_id']}/reveal",
+                                 {"bettor_id": squeezer, "step": step})  # fmt: skip
+                    assert r.status == 200 or r.body["error"]["code"] == "already_revealed"
+                    operator.append(r.text)
         ok("POST", f"/v1/rounds/{dealt.body['round_id']}/settlement")
         rounds.append(n)
     ok("DELETE", f"{t}/seats/2")

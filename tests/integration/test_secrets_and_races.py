@@ -46,8 +46,8 @@ def test_no_secret_or_key_leaks_before_the_shoe_ends(
 
     table = keep(
         api.post(
-            "/v1/tables", {"profile": "bid-squeeze", "tier": "bid-squeeze-standard",
-                           "banking": "house"}
+            "/v1/tables", {"squeeze_seconds": 0, "profile": "bid-squeeze",
+                           "tier": "bid-squeeze-standard", "banking": "house"}
         )
     ).body  # fmt: skip
     shoe = keep(api.post(f"/v1/tables/{table['table_id']}/shoes", {"client_seed": "c"})).body
@@ -105,7 +105,8 @@ def test_ciphertexts_are_bound_to_their_item(api: Api, stack: Stack) -> None:
     """A shoe secret's ciphertext copied to another shoe (or table, or operator) does not
     decrypt: the KMS encryption context names its operator, table and shoe number."""
     table_id = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "a"}).body["shoe_id"]
     ref = parse_shoe_id(shoe_id)
@@ -127,7 +128,8 @@ def test_two_deals_racing_on_one_shoe(
     """Both requests read the shoe at the same version (the race window, made deterministic);
     the second transaction fails its condition: 409 retryable, nothing written."""
     table_id = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "r"}).body["shoe_id"]
     ref = parse_shoe_id(shoe_id)
@@ -163,7 +165,8 @@ def test_two_settlements_racing_on_one_round(
     answers the winner's settlement (a settlement has no inputs of its own: the money was fixed
     at the deal), whether the winner was the operator or the sweep."""
     table_id = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "r"}).body["shoe_id"]
     round_id = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body["round_id"]
@@ -191,7 +194,8 @@ def test_two_settlements_racing_on_one_round(
 
 def test_a_commit_racing_another_commit(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     table_id = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body["table_id"]
     repo = runtime.get_runtime().repo
     snap = repo.load("operator-a", table_id=table_id, live=table_id)

@@ -26,7 +26,7 @@ from baccarat_api.ids import parse_round_id
 from baccarat_api.service.models import SettlementOut
 from baccarat_dev.template import REPO_ROOT, load
 
-TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+TABLE = {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"}
 
 
 def shoe(api: Api, table: dict[str, Any] = TABLE) -> str:

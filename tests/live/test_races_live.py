@@ -84,7 +84,9 @@ def local(shared_dynamodb: Any) -> Iterator[Local]:
 
 def open_shoe(http: httpx.Client, profile: str = "star-city") -> tuple[str, str]:
     tier = {"star-city": "star-city-fun", "bid-squeeze": "bid-squeeze-standard"}[profile]
-    table = http.post("/v1/tables", json={"profile": profile, "tier": tier, "banking": "house"})
+    # no squeeze: every card shown at the deal, so a round may be settled at once
+    body = {"profile": profile, "tier": tier, "banking": "house", "squeeze_seconds": 0}
+    table = http.post("/v1/tables", json=body)
     assert table.status_code == 201, table.text
     table_id = table.json()["table_id"]
     shoe = http.post(f"/v1/tables/{table_id}/shoes", json={"client_seed": str(uuid.uuid4())})

@@ -55,7 +55,13 @@ def seed_world(server: LocalServer) -> dict[str, list[str]]:
         ]:
             for purpose in ("play", "close"):
                 table = http.post(
-                    "/v1/tables", json={"profile": profile, "tier": tier, "banking": banking}
+                    "/v1/tables",
+                    json={
+                        "profile": profile,
+                        "tier": tier,
+                        "banking": banking,
+                        "squeeze_seconds": 0,
+                    },
                 )
                 assert table.status_code == 201, table.text
                 table_id = table.json()["table_id"]

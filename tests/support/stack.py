@@ -335,10 +335,12 @@ def verified_proof(api: Api, shoe_id: str) -> tuple[Any, list[dict[str, Any]]]:
 
 def new_table(api: Api, **fields: Any) -> str:
     """A table opened over HTTP (star-city at its first tier, house-banked, unless ``fields``
-    say otherwise; bid-squeeze defaults to its standard tier): its id."""
+    say otherwise; bid-squeeze defaults to its standard tier): its id. Without a squeeze
+    (``squeeze_seconds: 0``: every card shown at the deal, so a round may be settled at once)
+    unless ``fields`` give one."""
     profile = fields.get("profile", "star-city")
     tier = "star-city-fun" if profile == "star-city" else "bid-squeeze-standard"
-    body = {"profile": profile, "tier": tier, "banking": "house", **fields}
+    body = {"profile": profile, "tier": tier, "banking": "house", "squeeze_seconds": 0, **fields}
     out = api.post("/v1/tables", body)
     assert out.status == 201, out.body
     return str(out.body["table_id"])

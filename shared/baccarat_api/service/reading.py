@@ -1,6 +1,7 @@
 """read: the operator's GET routes, one DynamoDB round trip each (GetItem, or one Query for the
-tiers). No KMS: a shoe's secret is stored in clear (and shown) only once the shoe has ended. The
-public ones (the proof, the signing keys, the fairness summary) are in :mod:`.proofs`."""
+tiers; ``GET /v1/shoes/{id}``: two, the shoe and then its latest round). No KMS: a shoe's
+secret is stored in clear (and shown) only once the shoe has ended. The public ones (the proof,
+the signing keys, the fairness summary) are in :mod:`.proofs`."""
 
 from __future__ import annotations
 
