@@ -215,6 +215,25 @@ def bid_squeeze_bets(
 # --- the game -------------------------------------------------------------------------------
 
 
+def sit_down(client: Client, table_id: str, profile: str, banking: str) -> None:
+    """The presence a round is dealt with (seed 000 兩人成局: a seated bettor — and at a
+    player-banker table the player-banker too — or the deal is 409 company_required): the
+    bettors take their seats (bid-squeeze: alice, bob and carol, dan beside them as a
+    spectator; star-city: all four), the player-banker the banker seat."""
+    t = f"/v1/tables/{table_id}"
+    seated = list(START_BALANCES) if profile == "star-city" else ["alice", "bob", "carol"]
+    for seat, bettor in enumerate(seated, start=1):
+        sit: dict[str, Any] = {"bettor_id": bettor, "balance": START_BALANCES[bettor]}
+        if profile == "bid-squeeze":
+            sit["level"] = 3
+        client.request("PUT", f"{t}/seats/{seat}", sit)
+    if profile == "bid-squeeze":
+        client.request("PUT", f"{t}/spectators/dan", {"balance": START_BALANCES["dan"]})
+    if banking == "player_banker":
+        body = {"bettor_id": PLAYER_BANKER, "balance": PLAYER_BANKER_BALANCE}
+        client.request("PUT", f"{t}/banker", body)
+
+
 @dataclass
 class Played:
     table: dict[str, Any]
@@ -248,6 +267,7 @@ def play(
     played = Played(table=table, shoe=shoe, balances=dict(START_BALANCES))
     if banking == "player_banker":
         played.balances[PLAYER_BANKER] = PLAYER_BANKER_BALANCE
+    sit_down(client, table["table_id"], profile, banking)
     status = "open"
     while status == "open":
         number = len(played.rounds) + 1

@@ -184,6 +184,41 @@ async function revealAsSqueezers(api: BaccaratClient, dealt: Round): Promise<voi
   }
 }
 
+/**
+ * The presence a round is dealt with (seed 000 兩人成局: a seated bettor — and at a
+ * player-banker table the player-banker too — or the deal is 409 company_required): the bettors
+ * take their seats (bid-squeeze: alice, bob and carol, dan beside them as a spectator;
+ * star-city: all four), the player-banker the banker seat.
+ */
+async function sitDown(api: BaccaratClient, tableId: string, profile: Profile, banking: Banking): Promise<void> {
+  const seated = profile === 'star-city' ? Object.keys(START_BALANCES) : ['alice', 'bob', 'carol'];
+  for (const [i, bettor] of seated.entries()) {
+    const balance = START_BALANCES[bettor]!;
+    await unwrap(
+      api.PUT('/v1/tables/{table_id}/seats/{seat}', {
+        params: { path: { table_id: tableId, seat: i + 1 } },
+        body: { bettor_id: bettor, balance, ...(profile === 'bid-squeeze' ? { level: 3 } : {}) },
+      }),
+    );
+  }
+  if (profile === 'bid-squeeze') {
+    await unwrap(
+      api.PUT('/v1/tables/{table_id}/spectators/{bettor_id}', {
+        params: { path: { table_id: tableId, bettor_id: 'dan' } },
+        body: { balance: START_BALANCES['dan']! },
+      }),
+    );
+  }
+  if (banking === 'player_banker') {
+    await unwrap(
+      api.PUT('/v1/tables/{table_id}/banker', {
+        params: { path: { table_id: tableId } },
+        body: { bettor_id: PLAYER_BANKER, balance: PLAYER_BANKER_BALANCE },
+      }),
+    );
+  }
+}
+
 async function play(api: BaccaratClient, game: Game): Promise<Played> {
   const { profile, tier, banking } = game;
   // [open]
@@ -195,6 +230,7 @@ async function play(api: BaccaratClient, game: Game): Promise<Played> {
     }),
   );
   // [/open]
+  await sitDown(api, table.table_id, profile, banking);
   game.log(`table ${table.table_id} (${profile}, ${tier}, ${banking}); anchor ${table.anchor.slice(0, 16)}…`);
   game.log(`shoe  ${shoe.shoe_id} committed: client hash ${shoe.client_hash.slice(0, 16)}…`);
   const shoeId = { path: { shoe_id: shoe.shoe_id } };
