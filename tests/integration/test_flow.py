@@ -211,8 +211,10 @@ def test_player_banker_table_settles_the_seeds_example(api: Api) -> None:
         {"bettor_id": "C", "role": "seated", "seat": 2, "type": "player", "amount": 100,
          "balance": 1_000},
     ]  # fmt: skip
+    # nobody in the player-banker seat: no round (seed 000 兩人成局, the player-banker included)
     no_pb = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": bets})
-    assert no_pb.status == 422 and no_pb.error["code"] == "player_banker_required"
+    assert no_pb.status == 409 and no_pb.error["code"] == "company_required"
+    assert no_pb.error["details"]["missing"] == ["player_banker"]
     seen_player_win = False
     for _ in range(30):  # P(no Player win in 30 rounds) ≈ 1e-8
         dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": bets, "player_banker": pb})
@@ -284,7 +286,8 @@ def test_settlement_names_idle_bettors_from_the_shoes_recent_rounds(api: Api) ->
         {"client_seed": "idle"},
     ).body["shoe_id"]
     alice, _, bob = star_city_bets()
-    api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": [alice, bob]})
+    first = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": [alice, bob]}).body
+    assert api.post(f"/v1/rounds/{first['round_id']}/settlement").status == 200
     for n in range(2, 7):
         r = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": [bob]}).body
         eligibility = api.post(f"/v1/rounds/{r['round_id']}/settlement").body["eligibility"]

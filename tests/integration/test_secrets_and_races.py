@@ -135,6 +135,7 @@ def test_two_deals_racing_on_one_shoe(
     ref = parse_shoe_id(shoe_id)
     assert ref is not None
     repo = runtime.get_runtime().repo
+    api.present(table_id, {"bets": star_city_bets()})  # the deals' company, reported first
     stale = repo.load("operator-a", shoe=ref, live=table_id)  # the shoe + the table's live state
     first = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()})
     assert first.status == 201
@@ -145,7 +146,8 @@ def test_two_deals_racing_on_one_shoe(
     assert second.error["code"] == "concurrent_update" and second.error["retryable"] is True
     monkeypatch.undo()
 
-    # the retry deals the next round, from where the first stopped
+    # the retry deals the next round, from where the first stopped (once the first is settled)
+    assert api.post(f"/v1/rounds/{first.body['round_id']}/settlement").status == 200
     retry = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []})
     assert retry.status == 201 and retry.body["round_number"] == 2
     assert retry.body["start"] == first.body["start"] + first.body["cards_dealt"]
