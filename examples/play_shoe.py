@@ -11,10 +11,12 @@ What it does, with nothing but HTTP (httpx) and the public proof:
    (``POST /v1/tables/{id}/shoes``);
 2. deals every round (``POST /v1/shoes/{id}/rounds``) with bets from several seats — the bets
    are required at the deal and locked with the round before any card exists, and the deal names
-   its ``round_number`` — and settles each with no body (``POST /v1/rounds/{id}/settlement``:
-   it pays the locked bets), keeping every bettor's balance from the settlements' nets; the deal
-   that ends the shoe publishes its proof, and the last round is settled after that, as at a real
-   table;
+   its ``round_number`` — and, once the squeezers have opened the cards (``POST
+   /v1/rounds/{id}/reveal``; a hand only the system opens is shown at its ``reveal_by``: the
+   settlement's retryable ``409 cards_not_shown`` is waited out), settles each with no body
+   (``POST /v1/rounds/{id}/settlement``: it pays the locked bets), keeping every bettor's
+   balance from the settlements' nets; the deal that ends the shoe publishes its proof, and
+   the last round is settled after that, as at a real table;
 3. or, with ``--close-after N``, closes the shoe early (``POST /v1/shoes/{id}/close``); with
    ``--void-round N`` it voids round N instead of settling it (``POST /v1/rounds/{id}/void`` with
    a reason and a note, within the table's void window: every stake returned; the round keeps
@@ -213,6 +215,25 @@ def bid_squeeze_bets(
 # --- the game -------------------------------------------------------------------------------
 
 
+def sit_down(client: Client, table_id: str, profile: str, banking: str) -> None:
+    """The presence a round is dealt with (seed 000 兩人成局: a seated bettor — and at a
+    player-banker table the player-banker too — or the deal is 409 company_required): the
+    bettors take their seats (bid-squeeze: alice, bob and carol, dan beside them as a
+    spectator; star-city: all four), the player-banker the banker seat."""
+    t = f"/v1/tables/{table_id}"
+    seated = list(START_BALANCES) if profile == "star-city" else ["alice", "bob", "carol"]
+    for seat, bettor in enumerate(seated, start=1):
+        sit: dict[str, Any] = {"bettor_id": bettor, "balance": START_BALANCES[bettor]}
+        if profile == "bid-squeeze":
+            sit["level"] = 3
+        client.request("PUT", f"{t}/seats/{seat}", sit)
+    if profile == "bid-squeeze":
+        client.request("PUT", f"{t}/spectators/dan", {"balance": START_BALANCES["dan"]})
+    if banking == "player_banker":
+        body = {"bettor_id": PLAYER_BANKER, "balance": PLAYER_BANKER_BALANCE}
+        client.request("PUT", f"{t}/banker", body)
+
+
 @dataclass
 class Played:
     table: dict[str, Any]
@@ -246,6 +267,7 @@ def play(
     played = Played(table=table, shoe=shoe, balances=dict(START_BALANCES))
     if banking == "player_banker":
         played.balances[PLAYER_BANKER] = PLAYER_BANKER_BALANCE
+    sit_down(client, table["table_id"], profile, banking)
     status = "open"
     while status == "open":
         number = len(played.rounds) + 1
@@ -277,9 +299,9 @@ def play(
             if status == "open" and close_after is not None and number >= close_after:
                 status = client.post(f"/v1/shoes/{shoe['shoe_id']}/close")["status"]
             continue
-        # settled after the deal (no body: the locked bets are settled); when that deal ended the
-        # shoe, after the proof's publication
-        settlement = client.post(f"/v1/rounds/{dealt['round_id']}/settlement")
+        # settled once every card is shown (no body: the locked bets are settled); when that deal
+        # ended the shoe, after the proof's publication
+        settlement = settle_when_shown(client, dealt)
         played.settlements[dealt["round_number"]] = settlement
         if status == "ended":
             played.settled_after_end.append(dealt["round_number"])
@@ -412,10 +434,7 @@ class Table:
             f"{label}: {' '.join(dealt['player']['cards'])} vs "
             f"{' '.join(dealt['banker']['cards'])} → {dealt['result']}"
         )
-        path = f"/v1/rounds/{dealt['round_id']}"
-        for squeezer in _squeezers(dealt, "initial"):
-            self.client.post(f"{path}/reveal", {"bettor_id": squeezer, "step": "initial"})
-        self.client.post(f"{path}/settlement")
+        settle_when_shown(self.client, dealt)
         self.feed.follow()
         return dealt
 
@@ -487,9 +506,32 @@ def session(client: Client, *, client_seed: str, log: Any) -> dict[str, Any]:
     }
 
 
-def _squeezers(dealt: dict[str, Any], step: str) -> list[str]:
-    hands = dealt["squeeze"]["steps"][step]["hands"].values()
-    return sorted({h["squeezer"] for h in hands if h["squeezer"] is not None})
+#: A reveal refused because the step cannot be opened by its squeezer now: it was opened
+#: already, the initial step is not shown yet (a hand only the system opens), or its reveal_by
+#: passed (the system opened it) — the settlement then waits for the system's reveal.
+NOT_NOW = ("already_revealed", "reveal_out_of_order", "reveal_deadline_passed")
+
+
+def settle_when_shown(client: Client, dealt: dict[str, Any]) -> dict[str, Any]:
+    """Nothing of a round's outcome reaches the table before its cards are shown: the squeezers
+    open their cards (the initial step, then the draws, the player's hand first), then the round
+    is settled. A hand only the system opens (``squeezer: null``) is opened at its step's
+    ``reveal_by``: until then the settlement answers ``409 cards_not_shown`` (retryable, with
+    ``Retry-After``), which the client waits out and retries."""
+    path = f"/v1/rounds/{dealt['round_id']}"
+    steps = dealt["squeeze"]["steps"]
+    for step in ("initial", "draws"):
+        for hand in ("player", "banker"):
+            squeezer = steps.get(step, {}).get("hands", {}).get(hand, {}).get("squeezer")
+            if squeezer is None:
+                continue
+            try:
+                client.post(f"{path}/reveal", {"bettor_id": squeezer, "step": step})
+            except ApiFailure as exc:
+                if exc.error.get("code") not in NOT_NOW:
+                    raise
+    settlement: dict[str, Any] = client.post(f"{path}/settlement")
+    return settlement
 
 
 def main(argv: Sequence[str] | None = None) -> int:

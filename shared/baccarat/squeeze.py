@@ -210,18 +210,19 @@ class RevealPlan:
         }
 
 
-def reveal_plan(round_: Round, rights: SqueezeRights) -> RevealPlan:
+def reveal_plan(round_: Round, rights: SqueezeRights, *, squeezed: bool = True) -> RevealPlan:
     """Each hand's first card face up; its second and third cards face down, squeezed by the
     hand's squeezer (seed 000: "只開第一張牌，第二張將以蓋牌的方式呈現 … 補第3張牌時，瞇牌方式與上述
     相同"; bid-squeeze follows the same presentation, decision). The first four cards are the
-    ``initial`` part, the third cards the ``draws``."""
+    ``initial`` part, the third cards the ``draws``. ``squeezed=False`` (a table without a
+    squeeze): every card face up, nobody squeezes — the whole round is shown at the deal."""
     cards = [
         CardReveal(
             position=pos,
             hand=hand,
             index=i,
-            face="up" if i == 1 else "down",
-            squeezer=None if i == 1 else rights.squeezer(hand),
+            face="up" if i == 1 or not squeezed else "down",
+            squeezer=None if i == 1 or not squeezed else rights.squeezer(hand),
         )
         for hand, positions in (
             ("player", round_.player_positions),

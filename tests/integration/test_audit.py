@@ -22,24 +22,31 @@ from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb.codec import PACKED, pack, unpack
 from baccarat_api.adapters.dynamodb.keys import round_sk, shoe_sk, table_pk
 
-TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+TABLE = {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"}
 
 
 def played_table(api: Api) -> tuple[str, list[dict[str, Any]]]:
-    """A table with two shoes: shoe 1 (3 rounds, one settled, one voided) closed; shoe 2 open
-    with 2 rounds."""
+    """A table with two shoes: shoe 1 (3 rounds: settled, voided, settled after the shoe was
+    closed) closed; shoe 2 open with 2 rounds (the first settled). Each round is resolved before
+    the next is dealt."""
     table_id = api.post("/v1/tables", TABLE).body["table_id"]
     rounds: list[dict[str, Any]] = []
+
+    def settle(r: dict[str, Any]) -> None:
+        assert api.post(f"/v1/rounds/{r['round_id']}/settlement").status == 200
+
     s1 = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "one"}).body["shoe_id"]
     rounds.append(api.post(f"/v1/shoes/{s1}/rounds", {"bets": star_city_bets()}).body)
+    settle(rounds[0])
     rounds.append(api.post(f"/v1/shoes/{s1}/rounds", {"bets": star_city_bets()}).body)
-    rounds.append(api.post(f"/v1/shoes/{s1}/rounds", {"bets": star_city_bets()}).body)
-    assert api.post(f"/v1/rounds/{rounds[0]['round_id']}/settlement").status == 200
     void = api.post(f"/v1/rounds/{rounds[1]['round_id']}/void", {"reason": "misdeal"})
     assert void.status == 200
+    rounds.append(api.post(f"/v1/shoes/{s1}/rounds", {"bets": star_city_bets()}).body)
     api.post(f"/v1/shoes/{s1}/close")
+    settle(rounds[2])
     s2 = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "two"}).body["shoe_id"]
     rounds.append(api.post(f"/v1/shoes/{s2}/rounds", {"bets": star_city_bets()}).body)
+    settle(rounds[3])
     rounds.append(api.post(f"/v1/shoes/{s2}/rounds", {"bets": star_city_bets()}).body)
     return table_id, rounds
 
@@ -84,13 +91,13 @@ def test_an_untouched_table_verifies_shoe_by_shoe_and_the_shoes_link(api: Api) -
     assert (latest["shoes_checked"], latest["rounds_checked"], latest["settlements_checked"]) == (
         1,
         2,
-        0,
+        1,
     )
     assert latest["start"] == rounds[2]["round_hash"] and latest["head"] == rounds[4]["round_hash"]
 
     first = audit(api, table_id, "shoe=1")
     assert first["verified"] is True, first["breaks"]
-    assert (first["rounds_checked"], first["settlements_checked"]) == (3, 2)  # settled, voided
+    assert (first["rounds_checked"], first["settlements_checked"]) == (3, 3)  # + voided
     assert first["start"] == first["genesis"] == genesis
     assert first["head"] == rounds[2]["round_hash"] == latest["start"]  # consecutive audits link
 
@@ -184,6 +191,21 @@ def repacked(item: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
     return {**item, PACKED: {"B": pack(json.dumps(doc, separators=(",", ":")))}}
 
 
+def rebind_settlement(
+    stack: Stack, key: dict[str, Any], item: dict[str, Any], doc: dict[str, Any]
+) -> None:
+    """A careful forger of a resolved round also rebinds its ``settlement_hash`` to the forged
+    ``round_hash`` (a round is resolved before the next is dealt, so the rounds rewritten here
+    are)."""
+    from baccarat.audit import settlement_hash
+    from baccarat_api.adapters.dynamodb.codec import from_item
+    from baccarat_api.ports.records import RoundRecord
+
+    record = from_item(RoundRecord, repacked(item, doc))
+    assert record.resolution is not None
+    set_string(stack, key, "settlement_hash", settlement_hash(doc["round_hash"], record.resolution))
+
+
 def tamper(stack: Stack, key: dict[str, Any], field: str, change: Any) -> None:
     """Rewrite one JSON field of a stored item (packed with the fields fixed when the item was
     written), as a person with table access could."""
@@ -266,6 +288,7 @@ def test_a_hidden_change_still_breaks_the_chain_at_the_next_round(
         facts["banker"]["total"] = (facts["banker"]["total"] + 1) % 10  # always a real change
         doc["round_hash"] = record_hash(from_item(RoundRecord, repacked(item, doc)))
         stack.dynamodb.put_item(TableName=TABLE_NAMES["StateTable"], Item=repacked(item, doc))
+        rebind_settlement(stack, key, item, doc)  # the round is settled: its hash too
     else:
         stack.dynamodb.delete_item(TableName=TABLE_NAMES["StateTable"], Key=key)
     found = audit(api, table_id)
@@ -298,6 +321,7 @@ def test_a_shoe_rewritten_whole_breaks_the_link_to_the_next_shoe(api: Api, stack
     forged = record_hash(from_item(RoundRecord, repacked(item, doc)))
     doc["round_hash"] = forged
     stack.dynamodb.put_item(TableName=TABLE_NAMES["StateTable"], Item=repacked(item, doc))
+    rebind_settlement(stack, item_key(table_id, 1, 3), item, doc)  # settled: its hash too
     set_string(stack, item_key(table_id, 1), "chain_head", forged)
     set_string(stack, {**item_key(table_id, 1), "sk": {"S": "TABLE"}}, "chain_head", forged)
 
@@ -365,7 +389,10 @@ def test_one_audit_reads_the_same_however_many_shoes_the_table_has(
     for n in (1, 2, 3):
         shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "s"}).body["shoe_id"]
         for _ in range(4):
-            assert api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).status == 201
+            dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()})
+            assert dealt.status == 201
+            settled = api.post(f"/v1/rounds/{dealt.body['round_id']}/settlement")
+            assert settled.status == 200
         assert api.post(f"/v1/shoes/{shoe_id}/close").status == 200
         first.append(reads.of(api, table_id, "shoe=1"))
         latest.append(reads.of(api, table_id))

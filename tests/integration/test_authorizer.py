@@ -116,7 +116,8 @@ def test_functions_take_the_operator_from_the_authorizer_context(api: Api, stack
     """Behind the authorizer the function does not look the key up again: an event with the
     authorizer's context and no Authorization header is served as that operator."""
     table = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body
     path = f"/v1/tables/{table['table_id']}"
     from support.stack import LambdaContext, function_module
@@ -144,7 +145,8 @@ def test_a_client_cannot_claim_an_operator(api: Api, stack: Stack) -> None:
     """Headers, query strings or bodies naming an operator change nothing: only the key (or
     API Gateway's authorizer context) does."""
     table = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body
     path = f"/v1/tables/{table['table_id']}"
     spoof = {"x-operator-id": "operator-a", "x-amzn-authorizer": "operator-a"}
@@ -161,7 +163,8 @@ def test_the_whole_api_behind_the_authorizer(stack: Stack) -> None:
     assert (refused.status, refused.body) == (403, {"message": "Forbidden"})
 
     table = gw.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     )
     assert table.status == 201, table.body
     shoe = gw.post(f"/v1/tables/{table.body['table_id']}/shoes", {"client_seed": "gw"})

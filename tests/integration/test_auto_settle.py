@@ -33,7 +33,7 @@ from baccarat_api.ids import parse_round_id
 from baccarat_api.service.auto_settle import sweep
 from baccarat_dev.template import REPO_ROOT, load
 
-TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+TABLE = {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"}
 
 
 def later(iso: str, seconds: float) -> str:
@@ -70,11 +70,11 @@ def test_the_deadline_is_a_table_setting(api: Api) -> None:
 
 def test_a_round_past_its_deadline_is_settled_by_the_sweep(api: Api, stack: Stack) -> None:
     shoe_id = open_shoe(api, settle_deadline_seconds=30)
-    locked = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
     bare = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []}).body
+    locked = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
     assert locked["settle_by"] == later(locked["dealt_at"], 30)
     assert bare["settle_by"] is None  # no locked bets, nothing to settle
-    assert due_index(stack) == ["1"]
+    assert due_index(stack) == ["2"]
 
     early = sweep(repo(), at=later(locked["dealt_at"], 29))
     assert (early.due, early.settled) == (0, [])
@@ -97,12 +97,14 @@ def test_a_round_past_its_deadline_is_settled_by_the_sweep(api: Api, stack: Stac
 
 def test_settled_and_voided_rounds_leave_the_index(api: Api, stack: Stack) -> None:
     shoe_id = open_shoe(api)
+    # (each round resolved before the next is dealt)
     a = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
-    b = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
-    c = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
-    assert due_index(stack) == ["1", "2", "3"]
+    assert due_index(stack) == ["1"]
     settled = api.post(f"/v1/rounds/{a['round_id']}/settlement").body
+    b = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
+    assert due_index(stack) == ["2"]
     api.post(f"/v1/rounds/{b['round_id']}/void", {"reason": "misdeal"})
+    c = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
     assert due_index(stack) == ["3"]
     api.post(f"/v1/shoes/{shoe_id}/close")  # closing the shoe does not forget locked bets
     report = sweep(repo(), at=later(c["settle_by"], 1))

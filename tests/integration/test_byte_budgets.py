@@ -91,7 +91,8 @@ def test_the_worst_case_of_every_limit_fits_its_budget(
     body = worst_deal(profile, banking, _tier(TIERS[profile]))
     assert len(json.dumps(body).encode()) < limits.MAX_BODY_BYTES
     table = api.post("/v1/tables", {"profile": profile, "tier": TIERS[profile], "banking": banking,
-                                    "settle_deadline_seconds": 1})  # fmt: skip
+                                    "settle_deadline_seconds": 1,
+                                    "squeeze_seconds": 0})  # fmt: skip
     assert table.status == 201, table.body
     table_id = table.body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "é" * 128}).body["shoe_id"]

@@ -278,6 +278,7 @@ def test_dynamodb_throttling_and_conflicts_are_retryable_503(
     api: Api, operation: str, code: str, logs: list[str]
 ) -> None:
     shoe_id = open_shoe(api)
+    api.present(shoe_id.rsplit("_s", 1)[0], {"bets": star_city_bets()})  # before the fault
     inject(get_runtime().dynamodb, operation, code)
     r = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()})
     assert_envelope(r, 503, "unavailable", retryable=True)
@@ -295,6 +296,7 @@ def test_kms_throttling_is_retryable_503(api: Api) -> None:
 
 def test_a_cancelled_transaction_with_a_conflict_reason_is_503(api: Api) -> None:
     shoe_id = open_shoe(api)
+    api.present(shoe_id.rsplit("_s", 1)[0], {"bets": []})  # the deal's company, before the fault
 
     def cancel(**_: Any) -> tuple[Any, dict[str, Any]]:
         return _FakeHttp(), {

@@ -58,7 +58,7 @@ from baccarat_api.jobs.seed import add_operator_key, seed_tiers
 from baccarat_api.ports.vault import shoe_context
 from baccarat_dev.template import create_tables
 
-TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+TABLE = {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"}
 
 
 @dataclass
@@ -240,6 +240,7 @@ def expected_round(stack: Stack, shoe_id: str, number: int) -> dict[str, Any]:
 def new_shoe(api: Api) -> tuple[str, str]:
     table_id = api.post("/v1/tables", TABLE).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "faults"}).body["shoe_id"]
+    api.present(table_id, {"bets": star_city_bets()})  # the deal's company, before any fault
     return table_id, shoe_id
 
 

@@ -27,21 +27,28 @@ def index(stack: Stack) -> int:
 
 
 def test_the_operator_feed_over_http(api: Api, stack: Stack) -> None:
-    body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    body = {
+        "squeeze_seconds": 0,
+        "profile": "star-city",
+        "tier": "star-city-fun",
+        "banking": "house",
+    }
     t = api.post("/v1/tables", body).body["table_id"]
     shoe = api.post(f"/v1/tables/{t}/shoes", {"client_seed": "feed"}).body["shoe_id"]
+    api.present(t, {"bets": star_city_bets()})  # alice and bob sit down: the deal's company
+    assert index(stack) == 3  # shoe_committed, seat_taken ×2
     dealt = api.post(f"/v1/shoes/{shoe}/rounds", {"bets": star_city_bets()}).body["round_id"]
     settled = api.post(f"/v1/rounds/{dealt}/settlement")
     assert settled.status == 200
     api.call("PUT", f"/v1/tables/{t}/watchers/wendy")
-    assert index(stack) == 4  # shoe_committed, round_dealt, round_settled, watcher_joined
+    assert index(stack) == 3  # round_dealt, round_settled, watcher_joined
     assert index(stack) == 0  # the same records again: nothing twice
     first = api.get("/v1/events", query="limit=2")
     assert first.status == 200 and first.function == "ReadFunction"
     assert [e["seq"] for e in first.body["events"]] == [1, 2] and first.body["more"]
     rest = api.get("/v1/events", query=f"after={first.body['next_after']}&limit=100")
     events = first.body["events"] + rest.body["events"]
-    assert [e["event_id"] for e in events] == [f"{t}:{n}" for n in range(1, 5)]
+    assert [e["event_id"] for e in events] == [f"{t}:{n}" for n in range(1, 7)]
     assert not rest.body["more"]
     money = {e["type"]: e["settlement"] for e in events}
     assert money["round_settled"] == settled.body  # the full money, as the settlement answered

@@ -35,7 +35,12 @@ def test_tiers_come_from_dynamodb_in_the_data_files_order(api: Api) -> None:
 def test_create_table_draws_a_chain_and_publishes_its_anchor(api: Api) -> None:
     r = api.post(
         "/v1/tables",
-        {"profile": "bid-squeeze", "tier": "bid-squeeze-standard", "banking": "house"},
+        {
+            "squeeze_seconds": 0,
+            "profile": "bid-squeeze",
+            "tier": "bid-squeeze-standard",
+            "banking": "house",
+        },
     )
     assert r.status == 201 and r.function == "ShuffleCommitFunction"
     table = TableOut.model_validate(r.body)
@@ -52,7 +57,13 @@ def test_create_table_draws_a_chain_and_publishes_its_anchor(api: Api) -> None:
 def test_a_star_city_shoe_from_commit_to_proof(api: Api) -> None:
     table = api.post(
         "/v1/tables",
-        {"profile": "star-city", "tier": "star-city-fun", "banking": "house", "chain_length": 50},
+        {
+            "squeeze_seconds": 0,
+            "profile": "star-city",
+            "tier": "star-city-fun",
+            "banking": "house",
+            "chain_length": 50,
+        },
     ).body
     table_id = table["table_id"]
 
@@ -134,7 +145,12 @@ def test_a_star_city_shoe_from_commit_to_proof(api: Api) -> None:
 def test_closing_a_shoe_early_reveals_it_and_frees_the_table(api: Api) -> None:
     table_id = api.post(
         "/v1/tables",
-        {"profile": "bid-squeeze", "tier": "bid-squeeze-standard", "banking": "house"},
+        {
+            "squeeze_seconds": 0,
+            "profile": "bid-squeeze",
+            "tier": "bid-squeeze-standard",
+            "banking": "house",
+        },
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "c"}).body["shoe_id"]
     dealt = [api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []}).body for _ in range(3)]
@@ -157,7 +173,8 @@ def test_closing_a_shoe_early_reveals_it_and_frees_the_table(api: Api) -> None:
 
 def test_a_deal_without_bets_is_refused_and_deals_nothing(api: Api) -> None:
     table_id = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "s"}).body["shoe_id"]
     r = api.post(f"/v1/shoes/{shoe_id}/rounds", None)  # no body at all
@@ -179,7 +196,12 @@ def test_player_banker_table_settles_the_seeds_example(api: Api) -> None:
     C +99, house +2; and whatever the result, money is conserved."""
     table_id = api.post(
         "/v1/tables",
-        {"profile": "star-city", "tier": "star-city-fun", "banking": "player_banker"},
+        {
+            "squeeze_seconds": 0,
+            "profile": "star-city",
+            "tier": "star-city-fun",
+            "banking": "player_banker",
+        },
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "pb"}).body["shoe_id"]
     pb = {"bettor_id": "A", "balance": 35_000}
@@ -189,8 +211,10 @@ def test_player_banker_table_settles_the_seeds_example(api: Api) -> None:
         {"bettor_id": "C", "role": "seated", "seat": 2, "type": "player", "amount": 100,
          "balance": 1_000},
     ]  # fmt: skip
+    # nobody in the player-banker seat: no round (seed 000 兩人成局, the player-banker included)
     no_pb = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": bets})
-    assert no_pb.status == 422 and no_pb.error["code"] == "player_banker_required"
+    assert no_pb.status == 409 and no_pb.error["code"] == "company_required"
+    assert no_pb.error["details"]["missing"] == ["player_banker"]
     seen_player_win = False
     for _ in range(30):  # P(no Player win in 30 rounds) ≈ 1e-8
         dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": bets, "player_banker": pb})
@@ -209,7 +233,13 @@ def test_secret_chain_is_consistent_across_shoes(api: Api) -> None:
     """Shoe i's revealed secret walks to shoe i-1's: the chain the anchor committed to."""
     table = api.post(
         "/v1/tables",
-        {"profile": "star-city", "tier": "star-city-fun", "banking": "house", "chain_length": 5},
+        {
+            "squeeze_seconds": 0,
+            "profile": "star-city",
+            "tier": "star-city-fun",
+            "banking": "house",
+            "chain_length": 5,
+        },
     ).body
     seeds = []
     for i in (1, 2):
@@ -224,7 +254,13 @@ def test_secret_chain_is_consistent_across_shoes(api: Api) -> None:
 def test_a_chain_is_used_up_after_chain_length_shoes(api: Api) -> None:
     table_id = api.post(
         "/v1/tables",
-        {"profile": "star-city", "tier": "star-city-fun", "banking": "house", "chain_length": 1},
+        {
+            "squeeze_seconds": 0,
+            "profile": "star-city",
+            "tier": "star-city-fun",
+            "banking": "house",
+            "chain_length": 1,
+        },
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "a"}).body["shoe_id"]
     api.post(f"/v1/shoes/{shoe_id}/close")
@@ -238,13 +274,20 @@ def test_settlement_names_idle_bettors_from_the_shoes_recent_rounds(api: Api) ->
     shoe_id = api.post(
         "/v1/tables/"
         + api.post(
-            "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+            "/v1/tables",
+            {
+                "squeeze_seconds": 0,
+                "profile": "star-city",
+                "tier": "star-city-fun",
+                "banking": "house",
+            },
         ).body["table_id"]
         + "/shoes",
         {"client_seed": "idle"},
     ).body["shoe_id"]
     alice, _, bob = star_city_bets()
-    api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": [alice, bob]})
+    first = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": [alice, bob]}).body
+    assert api.post(f"/v1/rounds/{first['round_id']}/settlement").status == 200
     for n in range(2, 7):
         r = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": [bob]}).body
         eligibility = api.post(f"/v1/rounds/{r['round_id']}/settlement").body["eligibility"]

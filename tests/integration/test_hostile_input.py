@@ -56,13 +56,15 @@ def post_routes(api: Api) -> dict[str, tuple[str, dict[str, Any]]]:
     shoe_id, round_id = a_round(api)
     table_id = shoe_id.rsplit("_s", 1)[0]
     api.post(f"/v1/shoes/{shoe_id}/close")  # so the commit below would succeed
+    deal_shoe = open_shoe(api)
+    api.present(deal_shoe.rsplit("_s", 1)[0], {"bets": star_city_bets()})  # its company
     return {
         "create table": (
             "/v1/tables",
             {"profile": "star-city", "tier": "star-city-fun", "banking": "house"},
         ),
         "commit shoe": (f"/v1/tables/{table_id}/shoes", {"client_seed": "s"}),
-        "deal": (f"/v1/shoes/{open_shoe(api)}/rounds", {"bets": star_city_bets()}),
+        "deal": (f"/v1/shoes/{deal_shoe}/rounds", {"bets": star_city_bets()}),
         "settle": (f"/v1/rounds/{round_id}/settlement", {}),
         "void": (f"/v1/rounds/{round_id}/void", {"reason": "misdeal"}),
     }
@@ -153,7 +155,7 @@ def test_bets_per_round_are_bounded(api: Api, stack: Stack) -> None:
     spectator = {"role": "spectator", "type": "player", "amount": 100, "balance": 10**9}
     too_many = [{"bettor_id": f"s{i}", **spectator} for i in range(limits.MAX_BETS_PER_ROUND + 1)]
     before = state(stack)
-    r = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": too_many})
+    r = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": too_many}, present=False)
     assert_envelope(r, 400, "invalid_request")
     assert r.error["details"]["errors"][0]["loc"] == ["body", "bets"]
     assert str(limits.MAX_BETS_PER_ROUND) in r.error["message"]

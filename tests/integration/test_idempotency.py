@@ -34,7 +34,7 @@ from baccarat_api.ports.writes import Put
 from baccarat_api.service.idempotency import RETENTION_SECONDS
 from baccarat_dev.template import load
 
-TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+TABLE = {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"}
 
 
 def key(name: str) -> dict[str, str]:
@@ -53,6 +53,7 @@ def items(stack: Stack) -> list[dict[str, Any]]:
 def new_shoe(api: Api) -> tuple[str, str]:
     table_id = api.post("/v1/tables", TABLE).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "idem"}).body["shoe_id"]
+    api.present(table_id, {"bets": star_city_bets()})  # the company a deal needs, reported first
     return table_id, shoe_id
 
 
@@ -73,7 +74,8 @@ def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
     api.post(f"/v1/shoes/{shoe_id}/close")  # free the table for a second commit
     _, open_shoe = new_shoe(api)
     round_a = api.post(f"/v1/shoes/{open_shoe}/rounds", {"bets": star_city_bets()}).body["round_id"]
-    round_b = api.post(f"/v1/shoes/{open_shoe}/rounds", {"bets": star_city_bets()}).body["round_id"]
+    _, other = new_shoe(api)  # (one unresolved round per table at a time)
+    round_b = api.post(f"/v1/shoes/{other}/rounds", {"bets": star_city_bets()}).body["round_id"]
     _, to_close = new_shoe(api)
     booked, _ = new_shoe(api)
     api.call("PUT", f"/v1/tables/{booked}/seats/3", {"bettor_id": "alice", "balance": 50_000})
@@ -87,13 +89,14 @@ def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
     rt = runtime.get_runtime()
     rt.repo.transact("park", [Put(parked)])
     rt.__dict__["sender"] = _Up()
+    _, to_deal = new_shoe(api)
     return {
         "create table": lambda k: api.post("/v1/tables", TABLE, headers=key(k)),
         "commit shoe": lambda k: api.post(
             f"/v1/tables/{table_id}/shoes", {"client_seed": "s"}, headers=key(k)
         ),
         "deal": lambda k: api.post(
-            f"/v1/shoes/{open_shoe}/rounds", {"bets": star_city_bets()}, headers=key(k)
+            f"/v1/shoes/{to_deal}/rounds", {"bets": star_city_bets()}, headers=key(k)
         ),
         "settle": lambda k: api.post(f"/v1/rounds/{round_a}/settlement", headers=key(k)),
         "void": lambda k: api.post(
@@ -393,6 +396,8 @@ def test_a_deal_retried_with_its_round_number_never_deals_another_round(
         assert r.error["details"]["next_round_number"] == 2
         assert r.error["retryable"] is False
     assert items(stack) == before
+    settled = api.post(f"/v1/rounds/{first.body['round_id']}/settlement")  # before round 2
+    assert settled.status == 200
     second = api.post(rounds, {"bets": [], "round_number": 2})
     assert second.status == 201 and second.body["round_number"] == 2
     # round 1's retry still answers round 1, also now that round 2 exists

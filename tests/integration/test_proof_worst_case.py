@@ -69,7 +69,7 @@ def test_the_worst_case_shoe_is_finalised_served_in_pages_and_verified(
         if b["type"] in ("big", "small") else b
         for b in body["bets"]
     ]}  # fmt: skip
-    table = api.post("/v1/tables", {"profile": "bid-squeeze", "tier": TIER,
+    table = api.post("/v1/tables", {"squeeze_seconds": 0, "profile": "bid-squeeze", "tier": TIER,
                                     "banking": "player_banker"})  # fmt: skip
     assert table.status == 201, table.body
     table_id = table.body["table_id"]

@@ -81,7 +81,9 @@ def test_no_public_answer_names_a_bettor_or_a_balance(
     api: Api, stack: Stack, profile: str, banking: str
 ) -> None:
     tier, pb_min = CASES[profile]
-    table = api.post("/v1/tables", {"profile": profile, "tier": tier, "banking": banking})
+    table = api.post(
+        "/v1/tables", {"squeeze_seconds": 0, "profile": profile, "tier": tier, "banking": banking}
+    )
     assert table.status == 201, table.body
     table_id = table.body["table_id"]
     shoe = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "scan"})
@@ -92,28 +94,31 @@ def test_no_public_answer_names_a_bettor_or_a_balance(
         assert pb_min < PB_BALANCE
     public: dict[str, str] = {}
     operator: list[str] = []
-    for _ in range(3):
+    for n in range(3):
         r = api.post(f"/v1/shoes/{shoe_id}/rounds", deal)
         assert r.status == 201, r.body
         operator.append(r.text)
+        # each round resolved before the next is dealt: round 1 auto-settled by the sweep (which
+        # finalises nothing yet), 2 settled; 3 voided after the shoe's end
+        if n == 0:
+            make_due(stack.dynamodb, os.environ["STATE_TABLE"], "operator-a", table_id)
+            swept = function_module("functions/auto_settle/").handler(
+                scheduled_event(), LambdaContext(function_name="AutoSettleFunction")
+            )
+            assert swept["settled"] == [f"{shoe_id}_r1"], swept
+        elif n == 1:
+            settled = api.post(f"/v1/rounds/{r.body['round_id']}/settlement")
+            assert settled.status == 200, settled.body
+            operator.append(settled.text)
     public["proof while open (404)"] = api.get(f"/v1/shoes/{shoe_id}/proof", key=None).text
     closed = api.post(f"/v1/shoes/{shoe_id}/close")
     assert closed.status == 200, closed.body
     pending = api.get(f"/v1/shoes/{shoe_id}/proof", key=None)
     assert pending.status == 409 and pending.error["code"] == "proof_pending", pending.body
     public["proof pending (409)"] = pending.text
-    # round 1: auto-settled by the sweep (which then finalises nothing yet); 2 settled; 3 voided
-    settled = api.post(f"/v1/rounds/{shoe_id}_r2/settlement")
-    assert settled.status == 200, settled.body
-    operator.append(settled.text)
     voided = api.post(f"/v1/rounds/{shoe_id}_r3/void", {"reason": "misdeal"})
     assert voided.status == 200, voided.body
     operator.append(voided.text)
-    make_due(stack.dynamodb, os.environ["STATE_TABLE"], "operator-a", table_id)
-    swept = function_module("functions/auto_settle/").handler(
-        scheduled_event(), LambdaContext(function_name="AutoSettleFunction")
-    )
-    assert swept["settled"] == [f"{shoe_id}_r1"], swept
 
     pages = proof_pages(api, shoe_id)
     assert [r["round_number"] for p in pages for r in p["rounds"]] == [1, 2, 3]
@@ -181,9 +186,17 @@ def test_no_public_answer_names_a_bettor_of_a_live_table(
         dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"from_book": True})
         assert dealt.status == 201, dealt.body
         operator.append(dealt.text)
-        squeezer = dealt.body["squeeze"]["player"] or dealt.body["squeeze"]["banker"]
-        ok("POST", f"/v1/rounds/{dealt.body['round_id']}/reveal",
-           {"bettor_id": squeezer, "step": "initial"})  # fmt: skip
+        # every card shown (each hand's squeezer opens it, the initial cards, then the third
+        # cards), then the settlement
+        for step in ("initial", "draws"):
+            hands = dealt.body["squeeze"]["steps"].get(step, {}).get("hands", {})
+            for hand in ("player", "banker"):
+                squeezer = hands.get(hand, {}).get("squeezer")
+                if squeezer is not None:
+                    r = api.post(f"/v1/rounds/{dealt.body['round_id']}/reveal",
+                                 {"bettor_id": squeezer, "step": step})  # fmt: skip
+                    assert r.status == 200 or r.body["error"]["code"] == "already_revealed"
+                    operator.append(r.text)
         ok("POST", f"/v1/rounds/{dealt.body['round_id']}/settlement")
         rounds.append(n)
     ok("DELETE", f"{t}/seats/2")

@@ -10,7 +10,7 @@ from support.stack import Api, star_city_bets
 
 from baccarat_api.clock import now
 
-TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+TABLE = {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"}
 
 
 def play(api: Api, tables: int = 2, rounds: int = 4) -> tuple[list[str], list[dict[str, Any]]]:

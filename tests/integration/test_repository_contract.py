@@ -28,7 +28,7 @@ from baccarat_api.ports.records import (
 )
 from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHistory
 from baccarat_api.ports.writes import ABSENT, Put, Update
-from baccarat_api.service import tables
+from baccarat_api.service import presence, tables
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.models import CreateTableRequest, DealRequest
 
@@ -51,6 +51,7 @@ def played(repo: Repository, *, bets: bool = True) -> tuple[str, str]:
     request = CreateTableRequest(profile="star-city", tier="star-city-fun", banking="house")
     table = tables.create_table(repo, vault, OP, request)
     shoe = tables.commit_shoe(repo, vault, OP, table.table_id, "seed")
+    presence.take_seat(repo, OP, table.table_id, 1, "alice", 50_000, 3)  # the deal's company
     deal = DealRequest.model_validate({"bets": star_city_bets() if bets else []})
     rnd = deal_round(repo, ShoeCache(vault), OP, shoe.shoe_id, deal)
     return shoe.shoe_id, rnd.round_id

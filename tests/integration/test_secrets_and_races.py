@@ -46,8 +46,8 @@ def test_no_secret_or_key_leaks_before_the_shoe_ends(
 
     table = keep(
         api.post(
-            "/v1/tables", {"profile": "bid-squeeze", "tier": "bid-squeeze-standard",
-                           "banking": "house"}
+            "/v1/tables", {"squeeze_seconds": 0, "profile": "bid-squeeze",
+                           "tier": "bid-squeeze-standard", "banking": "house"}
         )
     ).body  # fmt: skip
     shoe = keep(api.post(f"/v1/tables/{table['table_id']}/shoes", {"client_seed": "c"})).body
@@ -105,7 +105,8 @@ def test_ciphertexts_are_bound_to_their_item(api: Api, stack: Stack) -> None:
     """A shoe secret's ciphertext copied to another shoe (or table, or operator) does not
     decrypt: the KMS encryption context names its operator, table and shoe number."""
     table_id = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "a"}).body["shoe_id"]
     ref = parse_shoe_id(shoe_id)
@@ -127,12 +128,14 @@ def test_two_deals_racing_on_one_shoe(
     """Both requests read the shoe at the same version (the race window, made deterministic);
     the second transaction fails its condition: 409 retryable, nothing written."""
     table_id = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "r"}).body["shoe_id"]
     ref = parse_shoe_id(shoe_id)
     assert ref is not None
     repo = runtime.get_runtime().repo
+    api.present(table_id, {"bets": star_city_bets()})  # the deals' company, reported first
     stale = repo.load("operator-a", shoe=ref, live=table_id)  # the shoe + the table's live state
     first = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()})
     assert first.status == 201
@@ -143,7 +146,8 @@ def test_two_deals_racing_on_one_shoe(
     assert second.error["code"] == "concurrent_update" and second.error["retryable"] is True
     monkeypatch.undo()
 
-    # the retry deals the next round, from where the first stopped
+    # the retry deals the next round, from where the first stopped (once the first is settled)
+    assert api.post(f"/v1/rounds/{first.body['round_id']}/settlement").status == 200
     retry = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": []})
     assert retry.status == 201 and retry.body["round_number"] == 2
     assert retry.body["start"] == first.body["start"] + first.body["cards_dealt"]
@@ -163,7 +167,8 @@ def test_two_settlements_racing_on_one_round(
     answers the winner's settlement (a settlement has no inputs of its own: the money was fixed
     at the deal), whether the winner was the operator or the sweep."""
     table_id = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "r"}).body["shoe_id"]
     round_id = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body["round_id"]
@@ -191,7 +196,8 @@ def test_two_settlements_racing_on_one_round(
 
 def test_a_commit_racing_another_commit(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     table_id = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body["table_id"]
     repo = runtime.get_runtime().repo
     snap = repo.load("operator-a", table_id=table_id, live=table_id)

@@ -155,7 +155,12 @@ def test_no_secret_or_key_leaks_over_a_whole_lifecycle(
     # --- a table and shoe 1, played to its natural end --------------------------------------
     table = gw.post(
         "/v1/tables",
-        {"profile": "bid-squeeze", "tier": "bid-squeeze-standard", "banking": "house"},
+        {
+            "squeeze_seconds": 0,
+            "profile": "bid-squeeze",
+            "tier": "bid-squeeze-standard",
+            "banking": "house",
+        },
     ).body
     table_id = table["table_id"]
     shoe_id = gw.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "life"}).body["shoe_id"]

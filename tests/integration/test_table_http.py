@@ -63,7 +63,7 @@ def test_the_feed_answers_304_while_nothing_happened(api: Api) -> None:
 
 
 def test_the_squeeze_and_the_state_over_http(api: Api) -> None:
-    t = table(api)
+    t = new_table(api, squeeze_seconds=10)
     state = api.get(f"/v1/tables/{t}/state")
     assert state.status == 200 and state.function == "ReadFunction"
     assert (state.body["phase"], state.body["shoe"], state.body["round"]) == ("idle", None, None)

@@ -78,7 +78,8 @@ def a_world(api: Api, finished: bool) -> dict[str, str]:
     """Operator A's table, shoe and round: open with an unsettled round holding locked bets,
     or settled and closed."""
     table_id = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "a"}).body["shoe_id"]
     dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()})
@@ -158,7 +159,12 @@ def test_the_reconciliation_listings_show_the_callers_rounds_alone(api: Api, sta
 def test_an_idempotency_key_is_never_shared_between_operators(api: Api, stack: Stack) -> None:
     """B sending A's Idempotency-Key with A's very body gets its own result, never A's
     stored response."""
-    body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    body = {
+        "squeeze_seconds": 0,
+        "profile": "star-city",
+        "tier": "star-city-fun",
+        "banking": "house",
+    }
     headers = {"Idempotency-Key": "shared-key-0001"}
     mine = api.post("/v1/tables", body, headers=headers)
     assert mine.status == 201
@@ -172,7 +178,8 @@ def test_an_idempotency_key_is_never_shared_between_operators(api: Api, stack: S
 
 def test_the_proof_is_public_once_the_shoe_ended(api: Api, stack: Stack) -> None:
     table_id = api.post(
-        "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        "/v1/tables",
+        {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"},
     ).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "a"}).body["shoe_id"]
     for key in (None, stack.key_b, "garbage"):  # open: the same 409 for whoever asks

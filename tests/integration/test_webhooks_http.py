@@ -91,8 +91,8 @@ def test_a_delivery_pass_ends_before_its_function_times_out(api: Api, stack: Sta
     while the time left still holds one more POST's timeout, saves where it is and comes back
     at once."""
     api.call("PUT", "/v1/webhook", {"url": "https://example.com/hook"})
-    table = api.post("/v1/tables", {"profile": "star-city", "tier": "star-city-fun",
-                                    "banking": "house"}).body  # fmt: skip
+    table = api.post("/v1/tables", {"squeeze_seconds": 0, "profile": "star-city",
+                                    "tier": "star-city-fun", "banking": "house"}).body  # fmt: skip
     shoe = api.post(f"/v1/tables/{table['table_id']}/shoes", {"client_seed": "slow"}).body
     bet = {"bettor_id": "alice", "role": "seated", "seat": 1, "type": "banker", "amount": 100,
            "balance": 50000}  # fmt: skip

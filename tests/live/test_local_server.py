@@ -27,6 +27,8 @@ def test_make_run_serves_the_whole_api_and_stops_on_ctrl_c() -> None:
             shoe = http.post(
                 f"/v1/tables/{table['table_id']}/shoes", json={"client_seed": "local"}
             ).json()
+            sit = {"bettor_id": "ann", "balance": 50_000, "level": 5}  # the deal's company
+            http.put(f"/v1/tables/{table['table_id']}/seats/1", json=sit)
             dealt = http.post(f"/v1/shoes/{shoe['shoe_id']}/rounds", json={"bets": []})
             assert dealt.status_code == 201
             assert dealt.headers["x-request-id"]

@@ -82,14 +82,29 @@ def local(shared_dynamodb: Any) -> Iterator[Local]:
         yield Local(server)
 
 
-def open_shoe(http: httpx.Client, profile: str = "star-city") -> tuple[str, str]:
+def open_shoe(
+    http: httpx.Client, profile: str = "star-city", *, seated: bool = False
+) -> tuple[str, str]:
     tier = {"star-city": "star-city-fun", "bid-squeeze": "bid-squeeze-standard"}[profile]
-    table = http.post("/v1/tables", json={"profile": profile, "tier": tier, "banking": "house"})
+    # no squeeze: every card shown at the deal, so a round may be settled at once
+    body = {"profile": profile, "tier": tier, "banking": "house", "squeeze_seconds": 0}
+    table = http.post("/v1/tables", json=body)
     assert table.status_code == 201, table.text
     table_id = table.json()["table_id"]
     shoe = http.post(f"/v1/tables/{table_id}/shoes", json={"client_seed": str(uuid.uuid4())})
     assert shoe.status_code == 201, shoe.text
+    if seated:
+        sit_down(http, table_id)
     return table_id, shoe.json()["shoe_id"]
+
+
+def sit_down(http: httpx.Client, table_id: str) -> None:
+    """alice and bob (star_city_bets' seated bettors) take seats 1 and 2: a round is dealt only
+    with its company present (seed 000 兩人成局)."""
+    for seat, bettor in ((1, "alice"), (2, "bob")):
+        sit = {"bettor_id": bettor, "balance": 50_000, "level": 5}
+        r = http.put(f"/v1/tables/{table_id}/seats/{seat}", json=sit)
+        assert r.status_code == 200, r.text
 
 
 def in_parallel(workers: list[Callable[[], None]]) -> None:
@@ -116,7 +131,8 @@ def in_parallel(workers: list[Callable[[], None]]) -> None:
 
 def test_parallel_deals_on_one_shoe(local: Local) -> None:
     with local.client() as http:
-        _, shoe_id = open_shoe(http)
+        # bid-squeeze: no idle rule, so the seated company stays through rounds nobody bets on
+        _, shoe_id = open_shoe(http, "bid-squeeze", seated=True)
     dealt: list[dict[str, Any]] = []
     by_key: dict[str, list[dict[str, Any]]] = {}
     statuses: Counter[str] = Counter()
@@ -155,12 +171,13 @@ def test_parallel_deals_on_one_shoe(local: Local) -> None:
     print(f"\n{len(dealt)} responses 201 from {THREADS} threads: {dict(statuses)}")
     with local.client() as http:
         shoe = http.get(f"/v1/shoes/{shoe_id}").json()
-        assert shoe["status"] == "ended" and shoe["rounds_dealt"] == 30
+        # (a bid-squeeze shoe ends one round after the cut card: its own number of rounds)
+        assert shoe["status"] == "ended" and shoe["rounds_dealt"] > 30
         proof = http.get(f"/v1/shoes/{shoe_id}/proof").json()
     # every round exists once (a replayed key may answer the same round to two callers);
     # responses arrive in any order, so compare by round number
     rounds = {r["round_number"]: r for r in dealt}
-    assert sorted(rounds) == list(range(1, 31))
+    assert sorted(rounds) == list(range(1, shoe["rounds_dealt"] + 1))
     for r in dealt:
         assert r == rounds[r["round_number"]], "two different rounds with one number"
     for same_key in by_key.values():
@@ -181,7 +198,7 @@ def test_parallel_deals_on_one_shoe(local: Local) -> None:
 
 def test_parallel_settlements_of_one_round_with_sweeps(local: Local) -> None:
     with local.client() as http:
-        _, shoe_id = open_shoe(http)
+        _, shoe_id = open_shoe(http, seated=True)
         dealt = http.post(f"/v1/shoes/{shoe_id}/rounds", json={"bets": star_city_bets()}).json()
     round_id = dealt["round_id"]
     answers: list[tuple[int, dict[str, Any]]] = []
@@ -232,7 +249,7 @@ def test_parallel_settlements_of_one_round_with_sweeps(local: Local) -> None:
 
 def test_settle_and_void_racing_on_one_round(local: Local) -> None:
     with local.client() as http:
-        _, shoe_id = open_shoe(http)
+        _, shoe_id = open_shoe(http, seated=True)
         round_id = http.post(f"/v1/shoes/{shoe_id}/rounds", json={"bets": star_city_bets()}).json()[
             "round_id"
         ]

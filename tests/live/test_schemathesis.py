@@ -55,7 +55,13 @@ def seed_world(server: LocalServer) -> dict[str, list[str]]:
         ]:
             for purpose in ("play", "close"):
                 table = http.post(
-                    "/v1/tables", json={"profile": profile, "tier": tier, "banking": banking}
+                    "/v1/tables",
+                    json={
+                        "profile": profile,
+                        "tier": tier,
+                        "banking": banking,
+                        "squeeze_seconds": 0,
+                    },
                 )
                 assert table.status_code == 201, table.text
                 table_id = table.json()["table_id"]
@@ -67,12 +73,18 @@ def seed_world(server: LocalServer) -> dict[str, list[str]]:
                     continue
                 ids["table_id"].append(table_id)
                 ids["shoe_id"].append(shoe_id)
+                for seat, bettor in ((1, "alice"), (2, "bob")):  # the deals' company
+                    sit = {"bettor_id": bettor, "balance": 50_000, "level": 5}
+                    http.put(f"/v1/tables/{table_id}/seats/{seat}", json=sit)
+                if banking == "player_banker":
+                    http.put(f"/v1/tables/{table_id}/banker",
+                             json={"bettor_id": "pat", "balance": 10**7})  # fmt: skip
                 bets = star_city_bets() if profile == "star-city" and banking == "house" else None
                 for n in range(3):
                     dealt = http.post(f"/v1/shoes/{shoe_id}/rounds", json={"bets": bets or []})
                     assert dealt.status_code == 201, dealt.text
                     ids["round_id"].append(dealt.json()["round_id"])
-                    if n == 0:
+                    if n < 2:  # resolved before the next round is dealt
                         assert http.post(
                             f"/v1/rounds/{dealt.json()['round_id']}/settlement"
                         ).status_code in (200, 422)

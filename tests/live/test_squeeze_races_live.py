@@ -10,7 +10,7 @@ import httpx
 import pytest
 from support.stack import star_city_bets
 
-from .test_races_live import Local, _until_decided, in_parallel, local
+from .test_races_live import Local, _until_decided, in_parallel, local, sit_down
 
 pytestmark = pytest.mark.live
 __all__ = ["local"]  # the module-scoped server fixture, shared with the other races
@@ -30,6 +30,7 @@ def test_one_reveal_wins_while_the_table_changes(local: Local) -> None:
         shoe_id = http.post(f"/v1/tables/{table_id}/shoes", json={"client_seed": "race"}).json()[
             "shoe_id"
         ]
+        sit_down(http, table_id)
         dealt = http.post(f"/v1/shoes/{shoe_id}/rounds", json={"bets": star_city_bets()}).json()
     path = f"/v1/rounds/{dealt['round_id']}/reveal"
     answers: list[httpx.Response] = []

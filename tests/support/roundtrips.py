@@ -97,6 +97,9 @@ def walk_routes(api: Client, calls: Calls, operator_id: str = "operator-a") -> C
     reveal = f"/v1/rounds/{rnd['round_id']}/reveal"  # alice leads the squeeze (largest stake)
     opened = {"bettor_id": "alice", "step": "initial"}
     run("POST /v1/rounds/{round_id}/reveal", lambda: api.post(reveal, opened))
+    # the third cards too (409 no_draws when there are none): a round is settled once every
+    # card is shown
+    api.post(reveal, {**opened, "step": "draws"})
     settle = f"/v1/rounds/{rnd['round_id']}/settlement"
     run("POST /v1/rounds/{round_id}/settlement", lambda: api.post(settle))
     run("POST /v1/rounds/{round_id}/settlement (again)", lambda: api.post(settle))
@@ -230,7 +233,9 @@ def _walk_trust_routes(api: Client, run: Callable[[str, Callable[[], Response]],
         assert replay.body == first.body
         return first
 
-    table_body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    # no squeeze: every card shown at the deal, the round settled at once
+    table_body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house",
+                  "squeeze_seconds": 0}  # fmt: skip
     table = keyed("POST /v1/tables", "/v1/tables", table_body).body
     shoe = keyed(
         "POST /v1/tables/{table_id}/shoes",

@@ -614,9 +614,11 @@ def test_an_empty_table_is_judged_by_presence_not_by_who_bet(game: Game) -> None
     settle_round(game.repo, OP, out.round_id)
     spectator = [{"bettor_id": "carol", "role": "spectator", "type": "banker", "amount": 1000,
                   "balance": 50_000}]  # fmt: skip
-    assert deal(game, shoe_id, spectator).bets[0].bettor_id == "carol"
-    presence.leave_seat(game.repo, OP, t, 1)  # now the table is empty: carol's round unsettled
-    assert code_of(lambda: deal(game, shoe_id, spectator)) == "seated_bettor_required"
+    second = deal(game, shoe_id, spectator, seat=False)
+    assert second.bets[0].bettor_id == "carol"
+    settle_round(game.repo, OP, second.round_id)
+    presence.leave_seat(game.repo, OP, t, 1)  # now the table is empty: no company to deal
+    assert code_of(lambda: deal(game, shoe_id, spectator, seat=False)) == "company_required"
 
 
 def test_a_full_book_is_one_dealable_round_and_the_live_item_stays_small() -> None:

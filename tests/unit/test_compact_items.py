@@ -38,6 +38,7 @@ from baccarat_api.service.settling import settle_round
 from baccarat_api.service.voiding import void_round
 
 from .conftest import Game, star_city_bets
+from .test_service import present
 
 OP = "operator-a"
 
@@ -155,6 +156,7 @@ def game_round(game: Game, request: dict[str, Any], body: dict[str, Any]) -> Rou
         game.repo, game.vault, OP, CreateTableRequest.model_validate(request)
     )
     shoe = tables.commit_shoe(game.repo, game.vault, OP, table.table_id, "é" * 128)
+    present(game, table.table_id, body["bets"], body.get("player_banker"))
     dealt = deal_round(game.repo, game.shoes, OP, shoe.shoe_id, DealRequest.model_validate(body))
     return stored_round(game, dealt.round_id)
 
@@ -195,7 +197,12 @@ def test_the_benchs_round_settled_fits_two_write_units_less_than_half_its_plain_
     """The bench's round (benchmarks/api.py: these bets at the star-city fun tier), settled —
     its largest form there. Measured: ≈ 1.8 KB compact against ≈ 4.1–4.2 KB plain (2 write units
     instead of 5, doubled in a transaction)."""
-    request = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    request = {
+        "profile": "star-city",
+        "tier": "star-city-fun",
+        "banking": "house",
+        "squeeze_seconds": 0,
+    }  # settled at once: a table without a squeeze
     record = game_round(game, request, {"bets": star_city_bets()})
     settle_round(game.repo, OP, record.round_id)
     settled = stored_round(game, record.round_id)
@@ -213,7 +220,8 @@ def test_the_shoe_item_every_deal_updates_stays_under_one_write_unit_to_the_shoe
     """The deal's update of the shoe is charged on the shoe's item alone (its constants are an
     item of their own, put once): dealt to its end with the bench's bets, the item — results
     and recent bettors compressed — stays ≤ 1 KB, where it was 2.0–3.9 KB stored plain."""
-    request = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    request = {"profile": "star-city", "tier": "star-city-fun", "banking": "house",
+               "squeeze_seconds": 0}  # each round settled at once  # fmt: skip
     table = tables.create_table(
         game.repo, game.vault, OP, CreateTableRequest.model_validate(request)
     )
@@ -221,9 +229,12 @@ def test_the_shoe_item_every_deal_updates_stays_under_one_write_unit_to_the_shoe
     ref = parse_shoe_id(shoe.shoe_id)
     assert ref is not None
     sizes, plain = [], []
+    present(game, table.table_id, star_city_bets(), None)
     while True:
         body = DealRequest.model_validate({"bets": star_city_bets()})
         dealt = deal_round(game.repo, game.shoes, OP, shoe.shoe_id, body)
+        if dealt.shoe_status != "ended":  # the next round follows once this one is settled
+            settle_round(game.repo, OP, dealt.round_id)
         record = game.repo.get_shoe(OP, ref)
         assert record is not None
         item, commit = to_items(record)

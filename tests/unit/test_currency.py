@@ -79,7 +79,13 @@ class Tables:
 
     def table(self, tier: str = "star-city-fun", **fields: Any) -> str:
         request = CreateTableRequest.model_validate(
-            {"profile": "star-city", "tier": tier, "banking": "house", **fields}
+            {
+                "profile": "star-city",
+                "tier": tier,
+                "banking": "house",
+                "squeeze_seconds": 0,
+                **fields,
+            }
         )
         return tables.create_table(self.game.repo, self.game.vault, OP, request).table_id
 
@@ -118,10 +124,11 @@ def test_every_money_answer_says_the_tables_currency() -> None:
     g = t.game
     shoe_id = t.shoe("star-city-usd")
     want = ("USD", 2)
-    dealt = [deal(g, shoe_id, star_city_bets()) for _ in range(2)]
-    assert all((d.currency, d.minor_unit_exponent) == want for d in dealt)
+    dealt = [deal(g, shoe_id, star_city_bets())]
     settled = settle_round(g.repo, OP, dealt[0].round_id)
+    dealt.append(deal(g, shoe_id, star_city_bets()))  # once the first is settled
     voided = void_round(g.repo, OP, dealt[1].round_id, reason="misdeal")
+    assert all((d.currency, d.minor_unit_exponent) == want for d in dealt)
     for answer in (settled, voided):
         assert (answer.currency, answer.minor_unit_exponent) == want
     for d in dealt:
@@ -170,7 +177,7 @@ def _strip(config: dict[str, Any]) -> dict[str, Any]:
 def test_a_table_and_rounds_stored_before_currencies_read_as_coins(game: Game) -> None:
     """Items written before this change have no currency anywhere: they answer XCN, 0."""
     request = CreateTableRequest.model_validate(
-        {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+        {"profile": "star-city", "tier": "star-city-fun", "banking": "house", "squeeze_seconds": 0}
     )
     table_id = tables.create_table(game.repo, game.vault, OP, request).table_id
     shoe_id = tables.commit_shoe(game.repo, game.vault, OP, table_id, "seed").shoe_id

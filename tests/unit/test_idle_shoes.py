@@ -23,7 +23,7 @@ from baccarat_api.service.voiding import void_round
 from baccarat_verify import es256
 
 from .conftest import Game, star_city_bets
-from .test_service import OP, deal, new_shoe, new_table
+from .test_service import OP, deal, new_shoe, new_table, played
 
 pytestmark = pytest.mark.unit
 
@@ -44,12 +44,14 @@ def six_rounds_four_voided(game: Game, **table: Any) -> tuple[str, list[Any]]:
     """Six rounds dealt at a new table, rounds 1, 2, 4 and 5 voided, 3 and 6 settled, the shoe
     left open (the issue's scenario)."""
     shoe_id = new_shoe(game, **table)
-    dealt = [deal(game, shoe_id, star_city_bets()) for _ in range(6)]
-    for i, r in enumerate(dealt):
+    dealt = []
+    for i in range(6):  # each resolved before the next deal (the seeds' "late joiners wait")
+        r = deal(game, shoe_id, star_city_bets())
         if i in (0, 1, 3, 4):
             void_round(game.repo, OP, r.round_id, reason="misdeal")
         else:
             settle_round(game.repo, OP, r.round_id)
+        dealt.append(r)
     return shoe_id, dealt
 
 
@@ -87,16 +89,21 @@ def test_an_open_shoes_proof_says_it_is_open_with_its_voids_so_far(game: Game) -
 def test_the_fairness_summary_shows_the_open_shoe_and_its_voids_without_a_card(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # a round voided while its star-city squeeze still counts down: the void is listed, but
+    # what it replaced (which gives the result away) is not shown until every card is
+    squeeze_shoe = new_shoe(game, squeeze_seconds=10)
+    counting = deal(game, squeeze_shoe, star_city_bets())
+    void_round(game.repo, OP, counting.round_id, reason="misdeal")
+    squeezed = proofs.fairness(game.repo, squeeze_shoe.rsplit("_s", 1)[0]).open_shoe
+    assert squeezed is not None and squeezed.interventions.voided_rounds == 1
+    assert [v.replaced for v in squeezed.voids] == [None]
+    assert squeezed.interventions.voided_player_net == 0
+    monkeypatch.setattr(proofs, "now", lambda: seconds_after(counting.dealt_at, 600))
+    shown = proofs.fairness(game.repo, squeeze_shoe.rsplit("_s", 1)[0]).open_shoe
+    assert shown is not None and shown.voids[0].replaced is not None
+    # the issue's scenario (a table without a squeeze: every card shown at the deal), priced
     shoe_id, dealt = six_rounds_four_voided(game)
     table_id = shoe_id.rsplit("_s", 1)[0]
-    # right after the deals the star-city squeezes are still counting down: the voids are
-    # listed, but what they replaced (which gives the result away) is not shown yet
-    squeezed = proofs.fairness(game.repo, table_id).open_shoe
-    assert squeezed is not None and squeezed.interventions.voided_rounds == 4
-    assert [v.replaced for v in squeezed.voids] == [None] * 4
-    assert squeezed.interventions.voided_player_net == 0
-    # once every card is shown (the system reveals by each step's deadline), priced
-    monkeypatch.setattr(proofs, "now", lambda: seconds_after(dealt[-1].dealt_at, 600))
     summary = proofs.fairness(game.repo, table_id)
     never = proofs.fairness(game.repo, new_table(game))
     assert summary.model_dump()["open_shoe"] != never.model_dump()["open_shoe"]
@@ -168,7 +175,7 @@ def test_a_shoe_dealt_from_meanwhile_is_not_closed(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     shoe_id = new_shoe(game)
-    deal(game, shoe_id, star_city_bets())
+    played(game, shoe_id, star_city_bets())
     first_close_by = shoe_of(game, shoe_id).close_by
     # the index is eventually consistent: it still lists the shoe at its old time, while a
     # deal (an hour later) has moved it

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Collection
 from typing import Any
 
 import pytest
@@ -29,11 +30,19 @@ from .conftest import Game, star_city_bets
 from .test_service import OP, code_of, deal, new_shoe, new_table
 
 
-def play(game: Game, shoe_id: str, rounds: int | None = None) -> list[Any]:
-    """Deal ``rounds`` rounds (default: to the shoe's end) with bets; nothing settled."""
-    dealt = []
+def play(
+    game: Game, shoe_id: str, rounds: int | None = None, voided: Collection[int] = ()
+) -> list[Any]:
+    """Deal ``rounds`` rounds (default: to the shoe's end) with bets; each settled before the
+    next is dealt (no round is dealt while the previous is unresolved), the last one not — the
+    rounds numbered in ``voided`` are voided (misdeal) instead, right after their deal."""
+    dealt: list[Any] = []
     while rounds is None or len(dealt) < rounds:
+        if dealt and dealt[-1].round_number not in voided:
+            settle_round(game.repo, OP, dealt[-1].round_id)
         dealt.append(deal(game, shoe_id, star_city_bets()))
+        if dealt[-1].round_number in voided:
+            void_round(game.repo, OP, dealt[-1].round_id, reason="misdeal")
         if dealt[-1].shoe_status == "ended":
             break
     return dealt
@@ -60,9 +69,11 @@ def served_pages(game: Game, shoe_id: str) -> list[dict[str, Any]]:
     return out
 
 
-def ended_shoe(game: Game, *, close_after: int | None = None) -> tuple[str, list[Any]]:
+def ended_shoe(
+    game: Game, *, close_after: int | None = None, voided: Collection[int] = ()
+) -> tuple[str, list[Any]]:
     shoe_id = new_shoe(game)
-    dealt = play(game, shoe_id, close_after)
+    dealt = play(game, shoe_id, close_after, voided)
     if close_after is not None:
         tables.close_shoe(game.repo, game.vault, OP, shoe_id)
     return shoe_id, dealt
@@ -90,10 +101,8 @@ def test_an_ended_shoe_with_unresolved_rounds_is_pending_and_says_what_it_waits_
         read(game, shoe_id)
     e = err.value
     assert (e.code, e.retryable, e.retry_after) == ("proof_pending", True, 5)
-    assert e.details == {
-        "unresolved_rounds": [1, 3],
-        "settle_by": max(dealt[0].settle_by, dealt[2].settle_by),
-    }
+    # (a round is dealt only once the previous one is resolved: the last may be unresolved)
+    assert e.details == {"unresolved_rounds": [3], "settle_by": dealt[2].settle_by}
     # the page read and the index of open rounds: no round read, nothing written, no KMS
     assert game.repo.calls == {"batch_get": 1, "query": 1}
     assert dict(game.repo.items) == before and game.repo.pages == {}
@@ -117,8 +126,7 @@ def test_a_round_the_index_missed_is_found_by_the_strong_read(game: Game) -> Non
 def test_the_first_read_after_the_end_finalises_once_and_later_reads_are_one_get(
     game: Game,
 ) -> None:
-    shoe_id, dealt = ended_shoe(game, close_after=4)
-    void_round(game.repo, OP, dealt[2].round_id, reason="misdeal")
+    shoe_id, dealt = ended_shoe(game, close_after=4, voided={3})
     settle_all(game, [r for i, r in enumerate(dealt) if i != 2])
 
     game.repo.calls.clear()
@@ -219,10 +227,9 @@ def test_the_fairness_summary_lists_final_shoes_newest_first_with_totals(game: G
     ids = []
     for n, close_after in enumerate((2, 3, 1)):
         shoe_id = tables.commit_shoe(game.repo, game.vault, OP, table_id, f"s{n}").shoe_id
-        dealt = play(game, shoe_id, close_after)
+        dealt = play(game, shoe_id, close_after, voided={1} if n == 1 else ())
         tables.close_shoe(game.repo, game.vault, OP, shoe_id)
         if n == 1:
-            void_round(game.repo, OP, dealt[0].round_id, reason="misdeal")
             dealt = dealt[1:]
         settle_all(game, dealt)
         ids.append(shoe_id)
@@ -354,13 +361,11 @@ def test_voids_at_a_player_banker_table_price_what_they_took_from_the_bettors(
     pb = {"bettor_id": "pat", "balance": 900_000}
     dealt: list[Any] = []
     player_wins: list[Any] = []
-    while len(player_wins) < 2:
+    while len(player_wins) < 2:  # each round resolved before the next is dealt
         r = deal(game, shoe_id, bets, player_banker=pb)
         dealt.append(r)
         if r.result == "player":
             player_wins.append(r)
-    for r in dealt:
-        if r in player_wins:
             void_round(game.repo, OP, r.round_id, reason="misdeal")
         else:
             settle_round(game.repo, OP, r.round_id)

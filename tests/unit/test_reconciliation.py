@@ -36,8 +36,15 @@ def play_a_day(game: Game) -> dict[str, Any]:
             elif n in (2, 5):
                 voided = void_round(game.repo, OP, dealt.round_id, reason="misdeal")
                 answers["voided"].append(voided)
-            elif n == 7 or deadline == 1:
+            elif n == 7:
                 answers["dealt"].append(dealt.round_id)  # left to the sweep (or undecided)
+            elif deadline == 1:  # left to the sweep, which settles it before the next deal
+                swept = auto_settle.sweep(game.repo, at="2999-01-01T00:00:00Z")
+                assert dealt.round_id in swept.settled
+                for rid in swept.settled:  # (the other table's last round too)
+                    answers["settled"].append(settle_round(game.repo, OP, rid))
+                    if rid in answers["dealt"]:
+                        answers["dealt"].remove(rid)
             else:
                 answers["settled"].append(settle_round(game.repo, OP, dealt.round_id))
     swept = auto_settle.sweep(game.repo, at="2999-01-01T00:00:00Z")

@@ -13,7 +13,7 @@ import pytest
 from baccarat.verify import verify
 from baccarat_api.ids import parse_round_id, parse_shoe_id
 from baccarat_api.ports.records import RoundRecord
-from baccarat_api.service import auto_settle, idempotency, proofs, reading, tables
+from baccarat_api.service import auto_settle, idempotency, presence, proofs, reading, tables
 from baccarat_api.service.audit import audit_table
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
@@ -29,9 +29,13 @@ OP = "operator-a"
 
 
 def new_table(game: Game, **fields: Any) -> str:
+    """A table (star-city at its first tier, house-banked, unless ``fields`` say otherwise).
+    Without a squeeze (``squeeze_seconds: 0``: every card shown at the deal, so a round may be
+    settled at once) unless ``fields`` give one: the squeeze's own tests do."""
     request = CreateTableRequest.model_validate(
-        {"profile": "star-city", "tier": "star-city-fun", "banking": "house", **fields}
-    )
+        {"profile": "star-city", "tier": "star-city-fun", "banking": "house",
+         "squeeze_seconds": 0, **fields}
+    )  # fmt: skip
     return tables.create_table(game.repo, game.vault, OP, request).table_id
 
 
@@ -40,9 +44,66 @@ def new_shoe(game: Game, **fields: Any) -> str:
     return tables.commit_shoe(game.repo, game.vault, OP, table_id, "seed").shoe_id
 
 
-def deal(game: Game, shoe_id: str, bets: list[dict[str, Any]] | None = None, **body: Any) -> Any:
+#: Who sits down when a deal's bets name no seated bettor (a round nobody bets on still needs
+#: the company seed 000 asks for: 兩人成局).
+HOST = {"bettor_id": "sam", "balance": 50_000, "level": 5}
+
+
+def present(
+    game: Game, table_id: str, bets: list[dict[str, Any]], pb: dict[str, Any] | None
+) -> None:
+    """Report the presence a deal's bets imply, as an operator does before dealing (issue 23
+    item 11: an explicit deal needs the profile's company): each seated bettor not yet at the
+    table on their seat, the player-banker in the banker seat, and — when nobody sits — HOST on
+    the last free seat."""
+    live = game.repo.load(OP, live=table_id).live
+    seats = {} if live is None else dict(live.seats)
+    sitting = {w["bettor_id"] for w in seats.values()}
+    for b in bets:
+        if b["role"] != "seated" or b["bettor_id"] in sitting or str(b["seat"]) in seats:
+            continue
+        presence.take_seat(
+            game.repo, OP, table_id, b["seat"], b["bettor_id"], b["balance"], b.get("level")
+        )
+        sitting.add(b["bettor_id"])
+        seats[str(b["seat"])] = b
+    if pb is not None and (live is None or live.banker is None):
+        presence.take_banker(game.repo, OP, table_id, pb["bettor_id"], pb["balance"])
+    if not seats:
+        presence.take_seat(
+            game.repo, OP, table_id, 7, HOST["bettor_id"], HOST["balance"], HOST["level"]
+        )
+
+
+def deal(
+    game: Game,
+    shoe_id: str,
+    bets: list[dict[str, Any]] | None = None,
+    *,
+    seat: bool = True,
+    **body: Any,
+) -> Any:
+    """Deal ``bets`` explicitly; ``seat``: report the presence they imply first
+    (:func:`present`)."""
     request = DealRequest.model_validate({"bets": bets or [], **body})
+    if seat:
+        ref = parse_shoe_id(shoe_id)
+        if ref is not None:
+            present(game, ref.table_id, bets or [], body.get("player_banker"))
     return deal_round(game.repo, game.shoes, OP, shoe_id, request)
+
+
+def played(game: Game, shoe_id: str, bets: list[dict[str, Any]] | None = None, **body: Any) -> Any:
+    """A round dealt (:func:`deal`) and, if anyone bet, settled (the helpers' tables have no
+    squeeze: every card is shown at the deal): the next round may follow."""
+    dealt = deal(game, shoe_id, bets, **body)
+    if dealt.settle_by is not None:
+        settle_round(game.repo, OP, dealt.round_id)
+    return dealt
+
+
+def table_of(shoe_id: str) -> str:
+    return shoe_id.rsplit("_s", 1)[0]
 
 
 def final_proof(game: Game, shoe_id: str) -> dict[str, Any]:
@@ -134,6 +195,7 @@ def test_deal_moves_the_shoe_and_locks_the_bets(game: Game) -> None:
     first = deal(game, shoe_id, star_city_bets())
     assert first.round_number == 1 and len(first.bets) == 3
     assert first.settle_by is not None  # locked bets: due by the table's deadline
+    settle_round(game.repo, OP, first.round_id)  # no round while the previous is unresolved
     second = deal(game, shoe_id)
     assert second.round_number == 2 and second.bets == [] and second.settle_by is None
     assert second.prev_hash == first.round_hash  # the audit chain runs through the deals
@@ -143,8 +205,9 @@ def test_deal_moves_the_shoe_and_locks_the_bets(game: Game) -> None:
 
 def test_refused_bets_answer_the_refusal_code_and_deal_nothing(game: Game) -> None:
     shoe_id = new_shoe(game)
-    before = snapshot(game)
     bets = star_city_bets()
+    present(game, table_of(shoe_id), bets, None)
+    before = snapshot(game)
     bets[0]["amount"] = 10**12  # far above the tier's limits
     with pytest.raises(DomainError) as err:
         deal(game, shoe_id, bets)
@@ -156,6 +219,7 @@ def test_a_deal_that_lost_the_race_deals_nothing_and_is_retryable(game: Game) ->
     shoe_id = new_shoe(game)
     ref = parse_shoe_id(shoe_id)
     assert ref is not None
+    present(game, ref.table_id, star_city_bets(), None)
     stale = game.repo.load(OP, shoe=ref, live=ref.table_id)
     winner = deal(game, shoe_id, star_city_bets())  # another request deals first
     after_winner = snapshot(game)
@@ -272,10 +336,10 @@ def test_close_ends_the_shoe_frees_the_table_and_reveals_the_seed(game: Game) ->
 
 def test_the_sweep_settles_due_locked_rounds_once_and_skips_voided_ones(game: Game) -> None:
     shoe_id = new_shoe(game, settle_deadline_seconds=1)
-    due = deal(game, shoe_id, star_city_bets())
     voided = deal(game, shoe_id, star_city_bets())
-    deal(game, shoe_id)  # no bets: never due
     void_round(game.repo, OP, voided.round_id, reason="technical_fault")
+    deal(game, shoe_id)  # no bets: never due
+    due = deal(game, shoe_id, star_city_bets())
     assert auto_settle.sweep(game.repo, at="2000-01-01T00:00:00Z").due == 0  # not yet due
     later = "2999-01-01T00:00:00Z"
     report = auto_settle.sweep(game.repo, at=later)
@@ -373,6 +437,7 @@ def test_a_duplicate_that_cannot_tell_its_effect_is_told_to_retry(game: Game) ->
     body = b'{"bets": []}'
     key = request_for("k-3", "POST", f"/v1/shoes/{shoe_id}/rounds", body, 201)
     request = DealRequest.model_validate({"bets": []})
+    present(game, table_of(shoe_id), [], None)
     first = deal_round(game.repo, game.shoes, OP, shoe_id, request, key)
     deal(game, shoe_id)  # round 2, another request
     ref = parse_shoe_id(shoe_id)
@@ -406,7 +471,7 @@ def test_reads_answer_404_for_foreign_and_malformed_ids(game: Game) -> None:
 def test_the_audit_verifies_a_played_table_and_finds_a_rewritten_round(game: Game) -> None:
     shoe_id = new_shoe(game)
     for _ in range(3):
-        deal(game, shoe_id, star_city_bets())
+        played(game, shoe_id, star_city_bets())
     table_id = shoe_id.rsplit("_s", 1)[0]
     ok = audit_table(game.repo, OP, table_id)
     assert ok.verified and ok.rounds_checked == 3
@@ -426,7 +491,7 @@ def test_the_audit_reads_one_shoe_and_the_previous_shoes_head(game: Game) -> Non
     """Bounded: the table, the shoe's items, the previous shoe's head — whatever came before."""
     first = new_shoe(game)
     for _ in range(2):
-        deal(game, first, star_city_bets())
+        played(game, first, star_city_bets())
     table_id = first.rsplit("_s", 1)[0]
     tables.close_shoe(game.repo, game.vault, OP, first)
     second = tables.commit_shoe(game.repo, game.vault, OP, table_id, "two").shoe_id
@@ -459,7 +524,8 @@ def test_every_round_trip_is_what_the_dynamodb_adapter_makes(game: Game) -> None
 
     measure("commit", lambda: tables.commit_shoe(game.repo, game.vault, OP, table_id, "s"))
     shoe_id = f"{table_id}_s1"
-    measure("deal", lambda: deal(game, shoe_id, star_city_bets()))
+    present(game, table_id, star_city_bets(), None)
+    measure("deal", lambda: deal(game, shoe_id, star_city_bets(), seat=False))
     measure("settle", lambda: settle_round(game.repo, OP, f"{shoe_id}_r1"))
     measure("read", lambda: reading.get_round(game.repo, OP, f"{shoe_id}_r1"))
     assert counts == {"commit": 2, "deal": 2, "settle": 2, "read": 1}
@@ -498,6 +564,7 @@ def test_a_round_over_its_byte_budget_is_refused_at_the_deal_and_nothing_is_stor
     from baccarat_api import limits
 
     shoe_id = new_shoe(game)
+    present(game, table_of(shoe_id), star_city_bets(), None)
     before = snapshot(game)
     monkeypatch.setattr(limits, "ROUND_ITEM_BUDGET_BYTES", 2048)
     with pytest.raises(DomainError) as err:
@@ -536,7 +603,7 @@ def test_a_whole_shoes_item_stays_within_its_computed_worst_case(game: Game) -> 
     from baccarat_api.ports.records import ShoeRecord
 
     shoe_id = new_shoe(game)
-    while deal(game, shoe_id, star_city_bets()).shoe_status != "ended":
+    while played(game, shoe_id, star_city_bets()).shoe_status != "ended":
         pass
     (shoe,) = [r for r in game.repo.items.values() if isinstance(r, ShoeRecord)]
     assert shoe.rounds_dealt >= 30 and shoe.recent_bettors

@@ -15,7 +15,7 @@ from baccarat_api import clock
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import parse_round_id
 from baccarat_api.limits import URGE_COOLDOWN_SECONDS
-from baccarat_api.service import betting, events, presence, reading, squeezing
+from baccarat_api.service import betting, events, presence, reading, settling, squeezing
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.settling import settle_round
 
@@ -33,6 +33,9 @@ PLAN = {
     "draws": [{"position": 4, "hand": "player", "index": 3, "face": "down", "squeezer": "p"}],
 }
 T0 = "2026-01-01T00:00:00.000Z"
+
+#: The squeeze these tests are about (the helpers' tables have none by default).
+SQUEEZE = {"squeeze_seconds": 10}
 
 
 def at(seconds: float) -> str:
@@ -158,7 +161,7 @@ def _feed(game: Game, table_id: str) -> list[tuple[str, dict[str, Any]]]:
 def test_the_squeezer_reveals_in_time_and_the_round_read_shows_it(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    shoe_id = new_shoe(game)
+    shoe_id = new_shoe(game, **SQUEEZE)
     table_id = shoe_id.rsplit("_s", 1)[0]
     dealt = deal(game, shoe_id, star_city_bets())
     plan = dealt.squeeze
@@ -204,7 +207,7 @@ def test_the_squeezer_reveals_in_time_and_the_round_read_shows_it(
 def test_a_step_past_its_deadline_is_reported_by_the_next_change(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    shoe_id = new_shoe(game)
+    shoe_id = new_shoe(game, **SQUEEZE)
     table_id = shoe_id.rsplit("_s", 1)[0]
     dealt = deal(game, shoe_id, star_city_bets())
     late = seconds_after(dealt.dealt_at, 11)
@@ -293,7 +296,7 @@ def test_a_reveal_computed_from_a_round_read_before_the_winners_is_refused(
     """A ``BatchGetItem`` is not isolated from a transaction: a reveal can read the live state
     after another reveal's transaction and the round from before it. Its write must then fail
     on the round as read, so the squeezer's step is recorded once (found by the live race)."""
-    shoe_id = new_shoe(game)
+    shoe_id = new_shoe(game, **SQUEEZE)
     table_id = shoe_id.rsplit("_s", 1)[0]
     rid = deal(game, shoe_id, star_city_bets()).round_id
     before = game.repo.load(OP, round_=parse_round_id(rid))
@@ -326,7 +329,7 @@ def test_a_reveal_answers_the_draws_only_once_the_initial_step_is_revealed(
     the initial step, and her answer shows the draws (the banker's third card only once the
     player's is open)."""
     seeded(game, "reveal-answers")
-    t, shoe_id = table_with_shoe(game, **BID)
+    t, shoe_id = table_with_shoe(game, **BID, **SQUEEZE)
     presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 5)
     presence.take_seat(game.repo, OP, t, 2, "bob", 50_000, 5)
     kinds = set()
@@ -347,5 +350,8 @@ def test_a_reveal_answers_the_draws_only_once_the_initial_step_is_revealed(
         assert whole.squeeze["draws"] == draws
         assert list(whole.squeeze["steps"]) == list(dealt.squeeze["steps"])
         kinds.add(bool(dealt.squeeze["draws"]))
-        settle_round(game.repo, OP, dealt.round_id)
+        late = seconds_after(dealt.dealt_at, 60)  # once every card is shown
+        with monkeypatch.context() as m:
+            m.setattr(settling, "now", lambda late=late: late)
+            settle_round(game.repo, OP, dealt.round_id)
     assert kinds == {True, False}

@@ -17,7 +17,7 @@ from baccarat_api.service.settling import settle_round
 from baccarat_api.service.voiding import void_round
 
 from .conftest import Game, star_city_bets
-from .test_service import OP, code_of, deal, new_shoe, new_table
+from .test_service import OP, code_of, deal, new_shoe, new_table, present
 
 
 def feed(game: Game, table_id: str, after: int = 0, limit: int = 100) -> list[Any]:
@@ -32,6 +32,7 @@ def types(game: Game, table_id: str) -> list[str]:
 def test_the_lifecycle_reports_its_events_in_order_without_gaps(game: Game) -> None:
     shoe_id = new_shoe(game)
     table_id = shoe_id.rsplit("_s", 1)[0]
+    present(game, table_id, star_city_bets(), None)  # alice and bob sit down (兩人成局)
     played = deal(game, shoe_id, star_city_bets()).round_id
     settle_round(game.repo, OP, played)
     nobody = deal(game, shoe_id).round_id  # nobody bet: settled at its deal
@@ -41,6 +42,8 @@ def test_the_lifecycle_reports_its_events_in_order_without_gaps(game: Game) -> N
     got = feed(game, table_id)
     assert [e.type for e in got] == [
         "shoe_committed",
+        "seat_taken",
+        "seat_taken",
         "round_dealt",
         "round_settled",
         "round_dealt",
@@ -49,8 +52,9 @@ def test_the_lifecycle_reports_its_events_in_order_without_gaps(game: Game) -> N
         "round_voided",
         "shoe_ended",
     ]
-    assert [e.seq for e in got] == list(range(1, 9))
-    assert [e.event_id for e in got] == [f"{table_id}:{n}" for n in range(1, 9)]
+    assert [e.seq for e in got] == list(range(1, 11))
+    assert [e.event_id for e in got] == [f"{table_id}:{n}" for n in range(1, 11)]
+    got = got[:1] + got[3:]  # the lifecycle's own events
     assert got[1].data == {
         "round_id": played, "shoe_id": shoe_id, "round_number": 1, "bettors": 2, "bets": 3,
     }  # fmt: skip
@@ -68,7 +72,7 @@ def test_the_lifecycle_reports_its_events_in_order_without_gaps(game: Game) -> N
     assert got[7].data == {"shoe_id": shoe_id, "reason": "closed", "rounds_dealt": 3}
     assert all(e.at.endswith("Z") for e in got)
     live = game.repo.items[(LiveRecord, (OP, table_id))]
-    assert isinstance(live, LiveRecord) and live.seq == 8
+    assert isinstance(live, LiveRecord) and live.seq == 10
 
 
 def test_the_sweep_reports_round_auto_settled(game: Game) -> None:
@@ -85,8 +89,8 @@ def test_the_sweep_reports_round_auto_settled(game: Game) -> None:
 def test_a_shoe_played_to_its_end_reports_shoe_ended_by_the_rules(game: Game) -> None:
     shoe_id = new_shoe(game)
     table_id = shoe_id.rsplit("_s", 1)[0]
-    while deal(game, shoe_id).shoe_status != "ended":
-        pass
+    while (dealt := deal(game, shoe_id, star_city_bets())).shoe_status != "ended":
+        settle_round(game.repo, OP, dealt.round_id)
     last = feed(game, table_id, after=0, limit=100)
     got = feed(game, table_id, after=last[-1].seq - 1, limit=100)
     assert [e.type for e in got] == ["shoe_ended"]
@@ -99,19 +103,19 @@ def test_a_shoe_played_to_its_end_reports_shoe_ended_by_the_rules(game: Game) ->
 def test_the_feed_pages_in_order_and_names_each_page_by_its_etag(game: Game) -> None:
     shoe_id = new_shoe(game)
     table_id = shoe_id.rsplit("_s", 1)[0]
-    for _ in range(4):
-        deal(game, shoe_id)  # dealt + settled: 2 events each, 9 with the commit
+    for _ in range(3):  # (someone seated first: the commit and a seat_taken)
+        deal(game, shoe_id)  # dealt + settled: 2 events each, 8 with the commit and the seat
     first, tag1 = events.table_events(game.repo, OP, table_id, 0, 4)
     assert [e.seq for e in first.events] == [1, 2, 3, 4]
     assert (first.next_after, first.more) == (4, True)
     rest, _ = events.table_events(game.repo, OP, table_id, first.next_after, 100)
-    assert [e.seq for e in rest.events] == [5, 6, 7, 8, 9] and rest.more is False
-    quiet, tag_quiet = events.table_events(game.repo, OP, table_id, 9, 50)
-    assert (quiet.events, quiet.next_after, quiet.more) == ([], 9, False)
+    assert [e.seq for e in rest.events] == [5, 6, 7, 8] and rest.more is False
+    quiet, tag_quiet = events.table_events(game.repo, OP, table_id, 8, 50)
+    assert (quiet.events, quiet.next_after, quiet.more) == ([], 8, False)
     assert events.table_events(game.repo, OP, table_id, 0, 4)[1] == tag1  # same page, same tag
     deal(game, shoe_id)
-    moved, tag_moved = events.table_events(game.repo, OP, table_id, 9, 50)
-    assert [e.seq for e in moved.events] == [10, 11] and tag_moved != tag_quiet
+    moved, tag_moved = events.table_events(game.repo, OP, table_id, 8, 50)
+    assert [e.seq for e in moved.events] == [9, 10] and tag_moved != tag_quiet
 
 
 def test_an_unknown_table_is_404_and_a_quiet_one_an_empty_page(game: Game) -> None:
@@ -132,10 +136,11 @@ def test_a_refused_deal_reports_nothing(game: Game) -> None:
     table_id = shoe_id.rsplit("_s", 1)[0]
     bets = star_city_bets()
     bets[0]["amount"] = 10**12
+    present(game, table_id, bets, None)
     before = types(game, table_id)
     with pytest.raises(Exception):  # noqa: B017 - the refusal's own code
         deal(game, shoe_id, bets)
-    assert types(game, table_id) == before == ["shoe_committed"]
+    assert types(game, table_id) == before == ["shoe_committed", "seat_taken", "seat_taken"]
 
 
 def test_a_change_that_lost_only_the_live_race_is_computed_again(game: Game) -> None:
@@ -172,6 +177,7 @@ def test_a_table_that_never_stops_changing_answers_concurrent_update(game: Game)
     table_id = shoe_id.rsplit("_s", 1)[0]
     ref = parse_shoe_id(shoe_id)
     assert ref is not None
+    present(game, table_id, [], None)
     stale = game.repo.load(OP, shoe=ref, live=table_id)
     live = stale.live
     assert live is not None
@@ -180,6 +186,6 @@ def test_a_table_that_never_stops_changing_answers_concurrent_update(game: Game)
     ev = events.emit(live, OP, table_id, live.updated_at, [("urge", {"bettor_id": "x"})])
     game.repo.table_change("urge", ev)
     game.repo.load = lambda *_a, **_k: stale  # type: ignore[method-assign]
-    assert code_of(lambda: deal(game, shoe_id)) == "concurrent_update"
-    assert types(game, table_id) == ["shoe_committed", "urge"]
-    assert not any(isinstance(r, EventRecord) and r.seq > 2 for r in game.repo.items.values())
+    assert code_of(lambda: deal(game, shoe_id, seat=False)) == "concurrent_update"
+    assert types(game, table_id) == ["shoe_committed", "seat_taken", "urge"]
+    assert not any(isinstance(r, EventRecord) and r.seq > 3 for r in game.repo.items.values())

@@ -12,12 +12,24 @@ import pytest
 
 from baccarat_api import clock
 from baccarat_api.clock import seconds_after
-from baccarat_api.service import events, presence, squeezing, table_state, tables
+from baccarat_api.service import events, presence, settling, squeezing, table_state, tables
+from baccarat_api.service.errors import DomainError
 from baccarat_api.service.settling import settle_round
 
 from .conftest import Game, star_city_bets
 from .test_betting import seeded
 from .test_service import OP, deal, new_table
+
+#: The squeeze these tests are about (the helpers' tables have none by default).
+SQUEEZE = {"squeeze_seconds": 10}
+
+
+def settle_after_squeeze(game: Game, monkeypatch: pytest.MonkeyPatch, dealt: Any) -> None:
+    """Settle the round once every card is shown: its countdowns over (60 s after the deal)."""
+    late = seconds_after(dealt.dealt_at, 60)
+    with monkeypatch.context() as m:
+        m.setattr(settling, "now", lambda: late)
+        settle_round(game.repo, OP, dealt.round_id)
 
 
 def state(game: Game, table_id: str) -> dict[str, Any]:
@@ -73,7 +85,7 @@ def drawn(s: dict[str, Any]) -> dict[str, Any]:
 def test_the_seeds_table_renders_from_state_and_feed_alone(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    t = new_table(game, banking="player_banker")
+    t = new_table(game, banking="player_banker", **SQUEEZE)
     first = state(game, t)  # a frontend arrives before anyone sits
     assert (first["phase"], first["seq"], first["shoe"], first["round"]) == ("idle", 0, None, None)
     presence.take_banker(game.repo, OP, t, "pat", 40_000)  # 荷官
@@ -95,11 +107,12 @@ def test_the_seeds_table_renders_from_state_and_feed_alone(
     squeezing.reveal_round(game.repo, OP, dealt.round_id, "alice", "initial")
     presence.leave_watchers(game.repo, OP, t, "wendy")
     presence.leave_seat(game.repo, OP, t, 2)
-    settle_round(game.repo, OP, dealt.round_id)
     late = seconds_after(dealt.dealt_at, 60)  # every countdown over: the system opened the rest
     monkeypatch.setattr(table_state, "now", lambda: late)
     monkeypatch.setattr(clock, "now", lambda: late)
     monkeypatch.setattr(presence, "now", lambda: late)
+    monkeypatch.setattr(settling, "now", lambda: late)
+    settle_round(game.repo, OP, dealt.round_id)  # settled once every card is shown
     presence.join_watchers(game.repo, OP, t, "walt")  # reports what the system opened meanwhile
     end = state(game, t)
     for start in (first, middle):
@@ -117,7 +130,7 @@ def test_the_seeds_table_renders_from_state_and_feed_alone(
 def test_the_phase_follows_the_round_and_the_etag_moves_with_it(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    t = new_table(game)
+    t = new_table(game, **SQUEEZE)
     shoe = tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
     assert state(game, t)["phase"] == "idle"
     dealt = deal(game, shoe, star_city_bets())
@@ -133,7 +146,13 @@ def test_the_phase_follows_the_round_and_the_etag_moves_with_it(
     assert s["deadline"] == (seconds_after(after, 10) if has_draws else dealt.settle_by)
     _, moved = table_state.table_state(game.repo, OP, t)
     assert moved != tag  # the countdown ended: the same seq, another picture
-    settle_round(game.repo, OP, dealt.round_id)
+    monkeypatch.setattr(settling, "now", lambda: after)
+    if has_draws:  # a third card still face down: not settled yet
+        with pytest.raises(DomainError) as refused:
+            settle_round(game.repo, OP, dealt.round_id)
+        assert refused.value.code == "cards_not_shown"
+    else:
+        settle_round(game.repo, OP, dealt.round_id)
     assert state(game, t)["phase"] == ("squeeze" if has_draws else "settled")
 
 
@@ -146,7 +165,7 @@ def test_the_state_at_its_largest_is_small(game: Game) -> None:
     from baccarat_api.service import betting
     from baccarat_api.service.models import SlipRequest
 
-    t = new_table(game, profile="bid-squeeze", tier="bid-squeeze-standard")
+    t = new_table(game, profile="bid-squeeze", tier="bid-squeeze-standard", **SQUEEZE)
     shoe = tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
     name = lambda kind, n: f"{kind}{n}".ljust(MAX_ID_LENGTH, "x")  # noqa: E731
     for seat in range(1, 8):
@@ -186,7 +205,7 @@ def test_mid_squeeze_the_state_gives_no_hidden_card_away(
     ``cards_remaining`` whether third cards were dealt). Once every card is shown, all of it is
     there. Rounds with and without third cards look the same until then."""
     seeded(game, "squeeze-hides")
-    t = new_table(game)
+    t = new_table(game, **SQUEEZE)
     shoe = tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
     with_draws = set()
     for number in range(1, 9):
@@ -211,7 +230,7 @@ def test_mid_squeeze_the_state_gives_no_hidden_card_away(
         assert sh["cards_remaining"] == 4 * 52 - (dealt.start + dealt.cards_dealt)
         monkeypatch.setattr(table_state, "now", clock.now)
         with_draws.add("draws" in dealt.squeeze["steps"])
-        settle_round(game.repo, OP, dealt.round_id)
+        settle_after_squeeze(game, monkeypatch, dealt)
     assert with_draws == {True, False}  # both kinds of round were looked at
 
 
@@ -224,7 +243,7 @@ def test_while_the_players_third_card_is_face_down_the_state_hides_whether_the_b
     face-down card was a 6 or a 7 (found by a hostile review). Once every card is shown, both
     are there."""
     seeded(game, "squeeze-hides")
-    t = new_table(game)
+    t = new_table(game, **SQUEEZE)
     shoe = tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
     seen = set()
     for _ in range(30):
@@ -247,7 +266,7 @@ def test_while_the_players_third_card_is_face_down_the_state_hides_whether_the_b
         done = state(game, t)["round"]
         assert len(done["cards"]) == dealt.cards_dealt and done["result"] == dealt.result
         monkeypatch.setattr(table_state, "now", clock.now)
-        settle_round(game.repo, OP, dealt.round_id)
+        settle_after_squeeze(game, monkeypatch, dealt)
         if seen == {2, 3}:
             break
     assert seen == {2, 3}  # rounds where the banker drew and where it stood were looked at

@@ -152,6 +152,74 @@ interface Game {
   log: (line: string) => void;
 }
 
+/** A reveal refused because its step cannot be opened by its squeezer now: opened already, the
+ * initial step not shown yet (a hand only the system opens), or its reveal_by passed. */
+const NOT_NOW: ReadonlySet<string> = new Set(['already_revealed', 'reveal_out_of_order', 'reveal_deadline_passed']);
+
+type Steps = Record<string, { hands?: Record<string, { squeezer?: string | null }> } | undefined>;
+
+/**
+ * Nothing of a round's outcome reaches the table before its cards are shown (docs/api.md
+ * "Nothing of the outcome before the table shows it"): the squeezers open their cards — the
+ * initial step, then the draws, the player's hand first. A hand only the system opens
+ * (squeezer null) is shown at its step's reveal_by: until then the settlement answers the
+ * retryable 409 cards_not_shown with Retry-After, which the client's retries wait out.
+ */
+async function revealAsSqueezers(api: BaccaratClient, dealt: Round): Promise<void> {
+  const steps = ((dealt.squeeze as { steps?: Steps } | null)?.steps ?? {}) as Steps;
+  for (const step of ['initial', 'draws'] as const) {
+    for (const hand of ['player', 'banker']) {
+      const squeezer = steps[step]?.hands?.[hand]?.squeezer;
+      if (!squeezer) continue;
+      try {
+        await unwrap(
+          api.POST('/v1/rounds/{round_id}/reveal', {
+            params: { path: { round_id: dealt.round_id } },
+            body: { bettor_id: squeezer, step },
+          }),
+        );
+      } catch (e) {
+        if (!(e instanceof BaccaratApiError) || !NOT_NOW.has(e.code ?? '')) throw e;
+      }
+    }
+  }
+}
+
+/**
+ * The presence a round is dealt with (seed 000 兩人成局: a seated bettor — and at a
+ * player-banker table the player-banker too — or the deal is 409 company_required): the bettors
+ * take their seats (bid-squeeze: alice, bob and carol, dan beside them as a spectator;
+ * star-city: all four), the player-banker the banker seat.
+ */
+async function sitDown(api: BaccaratClient, tableId: string, profile: Profile, banking: Banking): Promise<void> {
+  const seated = profile === 'star-city' ? Object.keys(START_BALANCES) : ['alice', 'bob', 'carol'];
+  for (const [i, bettor] of seated.entries()) {
+    const balance = START_BALANCES[bettor]!;
+    await unwrap(
+      api.PUT('/v1/tables/{table_id}/seats/{seat}', {
+        params: { path: { table_id: tableId, seat: i + 1 } },
+        body: { bettor_id: bettor, balance, ...(profile === 'bid-squeeze' ? { level: 3 } : {}) },
+      }),
+    );
+  }
+  if (profile === 'bid-squeeze') {
+    await unwrap(
+      api.PUT('/v1/tables/{table_id}/spectators/{bettor_id}', {
+        params: { path: { table_id: tableId, bettor_id: 'dan' } },
+        body: { balance: START_BALANCES['dan']! },
+      }),
+    );
+  }
+  if (banking === 'player_banker') {
+    await unwrap(
+      api.PUT('/v1/tables/{table_id}/banker', {
+        params: { path: { table_id: tableId } },
+        body: { bettor_id: PLAYER_BANKER, balance: PLAYER_BANKER_BALANCE },
+      }),
+    );
+  }
+}
+
 async function play(api: BaccaratClient, game: Game): Promise<Played> {
   const { profile, tier, banking } = game;
   // [open]
@@ -163,6 +231,7 @@ async function play(api: BaccaratClient, game: Game): Promise<Played> {
     }),
   );
   // [/open]
+  await sitDown(api, table.table_id, profile, banking);
   game.log(`table ${table.table_id} (${profile}, ${tier}, ${banking}); anchor ${table.anchor.slice(0, 16)}…`);
   game.log(`shoe  ${shoe.shoe_id} committed: client hash ${shoe.client_hash.slice(0, 16)}…`);
   const shoeId = { path: { shoe_id: shoe.shoe_id } };
@@ -195,7 +264,9 @@ async function play(api: BaccaratClient, game: Game): Promise<Played> {
       played.voids.set(dealt.round_number, voided);
       game.log(`round ${String(dealt.round_number).padStart(2)}: voided, ${bets.length} stakes returned`);
     } else {
-      // no body: the bets were locked with the deal (settled after the proof when it ended the shoe)
+      // no body: the bets were locked with the deal (settled after the proof when it ended the
+      // shoe) — and only once every card is shown: the squeezers open theirs first
+      await revealAsSqueezers(api, dealt);
       const settlement = await unwrap(api.POST('/v1/rounds/{round_id}/settlement', { params: roundId }));
       played.settlements.set(dealt.round_number, settlement);
       for (const [bettor, net] of Object.entries(settlement.nets)) {

@@ -46,6 +46,7 @@ STATUS: dict[str, int] = {
     "not_player_banker": 409,
     "no_open_shoe": 409,
     "company_required": 409,
+    "cards_not_shown": 409,
     "round_unsettled": 409,
     "betting_in_progress": 409,
     "betting_closed": 409,

@@ -6,7 +6,11 @@ The deal writes the round's ``settle_by`` time into the sparse ``DueRounds`` ind
 voiding the round removes it from the index in the same write. The sweep (the ``AutoSettleFunction``
 Lambda on an EventBridge schedule, ``make sweep`` locally, and every minute inside ``make run``)
 lists the due rounds and settles each exactly as the operator would with the locked bets, marked
-``auto_settled: true``.
+``auto_settled: true`` — never inside a squeeze: a round whose cards are not all shown yet
+(``settle_deadline_seconds`` may fall before a step's ``reveal_by``) is left for a later sweep
+(``squeezing`` in its report), which settles it once every card is shown (the squeezers'
+reveals, or the system's at ``reveal_by``: the settlement reports that due system reveal first,
+as every change at the table does).
 
 A sweep racing a late operator call is safe: both go through the same conditional settlement,
 so one settlement is stored and the other caller gets it (the operator's call, with the locked
@@ -70,6 +74,9 @@ class SweepReport:
     settled: list[str] = field(default_factory=list)
     #: Already settled by someone else (the operator, or another sweep) or voided.
     already: list[str] = field(default_factory=list)
+    #: Due, but a card is still face down (a squeeze counting down): never settled inside a
+    #: squeeze — a later sweep settles it once every card is shown.
+    squeezing: list[str] = field(default_factory=list)
     #: Not settled (or finalised) this time (the next sweep tries again): id → error code.
     failed: dict[str, str] = field(default_factory=dict)
     #: Shoes whose proof this sweep made final (signed, stored, in the fairness summary).
@@ -89,6 +96,7 @@ class SweepReport:
             "due": self.due,
             "settled": self.settled,
             "already": self.already,
+            "squeezing": self.squeezing,
             "failed": self.failed,
             "finalised": self.finalised,
             "pending": self.pending,
@@ -100,7 +108,8 @@ class SweepReport:
     def line(self) -> str:
         return (
             f"sweep at {self.now}: {self.due} due, {len(self.settled)} auto-settled, "
-            f"{len(self.already)} already settled or voided, {len(self.failed)} failed; "
+            f"{len(self.already)} already settled or voided, {len(self.squeezing)} still "
+            f"squeezing, {len(self.failed)} failed; "
             f"{len(self.finalised)} proofs finalised, {len(self.pending)} pending; "
             f"{len(self.dealt)} betting windows dealt, {len(self.cancelled)} cancelled; "
             f"{len(self.closed)} idle shoes closed"
@@ -214,6 +223,8 @@ def _settle_due(repo: Repository, report: SweepReport, limit: int) -> None:
         except DomainError as exc:
             if exc.code in ("round_voided", "not_found"):
                 report.already.append(rid)
+            elif exc.code == "cards_not_shown":
+                report.squeezing.append(rid)
             else:
                 report.failed[rid] = exc.code
             continue

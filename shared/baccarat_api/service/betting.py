@@ -236,11 +236,11 @@ def check_company(config: TableConfig, live: LiveRecord, what: str = "betting op
         )
 
 
-def _next_round(live: LiveRecord) -> tuple[str, int]:
-    """The open shoe and the number of its next round (409 ``no_open_shoe``; 409
-    ``round_unsettled`` while the table's latest round is neither settled nor voided)."""
-    if live.open_shoe_id is None:
-        raise DomainError("no_open_shoe", "the table has no open shoe: commit one first")
+def previous_resolved(live: LiveRecord) -> None:
+    """Late joiners wait for the dealt round (seed 000): no next round — betting, or a deal —
+    while the table's latest round is neither settled nor voided (409 ``round_unsettled``,
+    naming it; its squeeze may still be counting down: it is settled once its cards are
+    shown)."""
     last = live.last_round
     if last is not None and not last["resolved"]:
         raise DomainError(
@@ -248,6 +248,15 @@ def _next_round(live: LiveRecord) -> tuple[str, int]:
             f"round {last['round_id']} is not settled yet",
             details={"round_id": last["round_id"]},
         )
+
+
+def _next_round(live: LiveRecord) -> tuple[str, int]:
+    """The open shoe and the number of its next round (409 ``no_open_shoe``; 409
+    ``round_unsettled`` while the table's latest round is neither settled nor voided)."""
+    if live.open_shoe_id is None:
+        raise DomainError("no_open_shoe", "the table has no open shoe: commit one first")
+    previous_resolved(live)
+    last = live.last_round
     if last is not None and last["shoe_id"] == live.open_shoe_id:
         return live.open_shoe_id, int(last["round_number"]) + 1
     return live.open_shoe_id, 1

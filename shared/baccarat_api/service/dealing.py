@@ -192,8 +192,10 @@ def _deal_round(
         betting.check_company(config, table, "a round is dealt from the book")
         book = betting.book_bets(table)
         given = BetsIn(book, betting.book_banker(config, table, book))
-    else:
+    else:  # the seeds' rules hold for an explicit deal as for the book's (issue 23 item 11)
         betting.explicit_deal_allowed(table, shoe.shoe_id)
+        betting.previous_resolved(table)
+        betting.check_company(config, table, "a round is dealt")
     bet_objects, pb = given.objects()
     betting_now = {b.bettor_id for b in bet_objects}
     # "an empty table" is judged by presence: a seated bettor sitting this round out still sits
@@ -222,7 +224,10 @@ def _deal_round(
         config=shoe.config,
         bets=bets,
         player_banker=player_banker,
-        squeeze={**reveal_plan(rnd, rights).as_dict(), "squeeze_seconds": squeeze_seconds(shoe)},
+        squeeze={
+            **reveal_plan(rnd, rights, squeezed=squeeze_seconds(shoe) > 0).as_dict(),
+            "squeeze_seconds": squeeze_seconds(shoe),
+        },
         shoe_status=ENDED if last else OPEN,
         previous_bettors=shoe.recent_bettors,
         created_at=dealt_at,

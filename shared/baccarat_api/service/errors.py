@@ -81,10 +81,19 @@ CODES: dict[str, tuple[bool, str]] = {
     "no_open_shoe": (False, "the table has no open shoe; commit one first"),
     "company_required": (
         False,
-        "betting opens, and its book is dealt, only with the profile's minimum company present "
-        "(details.missing)",
+        "betting opens, and a round is dealt (from the book or with explicit bets), only with "
+        "the profile's minimum company present (details.missing)",
     ),
-    "round_unsettled": (False, "the table's latest round is neither settled nor voided"),
+    "cards_not_shown": (
+        True,
+        "a card of the round is still face down (details.step, details.reveal_by): it is "
+        "settled once every card is shown — by its squeezers, or by the system at reveal_by",
+    ),
+    "round_unsettled": (
+        False,
+        "the table's latest round is neither settled nor voided (details.round_id): no next "
+        "round is opened or dealt before",
+    ),
     "betting_in_progress": (
         False,
         "a betting window of the open shoe is waiting to be dealt; deal it from the book",

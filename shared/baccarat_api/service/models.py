@@ -184,10 +184,11 @@ class CreateTableRequest(_Strict):
     )
     squeeze_seconds: StrictInt = Field(
         default=DEFAULT_SQUEEZE_SECONDS,
-        ge=1,
+        ge=0,
         le=MAX_SQUEEZE_SECONDS,
         description="a squeeze step not revealed this many seconds after it began is revealed "
-        "by the system",
+        "by the system; 0: no squeeze — every card is dealt face up, the round is shown (and "
+        "may be settled) at once",
     )
     idle_shoe_close_seconds: StrictInt = Field(
         default=DEFAULT_IDLE_SHOE_CLOSE_SECONDS,
@@ -1036,7 +1037,10 @@ class RoundSummaryOut(_Strict):
     )
     dealt_at: str
     resolved_at: str | None = Field(description="when it was settled or voided")
-    result: Literal["player", "banker", "tie"]
+    result: Literal["player", "banker", "tie"] | None = Field(
+        description="null while a card of the round is still face down at its table (a "
+        "squeeze counting down): nothing of a round's outcome is shown before its table shows it"
+    )
     currency: CurrencyCode
     minor_unit_exponent: MinorUnitExponent
     lines: int = Field(description="bet lines")

@@ -1,20 +1,21 @@
 """read: the operator's GET routes, one DynamoDB round trip each (GetItem, or one Query for the
-tiers). No KMS: a shoe's secret is stored in clear (and shown) only once the shoe has ended. The
-public ones (the proof, the signing keys, the fairness summary) are in :mod:`.proofs`."""
+tiers; ``GET /v1/shoes/{id}``: two, the shoe and then its latest round). No KMS: a shoe's
+secret is stored in clear (and shown) only once the shoe has ended. The public ones (the proof,
+the signing keys, the fairness summary) are in :mod:`.proofs`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from baccarat_api.ids import parse_round_id, parse_shoe_id, parse_table_id
+from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id, parse_table_id
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.repository import Repository, Snapshot
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import RoundDetailOut, ShoeStateOut, TableOut, TiersOut
-from baccarat_api.service.views import round_view, shoe_state_view, table_view
+from baccarat_api.service.views import round_view, table_view
 
 
 def list_tiers(repo: Repository) -> TiersOut:
@@ -152,7 +153,18 @@ def get_table(repo: Repository, operator_id: str, table_id: str) -> TableOut:
 
 
 def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> ShoeStateOut:
-    return ShoeStateOut.model_validate(shoe_state_view(shoe_record(repo, operator_id, shoe_id)))
+    """The shoe as its table shows it now: while a card of its latest round is face down, its
+    history, roads and cards dealt leave that round's hidden cards out (and an ended shoe's
+    server seed, which deals them, waits too) — one more GetItem (the latest round) then."""
+    from baccarat_api.clock import now
+    from baccarat_api.service.table_state import shoe_as_shown
+
+    shoe = shoe_record(repo, operator_id, shoe_id)
+    latest = None
+    if shoe.rounds_dealt:
+        latest = repo.get_round(operator_id, RoundRef(shoe.table_id, shoe.shoe_number,
+                                                      shoe.rounds_dealt))  # fmt: skip
+    return ShoeStateOut.model_validate(shoe_as_shown(shoe, latest, now()))
 
 
 def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailOut:

@@ -32,6 +32,7 @@ from baccarat_api.service.models import (
     RoundStatus,
     RoundSummaryOut,
 )
+from baccarat_api.service.squeezing import face_down
 
 #: The longest range one listing may cover.
 MAX_RANGE_DAYS = 31
@@ -65,7 +66,7 @@ def summary(r: RoundRecord) -> RoundSummaryOut:
         status=status,
         dealt_at=r.dealt_at,
         resolved_at=r.void["voided_at"] if r.void is not None else r.settled_at,
-        result=r.facts["result"],
+        result=None if face_down(r, now()) is not None else r.facts["result"],
         **currency.of_config(r.config),
         lines=len(money.get("lines") or ()),
         staked=sum(int(line["stake"]) for line in money.get("lines") or ()),

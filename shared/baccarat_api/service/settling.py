@@ -31,6 +31,7 @@ from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import settlement_out
 from baccarat_api.service.reading import round_live
+from baccarat_api.service.squeezing import cards_not_shown, face_down
 from baccarat_api.service.voiding import reread, voided
 from baccarat_api.service.writeids import write_id
 
@@ -65,9 +66,13 @@ def _settle_round(
         raise voided(r)
     if r.settled_at is not None:
         return settlement_out(r)
+    at = now()
+    pending = face_down(r, at)
+    if pending is not None:  # nothing of the outcome moves before the table shows it
+        raise cards_not_shown(r, pending, at, "it is settled")
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "settle", round_id, {"auto": auto}, idem, seq)
-    settled = replace(r, settled_at=now(), auto_settled=auto, resolve_write_id=wid)
+    settled = replace(r, settled_at=at, auto_settled=auto, resolve_write_id=wid)
     assert settled.settled_at is not None
     record = idempotency.record(idem, operator_id, round_id=round_id)
     removed, moved = after_resolution(TableConfig.from_dict(r.config), live, r, voided=False)

@@ -26,6 +26,8 @@ TransactWriteItems (live state + event) = 2."""
 
 from __future__ import annotations
 
+import math
+from datetime import datetime
 from typing import Any
 
 from baccarat.profiles import Banking, TableConfig
@@ -46,6 +48,8 @@ from baccarat_api.service.models import RevealOut, UrgeOut
 from baccarat_api.service.reading import round_live, table_live
 
 __all__ = [
+    "cards_not_shown",
+    "face_down",
     "live_squeeze",
     "plan_seconds",
     "reveal_round",
@@ -98,6 +102,43 @@ def shown_plan(view: dict[str, Any] | None) -> dict[str, Any] | None:
         "draws": [c for c in view["draws"] if c["hand"] != "banker"],
         "steps": {**view["steps"], "draws": {**draws, "hands": hands}},
     }
+
+
+def face_down(r: RoundRecord, at: str) -> dict[str, Any] | None:
+    """THE test of "every card of the round is shown at the table" at ``at``: ``None`` when
+    they are (no plan, every step revealed by its squeezers or by the system at its
+    ``reveal_by``), else the step still face down — ``{step, status,
+    reveal_by}`` (the counting step; the system reveals it at ``reveal_by``; a voided round
+    too: its squeezers may no longer reveal, the system does then). Nothing that depends on the
+    round's outcome is shown or moved until this is ``None``."""
+    if r.squeeze is None:
+        return None
+    for s in timeline(step_hands(r.squeeze), r.dealt_at, plan_seconds(r.squeeze), r.reveals, at):
+        if s.status != "revealed":
+            return {"step": s.step, "status": s.status, "reveal_by": s.reveal_by}
+    return None
+
+
+def cards_not_shown(r: RoundRecord, pending: dict[str, Any], at: str, what: str) -> DomainError:
+    """409 ``cards_not_shown`` (retryable): ``what`` waits until every card of ``r`` is shown;
+    ``details``: the step still face down and its ``reveal_by`` (when the system reveals it:
+    retry then, or after the squeezers' reveals)."""
+    reveal_by = pending["reveal_by"]
+    wait = None
+    if reveal_by is not None:
+        ms = (_moment(reveal_by) - _moment(at)).total_seconds()
+        wait = max(1, math.ceil(ms))
+    return DomainError(
+        "cards_not_shown",
+        f"round {r.round_id}: {what} once every card is shown; its {pending['step']} cards are "
+        f"still face down (the system reveals them at {reveal_by})",
+        details={"round_id": r.round_id, **pending},
+        retry_after=wait,
+    )
+
+
+def _moment(iso: str) -> datetime:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
 
 
 def live_squeeze(r: RoundRecord) -> dict[str, Any] | None:
@@ -257,7 +298,5 @@ def _current_round(live: LiveRecord, at: str) -> str | None:
 
 
 def cards_shown(r: RoundRecord, at: str) -> bool:
-    """Whether every card of the round is shown at the table at ``at``: no squeeze, or every
-    reveal step revealed (by its squeezer, or by the system at its ``reveal_by``)."""
-    view = squeeze_view(r.squeeze, r.dealt_at, r.reveals, at)
-    return view is None or all(s.get("status") == "revealed" for s in view["steps"].values())
+    """Whether every card of the round is shown at the table at ``at`` (:func:`face_down`)."""
+    return face_down(r, at) is None

@@ -92,7 +92,7 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
             "watchers": presence.watchers,
             "idle": {} if live is None else dict(live.idle),
             "book": book_view(live, at),
-            "shoe": None if shoe is None else _shoe(shoe, rnd, shown),
+            "shoe": None if shoe is None else _shoe(shoe, rnd, at),
             "round": shown,
         }
     )
@@ -134,19 +134,26 @@ def _phase(live: LiveRecord | None, r: RoundRecord | None, at: str) -> tuple[str
     return "settled", None
 
 
-def _shoe(s: ShoeRecord, r: RoundRecord | None, shown: dict[str, Any] | None) -> dict[str, Any]:
-    """The shoe as the table shows it: while the latest round's cards are not all shown, its
-    history entry and roads leave that round out and the cards it has not shown yet (its third
-    cards) are still in the shoe — else they would give the squeeze's outcome away."""
-    hidden = 0
-    squeezing = shown is not None and shown["result"] is None
-    if r is not None and shown is not None and squeezing and r.round_number == s.rounds_dealt:
-        s = replace(s, results=s.results[:-1])
-        hidden = int(r.facts["cards_dealt"]) - len(shown["cards"])
-    view = shoe_state_view(s)
-    return {name: view[name] for name in SHOE_FIELDS} | {
-        "cards_remaining": view["cards_remaining"] + hidden
-    }
+def shoe_as_shown(s: ShoeRecord, r: RoundRecord | None, at: str) -> dict[str, Any]:
+    """THE shoe view as a table shows it at ``at`` (``GET …/state`` and ``GET /v1/shoes/{id}``):
+    while the latest round ``r`` of the shoe has a card face down, its history entry and roads
+    leave that round out, the cards it has not shown yet (its third cards) are still in the
+    shoe, and an ended shoe's ``server_seed`` (which deals them) is withheld — else they would
+    give the squeeze's outcome away."""
+    hidden = None
+    if r is not None and r.round_number == s.rounds_dealt and r.shoe_number == s.shoe_number:
+        shown = _round(r, at)
+        if shown["result"] is None:
+            hidden = int(r.facts["cards_dealt"]) - len(shown["cards"])
+    if hidden is None:
+        return shoe_state_view(s)
+    view = shoe_state_view(replace(s, results=s.results[:-1]))
+    return view | {"cards_remaining": view["cards_remaining"] + hidden, "server_seed": None}
+
+
+def _shoe(s: ShoeRecord, r: RoundRecord | None, at: str) -> dict[str, Any]:
+    view = shoe_as_shown(s, r, at)
+    return {name: view[name] for name in SHOE_FIELDS}
 
 
 def _round(r: RoundRecord, at: str) -> dict[str, Any]:
@@ -157,8 +164,9 @@ def _round(r: RoundRecord, at: str) -> dict[str, Any]:
     for step in ("initial", "draws"):
         for card in [] if plan is None else plan.get(step, []):
             state = steps.get(step)
-            if step == "draws" and (state is None or state["status"] == "waiting"):
-                continue  # the third cards appear once the initial cards are revealed
+            if step == "draws" and state is not None and state["status"] == "waiting":
+                continue  # the third cards appear once the initial cards are revealed (with
+                # no squeeze — squeeze_seconds 0 — every card is face up: no step at all)
             opened = card["face"] == "up" or (
                 state is not None and state["hands"][card["hand"]]["opened"] is not None
             )

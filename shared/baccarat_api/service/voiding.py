@@ -32,6 +32,7 @@ from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import replaced, void_out
 from baccarat_api.service.reading import round_live
+from baccarat_api.service.squeezing import face_down
 from baccarat_api.service.writeids import write_id
 
 
@@ -117,13 +118,16 @@ def _void_round(
     wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem, seq)
     record = idempotency.record(idem, operator_id, round_id=round_id)
     summary = money_summary(r)
+    # voided while a card is face down: what the void replaced is the outcome — the event (the
+    # feed, webhooks) does not tell it (null); the shoe's proof prices it, once the shoe ends
+    hidden = face_down(r, voided_at) is not None
     voided_event = (
         "round_voided",
         {
             "round_id": r.round_id,
             "reason": reason,
-            "nets": summary["nets"],
-            "house_take": summary["house_take"],
+            "nets": None if hidden else summary["nets"],
+            "house_take": None if hidden else summary["house_take"],
         },
     )
     removed, moved = after_resolution(TableConfig.from_dict(r.config), live, r, voided=True)

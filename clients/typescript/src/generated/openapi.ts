@@ -837,7 +837,7 @@ export interface components {
             betting_seconds?: number;
             /**
              * Squeeze Seconds
-             * @description a squeeze step not revealed this many seconds after it began is revealed by the system
+             * @description a squeeze step not revealed this many seconds after it began is revealed by the system; 0: no squeeze — every card is dealt face up, the round is shown (and may be settled) at once
              * @default 10
              */
             squeeze_seconds?: number;
@@ -2029,9 +2029,9 @@ export interface components {
             resolved_at: string | null;
             /**
              * Result
-             * @enum {string}
+             * @description null while a card of the round is still face down at its table (a squeeze counting down): nothing of a round's outcome is shown before its table shows it
              */
-            result: "player" | "banker" | "tie";
+            result: ("player" | "banker" | "tie") | null;
             /**
              * Currency
              * @description every amount's currency: ISO 4217 code, or XCN (play-money coins)
