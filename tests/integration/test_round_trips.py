@@ -27,7 +27,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "POST /v1/rounds/{round_id}/settlement (again)": (1, 0),
     "GET /v1/rounds/{round_id}": (1, 0),
     "GET /v1/shoes/{shoe_id}": (2, 0),  # + the latest round: is a card of it face down?
-    "POST /v1/shoes/{shoe_id}/close": (2, 1),
+    "POST /v1/shoes/{shoe_id}/close": (3, 1),  # + its last round: is a card of it face down?
     # the first read after the proof became final finalises it, once: the page read
     # (BatchGetItem), OpenRounds (Query), the shoe and its rounds (Query), the signing key's
     # history record (UpdateItem), the page (PutItem: one per part), the manifest
@@ -55,7 +55,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "POST /v1/rounds/{round_id}/void (again)": (1, 0),
     "POST /v1/rounds/{round_id}/void (Idempotency-Key)": (2, 0),
     "POST /v1/rounds/{round_id}/void (replay)": (1, 0),
-    "POST /v1/shoes/{shoe_id}/close (Idempotency-Key)": (2, 1),
+    "POST /v1/shoes/{shoe_id}/close (Idempotency-Key)": (3, 1),
     "POST /v1/shoes/{shoe_id}/close (replay)": (1, 0),
     # one shoe per audit: GetItem table + Query of the shoe's items (+ for a shoe after the
     # first, a projected GetItem of the previous shoe's head: 3), however long the history

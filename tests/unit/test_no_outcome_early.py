@@ -18,7 +18,15 @@ import pytest
 
 from baccarat_api import clock
 from baccarat_api.clock import seconds_after
-from baccarat_api.service import betting, events, presence, reading, reconciliation, voiding
+from baccarat_api.service import (
+    betting,
+    events,
+    presence,
+    reading,
+    reconciliation,
+    tables,
+    voiding,
+)
 from baccarat_api.service.auto_settle import sweep
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.settling import settle_round
@@ -212,3 +220,20 @@ def test_a_void_once_the_cards_are_shown_tells_what_it_replaced(
     voiding.void_round(game.repo, OP, dealt.round_id, reason="technical_fault")
     data = next(d for k, d in feed(game, t) if k == "round_voided")
     assert set(data["nets"]) == {"alice"} and isinstance(data["house_take"], int)
+
+
+def test_closing_the_shoe_waits_until_its_last_rounds_cards_are_shown(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ending a shoe reveals its seed — every card of it, the squeezed round's face-down ones
+    too — in the close's answer and the public proof: refused (409 cards_not_shown, retryable,
+    naming reveal_by) while a card of its last round is face down; closed once shown."""
+    _, shoe_id, dealt = dealt_round(game)
+    before = reading.get_shoe(game.repo, OP, shoe_id)
+    err = refusal(lambda: tables.close_shoe(game.repo, game.vault, OP, shoe_id))
+    assert (err.code, err.retryable) == ("cards_not_shown", True)
+    assert err.details["round_id"] == dealt.round_id and err.details["reveal_by"] is not None
+    assert reading.get_shoe(game.repo, OP, shoe_id) == before  # still open, nothing revealed
+    set_clock(monkeypatch, seconds_after(err.details["reveal_by"], 600))  # every step revealed
+    closed = tables.close_shoe(game.repo, game.vault, OP, shoe_id)
+    assert closed.status == "ended" and closed.server_seed is not None

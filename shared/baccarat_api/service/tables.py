@@ -316,8 +316,6 @@ def idle_reason(repo: Repository, shoe: ShoeRecord, live: LiveRecord | None, at:
     it), a round awaiting settlement (settled by its deadline, then the shoe closes: a proof is
     published complete, never pending on an idle close), or its last round still squeezed
     (no card is revealed before the table shows it)."""
-    from baccarat_api.service.squeezing import cards_shown
-
     if shoe.close_by is None or shoe.close_by > at:
         return "dealt from since"
     window = {} if live is None or live.betting is None else live.betting
@@ -325,12 +323,25 @@ def idle_reason(repo: Repository, shoe: ShoeRecord, live: LiveRecord | None, at:
         return "a betting window is open"
     if repo.open_rounds(shoe.shoe_id):
         return "a round awaits settlement"
-    if shoe.rounds_dealt:
-        ref = RoundRef(shoe.table_id, shoe.shoe_number, shoe.rounds_dealt)
-        last = repo.load(shoe.operator_id, round_=ref).round
-        if last is not None and not cards_shown(last, at):
-            return "its last round is still squeezed"
+    if _still_squeezed(repo, shoe, at) is not None:
+        return "its last round is still squeezed"
     return None
+
+
+def _still_squeezed(repo: Repository, shoe: ShoeRecord, at: str) -> DomainError | None:
+    """409 ``cards_not_shown`` when a card of the shoe's last round is still face down at
+    ``at``: ending the shoe reveals its seed, and with it every card — so nobody (the close's
+    answer, the public proof) sees a card before the table shows it. Else ``None``."""
+    from baccarat_api.service.squeezing import cards_not_shown, face_down
+
+    if not shoe.rounds_dealt:
+        return None
+    ref = RoundRef(shoe.table_id, shoe.shoe_number, shoe.rounds_dealt)
+    last = repo.load(shoe.operator_id, round_=ref).round
+    pending = None if last is None else face_down(last, at)
+    if last is None or pending is None:
+        return None
+    return cards_not_shown(last, pending, at, "the shoe closes (its seed shows every card)")
 
 
 def _close_shoe(
@@ -347,6 +358,8 @@ def _close_shoe(
         raise DomainError("shoe_ended", f"shoe {shoe_id} has already ended")
     if idle_at is not None and (why := idle_reason(repo, shoe, live, idle_at)) is not None:
         raise NotIdle(why)
+    if idle_at is None and (squeezed := _still_squeezed(repo, shoe, now())) is not None:
+        raise squeezed
     secret = vault.unseal(
         shoe.secret_ct, shoe_context(operator_id, shoe.table_id, shoe.shoe_number)
     )
