@@ -387,6 +387,10 @@ def reveal(
                 "the draws open with the player's third card first",
                 step=step,
             )
+    if not hands:
+        raise RevealRefused(
+            "no_squeeze", "this round was dealt face up: nothing to reveal", step=step
+        )
     if step not in hands:
         raise RevealRefused("no_draws", "this round has no third cards to reveal", step=step)
     mine = [hand for hand, who in hands[step].items() if who == bettor_id]

@@ -656,7 +656,7 @@ REFUSED_IN_RECIPE: dict[str, str] = {
     "join_spectators": "spectator_betting_not_allowed",
     "leave_spectators": "not_found",
     "urge": "player_banker_not_allowed",
-    "reveal_cards": "not_squeezer",
+    "reveal_cards": "no_squeeze",
     "open_betting": "no_open_shoe",
     "place_slip": "betting_closed",
     "cancel_slip": "not_found",  # no slip to cancel (the window is not open either)

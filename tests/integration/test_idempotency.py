@@ -50,8 +50,8 @@ def items(stack: Stack) -> list[dict[str, Any]]:
     )
 
 
-def new_shoe(api: Api) -> tuple[str, str]:
-    table_id = api.post("/v1/tables", TABLE).body["table_id"]
+def new_shoe(api: Api, **table: Any) -> tuple[str, str]:
+    table_id = api.post("/v1/tables", {**TABLE, **table}).body["table_id"]
     shoe_id = api.post(f"/v1/tables/{table_id}/shoes", {"client_seed": "idem"}).body["shoe_id"]
     api.present(table_id, {"bets": star_city_bets()})  # the company a deal needs, reported first
     return table_id, shoe_id
@@ -79,7 +79,7 @@ def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
     _, to_close = new_shoe(api)
     booked, _ = new_shoe(api)
     api.call("PUT", f"/v1/tables/{booked}/seats/3", {"bettor_id": "alice", "balance": 50_000})
-    _, squeezed_shoe = new_shoe(api)
+    _, squeezed_shoe = new_shoe(api, squeeze_seconds=10)  # its cards face down: a reveal
     squeezed = api.post(f"/v1/shoes/{squeezed_shoe}/rounds", {"bets": star_city_bets()}).body
     banked = api.post("/v1/tables", {**TABLE, "banking": "player_banker"}).body["table_id"]
     api.call("PUT", f"/v1/tables/{banked}/banker", {"bettor_id": "pat", "balance": 35_000})
@@ -200,7 +200,7 @@ def test_the_same_key_with_another_body_is_refused_on_the_table_routes(
     nothing written (the other body alone would be refused otherwise, or pressed again)."""
     banked = api.post("/v1/tables", {**TABLE, "banking": "player_banker"}).body["table_id"]
     api.call("PUT", f"/v1/tables/{banked}/banker", {"bettor_id": "pat", "balance": 35_000})
-    _, shoe = new_shoe(api)
+    _, shoe = new_shoe(api, squeeze_seconds=10)  # its cards face down: a reveal
     round_id = api.post(f"/v1/shoes/{shoe}/rounds", {"bets": star_city_bets()}).body["round_id"]
     url = path.format(banked=banked, round_id=round_id)
     assert api.post(url, body, headers=key("k")).status == 200

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from support.stack import Api
 
 from integration.test_table_rules_http import put, shoe, table
@@ -28,9 +26,9 @@ def test_matching_a_stake_later_by_a_second_line_of_the_same_type_does_not_win_t
         f"/v1/tables/{t}/bets/alice",
         {"bets": [{"type": "banker", "amount": 5000}, {"type": "banker", "amount": 1000}]},
     )
-    assert split.status == 400, split.body
-    assert split.error["code"] == "invalid_request"
-    assert "one line per bet type" in json.dumps(split.body)
+    assert split.status == 422, split.body
+    assert split.error["code"] == "duplicate_bet_type"
+    assert split.error["details"]["bet_types"] == ["banker"]
     # nothing changed: her slip is still the 5,000 confirmed before Bob's, and the one way to
     # match Bob is a new amount, which dates her line after his
     put(api, f"/v1/tables/{t}/bets/alice", {"bets": [{"type": "banker", "amount": 6000}]})

@@ -85,10 +85,16 @@ def local(shared_dynamodb: Any) -> Iterator[Local]:
 
 
 def open_shoe(http: httpx.Client) -> tuple[str, str]:
-    body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    """A table without a squeeze (its rounds shown, so its shoe closable, at the deal) with a
+    bettor seated (a round is dealt only in company; bid-squeeze: no idle removal, so rounds
+    nobody bets on go on) and its shoe."""
+    body = {"profile": "bid-squeeze", "tier": "bid-squeeze-standard", "banking": "house",
+            "squeeze_seconds": 0}  # fmt: skip
     table = http.post("/v1/tables", json=body)
     assert table.status_code == 201, table.text
     table_id = table.json()["table_id"]
+    seat = {"bettor_id": "alice", "balance": 50_000, "level": 3}
+    assert http.put(f"/v1/tables/{table_id}/seats/1", json=seat).status_code == 200
     shoe = http.post(f"/v1/tables/{table_id}/shoes", json={"client_seed": str(uuid.uuid4())})
     assert shoe.status_code == 201, shoe.text
     return table_id, shoe.json()["shoe_id"]

@@ -43,6 +43,8 @@ STATUS: dict[str, int] = {
     "reveal_out_of_order": 409,
     "reveal_deadline_passed": 409,
     "no_draws": 409,
+    "no_squeeze": 409,
+    "duplicate_bet_type": 422,
     "not_player_banker": 409,
     "no_open_shoe": 409,
     "company_required": 409,

@@ -77,6 +77,8 @@ CODES: dict[str, tuple[bool, str]] = {
         "the step's reveal_by has passed: the system opened the cards then",
     ),
     "no_draws": (False, "the round has no third cards (no draws step)"),
+    "duplicate_bet_type": (False, "a slip names a bet type twice: one line per type"),
+    "no_squeeze": (False, "the round was dealt face up (a table without a squeeze)"),
     "not_player_banker": (False, "only the seated player-banker presses the urge button"),
     "no_open_shoe": (False, "the table has no open shoe; commit one first"),
     "company_required": (

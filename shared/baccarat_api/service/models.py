@@ -995,7 +995,7 @@ class SlipRequest(_Strict):
         max_length=len(BetType),
         description=(
             "the bettor's whole slip for the open window (replaces an earlier one): one line "
-            "per bet type (a type twice is 400 invalid_request — a stake is one line, and a "
+            "per bet type (a type twice is 422 duplicate_bet_type — a stake is one line, and a "
             "line's time is when its amount was confirmed)"
         ),
     )
@@ -1012,10 +1012,16 @@ class SlipRequest(_Strict):
     @field_validator("bets")
     @classmethod
     def _one_line_per_type(cls, bets: list[SlipBetIn]) -> list[SlipBetIn]:
+        """A type twice is 422 ``duplicate_bet_type`` (the schema cannot say "unique by type",
+        so it is a typed refusal, not a 400)."""
         types = [b.type for b in bets]
         twice = sorted({t for t in types if types.count(t) > 1})
         if twice:
-            raise ValueError(f"one line per bet type: {', '.join(twice)} given more than once")
+            raise DomainError(
+                "duplicate_bet_type",
+                f"one line per bet type: {', '.join(twice)} given more than once",
+                details={"bet_types": twice},
+            )
         return bets
 
 

@@ -172,7 +172,7 @@ def reveal_round(
         if r.void is not None:
             raise DomainError("round_voided", f"round {round_id} is voided")
         if r.squeeze is None:
-            raise DomainError("no_draws", "this round has no reveal plan")
+            raise DomainError("no_squeeze", "this round has no reveal plan: nothing to reveal")
         at = now()
         try:
             record = core_reveal(

@@ -2342,7 +2342,7 @@ export interface components {
         SlipRequest: {
             /**
              * Bets
-             * @description the bettor's whole slip for the open window (replaces an earlier one): one line per bet type (a type twice is 400 invalid_request — a stake is one line, and a line's time is when its amount was confirmed)
+             * @description the bettor's whole slip for the open window (replaces an earlier one): one line per bet type (a type twice is 422 duplicate_bet_type — a stake is one line, and a line's time is when its amount was confirmed)
              */
             bets: components["schemas"]["SlipBetIn"][];
             /**
