@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import boto3
@@ -29,6 +29,7 @@ from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.adapters.kms import KmsVault
 from baccarat_api.clock import seconds_after
 from baccarat_api.service import auto_settle
+from live.test_races_live import in_parallel
 
 DEADLINE_SECONDS = 60
 LATER = "2999-01-01T00:00:00.000Z"
@@ -98,27 +99,6 @@ def open_shoe(http: httpx.Client) -> tuple[str, str]:
     shoe = http.post(f"/v1/tables/{table_id}/shoes", json={"client_seed": str(uuid.uuid4())})
     assert shoe.status_code == 201, shoe.text
     return table_id, shoe.json()["shoe_id"]
-
-
-def in_parallel(workers: list[Callable[[], None]]) -> None:
-    barrier = threading.Barrier(len(workers))
-    errors: list[BaseException] = []
-
-    def run(work: Callable[[], None]) -> None:
-        try:
-            barrier.wait(timeout=30)
-            work()
-        except BaseException as exc:  # re-raised in the test thread
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(w,), daemon=True) for w in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=DEADLINE_SECONDS)
-    assert not any(t.is_alive() for t in threads), "a worker did not finish in time"
-    if errors:
-        raise errors[0]
 
 
 def ended_events(http: httpx.Client, table_id: str) -> list[dict[str, Any]]:
