@@ -345,8 +345,9 @@ PATHS: dict[str, WritePath] = {
         setup=_with_round,
         call=lambda api, ctx, h: api.post(f"/v1/shoes/{ctx['shoe_id']}/close", headers=h),
         check=_closed_ok,
-        keyed=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (DDB, "TransactWriteItems")],
-        bare=[(DDB, "BatchGetItem"), (KMS, "Decrypt"), (DDB, "TransactWriteItems")],
+        # + the shoe's last round (GetItem): is a card of it face down?
+        keyed=[(DDB, "BatchGetItem"), (DDB, "GetItem"), (KMS, "Decrypt"), (DDB, TRANSACT)],
+        bare=[(DDB, "BatchGetItem"), (DDB, "GetItem"), (KMS, "Decrypt"), (DDB, TRANSACT)],
         reread="BatchGetItem",
     ),
     "void": WritePath(

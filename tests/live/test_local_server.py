@@ -22,7 +22,13 @@ def test_make_run_serves_the_whole_api_and_stops_on_ctrl_c() -> None:
             assert r.status_code == 200 and r.json()["tiers"]
             table = http.post(
                 "/v1/tables",
-                json={"profile": "bid-squeeze", "tier": "bid-squeeze-standard", "banking": "house"},
+                # no squeeze: the round is shown at its deal, so the shoe can close at once
+                json={
+                    "profile": "bid-squeeze",
+                    "tier": "bid-squeeze-standard",
+                    "banking": "house",
+                    "squeeze_seconds": 0,
+                },
             ).json()
             shoe = http.post(
                 f"/v1/tables/{table['table_id']}/shoes", json={"client_seed": "local"}
