@@ -8,6 +8,8 @@ from here. The API Gateway side (route throttling) is in template.yaml's paramet
 from __future__ import annotations
 
 from baccarat.fairness import MAX_CLIENT_SEED_BYTES
+from baccarat.paytables import BetType
+from baccarat.profiles import BID_SQUEEZE
 
 #: Largest request body accepted, in bytes, whether or not the client sends Content-Length. A
 #: full round at the limit below, every bet with personal limits, stays under half of it.
@@ -215,9 +217,10 @@ def worst_case_bytes(profile: str) -> dict[str, int]:
 DEFAULT_EVENTS_PAGE = 50
 MAX_EVENTS_PAGE = 100
 
-#: Presence at one table (issue 13): bid-squeeze spectators (each may bet all 13 types: with the 7
-#: seats' 91 bets a round stays within :data:`MAX_BETS_PER_ROUND`) and watchers (ids only). The
+#: Presence at one table (issue 13): bid-squeeze spectators (each may bet every bet type once:
+#: with the seats' bets a round stays within :data:`MAX_BETS_PER_ROUND` — derived from the bet
+#: vocabulary and the profile, so a new bet type moves it) and watchers (ids only). The
 #: live-state item at its largest: 7 seats + 8 spectators with personal limits + 200 watchers of
 #: 64-character ids ≈ 17 KiB (tests/unit/test_presence.py measures it).
-MAX_SPECTATORS = (MAX_BETS_PER_ROUND - 7 * 13) // 13
+MAX_SPECTATORS = (MAX_BETS_PER_ROUND - BID_SQUEEZE.seats * len(BetType)) // len(BetType)
 MAX_WATCHERS = 200

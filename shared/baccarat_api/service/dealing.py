@@ -34,7 +34,7 @@ from baccarat.audit import settlement_hash
 from baccarat.bets import Bet
 from baccarat.outcome import Round
 from baccarat.profiles import TableConfig
-from baccarat.proofdoc import refs_for
+from baccarat.proofdoc import refs_for, replaced
 from baccarat.squeeze import reveal_plan, squeeze_rights
 from baccarat.validation import BetRefused, validate_bets
 from baccarat_api import limits
@@ -51,7 +51,7 @@ from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.events import Change, LiveMoved, emit, retrying, settled_event
 from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
 from baccarat_api.service.models import DealRequest, RoundOut
-from baccarat_api.service.money import replaced, round_money, with_refs
+from baccarat_api.service.money import round_money, with_refs
 from baccarat_api.service.squeezing import live_squeeze, squeeze_seconds
 from baccarat_api.service.tables import end_shoe, shoe_ended
 from baccarat_api.service.views import round_view

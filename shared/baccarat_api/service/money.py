@@ -113,11 +113,6 @@ def round_money(
     }
 
 
-def replaced(money: dict[str, Any]) -> dict[str, Any]:
-    """What a void replaces: the settlement's ``nets`` and the house's take."""
-    return {"nets": dict(money["nets"]), "house_take": money["house"]["take"]}
-
-
 def settlement_out(r: RoundRecord) -> SettlementOut:
     """The settlement of a settled round (or the void of a voided one): the operator's answer."""
     if r.void is not None:

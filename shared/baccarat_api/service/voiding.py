@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from baccarat.profiles import TableConfig
+from baccarat.proofdoc import replaced
 from baccarat_api.clock import now
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
@@ -30,7 +31,7 @@ from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.events import LiveMoved, emit, money_summary, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
-from baccarat_api.service.money import replaced, void_out
+from baccarat_api.service.money import void_out
 from baccarat_api.service.reading import round_live
 from baccarat_api.service.squeezing import face_down
 from baccarat_api.service.writeids import write_id
