@@ -25,7 +25,11 @@ from baccarat.fairness import derive_shoe
 from baccarat.profiles import BID_SQUEEZE, PROFILES, STAR_CITY, TableConfig, TierError, repo_tiers
 from baccarat.settlement import settle
 from baccarat.verify import verify
+from baccarat_api.service.settling import settle_round
 from baccarat_verify import es256
+
+from .conftest import Game
+from .test_service import OP, deal, new_shoe
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 PINNED = json.loads((VECTORS / "pay_tables.json").read_text(encoding="utf-8"))
@@ -157,3 +161,30 @@ def test_legacy_is_each_profiles_first_version_and_current_is_published() -> Non
 def test_an_in_place_edit_is_visible_to_the_pin() -> None:
     edited = replace(paytables.BID_SQUEEZE_1, tie=F(9))
     assert paytables.describe_version(edited) != PINNED["versions"]["bid-squeeze@1"]["table"]
+
+
+def test_an_open_table_of_the_service_keeps_its_pays(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the use cases: a table opened before a new version became current settles with
+    its own (Player 1:1); a table opened after it with the new one (Player 2:1)."""
+    bets = [
+        {"bettor_id": "alice", "role": "seated", "seat": 1, "type": "banker", "amount": 1000,
+         "balance": 50_000},
+        {"bettor_id": "bob", "role": "seated", "seat": 2, "type": "player", "amount": 1000,
+         "balance": 50_000},
+    ]  # fmt: skip
+    before = new_shoe(game)
+    _new_current_version(monkeypatch, "star-city")
+    after = new_shoe(game)
+
+    def player_win(shoe_id: str) -> int:
+        for _ in range(30):
+            dealt = deal(game, shoe_id, bets)
+            out = settle_round(game.repo, OP, dealt.round_id)
+            if dealt.result == "player":
+                return int(out.nets["bob"])
+        raise AssertionError("no Player win in 30 rounds")  # pragma: no cover
+
+    assert player_win(before) == 990  # +1,000 less the 1% round commission
+    assert player_win(after) == 1980  # +2,000 less the 1% round commission
