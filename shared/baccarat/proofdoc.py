@@ -1,22 +1,10 @@
-"""The public proof of a shoe (``docs/bacc-pf-v1.md``, "The public proof"), standard library
-only: from the service's **private final proof** to signed pages.
-
-1. :func:`public_proof`: bettor ids become :func:`bettor_ref` pseudonyms, only public fields are
-   kept, every round gets its lifecycle marks, every void the settlement it replaced, and the
-   header its ``interventions``.
-2. :func:`paginate`: pages by the split rule (:data:`PAGE_BUDGET`).
-3. :func:`sign`: the manifest of every page's SHA-256, signed by the signer given (KMS on AWS, a
-   test key in tests).
-
-:func:`final_pages` does all three. The private final proof is the header (:data:`HEADER_FIELDS`,
-``table_config`` being :meth:`~baccarat.profiles.TableConfig.to_dict`) and every dealt round:
-its cards (:data:`CARD_FIELDS`), ``dealt_at``, ``bets`` (with bettor ids), ``player_banker`` and
-exactly one of ``settlement`` (as stored) or ``void`` (``{reason, note, voided_at}``).
-
-Pure and deterministic: the same inputs give byte-identical pages. The bytes, hashes and keys
-are :mod:`baccarat.proofbytes`, the interventions :mod:`baccarat.interventions`; both are
-re-exported here.
-"""
+"""The public proof of a shoe (``docs/bacc-pf-v1.md``, "The public proof"): the service's
+private final proof (:data:`HEADER_FIELDS` and every dealt round with its cards, ``dealt_at``,
+bets by bettor id, ``player_banker`` and a settlement or a void) → :func:`public_proof` (bettor
+refs, public fields, lifecycle marks, the voids' replaced settlements, interventions) →
+:func:`paginate` → :func:`sign`; :func:`final_pages` does all three. Pure and deterministic.
+The bytes and keys are :mod:`baccarat.proofbytes`, the interventions
+:mod:`baccarat.interventions`; both are re-exported here."""
 
 from __future__ import annotations
 
