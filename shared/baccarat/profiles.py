@@ -1,14 +1,16 @@
 """Profiles, tiers and table configurations, as data (game-rules.md, "Profile star-city" and
 "Profile bid-squeeze").
 
-* A :class:`Profile` is a game: its shoe rules (``rules.PROFILE_RULES``), its pay table
-  (``paytables.PAY_TABLES``) and the table rules of its seed (seats, who may bet, which bets may be
-  combined, when Big/Small close, how commission is taken, who banks, when idle bettors leave).
+* A :class:`Profile` is a game: its shoe rules (``rules.PROFILE_RULES``), its current pay
+  table (``paytables.CURRENT``) and the table rules of its seed (seats, who may bet, which
+  bets may be combined, when Big/Small close, how commission is taken, who banks, when idle
+  bettors leave).
 * A :class:`Tier` is a stake level of a profile: chip unit, chips, per-area limits, per-bettor
   table maximum and minimum balances. Tiers live in ONE data file, ``infra/tiers.json``
   (:func:`load_tiers`, :func:`repo_tiers`); no limit is written in Python.
-* A :class:`TableConfig` is one table: profile + tier + pay-table choices + banking mode +
-  rounding rule. The API stores it with :meth:`TableConfig.to_dict`.
+* A :class:`TableConfig` is one table: profile + tier + pay-table version and choices +
+  banking mode + rounding rule (:mod:`baccarat.tableoptions`). The API stores it with
+  :meth:`TableConfig.to_dict`.
 
 Money is integer minor units everywhere; chips are listed in units of the tier's ``unit``.
 """
@@ -16,11 +18,8 @@ Money is integer minor units everywhere; chips are listed in units of the tier's
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
-from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -29,6 +28,9 @@ from . import paytables
 from .currency import COIN, COIN_EXPONENT, DEFAULT_EXPONENTS, MAX_EXPONENT, MIN_EXPONENT, of_tier
 from .paytables import BANKER_PAY_VARIANTS, BetType, PayTable
 from .rules import PROFILE_RULES, ShoeRules
+from .tableoptions import Banking as Banking
+from .tableoptions import CommissionModel as CommissionModel
+from .tableoptions import Rounding as Rounding
 
 __all__ = [
     "BID_SQUEEZE",
@@ -46,50 +48,6 @@ __all__ = [
     "repo_tiers",
     "repo_tiers_path",
 ]
-
-
-class Banking(StrEnum):
-    """Who covers the Banker/Player bets: the house, or a player sitting in the banker seat."""
-
-    HOUSE = "house"
-    PLAYER_BANKER = "player_banker"
-
-
-class CommissionModel(StrEnum):
-    """How a profile's house earns on even-money bets.
-
-    ``on_positive_net``: star-city — the house takes ``pay_table.commission_rate`` (1%) of every
-    participant's positive net for the round; losses pay none.
-    ``in_banker_pay``: bid-squeeze — Banker pays 0.95; the missing 5% is the line's commission."""
-
-    ON_POSITIVE_NET = "on_positive_net"
-    IN_BANKER_PAY = "in_banker_pay"
-
-
-class Rounding(StrEnum):
-    """The rounding rule of a table's settlement (one rule per table, named in every Settlement).
-
-    ``floor_house_favour`` (the default): every amount a participant *receives* — a winning line's
-    pay (e.g. 0.95 × stake) and a positive round result after commission (0.99 × net) — is floored
-    to the whole minor unit; the fraction left over stays with the house, as part of the line's or
-    the round's commission. Losses are always whole stakes, so nothing else is ever rounded.
-
-    ``half_up``: the same amounts are rounded to the nearest minor unit, halves up; the house
-    keeps the difference (which may then be a fraction of a unit in the participant's favour).
-
-    Either way the commission is *defined* as the exact difference between what was owed before and
-    after rounding, so no minor unit is ever created or lost."""
-
-    FLOOR_HOUSE_FAVOUR = "floor_house_favour"
-    HALF_UP = "half_up"
-
-    def receive(self, amount: Fraction) -> int:
-        """What a participant receives of a non-negative exact ``amount``, in whole minor units."""
-        if amount < 0:
-            raise ValueError(f"rounding applies to amounts received, got {amount}")
-        if self is Rounding.HALF_UP:
-            return math.floor(amount + Fraction(1, 2))
-        return math.floor(amount)
 
 
 @dataclass(frozen=True, slots=True)
