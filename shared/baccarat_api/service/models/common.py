@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt
 
@@ -13,6 +13,12 @@ from baccarat_api.limits import BETTOR_ID_PATTERN, MAX_ID_LENGTH, MAX_MONEY
 
 Money = Annotated[StrictInt, Field(ge=-MAX_MONEY, le=MAX_MONEY)]
 Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
+
+#: A round's result; a shoe's status and why it ended; who banks a table (and covers a line).
+Result = Literal["player", "banker", "tie"]
+ShoeStatus = Literal["open", "ended"]
+EndReason = Literal["rules", "closed"]
+Banking = Literal["house", "player_banker"]
 
 
 #: Ids no bettor may have: the settlement's own participants (``house``, ``player_banker``)

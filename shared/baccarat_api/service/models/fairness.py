@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
-from baccarat_api.service.models.common import Strict
+from baccarat_api.service.models.common import EndReason, Strict
 from baccarat_api.service.models.proofs import InterventionsOut
 
 
@@ -26,7 +26,7 @@ class ShoeFairnessOut(Strict):
     shoe_id: str
     shoe_number: int
     ended_at: str
-    end_reason: Literal["rules", "closed"]
+    end_reason: EndReason
     interventions: InterventionsOut
     proof: str = Field(description="relative URL of the shoe's proof (page 1)")
 

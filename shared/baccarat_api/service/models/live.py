@@ -6,7 +6,14 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from baccarat_api.service.models.common import CurrencyCode, MinorUnitExponent, Strict
+from baccarat_api.service.models.common import (
+    Banking,
+    CurrencyCode,
+    MinorUnitExponent,
+    Result,
+    ShoeStatus,
+    Strict,
+)
 from baccarat_api.service.models.rounds import RoundStatus
 from baccarat_api.service.models.slips import BookOut
 
@@ -32,7 +39,7 @@ TablePhase = Literal["idle", "betting", "closed", "squeeze", "dealt", "settled"]
 class TableShoeOut(Strict):
     shoe_id: str
     shoe_number: int
-    status: Literal["open", "ended"]
+    status: ShoeStatus
     rounds_dealt: int
     cards_remaining: int = Field(description="cards left in the shoe (剩餘張數)")
     history: list[dict[str, Any]] = Field(description="the last 30 rounds (歷史開牌)")
@@ -65,9 +72,7 @@ class TableRoundOut(Strict):
         description="the cards on the table in dealing order: first cards from the deal, a "
         "face-down card once its hand is opened, third cards once the initial step is revealed"
     )
-    result: Literal["player", "banker", "tie"] | None = Field(
-        description="once every card is shown (null before)"
-    )
+    result: Result | None = Field(description="once every card is shown (null before)")
 
 
 class TableStateOut(Strict):
@@ -76,7 +81,7 @@ class TableStateOut(Strict):
     table_id: str
     profile: Literal["star-city", "bid-squeeze"]
     tier: str
-    banking: Literal["house", "player_banker"]
+    banking: Banking
     currency: CurrencyCode
     minor_unit_exponent: MinorUnitExponent
     seq: int = Field(description="the table's last event number: follow the feed after it")

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from baccarat.bets import BetType, Role
-from baccarat_api.service.models.common import RulesOut, Strict
+from baccarat_api.service.models.common import Banking, EndReason, Result, RulesOut, Strict
 from baccarat_api.service.models.settlements import HouseOut, VoidOut
 
 
@@ -35,7 +35,7 @@ class ProofLineOut(Strict):
     gross_win: int
     commission: int
     net: int
-    covered_by: Literal["house", "player_banker"]
+    covered_by: Banking
 
 
 class ProofParticipantOut(Strict):
@@ -54,7 +54,7 @@ class ProofSettlementOut(Strict):
     tier: str
     banking: str
     rounding: str
-    result: Literal["player", "banker", "tie"]
+    result: Result
     lines: list[ProofLineOut]
     bettors: list[ProofParticipantOut]
     player_banker: ProofParticipantOut | None
@@ -71,7 +71,7 @@ class ProofRoundOut(Strict):
     banker: list[str]
     player_total: int
     banker_total: int
-    result: Literal["player", "banker", "tie"]
+    result: Result
     dealt_at: str
     bets_locked_at: str = Field(description="always equal to dealt_at: bets lock at the deal")
     bets: list[ProofBetOut]
@@ -138,7 +138,7 @@ class ProofPageOut(Strict):
     client_hash: str
     rules: RulesOut
     server_seed: str
-    end_reason: Literal["rules", "closed"]
+    end_reason: EndReason
     ended_at: str
     cut_index: int | None
     burn: int

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
-from baccarat_api.service.models.common import CurrencyCode, MinorUnitExponent, Strict
+from baccarat_api.service.models.common import CurrencyCode, MinorUnitExponent, Result, Strict
 from baccarat_api.service.models.rounds import RoundStatus
 
 
@@ -23,7 +21,7 @@ class RoundSummaryOut(Strict):
     )
     dealt_at: str
     resolved_at: str | None = Field(description="when it was settled or voided")
-    result: Literal["player", "banker", "tie"] | None = Field(
+    result: Result | None = Field(
         description="null while a card of the round is still face down at its table (a "
         "squeeze counting down): nothing of a round's outcome is shown before its table shows it"
     )

@@ -9,7 +9,13 @@ from pydantic import Field, StrictBool, StrictInt
 from baccarat_api.limits import MAX_BETS_PER_ROUND as MAX_BETS
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.models.bets import BetIn, BetOut, PlayerBankerIn, PlayerBankerOut
-from baccarat_api.service.models.common import CurrencyCode, MinorUnitExponent, Strict
+from baccarat_api.service.models.common import (
+    CurrencyCode,
+    MinorUnitExponent,
+    Result,
+    ShoeStatus,
+    Strict,
+)
 from baccarat_api.service.models.settlements import SettlementOut
 
 
@@ -79,7 +85,7 @@ class RoundOut(Strict):
     start: int
     player: HandOut
     banker: HandOut
-    result: Literal["player", "banker", "tie"]
+    result: Result
     natural: bool
     player_natural: bool
     banker_natural: bool
@@ -96,7 +102,7 @@ class RoundOut(Strict):
         description="squeeze rights and the reveal plan: initial (the first four cards, safe "
         "to show before the reveal) and draws (third cards, for after the initial reveal)"
     )
-    shoe_status: Literal["open", "ended"]
+    shoe_status: ShoeStatus
     dealt_at: str = Field(description="when the round was dealt: its bets were locked then")
     settle_by: str | None = Field(
         description="with locked bets: settled by the system (auto_settled) if not by then; "

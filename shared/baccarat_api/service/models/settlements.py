@@ -9,8 +9,10 @@ from pydantic import AfterValidator, Field, field_validator, model_validator
 from baccarat.proofdoc import VOID_REASONS
 from baccarat_api.limits import MAX_VOID_NOTE_LENGTH
 from baccarat_api.service.models.common import (
+    Banking,
     CurrencyCode,
     MinorUnitExponent,
+    Result,
     Strict,
     valid_unicode,
 )
@@ -60,7 +62,7 @@ class LineOut(Strict):
     gross_win: int
     commission: int
     net: int
-    covered_by: Literal["house", "player_banker"]
+    covered_by: Banking
 
 
 class ParticipantOut(Strict):
@@ -113,7 +115,7 @@ class SettlementOut(Strict):
     rounding: str
     currency: CurrencyCode
     minor_unit_exponent: MinorUnitExponent
-    result: Literal["player", "banker", "tie"]
+    result: Result
     lines: list[LineOut]
     bettors: list[ParticipantOut]
     player_banker: ParticipantOut | None

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field, field_validator
 
 from baccarat_api.limits import CLIENT_SEED_BYTES as MAX_CLIENT_SEED_BYTES
-from baccarat_api.service.models.common import RulesOut, Strict
+from baccarat_api.service.models.common import EndReason, RulesOut, ShoeStatus, Strict
 
 
 class CommitShoeRequest(Strict):
@@ -38,7 +38,7 @@ class ShoeOut(Strict):
     client_hash: str
     rules: RulesOut
     anchor: str
-    status: Literal["open", "ended"]
+    status: ShoeStatus
 
 
 class ShoeStateOut(ShoeOut):
@@ -49,7 +49,7 @@ class ShoeStateOut(ShoeOut):
     roads: dict[str, Any] = Field(
         description="bead_plate, big_road, big_eye_boy, small_road, cockroach_pig"
     )
-    end_reason: Literal["rules", "closed"] | None
+    end_reason: EndReason | None
     ended_at: str | None
     server_seed: str | None = Field(description="s_i (hex), only once the shoe has ended")
     created_at: str

@@ -29,8 +29,7 @@ class SlipBetIn(Strict):
     amount: Money
 
 
-class SlipBetOut(Strict):
-    type: BetType
+class SlipBetOut(SlipBetIn):
     amount: int
     order: int = Field(
         description="the line's accepted order (the squeeze's earlier bet): the seq of the "

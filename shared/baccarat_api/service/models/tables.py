@@ -19,7 +19,14 @@ from baccarat_api.limits import (
     MAX_VOID_WINDOW_SECONDS,
     MIN_IDLE_SHOE_CLOSE_SECONDS,
 )
-from baccarat_api.service.models.common import CurrencyCode, Id, MinorUnitExponent, RulesOut, Strict
+from baccarat_api.service.models.common import (
+    Banking,
+    CurrencyCode,
+    Id,
+    MinorUnitExponent,
+    RulesOut,
+    Strict,
+)
 
 
 class CreateTableRequest(Strict):
@@ -28,7 +35,7 @@ class CreateTableRequest(Strict):
         description="a tier id of GET /v1/tiers, of the same profile",
         examples=["star-city-fun", "bid-squeeze-standard"],
     )
-    banking: Literal["house", "player_banker"]
+    banking: Banking
     chain_length: StrictInt = Field(
         default=10_000, ge=1, le=100_000, description="shoes in the table's seed chain"
     )
