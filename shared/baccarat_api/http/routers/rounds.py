@@ -1,4 +1,5 @@
-"""Rounds: deal the next round of a shoe, settle it or void it, read one, list them."""
+"""Rounds: deal the next round of a shoe, settle it or void it, read one, list them. (Each use
+case is imported by its handler: a function imports only the use cases it serves.)"""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.observability import logger, metrics
 from baccarat_api.service import reading
-from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.models import (
     DealRequest,
     RoundDetailOut,
@@ -24,8 +24,6 @@ from baccarat_api.service.models import (
     SettleRequest,
     VoidRequest,
 )
-from baccarat_api.service.settling import settle_round
-from baccarat_api.service.voiding import void_round
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -55,6 +53,8 @@ INSTANT = "a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z
     ),
 )
 def deal(shoe_id: str, body: DealRequest, operator: OperatorId, rt: Rt, idem: Idem) -> RoundOut:
+    from baccarat_api.service.dealing import deal_round
+
     out = deal_round(rt.repo, rt.shoes, operator, shoe_id, body, idem)
     metrics.add_metric(name="RoundsDealt", unit=MetricUnit.Count, value=1)
     logger.info(
@@ -93,6 +93,8 @@ def settle(
     body: Annotated[SettleRequest | None, Body()] = None,
 ) -> SettlementOut:
     # the body is validated (none, or {}: a settlement takes no bets) and carries nothing
+    from baccarat_api.service.settling import settle_round
+
     out = settle_round(rt.repo, operator, round_id, idem)
     metrics.add_metric(name="RoundsSettled", unit=MetricUnit.Count, value=1)
     logger.info(
@@ -120,6 +122,8 @@ def settle(
 def void(
     round_id: str, body: VoidRequest, operator: OperatorId, rt: Rt, idem: Idem
 ) -> SettlementOut:
+    from baccarat_api.service.voiding import void_round
+
     out = void_round(rt.repo, operator, round_id, reason=body.reason, note=body.note, idem=idem)
     metrics.add_metric(name="RoundsVoided", unit=MetricUnit.Count, value=1)
     logger.info("round voided", extra={"round_id": round_id, "lines": len(out.lines)})

@@ -1,4 +1,5 @@
-"""Shoes: commit a table's next shoe, close it early, read it."""
+"""Shoes: commit a table's next shoe, close it early, read it. (Each use case is imported by its
+handler: a function imports only the use cases it serves.)"""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from baccarat_api.http.deps import OperatorId, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.observability import logger, metrics
-from baccarat_api.service import reading, tables
+from baccarat_api.service import reading
 from baccarat_api.service.models import CommitShoeRequest, ShoeOut, ShoeStateOut
 
 router = APIRouter(route_class=JsonRoute)
@@ -27,6 +28,8 @@ router = APIRouter(route_class=JsonRoute)
 def commit_shoe(
     table_id: str, body: CommitShoeRequest, operator: OperatorId, rt: Rt, idem: Idem
 ) -> ShoeOut:
+    from baccarat_api.service import tables
+
     out = tables.commit_shoe(rt.repo, rt.vault, operator, table_id, body.client_seed, idem)
     metrics.add_metric(name="ShoesCommitted", unit=MetricUnit.Count, value=1)
     logger.info("shoe committed", extra={"shoe_id": out.shoe_id, "client_hash": out.client_hash})
@@ -42,6 +45,8 @@ def commit_shoe(
     responses=errors("unauthorized", "not_found", "shoe_ended", "concurrent_update", *IDEM_ERRORS),
 )
 def close_shoe(shoe_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> ShoeStateOut:
+    from baccarat_api.service import tables
+
     out = tables.close_shoe(rt.repo, rt.vault, operator, shoe_id, idem)
     metrics.add_metric(name="ShoesClosed", unit=MetricUnit.Count, value=1)
     logger.info("shoe closed", extra={"shoe_id": shoe_id, "rounds_dealt": out.rounds_dealt})

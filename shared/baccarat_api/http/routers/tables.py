@@ -1,4 +1,5 @@
-"""Tables: create one, read it, the tiers it can be opened at, its live state and its audit."""
+"""Tables: create one, read it, the tiers it can be opened at, its live state and its audit.
+(Each use case is imported by its handler: a function imports only the use cases it serves.)"""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.ids import SHOE_NUMBER
 from baccarat_api.observability import logger, metrics
-from baccarat_api.service import reading, table_state, tables
+from baccarat_api.service import reading
 from baccarat_api.service.models import (
     AuditOut,
     CreateTableRequest,
@@ -40,6 +41,8 @@ HASH_PATTERN = "^[0-9a-f]{64}$"
     ),
 )
 def create_table(body: CreateTableRequest, operator: OperatorId, rt: Rt, idem: Idem) -> TableOut:
+    from baccarat_api.service import tables
+
     out = tables.create_table(rt.repo, rt.vault, operator, body, idem)
     metrics.add_metric(name="TablesCreated", unit=MetricUnit.Count, value=1)
     logger.info("table created", extra={"table_id": out.table_id, "anchor": out.anchor})
@@ -122,5 +125,7 @@ def get_table_state(
     response: Response,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> TableStateOut | Response:
-    state, etag = table_state.table_state(rt.repo, operator, table_id)
+    from baccarat_api.service.table_state import table_state
+
+    state, etag = table_state(rt.repo, operator, table_id)
     return unless_not_modified(state, etag, response, if_none_match)
