@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint template typecheck unit suite bench bench-engines build run sweep openapi rng-report clean \
+.PHONY: install test lint template typecheck unit suite bench bench-engines build run sweep openapi regen rng-report clean \
 	sam-local sam-local-test checks
 
 # SAM CLI (template checks, the build test): no telemetry.
@@ -131,6 +131,12 @@ rng-report: $(RNG_STAMP)
 # Regenerate docs/openapi.json from the app (a test fails when it is stale).
 openapi: $(STAMP)
 	$(BIN)/python -m baccarat_dev.openapi
+
+# Everything generated from the contract: docs/openapi.json, then the TypeScript client's types
+# (clients/typescript/src/generated/openapi.ts). Tests fail while either is stale.
+regen: openapi
+	scripts/ensure-typescript-client.sh >/dev/null
+	cd clients/typescript && npm run --silent generate
 
 clean:
 	rm -rf $(VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache clients/typescript/node_modules

@@ -31,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = render()
     if "--check" in args:
         if not path.exists() or path.read_text(encoding="utf-8") != text:
-            print(f"{path} is stale: run python -m baccarat_dev.openapi", file=sys.stderr)
+            print(f"{path} is stale: run make regen", file=sys.stderr)
             return 1
         return 0
     path.write_text(text, encoding="utf-8")

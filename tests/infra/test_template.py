@@ -7,7 +7,8 @@ import re
 import tomllib
 from typing import Any
 
-from baccarat_api.http.routers import all_routers
+from baccarat_api.http.routers import FUNCTIONS as ROUTE_MAP
+from baccarat_api.http.routers import all_routers, function_router
 from baccarat_api.ports.vault import CHAIN_PURPOSE, REF_KEY_PURPOSE, SHOE_PURPOSE
 from baccarat_dev.template import REPO_ROOT, load, routes, table_definitions
 
@@ -33,7 +34,7 @@ def actions(function: str, resource: str | None = None) -> set[str]:
     return found
 
 
-def test_every_route_is_served_by_the_function_whose_router_declares_it() -> None:
+def test_every_route_is_served_by_the_function_the_route_map_names() -> None:
     template_routes = {(r.method, r.path): r for r in routes()}
     app_routes = {
         (method, route.path)
@@ -42,16 +43,30 @@ def test_every_route_is_served_by_the_function_whose_router_declares_it() -> Non
         for method in route.methods  # type: ignore[attr-defined]
     }
     assert set(template_routes) == app_routes
+    assert len(app_routes) == sum(len(names) for names in ROUTE_MAP.values())
     for (method, path), route in template_routes.items():
         name = route.code_uri.rstrip("/").rsplit("/", 1)[-1]
         entry = (REPO_ROOT / route.code_uri / "app.py").read_text(encoding="utf-8")
-        assert f"baccarat_api.http.routers.{name} import router" in entry
-        module = __import__(f"baccarat_api.http.routers.{name}", fromlist=["router"])
+        assert f'lambda_handler(function_router("{name}"))' in entry
         assert (method, path) in {
             (m, r.path)
-            for r in module.router.routes
+            for r in function_router(name).routes
             for m in r.methods  # type: ignore[attr-defined]
         }
+
+
+def test_every_route_of_a_resource_router_is_served_by_exactly_one_function() -> None:
+    folder = REPO_ROOT / "shared" / "baccarat_api" / "http" / "routers"
+    declared = sorted(
+        f"{module.stem}.{route.name}"  # type: ignore[attr-defined]
+        for module in folder.glob("*.py")
+        if module.stem != "__init__"
+        for route in __import__(
+            f"baccarat_api.http.routers.{module.stem}", fromlist=["router"]
+        ).router.routes
+    )
+    served = sorted(name for names in ROUTE_MAP.values() for name in names)
+    assert declared == served
 
 
 def test_entry_points_are_thin() -> None:

@@ -19,7 +19,7 @@ def _named_codes(described: str) -> set[str]:
 
 def test_committed_openapi_is_current() -> None:
     assert OPENAPI_JSON.read_text(encoding="utf-8") == render(), (
-        "docs/openapi.json is stale: run .venv/bin/python -m baccarat_dev.openapi"
+        "docs/openapi.json is stale: run make regen"
     )
     assert main(["--check"]) == 0
 

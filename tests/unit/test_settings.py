@@ -39,14 +39,14 @@ def test_a_missing_or_malformed_variable_is_named(environ: dict[str, str], named
 def test_a_function_without_its_tables_fails_at_cold_start(monkeypatch: pytest.MonkeyPatch) -> None:
     from baccarat_api import runtime
     from baccarat_api.http.handler import lambda_handler
-    from baccarat_api.http.routers.read import router
+    from baccarat_api.http.routers import function_router
 
     monkeypatch.delenv("STATE_TABLE", raising=False)
     monkeypatch.setenv("CONFIG_TABLE", "c")
     runtime.reset()
     try:
         with pytest.raises(SettingsError, match="STATE_TABLE is not set"):
-            lambda_handler(router)
+            lambda_handler(function_router("read"))
     finally:
         runtime.reset()
 

@@ -1,16 +1,11 @@
 """The FastAPI app factory: routers in, one error envelope out.
 
-``create_app(router)`` is what each Lambda function serves (through mangum); ``create_app(*all)``
-is what ``make run`` serves. Every response that is not a success is
-``{"error": {"code", "message", "retryable", "details", "request_id"}}``: domain errors, refused
-bets, schema violations (400 ``invalid_request``, never FastAPI's bare 422; a JSON object with a
-duplicate key included: :mod:`baccarat_api.http.json_body`), unknown routes (404, also for a
-path with a trailing slash: no redirects), auth, storage throttling (503, retryable), and
-anything unexpected (500).
-
-Logging context is per request (contextvars, powertools' ``thread_safe_*`` keys): the
-correlation id and the operator id of one request never appear on another's log lines, however
-many run at once (``make run`` serves them concurrently; a Lambda container one at a time)."""
+Each Lambda function serves ``create_app(function_router(name))``; ``make run`` serves them all.
+Every answer that is not a success is ``{"error": {"code", "message", "retryable", "details",
+"request_id"}}`` — domain errors, schema violations (400 ``invalid_request``, never FastAPI's
+422), unknown routes (404, no trailing-slash redirects), storage throttling (503) and anything
+unexpected (500). Logging context is per request (powertools' ``thread_safe_*`` keys), so
+concurrent requests never share a correlation or operator id."""
 
 from __future__ import annotations
 
@@ -80,7 +75,7 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
-def _allowed(request: Request) -> str:
+def _allowed_methods(request: Request) -> str:
     """Every method the app routes for this path (several routes may share one: PUT and
     DELETE of a seat), not only the first route's."""
     path = request.url.path
@@ -110,7 +105,9 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
             "method_not_allowed",
             f"{request.method} is not allowed here",
             # every method of the path (RFC 9110), not only the first matching route's
-            headers={"Allow": _allowed(request) or dict(exc.headers or {}).get("Allow", "")},
+            headers={
+                "Allow": _allowed_methods(request) or dict(exc.headers or {}).get("Allow", "")
+            },
         )
     elif exc.status_code == 413:
         err = HttpError("payload_too_large", f"at most {MAX_BODY_BYTES} bytes")

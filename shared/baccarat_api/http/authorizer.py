@@ -1,18 +1,11 @@
 """The HttpApi Lambda authorizer (REQUEST type, payload format 2.0, simple responses).
 
-API Gateway calls it with the request's ``Authorization`` header (its identity source) before
-any function runs, and caches the answer for that header value (template.yaml:
-``ReauthorizeEvery``). It runs the same check as ``make run``'s FastAPI dependency
-(:func:`baccarat_api.http.auth.authenticate`); an accepted key answers
-``{"isAuthorized": true, "context": {"operator_id": …}}`` and the functions read the operator
-from ``requestContext.authorizer.lambda.operator_id``
-(:func:`baccarat_api.http.auth.authorizer_operator`) without looking the key up again.
-
-A refused key answers ``{"isAuthorized": false}`` (API Gateway: 403 ``{"message":
-"Forbidden"}``; a missing header never reaches here: 401 ``{"message": "Unauthorized"}``; HTTP
-APIs cannot reshape either body). If the key store is unavailable the authorizer fails
-(API Gateway: 500, not cached) rather than deny a valid key for the cache's lifetime. Nothing of
-the key is logged."""
+API Gateway calls it with the ``Authorization`` header before any function runs and caches the
+answer per header value. It runs the same check as ``make run``'s dependency
+(:func:`baccarat_api.http.auth.authenticate`); an accepted key answers the operator id in the
+context, which the functions read without looking the key up again. A refused key is
+``{"isAuthorized": false}`` (API Gateway: 403); an unavailable key store fails (500, not cached)
+rather than deny a valid key for the cache's lifetime. Nothing of the key is logged."""
 
 from __future__ import annotations
 

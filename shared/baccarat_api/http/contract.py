@@ -39,37 +39,65 @@ def _returned_ids(schema: dict[str, Any], operation: dict[str, Any]) -> set[str]
     return found
 
 
-def refine(schema: dict[str, Any]) -> dict[str, Any]:
-    operations: list[tuple[str, str, dict[str, Any]]] = [
-        (path, method, op)
+Operation = dict[str, Any]
+
+
+def _operations(schema: dict[str, Any]) -> list[tuple[str, Operation]]:
+    """Every operation of the document with its path."""
+    return [
+        (path, op)
         for path, item in schema.get("paths", {}).items()
-        for method, op in item.items()
+        for op in item.values()
         if isinstance(op, dict) and "responses" in op
     ]
-    for _, _, op in operations:
-        for param in op.get("parameters", []):
-            name, where = param.get("name"), param.get("in")
-            if where == "path" and name in ID_PATTERNS:
-                param.setdefault("schema", {})["pattern"] = ID_PATTERNS[name]
-            elif where == "header" and str(name).lower() == "idempotency-key":
-                target = param.setdefault("schema", {})
-                for option in target.get("anyOf", [target]):
-                    if option.get("type") == "string":
-                        option.setdefault("pattern", _IDEMPOTENCY_KEY_PATTERN)
-    for _, _, source in operations:
-        ids = _returned_ids(schema, source)
-        if not ids:
-            continue
-        links: dict[str, Any] = {}
-        for path, _, target in operations:
-            needed = set(re.findall(r"{(\w+)}", path))
-            if needed and needed <= ids and "operationId" in target:
-                links[target["operationId"]] = {
-                    "operationId": target["operationId"],
-                    "parameters": {name: f"$response.body#/{name}" for name in sorted(needed)},
-                }
-        if links:
-            for status, response in source["responses"].items():
-                if str(status).startswith("2"):
-                    response["links"] = links
+
+
+def _pattern_parameters(op: Operation) -> None:
+    """Id path parameters get their id's pattern; ``Idempotency-Key`` gets its own."""
+    for param in op.get("parameters", []):
+        name, where = param.get("name"), param.get("in")
+        if where == "path" and name in ID_PATTERNS:
+            param.setdefault("schema", {})["pattern"] = ID_PATTERNS[name]
+        elif where == "header" and str(name).lower() == "idempotency-key":
+            _pattern_strings(param.setdefault("schema", {}), _IDEMPOTENCY_KEY_PATTERN)
+
+
+def _pattern_strings(target: dict[str, Any], pattern: str) -> None:
+    """``pattern`` on the string schema ``target`` (or its string options), unless it has one."""
+    for option in target.get("anyOf", [target]):
+        if option.get("type") == "string":
+            option.setdefault("pattern", pattern)
+
+
+def _links_from(ids: set[str], operations: list[tuple[str, Operation]]) -> dict[str, Any]:
+    """OpenAPI links to every operation whose path parameters are all among ``ids``."""
+    links: dict[str, Any] = {}
+    for path, target in operations:
+        needed = set(re.findall(r"{(\w+)}", path))
+        if needed and needed <= ids and "operationId" in target:
+            links[target["operationId"]] = {
+                "operationId": target["operationId"],
+                "parameters": {name: f"$response.body#/{name}" for name in sorted(needed)},
+            }
+    return links
+
+
+def _link(
+    schema: dict[str, Any], source: Operation, operations: list[tuple[str, Operation]]
+) -> None:
+    """The source's success responses link to the operations its returned ids lead to."""
+    links = _links_from(_returned_ids(schema, source), operations)
+    if links:
+        for status, response in source["responses"].items():
+            if str(status).startswith("2"):
+                response["links"] = links
+
+
+def refine(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with the patterns and links above (changed in place, and returned)."""
+    operations = _operations(schema)
+    for _, op in operations:
+        _pattern_parameters(op)
+    for _, source in operations:
+        _link(schema, source, operations)
     return schema

@@ -3,9 +3,9 @@ error responses each route documents."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
-from fastapi import Depends, Path, Request
+from fastapi import Depends, Path, Request, Response
 from fastapi.encoders import jsonable_encoder
 from fastapi.openapi.models import Schema
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -111,3 +111,16 @@ def error_schemas() -> dict[str, Any]:
         name: jsonable_encoder(Schema.model_validate(d), by_alias=True, exclude_none=True)
         for name, d in definitions.items()
     }
+
+
+_T = TypeVar("_T")
+
+
+def unless_not_modified(
+    body: _T, etag: str, response: Response, if_none_match: str | None
+) -> _T | Response:
+    """``304`` (no body) when ``If-None-Match`` names ``etag``; else ``body`` with its ``ETag``."""
+    if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
+        return Response(status_code=304, headers={"ETag": etag})
+    response.headers["ETag"] = etag
+    return body

@@ -1,19 +1,12 @@
 """Where the blocking part of a request runs: on the event loop under Lambda, in a worker thread
 everywhere else.
 
-The endpoints are plain ``def`` functions: they call the service, whose repository calls
-DynamoDB (and KMS) through boto3, which blocks. FastAPI runs such an endpoint in a worker thread
-so that the event loop keeps serving other requests meanwhile — what ``make run`` (uvicorn, many
-requests at once, the live race tests) needs. A Lambda container serves one event at a time
-(Mangum runs each on a loop of its own): there is nothing to keep serving, and the thread only
-costs, at every cold start, anyio's thread machinery (≈ 12–15 ms to import) and the hand-over.
-
-So every endpoint is served through :func:`on_loop` (by :class:`~baccarat_api.http.json_body.
-JsonRoute`): an ``async`` wrapper that calls the endpoint right on the loop while
-:func:`inline` is in force — the Lambda handler's invocation (:mod:`baccarat_api.http.handler`)
-— and otherwise in a worker thread exactly as FastAPI would (``run_in_threadpool``, the
-request's context copied into the thread). :func:`call_blocking` is the same choice for a
-blocking call made from an ``async`` dependency."""
+Endpoints are plain ``def`` functions calling boto3, which blocks. Under ``make run`` a worker
+thread keeps the loop serving other requests; a Lambda container serves one event at a time, so
+there the thread only costs (anyio's thread machinery at every cold start). :func:`on_loop`
+wraps every endpoint (through ``JsonRoute``) and decides per call: on the loop while
+:func:`inline` is in force (the Lambda handler), else ``run_in_threadpool``.
+:func:`call_blocking` is the same choice for an ``async`` dependency."""
 
 from __future__ import annotations
 

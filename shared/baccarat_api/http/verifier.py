@@ -1,16 +1,11 @@
-"""``GET /verify``: the browser verifier (``web/verify.html``) served by the API as one page.
+"""``GET /verify``: the browser verifier (``web/verify.html``, the independent JavaScript
+implementation of bacc-pf-v1) served as one page.
 
-The page is the independent JavaScript implementation of bacc-pf-v1 (``web/``: it shares no code
-with the engine). Served here, its three scripts are inlined into the HTML, so the page is one
-response with no sibling routes, and a Content-Security-Policy allows exactly those three scripts
-(by SHA-256), no others; it may fetch a proof from any URL (``connect-src``), which is how
-``/verify?proof=<proof URL>`` works. Served over HTTP(S), the page trusts only its own origin's
-``/v1/signing-keys``: a link's ``?keys=``/``?allow_unsigned=1`` are ignored and a ``data:`` proof
-in the link is refused; anything else the person chooses on the page is shown as their choice
-(``web/verify.js``, ``choices``), never as a green "verified". The files are packaged with
-``baccarat_api`` (``web/`` in this package links to the repository's ``web/`` files, and
-``sam build`` copies their contents into the shared layer), read once per warm container.
-"""
+Its three scripts are inlined, and a Content-Security-Policy allows exactly those (by SHA-256);
+it may fetch a proof from any URL, which is how ``/verify?proof=<URL>`` works. Served here it
+trusts only its own origin's ``/v1/signing-keys`` (a link's ``?keys=``/``?allow_unsigned=1`` are
+ignored, a ``data:`` proof in a link is refused). The files ship with ``baccarat_api``
+(``web/`` links to the repository's) and are read once per warm container."""
 
 from __future__ import annotations
 

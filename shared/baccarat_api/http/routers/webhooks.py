@@ -1,4 +1,4 @@
-"""webhooks (issue 14): the operator's signed webhook — set (the secret answered once), removed,
+"""Webhooks: the operator's signed webhook — set (the secret answered once), removed,
 its parked failures listed and retried. Delivery itself is DeliveryFunction's
 (:mod:`baccarat_api.jobs.delivery`)."""
 

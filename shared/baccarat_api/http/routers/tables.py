@@ -1,0 +1,131 @@
+"""Tables: create one, read it, the tiers it can be opened at, its live state and its audit.
+(Each use case is imported by its handler: a function imports only the use cases it serves.)"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.metrics import MetricUnit
+from fastapi import APIRouter, Header, Query, Response
+
+from baccarat_api.http.deps import OperatorId, Rt, errors, unless_not_modified
+from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
+from baccarat_api.http.json_body import JsonRoute
+from baccarat_api.ids import SHOE_NUMBER
+from baccarat_api.observability import logger, metrics
+from baccarat_api.service import reading
+from baccarat_api.service.models import (
+    AuditOut,
+    CreateTableRequest,
+    TableOut,
+    TableStateOut,
+    TiersOut,
+)
+
+router = APIRouter(route_class=JsonRoute)
+
+#: ``?shoe=``: a shoe number as in shoe ids; ``?checkpoint=``: a bacc-audit-v1 hash.
+SHOE_NUMBER_PATTERN = f"^{SHOE_NUMBER}$"
+HASH_PATTERN = "^[0-9a-f]{64}$"
+
+
+@router.post(
+    "/v1/tables",
+    status_code=201,
+    response_model=TableOut,
+    operation_id="create_table",
+    summary="Create a table and draw its seed chain (the anchor is returned)",
+    tags=["tables and shoes"],
+    responses=errors(
+        "unauthorized", "invalid_table", "unknown_currency", "currency_mismatch", *IDEM_ERRORS
+    ),
+)
+def create_table(body: CreateTableRequest, operator: OperatorId, rt: Rt, idem: Idem) -> TableOut:
+    from baccarat_api.service import tables
+
+    out = tables.create_table(rt.repo, rt.vault, operator, body, idem)
+    metrics.add_metric(name="TablesCreated", unit=MetricUnit.Count, value=1)
+    logger.info("table created", extra={"table_id": out.table_id, "anchor": out.anchor})
+    return out
+
+
+@router.get(
+    "/v1/tiers",
+    response_model=TiersOut,
+    operation_id="list_tiers",
+    summary="The tiers (stake levels) tables can be opened at",
+    tags=["read"],
+    responses=errors("unauthorized"),
+)
+def list_tiers(operator: OperatorId, rt: Rt) -> TiersOut:
+    return reading.list_tiers(rt.repo)
+
+
+@router.get(
+    "/v1/tables/{table_id}",
+    response_model=TableOut,
+    operation_id="get_table",
+    tags=["read"],
+    responses=errors("unauthorized", "not_found"),
+)
+def get_table(table_id: str, operator: OperatorId, rt: Rt) -> TableOut:
+    return reading.get_table(rt.repo, operator, table_id)
+
+
+@router.get(
+    "/v1/tables/{table_id}/audit",
+    response_model=AuditOut,
+    operation_id="audit_table",
+    summary="Verify one shoe's part of the table's hash chain of round records (bounded reads)",
+    tags=["read"],
+    responses=errors("unauthorized", "not_found"),
+)
+def audit_table(
+    table_id: str,
+    operator: OperatorId,
+    rt: Rt,
+    shoe: Annotated[
+        str | None,
+        Query(
+            pattern=SHOE_NUMBER_PATTERN,
+            description="the shoe number to check (default: the latest shoe, open or ended)",
+        ),
+    ] = None,
+    checkpoint: Annotated[
+        str | None,
+        Query(
+            pattern=HASH_PATTERN,
+            description=(
+                "the head of the previous shoe as you verified it earlier (64 lowercase hex): "
+                "the shoe's chain must start there (default: that shoe's stored head)"
+            ),
+        ),
+    ] = None,
+) -> AuditOut:
+    from baccarat_api.service.audit import audit_table
+
+    return audit_table(rt.repo, operator, table_id, int(shoe) if shoe else None, checkpoint)
+
+
+@router.get(
+    "/v1/tables/{table_id}/state",
+    response_model=TableStateOut,
+    operation_id="table_state",
+    summary="The table now: presence, phase and deadline, book, squeeze, shoe, last seq (ETag)",
+    tags=["read"],
+    responses={
+        304: {"description": "the state is unchanged since the ETag sent in If-None-Match"},
+        **errors("unauthorized", "not_found"),
+    },
+)
+def get_table_state(
+    table_id: str,
+    operator: OperatorId,
+    rt: Rt,
+    response: Response,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> TableStateOut | Response:
+    from baccarat_api.service.table_state import table_state
+
+    state, etag = table_state(rt.repo, operator, table_id)
+    return unless_not_modified(state, etag, response, if_none_match)

@@ -1,0 +1,122 @@
+"""Rounds: the deal request and the dealt round."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, StrictBool, StrictInt
+
+from baccarat_api.limits import MAX_BETS_PER_ROUND as MAX_BETS
+from baccarat_api.service.errors import DomainError
+from baccarat_api.service.models.bets import BetIn, BetOut, PlayerBankerIn, PlayerBankerOut
+from baccarat_api.service.models.common import (
+    CurrencyCode,
+    MinorUnitExponent,
+    Result,
+    ShoeStatus,
+    Strict,
+)
+from baccarat_api.service.models.settlements import SettlementOut
+
+
+class DealRequest(Strict):
+    bets: list[BetIn] | None = Field(
+        default=None,
+        max_length=MAX_BETS,
+        description=(
+            "the round's bets (required unless from_book), validated and locked with it before "
+            "any card exists; [] deals a round nobody bet on (settled at once, with no lines)"
+        ),
+        examples=[
+            [
+                {"bettor_id": "alice", "role": "seated", "seat": 1, "type": "banker",
+                 "amount": 2000, "balance": 50_000, "level": 3},
+                {"bettor_id": "bob", "role": "seated", "seat": 2, "type": "player",
+                 "amount": 1000, "balance": 20_000},
+            ]
+        ],
+    )  # fmt: skip
+    player_banker: PlayerBankerIn | None = Field(
+        default=None, description="the player-banker seat (player_banker tables, with bets)"
+    )
+    round_number: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        le=999_999,
+        description=(
+            "optional: the round you expect to deal. If it is already dealt with exactly these "
+            "bets and player-banker, the answer is that round again (Idempotent-Replayed: "
+            "true); another round number than the next → 409 round_mismatch. The safe way to "
+            "retry a deal without an Idempotency-Key"
+        ),
+    )
+    from_book: StrictBool = Field(
+        default=False,
+        description=(
+            "true: deal the table's betting window for this round with exactly its book's "
+            "bets (closing betting if still open); no bets or player_banker then"
+        ),
+    )
+
+    def bets_or_book(self) -> None:
+        """A deal carries its bets or ``from_book: true``, never both, never neither: 422
+        ``bets_or_from_book`` (the schema cannot say it, so it is a typed refusal, not a 400)."""
+        if self.from_book and (self.bets is not None or self.player_banker is not None):
+            raise DomainError(
+                "bets_or_from_book", "a from_book deal takes its bets from the book: send no bets"
+            )
+        if not self.from_book and self.bets is None:
+            raise DomainError("bets_or_from_book", "bets is required (or from_book: true)")
+
+
+class HandOut(Strict):
+    cards: list[str]
+    positions: list[int]
+    total: int
+
+
+class RoundOut(Strict):
+    round_id: str
+    shoe_id: str
+    table_id: str
+    round_number: int
+    currency: CurrencyCode
+    minor_unit_exponent: MinorUnitExponent
+    start: int
+    player: HandOut
+    banker: HandOut
+    result: Result
+    natural: bool
+    player_natural: bool
+    banker_natural: bool
+    player_pair: bool
+    banker_pair: bool
+    player_perfect_pair: bool
+    banker_perfect_pair: bool
+    cards_dealt: int
+    banker_card_count: int
+    winning_margin: int
+    bets: list[BetOut] = Field(description="the bets locked at the deal (accepted order)")
+    player_banker: PlayerBankerOut | None
+    squeeze: dict[str, Any] = Field(
+        description="squeeze rights and the reveal plan: initial (the first four cards, safe "
+        "to show before the reveal) and draws (third cards, for after the initial reveal)"
+    )
+    shoe_status: ShoeStatus
+    dealt_at: str = Field(description="when the round was dealt: its bets were locked then")
+    settle_by: str | None = Field(
+        description="with locked bets: settled by the system (auto_settled) if not by then; "
+        "null for a round nobody bet on (settled at its deal)"
+    )
+    void_by: str | None = Field(
+        description="the end of the round's void window (null: voids disabled at the table)"
+    )
+    prev_hash: str = Field(description="bacc-audit-v1 hash of the table's previous round record")
+    round_hash: str = Field(description="bacc-audit-v1 hash of this round record (as dealt)")
+
+
+class RoundDetailOut(RoundOut):
+    settlement: SettlementOut | None
+
+
+RoundStatus = Literal["dealt", "settled", "auto_settled", "voided"]
