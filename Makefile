@@ -27,9 +27,12 @@ $(RNG_STAMP): pyproject.toml | $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,rng]'
 	touch $(RNG_STAMP)
 
+# Style, format, and the complexity gate (radon: no block worse than C, module averages B at
+# worst, A overall; baccarat_dev/complexity.py).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/python -m baccarat_dev.complexity
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -193,7 +193,7 @@ def _value_split(decks: int, ranks: int, n_player: int, n_banker: int) -> PairSp
 
 
 @lru_cache(maxsize=16)
-def _class_weights(decks: int) -> tuple[tuple[Facts, int], ...]:  # noqa: C901 (named in pyproject.toml)
+def _class_weights(decks: int) -> tuple[tuple[Facts, int], ...]:
     """Every distinct class of rounds with its weight (ordered six-card sequences)."""
     shoe = CARDS_PER_DECK * decks
     pool = [_SUITS * decks * k for k in _RANKS_PER_VALUE]
@@ -507,7 +507,7 @@ def rtp_naive(table: PayTable, decks: int) -> RtpReport:
     return _report(table, decks, _naive_class_weights(decks))
 
 
-def _naive_class_weights(decks: int) -> list[tuple[Facts, int]]:  # noqa: C901 (named in pyproject.toml)
+def _naive_class_weights(decks: int) -> list[tuple[Facts, int]]:
     shoe = CARDS_PER_DECK * decks
     left = [_SUITS * decks] * _RANK_COUNT
     pts = RANK_POINTS

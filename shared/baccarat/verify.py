@@ -768,7 +768,7 @@ def _check_interventions(
     return [], recomputed
 
 
-def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) -> Verdict:  # noqa: C901 (named in pyproject.toml)
+def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) -> Verdict:
     bad: list[Mismatch] = []
     v2 = _is_v2(proof)
     spec = _get(proof, "spec", str)
