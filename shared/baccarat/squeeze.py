@@ -239,7 +239,7 @@ def reveal_plan(round_: Round, rights: SqueezeRights, *, squeezed: bool = True) 
     )
 
 
-# --- the squeeze countdown (issue 13): who opened what, and when the system does --------------
+# --- the squeeze countdown: who opened what, and when the system does ------------------------
 
 #: The two reveal steps of a round, in order: the four initial cards, then the third cards.
 STEPS = ("initial", "draws")
