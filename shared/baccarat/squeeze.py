@@ -372,35 +372,8 @@ def reveal(
     depends on that card, so the banker's third card, its squeezer's answer included, would
     give it away; a round without third cards has no draws; only the hand's squeezer opens
     it; once; only before the step's ``reveal_by``)."""
-    if step == STEPS[1] and STEPS[0] in hands:
-        first = timeline({STEPS[0]: hands[STEPS[0]]}, dealt_at, seconds, reveals, now)[0]
-        if first.status != "revealed":
-            raise RevealRefused(
-                "reveal_out_of_order", "the draws open only after the initial cards", step=step
-            )
-    player = hands.get(step, {})
-    if step == STEPS[1] and "player" in player and player["player"] != bettor_id:
-        draws = next(s for s in timeline(hands, dealt_at, seconds, reveals, now) if s.step == step)
-        if "player" not in draws.opened:
-            raise RevealRefused(
-                "reveal_out_of_order",
-                "the draws open with the player's third card first",
-                step=step,
-            )
-    if not hands:
-        raise RevealRefused(
-            "no_squeeze", "this round was dealt face up: nothing to reveal", step=step
-        )
-    if step not in hands:
-        raise RevealRefused("no_draws", "this round has no third cards to reveal", step=step)
-    mine = [hand for hand, who in hands[step].items() if who == bettor_id]
-    if not mine:
-        raise RevealRefused(
-            "not_squeezer",
-            f"{bettor_id} does not squeeze the {step} cards of this round",
-            step=step,
-            squeezers=sorted({w for w in hands[step].values() if w is not None}),
-        )
+    _check_draws_order(hands, dealt_at, seconds, reveals, step, bettor_id, now)
+    mine = _hands_squeezed_by(hands, step, bettor_id)
     state = next(s for s in timeline(hands, dealt_at, seconds, reveals, now) if s.step == step)
     if all(state.opened.get(h, {}).get("by") == bettor_id for h in mine):
         raise RevealRefused("already_revealed", f"the {step} cards are already opened", step=step)
@@ -416,6 +389,57 @@ def reveal(
             reveal_by=state.reveal_by,
         )
     return {"step": step, "hands": mine, "by": bettor_id, "at": now}
+
+
+def _check_draws_order(
+    hands: dict[str, dict[str, str | None]],
+    dealt_at: str,
+    seconds: int,
+    reveals: Iterable[dict[str, Any]],
+    step: str,
+    bettor_id: str,
+    now: str,
+) -> None:
+    """The draws open after the initial step is revealed, and — when the player hand draws —
+    with the player's third card first unless ``bettor_id`` squeezes it."""
+    if step != STEPS[1]:
+        return
+    if STEPS[0] in hands:
+        first = timeline({STEPS[0]: hands[STEPS[0]]}, dealt_at, seconds, reveals, now)[0]
+        if first.status != "revealed":
+            raise RevealRefused(
+                "reveal_out_of_order", "the draws open only after the initial cards", step=step
+            )
+    player = hands.get(step, {})
+    if "player" in player and player["player"] != bettor_id:
+        draws = next(s for s in timeline(hands, dealt_at, seconds, reveals, now) if s.step == step)
+        if "player" not in draws.opened:
+            raise RevealRefused(
+                "reveal_out_of_order",
+                "the draws open with the player's third card first",
+                step=step,
+            )
+
+
+def _hands_squeezed_by(
+    hands: dict[str, dict[str, str | None]], step: str, bettor_id: str
+) -> list[str]:
+    """The hands of ``step`` that ``bettor_id`` squeezes, or why there are none."""
+    if not hands:
+        raise RevealRefused(
+            "no_squeeze", "this round was dealt face up: nothing to reveal", step=step
+        )
+    if step not in hands:
+        raise RevealRefused("no_draws", "this round has no third cards to reveal", step=step)
+    mine = [hand for hand, who in hands[step].items() if who == bettor_id]
+    if not mine:
+        raise RevealRefused(
+            "not_squeezer",
+            f"{bettor_id} does not squeeze the {step} cards of this round",
+            step=step,
+            squeezers=sorted({w for w in hands[step].values() if w is not None}),
+        )
+    return mine
 
 
 # --- the live table's copy: {round_id, dealt_at, seconds, hands, reveals, noticed} -----------

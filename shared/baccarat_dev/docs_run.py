@@ -220,30 +220,9 @@ def mismatches(pattern: Any, actual: Any, path: str = "$") -> list[str]:
     if pattern is OPEN:
         return []
     if isinstance(pattern, dict):
-        if not isinstance(actual, dict):
-            return [f"{path}: expected an object, found {_short(actual)}"]
-        found: list[str] = []
-        shown = [k for k in pattern if k != ELLIPSIS]
-        for key in shown:
-            if key not in actual:
-                found.append(f"{path}.{key}: missing")
-            else:
-                found += mismatches(pattern[key], actual[key], f"{path}.{key}")
-        extra = [k for k in actual if k not in pattern]
-        if extra and ELLIPSIS not in pattern:
-            found.append(f"{path}: keys not shown: {', '.join(extra)}")
-        order = [k for k in actual if k in shown]
-        if order != [k for k in shown if k in actual]:
-            found.append(f"{path}: keys in another order: {', '.join(order)}")
-        return found
+        return _object_mismatches(pattern, actual, path)
     if isinstance(pattern, list):
-        if not isinstance(actual, list):
-            return [f"{path}: expected an array, found {_short(actual)}"]
-        open_end = bool(pattern) and pattern[-1] is OPEN
-        items = pattern[:-1] if open_end else pattern
-        if len(actual) < len(items) or (not open_end and len(actual) != len(items)):
-            return [f"{path}: {len(actual)} elements, the docs show {len(items)}"]
-        return [m for i, p in enumerate(items) for m in mismatches(p, actual[i], f"{path}[{i}]")]
+        return _array_mismatches(pattern, actual, path)
     if isinstance(pattern, str):
         if isinstance(actual, str) and _glob(pattern, actual):
             return []
@@ -251,6 +230,37 @@ def mismatches(pattern: Any, actual: Any, path: str = "$") -> list[str]:
     if type(pattern) is not type(actual) or pattern != actual:
         return [f"{path}: expected {pattern!r}, found {_short(actual)}"]
     return []
+
+
+def _object_mismatches(pattern: dict[str, Any], actual: Any, path: str) -> list[str]:
+    """Every key shown, in the answer's order; no other key unless the pattern has ``…``."""
+    if not isinstance(actual, dict):
+        return [f"{path}: expected an object, found {_short(actual)}"]
+    found: list[str] = []
+    shown = [k for k in pattern if k != ELLIPSIS]
+    for key in shown:
+        if key not in actual:
+            found.append(f"{path}.{key}: missing")
+        else:
+            found += mismatches(pattern[key], actual[key], f"{path}.{key}")
+    extra = [k for k in actual if k not in pattern]
+    if extra and ELLIPSIS not in pattern:
+        found.append(f"{path}: keys not shown: {', '.join(extra)}")
+    order = [k for k in actual if k in shown]
+    if order != [k for k in shown if k in actual]:
+        found.append(f"{path}: keys in another order: {', '.join(order)}")
+    return found
+
+
+def _array_mismatches(pattern: list[Any], actual: Any, path: str) -> list[str]:
+    """Every element shown, in order; more only after a final ``…``."""
+    if not isinstance(actual, list):
+        return [f"{path}: expected an array, found {_short(actual)}"]
+    open_end = bool(pattern) and pattern[-1] is OPEN
+    items = pattern[:-1] if open_end else pattern
+    if len(actual) < len(items) or (not open_end and len(actual) != len(items)):
+        return [f"{path}: {len(actual)} elements, the docs show {len(items)}"]
+    return [m for i, p in enumerate(items) for m in mismatches(p, actual[i], f"{path}[{i}]")]
 
 
 def _short(value: Any) -> str:
