@@ -107,13 +107,34 @@ def _figure(path: Path, out_dir: Path, alt: str) -> str:
 
 
 def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: float) -> str:
+    """The report's Markdown, its figures linked relative to ``report_path``."""
+    fig = {k: _figure(p, report_path.parent, k) for k, p in figures.items()}
+    parts = [
+        *_introduction(res, seconds),
+        *_positions(res, fig),
+        *_scaling(res, fig),
+        *_serial(res, fig),
+        *_outcomes(res, fig),
+        *_stream(res, fig),
+        *_nist_code(),
+        *_controls_section(res),
+        *_scope(res),
+        *_reproduce(res),
+        *_environment(res, seconds),
+    ]
+    return "\n".join(parts)
+
+
+def _introduction(res: Results, seconds: float) -> list[str]:
+    """The title, the summary table and verdict, how the report was made, and how the verdicts
+    account for multiple testing."""
+    out: list[str] = []
+    w = out.append
     cfg = res.config
-    docs = report_path.parent
     fails = [c for c in res.checks if not c.passed]
     sequences = sum(b.sequences for b in res.streams)
     positions = sum(p.positions for p in res.positions)
     total = len(res.checks)
-    fig = {k: _figure(p, docs, k) for k, p in figures.items()}
     verdict = (
         f"**All {total} tests pass** at α = 0.01, family-wise (Holm–Bonferroni over all {total})."
         if not fails
@@ -122,8 +143,6 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         + "; ".join(f"{c.section} / {c.group}: {c.name}" for c in fails)
     )
     raw_below = sum(c.p_value < ALPHA for c in res.checks)
-    out: list[str] = []
-    w = out.append
     w("# RNG and shuffle evidence for bacc-pf-v1\n")
     w(
         f"Fresh, seeded shoes of the production `{SPEC}` derivation, tested the way a test lab "
@@ -166,8 +185,13 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         f"the code (`DEFAULT_SEED`) and was not chosen by looking at results; another seed gives "
         f"other numbers and, with probability at least 99%, the same verdicts.\n"
     )
+    return out
 
-    # --- 1 positions ------------------------------------------------------------------------
+
+def _positions(res: Results, fig: dict[str, str]) -> list[str]:
+    """Section 1: every card identity at every position."""
+    out: list[str] = []
+    w = out.append
     w(f"## {SECTIONS['positions']}\n")
     w(
         "**Test.** For every deck count, every shoe position and every one of the 52 card "
@@ -194,8 +218,14 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
     w(fig["position_p"] + "\n")
     for p in res.positions:
         w(fig[f"heatmap_{p.decks}"] + "\n")
+    return out
 
-    # --- 2 scaling --------------------------------------------------------------------------
+
+def _scaling(res: Results, fig: dict[str, str]) -> list[str]:
+    """Section 2: ``uniform(m)`` and the words it discards."""
+    cfg = res.config
+    out: list[str] = []
+    w = out.append
     w(f"## {SECTIONS['scaling']}\n")
     shuffle_q = max(rejection_probability(m) for m in range(2, 417))
     w(
@@ -214,8 +244,13 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
     )
     w(_check_rows(_of(res, "scaling"), with_group=True) + "\n")
     w(fig["scaling"] + "\n")
+    return out
 
-    # --- 3 serial ---------------------------------------------------------------------------
+
+def _serial(res: Results, fig: dict[str, str]) -> list[str]:
+    """Section 3: serial correlation and runs."""
+    out: list[str] = []
+    w = out.append
     w(f"## {SECTIONS['serial']}\n")
     w(
         "**Tests.** (a) **Serial correlation** between the points of consecutive cards of a "
@@ -234,8 +269,13 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
     )
     w(_check_rows(_of(res, "serial"), with_group=True) + "\n")
     w(fig["serial"] + "\n")
+    return out
 
-    # --- 4 outcomes -------------------------------------------------------------------------
+
+def _outcomes(res: Results, fig: dict[str, str]) -> list[str]:
+    """Section 4: round-1 outcomes against the exact probabilities."""
+    out: list[str] = []
+    w = out.append
     w(f"## {SECTIONS['outcomes']}\n")
     w(
         "**Test.** The exact probabilities of `baccarat rtp` hold for a round dealt from a fresh "
@@ -256,8 +296,13 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         "range of one category on its own):\n"
     )
     w(fig["outcomes"] + "\n")
+    return out
 
-    # --- 5 stream ---------------------------------------------------------------------------
+
+def _stream(res: Results, fig: dict[str, str]) -> list[str]:
+    """Section 5: the stream through SP 800-22, both views."""
+    out: list[str] = []
+    w = out.append
     w(f"## {SECTIONS['stream']}\n")
     bits = sum(b.bits for b in res.streams)
     w(
@@ -317,6 +362,13 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         )
         w(fig[f"stream_{b.name.replace(' ', '-')}"] + "\n")
     w(fig["stream_proportions"] + "\n")
+    return out
+
+
+def _nist_code() -> list[str]:
+    """Why the SP 800-22 tests are our own code, and the document's worked examples recomputed."""
+    out: list[str] = []
+    w = out.append
     w("### Why our own SP 800-22 code, and how it is checked\n")
     w(
         "No maintained Python implementation of the suite exists: the PyPI candidates (`nistrng` "
@@ -349,8 +401,13 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         "they agree with the printed table to its 4 decimals, and the M = 8 worked example "
         "(2.4.8) reproduces the document's P-value only with the exact values.\n"
     )
+    return out
 
-    # --- 6 controls -------------------------------------------------------------------------
+
+def _controls_section(res: Results) -> list[str]:
+    """Section 6: the fixed-seed checks on production and on broken generators."""
+    out: list[str] = []
+    w = out.append
     w("## 6. Controls: the same checks on broken generators\n")
     w(
         "A test that cannot fail proves nothing. The fixed-seed subset below runs in `make test` "
@@ -361,8 +418,14 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         "8 sequences of 10⁶ stream bits.\n"
     )
     w(_controls(res.controls) + "\n")
+    return out
 
-    # --- 7 scope ----------------------------------------------------------------------------
+
+def _scope(res: Results) -> list[str]:
+    """What the report shows and what it does not, with the resolution of its samples."""
+    cfg = res.config
+    out: list[str] = []
+    w = out.append
     cell_sd = ((52 - 1) / cfg.shoes) ** 0.5  # √(E(1 − 1/52)) / E with E = shoes / 52
     # an even relative bias δ adds δ²·shoes·n to T; 5 standard deviations of χ²((n−1)·51)
     spread = (5 * (2 * 415 * 51) ** 0.5 / (cfg.shoes * 416)) ** 0.5
@@ -390,8 +453,13 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         "certification; it is the evidence such a lab asks for, reproducible by anyone from the "
         "seed.\n"
     )
+    return out
 
-    # --- reproduce / environment ------------------------------------------------------------
+
+def _reproduce(res: Results) -> list[str]:
+    """How to reproduce: the seed chains and their anchors."""
+    out: list[str] = []
+    w = out.append
     w("## Reproduce\n")
     w(
         "Every table of the report is a seed chain, exactly as an operator's table: its top "
@@ -417,6 +485,13 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         )
         + "\n"
     )
+    return out
+
+
+def _environment(res: Results, seconds: float) -> list[str]:
+    """The machine, the libraries and the time each part took."""
+    out: list[str] = []
+    w = out.append
     w("## Environment\n")
     cpu = _cpu_model()
     libs = ", ".join(f"{name} {version(name)}" for name in ("numpy", "scipy", "matplotlib"))
@@ -429,7 +504,7 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         )
         + ".\n"
     )
-    return "\n".join(out)
+    return out
 
 
 def _controls(controls: list[Control]) -> str:
