@@ -129,7 +129,7 @@ sweep: $(STAMP)
 	$(BIN)/python -m baccarat_api.jobs.sweep $(ARGS)
 
 # docs/rng-report.md and its figures docs/rng/*.png, from scratch: the statistical evidence about
-# the production shuffle and stream (issue 15). Not part of `make test` (which runs the fixed-seed
+# the production shuffle and stream. Not part of `make test` (which runs the fixed-seed
 # subset, tests/unit/test_rng_evidence.py). 3–7 minutes here, by load (4.5 min of CPU on 2 workers).
 rng-report: $(RNG_STAMP)
 	$(BIN)/python -m baccarat_dev.rng

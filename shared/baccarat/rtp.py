@@ -6,22 +6,6 @@ described by a :class:`Facts` object (it satisfies :class:`baccarat.paytables.Ro
 graded by :func:`baccarat.paytables.grade`; the third cards follow
 :func:`baccarat.rules.player_draws` and :func:`baccarat.rules.banker_draws`.
 
-How the fast path (:func:`compute_rtp`) counts. Weights are integers — numbers of ordered card
-sequences, every round completed to six cards so that all share the denominator
-``52D·(52D−1)···(52D−5)`` — and are divided only at the end.
-
-1. The first four cards (Player, Banker, Player, Banker) at point level: each hand is an unordered
-   pair of point values (55 × 55 combinations). The ten-valued ranks are pooled, but what the
-   pair facts need is counted exactly: for every point value, the ordered ways to pick its cards
-   split by the pair state each hand ends with (no pair / pair / perfect pair), by enumerating
-   the ranks and suits of just those cards (:func:`_value_split`). Pair facts depend on the first
-   four cards only, so this is exact.
-2. Combinations that leave the same two-card totals and remove the same multiset of point values
-   share everything that follows; each such key is expanded once: Player's and Banker's third
-   cards by point value, weighted by what the shoe still holds.
-3. Each distinct class of rounds is graded once per offered bet; a bet's multiplier distribution,
-   push and loss probabilities and house edge follow.
-
 :func:`rtp_naive` is the deliberately plain reference: every card by rank, suits of the first four
 cards enumerated wherever a pair makes them matter. The two agree exactly.
 """
@@ -184,7 +168,21 @@ def _value_split(decks: int, ranks: int, n_player: int, n_banker: int) -> PairSp
 
 @lru_cache(maxsize=16)
 def _class_weights(decks: int) -> tuple[tuple[Facts, int], ...]:
-    """Every distinct class of rounds with its weight (ordered six-card sequences)."""
+    """Every distinct class of rounds with its weight: an integer, the number of ordered card
+    sequences, every round completed to six cards so that all share the denominator
+    ``52D·(52D−1)···(52D−5)``; divided only at the end.
+
+    1. :func:`_first_four`: the first four cards at point level, each hand an unordered pair of
+       point values (55 × 55). The ten-valued ranks are pooled, but the pair facts are counted
+       exactly: for every point value, the ordered ways to pick its cards by the pair state
+       each hand ends with (:func:`_value_split` enumerates the ranks and suits of just those
+       cards). Pair facts depend on the first four cards only, so this is exact.
+    2. :func:`_third_cards`: combinations that leave the same two-card totals and remove the
+       same point values share everything that follows; each such key is expanded once, the
+       third cards by point value, weighted by what the shoe still holds.
+    3. :func:`_classes`: each joint index with a weight as a :class:`Facts`, graded once per
+       offered bet by :func:`baccarat.rtp_report.report`.
+    """
     return _classes(_third_cards(decks, _first_four(decks)))
 
 

@@ -1,25 +1,7 @@
-"""Squeeze rights (瞇牌 / 咪牌) and the reveal plan of a dealt round.
-
-Rules (``docs/rules/game-rules.md``; the seeds, ``docs/rules/seeds/``, win on conflict):
-
-* **star-city** (seed 000, 遊戲方式 and item 12): the first two cards of each hand show the first
-  card face up and the second face down; "the bettor with the most chips staked leads the squeeze
-  or opens directly, the others watch; equal stakes → the higher player level leads"; third cards
-  "the same way". So there is **one leader for the round**, for both hands and the third cards.
-  Only bettors squeeze: the player-banker (荷官) has only the urge button and spectators only
-  watch. Stake = the bettor's **total** stake over all areas (Banker/Player, Tie, pairs).
-  Final tie-breaks: total stake, then higher level (no level ranks below every level), then the
-  earlier accepted bet (the bettor's lowest ``order``), then ``bettor_id``.
-* **bid-squeeze** (seed 001, 咪牌（競咪）1–4): only seated bettors. The largest Banker stake
-  squeezes the Banker hand, the largest Player stake the Player hand; equal stakes → the earlier
-  accepted bet (the bettor's lowest ``order`` on that hand), then ``bettor_id``. A bettor with
-  equal Banker and Player stakes who would get both hands squeezes the Player hand; the Banker
-  hand then goes to the next banker staker in rank (``None`` if there is none). A bettor who tops
-  both hands with *unequal* stakes squeezes both (rule 2 applies to each hand; rule 4 only
-  speaks of equal stakes). Decision: a No-commission Banker stake counts as a Banker stake (both
-  are bets on 莊); side bets (Tie, pairs, dragons, Big/Small, Lucky 6) do not count.
-
-A hand whose squeezer is ``None`` is revealed by the system after the countdown.
+"""Squeeze rights (瞇牌 / 咪牌) and the reveal plan of a dealt round: who squeezes which hand
+(:func:`squeeze_rights`, by profile), which cards are dealt face down, and the countdown after
+which the system opens a hand nobody opened (:func:`timeline`, :func:`reveal`). Rules from
+``docs/rules/game-rules.md``; the seeds, ``docs/rules/seeds/``, win on conflict.
 """
 
 from __future__ import annotations
@@ -120,15 +102,27 @@ def _ranked(stakes: dict[str, _Stake], *, by_level: bool = False) -> list[str]:
 
 
 def star_city_leader(bets: Iterable[Bet], *, player_banker_id: str | None = None) -> str | None:
-    """The star-city squeeze leader: largest total stake, then higher level, then earlier order,
-    then bettor id. Never the player-banker, never a spectator; ``None`` if nobody staked."""
+    """The star-city squeeze leader (seed 000, 遊戲方式 and item 12: "the bettor with the most
+    chips staked leads the squeeze or opens directly, the others watch; equal stakes → the
+    higher player level leads"; third cards "the same way"): one leader for the round, for both
+    hands and the third cards. Stake = the bettor's total over all areas. Ties: total stake,
+    then higher level (no level ranks below every level), then the earlier accepted bet (lowest
+    ``order``), then bettor id. Never the player-banker (only the urge button), never a
+    spectator (they watch); ``None`` if nobody staked."""
     stakes = _stakes((b for b in bets if b.bettor_id != player_banker_id), None)
     ranked = _ranked(stakes, by_level=True)
     return ranked[0] if ranked else None
 
 
 def bid_squeezers(bets: Iterable[Bet]) -> tuple[str | None, str | None]:
-    """Bid-squeeze ``(player hand squeezer, banker hand squeezer)``; see the module docstring."""
+    """Bid-squeeze ``(player hand squeezer, banker hand squeezer)`` (seed 001, 咪牌（競咪）1–4):
+    only seated bettors. The largest Banker stake squeezes the Banker hand, the largest Player
+    stake the Player hand; equal stakes → the earlier accepted bet (lowest ``order`` on that
+    hand), then bettor id. A bettor with equal Banker and Player stakes who would get both
+    hands squeezes the Player hand; the Banker hand then goes to the next banker staker in rank
+    (``None`` if there is none). A bettor who tops both hands with *unequal* stakes squeezes
+    both (rule 2 applies to each hand; rule 4 only speaks of equal stakes). A No-commission
+    Banker stake counts as a Banker stake (both are bets on 莊); side bets do not count."""
     bets = list(bets)
     player_stakes = _stakes(bets, PLAYER_STAKES)
     banker_stakes = _stakes(bets, BANKER_STAKES)

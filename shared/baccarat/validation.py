@@ -1,24 +1,7 @@
-"""Validation of one round's whole bet list, all-or-nothing (game-rules.md, both profiles).
-
-:func:`validate_bets` either accepts every bet of the list or raises :class:`BetRefused` for the
-first violated rule, in a fixed order (table → each bet → each bettor → the table's seating →
-the player-banker's cover), so the same input always gives the same refusal.
-
-Which check applies to which profile is data in :class:`~baccarat.profiles.Profile` and
-:class:`~baccarat.profiles.Tier`:
-
-  check (code)                   star-city                     bid-squeeze
-  spectator_betting_not_allowed  yes (spectators only watch)   no
-  seated_bettor_required         no                            yes (empty table: seated only)
-  banker_and_player_together     yes                           no
-  big_small_closed               (offers no Big/Small)         yes, from round 21
-  above_personal_limit           (no spectator bets)           yes, spectators only
-  below_personal_limit           (no spectator bets)           yes, spectators only
-  below_seated_min_level         no (tier level is null)       yes, seated bettors
-  above_table_max                yes                           only if the tier sets table_max
-  player_banker_*, not_enough_players: player-banker tables of either profile.
-
-Every other check applies everywhere.
+"""Validation of one round's whole bet list, all-or-nothing (game-rules.md, both profiles):
+:func:`validate_bets` accepts every bet of the list or raises :class:`BetRefused` for the first
+violated rule, in a fixed order (table → each bet → each bettor → the table's seating → the
+player-banker's cover), so the same input always gives the same refusal.
 """
 
 from __future__ import annotations
@@ -67,7 +50,24 @@ def validate_bets(
 
     ``round_number`` is the round's 1-based number in its shoe. ``seated_present`` names seated
     bettors at the table who place no bet this round (they still occupy a seat and make the table
-    non-empty)."""
+    non-empty).
+
+    Which check applies to which profile is data in :class:`~baccarat.profiles.Profile` and
+    :class:`~baccarat.profiles.Tier`:
+
+      check (code)                   star-city                     bid-squeeze
+      spectator_betting_not_allowed  yes (spectators only watch)   no
+      seated_bettor_required         no                            yes (empty table: seated only)
+      banker_and_player_together     yes                           no
+      big_small_closed               (offers no Big/Small)         yes, from round 21
+      above_personal_limit           (no spectator bets)           yes, spectators only
+      below_personal_limit           (no spectator bets)           yes, spectators only
+      below_seated_min_level         no (tier level is null)       yes, seated bettors
+      above_table_max                yes                           only if the tier sets table_max
+      player_banker_*, not_enough_players: player-banker tables of either profile.
+
+    Every other check applies everywhere.
+    """
     if isinstance(round_number, bool) or not isinstance(round_number, int) or round_number < 1:
         raise ValueError(f"round_number must be a positive integer, got {round_number!r}")
     if not bets and player_banker is None:

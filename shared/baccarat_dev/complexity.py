@@ -27,7 +27,7 @@ MAX_BLOCK = "C"
 MAX_MODULE = "B"
 MAX_AVERAGE = "A"
 
-# TEMPORARY — functions being split by their owners (issue 24, in parallel with this gate).
+# TEMPORARY — functions being split by their owners in parallel with this gate.
 # Each is allowed to exceed MAX_BLOCK until it is split; an entry whose function is within the
 # limit, or no longer exists, fails the gate so that this list only shrinks. Empty it when the
 # splits are merged, then delete it.

@@ -74,7 +74,7 @@ def test_the_code_passes_the_complexity_gate() -> None:
 #: A shipped module (shared/, functions/) is at most this many lines: one thing, read in one go.
 MAX_LINES = 500
 
-# TEMPORARY — modules being split by their owners (issue 24, in parallel with this test). Each
+# TEMPORARY — modules being split by their owners in parallel with this test. Each
 # may stay over MAX_LINES until it is split; an entry at or under the limit, or gone, fails the
 # test so that this list only shrinks. Empty it when the splits are merged, then delete it.
 TEMPORARY_LONG = frozenset(
