@@ -33,10 +33,6 @@ MAX_AVERAGE = "A"
 # splits are merged, then delete it.
 TEMPORARY_EXEMPT = frozenset(
     {
-        "shared/baccarat/verify.py::_verify",
-        "shared/baccarat/verify.py::_assemble",
-        "shared/baccarat/verify.py::_check_signature",
-        "shared/baccarat/verify.py::_check_lifecycle",
         "shared/baccarat_api/service/dealing.py::_deal_round",
         "shared/baccarat_api/service/betting.py::after_resolution",
         "shared/baccarat_api/service/reconciliation.py::list_rounds",

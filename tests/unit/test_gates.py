@@ -80,9 +80,6 @@ MAX_LINES = 500
 TEMPORARY_LONG = frozenset(
     {
         "shared/baccarat_api/service/models.py",
-        "shared/baccarat/verify.py",
-        "shared/baccarat/proofdoc.py",
-        "shared/baccarat/profiles.py",
         "shared/baccarat_api/ports/records.py",
         "shared/baccarat_api/adapters/memory.py",
         "shared/baccarat_api/adapters/dynamodb/codec.py",
