@@ -27,9 +27,12 @@ $(RNG_STAMP): pyproject.toml | $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,rng]'
 	touch $(RNG_STAMP)
 
+# Style, format, and the complexity gate (radon: no block worse than C, module averages B at
+# worst, A overall; baccarat_dev/complexity.py).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/python -m baccarat_dev.complexity
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -41,12 +44,15 @@ unit: $(STAMP)
 
 # Every tier (unit, integration, infra, live), thorough Hypothesis profile, the browser, DynamoDB
 # Local and the TypeScript client's npm packages (clients/typescript, `npm ci` once) required.
+# Ends with the statement coverage of shared/ and functions/ (pytest-cov, [tool.coverage] in
+# pyproject.toml; `.venv/bin/coverage report` then lists it by file).
 suite: $(STAMP)
 	scripts/ensure-chromium.sh
 	scripts/ensure-dynamodb-local.sh >/dev/null
 	scripts/ensure-typescript-client.sh >/dev/null
 	HYPOTHESIS_PROFILE=ci BACC_REQUIRE_BROWSER=1 BACC_REQUIRE_DYNAMODB_LOCAL=1 BACC_REQUIRE_TS_CLIENT=1 \
-		$(BIN)/pytest -n 2 --dist loadfile -m "not sam_local"
+		$(BIN)/pytest -n 2 --dist loadfile -m "not sam_local" --cov --cov-report=
+	@echo "coverage of shared/ and functions/ by the suite: $$($(BIN)/coverage report --format=total)%"
 
 # template.yaml: CloudFormation lint and SAM's own validation (no AWS account needed).
 template: $(STAMP)
@@ -123,7 +129,7 @@ sweep: $(STAMP)
 	$(BIN)/python -m baccarat_api.jobs.sweep $(ARGS)
 
 # docs/rng-report.md and its figures docs/rng/*.png, from scratch: the statistical evidence about
-# the production shuffle and stream (issue 15). Not part of `make test` (which runs the fixed-seed
+# the production shuffle and stream. Not part of `make test` (which runs the fixed-seed
 # subset, tests/unit/test_rng_evidence.py). 3–7 minutes here, by load (4.5 min of CPU on 2 workers).
 rng-report: $(RNG_STAMP)
 	$(BIN)/python -m baccarat_dev.rng

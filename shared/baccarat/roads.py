@@ -1,25 +1,8 @@
-"""Roads (路單) from a shoe's results: star-city history, bead plate, big road, derived roads.
-
-Input: the shoe's rounds in order, as :class:`baccarat.outcome.Round` objects or
-:class:`RoundSummary` (anything with ``result``, ``player_total``, ``banker_total``,
-``player_pair``, ``banker_pair``). Rounds are numbered 1, 2, … in the order given.
-
-* **History** (star-city, seed 000 item 11 and 遊戲方式): the last 30 rounds; a red circle with
-  the Banker total when Banker wins, blue with the Player total when Player wins, green with both
-  totals (Player's, then Banker's) on a tie; a red dot for a Banker pair, a blue dot for a Player
-  pair, on any result.
-* **Bead plate**: every round, ties included, 6 rows, filled column by column (top to bottom,
-  then the next column to the right). The whole shoe is given; the client scrolls.
-* **Big road**: one cell per non-tie round; a streak of the same winner goes down one logical
-  column, a change of winner starts the next. A tie adds to the tie count of the current (last)
-  cell; ties before the first non-tie have no cell and are kept as ``leading_ties`` (drawn on the
-  first cell by the client, if it likes). Drawn with the dragon tail (see :func:`layout`).
-* **Derived roads** (big eye boy k = 1, small road k = 2, cockroach pig k = 3), on the big road's
-  *logical* columns: an entry at row m ≥ 2 of column n, with column n − k of height p, is red if
-  m ≤ p, blue if m = p + 1, red if m > p + 1; the first entry (row 1) of column n is red if
-  columns n − 1 and n − 1 − k have equal height, else blue; no entry where the compared column
-  does not exist. Each derived road is laid out like a big road (same colour goes down, a change
-  of colour starts a new column, dragon tail).
+"""Roads (路單) from a shoe's results: the star-city history, the bead plate, the big road and
+the three derived roads, each a pure function of the rounds in order (numbered 1, 2, … as
+given): a :class:`baccarat.outcome.Round` or anything with ``result``, ``player_total``,
+``banker_total``, ``player_pair`` and ``banker_pair`` (:class:`RoundSummary`). Each road's
+rule is on its function.
 """
 
 from __future__ import annotations
@@ -181,7 +164,10 @@ def _entries(results: Iterable[RoundLike]) -> list[HistoryEntry]:
 
 
 def history(results: Iterable[RoundLike], limit: int = HISTORY_LIMIT) -> list[HistoryEntry]:
-    """The star-city history: the last ``limit`` (30) rounds, oldest first."""
+    """The star-city history (seed 000 item 11 and 遊戲方式): the last ``limit`` (30) rounds,
+    oldest first; a red circle with the Banker total when Banker wins, blue with the Player
+    total when Player wins, green with both totals (Player's, then Banker's) on a tie; a red dot
+    for a Banker pair, a blue dot for a Player pair, on any result."""
     entries = _entries(results)
     return entries[-limit:] if limit > 0 else []
 
@@ -207,6 +193,8 @@ class BeadPlate:
 
 
 def bead_plate(results: Iterable[RoundLike], rows: int = ROWS) -> BeadPlate:
+    """Every round, ties included, ``rows`` (6) rows, filled column by column (top to bottom,
+    then the next column to the right). The whole shoe: the client scrolls."""
     return BeadPlate(tuple(_entries(results)), rows)
 
 
@@ -261,6 +249,10 @@ class BigRoad:
 
 
 def big_road(results: Iterable[RoundLike], rows: int = ROWS) -> BigRoad:
+    """One cell per non-tie round; a streak of the same winner goes down one logical column, a
+    change of winner starts the next. A tie adds to the tie count of the current (last) cell;
+    ties before the first non-tie have no cell and are kept as ``leading_ties`` (drawn on the
+    first cell by the client, if it likes). Drawn with the dragon tail (:func:`layout`)."""
     leading_ties = 0
     columns: list[list[BigRoadCell]] = []
     for e in _entries(results):
@@ -280,9 +272,13 @@ def big_road(results: Iterable[RoundLike], rows: int = ROWS) -> BigRoad:
 
 # --- derived roads -----------------------------------------------------------------------------
 def derived_colours(heights: Sequence[int], k: int) -> list[Colour]:
-    """The derived road of offset ``k`` over big-road logical column ``heights``, in big-road order.
-
-    (0-based ``n`` below; 1-based row ``m``.)"""
+    """The derived road of offset ``k`` (big eye boy 1, small road 2, cockroach pig 3) over the
+    big road's logical column ``heights``, in big-road order: an entry at row m ≥ 2 of column n,
+    with column n − k of height p, is red if m ≤ p, blue if m = p + 1, red if m > p + 1; the
+    first entry (row 1) of column n is red if columns n − 1 and n − 1 − k have equal height,
+    else blue; no entry where the compared column does not exist. (0-based ``n``, 1-based ``m``;
+    each derived road is then laid out like a big road: same colour down, a change of colour
+    starts a new column, dragon tail.)"""
     out: list[Colour] = []
     for n, height in enumerate(heights):
         for m in range(1, height + 1):

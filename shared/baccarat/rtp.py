@@ -6,22 +6,6 @@ described by a :class:`Facts` object (it satisfies :class:`baccarat.paytables.Ro
 graded by :func:`baccarat.paytables.grade`; the third cards follow
 :func:`baccarat.rules.player_draws` and :func:`baccarat.rules.banker_draws`.
 
-How the fast path (:func:`compute_rtp`) counts. Weights are integers — numbers of ordered card
-sequences, every round completed to six cards so that all share the denominator
-``52D·(52D−1)···(52D−5)`` — and are divided only at the end.
-
-1. The first four cards (Player, Banker, Player, Banker) at point level: each hand is an unordered
-   pair of point values (55 × 55 combinations). The ten-valued ranks are pooled, but what the
-   pair facts need is counted exactly: for every point value, the ordered ways to pick its cards
-   split by the pair state each hand ends with (no pair / pair / perfect pair), by enumerating
-   the ranks and suits of just those cards (:func:`_value_split`). Pair facts depend on the first
-   four cards only, so this is exact.
-2. Combinations that leave the same two-card totals and remove the same multiset of point values
-   share everything that follows; each such key is expanded once: Player's and Banker's third
-   cards by point value, weighted by what the shoe still holds.
-3. Each distinct class of rounds is graded once per offered bet; a bet's multiplier distribution,
-   push and loss probabilities and house edge follow.
-
 :func:`rtp_naive` is the deliberately plain reference: every card by rank, suits of the first four
 cards enumerated wherever a pair makes them matter. The two agree exactly.
 """
@@ -33,11 +17,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
-from typing import Any
 
 from .cards import CARDS_PER_DECK, RANK_POINTS
 from .outcome import Result
-from .paytables import BetType, Grade, PayTable, grade
+from .paytables import PayTable
+from .rtp_report import ROUND_CARDS, BetRtp, RtpReport, falling, format_table, report
 from .rules import NATURAL_TOTALS, banker_draws, player_draws
 
 __all__ = [
@@ -56,7 +40,6 @@ _VALUES = 10
 _RANK_COUNT = len(RANK_POINTS)
 #: Number of ranks worth each point value (1 for A–9, 4 for T/J/Q/K).
 _RANKS_PER_VALUE: tuple[int, ...] = tuple(RANK_POINTS.count(v) for v in range(_VALUES))
-_ROUND_CARDS = 6
 
 # A hand's pair state: its first two cards are no pair, a pair of different suits, a perfect pair.
 _NO_PAIR, _PAIR, _PERFECT = 0, 1, 2
@@ -69,8 +52,6 @@ _SHAPES: tuple[tuple[int, int], ...] = ((4, 2), (5, 2), (5, 3), (6, 3))
 _STAND_STAND, _PLAYER_DREW, _BANKER_DREW, _BOTH_DREW = range(4)
 
 PairSplit = dict[tuple[int, int], int]
-
-_DRAGONS = frozenset({BetType.PLAYER_DRAGON, BetType.BANKER_DRAGON})
 
 
 # --- the facts of a class of rounds ---------------------------------------------------------------
@@ -118,13 +99,6 @@ def _facts(
 
 
 # --- exact counts ---------------------------------------------------------------------------------
-
-
-def _falling(n: int, k: int) -> int:
-    out = 1
-    for i in range(k):
-        out *= n - i
-    return out
 
 
 def _check_decks(decks: int) -> None:
@@ -193,22 +167,61 @@ def _value_split(decks: int, ranks: int, n_player: int, n_banker: int) -> PairSp
 
 
 @lru_cache(maxsize=16)
-def _class_weights(decks: int) -> tuple[tuple[Facts, int], ...]:  # noqa: C901 (named in pyproject.toml)
-    """Every distinct class of rounds with its weight (ordered six-card sequences)."""
-    shoe = CARDS_PER_DECK * decks
-    pool = [_SUITS * decks * k for k in _RANKS_PER_VALUE]
-    after4 = (shoe - 4) * (shoe - 5)  # completions of a four-card round to six cards
-    after5 = shoe - 5
+def _class_weights(decks: int) -> tuple[tuple[Facts, int], ...]:
+    """Every distinct class of rounds with its weight: an integer, the number of ordered card
+    sequences, every round completed to six cards so that all share the denominator
+    ``52D·(52D−1)···(52D−5)``; divided only at the end.
 
-    # Drawing decisions, tabulated once from the rules.
-    natural = [[p in NATURAL_TOTALS or b in NATURAL_TOTALS for b in range(10)] for p in range(10)]
-    p_draws = [[player_draws(p, b) for b in range(10)] for p in range(10)]
-    b_draws_stood = [[banker_draws(p, b, None) for b in range(10)] for p in range(10)]
-    b_draws_third = [
-        [[banker_draws(p, b, t) for t in range(10)] for b in range(10)] for p in range(10)
+    1. :func:`_first_four`: the first four cards at point level, each hand an unordered pair of
+       point values (55 × 55). The ten-valued ranks are pooled, but the pair facts are counted
+       exactly: for every point value, the ordered ways to pick its cards by the pair state
+       each hand ends with (:func:`_value_split` enumerates the ranks and suits of just those
+       cards). Pair facts depend on the first four cards only, so this is exact.
+    2. :func:`_third_cards`: combinations that leave the same two-card totals and remove the
+       same point values share everything that follows; each such key is expanded once, the
+       third cards by point value, weighted by what the shoe still holds.
+    3. :func:`_classes`: each joint index with a weight as a :class:`Facts`, graded once per
+       offered bet by :func:`baccarat.rtp_report.report`.
+    """
+    return _classes(_third_cards(decks, _first_four(decks)))
+
+
+# A joint index is ((Player total · 10 + Banker total) · 4 + shape) · 9 + pair key.
+_PER_TOTALS = len(_SHAPES) * _PAIR_KEYS
+
+#: Key of the first four cards: (Player's two-card total, Banker's, the point values removed).
+_Key = tuple[int, int, tuple[int, ...]]
+#: Per key, pair key → weight.
+_Keyed = dict[_Key, dict[int, int]]
+
+
+def _cell(player_total: int, banker_total: int, shape: int) -> int:
+    """Where a class's pair keys start in the joint index."""
+    return (player_total * 10 + banker_total) * _PER_TOTALS + shape * _PAIR_KEYS
+
+
+@lru_cache(maxsize=1)
+def _draw_tables() -> tuple[list[list[bool]], list[list[bool]], list[list[list[bool]]]]:
+    """The drawing decisions, tabulated once from the rules by two-card totals: whether the round
+    stands as dealt (a natural, or neither hand draws), whether Player draws, and whether Banker
+    draws given Player's third card."""
+    stands = [
+        [
+            p in NATURAL_TOTALS
+            or b in NATURAL_TOTALS
+            or not (player_draws(p, b) or banker_draws(p, b, None))
+            for b in range(10)
+        ]
+        for p in range(10)
     ]
+    p_draws = [[player_draws(p, b) for b in range(10)] for p in range(10)]
+    b_draws = [[[banker_draws(p, b, t) for t in range(10)] for b in range(10)] for p in range(10)]
+    return stands, p_draws, b_draws
 
-    # 1. First four cards: key (two-card totals, point values removed) → pair key → weight.
+
+def _first_four(decks: int) -> _Keyed:
+    """Step 1, the first four cards (Player, Banker, Player, Banker) at point level: by key, the
+    weight of each pair key."""
     splits = {
         (v, n_p, n_b): [
             (ps * _PAIR_STATES + bs, w)
@@ -219,37 +232,53 @@ def _class_weights(decks: int) -> tuple[tuple[Facts, int], ...]:  # noqa: C901 (
         for n_b in range(3)
     }
     hands = [(a, b) for a in range(_VALUES) for b in range(a, _VALUES)]
-    keyed: dict[tuple[int, int, tuple[int, ...]], dict[int, int]] = {}
-    for a, b in hands:
-        pt = (a + b) % 10
-        for c, d in hands:
-            scale = (1 if a == b else 2) * (1 if c == d else 2)
-            split = [(0, 1)]
-            for v in {a, b, c, d}:
-                n_p = (a == v) + (b == v)
-                n_b = (c == v) + (d == v)
-                part = splits[v, n_p, n_b]
-                if len(part) == 1 and part[0][0] == 0:  # no pair here: a plain count
-                    scale *= part[0][1]
-                else:  # a hand's two cards are both of this value
-                    # A hand's pair lies within one value, so the pair keys of values just add.
-                    split = [(k1 + k2, w1 * w2) for k1, w1 in split for k2, w2 in part]
-            if not scale:
-                continue
-            into = keyed.setdefault((pt, (c + d) % 10, tuple(sorted((a, b, c, d)))), {})
-            for k, w in split:
-                into[k] = into.get(k, 0) + w * scale
+    keyed: _Keyed = {}
+    for player in hands:
+        _add_banker_hands(keyed, splits, player, hands)
+    return keyed
 
-    # 2. Third cards, once per key. A joint index is
-    #    ((Player total · 10 + Banker total) · 4 + shape) · 9 + pair key.
-    #    Where Banker draws, its ten possible final totals are handled at once: a vector over
-    #    Banker's final total is one Python int of ten wide lanes (lane ``f`` = the weight of
-    #    final total ``f``), so "every Banker third card" is one big-int multiply-add instead of a
-    #    loop. No lane can carry into the next: every term is non-negative and every lane sums
-    #    to at most the number of ordered six-card sequences, which fits the lane width.
-    per_totals = len(_SHAPES) * _PAIR_KEYS
-    joint = [0] * (100 * per_totals)
-    lane = max(64, _falling(shoe, _ROUND_CARDS).bit_length())
+
+def _add_banker_hands(
+    keyed: _Keyed,
+    splits: dict[tuple[int, int, int], list[tuple[int, int]]],
+    player: tuple[int, int],
+    hands: list[tuple[int, int]],
+) -> None:
+    """Player's point values ``a ≤ b`` with every Banker hand ``c ≤ d``: the ordered ways to deal
+    the four cards, by pair key, added under their key."""
+    a, b = player
+    for c, d in hands:
+        scale = (1 if a == b else 2) * (1 if c == d else 2)
+        split = [(0, 1)]
+        for v in {a, b, c, d}:
+            part = splits[v, (a == v) + (b == v), (c == v) + (d == v)]
+            if len(part) == 1 and part[0][0] == 0:  # no pair here: a plain count
+                scale *= part[0][1]
+            else:  # a hand's two cards are both of this value
+                # A hand's pair lies within one value, so the pair keys of values just add.
+                split = [(k1 + k2, w1 * w2) for k1, w1 in split for k2, w2 in part]
+        if not scale:
+            continue
+        into = keyed.setdefault(((a + b) % 10, (c + d) % 10, tuple(sorted((a, b, c, d)))), {})
+        for k, w in split:
+            into[k] = into.get(k, 0) + w * scale
+
+
+def _third_cards(decks: int, keyed: _Keyed) -> list[int]:
+    """Step 2, the third cards, once per key: the weight of every joint index.
+
+    Where Banker draws, its ten possible final totals are handled at once: a vector over
+    Banker's final total is one Python int of ten wide lanes (lane ``f`` = the weight of final
+    total ``f``), so "every Banker third card" is one big-int multiply-add instead of a loop. No
+    lane can carry into the next: every term is non-negative and every lane sums to at most the
+    number of ordered six-card sequences, which fits the lane width."""
+    shoe = CARDS_PER_DECK * decks
+    pool = [_SUITS * decks * k for k in _RANKS_PER_VALUE]
+    after4 = (shoe - 4) * (shoe - 5)  # completions of a four-card round to six cards
+    after5 = shoe - 5
+    stands, p_draws, b_draws = _draw_tables()
+    joint = [0] * (100 * _PER_TOTALS)
+    lane = max(64, falling(shoe, ROUND_CARDS).bit_length())
     # one[b][u]: a 1 in the lane of Banker's final total when Banker holds b and draws u;
     # pool_after[b]: the pool (every third card value) with the same lanes.
     one = [[1 << lane * ((b + u) % 10) for u in range(10)] for b in range(10)]
@@ -260,8 +289,8 @@ def _class_weights(decks: int) -> tuple[tuple[Facts, int], ...]:  # noqa: C901 (
     banker_only = [0] * (10 * _PAIR_KEYS)
     for (pt, bt, removed), split_w in keyed.items():
         pairs = split_w.items()
-        if natural[pt][bt] or not (p_draws[pt][bt] or b_draws_stood[pt][bt]):
-            cell = (pt * 10 + bt) * per_totals + _STAND_STAND * _PAIR_KEYS
+        if stands[pt][bt]:
+            cell = _cell(pt, bt, _STAND_STAND)
             for k, wp in pairs:
                 joint[cell + k] += wp * after4
             continue
@@ -272,38 +301,64 @@ def _class_weights(decks: int) -> tuple[tuple[Facts, int], ...]:  # noqa: C901 (
             rem[v] -= 1
             rem_lanes -= ob[v]
         if p_draws[pt][bt]:
-            third = b_draws_third[pt][bt]
-            for t in range(10):
-                rt = rem[t]
-                if not rt:
-                    continue
-                pf = (pt + t) % 10
-                if third[t]:  # Banker draws from what is left after Player's t
-                    x = rt * (rem_lanes - ob[t])
-                    row = pf * _PAIR_KEYS
-                    for k, wp in pairs:
-                        both[row + k] += wp * x
-                else:
-                    cell = (pf * 10 + bt) * per_totals + _PLAYER_DREW * _PAIR_KEYS
-                    w = rt * after5
-                    for k, wp in pairs:
-                        joint[cell + k] += wp * w
+            _player_draws(joint, both, (pt, bt), pairs, rem, rem_lanes, ob, b_draws[pt][bt], after5)
         else:  # Player stood, Banker draws
             x = rem_lanes * after5
             row = pt * _PAIR_KEYS
             for k, wp in pairs:
                 banker_only[row + k] += wp * x
-    mask = (1 << lane) - 1
-    for shape, acc in ((_BOTH_DREW, both), (_BANKER_DREW, banker_only)):
-        for index, vector in enumerate(acc):
-            if not vector:
-                continue
-            pf, k = divmod(index, _PAIR_KEYS)
-            for bf in range(10):
-                w = (vector >> lane * bf) & mask
-                if w:
-                    joint[(pf * 10 + bf) * per_totals + shape * _PAIR_KEYS + k] += w
+    _add_lanes(joint, both, _BOTH_DREW, lane)
+    _add_lanes(joint, banker_only, _BANKER_DREW, lane)
+    return joint
 
+
+def _player_draws(
+    joint: list[int],
+    both: list[int],
+    totals: tuple[int, int],
+    pairs: Iterable[tuple[int, int]],
+    rem: list[int],
+    rem_lanes: int,
+    ob: list[int],
+    banker_draws_after: list[bool],
+    after5: int,
+) -> None:
+    """One key where Player draws: each third card ``t`` the shoe still holds, then Banker draws
+    (into ``both``, in lanes) or stands (into ``joint``)."""
+    pt, bt = totals
+    for t in range(10):
+        rt = rem[t]
+        if not rt:
+            continue
+        pf = (pt + t) % 10
+        if banker_draws_after[t]:  # Banker draws from what is left after Player's t
+            x = rt * (rem_lanes - ob[t])
+            row = pf * _PAIR_KEYS
+            for k, wp in pairs:
+                both[row + k] += wp * x
+        else:
+            cell = _cell(pf, bt, _PLAYER_DREW)
+            w = rt * after5
+            for k, wp in pairs:
+                joint[cell + k] += wp * w
+
+
+def _add_lanes(joint: list[int], acc: list[int], shape: int, lane: int) -> None:
+    """Unpack lane vectors by (Player's final total · 9 + pair key) into the joint weights."""
+    mask = (1 << lane) - 1
+    for index, vector in enumerate(acc):
+        if not vector:
+            continue
+        pf, k = divmod(index, _PAIR_KEYS)
+        cell = _cell(pf, 0, shape) + k
+        for bf in range(10):
+            w = (vector >> lane * bf) & mask
+            if w:
+                joint[cell + bf * _PER_TOTALS] += w
+
+
+def _classes(joint: list[int]) -> tuple[tuple[Facts, int], ...]:
+    """Step 3: each joint index with a weight as the facts of its class of rounds."""
     out: list[tuple[Facts, int]] = []
     for index, w in enumerate(joint):
         if w:
@@ -317,6 +372,7 @@ def _class_weights(decks: int) -> tuple[tuple[Facts, int], ...]:  # noqa: C901 (
 def clear_cache() -> None:
     """Forget memoised enumerations (for benchmarks that time a cold start)."""
     _class_weights.cache_clear()
+    _draw_tables.cache_clear()
     _value_split.cache_clear()
     _suit_split.cache_clear()
 
@@ -324,175 +380,15 @@ def clear_cache() -> None:
 def outcome_distribution(decks: int) -> dict[Facts, Fraction]:
     """Exact probability of every distinct class of rounds from a fresh ``decks``-deck shoe."""
     _check_decks(decks)
-    total = _falling(CARDS_PER_DECK * decks, _ROUND_CARDS)
+    total = falling(CARDS_PER_DECK * decks, ROUND_CARDS)
     return {f: Fraction(w, total) for f, w in _class_weights(decks)}
-
-
-# --- the report -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class BetRtp:
-    """One bet's exact figures per unit staked."""
-
-    bet: BetType
-    p_win: Fraction
-    p_push: Fraction
-    p_lose: Fraction
-    #: (net multiplier the table pays, probability), one entry per distinct winning multiplier.
-    multipliers: tuple[tuple[Fraction, Fraction], ...]
-    #: The table's commission on a positive net (a lone win nets ``m · (1 − rate)``).
-    commission_rate: Fraction
-    house_edge: Fraction
-
-    @property
-    def expected_net(self) -> Fraction:
-        return -self.house_edge
-
-    @property
-    def rtp(self) -> Fraction:
-        """Return to player: expected amount back per unit staked (1 − house edge)."""
-        return 1 - self.house_edge
-
-    @property
-    def house_edge_per_resolved(self) -> Fraction:
-        """House edge per bet that is not pushed (the usual figure for Banker/Player with ties)."""
-        return self.house_edge / (1 - self.p_push) if self.p_push != 1 else Fraction(0)
-
-    def as_dict(self) -> dict[str, Any]:
-        keep = 1 - self.commission_rate
-        return {
-            "bet": self.bet.value,
-            "p_win": _exact(self.p_win),
-            "p_push": _exact(self.p_push),
-            "p_lose": _exact(self.p_lose),
-            "multipliers": [
-                {
-                    "pays": str(m),
-                    "net_after_commission": str(_net(m, keep)),
-                    "p": _exact(p),
-                }
-                for m, p in self.multipliers
-            ],
-            "house_edge": _exact(self.house_edge),
-            "house_edge_percent": _percent(self.house_edge),
-            "house_edge_per_resolved_percent": _percent(self.house_edge_per_resolved),
-            "rtp": _exact(self.rtp),
-            "rtp_percent": _percent(self.rtp),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class RtpReport:
-    """Exact RTP of every bet a pay table offers, for one round from a fresh shoe."""
-
-    table: PayTable
-    decks: int
-    p_banker: Fraction
-    p_player: Fraction
-    p_tie: Fraction
-    bets: tuple[BetRtp, ...]
-
-    def bet(self, bet: BetType) -> BetRtp:
-        for entry in self.bets:
-            if entry.bet is bet:
-                return entry
-        raise KeyError(f"{bet.value} is not offered by {self.table.name}")
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "table": self.table.name,
-            "dragon_table": self.table.dragon_name if self.table.offered & _DRAGONS else None,
-            "banker_pays": str(self.table.banker),
-            "commission_rate": str(self.table.commission_rate),
-            "decks": self.decks,
-            "method": "exact enumeration of every deal from a fresh shoe",
-            "outcomes": {
-                Result.BANKER.value: _exact(self.p_banker),
-                Result.PLAYER.value: _exact(self.p_player),
-                Result.TIE.value: _exact(self.p_tie),
-            },
-            "bets": [b.as_dict() for b in self.bets],
-        }
-
-
-def _net(multiplier: Fraction, keep: Fraction) -> Fraction:
-    """Net won by a lone winning bet: the commission is taken on a positive net only."""
-    return multiplier * keep if multiplier > 0 else multiplier
-
-
-def _decimal(x: Fraction, digits: int) -> str:
-    scaled = round(abs(x) * 10**digits)
-    whole, frac = divmod(scaled, 10**digits)
-    sign = "-" if x < 0 and scaled else ""
-    return f"{sign}{whole}.{frac:0{digits}d}" if digits else f"{sign}{whole}"
-
-
-def _exact(x: Fraction) -> dict[str, str]:
-    return {"decimal": _decimal(x, 10), "exact": str(x)}
-
-
-def _percent(x: Fraction, digits: int = 4) -> str:
-    return _decimal(x * 100, digits) + "%"
-
-
-def _report(table: PayTable, decks: int, classes: Iterable[tuple[Facts, int]]) -> RtpReport:
-    """Grade every class of rounds for every offered bet and sum up."""
-    total = _falling(CARDS_PER_DECK * decks, _ROUND_CARDS)
-    bets = [b for b in BetType if b in table.offered]
-    # Keyed by (grade, numerator, denominator): ints hash much faster than a Fraction.
-    tally: dict[BetType, dict[tuple[Grade, int, int], int]] = {b: {} for b in bets}
-    results = dict.fromkeys(Result, 0)
-    for facts, w in classes:
-        results[facts.result] += w
-        for bet in bets:
-            g, m = grade(bet, facts, table)
-            key = (g, m.numerator, m.denominator)
-            counts = tally[bet]
-            counts[key] = counts.get(key, 0) + w
-    keep = 1 - table.commission_rate
-    entries = []
-    for bet in bets:
-        wins: dict[Fraction, int] = {}
-        pushes = losses = 0
-        for (g, num, den), w in tally[bet].items():
-            if g is Grade.WIN:
-                m = Fraction(num, den)
-                wins[m] = wins.get(m, 0) + w
-            elif g is Grade.PUSH:
-                pushes += w
-            else:
-                losses += w
-        mults = tuple((m, Fraction(w, total)) for m, w in sorted(wins.items()))
-        p_win = sum((p for _, p in mults), Fraction(0))
-        p_lose = Fraction(losses, total)
-        expected = sum((_net(m, keep) * p for m, p in mults), Fraction(0)) - p_lose
-        entries.append(
-            BetRtp(
-                bet=bet,
-                p_win=p_win,
-                p_push=Fraction(pushes, total),
-                p_lose=p_lose,
-                multipliers=mults,
-                commission_rate=table.commission_rate,
-                house_edge=-expected,
-            )
-        )
-    return RtpReport(
-        table=table,
-        decks=decks,
-        p_banker=Fraction(results[Result.BANKER], total),
-        p_player=Fraction(results[Result.PLAYER], total),
-        p_tie=Fraction(results[Result.TIE], total),
-        bets=tuple(entries),
-    )
 
 
 def compute_rtp(table: PayTable, decks: int) -> RtpReport:
     """Exact win/push/lose probabilities, multiplier distribution and house edge of every bet
     ``table`` offers, for a round dealt from a fresh shoe of ``decks`` decks (any ``decks`` ≥ 1)."""
     _check_decks(decks)
-    return _report(table, decks, _class_weights(decks))
+    return report(table, decks, _class_weights(decks))
 
 
 # --- the plain reference --------------------------------------------------------------------------
@@ -504,10 +400,10 @@ def rtp_naive(table: PayTable, decks: int) -> RtpReport:
     pair makes them matter. Slow (seconds), shares none of the fast path's bookkeeping, and is
     kept as the reference the fast path is tested and benchmarked against."""
     _check_decks(decks)
-    return _report(table, decks, _naive_class_weights(decks))
+    return report(table, decks, _naive_class_weights(decks))
 
 
-def _naive_class_weights(decks: int) -> list[tuple[Facts, int]]:  # noqa: C901 (named in pyproject.toml)
+def _naive_class_weights(decks: int) -> list[tuple[Facts, int]]:
     shoe = CARDS_PER_DECK * decks
     left = [_SUITS * decks] * _RANK_COUNT
     pts = RANK_POINTS
@@ -583,43 +479,3 @@ def _naive_class_weights(decks: int) -> list[tuple[Facts, int]]:  # noqa: C901 (
         left[p1] += 1
 
     return [(_facts(*key), w) for key, w in sorted(classes.items())]
-
-
-# --- terminal output ------------------------------------------------------------------------------
-
-
-def _pays(m: Fraction) -> str:
-    """``0.95``, ``1.5``, ``12``; a fraction without a short decimal stays ``a/b``."""
-    for digits in range(4):
-        if (m * 10**digits).denominator == 1:
-            return _decimal(m, digits)
-    return str(m)
-
-
-def format_table(report: RtpReport) -> str:
-    """A fixed-width table for a terminal: one line per bet, one more per multiplier of a bet
-    that pays several."""
-    t = report.table
-    head = [f"Exact RTP — {t.name}, {report.decks} deck{'s' if report.decks != 1 else ''}"]
-    if t.offered & _DRAGONS:
-        head.append(f"dragon table {t.dragon_name}")
-    if t.commission_rate:
-        head.append(f"{_percent(t.commission_rate, 2)} commission on a win")
-    lines = [
-        ", ".join(head),
-        f"Banker wins {_percent(report.p_banker)}   Player wins {_percent(report.p_player)}   "
-        f"Tie {_percent(report.p_tie)}",
-        "",
-        f"{'bet':<22}{'pays':>14}{'P(win)':>11}{'P(push)':>11}{'P(lose)':>11}"
-        f"{'house edge':>12}{'RTP':>11}",
-    ]
-    for e in report.bets:
-        pays = ",".join(_pays(m) for m, _ in e.multipliers) or "-"
-        lines.append(
-            f"{e.bet.value:<22}{pays:>14}{_decimal(e.p_win, 6):>11}{_decimal(e.p_push, 6):>11}"
-            f"{_decimal(e.p_lose, 6):>11}{_percent(e.house_edge):>12}{_percent(e.rtp):>11}"
-        )
-        if len(e.multipliers) > 1:
-            for m, p in e.multipliers:
-                lines.append(f"{'  wins ' + _pays(m):<36}{_decimal(p, 6):>11}")
-    return "\n".join(lines)

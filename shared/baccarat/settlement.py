@@ -3,22 +3,6 @@ star-city "Money" and the bid-squeeze pay table).
 
 :func:`settle` is pure and deterministic: the same table, round and bets give an identical
 :class:`Settlement`. Every bet is graded by ``paytables.grade`` and nothing else.
-
-How money moves (``Σ participants' nets + house take = 0`` always, by construction):
-
-* **A bet line** wins ``gross_win`` from whoever covers it, minus the line's ``commission`` (the
-  5% of a Banker bet paying 0.95, which goes to the house), so its ``net`` is
-  ``gross_win − commission``; a push nets 0 (the stake comes back); a loss nets ``−stake``, the
-  stake going to whoever covers the line.
-* **Who covers a line:** the house, except on a player-banker table, where the player-banker
-  covers the bets its profile names (star-city: Banker and Player — "當荷官的玩家，只針對１賠１的
-  部份負責"; bid-squeeze: Banker, Player and No-commission Banker) and the house covers the rest.
-  The player-banker's gross is Σ losing covered stakes − Σ winning covered gross wins.
-* **Round commission** (star-city, ``pay_table.commission_rate`` = 1%): every participant —
-  bettors and the player-banker — whose gross for the round is positive pays it to the house;
-  losses pay none. (The seed's example decides that it is 1% of the *net*: A +99 = (200−100)×0.99.)
-* **Rounding:** the table's :class:`~baccarat.profiles.Rounding` rule, named in the settlement;
-  whatever is rounded away is part of a commission, so it stays with the house.
 """
 
 from __future__ import annotations
@@ -160,6 +144,24 @@ def settle(
     player_banker: PlayerBanker | None = None,
 ) -> Settlement:
     """Settle ``bets`` (already accepted by ``validation.validate_bets``) on ``round``.
+
+    How money moves (``Σ participants' nets + house take = 0`` always, by construction):
+
+    * **A bet line** wins ``gross_win`` from whoever covers it, minus the line's
+      ``commission`` (the 5% of a Banker bet paying 0.95, which goes to the house), so its
+      ``net`` is ``gross_win − commission``; a push nets 0 (the stake comes back); a loss nets
+      ``−stake``, the stake going to whoever covers the line.
+    * **Who covers a line:** the house, except on a player-banker table, where the
+      player-banker covers the bets its profile names (star-city: Banker and Player —
+      "當荷官的玩家，只針對１賠１的部份負責"; bid-squeeze: Banker, Player and No-commission
+      Banker) and the house covers the rest. The player-banker's gross is Σ losing covered
+      stakes − Σ winning covered gross wins.
+    * **Round commission** (star-city, ``pay_table.commission_rate`` = 1%): every participant
+      — bettors and the player-banker — whose gross for the round is positive pays it to the
+      house; losses pay none. (The seed's example decides that it is 1% of the *net*:
+      A +99 = (200−100)×0.99.)
+    * **Rounding:** the table's :class:`~baccarat.profiles.Rounding` rule, named in the
+      settlement; whatever is rounded away is part of a commission, so it stays with the house.
 
     Raises ``ValueError`` on input that validation refuses outright (a missing or
     unexpected player-banker, a player-banker betting, a non-positive amount)."""

@@ -1,25 +1,7 @@
-"""Squeeze rights (瞇牌 / 咪牌) and the reveal plan of a dealt round.
-
-Rules (``docs/rules/game-rules.md``; the seeds, ``docs/rules/seeds/``, win on conflict):
-
-* **star-city** (seed 000, 遊戲方式 and item 12): the first two cards of each hand show the first
-  card face up and the second face down; "the bettor with the most chips staked leads the squeeze
-  or opens directly, the others watch; equal stakes → the higher player level leads"; third cards
-  "the same way". So there is **one leader for the round**, for both hands and the third cards.
-  Only bettors squeeze: the player-banker (荷官) has only the urge button and spectators only
-  watch. Stake = the bettor's **total** stake over all areas (Banker/Player, Tie, pairs).
-  Final tie-breaks: total stake, then higher level (no level ranks below every level), then the
-  earlier accepted bet (the bettor's lowest ``order``), then ``bettor_id``.
-* **bid-squeeze** (seed 001, 咪牌（競咪）1–4): only seated bettors. The largest Banker stake
-  squeezes the Banker hand, the largest Player stake the Player hand; equal stakes → the earlier
-  accepted bet (the bettor's lowest ``order`` on that hand), then ``bettor_id``. A bettor with
-  equal Banker and Player stakes who would get both hands squeezes the Player hand; the Banker
-  hand then goes to the next banker staker in rank (``None`` if there is none). A bettor who tops
-  both hands with *unequal* stakes squeezes both (rule 2 applies to each hand; rule 4 only
-  speaks of equal stakes). Decision: a No-commission Banker stake counts as a Banker stake (both
-  are bets on 莊); side bets (Tie, pairs, dragons, Big/Small, Lucky 6) do not count.
-
-A hand whose squeezer is ``None`` is revealed by the system after the countdown.
+"""Squeeze rights (瞇牌 / 咪牌) and the reveal plan of a dealt round: who squeezes which hand
+(:func:`squeeze_rights`, by profile), which cards are dealt face down, and the countdown after
+which the system opens a hand nobody opened (:func:`timeline`, :func:`reveal`). Rules from
+``docs/rules/game-rules.md``; the seeds, ``docs/rules/seeds/``, win on conflict.
 """
 
 from __future__ import annotations
@@ -120,15 +102,27 @@ def _ranked(stakes: dict[str, _Stake], *, by_level: bool = False) -> list[str]:
 
 
 def star_city_leader(bets: Iterable[Bet], *, player_banker_id: str | None = None) -> str | None:
-    """The star-city squeeze leader: largest total stake, then higher level, then earlier order,
-    then bettor id. Never the player-banker, never a spectator; ``None`` if nobody staked."""
+    """The star-city squeeze leader (seed 000, 遊戲方式 and item 12: "the bettor with the most
+    chips staked leads the squeeze or opens directly, the others watch; equal stakes → the
+    higher player level leads"; third cards "the same way"): one leader for the round, for both
+    hands and the third cards. Stake = the bettor's total over all areas. Ties: total stake,
+    then higher level (no level ranks below every level), then the earlier accepted bet (lowest
+    ``order``), then bettor id. Never the player-banker (only the urge button), never a
+    spectator (they watch); ``None`` if nobody staked."""
     stakes = _stakes((b for b in bets if b.bettor_id != player_banker_id), None)
     ranked = _ranked(stakes, by_level=True)
     return ranked[0] if ranked else None
 
 
 def bid_squeezers(bets: Iterable[Bet]) -> tuple[str | None, str | None]:
-    """Bid-squeeze ``(player hand squeezer, banker hand squeezer)``; see the module docstring."""
+    """Bid-squeeze ``(player hand squeezer, banker hand squeezer)`` (seed 001, 咪牌（競咪）1–4):
+    only seated bettors. The largest Banker stake squeezes the Banker hand, the largest Player
+    stake the Player hand; equal stakes → the earlier accepted bet (lowest ``order`` on that
+    hand), then bettor id. A bettor with equal Banker and Player stakes who would get both
+    hands squeezes the Player hand; the Banker hand then goes to the next banker staker in rank
+    (``None`` if there is none). A bettor who tops both hands with *unequal* stakes squeezes
+    both (rule 2 applies to each hand; rule 4 only speaks of equal stakes). A No-commission
+    Banker stake counts as a Banker stake (both are bets on 莊); side bets do not count."""
     bets = list(bets)
     player_stakes = _stakes(bets, PLAYER_STAKES)
     banker_stakes = _stakes(bets, BANKER_STAKES)
@@ -239,7 +233,7 @@ def reveal_plan(round_: Round, rights: SqueezeRights, *, squeezed: bool = True) 
     )
 
 
-# --- the squeeze countdown (issue 13): who opened what, and when the system does --------------
+# --- the squeeze countdown: who opened what, and when the system does ------------------------
 
 #: The two reveal steps of a round, in order: the four initial cards, then the third cards.
 STEPS = ("initial", "draws")
@@ -372,35 +366,8 @@ def reveal(
     depends on that card, so the banker's third card, its squeezer's answer included, would
     give it away; a round without third cards has no draws; only the hand's squeezer opens
     it; once; only before the step's ``reveal_by``)."""
-    if step == STEPS[1] and STEPS[0] in hands:
-        first = timeline({STEPS[0]: hands[STEPS[0]]}, dealt_at, seconds, reveals, now)[0]
-        if first.status != "revealed":
-            raise RevealRefused(
-                "reveal_out_of_order", "the draws open only after the initial cards", step=step
-            )
-    player = hands.get(step, {})
-    if step == STEPS[1] and "player" in player and player["player"] != bettor_id:
-        draws = next(s for s in timeline(hands, dealt_at, seconds, reveals, now) if s.step == step)
-        if "player" not in draws.opened:
-            raise RevealRefused(
-                "reveal_out_of_order",
-                "the draws open with the player's third card first",
-                step=step,
-            )
-    if not hands:
-        raise RevealRefused(
-            "no_squeeze", "this round was dealt face up: nothing to reveal", step=step
-        )
-    if step not in hands:
-        raise RevealRefused("no_draws", "this round has no third cards to reveal", step=step)
-    mine = [hand for hand, who in hands[step].items() if who == bettor_id]
-    if not mine:
-        raise RevealRefused(
-            "not_squeezer",
-            f"{bettor_id} does not squeeze the {step} cards of this round",
-            step=step,
-            squeezers=sorted({w for w in hands[step].values() if w is not None}),
-        )
+    _check_draws_order(hands, dealt_at, seconds, reveals, step, bettor_id, now)
+    mine = _hands_squeezed_by(hands, step, bettor_id)
     state = next(s for s in timeline(hands, dealt_at, seconds, reveals, now) if s.step == step)
     if all(state.opened.get(h, {}).get("by") == bettor_id for h in mine):
         raise RevealRefused("already_revealed", f"the {step} cards are already opened", step=step)
@@ -416,6 +383,57 @@ def reveal(
             reveal_by=state.reveal_by,
         )
     return {"step": step, "hands": mine, "by": bettor_id, "at": now}
+
+
+def _check_draws_order(
+    hands: dict[str, dict[str, str | None]],
+    dealt_at: str,
+    seconds: int,
+    reveals: Iterable[dict[str, Any]],
+    step: str,
+    bettor_id: str,
+    now: str,
+) -> None:
+    """The draws open after the initial step is revealed, and — when the player hand draws —
+    with the player's third card first unless ``bettor_id`` squeezes it."""
+    if step != STEPS[1]:
+        return
+    if STEPS[0] in hands:
+        first = timeline({STEPS[0]: hands[STEPS[0]]}, dealt_at, seconds, reveals, now)[0]
+        if first.status != "revealed":
+            raise RevealRefused(
+                "reveal_out_of_order", "the draws open only after the initial cards", step=step
+            )
+    player = hands.get(step, {})
+    if "player" in player and player["player"] != bettor_id:
+        draws = next(s for s in timeline(hands, dealt_at, seconds, reveals, now) if s.step == step)
+        if "player" not in draws.opened:
+            raise RevealRefused(
+                "reveal_out_of_order",
+                "the draws open with the player's third card first",
+                step=step,
+            )
+
+
+def _hands_squeezed_by(
+    hands: dict[str, dict[str, str | None]], step: str, bettor_id: str
+) -> list[str]:
+    """The hands of ``step`` that ``bettor_id`` squeezes, or why there are none."""
+    if not hands:
+        raise RevealRefused(
+            "no_squeeze", "this round was dealt face up: nothing to reveal", step=step
+        )
+    if step not in hands:
+        raise RevealRefused("no_draws", "this round has no third cards to reveal", step=step)
+    mine = [hand for hand, who in hands[step].items() if who == bettor_id]
+    if not mine:
+        raise RevealRefused(
+            "not_squeezer",
+            f"{bettor_id} does not squeeze the {step} cards of this round",
+            step=step,
+            squeezers=sorted({w for w in hands[step].values() if w is not None}),
+        )
+    return mine
 
 
 # --- the live table's copy: {round_id, dealt_at, seconds, hands, reveals, noticed} -----------

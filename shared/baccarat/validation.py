@@ -1,37 +1,21 @@
-"""Validation of one round's whole bet list, all-or-nothing (game-rules.md, both profiles).
-
-:func:`validate_bets` either accepts every bet of the list or raises :class:`BetRefused` for the
-first violated rule, in a fixed order (table → each bet → each bettor → the table's seating →
-the player-banker's cover), so the same input always gives the same refusal.
-
-Which check applies to which profile is data in :class:`~baccarat.profiles.Profile` and
-:class:`~baccarat.profiles.Tier`:
-
-  check (code)                   star-city                     bid-squeeze
-  spectator_betting_not_allowed  yes (spectators only watch)   no
-  seated_bettor_required         no                            yes (empty table: seated only)
-  banker_and_player_together     yes                           no
-  big_small_closed               (offers no Big/Small)         yes, from round 21
-  above_personal_limit           (no spectator bets)           yes, spectators only
-  below_personal_limit           (no spectator bets)           yes, spectators only
-  below_seated_min_level         no (tier level is null)       yes, seated bettors
-  above_table_max                yes                           only if the tier sets table_max
-  player_banker_*, not_enough_players: player-banker tables of either profile.
-
-Every other check applies everywhere.
+"""Validation of one round's whole bet list, all-or-nothing (game-rules.md, both profiles):
+:func:`validate_bets` accepts every bet of the list or raises :class:`BetRefused` for the first
+violated rule, in a fixed order (table → each bet → each bettor → the table's seating → the
+player-banker's cover), so the same input always gives the same refusal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
 from .bets import Bet, PlayerBanker, Role, personal_limits_from_json
+from .bettor_checks import Lines, check_bettor, lines_by_bettor
 from .paytables import BetType
-from .profiles import Banking, TableConfig, Tier
+from .profiles import Banking, TableConfig
+from .refusals import BetRefused, Refusal, bet_refusal, not_int
 from .settlement import player_banker_liability
 
 __all__ = [
@@ -42,80 +26,6 @@ __all__ = [
     "player_banker_liability",
     "validate_bets",
 ]
-
-
-class Refusal(StrEnum):
-    """The stable refusal codes (the API returns them verbatim with an HTTP 4xx)."""
-
-    UNKNOWN_BET_TYPE = "unknown_bet_type"
-    BET_TYPE_NOT_OFFERED = "bet_type_not_offered"
-    UNKNOWN_ROLE = "unknown_role"
-    INVALID_AMOUNT = "invalid_amount"
-    NOT_CHIP_MULTIPLE = "not_chip_multiple"
-    BIG_SMALL_CLOSED = "big_small_closed"
-    SPECTATOR_BETTING_NOT_ALLOWED = "spectator_betting_not_allowed"
-    SEAT_REQUIRED = "seat_required"
-    SEAT_OUT_OF_RANGE = "seat_out_of_range"
-    SPECTATOR_HAS_SEAT = "spectator_has_seat"
-    PLAYER_BANKER_CANNOT_BET = "player_banker_cannot_bet"
-    INVALID_PERSONAL_LIMIT = "invalid_personal_limit"
-    INCONSISTENT_BETTOR = "inconsistent_bettor"
-    BALANCE_REQUIRED = "balance_required"
-    BELOW_MIN_BALANCE = "below_min_balance"
-    BELOW_SEATED_MIN_LEVEL = "below_seated_min_level"
-    BANKER_AND_PLAYER_TOGETHER = "banker_and_player_together"
-    BELOW_MIN_BET = "below_min_bet"
-    ABOVE_AREA_LIMIT = "above_area_limit"
-    ABOVE_PERSONAL_LIMIT = "above_personal_limit"
-    BELOW_PERSONAL_LIMIT = "below_personal_limit"
-    ABOVE_TABLE_MAX = "above_table_max"
-    INSUFFICIENT_BALANCE = "insufficient_balance"
-    TOO_MANY_SEATED = "too_many_seated"
-    SEAT_TAKEN = "seat_taken"
-    SEATED_BETTOR_REQUIRED = "seated_bettor_required"
-    PLAYER_BANKER_REQUIRED = "player_banker_required"
-    PLAYER_BANKER_NOT_ALLOWED = "player_banker_not_allowed"
-    PLAYER_BANKER_BELOW_MIN_BALANCE = "player_banker_below_min_balance"
-    NOT_ENOUGH_PLAYERS = "not_enough_players"
-    PLAYER_BANKER_CANNOT_COVER = "player_banker_cannot_cover"
-
-
-class BetRefused(Exception):
-    """The bet list is refused: ``code`` (a :class:`Refusal`), a human ``message``, and where
-    known the bettor, the bet's index in the list, its type, the violated ``limit`` and the
-    ``attempted`` value (both minor units, or a count/level/round as the code implies)."""
-
-    def __init__(
-        self,
-        code: Refusal,
-        message: str,
-        *,
-        bettor_id: str | None = None,
-        bet_index: int | None = None,
-        bet_type: str | None = None,
-        limit: int | None = None,
-        attempted: int | None = None,
-    ) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.bettor_id = bettor_id
-        self.bet_index = bet_index
-        self.bet_type = bet_type
-        self.limit = limit
-        self.attempted = attempted
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready, for the API's error body."""
-        return {
-            "code": self.code.value,
-            "message": self.message,
-            "bettor_id": self.bettor_id,
-            "bet_index": self.bet_index,
-            "bet_type": self.bet_type,
-            "limit": self.limit,
-            "attempted": self.attempted,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +50,24 @@ def validate_bets(
 
     ``round_number`` is the round's 1-based number in its shoe. ``seated_present`` names seated
     bettors at the table who place no bet this round (they still occupy a seat and make the table
-    non-empty)."""
+    non-empty).
+
+    Which check applies to which profile is data in :class:`~baccarat.profiles.Profile` and
+    :class:`~baccarat.profiles.Tier`:
+
+      check (code)                   star-city                     bid-squeeze
+      spectator_betting_not_allowed  yes (spectators only watch)   no
+      seated_bettor_required         no                            yes (empty table: seated only)
+      banker_and_player_together     yes                           no
+      big_small_closed               (offers no Big/Small)         yes, from round 21
+      above_personal_limit           (no spectator bets)           yes, spectators only
+      below_personal_limit           (no spectator bets)           yes, spectators only
+      below_seated_min_level         no (tier level is null)       yes, seated bettors
+      above_table_max                yes                           only if the tier sets table_max
+      player_banker_*, not_enough_players: player-banker tables of either profile.
+
+    Every other check applies everywhere.
+    """
     if isinstance(round_number, bool) or not isinstance(round_number, int) or round_number < 1:
         raise ValueError(f"round_number must be a positive integer, got {round_number!r}")
     if not bets and player_banker is None:
@@ -150,9 +77,9 @@ def validate_bets(
     _check_player_banker_seat(table, player_banker)
     rules = _Rules(table, round_number, player_banker)
     normalised = tuple([_check_bet(rules, i, b) for i, b in enumerate(bets)])
-    by_bettor = _group(normalised)
+    by_bettor = lines_by_bettor(normalised)
     for lines in by_bettor.values():
-        _check_bettor(rules, lines)
+        check_bettor(rules.tier, rules.banker_and_player_together, lines)
     _check_seating(table, by_bettor, seated_present)
     liability = _check_player_banker_cover(table, normalised, player_banker)
     stakes = {bettor: sum(b.amount for _, b in lines) for bettor, lines in by_bettor.items()}
@@ -160,14 +87,13 @@ def validate_bets(
 
 
 class _Rules:
-    """What the checks of one call read from the table, looked up once per call (validation
-    runs at the speed of settlement: issue 17; ``tests/unit/test_validation_oracle.py`` holds it
-    to the same answers as the straightforward version)."""
+    """What the checks of one call read from the table, looked up once per call so that
+    validation runs at the speed of settlement (``tests/unit/test_validation_oracle.py`` holds it
+    to the answers of the straightforward version)."""
 
     __slots__ = (
         "banker_and_player_together",
         "big_small_last",
-        "limits",
         "offered",
         "pb_id",
         "profile",
@@ -188,7 +114,6 @@ class _Rules:
         self.round_number = round_number
         self.seats = table.profile.seats
         self.spectators_may_bet = table.profile.spectators_may_bet
-        self.limits = table.tier.limits
         self.banker_and_player_together = table.profile.banker_and_player_together
 
 
@@ -209,27 +134,17 @@ def _check_player_banker_seat(table: TableConfig, pb: PlayerBanker | None) -> No
     if pb is None:
         raise BetRefused(Refusal.PLAYER_BANKER_REQUIRED, "this table needs its player-banker")
     minimum = table.tier.player_banker_min_balance
-    if _not_int(pb.balance) or pb.balance < minimum:
+    if not_int(pb.balance) or pb.balance < minimum:
         raise BetRefused(
             Refusal.PLAYER_BANKER_BELOW_MIN_BALANCE,
             f"the player-banker needs a balance of at least {minimum}",
             bettor_id=pb.bettor_id,
             limit=minimum,
-            attempted=pb.balance if not _not_int(pb.balance) else None,
+            attempted=pb.balance if not not_int(pb.balance) else None,
         )
 
 
 # --- each bet on its own --------------------------------------------------------------------
-
-
-def _not_int(value: object) -> bool:
-    return isinstance(value, bool) or not isinstance(value, int)
-
-
-def _refuse(code: Refusal, message: str, i: int, bet: Bet, **kw: Any) -> BetRefused:
-    return BetRefused(
-        code, message, bettor_id=bet.bettor_id, bet_index=i, bet_type=str(bet.type), **kw
-    )
 
 
 #: value (or member) → member: what ``BetType(x)`` / ``Role(x)`` give, as one dict lookup
@@ -247,33 +162,56 @@ def _member(members: Mapping[object, Any], value: object) -> Any:
 
 def _check_bet(rules: _Rules, i: int, bet: Bet) -> Bet:
     """One line: a known, offered bet type; a positive whole number of chip units; Big/Small not
-    after round 20 (bid-squeeze); a role the profile lets bet; a seat exactly when seated."""
+    after round 20 (bid-squeeze); a role the profile lets bet; a seat exactly when seated. Returns
+    the bet with its type and role as the enums."""
+    # Each step is called only when its quick test fails: validation keeps settlement's speed.
+    if type(bet.type) is not BetType or type(bet.role) is not Role:
+        bet = _with_members(i, bet)
+    if bet.type not in rules.offered:
+        raise bet_refusal(
+            Refusal.BET_TYPE_NOT_OFFERED, f"{rules.profile.name} has no {bet.type}", i, bet
+        )
+    amount = bet.amount
+    if type(amount) is not int or amount <= 0 or amount % rules.unit:
+        _check_amount(rules.unit, i, bet)
+    if rules.big_small_last is not None or rules.pb_id is not None:
+        _check_round(rules, i, bet)
+    seat = bet.seat
+    if bet.role is Role.SEATED and type(seat) is int and 1 <= seat <= rules.seats:
+        return bet  # the common case: a seated bet at a valid seat
+    _check_role_and_seat(rules, i, bet)
+    return bet
+
+
+def _with_members(i: int, bet: Bet) -> Bet:
+    """``bet`` with its type and role as :class:`BetType` and :class:`Role` (itself when they
+    already are), or the refusal of an unknown one."""
     bet_type, role = bet.type, bet.role
     if type(bet_type) is not BetType:
         bet_type = _member(_BET_TYPES, bet_type)
         if bet_type is None:
-            raise _refuse(Refusal.UNKNOWN_BET_TYPE, f"unknown bet type {bet.type!r}", i, bet)
+            raise bet_refusal(Refusal.UNKNOWN_BET_TYPE, f"unknown bet type {bet.type!r}", i, bet)
     if type(role) is not Role:
         role = _member(_ROLES, role)
         if role is None:
-            raise _refuse(Refusal.UNKNOWN_ROLE, f"unknown role {bet.role!r}", i, bet)
-    if bet_type is not bet.type or role is not bet.role:
-        bet = Bet(
-            bet.bettor_id, role, bet_type, bet.amount, bet.order, bet.seat, bet.level,
-            bet.balance, bet.personal_limits, bet.personal_minimums,
-        )  # fmt: skip
-    if bet_type not in rules.offered:
-        raise _refuse(
-            Refusal.BET_TYPE_NOT_OFFERED, f"{rules.profile.name} has no {bet_type}", i, bet
-        )
+            raise bet_refusal(Refusal.UNKNOWN_ROLE, f"unknown role {bet.role!r}", i, bet)
+    if bet_type is bet.type and role is bet.role:
+        return bet
+    return Bet(
+        bet.bettor_id, role, bet_type, bet.amount, bet.order, bet.seat, bet.level,
+        bet.balance, bet.personal_limits, bet.personal_minimums,
+    )  # fmt: skip
+
+
+def _check_amount(unit: int, i: int, bet: Bet) -> None:
+    """A positive whole number of chip units."""
     amount = bet.amount
-    if type(amount) is not int and (isinstance(amount, bool) or not isinstance(amount, int)):
-        raise _refuse(Refusal.INVALID_AMOUNT, "the amount must be a positive integer", i, bet)
+    if type(amount) is not int and not_int(amount):
+        raise bet_refusal(Refusal.INVALID_AMOUNT, "the amount must be a positive integer", i, bet)
     if amount <= 0:
-        raise _refuse(Refusal.INVALID_AMOUNT, "the amount must be a positive integer", i, bet)
-    unit = rules.unit
+        raise bet_refusal(Refusal.INVALID_AMOUNT, "the amount must be a positive integer", i, bet)
     if amount % unit:
-        raise _refuse(
+        raise bet_refusal(
             Refusal.NOT_CHIP_MULTIPLE,
             f"the amount must be a multiple of the chip unit {unit}",
             i,
@@ -281,9 +219,14 @@ def _check_bet(rules: _Rules, i: int, bet: Bet) -> Bet:
             limit=unit,
             attempted=amount,
         )
+
+
+def _check_round(rules: _Rules, i: int, bet: Bet) -> None:
+    """What this round allows: Big/Small only up to the profile's last round for them, and no bet
+    by the round's player-banker."""
     last = rules.big_small_last
-    if last is not None and rules.round_number > last and bet_type in _BIG_SMALL:
-        raise _refuse(
+    if last is not None and rules.round_number > last and bet.type in _BIG_SMALL:
+        raise bet_refusal(
             Refusal.BIG_SMALL_CLOSED,
             f"Big and Small may not be bet after round {last}",
             i,
@@ -292,12 +235,9 @@ def _check_bet(rules: _Rules, i: int, bet: Bet) -> Bet:
             attempted=rules.round_number,
         )
     if rules.pb_id is not None and bet.bettor_id == rules.pb_id:
-        raise _refuse(Refusal.PLAYER_BANKER_CANNOT_BET, "the player-banker does not bet", i, bet)
-    seat = bet.seat
-    if role is Role.SEATED and type(seat) is int and 1 <= seat <= rules.seats:
-        return bet  # the common case: a seated bet at a valid seat
-    _check_role_and_seat(rules, i, bet)
-    return bet
+        raise bet_refusal(
+            Refusal.PLAYER_BANKER_CANNOT_BET, "the player-banker does not bet", i, bet
+        )
 
 
 _BIG_SMALL = frozenset({BetType.BIG, BetType.SMALL})
@@ -307,13 +247,13 @@ def _check_role_and_seat(rules: _Rules, i: int, bet: Bet) -> None:
     seats = rules.seats
     if bet.role is Role.SPECTATOR:
         if not rules.spectators_may_bet:
-            raise _refuse(
+            raise bet_refusal(
                 Refusal.SPECTATOR_BETTING_NOT_ALLOWED, "spectators only watch here", i, bet
             )
         if bet.seat is not None:
-            raise _refuse(Refusal.SPECTATOR_HAS_SEAT, "a spectator bet has no seat", i, bet)
+            raise bet_refusal(Refusal.SPECTATOR_HAS_SEAT, "a spectator bet has no seat", i, bet)
         if not _valid_personal_limits(bet.personal_limits, bet.personal_minimums):
-            raise _refuse(
+            raise bet_refusal(
                 Refusal.INVALID_PERSONAL_LIMIT,
                 "personal limits map bet types to positive amounts, a minimum not above the "
                 "maximum",
@@ -322,15 +262,15 @@ def _check_role_and_seat(rules: _Rules, i: int, bet: Bet) -> None:
             )
         return
     if bet.seat is None:
-        raise _refuse(Refusal.SEAT_REQUIRED, "a seated bet needs a seat", i, bet)
-    if _not_int(bet.seat) or not 1 <= bet.seat <= seats:
-        raise _refuse(
+        raise bet_refusal(Refusal.SEAT_REQUIRED, "a seated bet needs a seat", i, bet)
+    if not_int(bet.seat) or not 1 <= bet.seat <= seats:
+        raise bet_refusal(
             Refusal.SEAT_OUT_OF_RANGE,
             f"seats are numbered 1–{seats}",
             i,
             bet,
             limit=seats,
-            attempted=bet.seat if not _not_int(bet.seat) else None,
+            attempted=bet.seat if not not_int(bet.seat) else None,
         )
 
 
@@ -341,7 +281,7 @@ def _valid_personal_limits(maxima: Mapping[BetType, int], minima: Mapping[BetTyp
     """Positive whole amounts of known bet types, each minimum at most its type's maximum."""
     for limits in (maxima, minima):
         for key, value in limits.items():
-            if not isinstance(key, str) or key not in _ALL_BETS or _not_int(value) or value < 1:
+            if not isinstance(key, str) or key not in _ALL_BETS or not_int(value) or value < 1:
                 return False
     return all(low <= maxima[t] for t, low in minima.items() if t in maxima)
 
@@ -371,7 +311,7 @@ def check_personal_limits(table: TableConfig, limits: Mapping[str, Any]) -> None
         for name, bound in (("min", minima.get(bet_type)), ("max", maxima.get(bet_type))):
             if bound is None:
                 continue
-            if _not_int(bound):
+            if not_int(bound):
                 raise refuse(bet_type, f"a personal {name} is a whole amount")
             if bound < area.min:
                 raise refuse(
@@ -397,180 +337,11 @@ def check_personal_limits(table: TableConfig, limits: Mapping[str, Any]) -> None
             )
 
 
-# --- each bettor's bets together ------------------------------------------------------------
-
-_Lines = list[tuple[int, Bet]]
-
-
-def _group(bets: Sequence[Bet]) -> dict[str, _Lines]:
-    """Bettor id → that bettor's (index, bet) lines, bettors in order of first appearance."""
-    by_bettor: dict[str, _Lines] = {}
-    for i, bet in enumerate(bets):
-        lines = by_bettor.get(bet.bettor_id)
-        if lines is None:
-            by_bettor[bet.bettor_id] = [(i, bet)]
-        else:
-            lines.append((i, bet))
-    return by_bettor
-
-
-def _check_bettor(rules: _Rules, lines: _Lines) -> None:
-    """One bettor's round: consistent identity, balance and level, the Banker-or-Player rule,
-    every area's minimum and maximum, the table maximum, and stakes covered by the balance."""
-    if len(lines) > 1:
-        _check_consistent(lines)
-    _check_balance_and_level(rules.tier, lines)
-    if not rules.banker_and_player_together:
-        _check_banker_and_player(lines)
-    _check_areas(rules, lines)
-    _check_totals(rules.tier, lines)
-
-
-def _check_consistent(lines: _Lines) -> None:
-    """Every line of one bettor agrees on role, seat, balance, level and personal limits."""
-    first = lines[0][1]
-    head = (first.role, first.seat, first.balance, first.level)
-    limits = first.personal_limits
-    minima = first.personal_minimums
-    plain: dict[BetType, int] | None = None
-    for i, bet in lines[1:]:
-        same = (bet.role, bet.seat, bet.balance, bet.level) == head
-        if same and bet.personal_limits is not limits:
-            if plain is None:
-                plain = dict(limits)
-            same = dict(bet.personal_limits) == plain
-        if same and bet.personal_minimums is not minima:
-            same = dict(bet.personal_minimums) == dict(minima)
-        if not same:
-            raise _refuse(
-                Refusal.INCONSISTENT_BETTOR,
-                "one bettor's bets must agree on role, seat, balance, level and limits",
-                i,
-                bet,
-            )
-
-
-def _check_balance_and_level(tier: Tier, lines: _Lines) -> None:
-    """A bettor below the tier's minimum balance may not bet (star-city "玩家所持星幣額(底限)");
-    bid-squeeze seated betting needs the tier's minimum VIP level ("進桌下注有最低VIP 額度")."""
-    i, bet = lines[0]
-    if bet.balance is None or _not_int(bet.balance):
-        raise _refuse(Refusal.BALANCE_REQUIRED, "the bettor's balance is required", i, bet)
-    if bet.balance < tier.bettor_min_balance:
-        raise _refuse(
-            Refusal.BELOW_MIN_BALANCE,
-            f"a bettor needs a balance of at least {tier.bettor_min_balance}",
-            i,
-            bet,
-            limit=tier.bettor_min_balance,
-            attempted=bet.balance,
-        )
-    need = tier.seated_min_level
-    level = None if bet.level is None or _not_int(bet.level) else bet.level
-    if need is not None and bet.role is Role.SEATED and (level is None or level < need):
-        raise _refuse(
-            Refusal.BELOW_SEATED_MIN_LEVEL,
-            f"seated betting needs level {need}; bet as a spectator instead",
-            i,
-            bet,
-            limit=need,
-            attempted=level,
-        )
-
-
-_BANKER_SIDE = frozenset({BetType.BANKER, BetType.BANKER_NO_COMMISSION})
-
-
-def _check_banker_and_player(lines: _Lines) -> None:
-    """Star-city: "除了莊及閒只能選擇其中一個押注外" — Banker or Player, not both."""
-    first_on_banker: bool | None = None
-    for i, bet in lines:
-        on_banker = bet.type in _BANKER_SIDE
-        if not on_banker and bet.type is not BetType.PLAYER:
-            continue
-        if first_on_banker is None:
-            first_on_banker = on_banker
-        elif on_banker != first_on_banker:
-            raise _refuse(
-                Refusal.BANKER_AND_PLAYER_TOGETHER, "bet Banker or Player, not both", i, bet
-            )
-
-
-def _check_areas(rules: _Rules, lines: _Lines) -> None:
-    """Per bettor per area, summed over the round: at least the area's minimum, at most its
-    maximum (star-city: Tie and each Pair ≤ 10 units, Banker/Player ≤ 50 units). A spectator's
-    range is the intersection with the bettor's personal limit, a range too (bid-squeeze
-    "旁觀下注": 個人限紅)."""
-    limits = rules.limits
-    totals: dict[BetType, int] = {}
-    last: dict[BetType, tuple[int, Bet]] = {}
-    for i, bet in lines:
-        bet_type = bet.type
-        total = totals[bet_type] = totals.get(bet_type, 0) + bet.amount
-        last[bet_type] = (i, bet)
-        limit, code = limits[bet_type].max, Refusal.ABOVE_AREA_LIMIT
-        if bet.role is Role.SPECTATOR:
-            personal = bet.personal_limits.get(bet_type)
-            if personal is not None and personal < limit:
-                limit, code = personal, Refusal.ABOVE_PERSONAL_LIMIT
-        if total > limit:
-            raise _refuse(
-                code,
-                f"at most {limit} on {bet_type} per round",
-                i,
-                bet,
-                limit=limit,
-                attempted=total,
-            )
-    for bet_type, total in totals.items():
-        minimum, code = limits[bet_type].min, Refusal.BELOW_MIN_BET
-        i, bet = last[bet_type]
-        if bet.role is Role.SPECTATOR:
-            personal = bet.personal_minimums.get(bet_type)
-            if personal is not None and personal > minimum:
-                minimum, code = personal, Refusal.BELOW_PERSONAL_LIMIT
-        if total < minimum:
-            raise _refuse(
-                code,
-                f"at least {minimum} on {bet_type}",
-                i,
-                bet,
-                limit=minimum,
-                attempted=total,
-            )
-
-
-def _check_totals(tier: Tier, lines: _Lines) -> None:
-    """The per-bettor table maximum for the round ("上限"), and stakes within the balance."""
-    total = sum(b.amount for _, b in lines)
-    i, bet = lines[-1]
-    cap = tier.table_max
-    if cap is not None and total > cap:
-        raise _refuse(
-            Refusal.ABOVE_TABLE_MAX,
-            f"at most {cap} per bettor per round",
-            i,
-            bet,
-            limit=cap,
-            attempted=total,
-        )
-    balance = bet.balance if bet.balance is not None else 0
-    if total > balance:
-        raise _refuse(
-            Refusal.INSUFFICIENT_BALANCE,
-            "the stakes exceed the bettor's balance",
-            i,
-            bet,
-            limit=balance,
-            attempted=total,
-        )
-
-
 # --- the table as a whole -------------------------------------------------------------------
 
 
 def _check_seating(
-    table: TableConfig, by_bettor: Mapping[str, _Lines], seated_present: Collection[str]
+    table: TableConfig, by_bettor: Mapping[str, Lines], seated_present: Collection[str]
 ) -> None:
     """At most ``profile.seats`` seated bettors, one per seat; bid-squeeze: spectator bets need
     a seated bettor at the table ("當桌台為空…只能選擇進桌下注")."""
@@ -590,13 +361,13 @@ def _check_seating(
     taken: dict[int | None, str] = {}
     for bettor, (i, bet) in seated.items():
         if bet.seat in taken:
-            raise _refuse(Refusal.SEAT_TAKEN, f"seat {bet.seat} is {taken[bet.seat]}'s", i, bet)
+            raise bet_refusal(Refusal.SEAT_TAKEN, f"seat {bet.seat} is {taken[bet.seat]}'s", i, bet)
         taken[bet.seat] = bettor
     if table.profile.spectators_need_seated and not seated and not seated_present:
         spectator = next((lines[0] for lines in by_bettor.values()), None)
         if spectator is not None:
             i, bet = spectator
-            raise _refuse(
+            raise bet_refusal(
                 Refusal.SEATED_BETTOR_REQUIRED,
                 "an empty table accepts only seated bets",
                 i,

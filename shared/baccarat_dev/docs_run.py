@@ -1,32 +1,13 @@
 """Docs that run: every request/response example of README.md, docs/api.md and docs/quick-tour.md,
-executed against a local server and compared with what the docs show (the convention is stated
-at the top of docs/api.md; this module is its one implementation).
-
-* A fenced block whose info string is ``sh run`` is executed; every block of one document runs
-  in order in ONE bash session (``set -eo pipefail``; variables carry from block to block), in a
-  scratch directory that links the repo's ``.venv``, ``examples``, ``web``, ``Makefile`` and
-  ``pyproject.toml``, with ``BACCARAT_URL``, ``KEY`` and ``BACCARAT_DYNAMODB`` exported as
-  ``make run``'s banner prints them.
-* ``# → …`` right after commands is what those commands (since the previous ``# →``) print;
-  it continues on the following lines that start with ``#`` and at least two spaces. Other
-  comment lines are prose.
-* An expected answer starting with ``{`` or ``[`` is a JSON pattern, compared with the JSON
-  printed: ``…`` in an object allows keys not shown, in an array elements not shown (at the
-  end), in a string any text (``"c6fa3b0e…"``: a prefix); without ``…`` an object must have
-  exactly the keys shown, and the keys shown must come in the answer's order. Otherwise the
-  answer is text, compared line by line (``…`` inside a line: any text; a line ``…``: any
-  number of lines).
-* Masked on both sides before comparing: ids (``tbl_…`` keeps its ``_s1_r2``), times, operator
-  keys, bettor refs, UUIDs, dates and hex strings of 8 or more digits — the values that differ from
-  run to run. Cards and money do not: the docs' server draws its secrets from a fixed seed
-  (``BACCARAT_DEV_ENTROPY``, :mod:`baccarat_dev.entropy`), so every shoe is the same each run.
-* A ``sh`` block with a ``curl`` command or ``$BACCARAT_URL`` must be ``sh run``
-  (:func:`unrunnable_blocks`): an example either runs or is not an example.
+executed against a local server and compared with what the docs show. The convention is stated
+in docs/api.md ("Examples that run"); this module is its one implementation. Values that differ
+from run to run (ids, times, keys, UUIDs, dates, long hex) are masked on both sides; cards and
+money are not: the docs' server draws its secrets from a fixed seed (:mod:`baccarat_dev.entropy`).
 
 ``python -m baccarat_dev.docs_run docs/api.md --url URL --key KEY [--fix]`` against a server
 started with ``BACCARAT_DEV_ENTROPY=docs make run``; ``--fix`` writes the answers the API gave
-into the document where they differ (keeping the pattern's ``…``): examples are fixed by
-running them, never by hand. ``tests/live/test_docs_run.py`` runs all three in ``make test``."""
+into the document where they differ (keeping the pattern's ``…``): examples are fixed by running
+them, never by hand. ``tests/live/test_docs_run.py`` runs all three in ``make test``."""
 
 from __future__ import annotations
 
@@ -220,30 +201,9 @@ def mismatches(pattern: Any, actual: Any, path: str = "$") -> list[str]:
     if pattern is OPEN:
         return []
     if isinstance(pattern, dict):
-        if not isinstance(actual, dict):
-            return [f"{path}: expected an object, found {_short(actual)}"]
-        found: list[str] = []
-        shown = [k for k in pattern if k != ELLIPSIS]
-        for key in shown:
-            if key not in actual:
-                found.append(f"{path}.{key}: missing")
-            else:
-                found += mismatches(pattern[key], actual[key], f"{path}.{key}")
-        extra = [k for k in actual if k not in pattern]
-        if extra and ELLIPSIS not in pattern:
-            found.append(f"{path}: keys not shown: {', '.join(extra)}")
-        order = [k for k in actual if k in shown]
-        if order != [k for k in shown if k in actual]:
-            found.append(f"{path}: keys in another order: {', '.join(order)}")
-        return found
+        return _object_mismatches(pattern, actual, path)
     if isinstance(pattern, list):
-        if not isinstance(actual, list):
-            return [f"{path}: expected an array, found {_short(actual)}"]
-        open_end = bool(pattern) and pattern[-1] is OPEN
-        items = pattern[:-1] if open_end else pattern
-        if len(actual) < len(items) or (not open_end and len(actual) != len(items)):
-            return [f"{path}: {len(actual)} elements, the docs show {len(items)}"]
-        return [m for i, p in enumerate(items) for m in mismatches(p, actual[i], f"{path}[{i}]")]
+        return _array_mismatches(pattern, actual, path)
     if isinstance(pattern, str):
         if isinstance(actual, str) and _glob(pattern, actual):
             return []
@@ -251,6 +211,37 @@ def mismatches(pattern: Any, actual: Any, path: str = "$") -> list[str]:
     if type(pattern) is not type(actual) or pattern != actual:
         return [f"{path}: expected {pattern!r}, found {_short(actual)}"]
     return []
+
+
+def _object_mismatches(pattern: dict[str, Any], actual: Any, path: str) -> list[str]:
+    """Every key shown, in the answer's order; no other key unless the pattern has ``…``."""
+    if not isinstance(actual, dict):
+        return [f"{path}: expected an object, found {_short(actual)}"]
+    found: list[str] = []
+    shown = [k for k in pattern if k != ELLIPSIS]
+    for key in shown:
+        if key not in actual:
+            found.append(f"{path}.{key}: missing")
+        else:
+            found += mismatches(pattern[key], actual[key], f"{path}.{key}")
+    extra = [k for k in actual if k not in pattern]
+    if extra and ELLIPSIS not in pattern:
+        found.append(f"{path}: keys not shown: {', '.join(extra)}")
+    order = [k for k in actual if k in shown]
+    if order != [k for k in shown if k in actual]:
+        found.append(f"{path}: keys in another order: {', '.join(order)}")
+    return found
+
+
+def _array_mismatches(pattern: list[Any], actual: Any, path: str) -> list[str]:
+    """Every element shown, in order; more only after a final ``…``."""
+    if not isinstance(actual, list):
+        return [f"{path}: expected an array, found {_short(actual)}"]
+    open_end = bool(pattern) and pattern[-1] is OPEN
+    items = pattern[:-1] if open_end else pattern
+    if len(actual) < len(items) or (not open_end and len(actual) != len(items)):
+        return [f"{path}: {len(actual)} elements, the docs show {len(items)}"]
+    return [m for i, p in enumerate(items) for m in mismatches(p, actual[i], f"{path}[{i}]")]
 
 
 def _short(value: Any) -> str:

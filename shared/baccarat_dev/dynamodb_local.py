@@ -10,13 +10,6 @@ The jar comes from ``scripts/ensure-dynamodb-local.sh`` (the pinned npm package
 access key and region (without ``-sharedDb`` each key/region pair sees its own tables), no
 telemetry.
 
-Stopping is reliable: java runs in its own process group under a small ``sh`` watchdog that
-holds the read end of a pipe whose write end only this process has. :meth:`DynamoDBLocal.stop`
-ends the whole group (SIGTERM, then SIGKILL); if this process dies without stopping it (SIGKILL,
-a crash), the pipe closes, the watchdog sees end-of-file and ends java. Unlike
-``prctl(PR_SET_PDEATHSIG)`` this does not depend on which thread started it and works on macOS.
-(A child made with a bare ``os.fork()`` inherits the pipe and keeps java alive until it exits.)
-
 Note: DynamoDB Local has no bind-address option; Jetty listens on every interface. Clients here
 talk to it on 127.0.0.1.
 
@@ -133,7 +126,15 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 class DynamoDBLocal:
     """One DynamoDB Local process: :meth:`start` (or ``with``) launches it on a free port and
-    returns once it answers HTTP; :meth:`stop` ends it and everything it started."""
+    returns once it answers HTTP; :meth:`stop` ends it and everything it started.
+
+    Stopping is reliable: java runs in its own process group under a small ``sh`` watchdog that
+    holds the read end of a pipe whose write end only this process has. :meth:`DynamoDBLocal.stop`
+    ends the whole group (SIGTERM, then SIGKILL); if this process dies without stopping it (SIGKILL,
+    a crash), the pipe closes, the watchdog sees end-of-file and ends java. Unlike
+    ``prctl(PR_SET_PDEATHSIG)`` this does not depend on which thread started it and works on macOS.
+    (A child made with a bare ``os.fork()`` inherits the pipe and keeps java alive until it exits.)
+    """
 
     def __init__(
         self,

@@ -319,7 +319,7 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             from baccarat_api.runtime import get_runtime
 
             sweeping = start_background(get_runtime().repo, every, get_runtime())
-        # the stand-in for FeedIndexerFunction (issue 14): the state table's stream → the feed
+        # the stand-in for FeedIndexerFunction: the state table's stream → the feed
         feeding = _start_feed()
         delivering = _start_delivery()
     try:

@@ -4,55 +4,16 @@ from __future__ import annotations
 
 import os
 import platform
-from collections.abc import Iterable
 from importlib.metadata import version
 from pathlib import Path
 
 from baccarat.fairness import SPEC
 
-from . import nist
+from .markdown import SECTIONS, anchor, check_rows, checks_of, duration, table
+from .render_stream import nist_section, stream_section
 from .report import Control, Results
 from .scaling import FULL_CELLS, rejection_probability
-from .stats import ALPHA, Check, fmt_p
-from .stream import DEALT_BLOCKS, SHOES_PER_DEALT_SEQUENCE
-
-SECTIONS = {
-    "positions": "1. Card × position",
-    "scaling": "2. Scaling: uniform(m)",
-    "serial": "3. Serial structure",
-    "outcomes": "4. Game outcomes against exact probabilities",
-    "stream": "5. The stream: NIST SP 800-22",
-}
-
-
-def _anchor(title: str) -> str:
-    keep = "".join(c if c.isalnum() or c in " -" else "" for c in title.lower())
-    return "-".join(keep.split())
-
-
-def _duration(seconds: float) -> str:
-    m, s = divmod(round(seconds), 60)
-    return f"{m} min {s:02d} s" if m else f"{s} s"
-
-
-def _table(header: list[str], rows: Iterable[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def _check_rows(checks: Iterable[Check], with_group: bool = False) -> str:
-    header = ["Test", "Sample", "Statistic", "p-value", "Holm-adjusted", "Verdict"]
-    rows = []
-    for c in checks:
-        adj = "" if c.adjusted is None else fmt_p(c.adjusted)
-        row = [c.name, c.sample, c.statistic, fmt_p(c.p_value), adj, f"**{c.verdict}**"]
-        rows.append([c.group, *row] if with_group else row)
-    return _table(["Group", *header] if with_group else header, rows)
-
-
-def _of(res: Results, section: str, group: str | None = None) -> list[Check]:
-    return [c for c in res.checks if c.section == section and (group is None or c.group == group)]
+from .stats import ALPHA, fmt_p
 
 
 def _groups(res: Results) -> list[tuple[str, str]]:
@@ -66,7 +27,7 @@ def _groups(res: Results) -> list[tuple[str, str]]:
 def _summary(res: Results) -> str:
     rows = []
     for section, group in _groups(res):
-        checks = _of(res, section, group)
+        checks = checks_of(res, section, group)
         worst = min(checks, key=lambda c: c.p_value)
         failed = sum(not c.passed for c in checks)
         if section == "stream":
@@ -77,7 +38,7 @@ def _summary(res: Results) -> str:
             key = f"{worst.name}: {worst.statistic}"
         rows.append(
             [
-                f"[{SECTIONS[section].split('. ', 1)[1]}](#{_anchor(SECTIONS[section])})",
+                f"[{SECTIONS[section].split('. ', 1)[1]}](#{anchor(SECTIONS[section])})",
                 group,
                 str(len(checks)),
                 worst.sample if section != "stream" else checks[0].sample,
@@ -87,7 +48,7 @@ def _summary(res: Results) -> str:
                 "**pass**" if not failed else f"**FAIL** ({failed})",
             ]
         )
-    return _table(
+    return table(
         [
             "Section",
             "Group",
@@ -107,13 +68,34 @@ def _figure(path: Path, out_dir: Path, alt: str) -> str:
 
 
 def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: float) -> str:
+    """The report's Markdown, its figures linked relative to ``report_path``."""
+    fig = {k: _figure(p, report_path.parent, k) for k, p in figures.items()}
+    parts = [
+        *_introduction(res, seconds),
+        *_positions(res, fig),
+        *_scaling(res, fig),
+        *_serial(res, fig),
+        *_outcomes(res, fig),
+        *stream_section(res, fig),
+        *nist_section(),
+        *_controls_section(res),
+        *_scope(res),
+        *_reproduce(res),
+        *_environment(res, seconds),
+    ]
+    return "\n".join(parts)
+
+
+def _introduction(res: Results, seconds: float) -> list[str]:
+    """The title, the summary table and verdict, how the report was made, and how the verdicts
+    account for multiple testing."""
+    out: list[str] = []
+    w = out.append
     cfg = res.config
-    docs = report_path.parent
     fails = [c for c in res.checks if not c.passed]
     sequences = sum(b.sequences for b in res.streams)
     positions = sum(p.positions for p in res.positions)
     total = len(res.checks)
-    fig = {k: _figure(p, docs, k) for k, p in figures.items()}
     verdict = (
         f"**All {total} tests pass** at α = 0.01, family-wise (Holm–Bonferroni over all {total})."
         if not fails
@@ -122,8 +104,6 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         + "; ".join(f"{c.section} / {c.group}: {c.name}" for c in fails)
     )
     raw_below = sum(c.p_value < ALPHA for c in res.checks)
-    out: list[str] = []
-    w = out.append
     w("# RNG and shuffle evidence for bacc-pf-v1\n")
     w(
         f"Fresh, seeded shoes of the production `{SPEC}` derivation, tested the way a test lab "
@@ -136,7 +116,7 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
     w(
         f"- **Command:** `make rng-report` (= `python -m baccarat_dev.rng --seed "
         f"'{cfg.seed}' --shoes {cfg.shoes} --draws {cfg.draws} --sequences {cfg.sequences} "
-        f"--workers {cfg.workers}`); it took **{_duration(seconds)}** on this machine "
+        f"--workers {cfg.workers}`); it took **{duration(seconds)}** on this machine "
         f"({os.cpu_count()} cores shared with other work, {cfg.workers} worker processes; CPU "
         f"time per part in [Environment](#environment)).\n"
         f"- **Seed:** `{cfg.seed}`: the whole report follows from it ([Reproduce](#reproduce)).\n"
@@ -166,8 +146,13 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         f"the code (`DEFAULT_SEED`) and was not chosen by looking at results; another seed gives "
         f"other numbers and, with probability at least 99%, the same verdicts.\n"
     )
+    return out
 
-    # --- 1 positions ------------------------------------------------------------------------
+
+def _positions(res: Results, fig: dict[str, str]) -> list[str]:
+    """Section 1: every card identity at every position."""
+    out: list[str] = []
+    w = out.append
     w(f"## {SECTIONS['positions']}\n")
     w(
         "**Test.** For every deck count, every shoe position and every one of the 52 card "
@@ -190,12 +175,18 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         "The heatmaps show the standardised deviation (O − E)/√(E(1 − 1/52)) of every cell: "
         "white noise with no pattern, and the histogram of all cells follows N(0, 1).\n"
     )
-    w(_check_rows(_of(res, "positions"), with_group=True) + "\n")
+    w(check_rows(checks_of(res, "positions"), with_group=True) + "\n")
     w(fig["position_p"] + "\n")
     for p in res.positions:
         w(fig[f"heatmap_{p.decks}"] + "\n")
+    return out
 
-    # --- 2 scaling --------------------------------------------------------------------------
+
+def _scaling(res: Results, fig: dict[str, str]) -> list[str]:
+    """Section 2: ``uniform(m)`` and the words it discards."""
+    cfg = res.config
+    out: list[str] = []
+    w = out.append
     w(f"## {SECTIONS['scaling']}\n")
     shuffle_q = max(rejection_probability(m) for m in range(2, 417))
     w(
@@ -212,10 +203,15 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         f"itself only draws with m ≤ 416, where q ≤ {shuffle_q:.2e}: the last rows count the "
         f"words whole shuffles discarded (`Shoe.words_discarded`) against that expectation.\n"
     )
-    w(_check_rows(_of(res, "scaling"), with_group=True) + "\n")
+    w(check_rows(checks_of(res, "scaling"), with_group=True) + "\n")
     w(fig["scaling"] + "\n")
+    return out
 
-    # --- 3 serial ---------------------------------------------------------------------------
+
+def _serial(res: Results, fig: dict[str, str]) -> list[str]:
+    """Section 3: serial correlation and runs."""
+    out: list[str] = []
+    w = out.append
     w(f"## {SECTIONS['serial']}\n")
     w(
         "**Tests.** (a) **Serial correlation** between the points of consecutive cards of a "
@@ -232,10 +228,15 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         "round-1 results of consecutive shoes of a table, which are independent by "
         "construction.\n"
     )
-    w(_check_rows(_of(res, "serial"), with_group=True) + "\n")
+    w(check_rows(checks_of(res, "serial"), with_group=True) + "\n")
     w(fig["serial"] + "\n")
+    return out
 
-    # --- 4 outcomes -------------------------------------------------------------------------
+
+def _outcomes(res: Results, fig: dict[str, str]) -> list[str]:
+    """Section 4: round-1 outcomes against the exact probabilities."""
+    out: list[str] = []
+    w = out.append
     w(f"## {SECTIONS['outcomes']}\n")
     w(
         "**Test.** The exact probabilities of `baccarat rtp` hold for a round dealt from a fresh "
@@ -250,107 +251,19 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         "Tie and the naturals (by side) from `outcome_distribution`. One Pearson χ² per bet: the "
         "simulation and the exact enumeration check each other.\n"
     )
-    w(_check_rows(_of(res, "outcomes"), with_group=True) + "\n")
+    w(check_rows(checks_of(res, "outcomes"), with_group=True) + "\n")
     w(
         "Standardised residual of every category (the grey band is ±2.576, the two-sided 99% "
         "range of one category on its own):\n"
     )
     w(fig["outcomes"] + "\n")
+    return out
 
-    # --- 5 stream ---------------------------------------------------------------------------
-    w(f"## {SECTIONS['stream']}\n")
-    bits = sum(b.bits for b in res.streams)
-    w(
-        f"**Test.** {bits:,} bits of the HMAC-SHA-256 stream words, in sequences of 10⁶ bits, "
-        f"through the SP 800-22 rev. 1a tests the issue lists — frequency, block frequency "
-        f"(M = {nist.BLOCK_FREQUENCY_M}), runs, longest run of ones (M = 10⁴), serial "
-        f"(m = {nist.SERIAL_M}, two p-values), approximate entropy "
-        f"(m = {nist.APPROXIMATE_ENTROPY_M}) and cumulative sums (forward and reverse) — at "
-        f"α = 0.01 per sequence, then assessed as NIST's section 4.2 prescribes: the proportion of "
-        f"sequences passing must lie in p̂ ± 3√(p̂(1 − p̂)/m) (p̂ = 0.99), and the p-values must be "
-        f"uniform (10 bins, χ² with 9 df: P-value_T ≥ 0.0001). Parameters are those of NIST's "
-        f"reference code (sts 2.1.2) for 10⁶-bit sequences. Two views of the stream:\n\n"
-        f"- **long streams**: sequence s is the first 10⁶ bits of one shoe key's stream "
-        f"(block_0 ‖ block_1 ‖ …; keys of shoes 1…{res.streams[0].sequences:,} of the stream "
-        f"table): HMAC in counter mode under one key, far past the 52 blocks a shoe uses;\n"
-        f"- **as dealt**: the {DEALT_BLOCKS} blocks (416 words) that each 8-deck shoe of "
-        f"section 1 consumes, shoe after shoe: sequence j is the first 10⁶ bits of shoes "
-        f"{SHOES_PER_DEALT_SEQUENCE}j + 1 … {SHOES_PER_DEALT_SEQUENCE}j + "
-        f"{SHOES_PER_DEALT_SEQUENCE} — what crosses from key to key.\n\n"
-        f"Bits are the stream's bytes in order, most significant bit first (the spec's big-endian "
-        f"u32 words), checked against `stream_words` in every task. For the report's family, each "
-        f"test's uniformity P-value_T and an exact binomial p-value of its number of failing "
-        f"sequences (against 1%) are Holm-adjusted with everything else; NIST's own criteria are "
-        f"shown beside them.\n"
-    )
-    for b in res.streams:
-        w(f"### {b.name.capitalize()}: {b.sequences:,} sequences × 10⁶ bits\n")
-        rows = []
-        checks = _of(res, "stream", b.name)
-        for lv, (cu, cp) in zip(b.levels, zip(checks[::2], checks[1::2], strict=True), strict=True):
-            low, high = lv.interval
-            rows.append(
-                [
-                    lv.test,
-                    f"{lv.passed}/{lv.sequences}",
-                    f"[{low:.4f}, {high:.4f}]: {'yes' if lv.proportion_ok else 'NO'}",
-                    f"{lv.uniformity_p:.4f}: {'yes' if lv.uniformity_ok else 'NO'}",
-                    f"{fmt_p(cp.p_value)} / {fmt_p(cu.p_value)}",
-                    f"{fmt_p(cp.adjusted or 1.0)} / {fmt_p(cu.adjusted or 1.0)}",
-                    f"**{'pass' if cp.passed and cu.passed else 'FAIL'}**",
-                ]
-            )
-        w(
-            _table(
-                [
-                    "Test",
-                    "Passing",
-                    "NIST 4.2.1 interval",
-                    "NIST 4.2.2 P-value_T ≥ 0.0001",
-                    "p: proportion / uniformity",
-                    "Holm-adjusted",
-                    "Verdict",
-                ],
-                rows,
-            )
-            + "\n"
-        )
-        w(fig[f"stream_{b.name.replace(' ', '-')}"] + "\n")
-    w(fig["stream_proportions"] + "\n")
-    w("### Why our own SP 800-22 code, and how it is checked\n")
-    w(
-        "No maintained Python implementation of the suite exists: the PyPI candidates (`nistrng` "
-        "1.2.3, 2021; `nist80022` 0.2.0, 2021; `sp80022suite` 0.0.8, 2019; `sts-pylib` 0.0.5, "
-        "2020; `coinflip` 0.1.5, 2020; `prngtest` 0.0.1, 2021) have had no release for three to "
-        "six years, and the best known of them, `nistrng`, counts the serial test's patterns with "
-        "nested Python loops (hours for one 10⁶-bit sequence at m = 16) and skips the runs test "
-        "instead of reporting P = 0 when its frequency prerequisite fails. The seven tests are "
-        "therefore written on NumPy/SciPy (`baccarat_dev/rng/nist.py`) from the document, and "
-        "every worked example of its section 2 for these tests is recomputed here (and in "
-        "`make test`):\n"
-    )
-    w(
-        _table(
-            ["SP 800-22 §", "Example", "Document", "Ours", "Agrees (6 decimals)"],
-            (
-                [e.section, e.what, e.document, f"{e.ours:.7f}", "yes" if e.agrees else "**NO**"]
-                for e in nist.worked_examples()
-            ),
-        )
-        + "\n"
-    )
-    w(
-        "One table of the document is not exact: the longest-run class probabilities for "
-        "M = 10⁴ printed in section 3.4 (0.0882, 0.2092, 0.2483, 0.1933, 0.1208, 0.0675, 0.0727) "
-        "differ from the exact ones by up to 0.0016 (exactly: "
-        + ", ".join(f"{p:.4f}" for p in nist.longest_run_pi(10_000))
-        + "). The code computes the class probabilities exactly (an integer recurrence, checked "
-        "in the tests against brute-force enumeration and a Markov chain); for M = 8 and M = 128 "
-        "they agree with the printed table to its 4 decimals, and the M = 8 worked example "
-        "(2.4.8) reproduces the document's P-value only with the exact values.\n"
-    )
 
-    # --- 6 controls -------------------------------------------------------------------------
+def _controls_section(res: Results) -> list[str]:
+    """Section 6: the fixed-seed checks on production and on broken generators."""
+    out: list[str] = []
+    w = out.append
     w("## 6. Controls: the same checks on broken generators\n")
     w(
         "A test that cannot fail proves nothing. The fixed-seed subset below runs in `make test` "
@@ -361,8 +274,14 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         "8 sequences of 10⁶ stream bits.\n"
     )
     w(_controls(res.controls) + "\n")
+    return out
 
-    # --- 7 scope ----------------------------------------------------------------------------
+
+def _scope(res: Results) -> list[str]:
+    """What the report shows and what it does not, with the resolution of its samples."""
+    cfg = res.config
+    out: list[str] = []
+    w = out.append
     cell_sd = ((52 - 1) / cfg.shoes) ** 0.5  # √(E(1 − 1/52)) / E with E = shoes / 52
     # an even relative bias δ adds δ²·shoes·n to T; 5 standard deviations of χ²((n−1)·51)
     spread = (5 * (2 * 415 * 51) ** 0.5 / (cfg.shoes * 416)) ** 0.5
@@ -390,8 +309,13 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         "certification; it is the evidence such a lab asks for, reproducible by anyone from the "
         "seed.\n"
     )
+    return out
 
-    # --- reproduce / environment ------------------------------------------------------------
+
+def _reproduce(res: Results) -> list[str]:
+    """How to reproduce: the seed chains and their anchors."""
+    out: list[str] = []
+    w = out.append
     w("## Reproduce\n")
     w(
         "Every table of the report is a seed chain, exactly as an operator's table: its top "
@@ -402,7 +326,7 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         "from scratch; the statistics do not depend on the number of workers.\n"
     )
     w(
-        _table(
+        table(
             ["Table", "Rules (decks, burn, cut min/max, round limit)", "Shoes", "Anchor s_0"],
             (
                 [
@@ -417,19 +341,26 @@ def render(res: Results, figures: dict[str, Path], report_path: Path, seconds: f
         )
         + "\n"
     )
+    return out
+
+
+def _environment(res: Results, seconds: float) -> list[str]:
+    """The machine, the libraries and the time each part took."""
+    out: list[str] = []
+    w = out.append
     w("## Environment\n")
     cpu = _cpu_model()
     libs = ", ".join(f"{name} {version(name)}" for name in ("numpy", "scipy", "matplotlib"))
     w(
         f"Python {platform.python_version()}, {libs}; {cpu}, {os.cpu_count()} cores. "
-        f"Wall time {_duration(seconds)} (computation {_duration(res.wall_seconds)}, the rest "
+        f"Wall time {duration(seconds)} (computation {duration(res.wall_seconds)}, the rest "
         f"figures and this page). CPU time per part: "
         + ", ".join(
-            f"{k.replace('shoes ', 'shoes, ')} {_duration(v)}" for k, v in res.cpu_seconds.items()
+            f"{k.replace('shoes ', 'shoes, ')} {duration(v)}" for k, v in res.cpu_seconds.items()
         )
         + ".\n"
     )
-    return "\n".join(out)
+    return out
 
 
 def _controls(controls: list[Control]) -> str:
@@ -445,7 +376,7 @@ def _controls(controls: list[Control]) -> str:
                 f"{worst.section}: {worst.name} — p {_p_text(worst.p_value)}",
             ]
         )
-    return _table(
+    return table(
         ["Checks", "Production", "Broken generator", "Broken", "Its strongest rejection"], rows
     )
 

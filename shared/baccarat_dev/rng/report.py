@@ -111,49 +111,94 @@ def _controls_task() -> list[Control]:
     ]
 
 
+class _Tasks:
+    """The pool's pending tasks by section, each timed in CPU seconds where it runs."""
+
+    def __init__(self, pool: ProcessPoolExecutor) -> None:
+        self.pool = pool
+        self.pending: dict[str, list[Future[tuple[Any, float]]]] = {}
+
+    def submit(self, section: str, fn: Callable[..., Any], *args: Any) -> None:
+        self.pending.setdefault(section, []).append(self.pool.submit(_timed, fn, *args))
+
+    def results(self) -> dict[str, list[tuple[Any, float]]]:
+        return {section: [f.result() for f in futures] for section, futures in self.pending.items()}
+
+
 def run(config: Config) -> Results:
     start = time.perf_counter()
     res = Results(config)
-    pending: dict[str, list[Future[tuple[Any, float]]]] = {}
-
-    def submit(section: str, fn: Callable[..., Any], *args: Any) -> None:
-        pending.setdefault(section, []).append(pool.submit(_timed, fn, *args))
-
-    deck_tables: dict[int, tuple[Table, list[bytes]]] = {}
     with ProcessPoolExecutor(max_workers=config.workers) as pool:
-        submit("controls", _controls_task)
-        for decks in DECKS:
-            table = Table(config.seed, f"{decks}-deck table", RULES_BY_DECKS[decks], config.shoes)
-            anchor, secrets = table.secrets()
-            check_anchor(table, anchor, secrets)
-            res.anchors[table.label] = (table, anchor)
-            deck_tables[decks] = (table, secrets)
-            for a in range(0, config.shoes, SHOE_CHUNK):
-                submit(f"{decks}-deck shoes", _shoe_task, table, secrets[a : a + SHOE_CHUNK], a + 1)
-        scale = Table(config.seed, "scaling table", BID_SQUEEZE_RULES, len(M_VALUES))
-        anchor, secrets = scale.secrets()
-        res.anchors[scale.label] = (scale, anchor)
-        for i, (m, secret) in enumerate(zip(M_VALUES, secrets, strict=True), start=1):
-            submit("scaling", _scaling_task, scale.key(secret, i), m, config.draws)
-        stream = Table(config.seed, "stream table", STREAM_TABLE_RULES, config.sequences)
-        anchor, secrets = stream.secrets()
-        res.anchors[stream.label] = (stream, anchor)
-        keys = [stream.key(s, i) for i, s in enumerate(secrets, start=1)]
-        for a in range(0, len(keys), SEQUENCE_CHUNK):
-            submit("stream long", long_stream_p_values, keys[a : a + SEQUENCE_CHUNK])
-        eight, eight_secrets = deck_tables[8]
-        per = SHOES_PER_DEALT_SEQUENCE
-        dealt_sequences = min(config.sequences, config.shoes // per)
-        groups = [
-            [eight.key(eight_secrets[i - 1], i) for i in range(j * per + 1, (j + 1) * per + 1)]
-            for j in range(dealt_sequences)
-        ]
-        for a in range(0, len(groups), SEQUENCE_CHUNK):
-            submit("stream dealt", dealt_p_values, groups[a : a + SEQUENCE_CHUNK])
-        done = {section: [f.result() for f in futures] for section, futures in pending.items()}
+        tasks = _Tasks(pool)
+        tasks.submit("controls", _controls_task)
+        deck_tables = _submit_shoes(tasks, res)
+        _submit_scaling(tasks, res)
+        _submit_streams(tasks, res, deck_tables[8])
+        done = tasks.results()
     res.cpu_seconds = {s: sum(t for _, t in parts) for s, parts in done.items()}
     out = {s: [r for r, _ in parts] for s, parts in done.items()}
+    _analyse_shoes(res, out)
+    res.scaling = list(out["scaling"])
+    res.streams = [
+        Battery("long streams", np.concatenate(out["stream long"])),
+        Battery("as dealt", np.concatenate(out["stream dealt"])),
+    ]
+    res.controls = out["controls"][0]
+    res.checks = holm(_family(res))
+    res.wall_seconds = time.perf_counter() - start
+    return res
 
+
+def _submit_shoes(tasks: _Tasks, res: Results) -> dict[int, tuple[Table, list[bytes]]]:
+    """The shoes of every deck count, in chunks; each table with its secrets."""
+    config = res.config
+    deck_tables: dict[int, tuple[Table, list[bytes]]] = {}
+    for decks in DECKS:
+        table = Table(config.seed, f"{decks}-deck table", RULES_BY_DECKS[decks], config.shoes)
+        anchor, secrets = table.secrets()
+        check_anchor(table, anchor, secrets)
+        res.anchors[table.label] = (table, anchor)
+        deck_tables[decks] = (table, secrets)
+        for a in range(0, config.shoes, SHOE_CHUNK):
+            tasks.submit(
+                f"{decks}-deck shoes", _shoe_task, table, secrets[a : a + SHOE_CHUNK], a + 1
+            )
+    return deck_tables
+
+
+def _submit_scaling(tasks: _Tasks, res: Results) -> None:
+    """``uniform(m)`` for every m, each from its own shoe key."""
+    config = res.config
+    scale = Table(config.seed, "scaling table", BID_SQUEEZE_RULES, len(M_VALUES))
+    anchor, secrets = scale.secrets()
+    res.anchors[scale.label] = (scale, anchor)
+    for i, (m, secret) in enumerate(zip(M_VALUES, secrets, strict=True), start=1):
+        tasks.submit("scaling", _scaling_task, scale.key(secret, i), m, config.draws)
+
+
+def _submit_streams(tasks: _Tasks, res: Results, eight: tuple[Table, list[bytes]]) -> None:
+    """The stream's two views: long streams of the stream table's keys, and the blocks the
+    8-deck shoes consume, shoe after shoe."""
+    config = res.config
+    stream = Table(config.seed, "stream table", STREAM_TABLE_RULES, config.sequences)
+    anchor, secrets = stream.secrets()
+    res.anchors[stream.label] = (stream, anchor)
+    keys = [stream.key(s, i) for i, s in enumerate(secrets, start=1)]
+    for a in range(0, len(keys), SEQUENCE_CHUNK):
+        tasks.submit("stream long", long_stream_p_values, keys[a : a + SEQUENCE_CHUNK])
+    table, table_secrets = eight
+    per = SHOES_PER_DEALT_SEQUENCE
+    dealt_sequences = min(config.sequences, config.shoes // per)
+    groups = [
+        [table.key(table_secrets[i - 1], i) for i in range(j * per + 1, (j + 1) * per + 1)]
+        for j in range(dealt_sequences)
+    ]
+    for a in range(0, len(groups), SEQUENCE_CHUNK):
+        tasks.submit("stream dealt", dealt_p_values, groups[a : a + SEQUENCE_CHUNK])
+
+
+def _analyse_shoes(res: Results, out: dict[str, list[Any]]) -> None:
+    """Positions, serial structure, outcomes and discards of every deck count's shoes."""
     for decks in DECKS:
         sample: ShoeSample = merge(out[f"{decks}-deck shoes"])
         res.positions.append(analyse_positions(sample.counts, decks))
@@ -166,12 +211,10 @@ def run(config: Config) -> Results:
         res.discards.append(
             shoe_discards_check("scaling", decks, sample.shoes, sample.discarded, window)
         )
-    res.scaling = list(out["scaling"])
-    res.streams = [
-        Battery("long streams", np.concatenate(out["stream long"])),
-        Battery("as dealt", np.concatenate(out["stream dealt"])),
-    ]
-    res.controls = out["controls"][0]
+
+
+def _family(res: Results) -> list[Check]:
+    """Every check judged together (Holm-adjusted), in the report's order."""
     family: list[Check] = []
     for p in res.positions:
         family += p.checks("positions")
@@ -184,6 +227,4 @@ def run(config: Config) -> Results:
         family += o.checks("outcomes")
     for b in res.streams:
         family += b.checks()
-    res.checks = holm(family)
-    res.wall_seconds = time.perf_counter() - start
-    return res
+    return family
