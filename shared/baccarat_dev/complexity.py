@@ -37,7 +37,6 @@ TEMPORARY_EXEMPT = frozenset(
         "shared/baccarat_api/service/betting.py::after_resolution",
         "shared/baccarat_api/service/reconciliation.py::list_rounds",
         "shared/baccarat_api/adapters/memory.py::MemoryRepository.transact",
-        "shared/baccarat_api/http/contract.py::refine",
     }
 )
 
