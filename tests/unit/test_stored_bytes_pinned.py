@@ -41,7 +41,8 @@ class _Clock(datetime):
 
     @classmethod
     def now(cls, tz: Any = None) -> Any:
-        return datetime(2026, 3, 1, 12, 0, tzinfo=UTC) + timedelta(milliseconds=250 * next(cls.ticks))
+        start = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+        return start + timedelta(milliseconds=250 * next(cls.ticks))
 
 
 @pytest.fixture
