@@ -12,7 +12,7 @@ import base64
 import itertools
 import json
 import os
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,14 +35,12 @@ OP = "operator-a"
 
 
 class _Clock(datetime):
-    """``datetime`` whose ``now`` ticks 250 ms per call from a fixed instant."""
-
-    ticks = itertools.count()
+    """``datetime`` whose ``now`` is one fixed instant: what is stored does not depend on how
+    many times a use case reads the clock."""
 
     @classmethod
     def now(cls, tz: Any = None) -> Any:
-        start = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-        return start + timedelta(milliseconds=250 * next(cls.ticks))
+        return datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -54,7 +52,6 @@ def fixed(monkeypatch: pytest.MonkeyPatch) -> Game:
         seed = next(counter).to_bytes(4, "big")
         return (seed * (n // 4 + 1))[:n]
 
-    monkeypatch.setattr(_Clock, "ticks", itertools.count())
     monkeypatch.setattr(clock, "datetime", _Clock)
     monkeypatch.setattr(os, "urandom", urandom)
     game = Game()
