@@ -24,7 +24,7 @@ A hand whose squeezer is ``None`` is revealed by the system after the countdown.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -256,7 +256,7 @@ def _after(iso: str, seconds: int) -> str:
     return _iso(datetime.fromisoformat(iso.replace("Z", "+00:00")) + timedelta(seconds=seconds))
 
 
-def step_hands(plan: dict[str, Any]) -> dict[str, dict[str, str | None]]:
+def step_hands(plan: Mapping[str, Any]) -> dict[str, dict[str, str | None]]:
     """Per step of the plan (``RevealPlan.as_dict()``) that has face-down cards: each hand with
     a face-down card in it → its squeezer (``None``: only the system opens it). A round without
     third cards has no ``draws`` step."""
@@ -308,7 +308,7 @@ def timeline(
     hands: dict[str, dict[str, str | None]],
     dealt_at: str,
     seconds: int,
-    reveals: Iterable[dict[str, Any]],
+    reveals: Iterable[Mapping[str, Any]],
     now: str | None,
 ) -> list[StepState]:
     """The steps at ``now`` (ISO 8601 UTC as the service writes it; ``None``: at the end of
@@ -359,7 +359,7 @@ def reveal(
     hands: dict[str, dict[str, str | None]],
     dealt_at: str,
     seconds: int,
-    reveals: Iterable[dict[str, Any]],
+    reveals: Iterable[Mapping[str, Any]],
     step: str,
     bettor_id: str,
     now: str,

@@ -14,7 +14,7 @@ shape in the codec)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, ShoeRef
@@ -24,6 +24,23 @@ from baccarat_api.limits import (
     DEFAULT_SETTLE_DEADLINE_SECONDS,
     DEFAULT_SQUEEZE_SECONDS,
     DEFAULT_VOID_WINDOW_SECONDS,
+)
+from baccarat_api.ports.documents import (
+    BankerSeat,
+    BettingWindow,
+    FactsDoc,
+    LastRound,
+    LockedBet,
+    LockedPlayerBanker,
+    Money,
+    Reveal,
+    RoadResult,
+    SeatHolder,
+    Settlement,
+    Slip,
+    Spectator,
+    SqueezePlan,
+    Void,
 )
 
 OPEN = "open"
@@ -99,7 +116,7 @@ class ShoeRecord:
     #: Optimistic-lock counter: every deal and the close condition on it.
     version: int
     #: Per dealt round, what the roads need: result, totals, pairs.
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[RoadResult] = field(default_factory=list)
     #: Bettors of the last rounds (newest last), for the idle-bettor rule.
     recent_bettors: list[list[str]] = field(default_factory=list)
     created_at: str = ""
@@ -137,6 +154,11 @@ class ShoeRecord:
         return self.ref.shoe_id
 
 
+def _no_money() -> Money:
+    """The money of a record written without any (read back as ``{}``, as it was stored)."""
+    return cast(Money, {})
+
+
 @dataclass(frozen=True, slots=True)
 class RoundRecord:
     """A dealt round: its cards, the bets locked with it, the money they come to — all fixed at
@@ -149,16 +171,16 @@ class RoundRecord:
     shoe_number: int
     round_number: int
     #: ``Round.facts()`` (cards as codes, positions, totals, every outcome fact).
-    facts: dict[str, Any]
+    facts: FactsDoc
     #: A copy of the table's configuration, so settling needs no other read.
     config: dict[str, Any]
     #: The bets locked at the deal: API form in accepted order, each with its ``bettor_ref``
     #: after its ``bettor_id`` (``[]``: a round nobody bet on).
-    bets: list[dict[str, Any]]
+    bets: list[LockedBet]
     #: The player-banker locked at the deal (``{bettor_id, bettor_ref, balance}``), or ``None``.
-    player_banker: dict[str, Any] | None
+    player_banker: LockedPlayerBanker | None
     #: Squeeze rights and the reveal plan (``{profile, player, banker, initial, draws}``).
-    squeeze: dict[str, Any] | None
+    squeeze: SqueezePlan | None
     shoe_status: str
     #: Bettors of the rounds before this one in the shoe (oldest first), for eligibility.
     previous_bettors: list[list[str]] = field(default_factory=list)
@@ -169,12 +191,12 @@ class RoundRecord:
     #: ``banking``, ``rounding``, ``result``, ``lines``, ``bettors``, ``player_banker``,
     #: ``house``, ``nets``, ``eligibility``) without ``settled_at`` / ``auto_settled``. Settling
     #: stores nothing but when and how (:attr:`settlement`); a void replaces exactly this.
-    money: dict[str, Any] = field(default_factory=dict)
+    money: Money = field(default_factory=lambda: _no_money())
     #: When the round was settled (``None``: not settled), and whether by the system.
     settled_at: str | None = None
     auto_settled: bool = False
     #: The void, if voided: ``{reason, note, voided_at, replaced: {nets, house_take}}``.
-    void: dict[str, Any] | None = None
+    void: Void | None = None
     #: When locked bets must be settled by (ISO 8601 UTC; past it the sweep settles the round);
     #: ``None`` when the round was settled at its deal (nobody bet).
     settle_by: str | None = None
@@ -194,7 +216,7 @@ class RoundRecord:
     #: The squeezers' openings of the reveal steps (issue 13), in order: ``{step, hands, by,
     #: at}`` (``baccarat.squeeze.reveal``). Timings only — the cards and money were fixed at
     #: the deal — so not hashed; a step not opened by its deadline is computed, never stored.
-    reveals: list[dict[str, Any]] = field(default_factory=list)
+    reveals: list[Reveal] = field(default_factory=list)
 
     #: bacc-audit-v1 (:data:`baccarat.audit.ROUND_FIELDS`) hashes every field of the round as
     #: dealt EXCEPT these (written later, or the hash itself). A new field is hashed unless it
@@ -238,7 +260,7 @@ class RoundRecord:
         return self.settled_at is not None or self.void is not None
 
     @property
-    def settlement(self) -> dict[str, Any] | None:
+    def settlement(self) -> Settlement | None:
         """The settlement document once settled: :attr:`money` with ``settled_at`` and
         ``auto_settled`` (what the settlement route answers, what the audit hashes)."""
         if self.settled_at is None:
@@ -246,7 +268,7 @@ class RoundRecord:
         return {**self.money, "settled_at": self.settled_at, "auto_settled": self.auto_settled}
 
     @property
-    def resolution(self) -> dict[str, Any] | None:
+    def resolution(self) -> Settlement | Void | None:
         """What ``settlement_hash`` covers: the settlement document, or the void."""
         return self.settlement if self.void is None else self.void
 
@@ -371,21 +393,21 @@ class LiveRecord:
     #: balance, level}``; the player-banker seat ``{bettor_id, balance}``; spectators (bettor id
     #: → ``{balance, personal_limits}``, bid-squeeze, at most ``MAX_SPECTATORS``); watchers (the
     #: observer list, at most ``MAX_WATCHERS`` ids).
-    seats: dict[str, Any] = field(default_factory=dict)
-    banker: dict[str, Any] | None = None
-    spectators: dict[str, Any] = field(default_factory=dict)
+    seats: dict[str, SeatHolder] = field(default_factory=dict)
+    banker: BankerSeat | None = None
+    spectators: dict[str, Spectator] = field(default_factory=dict)
     watchers: list[str] = field(default_factory=list)
     #: The betting window of the table's next round (issue 13, :mod:`baccarat_api.service.
     #: betting`): ``{shoe_id, round_number, opened_at, closes_at, status, round_id}`` —
     #: ``status`` ``open`` (slips accepted until ``closes_at``), ``closed`` ("no more bets",
     #: written by a from-book deal or the sweep) or ``dealt`` (``round_id`` names the round); the
     #: window stays until the next one opens. ``None``: betting was never opened here.
-    betting: dict[str, Any] | None = None
+    betting: BettingWindow | None = None
     #: The book of that window: bettor id → the bettor's confirmed slip ``{role, seat, bets:
     #: [{type, amount}], placed_at, order}`` (``seat`` ``None`` for a spectator; ``order`` the
     #: seq of its ``bet_placed`` event: the accepted order a deal locks). At most one slip per
     #: seated bettor and spectator present: ≤ 7 + ``MAX_SPECTATORS`` slips, each ≤ 13 bets.
-    book: dict[str, Any] = field(default_factory=dict)
+    book: dict[str, Slip] = field(default_factory=dict)
     #: The seated bettors' idle counters (seed 000: 5 rounds without a bet → removed): bettor
     #: id → consecutive rounds of the TABLE (across shoes; voided rounds count) dealt while
     #: seated without a bet; moved at every deal, dropped when the seat is left.
@@ -393,7 +415,7 @@ class LiveRecord:
     #: The table's latest dealt round: ``{round_id, shoe_id, round_number, resolved,
     #: spectators}`` (``spectators``: the spectators who bet in it, removed after its
     #: settlement once no seated bettor remains). Moved by every deal, settlement and void.
-    last_round: dict[str, Any] | None = None
+    last_round: LastRound | None = None
     #: The squeeze of the table's latest dealt round (``service/squeezing.py``): ``{round_id,
     #: dealt_at, seconds, hands, reveals, noticed}`` — what the next change at the table needs
     #: to report a step the system opened at its deadline, and what ``GET …/state`` shows.

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from baccarat.audit import settlement_hash
+from baccarat_api.ports.documents import Settlement, Void
 from baccarat_api.ports.records import (
     ENDED,
     KEY_FIELDS,
@@ -308,7 +309,7 @@ class StateWrites(ABC):
 
     # rounds -----------------------------------------------------------------------------------
     @staticmethod
-    def _resolved(round_: RoundRecord, changes: dict[str, Any], doc: dict[str, Any]) -> Update:
+    def _resolved(round_: RoundRecord, changes: dict[str, Any], doc: Settlement | Void) -> Update:
         """Resolve a round that is neither settled nor voided: ``changes`` plus the
         bacc-audit-v1 hash of ``doc`` (the settlement or void document); the round leaves the
         DueRounds index. Returns the winner's round when the condition fails."""
@@ -342,7 +343,7 @@ class StateWrites(ABC):
     def void_round(
         self,
         round_: RoundRecord,
-        void: dict[str, Any],
+        void: Void,
         idem: IdempotencyRecord | None = None,
         *,
         write_id: str = "",

@@ -27,6 +27,7 @@ TransactWriteItems (live state + event) = 2."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -66,12 +67,15 @@ def squeeze_seconds(shoe: ShoeRecord) -> int:
     return int(shoe.squeeze_seconds)
 
 
-def plan_seconds(plan: dict[str, Any]) -> int:
+def plan_seconds(plan: Mapping[str, Any]) -> int:
     return int(plan.get("squeeze_seconds", DEFAULT_SQUEEZE_SECONDS))
 
 
 def squeeze_view(
-    plan: dict[str, Any] | None, dealt_at: str, reveals: list[dict[str, Any]], at: str | None
+    plan: Mapping[str, Any] | None,
+    dealt_at: str,
+    reveals: Sequence[Mapping[str, Any]],
+    at: str | None,
 ) -> dict[str, Any] | None:
     """The plan as stored plus ``steps``: each step's status, ``reveal_by``, ``revealed_at`` and
     per hand its squeezer and who opened it (``at``: the moment; the deal's answer uses the deal

@@ -19,10 +19,12 @@ TransactWriteItems carrying the record = 2; a replay is 1."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 from baccarat.profiles import TableConfig
 from baccarat.proofdoc import replaced
 from baccarat_api.clock import now
+from baccarat_api.ports.documents import Replaced, Void
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import idempotency
@@ -39,11 +41,14 @@ from baccarat_api.service.writeids import write_id
 
 def voided(r: RoundRecord) -> DomainError:
     """409: a voided round can never be settled."""
-    void = r.void or {}
+    void = r.void
     return DomainError(
         "round_voided",
         f"round {r.round_id} was voided; a voided round can never be settled",
-        details={"void_reason": void.get("reason"), "voided_at": void.get("voided_at")},
+        details={
+            "void_reason": None if void is None else void["reason"],
+            "voided_at": None if void is None else void["voided_at"],
+        },
     )
 
 
@@ -114,7 +119,12 @@ def _void_round(
     closed = _window_closed(r, voided_at)
     if closed is not None:
         raise closed
-    void = {"reason": reason, "note": note, "voided_at": voided_at, "replaced": replaced(r.money)}
+    void: Void = {
+        "reason": reason,
+        "note": note,
+        "voided_at": voided_at,
+        "replaced": cast(Replaced, replaced(r.money)),
+    }
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem, seq)
     record = idempotency.record(idem, operator_id, round_id=round_id)
