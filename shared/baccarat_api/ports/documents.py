@@ -3,9 +3,10 @@
 A document is stored as the JSON it is (the codec writes a record's non-scalar fields as JSON, a
 round's in the key order they were written) and answered from it, so each is a ``TypedDict``:
 the type checker knows its keys, the bytes are those of the dict. Key order is part of what is
-stored — a document is always built in the order its type lists its keys."""
+stored — a document is always built in the order its type lists its keys.
 
-from __future__ import annotations
+(No ``from __future__ import annotations`` here: a TypedDict reads ``NotRequired`` from its
+evaluated annotations.)"""
 
 from typing import Literal, NotRequired, TypedDict
 
