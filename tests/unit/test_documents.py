@@ -12,7 +12,14 @@ from typing import Any, get_args, get_origin, get_type_hints, is_typeddict
 from baccarat.outcome import FactsDoc, FactSnapshot, deal_round
 from baccarat.paytables import RoundFacts
 from baccarat_api.ports import documents
-from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
+from baccarat_api.ports.records import (
+    LiveRecord,
+    ProofRecord,
+    RoundRecord,
+    ShoeFairness,
+    ShoeRecord,
+)
+from baccarat_api.service import proofs
 from baccarat_api.service.models import RoundOut
 
 from .conftest import Game
@@ -76,9 +83,12 @@ def _checked(record: Any) -> list[str]:
 
 def test_what_the_use_cases_store_has_the_keys_its_type_names(fixed: Game) -> None:  # noqa: F811
     _scenario(fixed)
+    for proof in [r for r in fixed.repo.items.values() if isinstance(r, ProofRecord)]:
+        proofs.proof_page(fixed.repo, fixed.vault, fixed.shoes.ref_key, proof.shoe_id)  # final
     records = list(fixed.repo.items.values())
     kinds = {type(r) for r in records}
-    assert {RoundRecord, ShoeRecord, LiveRecord} <= kinds
+    assert {RoundRecord, ShoeRecord, LiveRecord, ProofRecord, ShoeFairness} <= kinds
+    assert all(r.signature for r in records if isinstance(r, ProofRecord))
     problems = [p for r in records if type(r) in kinds for p in _checked(r)]
     assert problems == []
     rounds = [r for r in records if isinstance(r, RoundRecord)]

@@ -19,14 +19,17 @@ __all__ = [
     "FactsDoc",
     "HandFacts",
     "House",
+    "Interventions",
     "LastRound",
     "LineDoc",
     "LockedBet",
     "LockedPlayerBanker",
+    "Manifest",
     "Money",
     "ParticipantDoc",
     "PersonalLimitRange",
     "PlanCard",
+    "ProofSignature",
     "Replaced",
     "Reveal",
     "RoadResult",
@@ -264,3 +267,35 @@ class LastRound(TypedDict):
     round_number: int
     resolved: bool
     spectators: list[str]
+
+
+class Manifest(TypedDict):
+    """What a proof's signature signs: the hash of every page (``proofdoc.manifest``)."""
+
+    spec: str
+    shoe_id: str
+    key_id: str
+    signed_at: str
+    pages: list[str]
+
+
+class ProofSignature(TypedDict):
+    """The signature every page of a final proof carries (``proofdoc.sign``)."""
+
+    alg: str
+    key_id: str
+    manifest: Manifest
+    value: str
+
+
+class Interventions(TypedDict):
+    """What a final proof says the operator did to its shoe (``proofdoc.interventions``); a
+    proof signed before the player-banker's net was shown apart has no
+    ``voided_player_banker_net``."""
+
+    voided_rounds: int
+    voided_player_net: int
+    voided_player_banker_net: NotRequired[int]
+    closed_early: bool
+    rounds_dealt: int
+    rounds_possible: int

@@ -29,10 +29,12 @@ from baccarat_api.ports.documents import (
     BankerSeat,
     BettingWindow,
     FactsDoc,
+    Interventions,
     LastRound,
     LockedBet,
     LockedPlayerBanker,
     Money,
+    ProofSignature,
     Reveal,
     RoadResult,
     SeatHolder,
@@ -312,7 +314,7 @@ class ProofRecord:
     operator_id: str = ""
     #: Set once, when the proof became final: the ``signature`` object every page carries
     #: (``{alg, key_id, manifest, value}``), how many pages there are, and when.
-    signature: dict[str, Any] | None = None
+    signature: ProofSignature | None = None
     page_count: int | None = None
     finalised_at: str | None = None
 
@@ -328,7 +330,7 @@ class ShoeFairness:
     shoe_id: str
     ended_at: str
     end_reason: str
-    interventions: dict[str, Any]
+    interventions: Interventions
     finalised_at: str
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from baccarat.audit import settlement_hash
-from baccarat_api.ports.documents import Settlement, Void
+from baccarat_api.ports.documents import ProofSignature, Settlement, Void
 from baccarat_api.ports.records import (
     ENDED,
     KEY_FIELDS,
@@ -359,7 +359,7 @@ class StateWrites(ABC):
     def finalise_proof(
         self,
         proof: ProofRecord,
-        signature: dict[str, Any],
+        signature: ProofSignature,
         page_count: int,
         finalised_at: str,
         line: ShoeFairness,

@@ -46,11 +46,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from baccarat import proofdoc
 from baccarat_api.clock import now
 from baccarat_api.ids import ShoeRef, parse_shoe_id, parse_table_id
+from baccarat_api.ports.documents import Interventions, ProofSignature
 from baccarat_api.ports.records import (
     ENDED,
     ProofRecord,
@@ -93,7 +94,7 @@ class Finalised:
     """A final proof: its pages' canonical bytes (without the signature) and the signature."""
 
     pages: list[bytes]
-    signature: dict[str, Any]
+    signature: ProofSignature
 
 
 # --- the private final proof ---------------------------------------------------------------------
@@ -159,7 +160,7 @@ def finalise(
         signed_at=signed_at,
         budget=PAGE_BUDGET,
     )
-    signature = pages[0]["signature"]
+    signature = cast(ProofSignature, pages[0]["signature"])
     stored = [proofdoc.proof_bytes(proofdoc.unsigned(p)) for p in pages]
     repo.put_proof_pages(proof.shoe_id, stored)
     line = ShoeFairness(
@@ -168,7 +169,7 @@ def finalise(
         shoe_id=shoe.shoe_id,
         ended_at=pages[0]["ended_at"],
         end_reason=pages[0]["end_reason"],
-        interventions=pages[0]["interventions"],
+        interventions=cast(Interventions, pages[0]["interventions"]),
         finalised_at=signed_at,
     )
     try:
@@ -184,7 +185,7 @@ def finalise(
 # --- serving -------------------------------------------------------------------------------------
 
 
-def _served(number: int, stored: bytes, signature: dict[str, Any]) -> ServedPage:
+def _served(number: int, stored: bytes, signature: ProofSignature) -> ServedPage:
     """The stored page with its signature, after checking it is what the manifest covers."""
     expected = signature["manifest"]["pages"][number - 1]
     if hashlib.sha256(stored).hexdigest() != expected:
