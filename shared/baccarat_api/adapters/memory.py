@@ -186,7 +186,7 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
         if stored is None:
             if not write.upsert:
                 return False
-            stored = self._made(write)
+            stored = self._new_record(write)
         for name, expected in write.expect.items():
             value = getattr(stored, name)
             if (value is not None) if expected is ABSENT else (value != expected):
@@ -200,11 +200,11 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
         with self._lock:
             self.calls["write" if len(writes) == 1 else "transaction"] += 1
             token = token if len(writes) > 1 else None  # (a single write has none)
-            if token is not None and self._replayed(what, writes, token):
+            if token is not None and self._is_replay(what, writes, token):
                 return  # the same transaction again: answered, applied once
             self._check(what, writes)
             for w in writes:  # every condition held on the state before: apply them all
-                self.items[w.key] = self._written(w)
+                self.items[w.key] = self._record_after(w)
             if token is not None:
                 self.tokens[token] = (repr(list(writes)), time.monotonic())
 
@@ -216,9 +216,9 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
             raise ValueError(f"{what}: two writes to one item in one transaction")
         failed = [not self._holds(w) for w in writes]
         if any(failed):
-            raise self._condition_failed(what, writes, failed)
+            raise self._condition_error(what, writes, failed)
 
-    def _replayed(self, what: str, writes: Sequence[Write], token: str) -> bool:
+    def _is_replay(self, what: str, writes: Sequence[Write], token: str) -> bool:
         """Whether ``token`` names these writes, succeeded within :attr:`TOKEN_SECONDS`
         (DynamoDB answers them again, applied once); other writes under a remembered token:
         ``OutcomeUnknown`` (``IdempotentParameterMismatch``)."""
@@ -231,7 +231,7 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
             return True
         raise OutcomeUnknown(f"{what}: IdempotentParameterMismatchException")
 
-    def _condition_failed(
+    def _condition_error(
         self, what: str, writes: Sequence[Write], failed: list[bool]
     ) -> ConditionFailed:
         """The error of a transaction whose conditions did not all hold: with the stored record
@@ -246,18 +246,18 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
         )
         return ConditionFailed(f"{what}: condition failed", existing=existing, duplicate=duplicate)
 
-    def _written(self, w: Write) -> Record:
+    def _record_after(self, w: Write) -> Record:
         """The record a write leaves: a put's, or the stored one (or an upsert's new one) with
         the update's fields set, removed and added to."""
         if isinstance(w, Put):
             return w.record
-        before = self.items.get(w.key) or self._made(w)
+        before = self.items.get(w.key) or self._new_record(w)
         changes = dict(w.set) | dict.fromkeys(w.remove)
         changes |= {f: getattr(before, f) + n for f, n in w.add.items()}
         return dataclasses.replace(before, **changes)
 
     @staticmethod
-    def _made(write: Update) -> Record:
+    def _new_record(write: Update) -> Record:
         """The record an upsert makes when its item is missing: its key and its defaults."""
         made: Record = write.kind(**dict(zip(KEY_FIELDS[write.kind], write.ident, strict=True)))
         return made

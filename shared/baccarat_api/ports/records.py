@@ -79,10 +79,10 @@ class TableRecord:
     void_window_seconds: int = DEFAULT_VOID_WINDOW_SECONDS
     #: The id of the write that created the table (:func:`~baccarat_api.service.writeids`).
     write_id: str = ""
-    #: Seconds a betting window stays open (issue 13) and a squeeze step may wait (issue 13).
+    #: Seconds a betting window stays open and a squeeze step may wait.
     betting_seconds: int = DEFAULT_BETTING_SECONDS
     squeeze_seconds: int = DEFAULT_SQUEEZE_SECONDS
-    #: Seconds without a deal after which the sweep closes the table's open shoe (issue 23).
+    #: Seconds without a deal after which the sweep closes the table's open shoe.
     idle_shoe_close_seconds: int = DEFAULT_IDLE_SHOE_CLOSE_SECONDS
 
     @property
@@ -172,32 +172,29 @@ class RoundRecord:
     table_id: str
     shoe_number: int
     round_number: int
-    #: ``Round.facts()`` (cards as codes, positions, totals, every outcome fact).
+    #: Cards as codes, positions, totals, every outcome fact (``Round.facts()``).
     facts: FactsDoc
     #: A copy of the table's configuration, so settling needs no other read.
     config: dict[str, Any]
-    #: The bets locked at the deal: API form in accepted order, each with its ``bettor_ref``
-    #: after its ``bettor_id`` (``[]``: a round nobody bet on).
+    #: The bets locked at the deal, in accepted order (``[]``: a round nobody bet on).
     bets: list[LockedBet]
-    #: The player-banker locked at the deal (``{bettor_id, bettor_ref, balance}``), or ``None``.
+    #: The player-banker locked at the deal, or ``None``.
     player_banker: LockedPlayerBanker | None
-    #: Squeeze rights and the reveal plan (``{profile, player, banker, initial, draws}``).
+    #: Squeeze rights and the reveal plan.
     squeeze: SqueezePlan | None
     shoe_status: str
     #: Bettors of the rounds before this one in the shoe (oldest first), for eligibility.
     previous_bettors: list[list[str]] = field(default_factory=list)
     #: When the round was dealt — its bets were locked then (``dealt_at``).
     created_at: str = ""
-    #: The settlement's money, computed at the deal from the locked bets and the cards: the
-    #: settlement document (``round_id``, ``shoe_id``, ``round_number``, ``profile``, ``tier``,
-    #: ``banking``, ``rounding``, ``result``, ``lines``, ``bettors``, ``player_banker``,
-    #: ``house``, ``nets``, ``eligibility``) without ``settled_at`` / ``auto_settled``. Settling
-    #: stores nothing but when and how (:attr:`settlement`); a void replaces exactly this.
+    #: The settlement's money, computed at the deal from the locked bets and the cards.
+    #: Settling stores nothing but when and how (:attr:`settlement`); a void replaces exactly
+    #: this.
     money: Money = field(default_factory=lambda: _no_money())
     #: When the round was settled (``None``: not settled), and whether by the system.
     settled_at: str | None = None
     auto_settled: bool = False
-    #: The void, if voided: ``{reason, note, voided_at, replaced: {nets, house_take}}``.
+    #: The void, if voided.
     void: Void | None = None
     #: When locked bets must be settled by (ISO 8601 UTC; past it the sweep settles the round);
     #: ``None`` when the round was settled at its deal (nobody bet).
@@ -215,9 +212,9 @@ class RoundRecord:
     prev_hash: str = ""
     round_hash: str = ""
     settlement_hash: str | None = None
-    #: The squeezers' openings of the reveal steps (issue 13), in order: ``{step, hands, by,
-    #: at}`` (``baccarat.squeeze.reveal``). Timings only — the cards and money were fixed at
-    #: the deal — so not hashed; a step not opened by its deadline is computed, never stored.
+    #: The squeezers' openings of the reveal steps, in order (``baccarat.squeeze.reveal``).
+    #: Timings only — the cards and money were fixed at the deal — so not hashed; a step not
+    #: opened by its deadline is computed, never stored.
     reveals: list[Reveal] = field(default_factory=list)
 
     #: bacc-audit-v1 (:data:`baccarat.audit.ROUND_FIELDS`) hashes every field of the round as
@@ -379,7 +376,7 @@ class IdempotencyRecord:
 
 @dataclass(frozen=True, slots=True)
 class LiveRecord:
-    """The table's live state (issue 13): one small item per table (``sk = LIVE``) that every
+    """The table's live state: one small item per table (``sk = LIVE``) that every
     event-emitting transaction updates, conditionally on ``seq`` — so ``seq`` is both the
     table's event counter (the last event's number; gap-free, never reused) and the optimistic
     lock of everything live at the table (presence, the betting window). Absent until the
@@ -391,31 +388,24 @@ class LiveRecord:
     seq: int = 0
     #: When it last changed (the last event's ``at``).
     updated_at: str = ""
-    #: Presence (issue 13), all per table: seat number (``"1"`` … ``"7"``) → ``{bettor_id,
-    #: balance, level}``; the player-banker seat ``{bettor_id, balance}``; spectators (bettor id
-    #: → ``{balance, personal_limits}``, bid-squeeze, at most ``MAX_SPECTATORS``); watchers (the
+    #: Presence: seat number (``"1"`` … ``"7"``) → who sits there; the player-banker seat;
+    #: spectators by bettor id (bid-squeeze, at most ``MAX_SPECTATORS``); watchers (the
     #: observer list, at most ``MAX_WATCHERS`` ids).
     seats: dict[str, SeatHolder] = field(default_factory=dict)
     banker: BankerSeat | None = None
     spectators: dict[str, Spectator] = field(default_factory=dict)
     watchers: list[str] = field(default_factory=list)
-    #: The betting window of the table's next round (issue 13, :mod:`baccarat_api.service.
-    #: betting`): ``{shoe_id, round_number, opened_at, closes_at, status, round_id}`` —
-    #: ``status`` ``open`` (slips accepted until ``closes_at``), ``closed`` ("no more bets",
-    #: written by a from-book deal or the sweep) or ``dealt`` (``round_id`` names the round); the
-    #: window stays until the next one opens. ``None``: betting was never opened here.
+    #: The betting window of the table's next round (:mod:`baccarat_api.service.betting`); it
+    #: stays until the next one opens. ``None``: betting was never opened here.
     betting: BettingWindow | None = None
-    #: The book of that window: bettor id → the bettor's confirmed slip ``{role, seat, bets:
-    #: [{type, amount}], placed_at, order}`` (``seat`` ``None`` for a spectator; ``order`` the
-    #: seq of its ``bet_placed`` event: the accepted order a deal locks). At most one slip per
-    #: seated bettor and spectator present: ≤ 7 + ``MAX_SPECTATORS`` slips, each ≤ 13 bets.
+    #: The book of that window: bettor id → the bettor's confirmed slip. At most one slip
+    #: per seated bettor and spectator present: ≤ 7 + ``MAX_SPECTATORS`` slips, each ≤ 13 bets.
     book: dict[str, Slip] = field(default_factory=dict)
     #: The seated bettors' idle counters (seed 000: 5 rounds without a bet → removed): bettor
     #: id → consecutive rounds of the TABLE (across shoes; voided rounds count) dealt while
     #: seated without a bet; moved at every deal, dropped when the seat is left.
     idle: dict[str, int] = field(default_factory=dict)
-    #: The table's latest dealt round: ``{round_id, shoe_id, round_number, resolved,
-    #: spectators}`` (``spectators``: the spectators who bet in it, removed after its
+    #: The table's latest dealt round and the spectators who bet in it (removed after its
     #: settlement once no seated bettor remains). Moved by every deal, settlement and void.
     last_round: LastRound | None = None
     #: The squeeze of the table's latest dealt round (``service/squeezing.py``): ``{round_id,
@@ -456,7 +446,7 @@ class EventRecord:
         return f"{self.table_id}:{self.seq}"
 
 
-#: Shards of each operator's event feed (issue 14): a table's events always in the same one.
+#: Shards of each operator's event feed: a table's events always in the same one.
 FEED_SHARDS = 64
 
 
@@ -469,7 +459,7 @@ def feed_shard(table_id: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class FeedHead:
-    """The operator feed (issue 14; :mod:`baccarat_api.service.feed`): shard ``shard`` of the
+    """The operator feed (:mod:`baccarat_api.service.feed`): shard ``shard`` of the
     operator's feed has entries at positions 1 … ``pos`` (gap-free: each append is conditional
     on the position it read)."""
 
@@ -503,7 +493,7 @@ class FeedEntry:
 
 @dataclass(frozen=True, slots=True)
 class WebhookRecord:
-    """The operator's webhook (issue 14): where every feed event is POSTed, and the signing
+    """The operator's webhook: where every feed event is POSTed, and the signing
     secret sealed under KMS (purpose ``webhook``; answered once, by the PUT that drew it)."""
 
     operator_id: str

@@ -1,4 +1,4 @@
-"""The betting window and the book (issue 13): the table's next round takes confirmed slips
+"""The betting window and the book: the table's next round takes confirmed slips
 (確認押注 / 取消押注) until ``closes_at``; a deal ``from_book`` locks exactly the book's bets.
 
 Both live on the table's live-state item (:class:`~baccarat_api.ports.records.LiveRecord`):
@@ -337,7 +337,7 @@ def place_slip(
     validate it; reports ``bet_placed``. The same slip again changes nothing — also once betting
     has closed or the round is dealt: a PUT retried after its answer was lost answers the book
     that holds it (its window's ``status`` says whether it was dealt), not ``betting_closed``
-    (found by a hostile review: the bettor was told the slip was refused while it was dealt).
+    (which would tell the bettor a dealt slip was refused).
     With ``round_number``, a slip for any other round than the window's is 409
     ``round_mismatch``: a retry that arrives once the next window is open is not staked there."""
     bets = [cast(SlipBet, b.model_dump(mode="json")) for b in request.bets]

@@ -1,28 +1,16 @@
-"""deal-and-resolve: deal the next round of a shoe, with its bets.
+"""Deal the next round of a shoe, with its bets.
 
 Bets exist before cards: a deal carries the round's bets (``[]``: nobody bets), validated
-all-or-nothing and locked with the round, and the money they come to is computed right there
-(:mod:`.money`) and stored with the cards — so no money can be attached to, or changed on, a
-round once its cards exist. A round nobody bet on is settled at its deal (no lines).
+all-or-nothing and locked with the round, and their money (:mod:`.money`) is computed and stored
+with the cards — no money is attached to, or changed on, a round once its cards exist. A round
+nobody bet on is settled at its deal.
 
-Round trips (DynamoDB): GetItem shoe + ONE TransactWriteItems (put the round if new; move the
-shoe's cursor and version if unchanged since the read; when the round ends the shoe, also free the
-table and publish the proof) = 2. Two concurrent deals read the same version: one transaction
-wins, the other fails its condition and answers 409 ``concurrent_update`` (retryable) — no card
-is dealt twice and none is skipped. KMS: one Decrypt of the shoe's secret and one of the table's
-ref key when this container has not opened them yet, else none.
-
-The same transaction extends the table's bacc-audit-v1 chain (the round's ``prev_hash`` is the
-shoe's head, which moves to the round's hash; :mod:`.audit`) and, when bets are locked, puts the
-round in the DueRounds index with its ``settle_by`` time (:mod:`.auto_settle`). With an
-``Idempotency-Key`` — or a ``round_number`` — the read is one BatchGetItem (shoe + the key's
-record / that round) and the transaction also puts the record (naming the round, not copying
-it): still 2; a replay is 2 — the record with the shoe, then the round it names (1 when the
-request names its round_number: read in the same BatchGetItem) — :mod:`.idempotency`.
-
-A deal whose transaction lost its conditions, or whose outcome is unknown (a timeout after
-botocore's retries), re-reads the round it wrote (one GetItem): if its write id is there
-(:mod:`.writeids`), it was dealt, and the answer is that round — with or without a key."""
+Round trips: one read (the shoe and the live state; the ``Idempotency-Key`` record or the named
+``round_number`` in the same BatchGetItem) and ONE TransactWriteItems — the round, the shoe's
+cursor and version (of two concurrent deals one wins, the other answers 409
+``concurrent_update``), the live state and its events, the audit chain, the DueRounds entry,
+and at the shoe's end the table and the proof — = 2. A deal whose write lost or timed out
+re-reads its round: its write id there means it was dealt (:mod:`.writeids`)."""
 
 from __future__ import annotations
 
@@ -106,7 +94,7 @@ def _read(
     return snap.shoe, snap.round, snap.live
 
 
-def _expected(
+def _check_round_number(
     shoe: ShoeRecord, asked: int | None, found: RoundRecord | None, request_digest: str
 ) -> None:
     """A deal naming its ``round_number``: the next round, or that round dealt with exactly
@@ -204,13 +192,13 @@ def _deal_round(
     shoe, found, live = _read(repo, operator_id, shoe_id, request.round_number, idem)
     table = live or LiveRecord(operator_id, shoe.table_id)
     request_digest = _request_digest(request, shoe)
-    _expected(shoe, request.round_number, found, request_digest)
+    _check_round_number(shoe, request.round_number, found, request_digest)
     if shoe.status == ENDED:
         raise DomainError("shoe_ended", f"shoe {shoe_id} has ended; commit a new shoe")
     rnd, last, secret = _round_of(shoe, shoes)
     config = TableConfig.from_dict(shoe.config)
     given = _bets_of(request, config, table, shoe.shoe_id, rnd.number, window)
-    accepted, pb = _validated(config, table, given, rnd.number)
+    accepted, pb = _accepted_bets(config, table, given, rnd.number)
     deal = _Deal(
         operator_id, shoe, live, table, config, request.from_book, request_digest, rnd, last,
         given, accepted, pb,
@@ -218,7 +206,7 @@ def _deal_round(
     idle = betting.idle_seats(config, table, deal.bettors)
     record = _round_record(deal, shoes, idle, idem)
     after, proof = _shoe_after(deal, record, secret)
-    ev = _reported(deal, record, after, idle)
+    ev = _deal_events(deal, record, after, idle)
     try:
         repo.record_round(
             shoe,
@@ -229,7 +217,7 @@ def _deal_round(
             ev,
         )
     except (ConditionFailed, OutcomeUnknown) as exc:
-        return _dealt_after_all(repo, record, exc)
+        return _answer_after_lost_write(repo, record, exc)
     return RoundOut.model_validate(round_view(record))
 
 
@@ -272,7 +260,7 @@ def _bets_of(
     return DealBets(book, betting.book_banker(config, table, book))
 
 
-def _validated(
+def _accepted_bets(
     config: TableConfig, table: LiveRecord, given: DealBets, number: int
 ) -> tuple[AcceptedRound, PlayerBanker | None]:
     """The bets accepted (all or nothing) and the player-banker; "an empty table" is judged by
@@ -335,7 +323,7 @@ def _round_record(
     )
     record = replace(record, round_hash=record_hash(record))
     if nobody:
-        record = _settled_at_deal(record)
+        record = _with_settlement_at_deal(record)
     _check_budget(record)
     return record
 
@@ -346,14 +334,14 @@ def _shoe_after(
     """The shoe after the deal, idle from it on (the sweep closes the shoe once nothing is dealt
     for its idle time), and — the shoe's last round — ended, with its proof."""
     shoe = deal.shoe
-    after = _moved(shoe, deal.rnd, deal.config, deal.bettors, record.round_hash)
+    after = _shoe_after_round(shoe, deal.rnd, deal.config, deal.bettors, record.round_hash)
     after = replace(after, close_by=seconds_after(record.dealt_at, shoe.idle_shoe_close_seconds))
     if not deal.last:
         return after, None
     return end_shoe(replace(after, version=shoe.version), secret, "rules", record.write_id)
 
 
-def _reported(
+def _deal_events(
     deal: _Deal, record: RoundRecord, after: ShoeRecord, idle: tuple[dict[str, int], list[str]]
 ) -> Emit:
     """The deal's events (``betting_closed``, ``round_dealt``, ``round_settled`` for a round
@@ -390,7 +378,7 @@ def _reported(
     )
 
 
-def _dealt_after_all(repo: Repository, record: RoundRecord, exc: Exception) -> RoundOut:
+def _answer_after_lost_write(repo: Repository, record: RoundRecord, exc: Exception) -> RoundOut:
     """A deal whose write lost its conditions or whose outcome is unknown: if the round holds
     its write id, it was dealt (the answer was lost); else the error."""
     current = repo.get_round(record.operator_id, record.ref)
@@ -434,14 +422,14 @@ def _check_budget(record: RoundRecord) -> None:
         )
 
 
-def _settled_at_deal(record: RoundRecord) -> RoundRecord:
+def _with_settlement_at_deal(record: RoundRecord) -> RoundRecord:
     """A round nobody bet on: settled (no lines) the moment it is dealt."""
     settled = replace(record, settled_at=record.created_at)
     assert settled.settlement is not None
     return replace(settled, settlement_hash=settlement_hash(record.round_hash, settled.settlement))
 
 
-def _moved(
+def _shoe_after_round(
     shoe: ShoeRecord, rnd: Round, config: TableConfig, bettors: list[str], head: str
 ) -> ShoeRecord:
     """The shoe after dealing ``rnd``: cursor, version, roads' results, recent bettors, head."""

@@ -1,21 +1,13 @@
-"""A round's money: computed ONCE, at the deal, from the locked bets and the cards.
+"""A round's money: computed once, at the deal, from the locked bets and the cards.
 
-Bets are locked at the deal, so what they win or lose is fully determined the moment the cards
-exist: :func:`round_money` computes it then (the settlement document without its
-``settled_at`` / ``auto_settled``), and it is stored on the round record (``money``) and hashed
-into the round's bacc-audit-v1 hash with the cards. Later steps only say *when and how* the
-round was resolved:
-
-* settling stamps ``settled_at`` and ``auto_settled`` — :func:`settlement_out` is ``money`` with
-  them, nothing recomputed;
-* a void stores ``{reason, note, voided_at, replaced}``, where ``replaced`` (:func:`replaced`)
-  is exactly the settlement it replaced (its ``nets`` and ``house.take``) — :func:`void_out` is
-  the operator's settlement-shaped view of it (every stake returned, every net 0).
-
-Every answer here is rendered from the round record alone, so the first answer, an idempotent
-replay and a later read are the same bytes. Maps keyed by participant (``nets``,
-``balances_after``, ``replaced.nets``) list the bettors in the order of their first bet in the
-round's bets, then the player-banker."""
+What bets win or lose is fixed the moment the cards exist: :func:`round_money` computes it then
+— the settlement document without ``settled_at`` / ``auto_settled`` — and it is stored on the
+round and hashed with the cards. Settling only stamps when and how (:func:`settlement_out`); a
+void stores what it replaced (``proofdoc.replaced``: the ``nets`` and the house's take), and
+:func:`void_out` is its settlement-shaped view (every stake returned, every net 0). Answers are
+rendered from the round record alone, so a first answer, a replay and a later read are the same
+bytes. Maps keyed by participant list the bettors in the order of their first bet, then the
+player-banker."""
 
 from __future__ import annotations
 
@@ -124,7 +116,7 @@ def settlement_out(r: RoundRecord) -> SettlementOut:
     return SettlementOut.model_validate({**r.settlement, **currency.of_config(r.config)})
 
 
-def _returned(p: ParticipantDoc | None) -> ParticipantDoc | None:
+def _stake_back(p: ParticipantDoc | None) -> ParticipantDoc | None:
     """A participant whose stake came back: nothing won, nothing lost."""
     return None if p is None else {**p, "gross": 0, "commission": 0, "net": 0}
 
@@ -142,8 +134,8 @@ def void_out(r: RoundRecord) -> SettlementOut:
     doc = {
         **money,
         "lines": [{**line, **zero} for line in money["lines"]],
-        "bettors": [_returned(p) for p in money["bettors"]],
-        "player_banker": _returned(money["player_banker"]),
+        "bettors": [_stake_back(p) for p in money["bettors"]],
+        "player_banker": _stake_back(money["player_banker"]),
         "house": {"covered": 0, "commission": 0, "take": 0},
         "nets": dict.fromkeys(money["nets"], 0),
         "eligibility": {

@@ -1,20 +1,14 @@
-"""Void a round: every stake goes back, once, and the round can never be settled — bounded in
-time and priced in public.
+"""Void a round: every stake goes back, once, and the round can never be settled.
 
-``POST /v1/rounds/{round_id}/void {reason, note?}`` is accepted only for a round that is neither
-settled nor voided, within the table's ``void_window_seconds`` after its deal (0: the table
-allows no voids); otherwise 409 ``void_window_closed``. ``reason`` is one of
-:data:`baccarat.proofdoc.VOID_REASONS`. The stored void is ``{reason, note, voided_at,
-replaced}``, ``replaced`` being exactly the settlement the void replaced (its ``nets`` and the
-house's take, from the money computed at the deal), which the shoe's proof shows. It is written
-with the same condition a settlement has (neither yet), so a round ends settled or voided,
-never both, whoever comes first. Voiding again returns the same void; a settled round answers
-409 ``round_settled``; settling a voided round answers 409 ``round_voided``. Nothing is ever
-deleted: the round, its cards and its void all stay.
+Accepted for a round neither settled nor voided, within its table's ``void_window_seconds`` after
+the deal (0: no voids; else 409 ``void_window_closed``), for one of
+:data:`baccarat.proofdoc.VOID_REASONS`. The void stores what it replaced (the money fixed at the
+deal), which the shoe's proof shows, under the condition a settlement has — so a round ends
+settled or voided, never both. Voiding again answers the same void; a settled round answers 409
+``round_settled``. Nothing is deleted.
 
-Round trips (DynamoDB): GetItem round + ONE conditional UpdateItem = 2; 1 when the round is
-already voided. With an ``Idempotency-Key``: BatchGetItem (round + key record) + one
-TransactWriteItems carrying the record = 2; a replay is 1."""
+Round trips: read the round + one conditional write = 2 (1 when already voided); with an
+``Idempotency-Key`` the record rides in the same read and write."""
 
 from __future__ import annotations
 
@@ -39,7 +33,7 @@ from baccarat_api.service.squeezing import face_down
 from baccarat_api.service.writeids import write_id
 
 
-def voided(r: RoundRecord) -> DomainError:
+def voided_error(r: RoundRecord) -> DomainError:
     """409: a voided round can never be settled."""
     void = r.void
     return DomainError(
@@ -52,7 +46,7 @@ def voided(r: RoundRecord) -> DomainError:
     )
 
 
-def settled(r: RoundRecord) -> DomainError:
+def settled_error(r: RoundRecord) -> DomainError:
     """409: a settled round cannot be voided."""
     return DomainError(
         "round_settled",
@@ -61,7 +55,7 @@ def settled(r: RoundRecord) -> DomainError:
     )
 
 
-def _window_closed(r: RoundRecord, at: str) -> DomainError | None:
+def _window_closed_error(r: RoundRecord, at: str) -> DomainError | None:
     deadline = r.void_by
     if deadline is not None and at <= deadline:
         return None
@@ -114,9 +108,9 @@ def _void_round(
     if r.void is not None:  # voiding again returns the same void
         return void_out(r)
     if r.settled_at is not None:
-        raise settled(r)
+        raise settled_error(r)
     voided_at = now()
-    closed = _window_closed(r, voided_at)
+    closed = _window_closed_error(r, voided_at)
     if closed is not None:
         raise closed
     void: Void = {
@@ -158,5 +152,5 @@ def _void_round(
             raise lost_race() from None
         if current.void is not None:
             return void_out(current)  # ours, or a void that came first: voiding again
-        raise settled(current) from None
+        raise settled_error(current) from None
     return void_out(replace(r, void=void, resolve_write_id=wid))
