@@ -27,6 +27,7 @@ __all__ = [
     "Manifest",
     "Money",
     "ParticipantDoc",
+    "PersonalLimit",
     "PersonalLimitRange",
     "PlanCard",
     "ProofSignature",

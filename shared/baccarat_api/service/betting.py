@@ -13,7 +13,7 @@ event in the same transaction (:mod:`.events`): ``betting_opened``, ``bet_placed
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from baccarat.bets import BetType, Role, bets_from_json, player_banker_from_json
 from baccarat.eligibility import below_minimum_after, idle_bettors
@@ -26,6 +26,7 @@ from baccarat_api.ports.documents import (
     LastRound,
     LockedBet,
     LockedPlayerBanker,
+    PersonalLimit,
     SeatHolder,
     Slip,
     SlipBet,
@@ -121,7 +122,17 @@ def _book_out(table_id: str, live: LiveRecord | None) -> BookOut:
 # --- who bets, as a deal sees them -----------------------------------------------------------
 
 
-def place_of(live: LiveRecord, bettor_id: str) -> dict[str, Any] | None:
+class Place(TypedDict, total=False):
+    """A bettor's betting identity at the table, from presence."""
+
+    role: str
+    seat: int
+    balance: int
+    level: int | None
+    personal_limits: dict[str, PersonalLimit] | None
+
+
+def place_of(live: LiveRecord, bettor_id: str) -> Place | None:
     """The bettor's betting identity from presence: ``{role, seat, balance, level}`` for a seated
     bettor, ``{role, balance, personal_limits}`` for a spectator; ``None`` elsewhere."""
     for seat, who in live.seats.items():
@@ -139,7 +150,7 @@ def book_bets(live: LiveRecord, book: dict[str, Slip] | None = None) -> list[Loc
     """The book's bets in API form (as a deal's ``bets`` carry them), in accepted order — each
     line's own (:func:`line_orders`: an unchanged line of a re-confirmed slip keeps its time) —,
     with its bettor's role, seat, balance, level and limits from presence now."""
-    lines: list[tuple[int, int, str, dict[str, Any], SlipBet]] = []
+    lines: list[tuple[int, int, str, Place, SlipBet]] = []
     for bettor_id, slip in (book if book is not None else live.book).items():
         place = place_of(live, bettor_id)
         if place is None:

@@ -21,12 +21,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from baccarat import proofdoc
 from baccarat_api.clock import now
 from baccarat_api.ids import ShoeRef, parse_shoe_id, parse_table_id
-from baccarat_api.ports.documents import Interventions, ProofSignature
+from baccarat_api.ports.documents import Interventions, ProofSignature, Replaced
 from baccarat_api.ports.records import (
     ENDED,
     ProofRecord,
@@ -248,7 +248,33 @@ def _open_history(repo: Repository, operator_id: str, shoe_id: str) -> ShoeHisto
     return history
 
 
-def _open_view(history: ShoeHistory, at: str) -> dict[str, Any]:
+class _OpenInterventions(TypedDict):
+    voided_rounds: int
+    voided_player_net: int
+    voided_player_banker_net: int
+    rounds_dealt: int
+
+
+class _OpenVoid(TypedDict):
+    round_number: int
+    reason: str
+    note: str | None
+    voided_at: str
+    replaced: Replaced | None
+
+
+class OpenShoe(TypedDict):
+    """An open shoe in the table's fairness summary: how far it went, and its voids."""
+
+    shoe_id: str
+    shoe_number: int
+    created_at: str
+    close_by: str | None
+    interventions: _OpenInterventions
+    voids: list[_OpenVoid]
+
+
+def _open_view(history: ShoeHistory, at: str) -> OpenShoe:
     """An open shoe as the public may see it: how far it went and its voids — priced like a
     proof's interventions (:func:`baccarat.proofdoc.voided_nets`), bettors by ref — and no
     card: a void's ``replaced`` (which gives its round's result away) only once every card of
@@ -257,7 +283,7 @@ def _open_view(history: ShoeHistory, at: str) -> dict[str, Any]:
 
     shoe = history.shoe
     assert shoe is not None
-    voids: list[dict[str, Any]] = []
+    voids: list[_OpenVoid] = []
     bettors = banker = 0
     for r in history.rounds:
         if r.void is None:
@@ -267,7 +293,7 @@ def _open_view(history: ShoeHistory, at: str) -> dict[str, Any]:
         if pb is not None:
             refs[str(pb["bettor_id"])] = str(pb["bettor_ref"])
         shown = cards_shown(r, at)
-        replaced = None
+        replaced: Replaced | None = None
         if shown:
             was = r.void["replaced"]
             nets = {refs[k]: int(v) for k, v in was["nets"].items() if k in refs}
@@ -302,7 +328,7 @@ def _open_view(history: ShoeHistory, at: str) -> dict[str, Any]:
     }
 
 
-def open_shoe_view(repo: Repository, operator_id: str, shoe_id: str) -> dict[str, Any] | None:
+def open_shoe_view(repo: Repository, operator_id: str, shoe_id: str) -> OpenShoe | None:
     """The shoe for the fairness summary if it is open (``None``: ended, or unknown): one
     Query of the shoe and its rounds."""
     history = _open_history(repo, operator_id, shoe_id)
