@@ -191,13 +191,15 @@ def _deal_round(
     request.bets_or_book()
     shoe, found, live = _read(repo, operator_id, shoe_id, request.round_number, idem)
     table = live or LiveRecord(operator_id, shoe.table_id)
-    request_digest = _request_digest(request, shoe)
+    # the request's bets, validated by the contract: ONE value from here to the stored round
+    asked = None if request.from_book else DealBets.of(request.bets, request.player_banker)
+    request_digest = _request_digest(asked, request.round_number, shoe)
     _check_round_number(shoe, request.round_number, found, request_digest)
     if shoe.status == ENDED:
         raise DomainError("shoe_ended", f"shoe {shoe_id} has ended; commit a new shoe")
     rnd, last, secret = _round_of(shoe, shoes)
     config = TableConfig.from_dict(shoe.config)
-    given = _bets_of(request, config, table, shoe.shoe_id, rnd.number, window)
+    given = _bets_of(asked, config, table, shoe.shoe_id, rnd.number, window)
     accepted, pb = _accepted_bets(config, table, given, rnd.number)
     deal = _Deal(
         operator_id, shoe, live, table, config, request.from_book, request_digest, rnd, last,
@@ -221,33 +223,33 @@ def _deal_round(
     return RoundOut.model_validate(round_view(record))
 
 
-def _request_digest(request: DealRequest, shoe: ShoeRecord) -> str:
-    """What names the deal's request: its bets and player-banker as given, or — a from-book
-    deal, named by its round (each round is dealt once): retried with its round_number, it is
-    that round again, even once the next window is open — the round."""
-    if request.from_book:
-        named = request.round_number or shoe.rounds_dealt + 1
+def _request_digest(asked: DealBets | None, round_number: int | None, shoe: ShoeRecord) -> str:
+    """What names the deal's request: the bets and player-banker ``asked``, or — a from-book
+    deal (``None``), named by its round (each round is dealt once): retried with its
+    round_number, it is that round again, even once the next window is open — the round."""
+    if asked is None:
+        named = round_number or shoe.rounds_dealt + 1
         return digest({"from_book": True, "shoe_id": shoe.shoe_id, "round": named})
-    given = DealBets.of(request.bets, request.player_banker)
-    return digest({"bets": given.bets or [], "player_banker": given.player_banker})
+    return digest({"bets": asked.bets or [], "player_banker": asked.player_banker})
 
 
 def _bets_of(
-    request: DealRequest,
+    asked: DealBets | None,
     config: TableConfig,
     table: LiveRecord,
     shoe_id: str,
     number: int,
     window: str | None,
 ) -> DealBets:
-    """The bets the deal locks: the book's (the window waiting for round ``number``; with
-    ``window``, only the one opened then), or the request's — each after the seeds' rules for
-    such a deal (the company; no explicit deal over a waiting window or an unsettled round)."""
-    if not request.from_book:
+    """The bets the deal locks: those ``asked``, or (``None``) the book's — the window waiting
+    for round ``number``; with ``window``, only the one opened then — each after the seeds'
+    rules for such a deal (the company; no explicit deal over a waiting window or an
+    unsettled round)."""
+    if asked is not None:
         betting.explicit_deal_allowed(table, shoe_id)
         betting.previous_resolved(table)
         betting.check_company(config, table, "a round is dealt")
-        return DealBets.of(request.bets, request.player_banker)
+        return asked
     waiting = betting.book_window(table, shoe_id, number)
     if window is not None and waiting["opened_at"] != window:
         raise DomainError(
