@@ -106,29 +106,13 @@ def finalise(
     open_rounds = repo.open_rounds(proof.shoe_id)
     if open_rounds:
         raise _pending_error(open_rounds)
-    ref = parse_shoe_id(proof.shoe_id)
-    if ref is None or not proof.operator_id:
-        raise RuntimeError(f"proof {proof.shoe_id} names no shoe record to finalise from")
-    history = repo.shoe_history(proof.operator_id, ref)
-    shoe, rounds = history.shoe, history.rounds
-    if shoe is None or shoe.status != ENDED:
-        raise RuntimeError(f"proof {proof.shoe_id}: its shoe record has not ended")
-    if history.unreadable:  # never sign a proof that leaves out a stored round
-        raise RuntimeError(f"proof {proof.shoe_id}: unreadable items {history.unreadable}")
-    dealt = {r.round_number: r for r in rounds}
-    unresolved = [
-        (n, dealt[n].settle_by if n in dealt else None)
-        for n in range(1, shoe.rounds_dealt + 1)
-        if n not in dealt or not dealt[n].resolved
-    ]
-    if unresolved:
-        raise _pending_error(unresolved)
+    shoe, rounds = _final_shoe(repo, proof)
     jwk = vault.public_jwk()
     signed_at = now()
     # the key's history first: every key that ever signed is listed, valid at this signed_at
     repo.record_signing_key(jwk, signed_at)
     pages = proofdoc.final_pages(
-        private_proof(shoe, [dealt[n] for n in range(1, shoe.rounds_dealt + 1)]),
+        private_proof(shoe, rounds),
         ref_key=ref_keys(shoe),
         signer=vault.sign,
         key_id=jwk["kid"],
@@ -155,6 +139,29 @@ def finalise(
             raise lost_race() from None
         signature = winner.signature
     return Finalised(stored, signature)
+
+
+def _final_shoe(repo: Repository, proof: ProofRecord) -> tuple[ShoeRecord, list[RoundRecord]]:
+    """The proof's ended shoe and every round of it in order, read in one consistent Query;
+    409 ``proof_pending`` while one is unresolved (the index is eventually consistent)."""
+    ref = parse_shoe_id(proof.shoe_id)
+    if ref is None or not proof.operator_id:
+        raise RuntimeError(f"proof {proof.shoe_id} names no shoe record to finalise from")
+    history = repo.shoe_history(proof.operator_id, ref)
+    shoe = history.shoe
+    if shoe is None or shoe.status != ENDED:
+        raise RuntimeError(f"proof {proof.shoe_id}: its shoe record has not ended")
+    if history.unreadable:  # never sign a proof that leaves out a stored round
+        raise RuntimeError(f"proof {proof.shoe_id}: unreadable items {history.unreadable}")
+    dealt = {r.round_number: r for r in history.rounds}
+    unresolved = [
+        (n, dealt[n].settle_by if n in dealt else None)
+        for n in range(1, shoe.rounds_dealt + 1)
+        if n not in dealt or not dealt[n].resolved
+    ]
+    if unresolved:
+        raise _pending_error(unresolved)
+    return shoe, [dealt[n] for n in range(1, shoe.rounds_dealt + 1)]
 
 
 # --- serving -------------------------------------------------------------------------------------

@@ -19,8 +19,9 @@ from baccarat.profiles import TableConfig
 from baccarat.proofdoc import replaced
 from baccarat_api.clock import now
 from baccarat_api.ports.documents import Replaced, Void
-from baccarat_api.ports.records import RoundRecord
+from baccarat_api.ports.records import LiveRecord, RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
+from baccarat_api.ports.writes import Emit
 from baccarat_api.service import idempotency
 from baccarat_api.service.betting import after_resolution
 from baccarat_api.service.errors import DomainError, lost_race
@@ -122,35 +123,47 @@ def _void_round(
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem, seq)
     record = idempotency.record(idem, operator_id, round_id=round_id)
+    try:
+        repo.void_round(r, void, record, write_id=wid, emit=_void_events(r, live, void))
+    except (ConditionFailed, OutcomeUnknown) as exc:
+        return _answer_after_lost_write(repo, r, exc)
+    return void_out(replace(r, void=void, resolve_write_id=wid))
+
+
+def _void_events(r: RoundRecord, live: LiveRecord | None, void: Void) -> Emit:
+    """``round_voided`` — its nets and house take ``null`` while a card is face down (what the
+    void replaced is the outcome; the shoe's proof prices it once the shoe ends) —, the
+    presence it moves, and the end of the round's squeeze (no system reveal after a void)."""
     summary = money_summary(r)
-    # voided while a card is face down: what the void replaced is the outcome — the event (the
-    # feed, webhooks) does not tell it (null); the shoe's proof prices it, once the shoe ends
-    hidden = face_down(r, voided_at) is not None
+    hidden = face_down(r, void["voided_at"]) is not None
     voided_event = (
         "round_voided",
         {
             "round_id": r.round_id,
-            "reason": reason,
+            "reason": void["reason"],
             "nets": None if hidden else summary["nets"],
             "house_take": None if hidden else summary["house_take"],
         },
     )
     removed, moved = after_resolution(TableConfig.from_dict(r.config), live, r, voided=True)
     if live is not None and live.squeeze is not None and live.squeeze["round_id"] == r.round_id:
-        moved["squeeze"] = None  # the void ends its squeeze: no system reveal reported after it
-    ev = emit(live, operator_id, r.table_id, voided_at, [voided_event, *removed], **moved)
-    try:
-        repo.void_round(r, void, record, write_id=wid, emit=ev)
-    except (ConditionFailed, OutcomeUnknown) as exc:
-        current = reread(repo, r, exc)
-        if current is None or not current.resolved:
-            if isinstance(exc, OutcomeUnknown):
-                raise
-            idempotency.check_duplicate(exc)
-            if current is not None:
-                raise LiveMoved from None  # the round is unresolved: another change at the table
-            raise lost_race() from None
-        if current.void is not None:
-            return void_out(current)  # ours, or a void that came first: voiding again
-        raise settled_error(current) from None
-    return void_out(replace(r, void=void, resolve_write_id=wid))
+        moved["squeeze"] = None
+    events = [voided_event, *removed]
+    return emit(live, r.operator_id, r.table_id, void["voided_at"], events, **moved)
+
+
+def _answer_after_lost_write(repo: Repository, r: RoundRecord, exc: Exception) -> SettlementOut:
+    """A void whose write lost its condition or timed out: the void found (ours, or one that
+    came first: voiding again), 409 ``round_settled``, or the error."""
+    current = reread(repo, r, exc)
+    if current is None or not current.resolved:
+        if isinstance(exc, OutcomeUnknown):
+            raise exc
+        assert isinstance(exc, ConditionFailed)
+        idempotency.check_duplicate(exc)
+        if current is not None:
+            raise LiveMoved from None  # the round is unresolved: another change at the table
+        raise lost_race() from None
+    if current.void is not None:
+        return void_out(current)
+    raise settled_error(current) from None
