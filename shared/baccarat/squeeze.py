@@ -421,12 +421,12 @@ def reveal(
 # --- the live table's copy: {round_id, dealt_at, seconds, hands, reveals, noticed} -----------
 
 
-def live_steps(sq: dict[str, Any], at: str | None) -> list[StepState]:
+def live_steps(sq: Mapping[str, Any], at: str | None) -> list[StepState]:
     """The steps of a live squeeze (the table's copy of its latest round's squeeze) at ``at``."""
     return timeline(sq["hands"], sq["dealt_at"], sq["seconds"], sq["reveals"], at)
 
 
-def _system_events(sq: dict[str, Any], at: str | None) -> list[tuple[str, dict[str, Any]]]:
+def _system_events(sq: Mapping[str, Any], at: str | None) -> list[tuple[str, dict[str, Any]]]:
     return [
         (
             "squeeze_revealed",
@@ -444,8 +444,8 @@ def _system_events(sq: dict[str, Any], at: str | None) -> list[tuple[str, dict[s
 
 
 def noticed(
-    before: dict[str, Any] | None, after: dict[str, Any] | None, at: str
-) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Any] | None]:
+    before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, at: str
+) -> tuple[list[tuple[str, dict[str, Any]]], Mapping[str, Any] | None]:
     """The ``squeeze_revealed`` events (``by: system``) a change at ``at`` reports before its
     own, and the live squeeze it leaves: the steps the system opened by ``at`` and not yet
     reported — of ``after`` (what the change leaves), or of ``before`` when the change replaces

@@ -22,6 +22,7 @@ __all__ = [
     "Interventions",
     "LastRound",
     "LineDoc",
+    "LiveSqueeze",
     "LockedBet",
     "LockedPlayerBanker",
     "Manifest",
@@ -300,3 +301,16 @@ class Interventions(TypedDict):
     closed_early: bool
     rounds_dealt: int
     rounds_possible: int
+
+
+class LiveSqueeze(TypedDict):
+    """The live table's copy of its latest round's squeeze: what the next change at the table
+    needs to report a step the system opened at its deadline (``noticed``: the steps already
+    reported), and what ``GET …/state`` shows."""
+
+    round_id: str
+    dealt_at: str
+    seconds: int
+    hands: dict[str, dict[str, str | None]]
+    reveals: list[Reveal]
+    noticed: list[str]

@@ -31,6 +31,7 @@ from baccarat_api.ports.documents import (
     FactsDoc,
     Interventions,
     LastRound,
+    LiveSqueeze,
     LockedBet,
     LockedPlayerBanker,
     Money,
@@ -419,7 +420,7 @@ class LiveRecord:
     #: The squeeze of the table's latest dealt round (``service/squeezing.py``): ``{round_id,
     #: dealt_at, seconds, hands, reveals, noticed}`` — what the next change at the table needs
     #: to report a step the system opened at its deadline, and what ``GET …/state`` shows.
-    squeeze: dict[str, Any] | None = None
+    squeeze: LiveSqueeze | None = None
     #: While a window waits to be dealt: when the sweep deals it from the book (``closes_at`` +
     #: the table's ``betting_seconds``; the sparse DueRounds index keys it). ``None`` otherwise.
     deal_by: str | None = None
