@@ -21,14 +21,13 @@ from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import idempotency
 from baccarat_api.service.betting import after_resolution
-from baccarat_api.service.errors import lost_race
-from baccarat_api.service.events import LiveMoved, emit, retrying, settled_event
+from baccarat_api.service.events import emit, retrying, settled_event
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import settlement_out
 from baccarat_api.service.reading import round_live
 from baccarat_api.service.squeezing import cards_not_shown, face_down
-from baccarat_api.service.voiding import reread, voided_error
+from baccarat_api.service.voiding import resolved_round, voided_error
 from baccarat_api.service.writeids import write_id
 
 
@@ -77,15 +76,14 @@ def _settle_round(
     try:
         repo.save_settlement(r, settled.settled_at, auto, record, write_id=wid, emit=ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
-        current = reread(repo, r, exc)
-        if current is None or not current.resolved:
-            if isinstance(exc, OutcomeUnknown):
-                raise
-            idempotency.check_duplicate(exc)
-            if current is not None:
-                raise LiveMoved from None  # the round is unresolved: another change at the table
-            raise lost_race() from None
-        if current.void is not None:
-            raise voided_error(current) from None
-        return settlement_out(current)  # ours, or the winner's: the same money
+        return _answer_after_lost_write(repo, r, exc)
     return settlement_out(settled)
+
+
+def _answer_after_lost_write(repo: Repository, r: RoundRecord, exc: Exception) -> SettlementOut:
+    """A settlement whose write lost or timed out: the settlement found (ours, or the
+    winner's: the same money), or 409 ``round_voided``."""
+    current = resolved_round(repo, r, exc)
+    if current.void is not None:
+        raise voided_error(current) from None
+    return settlement_out(current)

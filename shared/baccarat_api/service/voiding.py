@@ -153,17 +153,26 @@ def _void_events(r: RoundRecord, live: LiveRecord | None, void: Void) -> Emit:
 
 
 def _answer_after_lost_write(repo: Repository, r: RoundRecord, exc: Exception) -> SettlementOut:
-    """A void whose write lost its condition or timed out: the void found (ours, or one that
-    came first: voiding again), 409 ``round_settled``, or the error."""
-    current = reread(repo, r, exc)
-    if current is None or not current.resolved:
-        if isinstance(exc, OutcomeUnknown):
-            raise exc
-        assert isinstance(exc, ConditionFailed)
-        idempotency.check_duplicate(exc)
-        if current is not None:
-            raise LiveMoved from None  # the round is unresolved: another change at the table
-        raise lost_race() from None
+    """A void whose write lost or timed out: the void found (ours, or one that came first:
+    voiding again), or 409 ``round_settled``."""
+    current = resolved_round(repo, r, exc)
     if current.void is not None:
         return void_out(current)
     raise settled_error(current) from None
+
+
+def resolved_round(repo: Repository, r: RoundRecord, exc: Exception) -> RoundRecord:
+    """The round resolved, as a settlement or void whose write lost its condition or timed out
+    finds it (:func:`reread`); still unresolved: the error — the outcome unknown, the same
+    ``Idempotency-Key`` in flight, the table moved (:class:`LiveMoved`: computed again) or a
+    lost race."""
+    current = reread(repo, r, exc)
+    if current is not None and current.resolved:
+        return current
+    if isinstance(exc, OutcomeUnknown):
+        raise exc
+    assert isinstance(exc, ConditionFailed)
+    idempotency.check_duplicate(exc)
+    if current is not None:
+        raise LiveMoved from None  # the round is unresolved: another change at the table
+    raise lost_race() from None
