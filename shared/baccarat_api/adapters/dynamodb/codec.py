@@ -5,8 +5,9 @@ its annotation says: ``str`` → ``S``, ``int`` → ``N``, ``bytes`` → ``B``, 
 anything else (the documents of :mod:`baccarat_api.ports.documents`) → compact JSON — keys
 sorted, unless the field is in :attr:`Shape.ordered_json` (a round's documents keep their written
 order, so an answer rendered from them is byte for byte the first). ``None`` is not stored; a
-missing attribute reads back as the field's default. Adding a field is one dataclass field;
-adding a record kind is one :class:`Shape` in :data:`SHAPES` (and its key in :mod:`.keys`).
+missing attribute reads back as its stored default (:mod:`~baccarat_api.ports.stored_defaults`)
+or else the field's default. Adding a field is one dataclass field; adding a record kind is one
+:class:`Shape` in :data:`SHAPES` (and its key in :mod:`.keys`).
 
 Writes are charged per KB, an update on the whole item: the fields a kind fixes at its put and
 never updates nor tests (:attr:`Shape.packed`) are stored together in ONE binary attribute,
@@ -48,6 +49,7 @@ from baccarat_api.ports.records import (
     WebhookFailure,
     WebhookRecord,
 )
+from baccarat_api.ports.stored_defaults import STORED_DEFAULTS
 
 Item = dict[str, Any]
 R = TypeVar("R")
@@ -223,7 +225,9 @@ class Shape:
                 assert code == "J", f"{f.name}: only JSON documents are compressed"
                 code = "Z"
             default: Callable[[], Any] | None = None
-            if f.default is not MISSING:
+            if f.name in STORED_DEFAULTS:  # what an item written before the field meant
+                default = (lambda v: lambda: v)(STORED_DEFAULTS[f.name])
+            elif f.default is not MISSING:
                 default = (lambda v: lambda: v)(f.default)
             elif f.default_factory is not MISSING:
                 default = f.default_factory
