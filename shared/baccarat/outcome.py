@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Literal, TypedDict
 
 from .cards import CARDS_PER_DECK, DECK_CODES, DECK_POINTS, rank, suit
 from .rules import NATURAL_TOTALS, banker_draws, player_draws
@@ -14,6 +14,40 @@ class Result(StrEnum):
     PLAYER = "player"
     BANKER = "banker"
     TIE = "tie"
+
+
+#: A round's result as its facts name it (a :class:`Result` value).
+ResultName = Literal["player", "banker", "tie"]
+
+
+class HandFacts(TypedDict):
+    """One hand of a dealt round: card codes, shoe positions, total."""
+
+    cards: list[str]
+    positions: list[int]
+    total: int
+
+
+class FactsDoc(TypedDict):
+    """Every outcome fact of a dealt round, JSON-ready: what a round record stores, a proof
+    publishes and an answer shows. The facts a bet is graded on are the same names
+    (``paytables.RoundFacts``, :class:`FactSnapshot`)."""
+
+    round_number: int
+    start: int
+    player: HandFacts
+    banker: HandFacts
+    result: ResultName
+    natural: bool
+    player_natural: bool
+    banker_natural: bool
+    player_pair: bool
+    banker_pair: bool
+    player_perfect_pair: bool
+    banker_perfect_pair: bool
+    cards_dealt: int
+    banker_card_count: int
+    winning_margin: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,47 +139,35 @@ class Round:
     def banker_perfect_pair(self) -> bool:
         return self.banker_pair and suit(self.banker[0]) == suit(self.banker[1])
 
-    def facts(self) -> dict[str, Any]:
-        """Every outcome fact, JSON-ready (card codes, not ids).
-
-        The same values as the properties above, each computed once (the properties would
-        recompute the totals a dozen times)."""
-        player, banker, s = self.player, self.banker, self.start
-        p = [c % CARDS_PER_DECK for c in player]
-        b = [c % CARDS_PER_DECK for c in banker]
-        pp, bp = [DECK_POINTS[c] for c in p], [DECK_POINTS[c] for c in b]
-        pt, bt = sum(pp) % 10, sum(bp) % 10
-        p_nat = (pp[0] + pp[1]) % 10 in NATURAL_TOTALS
-        b_nat = (bp[0] + bp[1]) % 10 in NATURAL_TOTALS
-        # Same rank: ids equal mod 13; same rank and suit: equal mod 52.
-        p_pair, b_pair = p[0] % 13 == p[1] % 13, b[0] % 13 == b[1] % 13
-        third = s + 5 if len(player) == 3 else s + 4
+    def facts(self) -> FactsDoc:
+        """Every outcome fact, JSON-ready (card codes, not ids): the graded facts
+        (:class:`FactSnapshot`, computed once) with the cards, their positions and the margin."""
+        f, s = FactSnapshot(self), self.start
+        third = s + 5 if len(self.player) == 3 else s + 4
         return {
             "round_number": self.number,
             "start": s,
             "player": {
-                "cards": [DECK_CODES[c] for c in p],
-                "positions": [s, s + 2, s + 4][: len(player)],
-                "total": pt,
+                "cards": [DECK_CODES[c % CARDS_PER_DECK] for c in self.player],
+                "positions": [s, s + 2, s + 4][: len(self.player)],
+                "total": f.player_total,
             },
             "banker": {
-                "cards": [DECK_CODES[c] for c in b],
-                "positions": [s + 1, s + 3, third][: len(banker)],
-                "total": bt,
+                "cards": [DECK_CODES[c % CARDS_PER_DECK] for c in self.banker],
+                "positions": [s + 1, s + 3, third][: len(self.banker)],
+                "total": f.banker_total,
             },
-            "result": (
-                Result.PLAYER if pt > bt else Result.BANKER if bt > pt else Result.TIE
-            ).value,
-            "natural": p_nat or b_nat,
-            "player_natural": p_nat,
-            "banker_natural": b_nat,
-            "player_pair": p_pair,
-            "banker_pair": b_pair,
-            "player_perfect_pair": p_pair and p[0] == p[1],
-            "banker_perfect_pair": b_pair and b[0] == b[1],
-            "cards_dealt": len(player) + len(banker),
-            "banker_card_count": len(banker),
-            "winning_margin": abs(pt - bt),
+            "result": f.result.value,
+            "natural": f.player_natural or f.banker_natural,
+            "player_natural": f.player_natural,
+            "banker_natural": f.banker_natural,
+            "player_pair": f.player_pair,
+            "banker_pair": f.banker_pair,
+            "player_perfect_pair": f.player_perfect_pair,
+            "banker_perfect_pair": f.banker_perfect_pair,
+            "cards_dealt": f.cards_dealt,
+            "banker_card_count": f.banker_card_count,
+            "winning_margin": abs(f.player_total - f.banker_total),
         }
 
 

@@ -6,7 +6,7 @@ which the system opens a hand nobody opened (:func:`timeline`, :func:`reveal`). 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -250,7 +250,7 @@ def _after(iso: str, seconds: int) -> str:
     return _iso(datetime.fromisoformat(iso.replace("Z", "+00:00")) + timedelta(seconds=seconds))
 
 
-def step_hands(plan: dict[str, Any]) -> dict[str, dict[str, str | None]]:
+def step_hands(plan: Mapping[str, Any]) -> dict[str, dict[str, str | None]]:
     """Per step of the plan (``RevealPlan.as_dict()``) that has face-down cards: each hand with
     a face-down card in it → its squeezer (``None``: only the system opens it). A round without
     third cards has no ``draws`` step."""
@@ -302,7 +302,7 @@ def timeline(
     hands: dict[str, dict[str, str | None]],
     dealt_at: str,
     seconds: int,
-    reveals: Iterable[dict[str, Any]],
+    reveals: Iterable[Mapping[str, Any]],
     now: str | None,
 ) -> list[StepState]:
     """The steps at ``now`` (ISO 8601 UTC as the service writes it; ``None``: at the end of
@@ -353,7 +353,7 @@ def reveal(
     hands: dict[str, dict[str, str | None]],
     dealt_at: str,
     seconds: int,
-    reveals: Iterable[dict[str, Any]],
+    reveals: Iterable[Mapping[str, Any]],
     step: str,
     bettor_id: str,
     now: str,
@@ -439,12 +439,12 @@ def _hands_squeezed_by(
 # --- the live table's copy: {round_id, dealt_at, seconds, hands, reveals, noticed} -----------
 
 
-def live_steps(sq: dict[str, Any], at: str | None) -> list[StepState]:
+def live_steps(sq: Mapping[str, Any], at: str | None) -> list[StepState]:
     """The steps of a live squeeze (the table's copy of its latest round's squeeze) at ``at``."""
     return timeline(sq["hands"], sq["dealt_at"], sq["seconds"], sq["reveals"], at)
 
 
-def _system_events(sq: dict[str, Any], at: str | None) -> list[tuple[str, dict[str, Any]]]:
+def _system_events(sq: Mapping[str, Any], at: str | None) -> list[tuple[str, dict[str, Any]]]:
     return [
         (
             "squeeze_revealed",
@@ -462,8 +462,8 @@ def _system_events(sq: dict[str, Any], at: str | None) -> list[tuple[str, dict[s
 
 
 def noticed(
-    before: dict[str, Any] | None, after: dict[str, Any] | None, at: str
-) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Any] | None]:
+    before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, at: str
+) -> tuple[list[tuple[str, dict[str, Any]]], Mapping[str, Any] | None]:
     """The ``squeeze_revealed`` events (``by: system``) a change at ``at`` reports before its
     own, and the live squeeze it leaves: the steps the system opened by ``at`` and not yet
     reported — of ``after`` (what the change leaves), or of ``before`` when the change replaces

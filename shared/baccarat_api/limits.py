@@ -142,7 +142,7 @@ def _worst_entry_bytes() -> dict[str, int]:
     """The longest JSON (bytes, with its separating comma) of each per-bet and per-bettor
     element of a round item: every id at :data:`MAX_ID_LENGTH`, every number at its longest,
     the longest bet type, a personal limit (a range) — a locked bet keeps its own type's only
-    (:func:`baccarat_api.service.bets.as_locked`)."""
+    (:func:`baccarat_api.service.bets.own_limit`)."""
     from baccarat.bets import BetType
 
     ident, ref = "x" * MAX_ID_LENGTH, "x" * BETTOR_REF_LENGTH

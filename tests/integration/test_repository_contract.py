@@ -379,7 +379,7 @@ def test_the_idle_index_holds_open_shoes_at_their_close_by_moved_by_deals_and_en
     before = "2000-01-01T00:00:00.000Z"
     assert repo.idle_shoes(before, 10) == []
     moved = dataclasses.replace(shoe, version=shoe.version + 1, close_by="2031-01-01T00:00:00.000Z")
-    repo.transact("move", [repo._shoe_moved(shoe, moved)])  # type: ignore[attr-defined]
+    repo.transact("move", [repo._shoe_update(shoe, moved)])  # type: ignore[attr-defined]
     assert repo.idle_shoes(shoe.close_by, 10) == []
     assert repo.idle_shoes("2031-01-01T00:00:00.000Z", 10) == [(OP, shoe.ref)]
     after, proof = tables.end_shoe(moved, b"\x00" * 32, "closed", "wend")

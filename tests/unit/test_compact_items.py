@@ -127,8 +127,8 @@ def test_an_update_naming_a_packed_field_is_refused_by_the_adapter() -> None:
             repo._request(bad)
     record = to_round_record()
     allowed = [
-        StateWrites._resolved(record, {"settled_at": "t", "auto_settled": False}, {}),
-        StateWrites._resolved(record, {"void": {"reason": "misdeal"}}, {}),
+        StateWrites._resolution_update(record, {"settled_at": "t", "auto_settled": False}, {}),
+        StateWrites._resolution_update(record, {"void": {"reason": "misdeal"}}, {}),
         Update(RoundRecord, ident, set={"reveals": [{"step": 1}]}, expect={"void": ABSENT}),
     ]
     for write in allowed:

@@ -186,7 +186,7 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
         if stored is None:
             if not write.upsert:
                 return False
-            stored = self._made(write)
+            stored = self._new_record(write)
         for name, expected in write.expect.items():
             value = getattr(stored, name)
             if (value is not None) if expected is ABSENT else (value != expected):
@@ -199,48 +199,65 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
     def transact(self, what: str, writes: Sequence[Write], token: str | None = None) -> None:
         with self._lock:
             self.calls["write" if len(writes) == 1 else "transaction"] += 1
-            if len(writes) > 1 and token is not None:
-                if len(token) > 36:
-                    raise ValueError("a ClientRequestToken is at most 36 characters")
-                request = repr(list(writes))
-                seen = self.tokens.get(token)
-                if seen is not None and time.monotonic() - seen[1] < self.TOKEN_SECONDS:
-                    if seen[0] == request:
-                        return  # the same transaction again: answered, applied once
-                    raise OutcomeUnknown(f"{what}: IdempotentParameterMismatchException")
-            keys = [w.key for w in writes]
-            if len(set(keys)) != len(keys):
-                raise ValueError(f"{what}: two writes to one item in one transaction")
-            failed = [not self._holds(w) for w in writes]
-            if any(failed):
-                existing = next(
-                    (
-                        self.items.get(w.key)
-                        for w, lost in zip(writes, failed, strict=True)
-                        if lost and isinstance(w, Update) and w.return_existing
-                    ),
-                    None,
-                )
-                duplicate = len(writes) > 1 and any(
-                    lost and isinstance(w, Put) and isinstance(w.record, IdempotencyRecord)
-                    for w, lost in zip(writes, failed, strict=True)
-                )
-                raise ConditionFailed(
-                    f"{what}: condition failed", existing=existing, duplicate=duplicate
-                )
+            token = token if len(writes) > 1 else None  # (a single write has none)
+            if token is not None and self._is_replay(what, writes, token):
+                return  # the same transaction again: answered, applied once
+            self._check(what, writes)
             for w in writes:  # every condition held on the state before: apply them all
-                if isinstance(w, Put):
-                    self.items[w.key] = w.record
-                else:
-                    before = self.items.get(w.key) or self._made(w)
-                    changes = dict(w.set) | dict.fromkeys(w.remove)
-                    changes |= {f: getattr(before, f) + n for f, n in w.add.items()}
-                    self.items[w.key] = dataclasses.replace(before, **changes)
-            if len(writes) > 1 and token is not None:
+                self.items[w.key] = self._record_after(w)
+            if token is not None:
                 self.tokens[token] = (repr(list(writes)), time.monotonic())
 
+    def _check(self, what: str, writes: Sequence[Write]) -> None:
+        """Refuse writes naming one item twice; ``ConditionFailed`` unless every condition
+        holds on the state before the transaction."""
+        keys = [w.key for w in writes]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"{what}: two writes to one item in one transaction")
+        failed = [not self._holds(w) for w in writes]
+        if any(failed):
+            raise self._condition_error(what, writes, failed)
+
+    def _is_replay(self, what: str, writes: Sequence[Write], token: str) -> bool:
+        """Whether ``token`` names these writes, succeeded within :attr:`TOKEN_SECONDS`
+        (DynamoDB answers them again, applied once); other writes under a remembered token:
+        ``OutcomeUnknown`` (``IdempotentParameterMismatch``)."""
+        if len(token) > 36:
+            raise ValueError("a ClientRequestToken is at most 36 characters")
+        seen = self.tokens.get(token)
+        if seen is None or time.monotonic() - seen[1] >= self.TOKEN_SECONDS:
+            return False
+        if seen[0] == repr(list(writes)):
+            return True
+        raise OutcomeUnknown(f"{what}: IdempotentParameterMismatchException")
+
+    def _condition_error(
+        self, what: str, writes: Sequence[Write], failed: list[bool]
+    ) -> ConditionFailed:
+        """The error of a transaction whose conditions did not all hold: with the stored record
+        of the first failed update asking for it, and whether an idempotency record was there."""
+        lost = [w for w, f in zip(writes, failed, strict=True) if f]
+        existing = next(
+            (self.items.get(w.key) for w in lost if isinstance(w, Update) and w.return_existing),
+            None,
+        )
+        duplicate = len(writes) > 1 and any(
+            isinstance(w, Put) and isinstance(w.record, IdempotencyRecord) for w in lost
+        )
+        return ConditionFailed(f"{what}: condition failed", existing=existing, duplicate=duplicate)
+
+    def _record_after(self, w: Write) -> Record:
+        """The record a write leaves: a put's, or the stored one (or an upsert's new one) with
+        the update's fields set, removed and added to."""
+        if isinstance(w, Put):
+            return w.record
+        before = self.items.get(w.key) or self._new_record(w)
+        changes = dict(w.set) | dict.fromkeys(w.remove)
+        changes |= {f: getattr(before, f) + n for f, n in w.add.items()}
+        return dataclasses.replace(before, **changes)
+
     @staticmethod
-    def _made(write: Update) -> Record:
+    def _new_record(write: Update) -> Record:
         """The record an upsert makes when its item is missing: its key and its defaults."""
         made: Record = write.kind(**dict(zip(KEY_FIELDS[write.kind], write.ident, strict=True)))
         return made

@@ -15,7 +15,7 @@ stores the records as they are. A new record kind is a dataclass here plus its e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, ShoeRef
@@ -26,6 +26,34 @@ from baccarat_api.limits import (
     DEFAULT_SQUEEZE_SECONDS,
     DEFAULT_VOID_WINDOW_SECONDS,
 )
+from baccarat_api.ports.documents import (
+    BankerSeat,
+    BettingWindow,
+    FactsDoc,
+    Interventions,
+    LastRound,
+    LiveSqueeze,
+    LockedBet,
+    LockedPlayerBanker,
+    Money,
+    ProofSignature,
+    Reveal,
+    RoadResult,
+    SeatHolder,
+    Settlement,
+    Slip,
+    Spectator,
+    SqueezePlan,
+    Void,
+)
+from baccarat_api.ports.feed_records import FEED_SHARDS as FEED_SHARDS
+from baccarat_api.ports.feed_records import DeliveryState as DeliveryState
+from baccarat_api.ports.feed_records import FeedEntry as FeedEntry
+from baccarat_api.ports.feed_records import FeedHead as FeedHead
+from baccarat_api.ports.feed_records import FeedMark as FeedMark
+from baccarat_api.ports.feed_records import WebhookFailure as WebhookFailure
+from baccarat_api.ports.feed_records import WebhookRecord as WebhookRecord
+from baccarat_api.ports.feed_records import feed_shard as feed_shard
 
 OPEN = "open"
 ENDED = "ended"
@@ -61,10 +89,10 @@ class TableRecord:
     void_window_seconds: int = DEFAULT_VOID_WINDOW_SECONDS
     #: The id of the write that created the table (:func:`~baccarat_api.service.writeids`).
     write_id: str = ""
-    #: Seconds a betting window stays open (issue 13) and a squeeze step may wait (issue 13).
+    #: Seconds a betting window stays open and a squeeze step may wait.
     betting_seconds: int = DEFAULT_BETTING_SECONDS
     squeeze_seconds: int = DEFAULT_SQUEEZE_SECONDS
-    #: Seconds without a deal after which the sweep closes the table's open shoe (issue 23).
+    #: Seconds without a deal after which the sweep closes the table's open shoe.
     idle_shoe_close_seconds: int = DEFAULT_IDLE_SHOE_CLOSE_SECONDS
 
     @property
@@ -100,7 +128,7 @@ class ShoeRecord:
     #: Optimistic-lock counter: every deal and the close condition on it.
     version: int
     #: Per dealt round, what the roads need: result, totals, pairs.
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[RoadResult] = field(default_factory=list)
     #: Bettors of the last rounds (newest last), for the idle-bettor rule.
     recent_bettors: list[list[str]] = field(default_factory=list)
     created_at: str = ""
@@ -138,6 +166,11 @@ class ShoeRecord:
         return self.ref.shoe_id
 
 
+def _no_money() -> Money:
+    """The money of a record written without any (read back as ``{}``, as it was stored)."""
+    return cast(Money, {})
+
+
 @dataclass(frozen=True, slots=True)
 class RoundRecord:
     """A dealt round: its cards, the bets locked with it, the money they come to — all fixed at
@@ -149,33 +182,30 @@ class RoundRecord:
     table_id: str
     shoe_number: int
     round_number: int
-    #: ``Round.facts()`` (cards as codes, positions, totals, every outcome fact).
-    facts: dict[str, Any]
+    #: Cards as codes, positions, totals, every outcome fact (``Round.facts()``).
+    facts: FactsDoc
     #: A copy of the table's configuration, so settling needs no other read.
     config: dict[str, Any]
-    #: The bets locked at the deal: API form in accepted order, each with its ``bettor_ref``
-    #: after its ``bettor_id`` (``[]``: a round nobody bet on).
-    bets: list[dict[str, Any]]
-    #: The player-banker locked at the deal (``{bettor_id, bettor_ref, balance}``), or ``None``.
-    player_banker: dict[str, Any] | None
-    #: Squeeze rights and the reveal plan (``{profile, player, banker, initial, draws}``).
-    squeeze: dict[str, Any] | None
+    #: The bets locked at the deal, in accepted order (``[]``: a round nobody bet on).
+    bets: list[LockedBet]
+    #: The player-banker locked at the deal, or ``None``.
+    player_banker: LockedPlayerBanker | None
+    #: Squeeze rights and the reveal plan.
+    squeeze: SqueezePlan | None
     shoe_status: str
     #: Bettors of the rounds before this one in the shoe (oldest first), for eligibility.
     previous_bettors: list[list[str]] = field(default_factory=list)
     #: When the round was dealt — its bets were locked then (``dealt_at``).
     created_at: str = ""
-    #: The settlement's money, computed at the deal from the locked bets and the cards: the
-    #: settlement document (``round_id``, ``shoe_id``, ``round_number``, ``profile``, ``tier``,
-    #: ``banking``, ``rounding``, ``result``, ``lines``, ``bettors``, ``player_banker``,
-    #: ``house``, ``nets``, ``eligibility``) without ``settled_at`` / ``auto_settled``. Settling
-    #: stores nothing but when and how (:attr:`settlement`); a void replaces exactly this.
-    money: dict[str, Any] = field(default_factory=dict)
+    #: The settlement's money, computed at the deal from the locked bets and the cards.
+    #: Settling stores nothing but when and how (:attr:`settlement`); a void replaces exactly
+    #: this.
+    money: Money = field(default_factory=lambda: _no_money())
     #: When the round was settled (``None``: not settled), and whether by the system.
     settled_at: str | None = None
     auto_settled: bool = False
-    #: The void, if voided: ``{reason, note, voided_at, replaced: {nets, house_take}}``.
-    void: dict[str, Any] | None = None
+    #: The void, if voided.
+    void: Void | None = None
     #: When locked bets must be settled by (ISO 8601 UTC; past it the sweep settles the round);
     #: ``None`` when the round was settled at its deal (nobody bet).
     settle_by: str | None = None
@@ -192,10 +222,10 @@ class RoundRecord:
     prev_hash: str = ""
     round_hash: str = ""
     settlement_hash: str | None = None
-    #: The squeezers' openings of the reveal steps (issue 13), in order: ``{step, hands, by,
-    #: at}`` (``baccarat.squeeze.reveal``). Timings only — the cards and money were fixed at
-    #: the deal — so not hashed; a step not opened by its deadline is computed, never stored.
-    reveals: list[dict[str, Any]] = field(default_factory=list)
+    #: The squeezers' openings of the reveal steps, in order (``baccarat.squeeze.reveal``).
+    #: Timings only — the cards and money were fixed at the deal — so not hashed; a step not
+    #: opened by its deadline is computed, never stored.
+    reveals: list[Reveal] = field(default_factory=list)
 
     #: bacc-audit-v1 (:data:`baccarat.audit.ROUND_FIELDS`) hashes every field of the round as
     #: dealt EXCEPT these (written later, or the hash itself). A new field is hashed unless it
@@ -239,7 +269,7 @@ class RoundRecord:
         return self.settled_at is not None or self.void is not None
 
     @property
-    def settlement(self) -> dict[str, Any] | None:
+    def settlement(self) -> Settlement | None:
         """The settlement document once settled: :attr:`money` with ``settled_at`` and
         ``auto_settled`` (what the settlement route answers, what the audit hashes)."""
         if self.settled_at is None:
@@ -247,7 +277,7 @@ class RoundRecord:
         return {**self.money, "settled_at": self.settled_at, "auto_settled": self.auto_settled}
 
     @property
-    def resolution(self) -> dict[str, Any] | None:
+    def resolution(self) -> Settlement | Void | None:
         """What ``settlement_hash`` covers: the settlement document, or the void."""
         return self.settlement if self.void is None else self.void
 
@@ -291,7 +321,7 @@ class ProofRecord:
     operator_id: str = ""
     #: Set once, when the proof became final: the ``signature`` object every page carries
     #: (``{alg, key_id, manifest, value}``), how many pages there are, and when.
-    signature: dict[str, Any] | None = None
+    signature: ProofSignature | None = None
     page_count: int | None = None
     finalised_at: str | None = None
 
@@ -307,7 +337,7 @@ class ShoeFairness:
     shoe_id: str
     ended_at: str
     end_reason: str
-    interventions: dict[str, Any]
+    interventions: Interventions
     finalised_at: str
 
 
@@ -356,7 +386,7 @@ class IdempotencyRecord:
 
 @dataclass(frozen=True, slots=True)
 class LiveRecord:
-    """The table's live state (issue 13): one small item per table (``sk = LIVE``) that every
+    """The table's live state: one small item per table (``sk = LIVE``) that every
     event-emitting transaction updates, conditionally on ``seq`` — so ``seq`` is both the
     table's event counter (the last event's number; gap-free, never reused) and the optimistic
     lock of everything live at the table (presence, the betting window). Absent until the
@@ -368,37 +398,30 @@ class LiveRecord:
     seq: int = 0
     #: When it last changed (the last event's ``at``).
     updated_at: str = ""
-    #: Presence (issue 13), all per table: seat number (``"1"`` … ``"7"``) → ``{bettor_id,
-    #: balance, level}``; the player-banker seat ``{bettor_id, balance}``; spectators (bettor id
-    #: → ``{balance, personal_limits}``, bid-squeeze, at most ``MAX_SPECTATORS``); watchers (the
+    #: Presence: seat number (``"1"`` … ``"7"``) → who sits there; the player-banker seat;
+    #: spectators by bettor id (bid-squeeze, at most ``MAX_SPECTATORS``); watchers (the
     #: observer list, at most ``MAX_WATCHERS`` ids).
-    seats: dict[str, Any] = field(default_factory=dict)
-    banker: dict[str, Any] | None = None
-    spectators: dict[str, Any] = field(default_factory=dict)
+    seats: dict[str, SeatHolder] = field(default_factory=dict)
+    banker: BankerSeat | None = None
+    spectators: dict[str, Spectator] = field(default_factory=dict)
     watchers: list[str] = field(default_factory=list)
-    #: The betting window of the table's next round (issue 13, :mod:`baccarat_api.service.
-    #: betting`): ``{shoe_id, round_number, opened_at, closes_at, status, round_id}`` —
-    #: ``status`` ``open`` (slips accepted until ``closes_at``), ``closed`` ("no more bets",
-    #: written by a from-book deal or the sweep) or ``dealt`` (``round_id`` names the round); the
-    #: window stays until the next one opens. ``None``: betting was never opened here.
-    betting: dict[str, Any] | None = None
-    #: The book of that window: bettor id → the bettor's confirmed slip ``{role, seat, bets:
-    #: [{type, amount}], placed_at, order}`` (``seat`` ``None`` for a spectator; ``order`` the
-    #: seq of its ``bet_placed`` event: the accepted order a deal locks). At most one slip per
-    #: seated bettor and spectator present: ≤ 7 + ``MAX_SPECTATORS`` slips, each ≤ 13 bets.
-    book: dict[str, Any] = field(default_factory=dict)
+    #: The betting window of the table's next round (:mod:`baccarat_api.service.betting`); it
+    #: stays until the next one opens. ``None``: betting was never opened here.
+    betting: BettingWindow | None = None
+    #: The book of that window: bettor id → the bettor's confirmed slip. At most one slip
+    #: per seated bettor and spectator present: ≤ 7 + ``MAX_SPECTATORS`` slips, each ≤ 13 bets.
+    book: dict[str, Slip] = field(default_factory=dict)
     #: The seated bettors' idle counters (seed 000: 5 rounds without a bet → removed): bettor
     #: id → consecutive rounds of the TABLE (across shoes; voided rounds count) dealt while
     #: seated without a bet; moved at every deal, dropped when the seat is left.
     idle: dict[str, int] = field(default_factory=dict)
-    #: The table's latest dealt round: ``{round_id, shoe_id, round_number, resolved,
-    #: spectators}`` (``spectators``: the spectators who bet in it, removed after its
+    #: The table's latest dealt round and the spectators who bet in it (removed after its
     #: settlement once no seated bettor remains). Moved by every deal, settlement and void.
-    last_round: dict[str, Any] | None = None
+    last_round: LastRound | None = None
     #: The squeeze of the table's latest dealt round (``service/squeezing.py``): ``{round_id,
     #: dealt_at, seconds, hands, reveals, noticed}`` — what the next change at the table needs
     #: to report a step the system opened at its deadline, and what ``GET …/state`` shows.
-    squeeze: dict[str, Any] | None = None
+    squeeze: LiveSqueeze | None = None
     #: While a window waits to be dealt: when the sweep deals it from the book (``closes_at`` +
     #: the table's ``betting_seconds``; the sparse DueRounds index keys it). ``None`` otherwise.
     deal_by: str | None = None
@@ -431,100 +454,6 @@ class EventRecord:
     def event_id(self) -> str:
         """``<table_id>:<seq>``: unique across the operator, stable (webhooks dedupe by it)."""
         return f"{self.table_id}:{self.seq}"
-
-
-#: Shards of each operator's event feed (issue 14): a table's events always in the same one.
-FEED_SHARDS = 64
-
-
-def feed_shard(table_id: str) -> int:
-    """The operator feed's shard of a table's events (by its id; the same forever)."""
-    import hashlib
-
-    return int(hashlib.sha256(table_id.encode()).hexdigest()[:8], 16) % FEED_SHARDS
-
-
-@dataclass(frozen=True, slots=True)
-class FeedHead:
-    """The operator feed (issue 14; :mod:`baccarat_api.service.feed`): shard ``shard`` of the
-    operator's feed has entries at positions 1 … ``pos`` (gap-free: each append is conditional
-    on the position it read)."""
-
-    operator_id: str
-    shard: int
-    pos: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class FeedMark:
-    """How far a table's events are in the operator feed: events 1 … ``seq`` are appended (in
-    the table's shard; moved by each append, conditionally: an event is appended once)."""
-
-    operator_id: str
-    table_id: str
-    seq: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class FeedEntry:
-    """Position ``pos`` of a feed shard: the table's events ``first`` … ``last`` (in order).
-    Written once, by the append that moved the shard's head to ``pos``; never changed."""
-
-    operator_id: str
-    shard: int
-    pos: int
-    table_id: str = ""
-    first: int = 0
-    last: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class WebhookRecord:
-    """The operator's webhook (issue 14): where every feed event is POSTed, and the signing
-    secret sealed under KMS (purpose ``webhook``; answered once, by the PUT that drew it)."""
-
-    operator_id: str
-    url: str = ""
-    secret_ct: bytes = b""
-    created_at: str = ""
-    #: Set by ``DELETE /v1/webhook`` (nothing is ever deleted): no webhook from then on, until
-    #: a PUT writes the item anew.
-    removed_at: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class DeliveryState:
-    """How far the webhook delivered one feed shard: the feed cursor's position of the shard
-    (``pos``, ``taken``), and while its next event keeps failing: the failed attempts, when the
-    first failed (epoch ms) and when to try again (epoch ms). Moved conditionally on the
-    position read (a concurrent delivery of the shard changes nothing twice)."""
-
-    operator_id: str
-    shard: int
-    pos: int = 0
-    taken: int = 0
-    attempts: int = 0
-    failing_since_ms: int = 0
-    next_at_ms: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class WebhookFailure:
-    """An event the webhook could not deliver for 24 h: parked (the shard's delivery went on),
-    listed by ``GET /v1/webhook/failures``, delivered again by its retry route."""
-
-    operator_id: str
-    event_id: str
-    table_id: str = ""
-    seq: int = 0
-    attempts: int = 0
-    first_failed_at: str = ""
-    parked_at: str = ""
-    last_error: str = ""
-    #: Set when a retry delivered it (nothing is ever deleted): no longer listed as parked.
-    delivered_at: str | None = None
-    #: Set while a retry POSTs it (its claim): a concurrent retry is refused, not POSTed twice.
-    retrying_at: str | None = None
 
 
 Record = (

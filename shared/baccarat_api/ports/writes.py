@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from baccarat.audit import settlement_hash
+from baccarat_api.ports.documents import ProofSignature, Settlement, Void
 from baccarat_api.ports.records import (
     ENDED,
     KEY_FIELDS,
@@ -231,7 +232,7 @@ class StateWrites(ABC):
         )
 
     @staticmethod
-    def _shoe_moved(before: ShoeRecord, after: ShoeRecord) -> Update:
+    def _shoe_update(before: ShoeRecord, after: ShoeRecord) -> Update:
         """The shoe from ``before`` to ``after`` (optimistic lock: same version, still open);
         its idle-close time moves with it (an ended shoe leaves the sweep's ``IDLE#`` part)."""
         moved: dict[str, Any] = {
@@ -264,7 +265,7 @@ class StateWrites(ABC):
         )
 
     @staticmethod
-    def _ended(shoe: ShoeRecord, proof: ProofRecord, chain_head: str) -> list[Write]:
+    def _shoe_end_writes(shoe: ShoeRecord, proof: ProofRecord, chain_head: str) -> list[Write]:
         """Free the table, hand it the shoe's chain head, and publish the proof (all part of
         ending a shoe)."""
         return [
@@ -289,9 +290,9 @@ class StateWrites(ABC):
     ) -> None:
         """Put the round (new) and move the shoe from ``before`` to ``after`` (same version, still
         open); when the round ends the shoe, also free the table and publish ``proof``."""
-        writes: list[Write] = [Put(round_), self._shoe_moved(before, after)]
+        writes: list[Write] = [Put(round_), self._shoe_update(before, after)]
         if proof is not None:
-            writes += self._ended(before, proof, after.chain_head)
+            writes += self._shoe_end_writes(before, proof, after.chain_head)
         self.emitting("deal round", writes, emit, idem, round_.write_id)
 
     def close_shoe(
@@ -303,12 +304,17 @@ class StateWrites(ABC):
         emit: Emit | None = None,
     ) -> None:
         """End the shoe (same version, still open), free the table, publish the proof."""
-        writes = [self._shoe_moved(before, after), *self._ended(before, proof, after.chain_head)]
+        writes = [
+            self._shoe_update(before, after),
+            *self._shoe_end_writes(before, proof, after.chain_head),
+        ]
         self.emitting("close shoe", writes, emit, idem, after.end_write_id)
 
     # rounds -----------------------------------------------------------------------------------
     @staticmethod
-    def _resolved(round_: RoundRecord, changes: dict[str, Any], doc: dict[str, Any]) -> Update:
+    def _resolution_update(
+        round_: RoundRecord, changes: dict[str, Any], doc: Settlement | Void
+    ) -> Update:
         """Resolve a round that is neither settled nor voided: ``changes`` plus the
         bacc-audit-v1 hash of ``doc`` (the settlement or void document); the round leaves the
         DueRounds index. Returns the winner's round when the condition fails."""
@@ -336,13 +342,13 @@ class StateWrites(ABC):
         settled = replace(round_, settled_at=settled_at, auto_settled=auto).settlement
         assert settled is not None
         changes = {"settled_at": settled_at, "auto_settled": auto, "resolve_write_id": write_id}
-        writes = [self._resolved(round_, changes, settled)]
+        writes = [self._resolution_update(round_, changes, settled)]
         self.emitting("settle round", writes, emit, idem, write_id)
 
     def void_round(
         self,
         round_: RoundRecord,
-        void: dict[str, Any],
+        void: Void,
         idem: IdempotencyRecord | None = None,
         *,
         write_id: str = "",
@@ -351,14 +357,14 @@ class StateWrites(ABC):
         """Void the round (``void``: its void document), if it is neither settled nor voided
         (a round is settled or voided, once)."""
         changes = {"void": void, "resolve_write_id": write_id}
-        writes = [self._resolved(round_, changes, void)]
+        writes = [self._resolution_update(round_, changes, void)]
         self.emitting("void round", writes, emit, idem, write_id)
 
     # final proofs -----------------------------------------------------------------------------
     def finalise_proof(
         self,
         proof: ProofRecord,
-        signature: dict[str, Any],
+        signature: ProofSignature,
         page_count: int,
         finalised_at: str,
         line: ShoeFairness,
@@ -408,12 +414,12 @@ class StateWrites(ABC):
             pos += 1
             entry = FeedEntry(head.operator_id, head.shard, pos, mark.table_id, mark.seq + 1, last)
             writes.append(Put(entry))
-            writes.append(_moved(FeedMark, mark, "seq", mark.seq, last))
-        writes.append(_moved(FeedHead, head, "pos", head.pos, pos))
+            writes.append(_counter_update(FeedMark, mark, "seq", mark.seq, last))
+        writes.append(_counter_update(FeedHead, head, "pos", head.pos, pos))
         self.transact("append feed", writes)
 
 
-def _moved(kind: type, record: Record, name: str, before: int, after: int) -> Write:
+def _counter_update(kind: type, record: Record, name: str, before: int, after: int) -> Write:
     """A counter item from ``before`` (as read; 0: the item is absent) to ``after``."""
     if before == 0:
         return Put(replace(record, **{name: after}))  # type: ignore[arg-type]

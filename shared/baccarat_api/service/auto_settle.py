@@ -1,45 +1,19 @@
-"""Auto-settlement (the seeds' disconnect rule: the system settles the round itself).
+"""The sweep: what the system does when the operator does not (the seeds' disconnect rule).
 
-A round dealt with locked bets must be settled within its table's ``settle_deadline_seconds``
-(chosen at table creation; default: :data:`baccarat_api.limits.DEFAULT_SETTLE_DEADLINE_SECONDS`).
-The deal writes the round's ``settle_by`` time into the sparse ``DueRounds`` index; settling or
-voiding the round removes it from the index in the same write. The sweep (the ``AutoSettleFunction``
-Lambda on an EventBridge schedule, ``make sweep`` locally, and every minute inside ``make run``)
-lists the due rounds and settles each exactly as the operator would with the locked bets, marked
-``auto_settled: true`` — never inside a squeeze: a round whose cards are not all shown yet
-(``settle_deadline_seconds`` may fall before a step's ``reveal_by``) is left for a later sweep
-(``squeezing`` in its report), which settles it once every card is shown (the squeezers'
-reveals, or the system's at ``reveal_by``: the settlement reports that due system reveal first,
-as every change at the table does).
+Each run, from the sparse ``DueRounds`` index, it
 
-A sweep racing a late operator call is safe: both go through the same conditional settlement,
-so one settlement is stored and the other caller gets it (the operator's call, with the locked
-bets, answers the auto-settlement; the sweep finds the operator's and moves on). A voided round
-is skipped.
+1. deals every betting window past its ``deal_by`` from its book, as ``{"from_book": true}``
+   would — a table never hangs on an absent operator;
+2. settles every round past its ``settle_by`` as the operator would (``auto_settled: true``),
+   never while a card is still face down (left for a later run);
+3. closes every open shoe idle past its ``close_by`` as ``POST …/close`` would, unless a round
+   of it awaits settlement or is squeezed or a window of it is open — so the proof an idle
+   close publishes is final at once;
+4. finalises every ended shoe's proof that has become final (:func:`.proofs.finalise_due`).
 
-Round trips: one ``Query`` per index shard (8) per page of due rounds, then per due round
-GetItem + UpdateItem (the settlement, conditional) = 2.
-
-Before settling, given the shoes (:class:`~baccarat_api.ports.shoes.ShoeSource`), the sweep deals
-every betting window closed more than its table's ``betting_seconds`` ago and never dealt
-(its ``deal_by`` in the index's ``BOOK#`` part): from the book, exactly as the operator's
-``{"from_book": true}`` would, so a table never hangs on an absent operator. Per window: the
-table's live state (GetItem) + a deal (2).
-
-Then, given a vault to unseal shoe secrets, the sweep closes every open shoe idle past its
-``close_by`` (no deal for its table's ``idle_shoe_close_seconds``; the ``IDLE#`` part of the
-index) exactly as ``POST /v1/shoes/{id}/close`` would (:func:`~baccarat_api.service.tables.
-close_shoe` with ``idle_at``): conditionally on the shoe as read — a shoe dealt from meanwhile
-is not closed, and a sweep run twice closes it once —, and only when no round of it awaits
-settlement, none is still squeezed and no betting window of it is open (those close it at a
-later sweep, once settled by their deadline): so the proof an idle close publishes is final at
-once. Per idle shoe: the index item, the shoe and live state (1), the OpenRounds query (1), its
-last round (1), the close (1).
-
-Then, given the vault (and the tables' ref keys), the sweep finalises every ended shoe's proof
-that has become final (:func:`baccarat_api.service.proofs.finalise_due`: one ``Query`` per shard
-of the index's ``FINAL#`` part, then per proof what a finalisation costs), so each table's
-fairness summary is complete even for proofs nobody reads."""
+Each step is the operator's own conditional write, so a sweep racing a late call (or another
+sweep) changes nothing twice. Round trips: one ``Query`` per index shard and page, then per
+window a live read + a deal (3), per round a read + the settlement (2), per idle shoe 4."""
 
 from __future__ import annotations
 

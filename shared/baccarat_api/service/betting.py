@@ -1,4 +1,4 @@
-"""The betting window and the book (issue 13): the table's next round takes confirmed slips
+"""The betting window and the book: the table's next round takes confirmed slips
 (確認押注 / 取消押注) until ``closes_at``; a deal ``from_book`` locks exactly the book's bets.
 
 Both live on the table's live-state item (:class:`~baccarat_api.ports.records.LiveRecord`):
@@ -13,18 +13,29 @@ event in the same transaction (:mod:`.events`): ``betting_opened``, ``bet_placed
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypedDict, cast
 
-from baccarat.bets import bets_from_json, player_banker_from_json
+from baccarat.bets import BetType, Role, bets_from_json, player_banker_from_json
 from baccarat.eligibility import below_minimum_after, idle_bettors
 from baccarat.profiles import Banking, TableConfig
 from baccarat.validation import BetRefused, validate_bets
 from baccarat_api.clock import now as clock_now
 from baccarat_api.clock import seconds_after
+from baccarat_api.ports.documents import (
+    BettingWindow,
+    LastRound,
+    LockedBet,
+    LockedPlayerBanker,
+    PersonalLimit,
+    SeatHolder,
+    Slip,
+    SlipBet,
+    Spectator,
+)
 from baccarat_api.ports.records import LiveRecord, RoundRecord, TableRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.service import presence
-from baccarat_api.service.bets import refused
+from baccarat_api.service.bets import as_doc, refusal
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import Change
 from baccarat_api.service.idempotency import IdempotencyRequest
@@ -40,7 +51,7 @@ from baccarat_api.service.models import (
 OPEN, CLOSED, DEALT = "open", "closed", "dealt"
 
 
-def window_status(betting: dict[str, Any] | None, at: str) -> str | None:
+def window_status(betting: BettingWindow | None, at: str) -> str | None:
     """The window's status at ``at``: an ``open`` window past its ``closes_at`` is closed."""
     if betting is None:
         return None
@@ -50,13 +61,13 @@ def window_status(betting: dict[str, Any] | None, at: str) -> str | None:
     return status
 
 
-def line_orders(slip: dict[str, Any]) -> list[int]:
+def line_orders(slip: Slip) -> list[int]:
     """Each line's accepted order (a slip stored before lines had their own: the slip's)."""
     orders = slip.get("orders")
     return [int(o) for o in orders] if orders else [int(slip["order"])] * len(slip["bets"])
 
 
-def _kept_orders(earlier: dict[str, Any] | None, bets: list[dict[str, Any]], new: int) -> list[int]:
+def _kept_orders(earlier: Slip | None, bets: list[SlipBet], new: int) -> list[int]:
     """The orders of ``bets`` replacing the ``earlier`` slip (seed 001 咪牌 3, equal stakes: the
     earlier bet squeezes): a line the earlier slip holds unchanged (same type and amount) keeps
     its order — re-confirming to add a Tie does not make the Banker bet later —; a changed or new
@@ -69,13 +80,13 @@ def _kept_orders(earlier: dict[str, Any] | None, bets: list[dict[str, Any]], new
     return out
 
 
-def _slip(bettor_id: str, slip: dict[str, Any]) -> SlipOut:
+def _slip(bettor_id: str, slip: Slip) -> SlipOut:
     return SlipOut(
         bettor_id=bettor_id,
-        role=slip["role"],
+        role=Role(slip["role"]),
         seat=slip.get("seat"),
         bets=[
-            SlipBetOut(type=b["type"], amount=b["amount"], order=o)
+            SlipBetOut(type=BetType(b["type"]), amount=b["amount"], order=o)
             for b, o in zip(slip["bets"], line_orders(slip), strict=True)
         ],
         total=sum(int(b["amount"]) for b in slip["bets"]),
@@ -95,8 +106,8 @@ def book_view(live: LiveRecord | None, at: str | None = None) -> BookOut:
     status = window_status(live.betting, at or clock_now())
     window = BettingWindowOut.model_validate({**live.betting, "status": status})
     slips = sorted(live.book.items(), key=lambda kv: int(kv[1]["order"]))
-    by_seat = sorted((s for s in slips if s[1].get("seat") is not None), key=lambda s: s[1]["seat"])
-    seats = {int(s["seat"]): _slip(b, s) for b, s in by_seat}
+    by_seat = [(b, s, seat) for b, s in slips if (seat := s.get("seat")) is not None]
+    seats = {int(seat): _slip(b, s) for b, s, seat in sorted(by_seat, key=lambda x: x[2])}
     spectators = {b: _slip(b, s) for b, s in slips if s.get("seat") is None}
     total = sum(s.total for s in [*seats.values(), *spectators.values()])
     return BookOut(
@@ -111,7 +122,17 @@ def _book_out(table_id: str, live: LiveRecord | None) -> BookOut:
 # --- who bets, as a deal sees them -----------------------------------------------------------
 
 
-def place_of(live: LiveRecord, bettor_id: str) -> dict[str, Any] | None:
+class Place(TypedDict, total=False):
+    """A bettor's betting identity at the table, from presence."""
+
+    role: str
+    seat: int
+    balance: int
+    level: int | None
+    personal_limits: dict[str, PersonalLimit] | None
+
+
+def place_of(live: LiveRecord, bettor_id: str) -> Place | None:
     """The bettor's betting identity from presence: ``{role, seat, balance, level}`` for a seated
     bettor, ``{role, balance, personal_limits}`` for a spectator; ``None`` elsewhere."""
     for seat, who in live.seats.items():
@@ -119,17 +140,17 @@ def place_of(live: LiveRecord, bettor_id: str) -> dict[str, Any] | None:
             return {"role": "seated", "seat": int(seat), "balance": who["balance"],
                     "level": who.get("level")}  # fmt: skip
     if bettor_id in live.spectators:
-        who = live.spectators[bettor_id]
-        return {"role": "spectator", "balance": who["balance"],
-                "personal_limits": who.get("personal_limits")}  # fmt: skip
+        spectator = live.spectators[bettor_id]
+        return {"role": "spectator", "balance": spectator["balance"],
+                "personal_limits": spectator.get("personal_limits")}  # fmt: skip
     return None
 
 
-def book_bets(live: LiveRecord, book: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def book_bets(live: LiveRecord, book: dict[str, Slip] | None = None) -> list[LockedBet]:
     """The book's bets in API form (as a deal's ``bets`` carry them), in accepted order — each
     line's own (:func:`line_orders`: an unchanged line of a re-confirmed slip keeps its time) —,
     with its bettor's role, seat, balance, level and limits from presence now."""
-    lines: list[tuple[int, int, str, dict[str, Any], dict[str, Any]]] = []
+    lines: list[tuple[int, int, str, Place, SlipBet]] = []
     for bettor_id, slip in (book if book is not None else live.book).items():
         place = place_of(live, bettor_id)
         if place is None:
@@ -137,13 +158,13 @@ def book_bets(live: LiveRecord, book: dict[str, Any] | None = None) -> list[dict
         for i, (bet, order) in enumerate(zip(slip["bets"], line_orders(slip), strict=True)):
             lines.append((order, i, bettor_id, place, bet))
     lines.sort(key=lambda line: line[:2])  # an order is one confirmation: one bettor's
-    return [BetIn.model_validate({"bettor_id": bettor_id, **place, **bet})
-            .model_dump(exclude_none=True) for _, _, bettor_id, place, bet in lines]  # fmt: skip
+    return [as_doc(BetIn.model_validate({"bettor_id": bettor_id, **place, **bet}))
+            for _, _, bettor_id, place, bet in lines]  # fmt: skip
 
 
 def book_banker(
-    config: TableConfig, live: LiveRecord, bets: list[dict[str, Any]]
-) -> dict[str, Any] | None:
+    config: TableConfig, live: LiveRecord, bets: list[LockedBet]
+) -> LockedPlayerBanker | None:
     """The player-banker a deal of ``bets`` locks (API form): the seated one, on a
     player-banker table with bets; else ``None``."""
     if config.banking is not Banking.PLAYER_BANKER or not bets or live.banker is None:
@@ -152,7 +173,7 @@ def book_banker(
 
 
 def validate_book(
-    config: TableConfig, live: LiveRecord, book: dict[str, Any], round_number: int
+    config: TableConfig, live: LiveRecord, book: dict[str, Slip], round_number: int
 ) -> None:
     """``book`` validated exactly as a deal of it would be (:func:`baccarat.validation.
     validate_bets`: each bettor's role, seat, limits and balance, and the player-banker's
@@ -170,7 +191,7 @@ def validate_book(
             seated_present=seated_present,
         )
     except BetRefused as exc:
-        raise refused(exc) from None
+        raise refusal(exc) from None
 
 
 def slip_after_update(
@@ -288,8 +309,14 @@ def open_betting(
         shoe_id, number = _next_round(live)
         check_company(TableConfig.from_dict(table.config), live)
         closes_at = seconds_after(at, table.betting_seconds)
-        window = {"shoe_id": shoe_id, "round_number": number, "opened_at": at,
-                  "closes_at": closes_at, "status": OPEN, "round_id": None}  # fmt: skip
+        window: BettingWindow = {
+            "shoe_id": shoe_id,
+            "round_number": number,
+            "opened_at": at,
+            "closes_at": closes_at,
+            "status": OPEN,
+            "round_id": None,
+        }
         opened = {"shoe_id": shoe_id, "round_number": number, "closes_at": closes_at}
         deal_by = seconds_after(closes_at, table.betting_seconds)  # the sweep's, if nobody deals
         return [("betting_opened", opened)], {"betting": window, "book": {}, "deal_by": deal_by}
@@ -300,7 +327,7 @@ def open_betting(
 # --- slips ---------------------------------------------------------------------------------------
 
 
-def _window_open(live: LiveRecord, at: str) -> dict[str, Any]:
+def _window_open(live: LiveRecord, at: str) -> BettingWindow:
     """The open window (409 ``betting_closed`` after ``closes_at``, once dealt, or when none
     is open)."""
     betting = live.betting
@@ -321,10 +348,10 @@ def place_slip(
     validate it; reports ``bet_placed``. The same slip again changes nothing — also once betting
     has closed or the round is dealt: a PUT retried after its answer was lost answers the book
     that holds it (its window's ``status`` says whether it was dealt), not ``betting_closed``
-    (found by a hostile review: the bettor was told the slip was refused while it was dealt).
+    (which would tell the bettor a dealt slip was refused).
     With ``round_number``, a slip for any other round than the window's is 409
     ``round_mismatch``: a retry that arrives once the next window is open is not staked there."""
-    bets = [b.model_dump(mode="json") for b in request.bets]
+    bets = [cast(SlipBet, b.model_dump(mode="json")) for b in request.bets]
 
     def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
         at = clock_now()
@@ -351,9 +378,9 @@ def place_slip(
             )
         config = TableConfig.from_dict(table.config)
         order = live.seq + 1  # its bet_placed event's
-        slip = {"role": place["role"], "seat": place.get("seat"), "bets": bets,
-                "orders": _kept_orders(earlier, bets, order), "placed_at": at,
-                "order": order}  # fmt: skip
+        slip: Slip = {"role": place["role"], "seat": place.get("seat"), "bets": bets,
+                      "orders": _kept_orders(earlier, bets, order), "placed_at": at,
+                      "order": order}  # fmt: skip
         book = {**live.book, bettor_id: slip}
         validate_book(config, live, book, int(window["round_number"]))
         total = sum(int(b["amount"]) for b in bets)
@@ -383,7 +410,7 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
     return presence.live_change(repo, operator_id, table_id, decide, _book_out)
 
 
-def _waiting(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any] | None:
+def _waiting(live: LiveRecord, shoe_id: str, round_number: int) -> BettingWindow | None:
     """The window of round ``round_number`` of ``shoe_id`` if it waits to be dealt, else None."""
     betting = live.betting
     if (
@@ -438,7 +465,7 @@ def cancel_window(
 # --- at the deal ---------------------------------------------------------------------------------
 
 
-def book_window(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any]:
+def book_window(live: LiveRecord, shoe_id: str, round_number: int) -> BettingWindow:
     """The window a from-book deal of round ``round_number`` deals (409 ``no_betting_window``:
     none was opened for it, or it was dealt)."""
     betting = _waiting(live, shoe_id, round_number)
@@ -500,7 +527,7 @@ def after_deal(
     round_id: str,
     shoe_id: str,
     round_number: int,
-    bets: list[dict[str, Any]],
+    bets: list[LockedBet],
     resolved: bool,
     from_book: bool,
     idle: tuple[dict[str, int], list[str]],
@@ -524,8 +551,8 @@ def after_deal(
         cur = replace(cur, betting=None, book={})
     spectators = list(dict.fromkeys(b["bettor_id"] for b in bets if b["role"] == "spectator"))
     counters, idle_out = idle
-    last = {"round_id": round_id, "shoe_id": shoe_id, "round_number": round_number,
-            "resolved": resolved, "spectators": spectators}  # fmt: skip
+    last: LastRound = {"round_id": round_id, "shoe_id": shoe_id, "round_number": round_number,
+                       "resolved": resolved, "spectators": spectators}  # fmt: skip
     cur = replace(cur, idle=counters, last_round=last)
     after: list[Change] = []
     for seat in idle_out:
@@ -536,7 +563,7 @@ def after_deal(
 
 
 def _balances_after(
-    config: TableConfig, live: LiveRecord, nets: dict[str, Any] | None
+    config: TableConfig, live: LiveRecord, nets: dict[str, int] | None
 ) -> tuple[dict[str, int], set[str], str | None]:
     """Each present participant's balance plus their net of the round (the balance presence
     holds NOW: the deal's, unless the operator reported another since — a settlement must not
@@ -571,17 +598,38 @@ def after_resolution(
     if live is None or live.last_round is None or live.last_round["round_id"] != r.round_id:
         return [], {}
     cur = replace(live, last_round={**live.last_round, "resolved": True})
-    events: list[Change] = []
-    after, below, pb_out = _balances_after(config, cur, {} if voided else r.money.get("nets"))
-    seats = {k: ({**w, "balance": after[w["bettor_id"]]} if w["bettor_id"] in after else w)
-             for k, w in cur.seats.items()}  # fmt: skip
-    spectators = {b: ({**w, "balance": after[b]} if b in after else w)
-                  for b, w in cur.spectators.items()}  # fmt: skip
-    banker = cur.banker
+    after, below, pb_out = _balances_after(config, cur, None if voided else r.money.get("nets"))
+    events, cur = _below_minimum_out(config, _with_balances(cur, after), below, pb_out)
+    if not cur.seats and cur.spectators:
+        more, changes = presence.without_spectators(config, cur, cur.seats)
+        events += more
+        cur = replace(cur, **changes)
+    return events, _fields(cur)
+
+
+def _with_balances(live: LiveRecord, after: dict[str, int]) -> LiveRecord:
+    """``live`` with each present participant named in ``after`` at that balance."""
+    seats: dict[str, SeatHolder] = {
+        k: {**w, "balance": after[w["bettor_id"]]} if w["bettor_id"] in after else w
+        for k, w in live.seats.items()
+    }
+    spectators: dict[str, Spectator] = {
+        b: {**w, "balance": after[b]} if b in after else w for b, w in live.spectators.items()
+    }
+    banker = live.banker
     if banker is not None and banker["bettor_id"] in after:
         banker = {**banker, "balance": after[banker["bettor_id"]]}
-    cur = replace(cur, seats=seats, spectators=spectators, banker=banker)
-    if banker is not None and pb_out == banker["bettor_id"]:
+    return replace(live, seats=seats, spectators=spectators, banker=banker)
+
+
+def _below_minimum_out(
+    config: TableConfig, live: LiveRecord, below: set[str], pb_out: str | None
+) -> tuple[list[Change], LiveRecord]:
+    """The participants below the tier's minimum out of ``live`` (reason ``balance``): the
+    player-banker (``pb_out``), then the spectators, then the seats (in seat order)."""
+    events: list[Change] = []
+    cur = live
+    if cur.banker is not None and pb_out == cur.banker["bettor_id"]:
         events.append(("banker_left", {"bettor_id": pb_out, "reason": "balance"}))
         cur = replace(cur, banker=None)
     for b in [b for b in cur.spectators if b in below]:
@@ -592,8 +640,4 @@ def after_resolution(
         more, changes = presence.vacate(config, cur, seat, "balance")
         events += more
         cur = replace(cur, **changes)
-    if not cur.seats and cur.spectators:
-        more, changes = presence.without_spectators(config, cur, cur.seats)
-        events += more
-        cur = replace(cur, **changes)
-    return events, _fields(cur)
+    return events, cur

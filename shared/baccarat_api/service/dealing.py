@@ -1,65 +1,58 @@
-"""deal-and-resolve: deal the next round of a shoe, with its bets.
+"""Deal the next round of a shoe, with its bets.
 
 Bets exist before cards: a deal carries the round's bets (``[]``: nobody bets), validated
-all-or-nothing and locked with the round, and the money they come to is computed right there
-(:mod:`.money`) and stored with the cards — so no money can be attached to, or changed on, a
-round once its cards exist. A round nobody bet on is settled at its deal (no lines).
+all-or-nothing and locked with the round, and their money (:mod:`.money`) is computed and stored
+with the cards — no money is attached to, or changed on, a round once its cards exist. A round
+nobody bet on is settled at its deal.
 
-Round trips (DynamoDB): GetItem shoe + ONE TransactWriteItems (put the round if new; move the
-shoe's cursor and version if unchanged since the read; when the round ends the shoe, also free the
-table and publish the proof) = 2. Two concurrent deals read the same version: one transaction
-wins, the other fails its condition and answers 409 ``concurrent_update`` (retryable) — no card
-is dealt twice and none is skipped. KMS: one Decrypt of the shoe's secret and one of the table's
-ref key when this container has not opened them yet, else none.
-
-The same transaction extends the table's bacc-audit-v1 chain (the round's ``prev_hash`` is the
-shoe's head, which moves to the round's hash; :mod:`.audit`) and, when bets are locked, puts the
-round in the DueRounds index with its ``settle_by`` time (:mod:`.auto_settle`). With an
-``Idempotency-Key`` — or a ``round_number`` — the read is one BatchGetItem (shoe + the key's
-record / that round) and the transaction also puts the record (naming the round, not copying
-it): still 2; a replay is 2 — the record with the shoe, then the round it names (1 when the
-request names its round_number: read in the same BatchGetItem) — :mod:`.idempotency`.
-
-A deal whose transaction lost its conditions, or whose outcome is unknown (a timeout after
-botocore's retries), re-reads the round it wrote (one GetItem): if its write id is there
-(:mod:`.writeids`), it was dealt, and the answer is that round — with or without a key."""
+Round trips: one read (the shoe and the live state; the ``Idempotency-Key`` record or the named
+``round_number`` in the same BatchGetItem) and ONE TransactWriteItems — the round, the shoe's
+cursor and version (of two concurrent deals one wins, the other answers 409
+``concurrent_update``), the live state and its events, the audit chain, the DueRounds entry,
+and at the shoe's end the table and the proof — = 2. A deal whose write lost or timed out
+re-reads its round: its write id there means it was dealt (:mod:`.writeids`)."""
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, cast
 
 from baccarat.audit import settlement_hash
-from baccarat.bets import Bet
+from baccarat.bets import PlayerBanker
 from baccarat.outcome import Round
 from baccarat.profiles import TableConfig
 from baccarat.proofdoc import refs_for, replaced
 from baccarat.squeeze import reveal_plan, squeeze_rights
-from baccarat.validation import BetRefused, validate_bets
+from baccarat.validation import AcceptedRound, BetRefused, validate_bets
 from baccarat_api import limits
 from baccarat_api.clock import now, seconds_after
 from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id
-from baccarat_api.ports.records import ENDED, OPEN, LiveRecord, RoundRecord, ShoeRecord
+from baccarat_api.ports.documents import RoadResult, SqueezePlan
+from baccarat_api.ports.records import (
+    ENDED,
+    OPEN,
+    LiveRecord,
+    ProofRecord,
+    RoundRecord,
+    ShoeRecord,
+)
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.shoes import ShoeSource
+from baccarat_api.ports.writes import Emit
 from baccarat_api.service import betting, idempotency
 from baccarat_api.service.audit import record_hash
-from baccarat_api.service.bets import BetsIn, as_locked, refused
+from baccarat_api.service.bets import DealBets, refusal
 from baccarat_api.service.common import digest
 from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.events import Change, LiveMoved, emit, retrying, settled_event
 from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
 from baccarat_api.service.models import DealRequest, RoundOut
-from baccarat_api.service.money import round_money, with_refs
+from baccarat_api.service.money import round_money
 from baccarat_api.service.squeezing import live_squeeze, squeeze_seconds
 from baccarat_api.service.tables import end_shoe, shoe_ended
 from baccarat_api.service.views import round_view
 from baccarat_api.service.writeids import write_id
-
-
-def _bettors(bets: list[Bet]) -> list[str]:
-    return list(dict.fromkeys(b.bettor_id for b in bets))
 
 
 def _read(
@@ -101,7 +94,7 @@ def _read(
     return snap.shoe, snap.round, snap.live
 
 
-def _expected(
+def _check_round_number(
     shoe: ShoeRecord, asked: int | None, found: RoundRecord | None, request_digest: str
 ) -> None:
     """A deal naming its ``round_number``: the next round, or that round dealt with exactly
@@ -152,6 +145,40 @@ def deal_round(
     return retrying(lambda: _deal_round(repo, shoes, operator_id, shoe_id, request, idem, window))
 
 
+@dataclass(frozen=True, slots=True)
+class _Deal:
+    """One deal as read and decided: the shoe and the table's live state it read, the round it
+    deals, and the bets it locks (validated, with the core's objects for the money)."""
+
+    operator_id: str
+    shoe: ShoeRecord
+    live: LiveRecord | None
+    #: the live state (an empty one before the table's first event)
+    table: LiveRecord
+    config: TableConfig
+    from_book: bool
+    request_digest: str
+    rnd: Round
+    #: the round ends the shoe
+    last: bool
+    bets: DealBets
+    accepted: AcceptedRound
+    player_banker: PlayerBanker | None
+
+    @property
+    def ref(self) -> RoundRef:
+        return RoundRef(self.shoe.table_id, self.shoe.shoe_number, self.rnd.number)
+
+    @property
+    def seq(self) -> int:
+        return 0 if self.live is None else self.live.seq
+
+    @property
+    def bettors(self) -> list[str]:
+        """Who bets in the round, in the order of their first bet."""
+        return list(dict.fromkeys(b.bettor_id for b in self.accepted.bets))
+
+
 def _deal_round(
     repo: Repository,
     shoes: ShoeSource,
@@ -163,152 +190,209 @@ def _deal_round(
 ) -> RoundOut:
     request.bets_or_book()
     shoe, found, live = _read(repo, operator_id, shoe_id, request.round_number, idem)
-    seq = 0 if live is None else live.seq
     table = live or LiveRecord(operator_id, shoe.table_id)
-    if request.from_book:
-        # a from-book deal is named by its round (each round is dealt once): retried with its
-        # round_number, it is that round again, even once the next window is open
-        named = request.round_number or shoe.rounds_dealt + 1
-        request_digest = digest({"from_book": True, "shoe_id": shoe.shoe_id, "round": named})
-    else:
-        given = BetsIn.of(request.bets, request.player_banker)
-        request_digest = digest({"bets": given.bets or [], "player_banker": given.player_banker})
-    _expected(shoe, request.round_number, found, request_digest)
+    # the request's bets, validated by the contract: ONE value from here to the stored round
+    asked = None if request.from_book else DealBets.of(request.bets, request.player_banker)
+    request_digest = _request_digest(asked, request.round_number, shoe)
+    _check_round_number(shoe, request.round_number, found, request_digest)
     if shoe.status == ENDED:
         raise DomainError("shoe_ended", f"shoe {shoe_id} has ended; commit a new shoe")
     rnd, last, secret = _round_of(shoe, shoes)
-    number = rnd.number
-    ref = RoundRef(shoe.table_id, shoe.shoe_number, number)
-
     config = TableConfig.from_dict(shoe.config)
-    if request.from_book:
-        waiting = betting.book_window(table, shoe.shoe_id, number)
-        if window is not None and waiting["opened_at"] != window:
-            raise DomainError(
-                "no_betting_window",
-                f"the window of round {number} opened at {window} no longer waits",
-                details={"round_number": number},
-            )
-        betting.check_company(config, table, "a round is dealt from the book")
-        book = betting.book_bets(table)
-        given = BetsIn(book, betting.book_banker(config, table, book))
-    else:  # the seeds' rules hold for an explicit deal as for the book's (issue 23 item 11)
-        betting.explicit_deal_allowed(table, shoe.shoe_id)
-        betting.previous_resolved(table)
-        betting.check_company(config, table, "a round is dealt")
-    bet_objects, pb = given.objects()
-    betting_now = {b.bettor_id for b in bet_objects}
-    # "an empty table" is judged by presence: a seated bettor sitting this round out still sits
-    seated = [w["bettor_id"] for w in table.seats.values() if w["bettor_id"] not in betting_now]
-    try:
-        accepted = validate_bets(config, bet_objects, number, pb, seated_present=seated)
-    except BetRefused as exc:
-        raise refused(exc) from None
-    refs = refs_for(shoes.ref_key(shoe), shoe.table_id)
-    bets, player_banker = with_refs(as_locked(given.bets or []), given.player_banker, refs)
-    pb_id = None if pb is None else pb.bettor_id
-    rights = squeeze_rights(config.profile.name, accepted.bets, player_banker_id=pb_id)
-    bettors = _bettors(list(accepted.bets))
-    idle = betting.idle_seats(config, table, bettors)
-    idle_out = [table.seats[s]["bettor_id"] for s in idle[1]] if table.seats else None
-    money = round_money(ref, config, rnd, accepted.bets, pb, shoe.recent_bettors, refs, idle_out)
-
-    dealt_at = now()
-    nobody = not accepted.bets  # a round nobody bet on is settled at its deal, with no lines
-    record = RoundRecord(
-        operator_id=operator_id,
-        table_id=shoe.table_id,
-        shoe_number=shoe.shoe_number,
-        round_number=number,
-        facts=rnd.facts(),
-        config=shoe.config,
-        bets=bets,
-        player_banker=player_banker,
-        squeeze={
-            **reveal_plan(rnd, rights, squeezed=squeeze_seconds(shoe) > 0).as_dict(),
-            "squeeze_seconds": squeeze_seconds(shoe),
-        },
-        shoe_status=ENDED if last else OPEN,
-        previous_bettors=shoe.recent_bettors,
-        created_at=dealt_at,
-        money=money,
-        # locked bets are settled by the deadline, or by the auto-settlement sweep after it
-        settle_by=None if nobody else seconds_after(dealt_at, shoe.settle_deadline_seconds),
-        void_window_seconds=shoe.void_window_seconds,
-        request_digest=request_digest,
-        prev_hash=shoe.chain_head,
-        write_id=write_id(operator_id, "deal", shoe_id, request_digest, idem, [shoe.version, seq]),
-    )
-    record = replace(record, round_hash=record_hash(record))
-    if nobody:
-        record = _settled_at_deal(record)
-    _check_budget(record)
-    after = _moved(shoe, rnd, config, bettors, record.round_hash)
-    # idle from this deal on: the sweep closes the shoe once nothing is dealt for this long
-    after = replace(after, close_by=seconds_after(dealt_at, shoe.idle_shoe_close_seconds))
-    proof = None
-    if last:
-        after, proof = end_shoe(
-            replace(after, version=shoe.version), secret, "rules", record.write_id
-        )
-    before, removed, moved = betting.after_deal(
-        config,
-        table,
-        round_id=ref.round_id,
-        shoe_id=shoe.shoe_id,
-        round_number=number,
-        bets=bets,
-        resolved=nobody,
-        from_book=request.from_book,
-        idle=idle,
-    )
-    reported: list[Change] = [
-        *before,
-        (
-            "round_dealt",
-            {
-                "round_id": ref.round_id,
-                "shoe_id": shoe.shoe_id,
-                "round_number": number,
-                "bettors": len(bettors),
-                "bets": len(bets),
-            },
-        ),
-    ]
-    if nobody:
-        reported.append(settled_event(record, False))
-    if last:
-        reported.append(shoe_ended(after))
-    ev = emit(
-        live,
-        operator_id,
-        shoe.table_id,
-        dealt_at,
-        [*reported, *removed],
-        **moved,
-        squeeze=live_squeeze(record),
-        **({"open_shoe_id": None} if last else {}),
-    )
+    given = _bets_of(asked, config, table, shoe.shoe_id, rnd.number, window)
+    accepted, pb = _accepted_bets(config, table, given, rnd.number)
+    deal = _Deal(
+        operator_id, shoe, live, table, config, request.from_book, request_digest, rnd, last,
+        given, accepted, pb,
+    )  # fmt: skip
+    idle = betting.idle_seats(config, table, deal.bettors)
+    record = _round_record(deal, shoes, idle, idem)
+    after, proof = _shoe_after(deal, record, secret)
+    ev = _deal_events(deal, record, after, idle)
     try:
         repo.record_round(
             shoe,
             after,
             record,
             proof,
-            idempotency.record(idem, operator_id, round_id=ref.round_id),
+            idempotency.record(idem, operator_id, round_id=record.round_id),
             ev,
         )
     except (ConditionFailed, OutcomeUnknown) as exc:
-        current = repo.get_round(operator_id, ref)
-        if current is not None and current.write_id == record.write_id:
-            return RoundOut.model_validate(round_view(current))  # it was dealt: a lost answer
-        if isinstance(exc, OutcomeUnknown):
-            raise
-        idempotency.check_duplicate(exc)
-        if current is None:
-            raise LiveMoved from None  # the round is not dealt: another change at the table
-        raise lost_race() from None
+        return _answer_after_lost_write(repo, record, exc)
     return RoundOut.model_validate(round_view(record))
+
+
+def _request_digest(asked: DealBets | None, round_number: int | None, shoe: ShoeRecord) -> str:
+    """What names the deal's request: the bets and player-banker ``asked``, or — a from-book
+    deal (``None``), named by its round (each round is dealt once): retried with its
+    round_number, it is that round again, even once the next window is open — the round."""
+    if asked is None:
+        named = round_number or shoe.rounds_dealt + 1
+        return digest({"from_book": True, "shoe_id": shoe.shoe_id, "round": named})
+    return digest({"bets": asked.bets or [], "player_banker": asked.player_banker})
+
+
+def _bets_of(
+    asked: DealBets | None,
+    config: TableConfig,
+    table: LiveRecord,
+    shoe_id: str,
+    number: int,
+    window: str | None,
+) -> DealBets:
+    """The bets the deal locks: those ``asked``, or (``None``) the book's — the window waiting
+    for round ``number``; with ``window``, only the one opened then — each after the seeds'
+    rules for such a deal (the company; no explicit deal over a waiting window or an
+    unsettled round)."""
+    if asked is not None:
+        betting.explicit_deal_allowed(table, shoe_id)
+        betting.previous_resolved(table)
+        betting.check_company(config, table, "a round is dealt")
+        return asked
+    waiting = betting.book_window(table, shoe_id, number)
+    if window is not None and waiting["opened_at"] != window:
+        raise DomainError(
+            "no_betting_window",
+            f"the window of round {number} opened at {window} no longer waits",
+            details={"round_number": number},
+        )
+    betting.check_company(config, table, "a round is dealt from the book")
+    book = betting.book_bets(table)
+    return DealBets(book, betting.book_banker(config, table, book))
+
+
+def _accepted_bets(
+    config: TableConfig, table: LiveRecord, given: DealBets, number: int
+) -> tuple[AcceptedRound, PlayerBanker | None]:
+    """The bets accepted (all or nothing) and the player-banker; "an empty table" is judged by
+    presence: a seated bettor sitting this round out still sits."""
+    bets, pb = given.objects()
+    betting_now = {b.bettor_id for b in bets}
+    seated = [w["bettor_id"] for w in table.seats.values() if w["bettor_id"] not in betting_now]
+    try:
+        return validate_bets(config, bets, number, pb, seated_present=seated), pb
+    except BetRefused as exc:
+        raise refusal(exc) from None
+
+
+def _round_record(
+    deal: _Deal, shoes: ShoeSource, idle: tuple[dict[str, int], list[str]],
+    idem: IdempotencyRequest | None,
+) -> RoundRecord:  # fmt: skip
+    """The round as dealt: cards, locked bets, their money, its squeeze plan, its place in the
+    audit chain — settled at once if nobody bet; refused if its item could outgrow its budget."""
+    shoe, table, rnd = deal.shoe, deal.table, deal.rnd
+    refs = refs_for(shoes.ref_key(shoe), shoe.table_id)
+    bets, player_banker = deal.bets.locked(refs)
+    pb_id = None if deal.player_banker is None else deal.player_banker.bettor_id
+    rights = squeeze_rights(deal.config.profile.name, deal.accepted.bets, player_banker_id=pb_id)
+    idle_out = [table.seats[s]["bettor_id"] for s in idle[1]] if table.seats else None
+    money = round_money(
+        deal.ref, deal.config, rnd, deal.accepted.bets, deal.player_banker, shoe.recent_bettors,
+        refs, idle_out,
+    )  # fmt: skip
+    dealt_at = now()
+    nobody = not deal.accepted.bets  # a round nobody bet on is settled at its deal, no lines
+    plan = reveal_plan(rnd, rights, squeezed=squeeze_seconds(shoe) > 0).as_dict()
+    record = RoundRecord(
+        operator_id=deal.operator_id,
+        table_id=shoe.table_id,
+        shoe_number=shoe.shoe_number,
+        round_number=rnd.number,
+        facts=rnd.facts(),
+        config=shoe.config,
+        bets=bets,
+        player_banker=player_banker,
+        squeeze=cast(SqueezePlan, {**plan, "squeeze_seconds": squeeze_seconds(shoe)}),
+        shoe_status=ENDED if deal.last else OPEN,
+        previous_bettors=shoe.recent_bettors,
+        created_at=dealt_at,
+        money=money,
+        # locked bets are settled by the deadline, or by the auto-settlement sweep after it
+        settle_by=None if nobody else seconds_after(dealt_at, shoe.settle_deadline_seconds),
+        void_window_seconds=shoe.void_window_seconds,
+        request_digest=deal.request_digest,
+        prev_hash=shoe.chain_head,
+        write_id=write_id(
+            deal.operator_id,
+            "deal",
+            shoe.shoe_id,
+            deal.request_digest,
+            idem,
+            [shoe.version, deal.seq],
+        ),
+    )
+    record = replace(record, round_hash=record_hash(record))
+    if nobody:
+        record = _with_settlement_at_deal(record)
+    _check_budget(record)
+    return record
+
+
+def _shoe_after(
+    deal: _Deal, record: RoundRecord, secret: bytes
+) -> tuple[ShoeRecord, ProofRecord | None]:
+    """The shoe after the deal, idle from it on (the sweep closes the shoe once nothing is dealt
+    for its idle time), and — the shoe's last round — ended, with its proof."""
+    shoe = deal.shoe
+    after = _shoe_after_round(shoe, deal.rnd, deal.config, deal.bettors, record.round_hash)
+    after = replace(after, close_by=seconds_after(record.dealt_at, shoe.idle_shoe_close_seconds))
+    if not deal.last:
+        return after, None
+    return end_shoe(replace(after, version=shoe.version), secret, "rules", record.write_id)
+
+
+def _deal_events(
+    deal: _Deal, record: RoundRecord, after: ShoeRecord, idle: tuple[dict[str, int], list[str]]
+) -> Emit:
+    """The deal's events (``betting_closed``, ``round_dealt``, ``round_settled`` for a round
+    nobody bet on, ``shoe_ended``, idle seats vacated) and the live state they leave."""
+    ref, shoe = deal.ref, deal.shoe
+    nobody = record.settled_at is not None
+    before, removed, moved = betting.after_deal(
+        deal.config,
+        deal.table,
+        round_id=ref.round_id,
+        shoe_id=shoe.shoe_id,
+        round_number=ref.round_number,
+        bets=record.bets,
+        resolved=nobody,
+        from_book=deal.from_book,
+        idle=idle,
+    )
+    dealt = {"round_id": ref.round_id, "shoe_id": shoe.shoe_id, "round_number": ref.round_number,
+             "bettors": len(deal.bettors), "bets": len(record.bets)}  # fmt: skip
+    reported: list[Change] = [*before, ("round_dealt", dealt)]
+    if nobody:
+        reported.append(settled_event(record, False))
+    if deal.last:
+        reported.append(shoe_ended(after))
+    return emit(
+        deal.live,
+        deal.operator_id,
+        shoe.table_id,
+        record.dealt_at,
+        [*reported, *removed],
+        **moved,
+        squeeze=live_squeeze(record),
+        **({"open_shoe_id": None} if deal.last else {}),
+    )
+
+
+def _answer_after_lost_write(repo: Repository, record: RoundRecord, exc: Exception) -> RoundOut:
+    """A deal whose write lost its conditions or whose outcome is unknown: if the round holds
+    its write id, it was dealt (the answer was lost); else the error."""
+    current = repo.get_round(record.operator_id, record.ref)
+    if current is not None and current.write_id == record.write_id:
+        return RoundOut.model_validate(round_view(current))
+    if isinstance(exc, OutcomeUnknown):
+        raise exc
+    assert isinstance(exc, ConditionFailed)
+    idempotency.check_duplicate(exc)
+    if current is None:
+        raise LiveMoved from None  # the round is not dealt: another change at the table
+    raise lost_race() from None
 
 
 def stored_bytes(record: RoundRecord) -> int:
@@ -340,14 +424,14 @@ def _check_budget(record: RoundRecord) -> None:
         )
 
 
-def _settled_at_deal(record: RoundRecord) -> RoundRecord:
+def _with_settlement_at_deal(record: RoundRecord) -> RoundRecord:
     """A round nobody bet on: settled (no lines) the moment it is dealt."""
     settled = replace(record, settled_at=record.created_at)
     assert settled.settlement is not None
     return replace(settled, settlement_hash=settlement_hash(record.round_hash, settled.settlement))
 
 
-def _moved(
+def _shoe_after_round(
     shoe: ShoeRecord, rnd: Round, config: TableConfig, bettors: list[str], head: str
 ) -> ShoeRecord:
     """The shoe after dealing ``rnd``: cursor, version, roads' results, recent bettors, head."""
@@ -355,7 +439,7 @@ def _moved(
     limit = config.profile.idle_round_limit
     if limit is not None:
         recent = [*recent, bettors][-2 * limit :]
-    result: dict[str, Any] = {
+    result: RoadResult = {
         "result": rnd.result.value,
         "player_total": rnd.player_total,
         "banker_total": rnd.banker_total,

@@ -1,26 +1,18 @@
-"""A round's money: computed ONCE, at the deal, from the locked bets and the cards.
+"""A round's money: computed once, at the deal, from the locked bets and the cards.
 
-Bets are locked at the deal, so what they win or lose is fully determined the moment the cards
-exist: :func:`round_money` computes it then (the settlement document without its
-``settled_at`` / ``auto_settled``), and it is stored on the round record (``money``) and hashed
-into the round's bacc-audit-v1 hash with the cards. Later steps only say *when and how* the
-round was resolved:
-
-* settling stamps ``settled_at`` and ``auto_settled`` — :func:`settlement_out` is ``money`` with
-  them, nothing recomputed;
-* a void stores ``{reason, note, voided_at, replaced}``, where ``replaced`` (:func:`replaced`)
-  is exactly the settlement it replaced (its ``nets`` and ``house.take``) — :func:`void_out` is
-  the operator's settlement-shaped view of it (every stake returned, every net 0).
-
-Every answer here is rendered from the round record alone, so the first answer, an idempotent
-replay and a later read are the same bytes. Maps keyed by participant (``nets``,
-``balances_after``, ``replaced.nets``) list the bettors in the order of their first bet in the
-round's bets, then the player-banker."""
+What bets win or lose is fixed the moment the cards exist: :func:`round_money` computes it then
+— the settlement document without ``settled_at`` / ``auto_settled`` — and it is stored on the
+round and hashed with the cards. Settling only stamps when and how (:func:`settlement_out`); a
+void stores what it replaced (``proofdoc.replaced``: the ``nets`` and the house's take), and
+:func:`void_out` is its settlement-shaped view (every stake returned, every net 0). Answers are
+rendered from the round record alone, so a first answer, a replay and a later read are the same
+bytes. Maps keyed by participant list the bettors in the order of their first bet, then the
+player-banker."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from baccarat import currency
 from baccarat.bets import Bet, PlayerBanker
@@ -29,13 +21,13 @@ from baccarat.outcome import Round
 from baccarat.profiles import TableConfig
 from baccarat.settlement import settle
 from baccarat_api.ids import RoundRef
+from baccarat_api.ports.documents import Eligibility, LineDoc, Money, ParticipantDoc
 from baccarat_api.ports.records import RoundRecord
+from baccarat_api.service.bets import Refs
 from baccarat_api.service.models import SettlementOut
 
-Refs = Callable[[str], str]
 
-
-def _with_ref(doc: dict[str, Any], id_field: str, ref: str) -> dict[str, Any]:
+def _with_ref(doc: Mapping[str, Any], id_field: str, ref: str) -> dict[str, Any]:
     """``doc`` with ``bettor_ref`` right after its ``id_field``."""
     out: dict[str, Any] = {}
     for key, value in doc.items():
@@ -45,16 +37,6 @@ def _with_ref(doc: dict[str, Any], id_field: str, ref: str) -> dict[str, Any]:
     return out
 
 
-def with_refs(
-    bets: Sequence[dict[str, Any]], player_banker: dict[str, Any] | None, refs: Refs
-) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """API-form bets and player-banker, each with its ``bettor_ref`` next to its ``bettor_id``."""
-    pb = None if player_banker is None else _with_ref(player_banker, "bettor_id", refs(
-        player_banker["bettor_id"]
-    ))  # fmt: skip
-    return [_with_ref(b, "bettor_id", refs(b["bettor_id"])) for b in bets], pb
-
-
 def _eligibility(
     config: TableConfig,
     previous: list[list[str]],
@@ -62,7 +44,7 @@ def _eligibility(
     pb: PlayerBanker | None,
     nets: dict[str, int],
     idle: Sequence[str] | None,
-) -> dict[str, Any]:
+) -> Eligibility:
     balances = {b.bettor_id: b.balance for b in bets if b.balance is not None}
     if pb is not None:
         balances[pb.bettor_id] = pb.balance
@@ -89,28 +71,41 @@ def round_money(
     previous_bettors: list[list[str]],
     refs: Refs,
     idle: Sequence[str] | None = None,
-) -> dict[str, Any]:
+) -> Money:
     """The settlement document of accepted ``bets`` on the dealt ``round_`` (everything but
     ``settled_at`` / ``auto_settled``), bettors named by id and ref. ``idle``: the seated
     bettors this deal unseats for idleness (the table's idle counters; ``None``: nobody is
     seated at the table, so the shoe's recent bettors decide the advice)."""
     settled = settle(config, round_, bets, player_banker)
-    doc = settled.as_dict()
     nets = settled.nets()
-    lines = [_with_ref(line, "bettor_id", refs(line["bettor_id"])) for line in doc["lines"]]
-    participants = [_with_ref(p, "id", refs(p["id"])) for p in doc["bettors"]]
-    pb = doc["player_banker"]
+    pb = settled.player_banker
     return {
         "round_id": ref.round_id,
         "shoe_id": ref.shoe.shoe_id,
         "round_number": ref.round_number,
-        **doc,
-        "lines": lines,
-        "bettors": participants,
-        "player_banker": None if pb is None else _with_ref(pb, "id", refs(pb["id"])),
+        "profile": settled.profile,
+        "tier": settled.tier,
+        "banking": settled.banking.value,
+        "rounding": settled.rounding.value,
+        "result": settled.result.value,
+        "lines": [
+            cast(LineDoc, _with_ref(line.as_dict(), "bettor_id", refs(line.bettor_id)))
+            for line in settled.lines
+        ],
+        "bettors": [_participant(p.as_dict(), refs) for p in settled.bettors],
+        "player_banker": None if pb is None else _participant(pb.as_dict(), refs),
+        "house": {
+            "covered": settled.house_covered,
+            "commission": settled.house_commission,
+            "take": settled.house_take,
+        },
         "nets": nets,
         "eligibility": _eligibility(config, previous_bettors, bets, player_banker, nets, idle),
     }
+
+
+def _participant(doc: Mapping[str, Any], refs: Refs) -> ParticipantDoc:
+    return cast(ParticipantDoc, _with_ref(doc, "id", refs(doc["id"])))
 
 
 def settlement_out(r: RoundRecord) -> SettlementOut:
@@ -121,7 +116,7 @@ def settlement_out(r: RoundRecord) -> SettlementOut:
     return SettlementOut.model_validate({**r.settlement, **currency.of_config(r.config)})
 
 
-def _returned(p: dict[str, Any] | None) -> dict[str, Any] | None:
+def _stake_back(p: ParticipantDoc | None) -> ParticipantDoc | None:
     """A participant whose stake came back: nothing won, nothing lost."""
     return None if p is None else {**p, "gross": 0, "commission": 0, "net": 0}
 
@@ -139,8 +134,8 @@ def void_out(r: RoundRecord) -> SettlementOut:
     doc = {
         **money,
         "lines": [{**line, **zero} for line in money["lines"]],
-        "bettors": [_returned(p) for p in money["bettors"]],
-        "player_banker": _returned(money["player_banker"]),
+        "bettors": [_stake_back(p) for p in money["bettors"]],
+        "player_banker": _stake_back(money["player_banker"]),
         "house": {"covered": 0, "commission": 0, "take": 0},
         "nets": dict.fromkeys(money["nets"], 0),
         "eligibility": {

@@ -39,7 +39,7 @@ from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
 from baccarat_api.ports.records import LiveRecord, TableRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.service import idempotency
-from baccarat_api.service.bets import refused
+from baccarat_api.service.bets import refusal
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import Change, LiveMoved, emit, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
@@ -55,9 +55,9 @@ def presence_view(table_id: str, live: LiveRecord | None) -> PresenceOut:
     live = live or LiveRecord("", table_id)
     return PresenceOut(
         table_id=table_id,
-        seats={int(k): v for k, v in sorted(live.seats.items(), key=lambda kv: int(kv[0]))},
-        banker=live.banker,
-        spectators=live.spectators,
+        seats={int(k): dict(v) for k, v in sorted(live.seats.items(), key=lambda kv: int(kv[0]))},
+        banker=None if live.banker is None else dict(live.banker),
+        spectators={k: dict(v) for k, v in live.spectators.items()},
         watchers=live.watchers,
         seq=live.seq,
     )
@@ -192,8 +192,10 @@ def without_spectators(
     who bet in the table's latest round while it is unresolved — they go after its settlement
     (:func:`baccarat_api.service.betting.after_resolution`)."""
     seated = [s["bettor_id"] for s in seats.values()]
-    last = live.last_round or {}
-    betting = () if last.get("resolved", True) else tuple(last.get("spectators", ()))
+    last = live.last_round
+    betting = (
+        () if last is None or last.get("resolved", True) else tuple(last.get("spectators", ()))
+    )
     gone = spectators_to_remove(config, seated, live.spectators, betting).now
     if not gone:
         return [], {}
@@ -370,7 +372,7 @@ def join_spectators(
         try:  # where they are entered: not refused by each later slip (seed 001 個人限紅)
             check_personal_limits(config, personal_limits or {})
         except BetRefused as exc:
-            raise refused(exc) from None
+            raise refusal(exc) from None
         wanted = {"balance": balance, "personal_limits": personal_limits}
         if live.spectators.get(bettor_id) == wanted:
             return None

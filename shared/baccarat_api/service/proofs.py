@@ -1,56 +1,32 @@
 """Public proofs: final once, signed once, served in pages; the signing keys; the fairness summary.
 
-A shoe's proof is **final** when the shoe has ended and every dealt round is resolved (settled —
-by the operator or automatically — or voided). Until then ``GET /v1/shoes/{shoe_id}/proof``
-answers 409 ``shoe_not_closed`` (retryable) while the shoe is open — with its table, rounds
-dealt, voids so far and ``close_by``, when the sweep closes it if it stays idle — and 409
-``proof_pending`` (retryable) once it has ended with rounds unresolved; they resolve by their
-settle deadline at the latest (auto-settlement). An unknown shoe is 404 ``not_found``.
+A shoe's proof is **final** once the shoe has ended and every dealt round is settled or voided;
+before that its route answers 409 ``shoe_not_closed`` (open: with rounds dealt, voids so far and
+``close_by``) or ``proof_pending`` (ended, rounds unresolved — resolved by their settle deadline
+at the latest). The fairness summary shows the table's open shoe priced the same way
+(:func:`open_shoe_view`), a void's ``replaced`` only once its round's cards are all shown.
 
-The table's fairness summary shows its **open shoe** too (:func:`open_shoe_view`): rounds dealt,
-its voids so far and what they replaced, priced like a proof's interventions — no card, no
-seed (a void's ``replaced`` only once the round's cards are all shown at the table). The public
-routes find the table's operator on its fairness totals item (``FairnessTotals.operator_id``).
+**Finalisation** — on the first read of a final proof, or by the sweep (:func:`finalise_due`):
+check ``OpenRounds`` (any → pending), read the shoe and its rounds (one consistent ``Query``),
+build the pages with the table's ref key and sign their manifest (KMS ``Sign``, once), store the
+pages, then ONE transaction puts the signature on the proof item *if it has none* (of two
+finalisers one wins; the other serves the winner's signature over the same pages) with the
+shoe's fairness line and totals.
 
-**Finalisation** happens once per shoe, lazily on the first proof read after the proof became
-final, and in the sweep (:func:`finalise_due`), so a table's fairness summary is complete even
-for proofs nobody reads:
-
-1. the shoe's unresolved rounds, from the sparse ``OpenRounds`` index (a cheap query that reads
-   no round): any → ``proof_pending``;
-2. the shoe and every round of it: one strongly consistent ``Query`` (one page per MB) of the
-   operator's partition — checked again (the index is eventually consistent);
-3. the private final proof (:func:`private_proof`) → ``proofdoc.final_pages`` with the table's
-   ref key (unsealed by the vault, purpose ``bettor-ref``) and the vault's signer (KMS ``Sign``,
-   once): the signed pages;
-4. the pages stored (their canonical bytes without the signature; identical whoever finalises,
-   so plain puts), then ONE transaction: the signature onto the proof item *if it has none* (the
-   write-once condition: of two concurrent finalisers exactly one wins, the other serves the
-   winner's signature over the same pages), the shoe's line of the table's fairness summary and
-   the totals it adds to.
-
-**Serving**: a page is the stored bytes and the proof item's signature: one ``BatchGetItem``, no
-KMS call, at most ~905 KB; page ``k`` out of ``1 … n`` is 404. What is served is checked
-against the manifest it carries (its hash is the page's entry), so nothing the signature does
-not cover is ever served.
-
-Round trips: a read of a final proof's page = 1. A read of a pending proof = 2 (the page read
-and the ``OpenRounds`` query). Finalisation = the ``OpenRounds`` query + the shoe's ``Query``
-pages (one per MB of rounds) + the signing key's history record (one ``UpdateItem``, before the
-signature: :func:`signing_keys`) + the page writes (one ``PutItem`` per stored part: a page of up
-to 350 KB is one part, the largest three) + 1 transaction; KMS: one ``Sign`` (plus, on a cold
-container, one ``Decrypt`` of the ref key and one ``GetPublicKey``)."""
+**Serving** a page: its stored bytes and the proof item's signature, one ``BatchGetItem``, no
+KMS; the bytes are checked against the manifest before they are served."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from baccarat import proofdoc
 from baccarat_api.clock import now
 from baccarat_api.ids import ShoeRef, parse_shoe_id, parse_table_id
+from baccarat_api.ports.documents import Interventions, ProofSignature, Replaced
 from baccarat_api.ports.records import (
     ENDED,
     ProofRecord,
@@ -93,7 +69,7 @@ class Finalised:
     """A final proof: its pages' canonical bytes (without the signature) and the signature."""
 
     pages: list[bytes]
-    signature: dict[str, Any]
+    signature: ProofSignature
 
 
 # --- the private final proof ---------------------------------------------------------------------
@@ -109,7 +85,7 @@ def private_proof(shoe: ShoeRecord, rounds: Sequence[RoundRecord]) -> dict[str, 
     }
 
 
-def _pending(unresolved: Sequence[tuple[int, str | None]]) -> DomainError:
+def _pending_error(unresolved: Sequence[tuple[int, str | None]]) -> DomainError:
     deadlines = [at for _, at in unresolved if at is not None]
     numbers = [n for n, _ in unresolved]
     return DomainError(
@@ -129,37 +105,21 @@ def finalise(
     finaliser got there first, its signature (over the same pages)."""
     open_rounds = repo.open_rounds(proof.shoe_id)
     if open_rounds:
-        raise _pending(open_rounds)
-    ref = parse_shoe_id(proof.shoe_id)
-    if ref is None or not proof.operator_id:
-        raise RuntimeError(f"proof {proof.shoe_id} names no shoe record to finalise from")
-    history = repo.shoe_history(proof.operator_id, ref)
-    shoe, rounds = history.shoe, history.rounds
-    if shoe is None or shoe.status != ENDED:
-        raise RuntimeError(f"proof {proof.shoe_id}: its shoe record has not ended")
-    if history.unreadable:  # never sign a proof that leaves out a stored round
-        raise RuntimeError(f"proof {proof.shoe_id}: unreadable items {history.unreadable}")
-    dealt = {r.round_number: r for r in rounds}
-    unresolved = [
-        (n, dealt[n].settle_by if n in dealt else None)
-        for n in range(1, shoe.rounds_dealt + 1)
-        if n not in dealt or not dealt[n].resolved
-    ]
-    if unresolved:
-        raise _pending(unresolved)
+        raise _pending_error(open_rounds)
+    shoe, rounds = _final_shoe(repo, proof)
     jwk = vault.public_jwk()
     signed_at = now()
     # the key's history first: every key that ever signed is listed, valid at this signed_at
     repo.record_signing_key(jwk, signed_at)
     pages = proofdoc.final_pages(
-        private_proof(shoe, [dealt[n] for n in range(1, shoe.rounds_dealt + 1)]),
+        private_proof(shoe, rounds),
         ref_key=ref_keys(shoe),
         signer=vault.sign,
         key_id=jwk["kid"],
         signed_at=signed_at,
         budget=PAGE_BUDGET,
     )
-    signature = pages[0]["signature"]
+    signature = cast(ProofSignature, pages[0]["signature"])
     stored = [proofdoc.proof_bytes(proofdoc.unsigned(p)) for p in pages]
     repo.put_proof_pages(proof.shoe_id, stored)
     line = ShoeFairness(
@@ -168,7 +128,7 @@ def finalise(
         shoe_id=shoe.shoe_id,
         ended_at=pages[0]["ended_at"],
         end_reason=pages[0]["end_reason"],
-        interventions=pages[0]["interventions"],
+        interventions=cast(Interventions, pages[0]["interventions"]),
         finalised_at=signed_at,
     )
     try:
@@ -181,10 +141,33 @@ def finalise(
     return Finalised(stored, signature)
 
 
+def _final_shoe(repo: Repository, proof: ProofRecord) -> tuple[ShoeRecord, list[RoundRecord]]:
+    """The proof's ended shoe and every round of it in order, read in one consistent Query;
+    409 ``proof_pending`` while one is unresolved (the index is eventually consistent)."""
+    ref = parse_shoe_id(proof.shoe_id)
+    if ref is None or not proof.operator_id:
+        raise RuntimeError(f"proof {proof.shoe_id} names no shoe record to finalise from")
+    history = repo.shoe_history(proof.operator_id, ref)
+    shoe = history.shoe
+    if shoe is None or shoe.status != ENDED:
+        raise RuntimeError(f"proof {proof.shoe_id}: its shoe record has not ended")
+    if history.unreadable:  # never sign a proof that leaves out a stored round
+        raise RuntimeError(f"proof {proof.shoe_id}: unreadable items {history.unreadable}")
+    dealt = {r.round_number: r for r in history.rounds}
+    unresolved = [
+        (n, dealt[n].settle_by if n in dealt else None)
+        for n in range(1, shoe.rounds_dealt + 1)
+        if n not in dealt or not dealt[n].resolved
+    ]
+    if unresolved:
+        raise _pending_error(unresolved)
+    return shoe, [dealt[n] for n in range(1, shoe.rounds_dealt + 1)]
+
+
 # --- serving -------------------------------------------------------------------------------------
 
 
-def _served(number: int, stored: bytes, signature: dict[str, Any]) -> ServedPage:
+def _page_to_serve(number: int, stored: bytes, signature: ProofSignature) -> ServedPage:
     """The stored page with its signature, after checking it is what the manifest covers."""
     expected = signature["manifest"]["pages"][number - 1]
     if hashlib.sha256(stored).hexdigest() != expected:
@@ -205,15 +188,15 @@ def proof_page(
         raise not_found("proof", shoe_id if number == 1 else f"{shoe_id} page {number}")
     proof, stored = repo.proof_page(shoe_id, number)
     if proof is None:
-        raise _not_closed(repo, shoe_id) or not_found("proof", shoe_id)
+        raise _not_closed_error(repo, shoe_id) or not_found("proof", shoe_id)
     if proof.signature is None:
         final = finalise(repo, vault, ref_keys, proof)
         if number > len(final.pages):
             raise not_found("proof page", f"{shoe_id} page {number}")
-        return _served(number, final.pages[number - 1], final.signature)
+        return _page_to_serve(number, final.pages[number - 1], final.signature)
     if stored is None or proof.page_count is None or number > proof.page_count:
         raise not_found("proof page", f"{shoe_id} page {number}")
-    return _served(number, stored, proof.signature)
+    return _page_to_serve(number, stored, proof.signature)
 
 
 @dataclass(slots=True)
@@ -272,7 +255,33 @@ def _open_history(repo: Repository, operator_id: str, shoe_id: str) -> ShoeHisto
     return history
 
 
-def _open_view(history: ShoeHistory, at: str) -> dict[str, Any]:
+class _OpenInterventions(TypedDict):
+    voided_rounds: int
+    voided_player_net: int
+    voided_player_banker_net: int
+    rounds_dealt: int
+
+
+class _OpenVoid(TypedDict):
+    round_number: int
+    reason: str
+    note: str | None
+    voided_at: str
+    replaced: Replaced | None
+
+
+class OpenShoe(TypedDict):
+    """An open shoe in the table's fairness summary: how far it went, and its voids."""
+
+    shoe_id: str
+    shoe_number: int
+    created_at: str
+    close_by: str | None
+    interventions: _OpenInterventions
+    voids: list[_OpenVoid]
+
+
+def _open_view(history: ShoeHistory, at: str) -> OpenShoe:
     """An open shoe as the public may see it: how far it went and its voids — priced like a
     proof's interventions (:func:`baccarat.proofdoc.voided_nets`), bettors by ref — and no
     card: a void's ``replaced`` (which gives its round's result away) only once every card of
@@ -281,7 +290,7 @@ def _open_view(history: ShoeHistory, at: str) -> dict[str, Any]:
 
     shoe = history.shoe
     assert shoe is not None
-    voids: list[dict[str, Any]] = []
+    voids: list[_OpenVoid] = []
     bettors = banker = 0
     for r in history.rounds:
         if r.void is None:
@@ -291,7 +300,7 @@ def _open_view(history: ShoeHistory, at: str) -> dict[str, Any]:
         if pb is not None:
             refs[str(pb["bettor_id"])] = str(pb["bettor_ref"])
         shown = cards_shown(r, at)
-        replaced = None
+        replaced: Replaced | None = None
         if shown:
             was = r.void["replaced"]
             nets = {refs[k]: int(v) for k, v in was["nets"].items() if k in refs}
@@ -326,7 +335,7 @@ def _open_view(history: ShoeHistory, at: str) -> dict[str, Any]:
     }
 
 
-def open_shoe_view(repo: Repository, operator_id: str, shoe_id: str) -> dict[str, Any] | None:
+def open_shoe_view(repo: Repository, operator_id: str, shoe_id: str) -> OpenShoe | None:
     """The shoe for the fairness summary if it is open (``None``: ended, or unknown): one
     Query of the shoe and its rounds."""
     history = _open_history(repo, operator_id, shoe_id)
@@ -344,7 +353,7 @@ def _seconds_until(at: str, moment: str | None) -> int:
     return int(delta.total_seconds())
 
 
-def _not_closed(repo: Repository, shoe_id: str) -> DomainError | None:
+def _not_closed_error(repo: Repository, shoe_id: str) -> DomainError | None:
     """409 ``shoe_not_closed`` for a known shoe that is still open (``None``: unknown)."""
     ref = parse_shoe_id(shoe_id)
     operator_id = None if ref is None else _operator_of(repo, ref.table_id)

@@ -1,19 +1,15 @@
-"""settle-bets: settle a round, exactly once, with the money computed at its deal.
+"""Settle a round, exactly once, with the money computed at its deal.
 
-A settlement takes no bets: they were locked when the round was dealt, and what they won or lost
-was computed then (:mod:`.money`). Settling stamps when (and whether by the system) — one
-conditional write that holds only if the round is neither settled nor voided; so settling again,
-whoever asks, answers the stored settlement, and a voided round is never settled (409
-``round_voided``; :mod:`.voiding`). A settlement whose write lost its condition or whose outcome
-is unknown (a timeout) re-reads the round and answers the settlement it finds there, its own or
-the winner's — they are the same money. The auto-settlement sweep settles through here too
-(``auto=True``).
+A settlement takes no bets: they were locked at the deal and their money computed then
+(:mod:`.money`). Settling stamps when (and whether by the system) with one conditional write
+that holds only while the round is neither settled nor voided: settling again answers the stored
+settlement, a voided round answers 409 ``round_voided``. A write that lost or timed out
+re-reads the round and answers the settlement there — its own or the winner's, the same money.
+The sweep settles through here too (``auto=True``).
 
-Round trips (DynamoDB): GetItem round + one conditional UpdateItem (``ReturnValuesOnConditionCheck
-Failure=ALL_OLD`` brings back the winner's round in the same call when another request got there
-first) = 2; 1 when the round is already settled. With an ``Idempotency-Key``: BatchGetItem (round
-+ the key's record) + one TransactWriteItems carrying the record = 2; a replay is 1, rendered
-from the round (:mod:`.idempotency`)."""
+Round trips: read the round + one conditional write (which brings the winner's round back when
+it loses) = 2; 1 when already settled; with an ``Idempotency-Key`` the record rides in the same
+read and write."""
 
 from __future__ import annotations
 
@@ -25,14 +21,13 @@ from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import idempotency
 from baccarat_api.service.betting import after_resolution
-from baccarat_api.service.errors import lost_race
-from baccarat_api.service.events import LiveMoved, emit, retrying, settled_event
+from baccarat_api.service.events import emit, retrying, settled_event
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import settlement_out
 from baccarat_api.service.reading import round_live
 from baccarat_api.service.squeezing import cards_not_shown, face_down
-from baccarat_api.service.voiding import reread, voided
+from baccarat_api.service.voiding import resolved_round, voided_error
 from baccarat_api.service.writeids import write_id
 
 
@@ -63,7 +58,7 @@ def _settle_round(
 ) -> SettlementOut:
     r, live = round_live(repo, operator_id, round_id, idem, _answer)
     if r.void is not None:
-        raise voided(r)
+        raise voided_error(r)
     if r.settled_at is not None:
         return settlement_out(r)
     at = now()
@@ -81,15 +76,14 @@ def _settle_round(
     try:
         repo.save_settlement(r, settled.settled_at, auto, record, write_id=wid, emit=ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
-        current = reread(repo, r, exc)
-        if current is None or not current.resolved:
-            if isinstance(exc, OutcomeUnknown):
-                raise
-            idempotency.check_duplicate(exc)
-            if current is not None:
-                raise LiveMoved from None  # the round is unresolved: another change at the table
-            raise lost_race() from None
-        if current.void is not None:
-            raise voided(current) from None
-        return settlement_out(current)  # ours, or the winner's: the same money
+        return _answer_after_lost_write(repo, r, exc)
     return settlement_out(settled)
+
+
+def _answer_after_lost_write(repo: Repository, r: RoundRecord, exc: Exception) -> SettlementOut:
+    """A settlement whose write lost or timed out: the settlement found (ours, or the
+    winner's: the same money), or 409 ``round_voided``."""
+    current = resolved_round(repo, r, exc)
+    if current.void is not None:
+        raise voided_error(current) from None
+    return settlement_out(current)

@@ -27,8 +27,9 @@ TransactWriteItems (live state + event) = 2."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from baccarat.profiles import Banking, TableConfig
 from baccarat.squeeze import RevealRefused, live_steps, step_hands, timeline
@@ -36,6 +37,7 @@ from baccarat.squeeze import reveal as core_reveal
 from baccarat_api.clock import ms_of, now
 from baccarat_api.ids import RoundRef, parse_shoe_id
 from baccarat_api.limits import DEFAULT_SQUEEZE_SECONDS, URGE_COOLDOWN_SECONDS
+from baccarat_api.ports.documents import LiveSqueeze, Reveal
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.writes import ABSENT, Update
@@ -66,12 +68,15 @@ def squeeze_seconds(shoe: ShoeRecord) -> int:
     return int(shoe.squeeze_seconds)
 
 
-def plan_seconds(plan: dict[str, Any]) -> int:
+def plan_seconds(plan: Mapping[str, Any]) -> int:
     return int(plan.get("squeeze_seconds", DEFAULT_SQUEEZE_SECONDS))
 
 
 def squeeze_view(
-    plan: dict[str, Any] | None, dealt_at: str, reveals: list[dict[str, Any]], at: str | None
+    plan: Mapping[str, Any] | None,
+    dealt_at: str,
+    reveals: Sequence[Mapping[str, Any]],
+    at: str | None,
 ) -> dict[str, Any] | None:
     """The plan as stored plus ``steps``: each step's status, ``reveal_by``, ``revealed_at`` and
     per hand its squeezer and who opened it (``at``: the moment; the deal's answer uses the deal
@@ -141,7 +146,7 @@ def _moment(iso: str) -> datetime:
     return datetime.fromisoformat(iso.replace("Z", "+00:00"))
 
 
-def live_squeeze(r: RoundRecord) -> dict[str, Any] | None:
+def live_squeeze(r: RoundRecord) -> LiveSqueeze | None:
     """The live state's copy of a round's squeeze (set by its deal, moved by its reveals)."""
     if r.squeeze is None:
         return None
@@ -186,7 +191,7 @@ def reveal_round(
             )
         except RevealRefused as exc:
             raise DomainError(exc.code, str(exc), details=exc.details) from None
-        reveals = [*r.reveals, record]
+        reveals = [*r.reveals, cast(Reveal, record)]
         changes: dict[str, Any] = {}
         sq = None if live is None else live.squeeze
         if sq is not None and sq["round_id"] == round_id:

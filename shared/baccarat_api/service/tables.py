@@ -11,6 +11,7 @@ With an ``Idempotency-Key`` (:mod:`.idempotency`) the first read becomes one ``B
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -318,7 +319,7 @@ def idle_reason(repo: Repository, shoe: ShoeRecord, live: LiveRecord | None, at:
     (no card is revealed before the table shows it)."""
     if shoe.close_by is None or shoe.close_by > at:
         return "dealt from since"
-    window = {} if live is None or live.betting is None else live.betting
+    window: Mapping[str, Any] = {} if live is None or live.betting is None else live.betting
     if window.get("shoe_id") == shoe.shoe_id and window.get("status") != "dealt":
         return "a betting window is open"
     if repo.open_rounds(shoe.shoe_id):

@@ -1,30 +1,27 @@
-"""Void a round: every stake goes back, once, and the round can never be settled — bounded in
-time and priced in public.
+"""Void a round: every stake goes back, once, and the round can never be settled.
 
-``POST /v1/rounds/{round_id}/void {reason, note?}`` is accepted only for a round that is neither
-settled nor voided, within the table's ``void_window_seconds`` after its deal (0: the table
-allows no voids); otherwise 409 ``void_window_closed``. ``reason`` is one of
-:data:`baccarat.proofdoc.VOID_REASONS`. The stored void is ``{reason, note, voided_at,
-replaced}``, ``replaced`` being exactly the settlement the void replaced (its ``nets`` and the
-house's take, from the money computed at the deal), which the shoe's proof shows. It is written
-with the same condition a settlement has (neither yet), so a round ends settled or voided,
-never both, whoever comes first. Voiding again returns the same void; a settled round answers
-409 ``round_settled``; settling a voided round answers 409 ``round_voided``. Nothing is ever
-deleted: the round, its cards and its void all stay.
+Accepted for a round neither settled nor voided, within its table's ``void_window_seconds`` after
+the deal (0: no voids; else 409 ``void_window_closed``), for one of
+:data:`baccarat.proofdoc.VOID_REASONS`. The void stores what it replaced (the money fixed at the
+deal), which the shoe's proof shows, under the condition a settlement has — so a round ends
+settled or voided, never both. Voiding again answers the same void; a settled round answers 409
+``round_settled``. Nothing is deleted.
 
-Round trips (DynamoDB): GetItem round + ONE conditional UpdateItem = 2; 1 when the round is
-already voided. With an ``Idempotency-Key``: BatchGetItem (round + key record) + one
-TransactWriteItems carrying the record = 2; a replay is 1."""
+Round trips: read the round + one conditional write = 2 (1 when already voided); with an
+``Idempotency-Key`` the record rides in the same read and write."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 from baccarat.profiles import TableConfig
 from baccarat.proofdoc import replaced
 from baccarat_api.clock import now
-from baccarat_api.ports.records import RoundRecord
+from baccarat_api.ports.documents import Replaced, Void
+from baccarat_api.ports.records import LiveRecord, RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
+from baccarat_api.ports.writes import Emit
 from baccarat_api.service import idempotency
 from baccarat_api.service.betting import after_resolution
 from baccarat_api.service.errors import DomainError, lost_race
@@ -37,17 +34,20 @@ from baccarat_api.service.squeezing import face_down
 from baccarat_api.service.writeids import write_id
 
 
-def voided(r: RoundRecord) -> DomainError:
+def voided_error(r: RoundRecord) -> DomainError:
     """409: a voided round can never be settled."""
-    void = r.void or {}
+    void = r.void
     return DomainError(
         "round_voided",
         f"round {r.round_id} was voided; a voided round can never be settled",
-        details={"void_reason": void.get("reason"), "voided_at": void.get("voided_at")},
+        details={
+            "void_reason": None if void is None else void["reason"],
+            "voided_at": None if void is None else void["voided_at"],
+        },
     )
 
 
-def settled(r: RoundRecord) -> DomainError:
+def settled_error(r: RoundRecord) -> DomainError:
     """409: a settled round cannot be voided."""
     return DomainError(
         "round_settled",
@@ -56,7 +56,7 @@ def settled(r: RoundRecord) -> DomainError:
     )
 
 
-def _window_closed(r: RoundRecord, at: str) -> DomainError | None:
+def _window_closed_error(r: RoundRecord, at: str) -> DomainError | None:
     deadline = r.void_by
     if deadline is not None and at <= deadline:
         return None
@@ -109,44 +109,70 @@ def _void_round(
     if r.void is not None:  # voiding again returns the same void
         return void_out(r)
     if r.settled_at is not None:
-        raise settled(r)
+        raise settled_error(r)
     voided_at = now()
-    closed = _window_closed(r, voided_at)
+    closed = _window_closed_error(r, voided_at)
     if closed is not None:
         raise closed
-    void = {"reason": reason, "note": note, "voided_at": voided_at, "replaced": replaced(r.money)}
+    void: Void = {
+        "reason": reason,
+        "note": note,
+        "voided_at": voided_at,
+        "replaced": cast(Replaced, replaced(r.money)),
+    }
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem, seq)
     record = idempotency.record(idem, operator_id, round_id=round_id)
+    try:
+        repo.void_round(r, void, record, write_id=wid, emit=_void_events(r, live, void))
+    except (ConditionFailed, OutcomeUnknown) as exc:
+        return _answer_after_lost_write(repo, r, exc)
+    return void_out(replace(r, void=void, resolve_write_id=wid))
+
+
+def _void_events(r: RoundRecord, live: LiveRecord | None, void: Void) -> Emit:
+    """``round_voided`` — its nets and house take ``null`` while a card is face down (what the
+    void replaced is the outcome; the shoe's proof prices it once the shoe ends) —, the
+    presence it moves, and the end of the round's squeeze (no system reveal after a void)."""
     summary = money_summary(r)
-    # voided while a card is face down: what the void replaced is the outcome — the event (the
-    # feed, webhooks) does not tell it (null); the shoe's proof prices it, once the shoe ends
-    hidden = face_down(r, voided_at) is not None
+    hidden = face_down(r, void["voided_at"]) is not None
     voided_event = (
         "round_voided",
         {
             "round_id": r.round_id,
-            "reason": reason,
+            "reason": void["reason"],
             "nets": None if hidden else summary["nets"],
             "house_take": None if hidden else summary["house_take"],
         },
     )
     removed, moved = after_resolution(TableConfig.from_dict(r.config), live, r, voided=True)
     if live is not None and live.squeeze is not None and live.squeeze["round_id"] == r.round_id:
-        moved["squeeze"] = None  # the void ends its squeeze: no system reveal reported after it
-    ev = emit(live, operator_id, r.table_id, voided_at, [voided_event, *removed], **moved)
-    try:
-        repo.void_round(r, void, record, write_id=wid, emit=ev)
-    except (ConditionFailed, OutcomeUnknown) as exc:
-        current = reread(repo, r, exc)
-        if current is None or not current.resolved:
-            if isinstance(exc, OutcomeUnknown):
-                raise
-            idempotency.check_duplicate(exc)
-            if current is not None:
-                raise LiveMoved from None  # the round is unresolved: another change at the table
-            raise lost_race() from None
-        if current.void is not None:
-            return void_out(current)  # ours, or a void that came first: voiding again
-        raise settled(current) from None
-    return void_out(replace(r, void=void, resolve_write_id=wid))
+        moved["squeeze"] = None
+    events = [voided_event, *removed]
+    return emit(live, r.operator_id, r.table_id, void["voided_at"], events, **moved)
+
+
+def _answer_after_lost_write(repo: Repository, r: RoundRecord, exc: Exception) -> SettlementOut:
+    """A void whose write lost or timed out: the void found (ours, or one that came first:
+    voiding again), or 409 ``round_settled``."""
+    current = resolved_round(repo, r, exc)
+    if current.void is not None:
+        return void_out(current)
+    raise settled_error(current) from None
+
+
+def resolved_round(repo: Repository, r: RoundRecord, exc: Exception) -> RoundRecord:
+    """The round resolved, as a settlement or void whose write lost its condition or timed out
+    finds it (:func:`reread`); still unresolved: the error — the outcome unknown, the same
+    ``Idempotency-Key`` in flight, the table moved (:class:`LiveMoved`: computed again) or a
+    lost race."""
+    current = reread(repo, r, exc)
+    if current is not None and current.resolved:
+        return current
+    if isinstance(exc, OutcomeUnknown):
+        raise exc
+    assert isinstance(exc, ConditionFailed)
+    idempotency.check_duplicate(exc)
+    if current is not None:
+        raise LiveMoved from None  # the round is unresolved: another change at the table
+    raise lost_race() from None

@@ -1,25 +1,15 @@
 """Write ids: how a write whose answer was lost finds out that it happened.
 
-Every game-state write (create a table, commit a shoe, deal, settle, void, close) is named by an
-id derived from the request — the operator, the write, its target, the request's content, its
-``Idempotency-Key`` (if any) and the state it was computed from (the shoe's version for a deal or
-a close, the next shoe number for a commit). The id is
+Every game-state write is named by an id derived from the request — operator, write, target,
+content, ``Idempotency-Key`` and the state it was computed from (a shoe's version, the next
+shoe number). The id is the transaction's ``ClientRequestToken`` (DynamoDB applies it once
+however often botocore re-sends it) and is stored on the write's primary item (``write_id``,
+``end_write_id``, ``resolve_write_id``). A write that lost its conditions or timed out re-reads
+that item: its own id there means it happened, and it answers as if it had succeeded. The same
+request from the same state has the same id; different keys or states never share one.
 
-* the transaction's ``ClientRequestToken`` (at most 36 characters), so DynamoDB applies a
-  transaction once however often botocore re-sends it after a lost response;
-* stored on the write's primary item (``write_id`` of the table, shoe or round it creates;
-  ``end_write_id`` of the shoe it ends; ``resolve_write_id`` of the round it settles or voids).
-
-A write that loses its conditions, times out after botocore's retries, or whose token comes back
-with other writes (``OutcomeUnknown``) re-reads its primary item before answering: if its own
-write id is there, the write happened — it answers exactly as if it had succeeded, with or
-without an ``Idempotency-Key``. The same request computed from the same state has the same id,
-so two identical requests without a key resolve to the one committed result; requests with
-different keys (or from a moved state) never share one.
-
-Settling and voiding need no id to recognise their effect: a round has no settlement inputs of
-its own (the money was fixed at the deal), so any settlement of it is *the* settlement, and
-voiding again answers the stored void."""
+Settling and voiding need no id: the money was fixed at the deal, so any settlement of a round
+is *the* settlement, and voiding again answers the stored void."""
 
 from __future__ import annotations
 

@@ -2,25 +2,19 @@
 
 Each field is stored under its own name (unless :attr:`Shape.attributes` renames it) in the type
 its annotation says: ``str`` → ``S``, ``int`` → ``N``, ``bytes`` → ``B``, ``bool`` → ``BOOL``,
-anything else (dicts, lists) → a compact JSON string (``S``, keys sorted unless the field is in
-:attr:`Shape.ordered_json`: a round's documents keep the order they were written in, so what is
-read back renders byte for byte as it was first answered). A ``None`` value is not stored; a
+anything else (the documents of :mod:`baccarat_api.ports.documents`) → compact JSON — keys
+sorted, unless the field is in :attr:`Shape.ordered_json` (a round's documents keep their written
+order, so an answer rendered from them is byte for byte the first). ``None`` is not stored; a
 missing attribute reads back as its stored default (:mod:`~baccarat_api.ports.stored_defaults`)
-or else the field's dataclass default (or ``None``). So adding a field
-to a record is ONE change — the dataclass field with its default — and adding a record kind is
-one :class:`Shape` in :data:`SHAPES` (plus its key in :mod:`.keys`). What conditions and updates
-touch (version, status, numbers) are therefore native attributes; nested documents are JSON.
+or else the field's default. Adding a field is one dataclass field; adding a record kind is one
+:class:`Shape` in :data:`SHAPES` (and its key in :mod:`.keys`).
 
-Compact storage (issue 17: writes are charged per KB, an update on the whole item's size): the
-fields a record kind fixes when its item is put and never updates nor tests in a condition
-(:attr:`Shape.packed`) are stored together as ONE binary attribute, :data:`PACKED` — a JSON
-object of those fields (each as the JSON it would be alone: a document's key order kept, binary
-in base64) compressed by :func:`pack` — decoded once per item; for a shoe, whose item every deal
-updates, on an item of its own (:attr:`Shape.apart`: ``SHOE#n#COMMIT``). The large documents an
-update rewrites whole (:attr:`Shape.compressed`: a shoe's results, a live table's seats and
-book) are each one binary attribute, the same way. Keys, index keys and what an index projects,
-a condition tests or an update sets stay native attributes; the adapter refuses an update that
-names a packed field."""
+Writes are charged per KB, an update on the whole item: the fields a kind fixes at its put and
+never updates nor tests (:attr:`Shape.packed`) are stored together in ONE binary attribute,
+:data:`PACKED` (:func:`pack`-ed JSON; for a shoe, on an item of its own, :attr:`Shape.apart`),
+and large documents an update rewrites whole (:attr:`Shape.compressed`) are each packed alone.
+What a key, an index, a condition or an update touches stays a native attribute; the adapter
+refuses an update naming a packed field."""
 
 from __future__ import annotations
 
@@ -151,7 +145,7 @@ class _Field:
             text = json.dumps(value, ensure_ascii=False)
         return f"{json.dumps(self.name)}:{text}"
 
-    def unpacked(self, doc: Mapping[str, Any]) -> Any:
+    def value_in(self, doc: Mapping[str, Any]) -> Any:
         """The field's value from the packed JSON object ``doc``."""
         if self.name not in doc:
             return self._missing()
@@ -298,7 +292,7 @@ class Shape:
         if self.packed:
             blob = (item if self.apart is None else apart or {}).get(PACKED)
             doc = {} if blob is None else json.loads(unpack(blob["B"]))
-        values = {f.name: f.unpacked(doc) if f.packed else f.decode(item) for f in self.fields}
+        values = {f.name: f.value_in(doc) if f.packed else f.decode(item) for f in self.fields}
         if self.from_key is not None:
             values |= self.from_key(item)
         return self.record(**values, **extra)
@@ -443,8 +437,8 @@ SHAPES: dict[type, Shape] = {
             derived=lambda live: _book_due((live.operator_id, live.table_id), live.deal_by),
             index_keys={"deal_by": _book_due},
         ),
-        # Events are written once and never updated (issue 14 may add index attributes here,
-        # with ``derived``: every event is written through ``StateWrites.emitting``).
+        # Events are written once and never updated (every event is written through
+        # ``StateWrites.emitting``).
         Shape("event", EventRecord, keys.event_key, ordered_json=frozenset({"data"})),
         Shape("feed_head", FeedHead, keys.feed_head_key),
         Shape("feed_mark", FeedMark, keys.feed_mark_key),

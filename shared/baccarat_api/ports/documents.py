@@ -1,0 +1,316 @@
+"""The JSON documents the records hold, one type each.
+
+A document is stored as the JSON it is (the codec writes a record's non-scalar fields as JSON, a
+round's in the key order they were written) and answered from it, so each is a ``TypedDict``:
+the type checker knows its keys, the bytes are those of the dict. Key order is part of what is
+stored — a document is always built in the order its type lists its keys.
+
+(No ``from __future__ import annotations`` here: a TypedDict reads ``NotRequired`` from its
+evaluated annotations.)"""
+
+from typing import Literal, NotRequired, TypedDict
+
+from baccarat.outcome import FactsDoc, HandFacts
+
+__all__ = [
+    "BankerSeat",
+    "BettingWindow",
+    "Eligibility",
+    "FactsDoc",
+    "HandFacts",
+    "House",
+    "Interventions",
+    "LastRound",
+    "LineDoc",
+    "LiveSqueeze",
+    "LockedBet",
+    "LockedPlayerBanker",
+    "Manifest",
+    "Money",
+    "ParticipantDoc",
+    "PersonalLimit",
+    "PersonalLimitRange",
+    "PlanCard",
+    "ProofSignature",
+    "Replaced",
+    "Reveal",
+    "RoadResult",
+    "SeatHolder",
+    "Settlement",
+    "Slip",
+    "SlipBet",
+    "Spectator",
+    "SqueezePlan",
+    "Void",
+]
+
+
+class PersonalLimitRange(TypedDict, total=False):
+    """A personal limit (個人限紅) as a range: its API form when not a bare maximum."""
+
+    min: int
+    max: int
+
+
+#: A spectator's limit on one bet type: a maximum, or a range.
+PersonalLimit = int | PersonalLimitRange
+
+
+class LockedBet(TypedDict):
+    """One bet as a round locks it: the request's (or the book's) bet in API form, the
+    bettor's ``bettor_ref`` right after ``bettor_id``, a spectator's personal limits reduced to
+    the bet's own type. Stored on the round, hashed, published and answered as it is."""
+
+    bettor_id: str
+    bettor_ref: NotRequired[str]
+    role: str
+    seat: NotRequired[int]
+    type: str
+    amount: int
+    level: NotRequired[int]
+    balance: NotRequired[int]
+    personal_limits: NotRequired[dict[str, PersonalLimit]]
+
+
+class LockedPlayerBanker(TypedDict):
+    """The player-banker a round locks: ``bettor_id``, its ``bettor_ref``, its balance."""
+
+    bettor_id: str
+    bettor_ref: NotRequired[str]
+    balance: int
+    level: NotRequired[int]
+
+
+class LineDoc(TypedDict):
+    """One graded bet of a round's money (``baccarat.settlement.Line``), bettor named by ref."""
+
+    index: int
+    bettor_id: str
+    bettor_ref: str
+    type: str
+    stake: int
+    grade: str
+    multiplier: str
+    gross_win: int
+    commission: int
+    net: int
+    covered_by: str
+
+
+class ParticipantDoc(TypedDict):
+    """One participant's round (``baccarat.settlement.Participant``), named by id and ref."""
+
+    id: str
+    bettor_ref: str
+    role: str
+    stake: int
+    gross: int
+    commission: int
+    net: int
+
+
+class House(TypedDict):
+    covered: int
+    commission: int
+    take: int
+
+
+class Eligibility(TypedDict):
+    """Who may play on after the round: below the minimum balance, idle, balances after."""
+
+    below_min_balance: list[str]
+    player_banker_below_min_balance: str | None
+    balances_after: dict[str, int]
+    idle_bettors: list[str]
+    idle_round_limit: int | None
+
+
+class Money(TypedDict):
+    """A round's money, fixed at its deal: the settlement document without ``settled_at`` and
+    ``auto_settled``. Maps keyed by participant list the bettors in the order of their first
+    bet, then the player-banker."""
+
+    round_id: str
+    shoe_id: str
+    round_number: int
+    profile: str
+    tier: str
+    banking: str
+    rounding: str
+    result: str
+    lines: list[LineDoc]
+    bettors: list[ParticipantDoc]
+    player_banker: ParticipantDoc | None
+    house: House
+    nets: dict[str, int]
+    eligibility: Eligibility
+
+
+class Settlement(Money):
+    """A settled round's money with when, and whether by the system."""
+
+    settled_at: str
+    auto_settled: bool
+
+
+class Replaced(TypedDict):
+    """What a void shows of the settlement it replaced."""
+
+    nets: dict[str, int]
+    house_take: int
+
+
+class Void(TypedDict):
+    """A round's void: why, the operator's note, when, and what it replaced."""
+
+    reason: str
+    note: str | None
+    voided_at: str
+    replaced: Replaced
+
+
+class PlanCard(TypedDict):
+    """One card of a reveal plan (``baccarat.squeeze.CardReveal``)."""
+
+    position: int
+    hand: str
+    index: int
+    face: str
+    squeezer: str | None
+
+
+class SqueezePlan(TypedDict):
+    """A round's squeeze rights and reveal plan (``baccarat.squeeze.RevealPlan``), with the
+    seconds each step may wait."""
+
+    profile: str
+    player: str | None
+    banker: str | None
+    initial: list[PlanCard]
+    draws: list[PlanCard]
+    squeeze_seconds: NotRequired[int]
+
+
+class Reveal(TypedDict):
+    """A squeezer's opening of a reveal step (``baccarat.squeeze.reveal``)."""
+
+    step: str
+    hands: list[str]
+    by: str
+    at: str
+
+
+class RoadResult(TypedDict):
+    """What the roads need of one dealt round of a shoe."""
+
+    result: str
+    player_total: int
+    banker_total: int
+    player_pair: bool
+    banker_pair: bool
+
+
+class SeatHolder(TypedDict):
+    """Who sits on a seat of the live table."""
+
+    bettor_id: str
+    balance: int
+    level: NotRequired[int | None]
+
+
+class BankerSeat(TypedDict):
+    """Who holds the player-banker seat."""
+
+    bettor_id: str
+    balance: int
+
+
+class Spectator(TypedDict):
+    """A spectator of a bid-squeeze table: balance and personal limits (API form)."""
+
+    balance: int
+    personal_limits: NotRequired[dict[str, PersonalLimit] | None]
+
+
+class BettingWindow(TypedDict):
+    """The betting window of the table's next round: ``open`` until ``closes_at``, ``closed``
+    ("no more bets"), or ``dealt`` (``round_id`` names the round)."""
+
+    shoe_id: str
+    round_number: int
+    opened_at: str
+    closes_at: str
+    status: Literal["open", "closed", "dealt"] | str
+    round_id: str | None
+
+
+class SlipBet(TypedDict):
+    type: str
+    amount: int
+
+
+class Slip(TypedDict):
+    """A bettor's confirmed slip in the book: its bets, each line's accepted order (``orders``;
+    a slip stored before lines had their own has only ``order``), when it was placed."""
+
+    role: str
+    seat: int | None
+    bets: list[SlipBet]
+    orders: NotRequired[list[int]]
+    placed_at: str
+    order: int
+
+
+class LastRound(TypedDict):
+    """The table's latest dealt round, and the spectators who bet in it."""
+
+    round_id: str
+    shoe_id: str
+    round_number: int
+    resolved: bool
+    spectators: list[str]
+
+
+class Manifest(TypedDict):
+    """What a proof's signature signs: the hash of every page (``proofdoc.manifest``)."""
+
+    spec: str
+    shoe_id: str
+    key_id: str
+    signed_at: str
+    pages: list[str]
+
+
+class ProofSignature(TypedDict):
+    """The signature every page of a final proof carries (``proofdoc.sign``)."""
+
+    alg: str
+    key_id: str
+    manifest: Manifest
+    value: str
+
+
+class Interventions(TypedDict):
+    """What a final proof says the operator did to its shoe (``proofdoc.interventions``); a
+    proof signed before the player-banker's net was shown apart has no
+    ``voided_player_banker_net``."""
+
+    voided_rounds: int
+    voided_player_net: int
+    voided_player_banker_net: NotRequired[int]
+    closed_early: bool
+    rounds_dealt: int
+    rounds_possible: int
+
+
+class LiveSqueeze(TypedDict):
+    """The live table's copy of its latest round's squeeze: what the next change at the table
+    needs to report a step the system opened at its deadline (``noticed``: the steps already
+    reported), and what ``GET …/state`` shows."""
+
+    round_id: str
+    dealt_at: str
+    seconds: int
+    hands: dict[str, dict[str, str | None]]
+    reveals: list[Reveal]
+    noticed: list[str]
