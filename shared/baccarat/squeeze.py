@@ -389,7 +389,7 @@ def _check_draws_order(
     hands: dict[str, dict[str, str | None]],
     dealt_at: str,
     seconds: int,
-    reveals: Iterable[dict[str, Any]],
+    reveals: Iterable[Mapping[str, Any]],
     step: str,
     bettor_id: str,
     now: str,

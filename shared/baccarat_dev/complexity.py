@@ -33,10 +33,7 @@ MAX_AVERAGE = "A"
 # splits are merged, then delete it.
 TEMPORARY_EXEMPT = frozenset(
     {
-        "shared/baccarat_api/service/dealing.py::_deal_round",
-        "shared/baccarat_api/service/betting.py::after_resolution",
         "shared/baccarat_api/service/reconciliation.py::list_rounds",
-        "shared/baccarat_api/adapters/memory.py::MemoryRepository.transact",
     }
 )
 
