@@ -15,7 +15,7 @@ from baccarat_api import clock
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import parse_round_id
 from baccarat_api.limits import URGE_COOLDOWN_SECONDS
-from baccarat_api.service import betting, events, presence, reading, settling, squeezing
+from baccarat_api.service import betting, events, live, presence, reading, settling, squeezing
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.settling import settle_round
 
@@ -149,7 +149,7 @@ def _code(call: Any) -> str:
 
 def _clock(monkeypatch: pytest.MonkeyPatch, when: str) -> None:
     monkeypatch.setattr(squeezing, "now", lambda: when)
-    monkeypatch.setattr(presence, "now", lambda: when)
+    monkeypatch.setattr(live, "now", lambda: when)
     monkeypatch.setattr(clock, "now", lambda: when)  # the round read's
 
 

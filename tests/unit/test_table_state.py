@@ -12,7 +12,7 @@ import pytest
 
 from baccarat_api import clock
 from baccarat_api.clock import seconds_after
-from baccarat_api.service import events, presence, settling, squeezing, table_state, tables
+from baccarat_api.service import events, live, presence, settling, squeezing, table_state, tables
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.settling import settle_round
 
@@ -110,7 +110,7 @@ def test_the_seeds_table_renders_from_state_and_feed_alone(
     late = seconds_after(dealt.dealt_at, 60)  # every countdown over: the system opened the rest
     monkeypatch.setattr(table_state, "now", lambda: late)
     monkeypatch.setattr(clock, "now", lambda: late)
-    monkeypatch.setattr(presence, "now", lambda: late)
+    monkeypatch.setattr(live, "now", lambda: late)
     monkeypatch.setattr(settling, "now", lambda: late)
     settle_round(game.repo, OP, dealt.round_id)  # settled once every card is shown
     presence.join_watchers(game.repo, OP, t, "walt")  # reports what the system opened meanwhile

@@ -23,11 +23,11 @@ from baccarat_api.clock import now as clock_now
 from baccarat_api.clock import seconds_after
 from baccarat_api.ports.records import LiveRecord, RoundRecord, TableRecord
 from baccarat_api.ports.repository import Repository
-from baccarat_api.service import presence
 from baccarat_api.service.bets import refused
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import Change
 from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.live import Decision, live_change
 from baccarat_api.service.models import (
     BetIn,
     BettingWindowOut,
@@ -36,18 +36,8 @@ from baccarat_api.service.models import (
     SlipOut,
     SlipRequest,
 )
-
-OPEN, CLOSED, DEALT = "open", "closed", "dealt"
-
-
-def window_status(betting: dict[str, Any] | None, at: str) -> str | None:
-    """The window's status at ``at``: an ``open`` window past its ``closes_at`` is closed."""
-    if betting is None:
-        return None
-    status = str(betting["status"])
-    if status == OPEN and at >= str(betting["closes_at"]):
-        return CLOSED
-    return status
+from baccarat_api.service.seating import spectator_out, vacate, without_spectators
+from baccarat_api.service.window import CLOSED, DEALT, OPEN, window_status
 
 
 def line_orders(slip: dict[str, Any]) -> list[int]:
@@ -282,7 +272,7 @@ def open_betting(
     ``betting_seconds``; reports ``betting_opened``. With ``idem`` a retry replays the first
     answer (not 409 ``betting_in_progress``)."""
 
-    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
+    def decide(table: TableRecord, live: LiveRecord) -> Decision:
         at = clock_now()
         _in_progress(live, at)
         shoe_id, number = _next_round(live)
@@ -294,7 +284,7 @@ def open_betting(
         deal_by = seconds_after(closes_at, table.betting_seconds)  # the sweep's, if nobody deals
         return [("betting_opened", opened)], {"betting": window, "book": {}, "deal_by": deal_by}
 
-    return presence.live_change(repo, operator_id, table_id, decide, _book_out, idem)
+    return live_change(repo, operator_id, table_id, decide, _book_out, idem)
 
 
 # --- slips ---------------------------------------------------------------------------------------
@@ -326,7 +316,7 @@ def place_slip(
     ``round_mismatch``: a retry that arrives once the next window is open is not staked there."""
     bets = [b.model_dump(mode="json") for b in request.bets]
 
-    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
+    def decide(table: TableRecord, live: LiveRecord) -> Decision:
         at = clock_now()
         number = request.round_number
         current = None if live.betting is None else int(live.betting["round_number"])
@@ -361,7 +351,7 @@ def place_slip(
                   "bets": len(bets), "total": total}  # fmt: skip
         return [("bet_placed", placed)], {"book": book}
 
-    return presence.live_change(repo, operator_id, table_id, decide, _book_out)
+    return live_change(repo, operator_id, table_id, decide, _book_out)
 
 
 def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> BookOut:
@@ -370,7 +360,7 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
     retried after closes_at, its answer lost, learns that its slip is gone (``betting_closed``
     would say it stands)."""
 
-    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
+    def decide(table: TableRecord, live: LiveRecord) -> Decision:
         if bettor_id not in live.book:
             raise DomainError(
                 "not_found", f"{bettor_id} has no slip", details={"bettor_id": bettor_id}
@@ -380,7 +370,7 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
         cancelled = {"round_number": window["round_number"], "bettor_id": bettor_id}
         return [("bet_cancelled", cancelled)], {"book": book}
 
-    return presence.live_change(repo, operator_id, table_id, decide, _book_out)
+    return live_change(repo, operator_id, table_id, decide, _book_out)
 
 
 def _waiting(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any] | None:
@@ -415,7 +405,7 @@ def cancel_window(
     changes)."""
     cancelled: list[bool] = []
 
-    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
+    def decide(table: TableRecord, live: LiveRecord) -> Decision:
         betting = live.betting
         if (
             live.seq != seq
@@ -431,7 +421,7 @@ def cancel_window(
                 "reason": code, "slips": len(live.book)}  # fmt: skip
         return [("betting_cancelled", data)], {"betting": None, "book": {}, "deal_by": None}
 
-    presence.live_change(repo, operator_id, table_id, decide, _book_out)
+    live_change(repo, operator_id, table_id, decide, _book_out)
     return bool(cancelled)
 
 
@@ -529,7 +519,7 @@ def after_deal(
     cur = replace(cur, idle=counters, last_round=last)
     after: list[Change] = []
     for seat in idle_out:
-        events, changes = presence.vacate(config, cur, seat, "idle")
+        events, changes = vacate(config, cur, seat, "idle")
         after += events
         cur = replace(cur, **changes)
     return before, after, _fields(cur)
@@ -585,15 +575,15 @@ def after_resolution(
         events.append(("banker_left", {"bettor_id": pb_out, "reason": "balance"}))
         cur = replace(cur, banker=None)
     for b in [b for b in cur.spectators if b in below]:
-        more, changes = presence.spectator_out(cur, b, "balance")
+        more, changes = spectator_out(cur, b, "balance")
         events += more
         cur = replace(cur, **changes)
     for seat in sorted((s for s, w in cur.seats.items() if w["bettor_id"] in below), key=int):
-        more, changes = presence.vacate(config, cur, seat, "balance")
+        more, changes = vacate(config, cur, seat, "balance")
         events += more
         cur = replace(cur, **changes)
     if not cur.seats and cur.spectators:
-        more, changes = presence.without_spectators(config, cur, cur.seats)
+        more, changes = without_spectators(config, cur, cur.seats)
         events += more
         cur = replace(cur, **changes)
     return events, _fields(cur)

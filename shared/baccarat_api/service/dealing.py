@@ -52,7 +52,7 @@ from baccarat_api.service.events import Change, LiveMoved, emit, retrying, settl
 from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
 from baccarat_api.service.models import DealRequest, RoundOut
 from baccarat_api.service.money import round_money, with_refs
-from baccarat_api.service.squeezing import live_squeeze, squeeze_seconds
+from baccarat_api.service.reveals import live_squeeze, squeeze_seconds
 from baccarat_api.service.tables import end_shoe, shoe_ended
 from baccarat_api.service.views import round_view
 from baccarat_api.service.writeids import write_id

@@ -27,55 +27,22 @@ Round trips: BatchGetItem (table + live state) + TransactWriteItems (live state 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
-from baccarat.eligibility import spectators_to_remove
 from baccarat.profiles import Banking, TableConfig
 from baccarat.validation import BetRefused, check_personal_limits
-from baccarat_api.clock import now
 from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
-from baccarat_api.ports.records import LiveRecord, TableRecord
-from baccarat_api.ports.repository import ConditionFailed, Repository
-from baccarat_api.service import idempotency
+from baccarat_api.ports.records import LiveRecord
+from baccarat_api.ports.repository import Repository
 from baccarat_api.service.bets import refused
+from baccarat_api.service.betting import slip_after_update
 from baccarat_api.service.errors import DomainError
-from baccarat_api.service.events import Change, LiveMoved, emit, retrying
-from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.events import Change
+from baccarat_api.service.live import Decision, live_change
 from baccarat_api.service.models import PresenceOut, RemovedOut
-from baccarat_api.service.reading import table_live
-
-#: What a decision returns: the events and the live state's changed presence fields, or ``None``
-#: (nothing to change).
-Decision = tuple[list[Change], dict[str, Any]] | None
-
-
-def presence_view(table_id: str, live: LiveRecord | None) -> PresenceOut:
-    live = live or LiveRecord("", table_id)
-    return PresenceOut(
-        table_id=table_id,
-        seats={int(k): v for k, v in sorted(live.seats.items(), key=lambda kv: int(kv[0]))},
-        banker=live.banker,
-        spectators=live.spectators,
-        watchers=live.watchers,
-        seq=live.seq,
-    )
-
-
-def where(live: LiveRecord, bettor_id: str) -> str | None:
-    """Where the bettor is at the table now (``seat N``, ``banker``, ``spectator``,
-    ``watcher``), or ``None``."""
-    for seat, who in live.seats.items():
-        if who["bettor_id"] == bettor_id:
-            return f"seat {seat}"
-    if live.banker is not None and live.banker["bettor_id"] == bettor_id:
-        return "banker"
-    if bettor_id in live.spectators:
-        return "spectator"
-    if bettor_id in live.watchers:
-        return "watcher"
-    return None
+from baccarat_api.service.seating import presence_view, spectator_out, vacate, where
 
 
 def _elsewhere(live: LiveRecord, bettor_id: str, here: str) -> None:
@@ -111,9 +78,6 @@ def _min_balance(config: TableConfig, balance: int, *, banker: bool = False) -> 
         )
 
 
-T = TypeVar("T")
-
-
 class _Removal:
     """Who a balance report removed (seed 000: a balance below the tier's minimum for someone
     already at the table removes them, as a settlement does): set by a decision, told in the
@@ -137,38 +101,6 @@ class _Removal:
         return out if self.out is None else out.model_copy(update={"removed": self.out})
 
 
-def live_change(
-    repo: Repository,
-    operator_id: str,
-    table_id: str,
-    decide: Callable[[TableRecord, LiveRecord], Decision],
-    view: Callable[[str, LiveRecord | None], T],
-    idem: IdempotencyRequest | None = None,
-) -> T:
-    """Read the table and its live state, ``decide`` (raises a refusal, or returns the events
-    and changes), write them conditionally on ``seq``; lost to another change: decided again.
-    Answers ``view`` of the live state after (as read, when nothing changed). With ``idem``
-    (a POST's key) the key's record is read with the live state (a live one is replayed) and
-    written with the change (a duplicate that lost to it replays it on its next attempt)."""
-
-    def attempt() -> T:
-        table, live = table_live(repo, operator_id, table_id, idem)
-        decision = decide(table, live or LiveRecord(operator_id, table_id))
-        if decision is None:
-            return view(table_id, live)
-        reported, changes = decision
-        ev = emit(live, operator_id, table_id, now(), reported, **changes)
-        out = view(table_id, ev.after)
-        stored = idempotency.record(idem, operator_id, idempotency.answer(out)) if idem else None
-        try:
-            repo.table_change("live", ev, idem=stored)
-        except ConditionFailed:
-            raise LiveMoved from None
-        return out
-
-    return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))
-
-
 def change(
     repo: Repository,
     operator_id: str,
@@ -185,51 +117,14 @@ def change(
     )
 
 
-def without_spectators(
-    config: TableConfig, live: LiveRecord, seats: dict[str, Any]
-) -> tuple[list[Change], dict[str, Any]]:
-    """When no seated bettor remains (bid-squeeze), the spectators go: at once, except those
-    who bet in the table's latest round while it is unresolved — they go after its settlement
-    (:func:`baccarat_api.service.betting.after_resolution`)."""
-    seated = [s["bettor_id"] for s in seats.values()]
-    last = live.last_round or {}
-    betting = () if last.get("resolved", True) else tuple(last.get("spectators", ()))
-    gone = spectators_to_remove(config, seated, live.spectators, betting).now
-    if not gone:
-        return [], {}
-    left = [("spectator_left", {"bettor_id": b, "reason": "no_seated_bettor"}) for b in gone]
-    return left, {"spectators": {k: v for k, v in live.spectators.items() if k not in gone}}
-
-
-def without(live: LiveRecord, bettor_ids: Collection[str]) -> dict[str, Any]:
-    """The live fields that drop ``bettor_ids``' slips from a book not dealt yet and their idle
-    counters (people who left the table)."""
-    changes: dict[str, Any] = {"idle": {k: v for k, v in live.idle.items() if k not in bettor_ids}}
-    if live.betting is not None and live.betting.get("status") != "dealt":
-        changes["book"] = {k: v for k, v in live.book.items() if k not in bettor_ids}
-    return changes
-
-
 def _with_slip(
     config: TableConfig, live: LiveRecord, bettor_id: str, updated: Change, **changes: Any
 ) -> Decision:
     """A bettor's balance or limits ``updated`` (``live`` with ``changes``): their slip in the
     book, if the report leaves it refused, is cancelled with it
     (:func:`~.betting.slip_after_update`)."""
-    from baccarat_api.service.betting import slip_after_update  # (betting imports presence)
-
     more, book = slip_after_update(config, live, replace(live, **changes), bettor_id)
     return [updated, *more], {**changes, **book}
-
-
-def slips_cancelled(live: LiveRecord, bettor_ids: Collection[str]) -> list[Change]:
-    """``bet_cancelled`` for each of ``bettor_ids``' slips that :func:`without` drops: a frontend
-    following the feed takes a slip off the table when its bettor leaves, as on a cancel."""
-    if live.betting is None or live.betting.get("status") == "dealt":
-        return []
-    number = live.betting["round_number"]
-    return [("bet_cancelled", {"round_number": number, "bettor_id": b})
-            for b in dict.fromkeys(bettor_ids) if b in live.book]  # fmt: skip
 
 
 def take_seat(
@@ -278,22 +173,6 @@ def take_seat(
         return _with_slip(config, live, bettor_id, updated, seats=seats)
 
     return removal.told(change(repo, operator_id, table_id, decide))
-
-
-def vacate(
-    config: TableConfig, live: LiveRecord, seat: str, reason: str
-) -> tuple[list[Change], dict[str, Any]]:
-    """Seat ``seat`` vacated for ``reason`` (and the spectators, if it was the last seat): the
-    bettor's slip of a book not dealt yet and idle counter go with it."""
-    who = live.seats[seat]
-    seats = {k: v for k, v in live.seats.items() if k != seat}
-    reported: list[Change] = [
-        ("seat_vacated", {"seat": int(seat), "bettor_id": who["bettor_id"], "reason": reason})
-    ]
-    more, changes = without_spectators(config, live, seats)
-    gone = [who["bettor_id"], *(data["bettor_id"] for _, data in more)]
-    cancelled = slips_cancelled(live, gone)
-    return reported + more + cancelled, {"seats": seats, **changes, **without(live, gone)}
 
 
 def leave_seat(repo: Repository, operator_id: str, table_id: str, seat: int) -> PresenceOut:
@@ -396,17 +275,6 @@ def join_spectators(
         return _with_slip(config, live, bettor_id, updated, spectators=spectators)
 
     return removal.told(change(repo, operator_id, table_id, decide))
-
-
-def spectator_out(
-    live: LiveRecord, bettor_id: str, reason: str
-) -> tuple[list[Change], dict[str, Any]]:
-    """Spectator ``bettor_id`` gone for ``reason``, their slip of a book not dealt yet with
-    them."""
-    spectators = {k: v for k, v in live.spectators.items() if k != bettor_id}
-    left = ("spectator_left", {"bettor_id": bettor_id, "reason": reason})
-    reported = [left, *slips_cancelled(live, [bettor_id])]
-    return reported, {"spectators": spectators, **without(live, [bettor_id])}
 
 
 def leave_spectators(

@@ -62,6 +62,7 @@ from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHisto
 from baccarat_api.ports.vault import SecretVault
 from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.models import FairnessOut, SigningKeysOut
+from baccarat_api.service.reveals import cards_shown
 from baccarat_api.service.views import derived_header, private_round
 
 #: The split rule's page budget (``proofdoc.PAGE_BUDGET``; tests lower it to make pages).
@@ -277,8 +278,6 @@ def _open_view(history: ShoeHistory, at: str) -> dict[str, Any]:
     proof's interventions (:func:`baccarat.proofdoc.voided_nets`), bettors by ref — and no
     card: a void's ``replaced`` (which gives its round's result away) only once every card of
     that round is shown at the table."""
-    from baccarat_api.service.squeezing import cards_shown
-
     shoe = history.shoe
     assert shoe is not None
     voids: list[dict[str, Any]] = []

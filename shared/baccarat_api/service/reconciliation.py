@@ -32,7 +32,8 @@ from baccarat_api.service.models import (
     RoundStatus,
     RoundSummaryOut,
 )
-from baccarat_api.service.squeezing import face_down
+from baccarat_api.service.reveals import face_down
+from baccarat_api.service.views import status_of
 
 #: The longest range one listing may cover.
 MAX_RANGE_DAYS = 31
@@ -42,14 +43,6 @@ PAGE_QUERIES = 40
 REPORT_PAGE = 1000
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$")
-
-
-def status_of(r: RoundRecord) -> RoundStatus:
-    if r.void is not None:
-        return "voided"
-    if r.settled_at is not None:
-        return "auto_settled" if r.auto_settled else "settled"
-    return "dealt"
 
 
 def summary(r: RoundRecord) -> RoundSummaryOut:

@@ -31,7 +31,7 @@ from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import settlement_out
 from baccarat_api.service.reading import round_live
-from baccarat_api.service.squeezing import cards_not_shown, face_down
+from baccarat_api.service.reveals import cards_not_shown, face_down
 from baccarat_api.service.voiding import reread, voided
 from baccarat_api.service.writeids import write_id
 

@@ -34,7 +34,6 @@ bid-squeeze shoe (tests/unit/test_table_state.py).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 from typing import Any
 
 from baccarat import currency
@@ -43,13 +42,13 @@ from baccarat_api.clock import now
 from baccarat_api.ids import RoundRef, ShoeRef, parse_round_id, parse_table_id
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import Repository
-from baccarat_api.service.betting import book_view, window_status
+from baccarat_api.service.betting import book_view
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.models import TableStateOut
-from baccarat_api.service.presence import presence_view
-from baccarat_api.service.reconciliation import status_of
-from baccarat_api.service.squeezing import plan_seconds, shown_plan, squeeze_view
-from baccarat_api.service.views import shoe_state_view
+from baccarat_api.service.reveals import plan_seconds
+from baccarat_api.service.seating import presence_view
+from baccarat_api.service.views import round_as_shown, shoe_as_shown
+from baccarat_api.service.window import window_status
 
 SHOE_FIELDS = ("shoe_id", "shoe_number", "status", "rounds_dealt", "cards_remaining", "history",
                "roads", "last_round_id")  # fmt: skip
@@ -74,7 +73,7 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
         shoe, rnd = found.shoe, found.round
     phase, deadline = _phase(live, rnd, at)
     presence = presence_view(table_id, live)
-    shown = None if rnd is None else _round(rnd, at)
+    shown = None if rnd is None else round_as_shown(rnd, at)
     state = TableStateOut.model_validate(
         {
             "table_id": table_id,
@@ -134,53 +133,6 @@ def _phase(live: LiveRecord | None, r: RoundRecord | None, at: str) -> tuple[str
     return "settled", None
 
 
-def shoe_as_shown(s: ShoeRecord, r: RoundRecord | None, at: str) -> dict[str, Any]:
-    """THE shoe view as a table shows it at ``at`` (``GET …/state`` and ``GET /v1/shoes/{id}``):
-    while the latest round ``r`` of the shoe has a card face down, its history entry and roads
-    leave that round out, the cards it has not shown yet (its third cards) are still in the
-    shoe, and an ended shoe's ``server_seed`` (which deals them) is withheld — else they would
-    give the squeeze's outcome away."""
-    hidden = None
-    if r is not None and r.round_number == s.rounds_dealt and r.shoe_number == s.shoe_number:
-        shown = _round(r, at)
-        if shown["result"] is None:
-            hidden = int(r.facts["cards_dealt"]) - len(shown["cards"])
-    if hidden is None:
-        return shoe_state_view(s)
-    view = shoe_state_view(replace(s, results=s.results[:-1]))
-    return view | {"cards_remaining": view["cards_remaining"] + hidden, "server_seed": None}
-
-
 def _shoe(s: ShoeRecord, r: RoundRecord | None, at: str) -> dict[str, Any]:
     view = shoe_as_shown(s, r, at)
     return {name: view[name] for name in SHOE_FIELDS}
-
-
-def _round(r: RoundRecord, at: str) -> dict[str, Any]:
-    """The latest round as the table shows it at ``at``."""
-    plan = shown_plan(squeeze_view(r.squeeze, r.dealt_at, r.reveals, at))
-    steps = {} if plan is None else plan["steps"]
-    cards = []
-    for step in ("initial", "draws"):
-        for card in [] if plan is None else plan.get(step, []):
-            state = steps.get(step)
-            if step == "draws" and state is not None and state["status"] == "waiting":
-                continue  # the third cards appear once the initial cards are revealed (with
-                # no squeeze — squeeze_seconds 0 — every card is face up: no step at all)
-            opened = card["face"] == "up" or (
-                state is not None and state["hands"][card["hand"]]["opened"] is not None
-            )
-            code = r.facts[card["hand"]]["cards"][card["index"] - 1] if opened else None
-            cards.append({**card, "code": code})
-    shown = all(s["status"] == "revealed" for s in steps.values())
-    return {
-        "round_id": r.round_id,
-        "round_number": r.round_number,
-        "status": status_of(r),
-        "dealt_at": r.dealt_at,
-        "settle_by": r.settle_by,
-        "bettors": len({b["bettor_id"] for b in r.bets}),
-        "squeeze": plan,
-        "cards": cards,
-        "result": r.facts["result"] if shown else None,
-    }

@@ -37,6 +37,7 @@ from baccarat_api.service.events import Change, LiveMoved, emit, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import CreateTableRequest, ShoeOut, ShoeStateOut, TableOut
 from baccarat_api.service.reading import shoe_live, table_live
+from baccarat_api.service.reveals import cards_not_shown, face_down
 from baccarat_api.service.views import shoe_state_view, shoe_view, table_view
 from baccarat_api.service.writeids import write_id
 
@@ -332,8 +333,6 @@ def _still_squeezed(repo: Repository, shoe: ShoeRecord, at: str) -> DomainError 
     """409 ``cards_not_shown`` when a card of the shoe's last round is still face down at
     ``at``: ending the shoe reveals its seed, and with it every card — so nobody (the close's
     answer, the public proof) sees a card before the table shows it. Else ``None``."""
-    from baccarat_api.service.squeezing import cards_not_shown, face_down
-
     if not shoe.rounds_dealt:
         return None
     ref = RoundRef(shoe.table_id, shoe.shoe_number, shoe.rounds_dealt)

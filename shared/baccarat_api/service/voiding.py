@@ -33,7 +33,7 @@ from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import void_out
 from baccarat_api.service.reading import round_live
-from baccarat_api.service.squeezing import face_down
+from baccarat_api.service.reveals import face_down
 from baccarat_api.service.writeids import write_id
 
 
