@@ -12,6 +12,7 @@ event in the same transaction (:mod:`.events`): ``betting_opened``, ``bet_placed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -19,7 +20,6 @@ from baccarat.bets import bets_from_json, player_banker_from_json
 from baccarat.eligibility import below_minimum_after, idle_bettors
 from baccarat.profiles import Banking, TableConfig
 from baccarat.validation import BetRefused, validate_bets
-from baccarat_api.clock import now as clock_now
 from baccarat_api.clock import seconds_after
 from baccarat_api.ports.records import LiveRecord, RoundRecord, TableRecord
 from baccarat_api.ports.repository import Repository
@@ -74,7 +74,7 @@ def _slip(bettor_id: str, slip: dict[str, Any]) -> SlipOut:
     )
 
 
-def book_view(live: LiveRecord | None, at: str | None = None) -> BookOut:
+def book_view(live: LiveRecord | None, at: str) -> BookOut:
     """The book of ``live``'s betting window as the table shows it: the window (its status as
     of ``at``, default now), each seat's slip by seat number (in seat order), each spectator's
     slip by id (in accepted order; each slip's ``order`` says when it was confirmed). A table
@@ -82,7 +82,7 @@ def book_view(live: LiveRecord | None, at: str | None = None) -> BookOut:
     table_id = "" if live is None else live.table_id
     if live is None or live.betting is None:
         return BookOut(table_id=table_id, betting=None, seats={}, spectators={}, total=0)
-    status = window_status(live.betting, at or clock_now())
+    status = window_status(live.betting, at)
     window = BettingWindowOut.model_validate({**live.betting, "status": status})
     slips = sorted(live.book.items(), key=lambda kv: int(kv[1]["order"]))
     by_seat = sorted((s for s in slips if s[1].get("seat") is not None), key=lambda s: s[1]["seat"])
@@ -94,8 +94,9 @@ def book_view(live: LiveRecord | None, at: str | None = None) -> BookOut:
     )
 
 
-def _book_out(table_id: str, live: LiveRecord | None) -> BookOut:
-    return book_view(live or LiveRecord("", table_id))
+def _book_out(repo: Repository) -> Callable[[str, LiveRecord | None], BookOut]:
+    """The book of a table's live state as the table shows it now."""
+    return lambda table_id, live: book_view(live or LiveRecord("", table_id), repo.clock())
 
 
 # --- who bets, as a deal sees them -----------------------------------------------------------
@@ -273,7 +274,7 @@ def open_betting(
     answer (not 409 ``betting_in_progress``)."""
 
     def decide(table: TableRecord, live: LiveRecord) -> Decision:
-        at = clock_now()
+        at = repo.clock()
         _in_progress(live, at)
         shoe_id, number = _next_round(live)
         check_company(TableConfig.from_dict(table.config), live)
@@ -284,7 +285,7 @@ def open_betting(
         deal_by = seconds_after(closes_at, table.betting_seconds)  # the sweep's, if nobody deals
         return [("betting_opened", opened)], {"betting": window, "book": {}, "deal_by": deal_by}
 
-    return live_change(repo, operator_id, table_id, decide, _book_out, idem)
+    return live_change(repo, operator_id, table_id, decide, _book_out(repo), idem)
 
 
 # --- slips ---------------------------------------------------------------------------------------
@@ -317,7 +318,7 @@ def place_slip(
     bets = [b.model_dump(mode="json") for b in request.bets]
 
     def decide(table: TableRecord, live: LiveRecord) -> Decision:
-        at = clock_now()
+        at = repo.clock()
         number = request.round_number
         current = None if live.betting is None else int(live.betting["round_number"])
         if number is not None and number != current:
@@ -351,7 +352,7 @@ def place_slip(
                   "bets": len(bets), "total": total}  # fmt: skip
         return [("bet_placed", placed)], {"book": book}
 
-    return live_change(repo, operator_id, table_id, decide, _book_out)
+    return live_change(repo, operator_id, table_id, decide, _book_out(repo))
 
 
 def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> BookOut:
@@ -365,12 +366,12 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
             raise DomainError(
                 "not_found", f"{bettor_id} has no slip", details={"bettor_id": bettor_id}
             )
-        window = _window_open(live, clock_now())
+        window = _window_open(live, repo.clock())
         book = {k: v for k, v in live.book.items() if k != bettor_id}
         cancelled = {"round_number": window["round_number"], "bettor_id": bettor_id}
         return [("bet_cancelled", cancelled)], {"book": book}
 
-    return live_change(repo, operator_id, table_id, decide, _book_out)
+    return live_change(repo, operator_id, table_id, decide, _book_out(repo))
 
 
 def _waiting(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any] | None:
@@ -421,7 +422,7 @@ def cancel_window(
                 "reason": code, "slips": len(live.book)}  # fmt: skip
         return [("betting_cancelled", data)], {"betting": None, "book": {}, "deal_by": None}
 
-    live_change(repo, operator_id, table_id, decide, _book_out)
+    live_change(repo, operator_id, table_id, decide, _book_out(repo))
     return bool(cancelled)
 
 
@@ -442,7 +443,7 @@ def book_window(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, 
     return betting
 
 
-def explicit_deal_allowed(live: LiveRecord, shoe_id: str) -> None:
+def explicit_deal_allowed(live: LiveRecord, shoe_id: str, at: str) -> None:
     """A deal with explicit ``bets`` while a window of the shoe waits to be dealt: 409
     ``betting_in_progress`` (deal it ``from_book``)."""
     betting = live.betting
@@ -451,7 +452,7 @@ def explicit_deal_allowed(live: LiveRecord, shoe_id: str) -> None:
             "betting_in_progress",
             f"betting for round {betting['round_number']} is open at this table: "
             "deal it from the book",
-            details={"status": window_status(betting, clock_now()),
+            details={"status": window_status(betting, at),
                      "round_number": betting["round_number"],
                      "closes_at": betting["closes_at"]},
         )  # fmt: skip

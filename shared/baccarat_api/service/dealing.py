@@ -38,7 +38,7 @@ from baccarat.proofdoc import refs_for, replaced
 from baccarat.squeeze import reveal_plan, squeeze_rights
 from baccarat.validation import BetRefused, validate_bets
 from baccarat_api import limits
-from baccarat_api.clock import now, seconds_after
+from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id
 from baccarat_api.ports.records import ENDED, OPEN, LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
@@ -193,7 +193,7 @@ def _deal_round(
         book = betting.book_bets(table)
         given = BetsIn(book, betting.book_banker(config, table, book))
     else:  # the seeds' rules hold for an explicit deal as for the book's (issue 23 item 11)
-        betting.explicit_deal_allowed(table, shoe.shoe_id)
+        betting.explicit_deal_allowed(table, shoe.shoe_id, repo.clock())
         betting.previous_resolved(table)
         betting.check_company(config, table, "a round is dealt")
     bet_objects, pb = given.objects()
@@ -213,7 +213,7 @@ def _deal_round(
     idle_out = [table.seats[s]["bettor_id"] for s in idle[1]] if table.seats else None
     money = round_money(ref, config, rnd, accepted.bets, pb, shoe.recent_bettors, refs, idle_out)
 
-    dealt_at = now()
+    dealt_at = repo.clock()
     nobody = not accepted.bets  # a round nobody bet on is settled at its deal, with no lines
     record = RoundRecord(
         operator_id=operator_id,
@@ -249,7 +249,7 @@ def _deal_round(
     proof = None
     if last:
         after, proof = end_shoe(
-            replace(after, version=shoe.version), secret, "rules", record.write_id
+            replace(after, version=shoe.version), secret, "rules", record.write_id, repo.clock()
         )
     before, removed, moved = betting.after_deal(
         config,
@@ -295,7 +295,7 @@ def _deal_round(
             after,
             record,
             proof,
-            idempotency.record(idem, operator_id, round_id=ref.round_id),
+            idempotency.record(repo.clock(), idem, operator_id, round_id=ref.round_id),
             ev,
         )
     except (ConditionFailed, OutcomeUnknown) as exc:

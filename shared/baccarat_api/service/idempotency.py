@@ -38,7 +38,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from baccarat_api.clock import now
 from baccarat_api.ports.records import IdempotencyRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository, Snapshot
 from baccarat_api.service.errors import DomainError
@@ -169,6 +168,7 @@ def replaying_refusals(
 
 
 def record(
+    at: str,
     request: IdempotencyRequest | None,
     operator_id: str,
     body: dict[str, Any] | None = None,
@@ -185,7 +185,7 @@ def record(
         fingerprint=request.fingerprint,
         status=request.status,
         body={} if body is None else body,
-        created_at=now(),
+        created_at=at,
         expires_at=int(time.time()) + RETENTION_SECONDS,
         round_id=round_id,
     )

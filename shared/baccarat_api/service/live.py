@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from baccarat_api.clock import now
 from baccarat_api.ports.records import LiveRecord, TableRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.writes import Emit, Write
@@ -35,7 +34,11 @@ def written(
     """``out``, once the live change ``ev`` (with ``writes``) is written with ``out`` recorded
     as the answer to ``idem``; :class:`~.events.LiveMoved` when the live state moved since it
     was read (a duplicate that lost replays the first answer on its next attempt)."""
-    stored = idempotency.record(idem, operator_id, idempotency.answer(out)) if idem else None
+    stored = (
+        idempotency.record(repo.clock(), idem, operator_id, idempotency.answer(out))
+        if idem
+        else None
+    )
     try:
         repo.table_change(what, ev, writes, idem=stored)
     except ConditionFailed:
@@ -63,7 +66,7 @@ def live_change(
         if decision is None:
             return view(table_id, live)
         reported, changes = decision
-        ev = emit(live, operator_id, table_id, now(), reported, **changes)
+        ev = emit(live, operator_id, table_id, repo.clock(), reported, **changes)
         return written(repo, "live", ev, view(table_id, ev.after), operator_id, idem)
 
     return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))

@@ -49,7 +49,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baccarat import proofdoc
-from baccarat_api.clock import now
 from baccarat_api.ids import ShoeRef, parse_shoe_id, parse_table_id
 from baccarat_api.ports.records import (
     ENDED,
@@ -149,7 +148,7 @@ def finalise(
     if unresolved:
         raise _pending(unresolved)
     jwk = vault.public_jwk()
-    signed_at = now()
+    signed_at = repo.clock()
     # the key's history first: every key that ever signed is listed, valid at this signed_at
     repo.record_signing_key(jwk, signed_at)
     pages = proofdoc.final_pages(
@@ -329,7 +328,7 @@ def open_shoe_view(repo: Repository, operator_id: str, shoe_id: str) -> dict[str
     """The shoe for the fairness summary if it is open (``None``: ended, or unknown): one
     Query of the shoe and its rounds."""
     history = _open_history(repo, operator_id, shoe_id)
-    return None if history is None else _open_view(history, now())
+    return None if history is None else _open_view(history, repo.clock())
 
 
 def _seconds_until(at: str, moment: str | None) -> int:
@@ -350,7 +349,7 @@ def _not_closed(repo: Repository, shoe_id: str) -> DomainError | None:
     history = None if operator_id is None else _open_history(repo, operator_id, shoe_id)
     if history is None or history.shoe is None:
         return None
-    at = now()
+    at = repo.clock()
     view = _open_view(history, at)
     iv = view["interventions"]
     close_by = history.shoe.close_by

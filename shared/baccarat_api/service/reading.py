@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from baccarat_api import clock
 from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id, parse_table_id
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.repository import Repository, Snapshot
@@ -163,10 +162,10 @@ def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> ShoeStateOut:
     if shoe.rounds_dealt:
         latest = repo.get_round(operator_id, RoundRef(shoe.table_id, shoe.shoe_number,
                                                       shoe.rounds_dealt))  # fmt: skip
-    return ShoeStateOut.model_validate(shoe_as_shown(shoe, latest, clock.now()))
+    return ShoeStateOut.model_validate(shoe_as_shown(shoe, latest, repo.clock()))
 
 
 def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailOut:
     r = round_record(repo, operator_id, round_id)
     settlement = settlement_out(r).model_dump() if r.resolved else None
-    return RoundDetailOut.model_validate({**round_view(r, clock.now()), "settlement": settlement})
+    return RoundDetailOut.model_validate({**round_view(r, repo.clock()), "settlement": settlement})

@@ -31,7 +31,7 @@ from typing import Any
 from baccarat.profiles import Banking, TableConfig
 from baccarat.squeeze import RevealRefused, live_steps, step_hands
 from baccarat.squeeze import reveal as core_reveal
-from baccarat_api.clock import ms_of, now
+from baccarat_api.clock import ms_of
 from baccarat_api.ids import RoundRef, parse_shoe_id
 from baccarat_api.limits import URGE_COOLDOWN_SECONDS
 from baccarat_api.ports.records import LiveRecord, RoundRecord
@@ -66,7 +66,7 @@ def reveal_round(
             raise DomainError("round_voided", f"round {round_id} is voided")
         if r.squeeze is None:
             raise DomainError("no_squeeze", "this round has no reveal plan: nothing to reveal")
-        at = now()
+        at = repo.clock()
         try:
             record = core_reveal(
                 step_hands(r.squeeze),
@@ -133,7 +133,7 @@ def urge(
                 f"only the seated player-banker urges; {bettor_id} is not",
                 details={"bettor_id": bettor_id},
             )
-        at = now()
+        at = repo.clock()
         assert live is not None
         _cooled_down(live, at)
         data = {"bettor_id": bettor_id, "round_id": _current_round(live, at)}

@@ -38,7 +38,6 @@ from typing import Any
 
 from baccarat import currency
 from baccarat.squeeze import step_hands, timeline
-from baccarat_api.clock import now
 from baccarat_api.ids import RoundRef, ShoeRef, parse_round_id, parse_table_id
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import Repository
@@ -62,7 +61,7 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
     table, live = snap.table, snap.live
     if table is None:
         raise not_found("table", table_id)
-    at = now()
+    at = repo.clock()
     shoe: ShoeRecord | None = None
     rnd: RoundRecord | None = None
     number = _shoe_number(table.open_shoe_id, table.next_shoe_number)

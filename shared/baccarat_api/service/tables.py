@@ -19,7 +19,7 @@ from baccarat.audit import genesis
 from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
 from baccarat.profiles import PROFILES, Banking, Rounding, TableConfig, Tier, TierError
 from baccarat.rules import ShoeRules
-from baccarat_api.clock import now, seconds_after
+from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, ShoeRef, new_table_id
 from baccarat_api.ports.records import (
     ENDED,
@@ -82,7 +82,7 @@ def create_table(
         chain_secret_ct=secret_ct,
         next_shoe_number=1,
         open_shoe_id=None,
-        created_at=now(),
+        created_at=repo.clock(),
         settle_deadline_seconds=request.settle_deadline_seconds,
         ref_key_ct=ref_key_ct,
         void_window_seconds=request.void_window_seconds,
@@ -95,7 +95,7 @@ def create_table(
     del top_secret
     view = table_view(record)
     try:
-        repo.create_table(record, idempotency.record(idem, operator_id, view))
+        repo.create_table(record, idempotency.record(repo.clock(), idem, operator_id, view))
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = repo.get_table(operator_id, table_id)
         if current is not None and current.write_id == record.write_id:
@@ -193,7 +193,7 @@ def _commit_shoe(
         rounds_dealt=0,
         cursor=first_start,
         version=0,
-        created_at=now(),
+        created_at=repo.clock(),
         settle_deadline_seconds=table.settle_deadline_seconds,
         void_window_seconds=table.void_window_seconds,
         betting_seconds=table.betting_seconds,
@@ -210,7 +210,7 @@ def _commit_shoe(
     committed = ("shoe_committed", {"shoe_id": shoe.shoe_id, "shoe_number": number})
     ev = emit(live, operator_id, table_id, shoe.created_at, [committed], open_shoe_id=shoe.shoe_id)
     try:
-        repo.commit_shoe(table, shoe, idempotency.record(idem, operator_id, view), ev)
+        repo.commit_shoe(table, shoe, idempotency.record(repo.clock(), idem, operator_id, view), ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = repo.get_shoe(operator_id, ShoeRef(table_id, number))
         if current is not None and current.write_id == shoe.write_id:
@@ -225,11 +225,10 @@ def _commit_shoe(
 
 
 def end_shoe(
-    before: ShoeRecord, secret: bytes, reason: str, end_write_id: str
+    before: ShoeRecord, secret: bytes, reason: str, end_write_id: str, ended_at: str
 ) -> tuple[ShoeRecord, ProofRecord]:
     """The shoe as ended (``reason``: ``rules`` or ``closed``) by the write ``end_write_id``,
     and its public proof record."""
-    ended_at = now()
     after = replace(
         before,
         status=ENDED,
@@ -357,14 +356,14 @@ def _close_shoe(
         raise DomainError("shoe_ended", f"shoe {shoe_id} has already ended")
     if idle_at is not None and (why := idle_reason(repo, shoe, live, idle_at)) is not None:
         raise NotIdle(why)
-    if idle_at is None and (squeezed := _still_squeezed(repo, shoe, now())) is not None:
+    if idle_at is None and (squeezed := _still_squeezed(repo, shoe, repo.clock())) is not None:
         raise squeezed
     secret = vault.unseal(
         shoe.secret_ct, shoe_context(operator_id, shoe.table_id, shoe.shoe_number)
     )
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "close shoe", shoe_id, None, idem, [shoe.version, seq])
-    after, proof = end_shoe(shoe, secret, "closed", wid)
+    after, proof = end_shoe(shoe, secret, "closed", wid, repo.clock())
     view = shoe_state_view(after)
     assert after.ended_at is not None
     dropped, window = _window_of(live, shoe_id)
@@ -379,7 +378,9 @@ def _close_shoe(
         **window,
     )
     try:
-        repo.close_shoe(shoe, after, proof, idempotency.record(idem, operator_id, view), ev)
+        repo.close_shoe(
+            shoe, after, proof, idempotency.record(repo.clock(), idem, operator_id, view), ev
+        )
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = repo.get_shoe(operator_id, shoe.ref)
         if current is not None and current.end_write_id == wid:

@@ -22,7 +22,6 @@ from dataclasses import replace
 
 from baccarat.profiles import TableConfig
 from baccarat.proofdoc import replaced
-from baccarat_api.clock import now
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import idempotency
@@ -110,14 +109,14 @@ def _void_round(
         return void_out(r)
     if r.settled_at is not None:
         raise settled(r)
-    voided_at = now()
+    voided_at = repo.clock()
     closed = _window_closed(r, voided_at)
     if closed is not None:
         raise closed
     void = {"reason": reason, "note": note, "voided_at": voided_at, "replaced": replaced(r.money)}
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem, seq)
-    record = idempotency.record(idem, operator_id, round_id=round_id)
+    record = idempotency.record(repo.clock(), idem, operator_id, round_id=round_id)
     summary = money_summary(r)
     # voided while a card is face down: what the void replaced is the outcome — the event (the
     # feed, webhooks) does not tell it (null); the shoe's proof prices it, once the shoe ends

@@ -21,6 +21,7 @@ from baccarat_api.adapters.dynamodb.codec import (
     to_items,
 )
 from baccarat_api.adapters.dynamodb.errors import cancellation_reasons, mapped_errors
+from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     FEED_SHARDS,
@@ -74,7 +75,14 @@ def _refuse_packed(s: Shape, write: Update) -> None:
 
 
 class DynamoRepository(Repository):
-    def __init__(self, client: DynamoDBClient, state_table: str, config_table: str) -> None:
+    def __init__(
+        self,
+        client: DynamoDBClient,
+        state_table: str,
+        config_table: str,
+        clock: Clock = system_clock,
+    ) -> None:
+        self.clock = clock
         self.client = client
         self.state = state_table
         self.config = config_table
