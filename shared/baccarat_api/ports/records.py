@@ -25,6 +25,13 @@ from baccarat_api.limits import (
     DEFAULT_SQUEEZE_SECONDS,
     DEFAULT_VOID_WINDOW_SECONDS,
 )
+from baccarat_api.ports.live import (
+    Banker,
+    BettingWindow,
+    LastRound,
+    SeatHolder,
+    Spectator,
+)
 
 OPEN = "open"
 ENDED = "ended"
@@ -371,16 +378,16 @@ class LiveRecord:
     #: balance, level}``; the player-banker seat ``{bettor_id, balance}``; spectators (bettor id
     #: → ``{balance, personal_limits}``, bid-squeeze, at most ``MAX_SPECTATORS``); watchers (the
     #: observer list, at most ``MAX_WATCHERS`` ids).
-    seats: dict[str, Any] = field(default_factory=dict)
-    banker: dict[str, Any] | None = None
-    spectators: dict[str, Any] = field(default_factory=dict)
+    seats: dict[str, SeatHolder] = field(default_factory=dict)
+    banker: Banker | None = None
+    spectators: dict[str, Spectator] = field(default_factory=dict)
     watchers: list[str] = field(default_factory=list)
     #: The betting window of the table's next round (issue 13, :mod:`baccarat_api.service.
     #: betting`): ``{shoe_id, round_number, opened_at, closes_at, status, round_id}`` —
     #: ``status`` ``open`` (slips accepted until ``closes_at``), ``closed`` ("no more bets",
     #: written by a from-book deal or the sweep) or ``dealt`` (``round_id`` names the round); the
     #: window stays until the next one opens. ``None``: betting was never opened here.
-    betting: dict[str, Any] | None = None
+    betting: BettingWindow | None = None
     #: The book of that window: bettor id → the bettor's confirmed slip ``{role, seat, bets:
     #: [{type, amount}], placed_at, order}`` (``seat`` ``None`` for a spectator; ``order`` the
     #: seq of its ``bet_placed`` event: the accepted order a deal locks). At most one slip per
@@ -393,7 +400,7 @@ class LiveRecord:
     #: The table's latest dealt round: ``{round_id, shoe_id, round_number, resolved,
     #: spectators}`` (``spectators``: the spectators who bet in it, removed after its
     #: settlement once no seated bettor remains). Moved by every deal, settlement and void.
-    last_round: dict[str, Any] | None = None
+    last_round: LastRound | None = None
     #: The squeeze of the table's latest dealt round (``service/squeezing.py``): ``{round_id,
     #: dealt_at, seconds, hands, reveals, noticed}`` — what the next change at the table needs
     #: to report a step the system opened at its deadline, and what ``GET …/state`` shows.

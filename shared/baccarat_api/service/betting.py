@@ -21,6 +21,7 @@ from baccarat.eligibility import below_minimum_after, idle_bettors
 from baccarat.profiles import Banking, TableConfig
 from baccarat.validation import BetRefused, validate_bets
 from baccarat_api.clock import seconds_after
+from baccarat_api.ports.live import BettingWindow, LastRound, SeatHolder, Spectator
 from baccarat_api.ports.records import LiveRecord, RoundRecord, TableRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.service.bets import refused
@@ -110,9 +111,9 @@ def place_of(live: LiveRecord, bettor_id: str) -> dict[str, Any] | None:
             return {"role": "seated", "seat": int(seat), "balance": who["balance"],
                     "level": who.get("level")}  # fmt: skip
     if bettor_id in live.spectators:
-        who = live.spectators[bettor_id]
-        return {"role": "spectator", "balance": who["balance"],
-                "personal_limits": who.get("personal_limits")}  # fmt: skip
+        spectator = live.spectators[bettor_id]
+        return {"role": "spectator", "balance": spectator["balance"],
+                "personal_limits": spectator.get("personal_limits")}  # fmt: skip
     return None
 
 
@@ -291,7 +292,7 @@ def open_betting(
 # --- slips ---------------------------------------------------------------------------------------
 
 
-def _window_open(live: LiveRecord, at: str) -> dict[str, Any]:
+def _window_open(live: LiveRecord, at: str) -> BettingWindow:
     """The open window (409 ``betting_closed`` after ``closes_at``, once dealt, or when none
     is open)."""
     betting = live.betting
@@ -374,7 +375,7 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
     return live_change(repo, operator_id, table_id, decide, _book_out(repo))
 
 
-def _waiting(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any] | None:
+def _waiting(live: LiveRecord, shoe_id: str, round_number: int) -> BettingWindow | None:
     """The window of round ``round_number`` of ``shoe_id`` if it waits to be dealt, else None."""
     betting = live.betting
     if (
@@ -429,7 +430,7 @@ def cancel_window(
 # --- at the deal ---------------------------------------------------------------------------------
 
 
-def book_window(live: LiveRecord, shoe_id: str, round_number: int) -> dict[str, Any]:
+def book_window(live: LiveRecord, shoe_id: str, round_number: int) -> BettingWindow:
     """The window a from-book deal of round ``round_number`` deals (409 ``no_betting_window``:
     none was opened for it, or it was dealt)."""
     betting = _waiting(live, shoe_id, round_number)
@@ -515,7 +516,7 @@ def after_deal(
         cur = replace(cur, betting=None, book={})
     spectators = list(dict.fromkeys(b["bettor_id"] for b in bets if b["role"] == "spectator"))
     counters, idle_out = idle
-    last = {"round_id": round_id, "shoe_id": shoe_id, "round_number": round_number,
+    last: LastRound = {"round_id": round_id, "shoe_id": shoe_id, "round_number": round_number,
             "resolved": resolved, "spectators": spectators}  # fmt: skip
     cur = replace(cur, idle=counters, last_round=last)
     after: list[Change] = []
@@ -564,10 +565,13 @@ def after_resolution(
     cur = replace(live, last_round={**live.last_round, "resolved": True})
     events: list[Change] = []
     after, below, pb_out = _balances_after(config, cur, {} if voided else r.money.get("nets"))
-    seats = {k: ({**w, "balance": after[w["bettor_id"]]} if w["bettor_id"] in after else w)
-             for k, w in cur.seats.items()}  # fmt: skip
-    spectators = {b: ({**w, "balance": after[b]} if b in after else w)
-                  for b, w in cur.spectators.items()}  # fmt: skip
+    seats: dict[str, SeatHolder] = {
+        k: ({**w, "balance": after[w["bettor_id"]]} if w["bettor_id"] in after else w)
+        for k, w in cur.seats.items()
+    }
+    spectators: dict[str, Spectator] = {
+        b: ({**w, "balance": after[b]} if b in after else w) for b, w in cur.spectators.items()
+    }
     banker = cur.banker
     if banker is not None and banker["bettor_id"] in after:
         banker = {**banker, "balance": after[banker["bettor_id"]]}

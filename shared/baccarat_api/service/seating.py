@@ -15,13 +15,16 @@ from baccarat_api.service.models import PresenceOut
 
 def presence_view(table_id: str, live: LiveRecord | None) -> PresenceOut:
     live = live or LiveRecord("", table_id)
-    return PresenceOut(
-        table_id=table_id,
-        seats={int(k): v for k, v in sorted(live.seats.items(), key=lambda kv: int(kv[0]))},
-        banker=live.banker,
-        spectators=live.spectators,
-        watchers=live.watchers,
-        seq=live.seq,
+    seats = sorted(live.seats.items(), key=lambda kv: int(kv[0]))
+    return PresenceOut.model_validate(
+        {
+            "table_id": table_id,
+            "seats": {int(k): v for k, v in seats},
+            "banker": live.banker,
+            "spectators": live.spectators,
+            "watchers": live.watchers,
+            "seq": live.seq,
+        }
     )
 
 
@@ -47,8 +50,9 @@ def without_spectators(
     who bet in the table's latest round while it is unresolved — they go after its settlement
     (:func:`baccarat_api.service.betting.after_resolution`)."""
     seated = [s["bettor_id"] for s in seats.values()]
-    last = live.last_round or {}
-    betting = () if last.get("resolved", True) else tuple(last.get("spectators", ()))
+    last = live.last_round
+    resolved = last is None or last.get("resolved", True)
+    betting = () if last is None or resolved else tuple(last.get("spectators", ()))
     gone = spectators_to_remove(config, seated, live.spectators, betting).now
     if not gone:
         return [], {}

@@ -318,8 +318,8 @@ def idle_reason(repo: Repository, shoe: ShoeRecord, live: LiveRecord | None, at:
     (no card is revealed before the table shows it)."""
     if shoe.close_by is None or shoe.close_by > at:
         return "dealt from since"
-    window = {} if live is None or live.betting is None else live.betting
-    if window.get("shoe_id") == shoe.shoe_id and window.get("status") != "dealt":
+    window = None if live is None else live.betting
+    if window is not None and window["shoe_id"] == shoe.shoe_id and window["status"] != "dealt":
         return "a betting window is open"
     if repo.open_rounds(shoe.shoe_id):
         return "a round awaits settlement"

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from baccarat_api.ports.live import BettingWindow
 
 OPEN, CLOSED, DEALT = "open", "closed", "dealt"
 
 
-def window_status(betting: dict[str, Any] | None, at: str) -> str | None:
+def window_status(betting: BettingWindow | None, at: str) -> str | None:
     """The window's status at ``at``: an ``open`` window past its ``closes_at`` is closed."""
     if betting is None:
         return None
-    status = str(betting["status"])
-    if status == OPEN and at >= str(betting["closes_at"]):
+    status = betting["status"]
+    if status == OPEN and at >= betting["closes_at"]:
         return CLOSED
     return status
