@@ -15,9 +15,9 @@ sequence numbers it holds: its ``ETag``; ``If-None-Match`` with it answers 304).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from baccarat.squeeze import noticed
 from baccarat_api.ids import parse_table_id
@@ -59,7 +59,88 @@ EVENT_TYPES: dict[str, str] = {
     "shoe_ended": "shoe_id, reason (rules | closed), rounds_dealt",
 }
 
-Change = tuple[str, dict[str, Any]]
+#: An event to report: its type and its data.
+Change = tuple[str, Mapping[str, Any]]
+
+
+# The data of the events reported by presence, the squeeze, the shoe and the settlement.
+
+
+class SeatChange(TypedDict):
+    """``seat_taken``, ``seat_updated``."""
+
+    seat: int
+    bettor_id: str
+
+
+class SeatVacated(SeatChange):
+    reason: str
+
+
+class BettorChange(TypedDict):
+    """``banker_taken``/``_updated``, ``spectator_joined``/``_updated``, ``watcher_joined``/
+    ``_left``."""
+
+    bettor_id: str
+
+
+class BettorLeft(BettorChange):
+    """``banker_left``, ``spectator_left``."""
+
+    reason: str
+
+
+class SlipCancelled(TypedDict):
+    """``bet_cancelled`` of a bettor who left (a refused slip's also carries ``reason``)."""
+
+    round_number: int
+    bettor_id: str
+
+
+class SqueezeRevealed(TypedDict):
+    round_id: str
+    step: str
+    by: str
+    hands: list[str]
+    revealed_at: str
+
+
+class Urged(TypedDict):
+    bettor_id: str
+    round_id: str | None
+
+
+class ShoeCommitted(TypedDict):
+    shoe_id: str
+    shoe_number: int
+
+
+class ShoeEnded(TypedDict):
+    shoe_id: str
+    reason: str | None
+    rounds_dealt: int
+
+
+class BettingCancelled(TypedDict):
+    shoe_id: str
+    round_number: int
+    reason: str
+    slips: int
+
+
+class MoneySummary(TypedDict):
+    """A resolved round's money for its event: nets by participant, the house's take, lines."""
+
+    round_id: str
+    nets: dict[str, int]
+    house_take: int
+    lines: int
+
+
+class Settled(MoneySummary):
+    """``round_settled``, ``round_auto_settled``."""
+
+    auto_settled: bool
 
 
 def emit(
@@ -82,7 +163,7 @@ def emit(
         changes["squeeze"] = squeeze
     events = [*system, *events]
     records = tuple(
-        EventRecord(operator_id, table_id, base.seq + i, kind, at, data)
+        EventRecord(operator_id, table_id, base.seq + i, kind, at, dict(data))
         for i, (kind, data) in enumerate(events, start=1)
     )
     assert all(kind in EVENT_TYPES for kind, _ in events), events
@@ -90,21 +171,21 @@ def emit(
     return Emit(before, after, records)
 
 
-def money_summary(r: RoundRecord) -> dict[str, Any]:
-    """A settlement's summary for its event: nets by participant, the house's take, lines."""
+def money_summary(r: RoundRecord) -> MoneySummary:
+    """A resolved round's money for its event."""
     money = r.money
-    return {
-        "round_id": r.round_id,
-        "nets": dict(money.get("nets", {})),
-        "house_take": (money.get("house") or {}).get("take", 0),
-        "lines": len(money.get("lines", [])),
-    }
+    return MoneySummary(
+        round_id=r.round_id,
+        nets=dict(money.get("nets", {})),
+        house_take=(money.get("house") or {}).get("take", 0),
+        lines=len(money.get("lines", [])),
+    )
 
 
 def settled_event(r: RoundRecord, auto: bool) -> Change:
     return (
         "round_auto_settled" if auto else "round_settled",
-        {**money_summary(r), "auto_settled": auto},
+        Settled(**money_summary(r), auto_settled=auto),
     )
 
 

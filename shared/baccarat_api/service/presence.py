@@ -39,7 +39,7 @@ from baccarat_api.ports.repository import Repository
 from baccarat_api.service.bets import refused
 from baccarat_api.service.betting import slip_after_update
 from baccarat_api.service.errors import DomainError
-from baccarat_api.service.events import Change
+from baccarat_api.service.events import BettorChange, BettorLeft, Change, SeatChange
 from baccarat_api.service.live import Decision, live_change
 from baccarat_api.service.models import PresenceOut, RemovedOut
 from baccarat_api.service.seating import presence_view, spectator_out, vacate, where
@@ -168,8 +168,8 @@ def take_seat(
             )
         seats = {**live.seats, str(seat): wanted}
         if taken is None:
-            return [("seat_taken", {"seat": seat, "bettor_id": bettor_id})], {"seats": seats}
-        updated = ("seat_updated", {"seat": seat, "bettor_id": bettor_id})
+            return [("seat_taken", SeatChange(seat=seat, bettor_id=bettor_id))], {"seats": seats}
+        updated = ("seat_updated", SeatChange(seat=seat, bettor_id=bettor_id))
         return _with_slip(config, live, bettor_id, updated, seats=seats)
 
     return removal.told(change(repo, operator_id, table_id, decide))
@@ -207,7 +207,7 @@ def take_banker(
         if live.banker == wanted:
             return None
         if live.banker is not None and removal.below(config, bettor_id, "banker", balance):
-            left = ("banker_left", {"bettor_id": bettor_id, "reason": "balance"})
+            left = ("banker_left", BettorLeft(bettor_id=bettor_id, reason="balance"))
             return [left], {"banker": None}
         _min_balance(config, balance, banker=True)
         event = "banker_taken" if live.banker is None else "banker_updated"
@@ -220,7 +220,7 @@ def leave_banker(repo: Repository, operator_id: str, table_id: str) -> PresenceO
     def decide(config: TableConfig, live: LiveRecord) -> Decision:
         if live.banker is None:
             raise DomainError("not_found", "the player-banker seat is free")
-        left = ("banker_left", {"bettor_id": live.banker["bettor_id"], "reason": "left"})
+        left = ("banker_left", BettorLeft(bettor_id=live.banker["bettor_id"], reason="left"))
         return [left], {"banker": None}
 
     return change(repo, operator_id, table_id, decide)
@@ -270,8 +270,10 @@ def join_spectators(
         _min_balance(config, balance)
         spectators = {**live.spectators, bettor_id: wanted}
         if new:
-            return [("spectator_joined", {"bettor_id": bettor_id})], {"spectators": spectators}
-        updated = ("spectator_updated", {"bettor_id": bettor_id})
+            return [("spectator_joined", BettorChange(bettor_id=bettor_id))], {
+                "spectators": spectators
+            }
+        updated = ("spectator_updated", BettorChange(bettor_id=bettor_id))
         return _with_slip(config, live, bettor_id, updated, spectators=spectators)
 
     return removal.told(change(repo, operator_id, table_id, decide))
@@ -301,7 +303,7 @@ def join_watchers(repo: Repository, operator_id: str, table_id: str, bettor_id: 
                 f"a table holds at most {MAX_WATCHERS} watchers",
                 details={"limit": MAX_WATCHERS},
             )
-        joined = ("watcher_joined", {"bettor_id": bettor_id})
+        joined = ("watcher_joined", BettorChange(bettor_id=bettor_id))
         return [joined], {"watchers": [*live.watchers, bettor_id]}
 
     return change(repo, operator_id, table_id, decide)
@@ -315,7 +317,7 @@ def leave_watchers(
             raise DomainError(
                 "not_found", f"{bettor_id} is not watching", details={"bettor_id": bettor_id}
             )
-        left = ("watcher_left", {"bettor_id": bettor_id})
+        left = ("watcher_left", BettorChange(bettor_id=bettor_id))
         return [left], {"watchers": [w for w in live.watchers if w != bettor_id]}
 
     return change(repo, operator_id, table_id, decide)

@@ -9,7 +9,7 @@ from typing import Any
 from baccarat.eligibility import spectators_to_remove
 from baccarat.profiles import TableConfig
 from baccarat_api.ports.records import LiveRecord
-from baccarat_api.service.events import Change
+from baccarat_api.service.events import BettorLeft, Change, SeatVacated, SlipCancelled
 from baccarat_api.service.models import PresenceOut
 
 
@@ -56,7 +56,9 @@ def without_spectators(
     gone = spectators_to_remove(config, seated, live.spectators, betting).now
     if not gone:
         return [], {}
-    left = [("spectator_left", {"bettor_id": b, "reason": "no_seated_bettor"}) for b in gone]
+    left: list[Change] = [
+        ("spectator_left", BettorLeft(bettor_id=b, reason="no_seated_bettor")) for b in gone
+    ]
     return left, {"spectators": {k: v for k, v in live.spectators.items() if k not in gone}}
 
 
@@ -76,7 +78,7 @@ def slips_cancelled(live: LiveRecord, bettor_ids: Collection[str]) -> list[Chang
     if live.betting is None or live.betting.get("status") == "dealt":
         return []
     number = live.betting["round_number"]
-    return [("bet_cancelled", {"round_number": number, "bettor_id": b})
+    return [("bet_cancelled", SlipCancelled(round_number=number, bettor_id=b))
             for b in dict.fromkeys(bettor_ids) if b in live.book]  # fmt: skip
 
 
@@ -88,7 +90,7 @@ def vacate(
     who = live.seats[seat]
     seats = {k: v for k, v in live.seats.items() if k != seat}
     reported: list[Change] = [
-        ("seat_vacated", {"seat": int(seat), "bettor_id": who["bettor_id"], "reason": reason})
+        ("seat_vacated", SeatVacated(seat=int(seat), bettor_id=who["bettor_id"], reason=reason))
     ]
     more, changes = without_spectators(config, live, seats)
     gone = [who["bettor_id"], *(data["bettor_id"] for _, data in more)]
@@ -102,6 +104,6 @@ def spectator_out(
     """Spectator ``bettor_id`` gone for ``reason``, their slip of a book not dealt yet with
     them."""
     spectators = {k: v for k, v in live.spectators.items() if k != bettor_id}
-    left = ("spectator_left", {"bettor_id": bettor_id, "reason": reason})
+    left = ("spectator_left", BettorLeft(bettor_id=bettor_id, reason=reason))
     reported = [left, *slips_cancelled(live, [bettor_id])]
     return reported, {"spectators": spectators, **fields_without(live, [bettor_id])}

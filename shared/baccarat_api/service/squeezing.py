@@ -39,7 +39,7 @@ from baccarat_api.ports.repository import Repository
 from baccarat_api.ports.writes import ABSENT, Update
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError
-from baccarat_api.service.events import emit, retrying
+from baccarat_api.service.events import SqueezeRevealed, Urged, emit, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.live import written
 from baccarat_api.service.models import RevealOut, UrgeOut
@@ -88,8 +88,10 @@ def reveal_round(
             if state.status == "revealed":
                 sq = {**sq, "noticed": [*sq["noticed"], step]}
             changes["squeeze"] = sq
-        data = {"round_id": round_id, "step": step, "by": bettor_id, "hands": record["hands"]}
-        event = ("squeeze_revealed", {**data, "revealed_at": at})
+        data = SqueezeRevealed(
+            round_id=round_id, step=step, by=bettor_id, hands=record["hands"], revealed_at=at
+        )
+        event = ("squeeze_revealed", data)
         ev = emit(live, operator_id, r.table_id, at, [event], **changes)
         moved = Update(
             RoundRecord,
@@ -136,7 +138,7 @@ def urge(
         at = repo.clock()
         assert live is not None
         _cooled_down(live, at)
-        data = {"bettor_id": bettor_id, "round_id": _current_round(live, at)}
+        data = Urged(bettor_id=bettor_id, round_id=_current_round(live, at))
         ev = emit(live, operator_id, table_id, at, [("urge", data)], urged_at=at)
         out = UrgeOut(table_id=table_id, round_id=data["round_id"], seq=ev.after.seq)
         return written(repo, "urge", ev, out, operator_id, idem)

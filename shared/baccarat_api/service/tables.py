@@ -33,7 +33,15 @@ from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repos
 from baccarat_api.ports.vault import SecretVault, chain_context, ref_key_context, shoe_context
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError, lost_race
-from baccarat_api.service.events import Change, LiveMoved, emit, retrying
+from baccarat_api.service.events import (
+    BettingCancelled,
+    Change,
+    LiveMoved,
+    ShoeCommitted,
+    ShoeEnded,
+    emit,
+    retrying,
+)
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import CreateTableRequest, ShoeOut, ShoeStateOut, TableOut
 from baccarat_api.service.reading import shoe_live, table_live
@@ -207,7 +215,7 @@ def _commit_shoe(
     shoe = replace(shoe, close_by=seconds_after(shoe.created_at, shoe.idle_shoe_close_seconds))
     del secret
     view = shoe_view(shoe)
-    committed = ("shoe_committed", {"shoe_id": shoe.shoe_id, "shoe_number": number})
+    committed = ("shoe_committed", ShoeCommitted(shoe_id=shoe.shoe_id, shoe_number=number))
     ev = emit(live, operator_id, table_id, shoe.created_at, [committed], open_shoe_id=shoe.shoe_id)
     try:
         repo.commit_shoe(table, shoe, idempotency.record(repo.clock(), idem, operator_id, view), ev)
@@ -257,12 +265,12 @@ def end_shoe(
     return after, proof
 
 
-def shoe_ended(after: ShoeRecord) -> tuple[str, dict[str, object]]:
+def shoe_ended(after: ShoeRecord) -> Change:
     """The ``shoe_ended`` event of a shoe as ended."""
-    return (
-        "shoe_ended",
-        {"shoe_id": after.shoe_id, "reason": after.end_reason, "rounds_dealt": after.rounds_dealt},
+    data = ShoeEnded(
+        shoe_id=after.shoe_id, reason=after.end_reason, rounds_dealt=after.rounds_dealt
     )
+    return "shoe_ended", data
 
 
 def _window_of(live: LiveRecord | None, shoe_id: str) -> tuple[list[Change], dict[str, Any]]:
@@ -276,8 +284,12 @@ def _window_of(live: LiveRecord | None, shoe_id: str) -> tuple[list[Change], dic
         return [], {}
     if betting["status"] == "dealt":
         return [], {}
-    data = {"shoe_id": shoe_id, "round_number": betting["round_number"],
-            "reason": "shoe_ended", "slips": len(live.book)}  # fmt: skip
+    data = BettingCancelled(
+        shoe_id=shoe_id,
+        round_number=betting["round_number"],
+        reason="shoe_ended",
+        slips=len(live.book),
+    )
     return [("betting_cancelled", data)], {"betting": None, "book": {}}
 
 
