@@ -1,16 +1,9 @@
-"""Table events (issue 13; design-events.md): what happened at a table, in order.
+"""Table events (design-events.md): what happened at a table, in order, and their data.
 
-Every change that reports events reads the table's live state (:class:`LiveRecord`, with the
-item it changes, in the same round trip), numbers its events after the live state's ``seq``
-(:func:`emit`) and writes them in the SAME transaction as the change
-(:meth:`~baccarat_api.ports.writes.StateWrites.emitting`), on condition that ``seq`` is still
-the one read: so events are gap-free, never reused, and exist exactly when their change does.
-Two changes at one table that read the same ``seq`` cannot both commit; the loser re-reads
-(:func:`retrying`) or answers 409 ``concurrent_update``.
-
-The feed ``GET /v1/tables/{table_id}/events?after=&limit=`` is one strongly consistent Query of
-the table's ``EV#`` items after ``after`` (events are immutable, so a page is named by the
-sequence numbers it holds: its ``ETag``; ``If-None-Match`` with it answers 304)."""
+A change numbers its events after the live state's ``seq`` (:func:`emit`) and writes them in
+its own transaction, conditional on that ``seq``: events are gap-free and exist exactly when
+their change does; of two changes that read the same ``seq`` one commits, the other is computed
+again (:func:`retrying`) or answers 409 ``concurrent_update``."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ Decision = tuple[list[Change], dict[str, Any]] | None
 T = TypeVar("T")
 
 
-def written(
+def commit(
     repo: Repository,
     what: str,
     ev: Emit,
@@ -67,6 +67,6 @@ def live_change(
             return view(table_id, live)
         reported, changes = decision
         ev = emit(live, operator_id, table_id, repo.clock(), reported, **changes)
-        return written(repo, "live", ev, view(table_id, ev.after), operator_id, idem)
+        return commit(repo, "live", ev, view(table_id, ev.after), operator_id, idem)
 
     return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))

@@ -1,29 +1,13 @@
-"""Presence at a table (issue 13): seats 1–7, the player-banker seat, bid-squeeze spectators and
-watchers (the observer list) — stored on the table's live-state item, every change conditional
-on its ``seq`` and reported by its event in the same transaction (:mod:`.events`).
+"""Presence at a table: seats 1–7, the player-banker seat, bid-squeeze spectators and watchers,
+on the table's live state; each change reported by its events in the same transaction.
 
-Rules (game-rules.md, seeds 000/001), each checked by the core where it has one:
+The rules (game-rules.md, seeds 000/001) are the core's where it has them: a seat or spectator
+place needs the tier's minimum balance (and on bid-squeeze, a seat its ``seated_min_level``);
+one person holds one place at a table; spectators only where they may bet and while a seat is
+taken; when the last seated bettor leaves, the spectators go (:mod:`.seating`). Taking a place
+you hold, with the same details, changes nothing (a retried PUT is harmless).
 
-* a seat takes a bettor with at least the tier's ``bettor_min_balance`` and, on bid-squeeze, the
-  tier's ``seated_min_level`` (below either: 422 with the bet refusal's own code, saying to join
-  as a spectator); an occupied seat is 409 ``seat_occupied``; one person is in one place at a
-  time (409 ``already_present``, ``details.where``);
-* the player-banker seat exists only at a player-banker table (422
-  ``player_banker_not_allowed``) and needs ``player_banker_min_balance``;
-* spectators exist only where they may bet (bid-squeeze; 422 ``spectator_betting_not_allowed``),
-  only while a seat is taken (422 ``seated_bettor_required``), at most
-  :data:`~baccarat_api.limits.MAX_SPECTATORS` (409 ``table_full``); when the last seated bettor
-  leaves, the spectators are removed (``spectator_left``, reason ``no_seated_bettor``;
-  :func:`baccarat.eligibility.spectators_to_remove`): at once, except those with a bet in the
-  table's unresolved latest round, who go when it is settled or voided
-  (:func:`without_spectators`);
-* watchers: anyone, at most :data:`~baccarat_api.limits.MAX_WATCHERS`.
-
-Taking a place you already hold, with the same details, changes nothing (200, no event): a PUT
-retried after a lost answer is harmless. Leaving a place you do not hold is 404 ``not_found``.
-
-Round trips: BatchGetItem (table + live state) + TransactWriteItems (live state + its events) = 2;
-1 when nothing changes or the request is refused."""
+Round trips: BatchGetItem (table + live state) + TransactWriteItems = 2; 1 when nothing changes."""
 
 from __future__ import annotations
 
@@ -97,7 +81,7 @@ class _Removal:
         )
         return True
 
-    def told(self, out: PresenceOut) -> PresenceOut:
+    def answer(self, out: PresenceOut) -> PresenceOut:
         return out if self.out is None else out.model_copy(update={"removed": self.out})
 
 
@@ -172,7 +156,7 @@ def take_seat(
         updated = ("seat_updated", SeatChange(seat=seat, bettor_id=bettor_id))
         return _with_slip(config, live, bettor_id, updated, seats=seats)
 
-    return removal.told(change(repo, operator_id, table_id, decide))
+    return removal.answer(change(repo, operator_id, table_id, decide))
 
 
 def leave_seat(repo: Repository, operator_id: str, table_id: str, seat: int) -> PresenceOut:
@@ -213,7 +197,7 @@ def take_banker(
         event = "banker_taken" if live.banker is None else "banker_updated"
         return [(event, {"bettor_id": bettor_id})], {"banker": wanted}
 
-    return removal.told(change(repo, operator_id, table_id, decide))
+    return removal.answer(change(repo, operator_id, table_id, decide))
 
 
 def leave_banker(repo: Repository, operator_id: str, table_id: str) -> PresenceOut:
@@ -276,7 +260,7 @@ def join_spectators(
         updated = ("spectator_updated", BettorChange(bettor_id=bettor_id))
         return _with_slip(config, live, bettor_id, updated, spectators=spectators)
 
-    return removal.told(change(repo, operator_id, table_id, decide))
+    return removal.answer(change(repo, operator_id, table_id, decide))
 
 
 def leave_spectators(

@@ -71,7 +71,7 @@ def fields_without(live: LiveRecord, bettor_ids: Collection[str]) -> dict[str, A
     return changes
 
 
-def slips_cancelled(live: LiveRecord, bettor_ids: Collection[str]) -> list[Change]:
+def slip_cancellations(live: LiveRecord, bettor_ids: Collection[str]) -> list[Change]:
     """``bet_cancelled`` for each of ``bettor_ids``' slips that :func:`fields_without` drops:
     a frontend following the feed takes a slip off the table when its bettor leaves, as on a
     cancel."""
@@ -94,7 +94,7 @@ def vacate(
     ]
     more, changes = without_spectators(config, live, seats)
     gone = [who["bettor_id"], *(data["bettor_id"] for _, data in more)]
-    cancelled = slips_cancelled(live, gone)
+    cancelled = slip_cancellations(live, gone)
     return reported + more + cancelled, {"seats": seats, **changes, **fields_without(live, gone)}
 
 
@@ -105,5 +105,5 @@ def spectator_out(
     them."""
     spectators = {k: v for k, v in live.spectators.items() if k != bettor_id}
     left = ("spectator_left", BettorLeft(bettor_id=bettor_id, reason=reason))
-    reported = [left, *slips_cancelled(live, [bettor_id])]
+    reported = [left, *slip_cancellations(live, [bettor_id])]
     return reported, {"spectators": spectators, **fields_without(live, [bettor_id])}

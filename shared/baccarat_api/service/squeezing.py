@@ -1,28 +1,12 @@
-"""The squeeze countdown (issue 13): reveals, the system's reveal at each deadline, the urge.
+"""The squeeze countdown: a squeezer's reveal of a step, and the player-banker's urge.
 
-A dealt round's reveal plan (``RoundRecord.squeeze``, fixed and hashed at the deal with the
-table's ``squeeze_seconds``) has up to two steps: ``initial`` (the four first cards; each hand's
-second card face down) and ``draws`` (the third cards, if any). The initial step counts down from
-the deal, the draws from the moment the initial step is revealed; each for ``squeeze_seconds``
-(``reveal_by``). ``POST /v1/rounds/{round_id}/reveal`` records that the hand's squeezer opened
-(:func:`baccarat.squeeze.reveal` says who may, once, in order, in time); a hand not opened by
-``reveal_by`` is opened by the system then.
+A step's state (who opened, when, whether the system did at ``reveal_by``) is computed from the
+plan, the deal time and the reveals wherever it is read (:mod:`.reveals`), so it is exact
+without a write; the system's ``squeeze_revealed`` event is written by the next change at the
+table (:func:`~.events.emit`).
 
-Decision (computed on read, reported by the next change): what a step's state is — who opened,
-when, whether the system did — is COMPUTED from the plan, the deal time and the squeezers'
-reveals wherever it is read (the round, ``GET …/state``), so it is exact at any moment without a
-write. The ``squeeze_revealed`` event with ``by: "system"`` is written by the first change at the
-table after the deadline — any change: :func:`baccarat.squeeze.noticed` runs in
-:func:`~.events.emit`, the one place
-events are numbered — before that change's own events, with ``revealed_at`` = the deadline (so a
-frontend that follows the feed sees it at most one change late; one that polls ``GET …/state``
-sees it at once). A step of a round still counting down when the next round is dealt gets no
-event: that ``round_dealt`` ends the previous round's squeeze. Nothing here moves money or
-cards.
-
-Round trips: a reveal is BatchGetItem (round + live state) + TransactWriteItems (the round's
-``reveals``, the live state, the events) = 2; an urge is BatchGetItem (table + live state) +
-TransactWriteItems (live state + event) = 2."""
+Round trips: a reveal or an urge is BatchGetItem (round or table + live state) +
+TransactWriteItems (the change, the live state, the events) = 2."""
 
 from __future__ import annotations
 
@@ -41,7 +25,7 @@ from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import SqueezeRevealed, Urged, emit, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
-from baccarat_api.service.live import written
+from baccarat_api.service.live import commit
 from baccarat_api.service.models import RevealOut, UrgeOut
 from baccarat_api.service.reading import round_live, table_live
 from baccarat_api.service.reveals import plan_seconds, shown_plan, squeeze_view
@@ -104,7 +88,7 @@ def reveal_round(
         view = shown_plan(squeeze_view(r.squeeze, r.dealt_at, reveals, at))
         assert view is not None
         out = RevealOut(round_id=round_id, squeeze=view, seq=ev.after.seq)
-        return written(repo, "reveal", ev, out, operator_id, idem, [moved])
+        return commit(repo, "reveal", ev, out, operator_id, idem, [moved])
 
     return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))
 
@@ -137,20 +121,20 @@ def urge(
             )
         at = repo.clock()
         assert live is not None
-        _cooled_down(live, at)
+        _check_cooldown(live, at)
         data = Urged(bettor_id=bettor_id, round_id=_current_round(live, at))
         ev = emit(live, operator_id, table_id, at, [("urge", data)], urged_at=at)
         out = UrgeOut(table_id=table_id, round_id=data["round_id"], seq=ev.after.seq)
-        return written(repo, "urge", ev, out, operator_id, idem)
+        return commit(repo, "urge", ev, out, operator_id, idem)
 
     return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))
 
 
-def _cooled_down(live: LiveRecord, at: str) -> None:
+def _check_cooldown(live: LiveRecord, at: str) -> None:
     """429 ``urge_cooldown`` while the table's last urge is less than
-    :data:`~baccarat_api.limits.URGE_COOLDOWN_SECONDS` old (issue 23 item 10: every press wrote
-    a permanent event and moved the table's ``seq`` under its deals, slips and settlements),
-    with ``retry_after``: whole seconds until a press is taken again. The urge's write is
+    :data:`~baccarat_api.limits.URGE_COOLDOWN_SECONDS` old (each press writes a permanent event
+    and moves the table's ``seq`` under its deals, slips and settlements), with
+    ``retry_after``: whole seconds until a press is taken again. The urge's write is
     conditional on the live state this read (its ``seq``), so presses racing it lose, read
     the new ``urged_at`` and are refused: one event."""
     if live.urged_at is None:

@@ -1,35 +1,14 @@
-"""``GET /v1/tables/{table_id}/state`` (issue 13): everything a frontend draws of one table, now —
-seats, the player-banker, spectators, watchers (觀局清單), the phase and its deadline, the book per
-seat and per spectator (對應押注區), the latest round's squeeze and the cards the table shows,
-cards remaining, history and roads of the shoe, and the last event ``seq``: render from this,
-then follow ``GET …/events?after=seq``.
+"""``GET /v1/tables/{table_id}/state``: everything a frontend draws of one table now — presence,
+the phase and its deadline, the book, the latest round's squeeze and the cards the table shows,
+the shoe's history and roads, and the last event ``seq`` (then follow ``GET …/events``).
 
-The phase (first that holds):
+The phase is the first that holds: ``betting`` (window open), ``closed`` (no more bets, not
+dealt), ``squeeze`` (a reveal step counting down), ``dealt`` (every card shown, not settled),
+``settled``, ``idle``. Nothing a card not yet shown would give away is in the answer
+(:func:`~.views.round_as_shown`, :func:`~.views.shoe_as_shown`).
 
-* ``betting`` — the betting window is open (``deadline`` = its ``closes_at``);
-* ``closed`` — betting closed ("no more bets"), the round not dealt yet (``deadline``: the
-  live state's ``deal_by``, when the sweep deals it from the book);
-* ``squeeze`` — the latest round of the shoe is dealt, not voided, and a reveal step is
-  counting down (``deadline`` = that step's ``reveal_by``; past it the system opens the cards);
-* ``dealt`` — every card shown, the round not settled (``deadline`` = its ``settle_by``: the
-  sweep settles it then);
-* ``settled`` — the latest round is settled, auto-settled or voided (``deadline`` null);
-* ``idle`` — no round of the shown shoe dealt yet, or no shoe at all (``deadline`` null).
-
-The shoe shown is the open one, else the table's latest (ended) shoe; the round shown is the
-table's latest dealt round if it belongs to that shoe. Cards: each hand's first card from the
-deal, a face-down card once its hand's step is open, the third cards only once the initial step
-is revealed (how many there are gives the outcome away; so do the plan's ``draws``, hidden
-until then too); ``result`` once every card is shown — and until then the shoe's history and
-roads leave the round out and its third cards not on the table yet count as still in the shoe.
-
-Round trips: BatchGetItem (table + live state) + BatchGetItem (shoe + latest round) = 2 (1 for a
-table with no shoe). Size: bounded by presence and the book (≤ 7 seats, ``MAX_SPECTATORS``,
-``MAX_WATCHERS`` ids, ≤ 15 slips of ≤ 13 bets), 30 history entries and one shoe's roads:
-64.6 KB measured with the longest ids, every place taken, 4-bet slips and a whole
-bid-squeeze shoe (tests/unit/test_table_state.py).
-``ETag``: the SHA-256 of the answer (its phase moves with time, not only with ``seq``), so
-``If-None-Match`` answers 304 while nothing a frontend draws has changed."""
+Round trips: 2 BatchGetItems (table + live state; shoe + latest round). ``ETag``: the SHA-256
+of the answer (the phase moves with time, not only with ``seq``)."""
 
 from __future__ import annotations
 

@@ -276,9 +276,8 @@ def shoe_ended(after: ShoeRecord) -> Change:
 def _window_of(live: LiveRecord | None, shoe_id: str) -> tuple[list[Change], dict[str, Any]]:
     """A betting window of ``shoe_id`` not dealt yet, as its closing cancels it: reported
     ``betting_cancelled`` (reason ``shoe_ended``, the code its deal would answer) and dropped
-    with its book (found by a hostile review: it stayed, so the state showed the table
-    ``betting`` on the ended shoe's window with its slips — after the next commit too — and
-    nothing in the feed said the slips were gone). No bet was locked: no money moves."""
+    with its book (else the table would show ``betting`` on an ended shoe's window, and the
+    feed would not say its slips are gone). No bet was locked: no money moves."""
     betting = None if live is None else live.betting
     if live is None or betting is None or betting["shoe_id"] != shoe_id:
         return [], {}

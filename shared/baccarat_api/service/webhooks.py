@@ -1,20 +1,10 @@
-"""Signed webhooks (issue 14): every event of the operator feed (:mod:`.feed`) POSTed to the
-operator's URL, in each table's order, signed, retried with exponential backoff for 24 hours,
-then parked as a failure the operator lists and replays.
+"""Signed webhooks (docs/webhooks.md): every event of the operator feed POSTed to the operator's
+URL in each table's order, signed (``Baccarat-Signature``), retried with exponential backoff
+(:func:`backoff`) for 24 hours, then parked as a failure the operator lists and replays.
 
-* ``PUT /v1/webhook {url}`` draws a signing secret (``whsec_`` + 32 random bytes, base64url),
-  answers it ONCE, and stores it sealed under KMS (purpose ``webhook``); a PUT again replaces
-  URL and secret. ``DELETE /v1/webhook`` removes it (delivery stops where it is; a webhook set
-  again goes on from there). Delivery starts at the feed's first event.
-* Delivery (:func:`deliver`) goes through each feed shard in order from the shard's delivery
-  state. Each event is POSTed with ``Baccarat-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret
-  as UTF-8, "<t>.<body>")>``; a 2xx moves on. Anything else (a status, a refused connection, a
-  timeout) stops the shard: attempt ``n`` is tried again after ``10 s × 2^(n-1)`` (at most
-  1 h) — :func:`backoff` — until 24 h after its first failure; then the event is parked
-  (``GET /v1/webhook/failures``) and the shard goes on. So a table's events arrive in order;
-  a delivery whose answer was lost comes again: receivers de-duplicate by ``event_id``.
-* ``WEBHOOK_BACKOFF_SCALE`` multiplies every delay and the 24 h (tests run the schedule in
-  seconds)."""
+The signing secret is answered once and stored sealed under KMS. A failing event stops its
+shard until it is delivered or parked, so a table's events arrive in order; receivers
+de-duplicate by ``event_id``."""
 
 from __future__ import annotations
 

@@ -1,24 +1,14 @@
-"""Operators (casinos) and their API keys, in the config table.
+"""Operators (casinos) and their API keys, in the config table; used by the admin command, ``make
+run`` and the tests, not by the Lambda functions.
 
-An operator is a record; its keys are drawn from the OS CSPRNG
-(:func:`baccarat_api.apikeys.new_key`), shown once to whoever creates them, and stored only as their
-SHA-256. An operator may hold several keys at once (rotation: add the new key, move the clients,
-revoke the old one); a revoked key is kept, marked revoked, never deleted. Items (config table, keys
-``pk`` + ``sk``)::
+Keys come from the OS CSPRNG, are shown once and stored only as their SHA-256; an operator may
+hold several (rotation); a revoked key is kept, marked. Items (``pk`` + ``sk``)::
 
     pk = KEY#<sha256(key)>  sk = KEY                      operator_id, key_id, revoked
     pk = OPERATOR           sk = <operator_id>            the operator: name, created_at
     pk = OPERATOR           sk = <operator_id>#KEY#<id>   its key <id>: key_hash, revoked
 
-The first item is what a request's key is checked against (one ``GetItem``,
-:meth:`DynamoRepository.operator_for_key`); the others let the admin command list operators and
-keys with one ``Query`` and revoke a key by its id. A key's id is the first 12 hex digits of its
-SHA-256: not secret, and anyone holding the key can compute it. Every change is one
-``TransactWriteItems``, so an operator never exists without its first key and a key's two items
-never disagree.
-
-Used by the admin command (``baccarat operator …``, :mod:`baccarat_dev.cli`), ``make run`` and the
-tests; not by the Lambda functions."""
+Every change is one ``TransactWriteItems``: an operator never exists without its first key."""
 
 from __future__ import annotations
 
