@@ -19,8 +19,8 @@ def _instant_store() -> None:
     from baccarat_api import runtime
     from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
     from baccarat_api.adapters.shoe_cache import ShoeCache
-    from baccarat_api.http.ratelimit import RateLimiter
     from baccarat_api.jobs.seed import tier_docs
+    from baccarat_api.ratelimit import RateLimiter
 
     from ._lambda import TIERS
 

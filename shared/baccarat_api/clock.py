@@ -1,14 +1,26 @@
 """Time as the service writes it: UTC, ISO 8601 with milliseconds and a ``Z`` (so the strings
-sort as the times do)."""
+sort as the times do). The service reads the time from its repository's :class:`Clock` (the
+system clock, or a test's), never from here."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """The time now, as :func:`now` writes it."""
+
+    def __call__(self) -> str: ...
 
 
 def now() -> str:
     """UTC, ISO 8601 with milliseconds and a ``Z``."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+#: The clock of a deployed service.
+system_clock: Clock = now
 
 
 def at_ms(ms: int) -> str:

@@ -2,7 +2,7 @@
 
 The request models (:mod:`baccarat_api.service.models`, hence ``docs/openapi.json``), the body-size
 guard of the app (:class:`baccarat_api.http.app.RequestContext`) and the per-operator rate limiter
-(:mod:`baccarat_api.http.ratelimit`, defaults of :class:`baccarat_api.settings.Settings`) read them
+(:mod:`baccarat_api.ratelimit`, defaults of :class:`baccarat_api.settings.Settings`) read them
 from here. The API Gateway side (route throttling) is in template.yaml's parameters."""
 
 from __future__ import annotations

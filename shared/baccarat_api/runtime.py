@@ -12,7 +12,7 @@ import threading
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from baccarat_api.http.ratelimit import RateLimiter
+from baccarat_api.ratelimit import RateLimiter
 from baccarat_api.service.auth import KeyCache
 from baccarat_api.settings import Settings
 

@@ -30,7 +30,7 @@ class Settings(BaseModel):
     up on every request). ``API_BASE_PATH``: a path prefix to strip
     (a named API Gateway stage; the template uses ``$default``, so ``/``).
     ``RATE_LIMIT_PER_SECOND``, ``RATE_LIMIT_BURST``: the per-operator token bucket
-    (:mod:`baccarat_api.http.ratelimit`; defaults in :mod:`baccarat_api.limits`; rate 0 = off)."""
+    (:mod:`baccarat_api.ratelimit`; defaults in :mod:`baccarat_api.limits`; rate 0 = off)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore", validate_by_name=True)
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from support.stack import TABLE_NAMES, Api, Response, Stack, open_shoe, star_city_bets
 
 from baccarat_api import limits, runtime
-from baccarat_api.http.ratelimit import RateLimiter
+from baccarat_api.ratelimit import RateLimiter
 from baccarat_dev.openapi import OPENAPI_JSON
 
 from .test_errors import assert_envelope

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.clock import service_clock
 from support.stack import (
     Api,
     LambdaContext,
@@ -21,12 +22,11 @@ from support.stack import (
 )
 
 from baccarat_api.clock import seconds_after
-from baccarat_api.service import auto_settle
 
 
 def sweep_at(monkeypatch: pytest.MonkeyPatch, at: str) -> dict[str, Any]:
     """The scheduled function's run as if the clock said ``at`` (no test waits an hour)."""
-    monkeypatch.setattr(auto_settle, "now", lambda: at)
+    service_clock(monkeypatch).set(at)
     handler = function_module("functions/auto_settle/").handler
     out: dict[str, Any] = handler(
         scheduled_event(), LambdaContext(function_name="AutoSettleFunction")

@@ -169,7 +169,7 @@ def test_closing_publishes_the_proof_naming_the_partition_of_its_rounds(repo: Re
     assert repo.proof_page(shoe_id, 1) == (None, None)
     shoe = repo.get_shoe(OP, rnd.ref.shoe)
     assert shoe is not None
-    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed", "wclose")
+    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed", "wclose", repo.clock())
     repo.close_shoe(shoe, after, proof)
     published, page = repo.proof_page(shoe_id, 1)
     assert published == proof and published.operator_id == OP and page is None
@@ -235,7 +235,7 @@ def closed(repo: Repository) -> tuple[str, RoundRecord, ShoeRecord, ProofRecord]
     rnd = stored_round(repo, round_id)
     shoe = repo.get_shoe(OP, rnd.ref.shoe)
     assert shoe is not None
-    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed", "wclose")
+    after, proof = tables.end_shoe(shoe, b"\x00" * 32, "closed", "wclose", repo.clock())
     repo.close_shoe(shoe, after, proof)
     return shoe_id, rnd, after, proof
 
@@ -382,7 +382,7 @@ def test_the_idle_index_holds_open_shoes_at_their_close_by_moved_by_deals_and_en
     repo.transact("move", [repo._shoe_update(shoe, moved)])  # type: ignore[attr-defined]
     assert repo.idle_shoes(shoe.close_by, 10) == []
     assert repo.idle_shoes("2031-01-01T00:00:00.000Z", 10) == [(OP, shoe.ref)]
-    after, proof = tables.end_shoe(moved, b"\x00" * 32, "closed", "wend")
+    after, proof = tables.end_shoe(moved, b"\x00" * 32, "closed", "wend", repo.clock())
     repo.close_shoe(moved, after, proof)
     assert repo.idle_shoes("2999-01-01T00:00:00.000Z", 10) == []
     stored = repo.get_shoe(OP, shoe.ref)

@@ -6,15 +6,12 @@ Time moves by :func:`later` (every ``now`` the service reads, shifted), never by
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from support.clock import service_clock
 from support.stack import Api, new_shoe, new_table
-
-from baccarat_api import clock
-from baccarat_api.clock import seconds_after
 
 Later = Callable[[int], None]
 
@@ -22,18 +19,10 @@ Later = Callable[[int], None]
 @pytest.fixture
 def later(monkeypatch: pytest.MonkeyPatch) -> Iterator[Later]:
     """``later(s)``: from now on the service's clock reads ``s`` seconds ahead (cumulative)."""
-    real = clock.now
-    shift = [0]
-
-    def shifted() -> str:
-        return seconds_after(real(), shift[0])
+    clock = service_clock(monkeypatch)
 
     def move(seconds: int) -> None:
-        shift[0] += seconds
-        for module in list(sys.modules.values()):
-            for name in ("now", "clock_now"):
-                if getattr(module, name, None) is real:
-                    monkeypatch.setattr(module, name, shifted)
+        clock.advance(seconds)
 
     yield move
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.clock import service_clock
 from support.stack import TABLE_NAMES, Api, Stack, signing_keys, star_city_bets, verified_proof
 
 from baccarat_api import runtime
@@ -179,13 +180,12 @@ def test_a_void_is_refused_after_the_window_and_where_voids_are_disabled(
     shoe_id = shoe(api, {**TABLE, "void_window_seconds": 5})
     dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
     assert dealt["void_by"] > dealt["dealt_at"]
-    from baccarat_api.service import voiding
-
-    monkeypatch.setattr(voiding, "now", lambda: dealt["void_by"])  # the last instant: accepted
+    clock = service_clock(monkeypatch)
+    clock.set(dealt["void_by"])  # the last instant: accepted
     inside = api.post(f"/v1/rounds/{dealt['round_id']}/void", {"reason": "misdeal"})
     assert inside.status == 200, inside.body
     late = api.post(f"/v1/shoes/{shoe_id}/rounds", {"bets": star_city_bets()}).body
-    monkeypatch.setattr(voiding, "now", lambda: "2999-01-01T00:00:00.000Z")
+    clock.set("2999-01-01T00:00:00.000Z")
     before = stack.dynamodb.scan(TableName=TABLE_NAMES["StateTable"])["Items"]
     r = api.post(f"/v1/rounds/{late['round_id']}/void", {"reason": "misdeal"})
     assert r.status == 409 and r.error["code"] == "void_window_closed", r.body

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.clock import ManualClock
 
 from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
 from baccarat_api.adapters.shoe_cache import ShoeCache
@@ -19,7 +20,8 @@ class Game:
     """A repository, a vault and a shoe cache, as one container of the service would have."""
 
     def __init__(self) -> None:
-        self.repo = MemoryRepository()
+        self.clock = ManualClock()
+        self.repo = MemoryRepository(self.clock)
         self.repo.put_tiers(tier_docs(TIERS))
         self.vault = MemoryVault()
         self.shoes = ShoeCache(self.vault)

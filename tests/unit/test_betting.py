@@ -11,7 +11,6 @@ import pytest
 
 from baccarat.paytables import BetType
 from baccarat.profiles import TableConfig
-from baccarat_api import clock
 from baccarat_api.adapters.dynamodb.codec import item_size, to_item
 from baccarat_api.adapters.shoe_cache import ShoeCache
 from baccarat_api.clock import seconds_after
@@ -80,13 +79,16 @@ def test_book_view_shows_each_seat_and_spectator_slip_in_accepted_order() -> Non
     # past closes_at an open window shows as closed ("no more bets")
     closed = book_view(live, "2026-01-01T00:00:15.000Z")
     assert closed.betting is not None and closed.betting.status == "closed"
-    dealt = book_view(replace(live, betting={**WINDOW, "status": "dealt", "round_id": "r"}))
+    dealt = book_view(
+        replace(live, betting={**WINDOW, "status": "dealt", "round_id": "r"}),
+        "2026-01-01T00:00:15.000Z",
+    )
     assert dealt.betting is not None and dealt.betting.status == "dealt"
 
 
 def test_book_view_of_a_table_that_never_opened_betting_is_empty() -> None:
     for live in (None, LiveRecord("op", "tbl_x", seq=2)):
-        view = book_view(live)
+        view = book_view(live, "2026-01-01T00:00:10.000Z")
         assert view.betting is None and view.seats == {} and view.spectators == {}
         assert view.total == 0
 
@@ -221,8 +223,8 @@ def test_after_closes_at_a_slip_is_refused_and_the_deal_locks_exactly_the_book(
     # an explicit deal while the window waits is refused: the book is the round's bets
     assert code_of(lambda: deal(game, shoe_id, [])) == "betting_in_progress"
     later = seconds_after(window.closes_at, 1)
-    monkeypatch.setattr(betting, "clock_now", lambda: later)
-    assert book_view(live_of(game, t)).betting.status == "closed"  # type: ignore[union-attr]
+    game.clock.set(later)
+    assert book_view(live_of(game, t), game.clock()).betting.status == "closed"  # type: ignore[union-attr]
     late = slip(("player", 2000))
     assert code_of(lambda: betting.place_slip(game.repo, OP, t, "bob", late)) == "betting_closed"
     assert code_of(lambda: betting.cancel_slip(game.repo, OP, t, "bob")) == "betting_closed"
@@ -242,7 +244,6 @@ def test_after_closes_at_a_slip_is_refused_and_the_deal_locks_exactly_the_book(
         from_book(game, shoe_id, round_number=1)
     assert replay.value.body["round_id"] == out.round_id and live_of(game, t).seq == live.seq
     assert code_of(lambda: from_book(game, shoe_id)) == "no_betting_window"
-    monkeypatch.setattr(betting, "clock_now", clock.now)
     assert code_of(lambda: betting.place_slip(game.repo, OP, t, "bob", late)) == "betting_closed"
     # the next window waits for the settlement
     assert code_of(lambda: betting.open_betting(game.repo, OP, t)) == "round_unsettled"
@@ -671,7 +672,7 @@ def test_a_balance_report_below_a_waiting_slip_cancels_that_slip_only(
     t, shoe_id, window = alice_and_bob_confirmed(game, 5000, 5000)
     if past_closes_at:
         later = seconds_after(window.closes_at, 1)
-        monkeypatch.setattr(betting, "clock_now", lambda: later)
+        game.clock.set(later)
     seq = live_of(game, t).seq
     presence.take_seat(game.repo, OP, t, 1, "alice", 2_000, None)  # her wallet now
     assert feed(game, t, seq) == [
@@ -743,7 +744,7 @@ def test_a_slip_retried_after_closes_at_answers_its_book_not_betting_closed(
     t, shoe_id, window = alice_and_bob_confirmed(game, 2000, 1000)
     betting.cancel_slip(game.repo, OP, t, "bob")  # its answer lost too
     later = seconds_after(window.closes_at, 1)
-    monkeypatch.setattr(betting, "clock_now", lambda: later)
+    game.clock.set(later)
     seq = live_of(game, t).seq
     again = betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 2000)))
     assert again.betting is not None and again.betting.status == "closed"

@@ -154,7 +154,7 @@ def test_the_daily_report_totals_each_currency_apart() -> None:
         for _ in range(3):
             settle_round(g.repo, OP, deal(g, shoe_id, star_city_bets()).round_id)
         by_table[shoe_id.rsplit("_s", 1)[0]] = tier
-    report = reconciliation.daily_report(g.repo, OP, reconciliation.now()[:10])
+    report = reconciliation.daily_report(g.repo, OP, g.clock()[:10])
     units = [(x.currency, x.minor_unit_exponent) for x in report.totals]
     assert units == [("KWD", 3), ("USD", 2), ("XCN", 0)]
     for total in report.totals:

@@ -15,7 +15,7 @@ from baccarat.verify import verify
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import parse_shoe_id
 from baccarat_api.ports.records import ENDED
-from baccarat_api.service import auto_settle, dealing, proofs, reading, tables
+from baccarat_api.service import auto_settle, proofs, reading, tables
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.models import CreateTableRequest, FairnessOut
 from baccarat_api.service.settling import settle_round
@@ -98,7 +98,7 @@ def test_the_fairness_summary_shows_the_open_shoe_and_its_voids_without_a_card(
     assert squeezed is not None and squeezed.interventions.voided_rounds == 1
     assert [v.replaced for v in squeezed.voids] == [None]
     assert squeezed.interventions.voided_player_net == 0
-    monkeypatch.setattr(proofs, "now", lambda: seconds_after(counting.dealt_at, 600))
+    game.clock.set(seconds_after(counting.dealt_at, 600))
     shown = proofs.fairness(game.repo, squeeze_shoe.rsplit("_s", 1)[0]).open_shoe
     assert shown is not None and shown.voids[0].replaced is not None
     # the scenario (a table without a squeeze: every card shown at the deal), priced
@@ -182,7 +182,7 @@ def test_a_shoe_dealt_from_meanwhile_is_not_closed(
     stale = [(OP, parse_shoe_id(shoe_id))]
     monkeypatch.setattr(game.repo, "idle_shoes", lambda now, limit: stale)
     later = seconds_after(first_close_by, -60)
-    monkeypatch.setattr(dealing, "now", lambda: later)
+    game.clock.set(later)
     r2 = deal(game, shoe_id, star_city_bets())
     settle_round(game.repo, OP, r2.round_id)
     report = sweep(game, seconds_after(first_close_by, 1))

@@ -1,144 +1,129 @@
-"""What may import what (docs/architecture.md), enforced on every import statement of shared/ —
-also the lazy ones inside functions; imports under ``if TYPE_CHECKING:`` are types only and not
-counted.
-
-* the pure core (``baccarat``) imports only the standard library (and itself);
-* ``service/`` imports no web framework, no AWS SDK, no adapter, no HTTP room;
-* ``ports/`` imports only the standard library, the core and the shared kernel (ids, limits,
-  clock);
-* ``adapters/`` import no use case, no HTTP, no job;
-* only ``adapters/`` (and the development package, and the jobs' and the runtime's wiring)
-  import boto3 or botocore; ``http/`` never does;
-* nothing shipped imports ``baccarat_dev``."""
+"""What may import what: the import contracts of pyproject.toml (``[tool.importlinter]``, run by
+``make lint``) hold, and each one bites — one forbidden import added to the real import graph
+breaks it. What import-linter cannot say is checked here: the core imports only the standard
+library (a contract can forbid named packages, not "anything outside the standard library")."""
 
 from __future__ import annotations
 
 import ast
 import sys
 from collections.abc import Iterator
+from copy import deepcopy
 from pathlib import Path
+from typing import Any
 
+import grimp
 import pytest
+from importlinter import configuration
+from importlinter.application import use_cases
+from importlinter.application.user_options import UserOptions
+from importlinter.domain.contract import Contract, registry
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-STDLIB = sys.stdlib_module_names
-WEB = {"fastapi", "starlette", "mangum", "uvicorn"}
-AWS = {"boto3", "botocore"}
-#: The shared kernel every room may use (the ports only these three).
-KERNEL = {"baccarat_api.ids", "baccarat_api.limits", "baccarat_api.clock"}
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT / "shared"
+
+#: For each contract (by name), an import that breaks it: (importer, imported).
+BAD_IMPORTS: dict[str, list[tuple[str, str]]] = {
+    "No import cycle: in every package, its modules and subpackages import each other one way": [
+        ("baccarat_api.service.views", "baccarat_api.service.squeezing"),  # the old cycle
+        ("baccarat.cards", "baccarat.settlement"),
+    ],
+    "The packages: the dev tools over the service and the verifier, both over the core": [
+        ("baccarat.cards", "baccarat_api.ids"),
+        ("baccarat_verify.cli", "baccarat_api.ids"),
+    ],
+    "The service's rooms: entry points, wiring, use cases and adapters, ports": [
+        ("baccarat_api.runtime", "baccarat_api.http.errors"),  # jobs → runtime → http
+        ("baccarat_api.service.views", "baccarat_api.adapters.memory"),
+        ("baccarat_api.adapters.memory", "baccarat_api.service.views"),
+        ("baccarat_api.ports.records", "baccarat_api.service.errors"),
+        ("baccarat_api.jobs.sweep", "baccarat_api.http.errors"),
+    ],
+    "The shared kernel imports no room": [("baccarat_api.limits", "baccarat_api.service.views")],
+    "The ports are plain: the core, the ids, the limits and the clock only": [
+        ("baccarat_api.ports.records", "pydantic"),
+        ("baccarat_api.ports.records", "baccarat_api.settings"),
+    ],
+    "The core and the use cases know no web framework and no AWS SDK": [
+        ("baccarat_api.service.views", "fastapi"),
+        ("baccarat.cards", "boto3"),
+    ],
+    "The core imports no service framework (it imports only the standard library: a test)": [
+        ("baccarat.cards", "pydantic"),
+    ],
+    "Only the adapters and the jobs' wiring import the AWS SDK": [
+        ("baccarat_api.http.errors", "botocore"),
+        ("baccarat_api.runtime", "boto3"),
+    ],
+    "The adapters know no web framework": [("baccarat_api.adapters.memory", "starlette")],
+    "Nothing shipped imports the development tools": [
+        ("baccarat_api.service.views", "baccarat_dev.cli"),
+    ],
+}
 
 
-def _type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+@pytest.fixture(scope="module")
+def options() -> UserOptions:
+    configuration.configure()
+    opts = use_cases.read_user_options(str(ROOT / "pyproject.toml"))
+    use_cases._register_contract_types(opts)
+    return opts
+
+
+@pytest.fixture(scope="module")
+def graph(options: UserOptions) -> grimp.ImportGraph:
+    session = options.session_options
+    return grimp.build_graph(
+        *session["root_packages"],
+        include_external_packages=True,
+        exclude_type_checking_imports=True,
+        cache_dir=None,
     )
 
 
-def imports(path: Path) -> Iterator[str]:
-    """Every module ``path`` imports at run time (absolute names)."""
+def _contract(options: UserOptions, name: str) -> Contract:
+    found: list[dict[str, Any]] = [c for c in options.contracts_options if c["name"] == name]
+    assert len(found) == 1, name
+    cls = registry.get_contract_class(found[0]["type"])
+    return cls(name=name, session_options=options.session_options, contract_options=found[0])
+
+
+def test_every_contract_has_a_bad_import_that_breaks_it(options: UserOptions) -> None:
+    assert sorted(c["name"] for c in options.contracts_options) == sorted(BAD_IMPORTS)
+
+
+@pytest.mark.parametrize("name", sorted(BAD_IMPORTS))
+def test_the_code_keeps_the_contract(
+    options: UserOptions, graph: grimp.ImportGraph, name: str
+) -> None:
+    assert _contract(options, name).check(deepcopy(graph), verbose=False).kept
+
+
+@pytest.mark.parametrize(
+    ("name", "importer", "imported"),
+    [(name, a, b) for name, bad in sorted(BAD_IMPORTS.items()) for a, b in bad],
+)
+def test_a_bad_import_breaks_the_contract(
+    options: UserOptions, graph: grimp.ImportGraph, name: str, importer: str, imported: str
+) -> None:
+    bad = deepcopy(graph)
+    assert importer in bad.modules  # a real module: the contract bites on the code as it is
+    bad.add_import(importer=importer, imported=imported, line_number=1, line_contents="import")
+    assert not _contract(options, name).check(bad, verbose=False).kept
+
+
+def _imports(path: Path) -> Iterator[str]:
+    """Every module ``path`` imports (absolute names), also inside functions."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = ".".join(path.relative_to(SHARED).with_suffix("").parts[:-1])
-    skipped: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and _type_checking(node):
-            skipped |= {id(n) for child in node.body for n in ast.walk(child)}
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                yield ".".join([*base, node.module] if node.module else base)
-            elif node.module and node.module != "__future__":
-                yield node.module
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            yield node.module
 
 
-def modules(room: str) -> list[Path]:
-    return sorted((SHARED / room).rglob("*.py"))
-
-
-def top(name: str) -> str:
-    return name.split(".")[0]
-
-
-def in_room(name: str, *rooms: str) -> bool:
-    return any(name == r or name.startswith(r + ".") for r in rooms)
-
-
-def test_the_rooms_exist_and_hold_code() -> None:
-    for room in ("baccarat", "baccarat_api/service", "baccarat_api/ports", "baccarat_api/http",
-                 "baccarat_api/adapters", "baccarat_api/jobs", "baccarat_dev"):  # fmt: skip
-        assert len(modules(room)) >= 2, room
-
-
-@pytest.mark.parametrize("path", modules("baccarat"), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted((SHARED / "baccarat").rglob("*.py")), ids=lambda p: p.name)
 def test_the_core_imports_only_the_standard_library(path: Path) -> None:
-    foreign = {m for m in imports(path) if top(m) not in STDLIB and top(m) != "baccarat"}
+    tops = {m.split(".")[0] for m in _imports(path)}
+    foreign = tops - set(sys.stdlib_module_names) - {"baccarat", "__future__"}
     assert not foreign, f"{path.name} imports {foreign}"
-
-
-@pytest.mark.parametrize("path", modules("baccarat_api/service"), ids=lambda p: p.name)
-def test_the_service_knows_no_http_no_aws_and_no_adapter(path: Path) -> None:
-    found = set(imports(path))
-    assert not {m for m in found if top(m) in WEB | AWS}, path.name
-    banned = ("baccarat_api.http", "baccarat_api.adapters", "baccarat_api.jobs", "baccarat_dev")
-    assert not {m for m in found if in_room(m, *banned)}, path.name
-
-
-@pytest.mark.parametrize("path", modules("baccarat_api/ports"), ids=lambda p: p.name)
-def test_the_ports_are_plain(path: Path) -> None:
-    foreign = {
-        m
-        for m in imports(path)
-        if top(m) not in STDLIB
-        and top(m) != "baccarat"
-        and not in_room(m, "baccarat_api.ports", *KERNEL)
-    }
-    assert not foreign, f"{path.name} imports {foreign}"
-
-
-def test_only_adapters_and_wiring_import_the_aws_sdk() -> None:
-    allowed = ("baccarat_api/adapters/", "baccarat_api/jobs/", "baccarat_dev/")
-    offenders = []
-    for path in sorted(SHARED.rglob("*.py")):
-        rel = path.relative_to(SHARED).as_posix()
-        if any(top(m) in AWS for m in imports(path)) and not rel.startswith(allowed):
-            offenders.append(rel)
-    assert offenders == []
-
-
-@pytest.mark.parametrize("path", modules("baccarat_api/adapters"), ids=lambda p: p.name)
-def test_adapters_implement_ports_and_know_no_use_case_nor_http(path: Path) -> None:
-    found = set(imports(path))
-    banned = ("baccarat_api.service", "baccarat_api.http", "baccarat_api.jobs", "baccarat_dev")
-    assert not {m for m in found if in_room(m, *banned)}, path.name
-    assert not {m for m in found if top(m) in WEB}, path.name
-
-
-@pytest.mark.parametrize("path", modules("baccarat_api/http"), ids=lambda p: p.name)
-def test_http_never_imports_the_aws_sdk_nor_an_adapter(path: Path) -> None:
-    found = set(imports(path))
-    assert not {m for m in found if top(m) in AWS}, path.name
-    assert not {m for m in found if in_room(m, "baccarat_api.adapters")}, path.name
-
-
-def test_nothing_shipped_imports_the_development_package() -> None:
-    offenders = [
-        path.relative_to(SHARED).as_posix()
-        for path in sorted((SHARED / "baccarat_api").rglob("*.py"))
-        if any(top(m) == "baccarat_dev" for m in imports(path))
-    ]
-    assert offenders == []
-    init = (SHARED / "baccarat_dev" / "__init__.py").read_text(encoding="utf-8")
-    assert init == '"""Development-only tools: never shipped in a Lambda layer."""\n'
-
-
-def test_the_checker_sees_lazy_imports_and_skips_type_only_ones(tmp_path: Path) -> None:
-    sample = SHARED / "baccarat_api" / "adapters" / "dynamodb" / "errors.py"
-    found = set(imports(sample))
-    assert "botocore.exceptions" in found  # imported inside a function
-    repository = SHARED / "baccarat_api" / "adapters" / "dynamodb" / "repository.py"
-    assert "mypy_boto3_dynamodb" not in set(imports(repository))  # under TYPE_CHECKING

@@ -11,12 +11,10 @@ every card at the deal: settling at once stays possible there."""
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import pytest
 
-from baccarat_api import clock
 from baccarat_api.clock import seconds_after
 from baccarat_api.service import (
     betting,
@@ -37,22 +35,6 @@ from .test_betting import from_book, slip, table_with_shoe
 from .test_service import OP
 
 pytestmark = pytest.mark.unit
-
-REAL_NOW = clock.now
-
-
-def set_clock(monkeypatch: pytest.MonkeyPatch, when: str) -> None:
-    """Every service module's ``now`` (imported by name) reads ``when``."""
-    for name, module in list(sys.modules.items()):
-        if not name.startswith("baccarat_api"):
-            continue
-        for attr in ("now", "clock_now"):
-            if getattr(module, attr, None) is REAL_NOW or (
-                getattr(getattr(module, attr, None), "_fake_clock", False)
-            ):
-                fake = lambda: when  # noqa: E731
-                fake._fake_clock = True  # type: ignore[attr-defined]
-                monkeypatch.setattr(module, attr, fake)
 
 
 def feed(game: Game, table_id: str) -> list[tuple[str, dict[str, Any]]]:
@@ -81,12 +63,10 @@ def balance(game: Game, t: str) -> int:
     return int(state.seats[1]["balance"])
 
 
-def test_a_settlement_while_a_card_is_face_down_is_refused_and_moves_nothing(
-    game: Game, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_settlement_while_a_card_is_face_down_is_refused_and_moves_nothing(game: Game) -> None:
     t, _, dealt = dealt_round(game)
     rid = dealt.round_id
-    set_clock(monkeypatch, seconds_after(dealt.dealt_at, 3))
+    game.clock.set(seconds_after(dealt.dealt_at, 3))
     before = feed(game, t)
     refused = refusal(lambda: settle_round(game.repo, OP, rid))
     assert (refused.code, refused.retryable) == ("cards_not_shown", True)
@@ -104,12 +84,12 @@ def test_a_settlement_while_a_card_is_face_down_is_refused_and_moves_nothing(
     # past the initial reveal_by the system has opened the initial cards; third cards (if any)
     # count down from then
     has_draws = dealt.cards_dealt > 4
-    set_clock(monkeypatch, seconds_after(dealt.dealt_at, 12))
+    game.clock.set(seconds_after(dealt.dealt_at, 12))
     if has_draws:
         refused = refusal(lambda: settle_round(game.repo, OP, rid))
         assert (refused.code, refused.details["step"]) == ("cards_not_shown", "draws")
         assert refused.details["reveal_by"] == seconds_after(dealt.dealt_at, 20)
-        set_clock(monkeypatch, seconds_after(dealt.dealt_at, 21))
+        game.clock.set(seconds_after(dealt.dealt_at, 21))
     out = settle_round(game.repo, OP, rid)
     assert not out.auto_settled
     reported = [k for k, _ in feed(game, t)[len(before) :]]
@@ -119,12 +99,10 @@ def test_a_settlement_while_a_card_is_face_down_is_refused_and_moves_nothing(
     assert balance(game, t) == 50_000 + int(out.nets["alice"])
 
 
-def test_the_squeezers_reveal_lets_the_settlement_through_at_once(
-    game: Game, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_squeezers_reveal_lets_the_settlement_through_at_once(game: Game) -> None:
     _, _, dealt = dealt_round(game)
     rid = dealt.round_id
-    set_clock(monkeypatch, seconds_after(dealt.dealt_at, 1))
+    game.clock.set(seconds_after(dealt.dealt_at, 1))
     from baccarat_api.service import squeezing
 
     squeezing.reveal_round(game.repo, OP, rid, "alice", "initial")
@@ -134,19 +112,17 @@ def test_the_squeezers_reveal_lets_the_settlement_through_at_once(
     assert settle_round(game.repo, OP, rid).round_id == rid
 
 
-def test_the_sweep_never_settles_inside_a_squeeze(
-    game: Game, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_sweep_never_settles_inside_a_squeeze(game: Game) -> None:
     t, _, dealt = dealt_round(game, settle_deadline_seconds=5, squeeze_seconds=60)
     rid = dealt.round_id
     inside = seconds_after(dealt.dealt_at, 30)  # past settle_by, inside the squeeze
-    set_clock(monkeypatch, inside)
+    game.clock.set(inside)
     report = sweep(game.repo, at=inside)
     assert (report.settled, report.squeezing, report.failed) == ([], [rid], {})
     assert "round_auto_settled" not in [k for k, _ in feed(game, t)]
     assert balance(game, t) == 50_000
     after = seconds_after(dealt.dealt_at, 121)  # past both steps' reveal_by
-    set_clock(monkeypatch, after)
+    game.clock.set(after)
     report = sweep(game.repo, at=after)
     assert report.settled == [rid]
     kinds = [k for k, _ in feed(game, t)]
@@ -169,18 +145,16 @@ def test_a_table_without_a_squeeze_shows_every_card_at_the_deal_and_settles_at_o
     assert settle_round(game.repo, OP, dealt.round_id).round_id == dealt.round_id
 
 
-def test_the_shoe_leaves_a_squeezed_round_out_until_its_cards_are_shown(
-    game: Game, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_shoe_leaves_a_squeezed_round_out_until_its_cards_are_shown(game: Game) -> None:
     """``GET /v1/shoes/{id}`` listed the squeezed round in its history and roads and counted
     its third cards as dealt."""
     _, shoe_id, dealt = dealt_round(game)
-    set_clock(monkeypatch, seconds_after(dealt.dealt_at, 2))
+    game.clock.set(seconds_after(dealt.dealt_at, 2))
     during = reading.get_shoe(game.repo, OP, shoe_id)
     assert during.rounds_dealt == 1
     assert during.history == []
     assert during.roads == reading.get_shoe(game.repo, OP, shoe_id).roads
-    set_clock(monkeypatch, seconds_after(dealt.dealt_at, 25))
+    game.clock.set(seconds_after(dealt.dealt_at, 25))
     shown = reading.get_shoe(game.repo, OP, shoe_id)
     assert len(shown.history) == 1 and shown.history[0]["result"] == dealt.result  # type: ignore[index]
     third = dealt.cards_dealt - 4
@@ -188,23 +162,19 @@ def test_the_shoe_leaves_a_squeezed_round_out_until_its_cards_are_shown(
     assert during.roads != shown.roads
 
 
-def test_reconciliation_names_no_result_while_a_card_is_face_down(
-    game: Game, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_reconciliation_names_no_result_while_a_card_is_face_down(game: Game) -> None:
     t, _, dealt = dealt_round(game)
-    set_clock(monkeypatch, seconds_after(dealt.dealt_at, 2))
+    game.clock.set(seconds_after(dealt.dealt_at, 2))
     listed = reconciliation.list_rounds(game.repo, OP, table_id=t).rounds
     assert [(r.round_id, r.status, r.result) for r in listed] == [(dealt.round_id, "dealt", None)]
-    set_clock(monkeypatch, seconds_after(dealt.dealt_at, 25))
+    game.clock.set(seconds_after(dealt.dealt_at, 25))
     listed = reconciliation.list_rounds(game.repo, OP, table_id=t).rounds
     assert [r.result for r in listed] == [dealt.result]
 
 
-def test_a_void_during_a_squeeze_is_possible_and_tells_no_outcome(
-    game: Game, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_void_during_a_squeeze_is_possible_and_tells_no_outcome(game: Game) -> None:
     t, _, dealt = dealt_round(game)
-    set_clock(monkeypatch, seconds_after(dealt.dealt_at, 2))
+    game.clock.set(seconds_after(dealt.dealt_at, 2))
     voiding.void_round(game.repo, OP, dealt.round_id, reason="technical_fault")
     kind, data = feed(game, t)[-1]
     assert kind == "round_voided"
@@ -212,19 +182,15 @@ def test_a_void_during_a_squeeze_is_possible_and_tells_no_outcome(
     assert balance(game, t) == 50_000
 
 
-def test_a_void_once_the_cards_are_shown_tells_what_it_replaced(
-    game: Game, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_void_once_the_cards_are_shown_tells_what_it_replaced(game: Game) -> None:
     t, _, dealt = dealt_round(game)
-    set_clock(monkeypatch, seconds_after(dealt.dealt_at, 25))
+    game.clock.set(seconds_after(dealt.dealt_at, 25))
     voiding.void_round(game.repo, OP, dealt.round_id, reason="technical_fault")
     data = next(d for k, d in feed(game, t) if k == "round_voided")
     assert set(data["nets"]) == {"alice"} and isinstance(data["house_take"], int)
 
 
-def test_closing_the_shoe_waits_until_its_last_rounds_cards_are_shown(
-    game: Game, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_closing_the_shoe_waits_until_its_last_rounds_cards_are_shown(game: Game) -> None:
     """Ending a shoe reveals its seed — every card of it, the squeezed round's face-down ones
     too — in the close's answer and the public proof: refused (409 cards_not_shown, retryable,
     naming reveal_by) while a card of its last round is face down; closed once shown."""
@@ -234,6 +200,6 @@ def test_closing_the_shoe_waits_until_its_last_rounds_cards_are_shown(
     assert (err.code, err.retryable) == ("cards_not_shown", True)
     assert err.details["round_id"] == dealt.round_id and err.details["reveal_by"] is not None
     assert reading.get_shoe(game.repo, OP, shoe_id) == before  # still open, nothing revealed
-    set_clock(monkeypatch, seconds_after(err.details["reveal_by"], 600))  # every step revealed
+    game.clock.set(seconds_after(err.details["reveal_by"], 600))  # every step revealed
     closed = tables.close_shoe(game.repo, game.vault, OP, shoe_id)
     assert closed.status == "ended" and closed.server_seed is not None

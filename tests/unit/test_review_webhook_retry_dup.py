@@ -80,7 +80,7 @@ def test_a_retry_in_flight_refuses_another_and_a_dead_ones_claim_is_taken_over()
     repo, vault = MemoryRepository(), MemoryVault()
     event_id = _parked(repo, vault)
     receiver = _Ok()
-    now_ms = clock.ms_of(clock.now())
+    now_ms = clock.ms_of(repo.clock())
     _claimed(repo, event_id, clock.at_ms(now_ms - (WEBHOOK_RETRY_CLAIM_SECONDS - 5) * 1000))
     try:
         webhooks.retry_failure(repo, vault, receiver, OP, event_id)

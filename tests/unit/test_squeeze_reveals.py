@@ -15,7 +15,7 @@ from baccarat_api import clock
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import parse_round_id
 from baccarat_api.limits import URGE_COOLDOWN_SECONDS
-from baccarat_api.service import betting, events, presence, reading, settling, squeezing
+from baccarat_api.service import betting, events, presence, reading, squeezing
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.settling import settle_round
 
@@ -147,12 +147,6 @@ def _code(call: Any) -> str:
     return caught.value.code
 
 
-def _clock(monkeypatch: pytest.MonkeyPatch, when: str) -> None:
-    monkeypatch.setattr(squeezing, "now", lambda: when)
-    monkeypatch.setattr(presence, "now", lambda: when)
-    monkeypatch.setattr(clock, "now", lambda: when)  # the round read's
-
-
 def _feed(game: Game, table_id: str) -> list[tuple[str, dict[str, Any]]]:
     page, _ = events.table_events(game.repo, OP, table_id, 0, 100)
     return [(e.type, e.data) for e in page.events]
@@ -175,7 +169,7 @@ def test_the_squeezer_reveals_in_time_and_the_round_read_shows_it(
 
     rid = dealt.round_id
     soon = seconds_after(dealt.dealt_at, 3)
-    _clock(monkeypatch, soon)
+    game.clock.set(soon)
     assert _code(lambda: squeezing.reveal_round(game.repo, OP, rid, "bob", "initial")) == (
         "not_squeezer"
     )
@@ -211,7 +205,7 @@ def test_a_step_past_its_deadline_is_reported_by_the_next_change(
     table_id = shoe_id.rsplit("_s", 1)[0]
     dealt = deal(game, shoe_id, star_city_bets())
     late = seconds_after(dealt.dealt_at, 11)
-    _clock(monkeypatch, late)
+    game.clock.set(late)
     # computed on read: the system opened the initial cards at the deadline
     steps = reading.get_round(game.repo, OP, dealt.round_id).squeeze["steps"]
     assert steps["initial"]["status"] == "revealed"
@@ -261,12 +255,12 @@ def test_an_urge_inside_the_tables_cooldown_is_refused_and_writes_nothing(
     table_id = new_table(game, banking="player_banker")
     presence.take_banker(game.repo, OP, table_id, "pat", 35_000)
     first = clock.now()
-    monkeypatch.setattr(squeezing, "now", lambda: first)
+    game.clock.set(first)
     squeezing.urge(game.repo, OP, table_id, "pat")
     before = _feed(game, table_id)
     for elapsed_ms, wait in ((0, URGE_COOLDOWN_SECONDS), (1_400, 4), (4_999, 1)):
         at = clock.at_ms(clock_ms(first) + elapsed_ms)
-        monkeypatch.setattr(squeezing, "now", lambda at=at: at)
+        game.clock.set(at)
         with pytest.raises(DomainError) as refused:
             squeezing.urge(game.repo, OP, table_id, "pat")
         err = refused.value
@@ -274,7 +268,7 @@ def test_an_urge_inside_the_tables_cooldown_is_refused_and_writes_nothing(
         assert err.details == {"retry_after_seconds": wait, "urged_at": first}
         assert _feed(game, table_id) == before  # nothing written
     later = clock.at_ms(clock_ms(first) + URGE_COOLDOWN_SECONDS * 1000)
-    monkeypatch.setattr(squeezing, "now", lambda: later)
+    game.clock.set(later)
     assert squeezing.urge(game.repo, OP, table_id, "pat").seq == len(before) + 1
     assert [t for t, _ in _feed(game, table_id)].count("urge") == 2
     other = new_table(game, banking="player_banker")  # the cooldown is the table's own
@@ -334,13 +328,12 @@ def test_a_reveal_answers_the_draws_only_once_the_initial_step_is_revealed(
     presence.take_seat(game.repo, OP, t, 2, "bob", 50_000, 5)
     kinds = set()
     for _ in range(8):
-        monkeypatch.setattr(squeezing, "now", clock.now)
         betting.open_betting(game.repo, OP, t)
         betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 1000)))
         betting.place_slip(game.repo, OP, t, "bob", slip(("player", 1000)))
         dealt = from_book(game, shoe_id)
         assert (dealt.squeeze["player"], dealt.squeeze["banker"]) == ("bob", "alice")
-        _clock(monkeypatch, seconds_after(dealt.dealt_at, 2))
+        game.clock.set(seconds_after(dealt.dealt_at, 2))
         half = squeezing.reveal_round(game.repo, OP, dealt.round_id, "bob", "initial")
         assert half.squeeze["draws"] == [] and list(half.squeeze["steps"]) == ["initial"]
         whole = squeezing.reveal_round(game.repo, OP, dealt.round_id, "alice", "initial")
@@ -351,7 +344,6 @@ def test_a_reveal_answers_the_draws_only_once_the_initial_step_is_revealed(
         assert list(whole.squeeze["steps"]) == list(dealt.squeeze["steps"])
         kinds.add(bool(dealt.squeeze["draws"]))
         late = seconds_after(dealt.dealt_at, 60)  # once every card is shown
-        with monkeypatch.context() as m:
-            m.setattr(settling, "now", lambda late=late: late)
-            settle_round(game.repo, OP, dealt.round_id)
+        game.clock.set(late)
+        settle_round(game.repo, OP, dealt.round_id)
     assert kinds == {True, False}

@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from baccarat_api import clock
 from baccarat_api.clock import seconds_after
-from baccarat_api.service import events, presence, settling, squeezing, table_state, tables
+from baccarat_api.service import events, presence, squeezing, table_state, tables
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.settling import settle_round
 
@@ -27,9 +26,8 @@ SQUEEZE = {"squeeze_seconds": 10}
 def settle_after_squeeze(game: Game, monkeypatch: pytest.MonkeyPatch, dealt: Any) -> None:
     """Settle the round once every card is shown: its countdowns over (60 s after the deal)."""
     late = seconds_after(dealt.dealt_at, 60)
-    with monkeypatch.context() as m:
-        m.setattr(settling, "now", lambda: late)
-        settle_round(game.repo, OP, dealt.round_id)
+    game.clock.set(late)
+    settle_round(game.repo, OP, dealt.round_id)
 
 
 def state(game: Game, table_id: str) -> dict[str, Any]:
@@ -108,10 +106,7 @@ def test_the_seeds_table_renders_from_state_and_feed_alone(
     presence.leave_watchers(game.repo, OP, t, "wendy")
     presence.leave_seat(game.repo, OP, t, 2)
     late = seconds_after(dealt.dealt_at, 60)  # every countdown over: the system opened the rest
-    monkeypatch.setattr(table_state, "now", lambda: late)
-    monkeypatch.setattr(clock, "now", lambda: late)
-    monkeypatch.setattr(presence, "now", lambda: late)
-    monkeypatch.setattr(settling, "now", lambda: late)
+    game.clock.set(late)
     settle_round(game.repo, OP, dealt.round_id)  # settled once every card is shown
     presence.join_watchers(game.repo, OP, t, "walt")  # reports what the system opened meanwhile
     end = state(game, t)
@@ -138,7 +133,7 @@ def test_the_phase_follows_the_round_and_the_etag_moves_with_it(
     _, same = table_state.table_state(game.repo, OP, t)
     assert tag == same  # nothing drawn changed
     after = seconds_after(dealt.dealt_at, 10)
-    monkeypatch.setattr(table_state, "now", lambda: after)
+    game.clock.set(after)
     s = state(game, t)
     has_draws = "draws" in dealt.squeeze["steps"]
     # past the initial deadline: the draws count down (if any), else every card is shown
@@ -146,7 +141,7 @@ def test_the_phase_follows_the_round_and_the_etag_moves_with_it(
     assert s["deadline"] == (seconds_after(after, 10) if has_draws else dealt.settle_by)
     _, moved = table_state.table_state(game.repo, OP, t)
     assert moved != tag  # the countdown ended: the same seq, another picture
-    monkeypatch.setattr(settling, "now", lambda: after)
+    game.clock.set(after)
     if has_draws:  # a third card still face down: not settled yet
         with pytest.raises(DomainError) as refused:
             settle_round(game.repo, OP, dealt.round_id)
@@ -221,14 +216,13 @@ def test_mid_squeeze_the_state_gives_no_hidden_card_away(
         assert sh["cards_remaining"] == 4 * 52 - (dealt.start + 4)
         assert sh["rounds_dealt"] == number
         end = seconds_after(dealt.dealt_at, 60)  # every countdown over: every card shown
-        monkeypatch.setattr(table_state, "now", lambda end=end: end)
+        game.clock.set(end)
         s = state(game, t)
         r, sh = s["round"], s["shoe"]
         assert r["result"] == dealt.result and len(r["cards"]) == dealt.cards_dealt
         assert [h["round"] for h in sh["history"]] == list(range(1, number + 1))
         assert sh["history"][-1]["result"] == dealt.result
         assert sh["cards_remaining"] == 4 * 52 - (dealt.start + dealt.cards_dealt)
-        monkeypatch.setattr(table_state, "now", clock.now)
         with_draws.add("draws" in dealt.squeeze["steps"])
         settle_after_squeeze(game, monkeypatch, dealt)
     assert with_draws == {True, False}  # both kinds of round were looked at
@@ -250,7 +244,7 @@ def test_while_the_players_third_card_is_face_down_the_state_hides_whether_the_b
         dealt = deal(game, shoe, star_city_bets())
         player_draws = len(dealt.player.cards) == 3
         mid = seconds_after(dealt.dealt_at, 15)
-        monkeypatch.setattr(table_state, "now", lambda mid=mid: mid)
+        game.clock.set(mid)
         s = state(game, t)
         r, sh = s["round"], s["shoe"]
         if player_draws:
@@ -262,10 +256,9 @@ def test_while_the_players_third_card_is_face_down_the_state_hides_whether_the_b
             assert sh["cards_remaining"] == 4 * 52 - (dealt.start + 5)  # no banker third out
             assert (s["phase"], r["result"]) == ("squeeze", None)
         end = seconds_after(dealt.dealt_at, 60)
-        monkeypatch.setattr(table_state, "now", lambda end=end: end)
+        game.clock.set(end)
         done = state(game, t)["round"]
         assert len(done["cards"]) == dealt.cards_dealt and done["result"] == dealt.result
-        monkeypatch.setattr(table_state, "now", clock.now)
         settle_after_squeeze(game, monkeypatch, dealt)
         if seen == {2, 3}:
             break

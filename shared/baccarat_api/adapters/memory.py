@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from baccarat import proofdoc
+from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     ENDED,
@@ -154,7 +155,8 @@ class _WebhookReads:
 
 
 class MemoryRepository(_FeedReads, _WebhookReads, Repository):
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock = system_clock) -> None:
+        self.clock = clock
         self.items: dict[Key, Record] = {}
         self.tiers: list[dict[str, Any]] = []
         self.retired: set[str] = set()

@@ -93,11 +93,11 @@ def _public_connection(
 
 
 class _Deadline:
-    """One POST's whole-exchange deadline (issue 23 item 8: the timeout was per socket read,
-    so a receiver trickling its answer a byte at a time held a POST for as long as it liked).
-    Every socket the POST connects is watched; when the time is up a timer shuts them down —
-    a blocked read (plain or TLS) returns at once — and the POST counts as not answered,
-    whatever was read so far. Connecting takes at most the time left."""
+    """One POST's whole-exchange deadline (a timeout per socket read would let a receiver
+    trickling its answer a byte at a time hold a POST for as long as it liked). Every socket
+    the POST connects is watched; when the time is up a timer shuts them down — a blocked read
+    (plain or TLS) returns at once — and the POST counts as not answered, whatever was read so
+    far. Connecting takes at most the time left."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds

@@ -14,6 +14,7 @@ from pydantic.json_schema import GenerateJsonSchema
 
 from baccarat_api.http.auth import authenticate, authorizer_operator
 from baccarat_api.http.errors import status_of
+from baccarat_api.http.ratelimit import check
 from baccarat_api.http.threads import call_blocking
 from baccarat_api.limits import BETTOR_ID_PATTERN
 from baccarat_api.observability import logger
@@ -65,7 +66,7 @@ async def current_operator(
         header = request.headers.get("authorization")
         operator_id = await call_blocking(authenticate, header, rt.repo, rt.key_cache)
     logger.thread_safe_append_keys(operator_id=operator_id)
-    rt.limiter.check(operator_id)
+    check(rt.limiter, operator_id)
     return operator_id
 
 

@@ -1,23 +1,10 @@
-"""Webhook delivery (issue 14; :func:`baccarat_api.service.webhooks.deliver`) as it runs:
+"""Webhook delivery as it runs (:func:`baccarat_api.service.webhooks.deliver`): in AWS
+``DeliveryFunction`` on the ``DeliveryQueue`` (a message names an operator's feed shard; a pass
+that wants another sends it again with that delay); in ``make run``, :func:`run_forever`.
 
-* in AWS, ``DeliveryFunction`` on the ``DeliveryQueue``: each message names an operator's feed
-  shard (sent by the feed indexer when it appended there, or by this function to come back
-  later); one delivery pass; if the shard wants another (more events, or a retry's backoff),
-  the message is sent again with that delay (SQS: at most 900 s — a longer wait is several
-  hops). A pass that raises is reported as the message's failure: SQS redelivers it, and after
-  ``maxReceiveCount`` moves it to the ``DeliveryDeadLetterQueue`` (a broken handler, not a
-  failing receiver: those are parked as webhook failures after 24 h). A pass ends while the
-  function still has a POST's timeout (and :data:`MARGIN_SECONDS`) left, and comes back at
-  once: a slow receiver never makes the function time out mid-pass (its progress lost). The
-  batch's messages are passed at once (:data:`CONCURRENCY` threads; one shard's messages one
-  after the other), so one operator's slow receiver never holds back another's events;
-* in ``make run``, :func:`run_forever` over every operator with a webhook and every shard —
-  the same pass, the same code; each operator's passes on a thread of their own (at most
-  :data:`CONCURRENCY` at once).
-
-A POST takes at most ``WEBHOOK_TIMEOUT_SECONDS`` in all (:class:`~baccarat_api.adapters.
-webhooks.HttpSender`: the whole exchange, not each read), so every pass, and every batch,
-ends within the function's time."""
+A pass ends while the function still has a POST's timeout left, and a batch's shards are passed
+on :data:`CONCURRENCY` threads, so one slow receiver neither times the function out nor holds
+back another operator's events."""
 
 from __future__ import annotations
 
@@ -136,7 +123,7 @@ def batch(
 ) -> list[str]:
     """Pass an SQS batch's messages at once (at most :data:`CONCURRENCY`), those naming one
     shard one after the other (two passes of a shard at once would POST its events twice):
-    one operator's slow receiver holds back no other operator's events (issue 23 item 8).
+    one operator's slow receiver holds back no other operator's events.
     ``one(record, message)`` passes a message, ``False`` if it failed; the ids of the records
     that failed (or are not a message) are answered."""
     failed: list[str] = []

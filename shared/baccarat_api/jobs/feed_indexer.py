@@ -1,7 +1,6 @@
-"""The operator feed's indexer (issue 14): the state table's stream records → the feed
-(:func:`baccarat_api.service.feed.index`). ``FeedIndexerFunction`` in AWS (a DynamoDB Stream
-event source, new event items only); ``make run`` runs :func:`on_records` over DynamoDB Local's
-stream (:mod:`baccarat_dev.streams`)."""
+"""The operator feed's indexer: the state table's stream records → the feed
+(:func:`baccarat_api.service.feed.index`). ``FeedIndexerFunction`` in AWS; ``make run`` runs
+:func:`on_records` over DynamoDB Local's stream (:mod:`baccarat_dev.streams`)."""
 
 from __future__ import annotations
 

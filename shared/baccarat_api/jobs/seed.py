@@ -37,7 +37,9 @@ def add_operator_key(repo: DynamoRepository, operator_id: str, key: str | None =
     )
 
     try:
-        return ensure_operator_key(OperatorStore(repo.client, repo.config), operator_id, key)
+        return ensure_operator_key(
+            OperatorStore(repo.client, repo.config, repo.clock), operator_id, key
+        )
     except OperatorError as exc:
         raise ValueError(str(exc)) from None
 

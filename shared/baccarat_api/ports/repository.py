@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from baccarat_api.clock import Clock
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     DeliveryState,
@@ -112,6 +113,9 @@ class Repository(StateWrites):
     ``record_round``, ``close_shoe``, ``save_settlement``, ``void_round``. Every write that takes
     ``idem`` puts that idempotency record in the SAME transaction (new, or replacing an expired
     one); if a live one exists, :class:`ConditionFailed` with ``duplicate``."""
+
+    #: The time every use case over this repository reads (``repo.clock()``).
+    clock: Clock
 
     # --- configuration ---------------------------------------------------------------------
     @abstractmethod

@@ -1,5 +1,5 @@
-"""What webhook delivery needs from outside (issue 14): a way to POST (:class:`Sender`) and,
-in AWS, a way to be called again later (:class:`Wakeup`: an SQS message with a delay)."""
+"""What webhook delivery needs from outside: a way to POST (:class:`Sender`) and, in AWS, a way
+to be called again later (:class:`Wakeup`: an SQS message with a delay)."""
 
 from __future__ import annotations
 

@@ -1,25 +1,10 @@
 """Tamper evidence (bacc-audit-v1, :mod:`baccarat.audit`): the hash chain over a table's round
-records, written as rounds are dealt and verified by ``GET /v1/tables/{table_id}/audit``, one
-shoe per call.
+records, verified one shoe per call by ``GET /v1/tables/{table_id}/audit``.
 
-Writing: the table starts at ``genesis(table_id, anchor)`` (``chain_head`` of the table item);
-a committed shoe copies the table's head (``chain_start`` = ``chain_head`` of the shoe); each
-deal hashes the new round record with ``prev_hash`` = the shoe's head and moves the head to it,
-in the same transaction that puts the round (conditional on the shoe's version, so the chain is
-linear); the transaction that ends the shoe hands its head back to the table. Settling or
-voiding stores ``settlement_hash``, binding the document to its round's hash.
-
-Verifying one shoe reads a bounded amount, whatever the table's history: the table item
-(``GetItem``), the shoe's own items (ONE strongly consistent ``Query`` of its sort keys: the shoe
-and its rounds; another page per MB), and — the cheap link to the shoe before — that shoe's
-stored ``chain_head`` alone (a projected ``GetItem``; none for shoe 1, whose chain starts at the
-genesis value, nor when the caller brings a ``checkpoint``: the head of the previous shoe it
-verified itself). The shoe's committed ``chain_start`` must equal that value; its rounds are
-walked in play order recomputing every hash from the stored content; the recomputed head must be
-its stored ``chain_head``; and the table's head must be where the latest shoe started (open) or
-ended (ended). Each shoe so checks alone, and consecutive audits link: shoe n's ``start`` is
-shoe n-1's ``head``. Every place the chain breaks is reported: the round (or shoe), the field,
-the expected and the found value."""
+Each deal hashes its round onto the shoe's head in the transaction that puts the round; a shoe
+starts where the table's head was and hands its head back when it ends. Verifying a shoe reads
+a bounded amount (the table, the shoe's items, the previous shoe's head), recomputes every hash
+and reports every place the chain breaks."""
 
 from __future__ import annotations
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from baccarat_api.clock import now
 from baccarat_api.ports.repository import Repository, StoreUnavailable
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.vault import SecretVault
@@ -113,7 +112,7 @@ def sweep(
     settle every round whose locked bets are past their deadline; with ``unseal`` (a vault that
     opens shoe secrets), close the shoes idle by then; then, with ``vault`` and ``ref_keys``,
     finalise the proofs that have become final."""
-    report = SweepReport(now=_instant(at) if at else now())
+    report = SweepReport(now=_instant(at) if at else repo.clock())
     if shoes is not None:
         _deal_due(repo, shoes, report, limit)
     _settle_due(repo, report, limit)

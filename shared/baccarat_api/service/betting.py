@@ -12,6 +12,7 @@ event in the same transaction (:mod:`.events`): ``betting_opened``, ``bet_placed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypedDict, cast
 
@@ -19,7 +20,6 @@ from baccarat.bets import BetType, Role, bets_from_json, player_banker_from_json
 from baccarat.eligibility import below_minimum_after, idle_bettors
 from baccarat.profiles import Banking, TableConfig
 from baccarat.validation import BetRefused, validate_bets
-from baccarat_api.clock import now as clock_now
 from baccarat_api.clock import seconds_after
 from baccarat_api.ports.documents import (
     BettingWindow,
@@ -34,11 +34,11 @@ from baccarat_api.ports.documents import (
 )
 from baccarat_api.ports.records import LiveRecord, RoundRecord, TableRecord
 from baccarat_api.ports.repository import Repository
-from baccarat_api.service import presence
 from baccarat_api.service.bets import as_doc, refusal
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import Change
 from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.live import Decision, live_change
 from baccarat_api.service.models import (
     BetIn,
     BettingWindowOut,
@@ -47,18 +47,8 @@ from baccarat_api.service.models import (
     SlipOut,
     SlipRequest,
 )
-
-OPEN, CLOSED, DEALT = "open", "closed", "dealt"
-
-
-def window_status(betting: BettingWindow | None, at: str) -> str | None:
-    """The window's status at ``at``: an ``open`` window past its ``closes_at`` is closed."""
-    if betting is None:
-        return None
-    status = str(betting["status"])
-    if status == OPEN and at >= str(betting["closes_at"]):
-        return CLOSED
-    return status
+from baccarat_api.service.seating import spectator_out, vacate, without_spectators
+from baccarat_api.service.window import CLOSED, DEALT, OPEN, window_status
 
 
 def line_orders(slip: Slip) -> list[int]:
@@ -95,7 +85,7 @@ def _slip(bettor_id: str, slip: Slip) -> SlipOut:
     )
 
 
-def book_view(live: LiveRecord | None, at: str | None = None) -> BookOut:
+def book_view(live: LiveRecord | None, at: str) -> BookOut:
     """The book of ``live``'s betting window as the table shows it: the window (its status as
     of ``at``, default now), each seat's slip by seat number (in seat order), each spectator's
     slip by id (in accepted order; each slip's ``order`` says when it was confirmed). A table
@@ -103,7 +93,7 @@ def book_view(live: LiveRecord | None, at: str | None = None) -> BookOut:
     table_id = "" if live is None else live.table_id
     if live is None or live.betting is None:
         return BookOut(table_id=table_id, betting=None, seats={}, spectators={}, total=0)
-    status = window_status(live.betting, at or clock_now())
+    status = window_status(live.betting, at)
     window = BettingWindowOut.model_validate({**live.betting, "status": status})
     slips = sorted(live.book.items(), key=lambda kv: int(kv[1]["order"]))
     by_seat = [(b, s, seat) for b, s in slips if (seat := s.get("seat")) is not None]
@@ -115,8 +105,9 @@ def book_view(live: LiveRecord | None, at: str | None = None) -> BookOut:
     )
 
 
-def _book_out(table_id: str, live: LiveRecord | None) -> BookOut:
-    return book_view(live or LiveRecord("", table_id))
+def _book_out(repo: Repository) -> Callable[[str, LiveRecord | None], BookOut]:
+    """The book of a table's live state as the table shows it now."""
+    return lambda table_id, live: book_view(live or LiveRecord("", table_id), repo.clock())
 
 
 # --- who bets, as a deal sees them -----------------------------------------------------------
@@ -303,8 +294,8 @@ def open_betting(
     ``betting_seconds``; reports ``betting_opened``. With ``idem`` a retry replays the first
     answer (not 409 ``betting_in_progress``)."""
 
-    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
-        at = clock_now()
+    def decide(table: TableRecord, live: LiveRecord) -> Decision:
+        at = repo.clock()
         _in_progress(live, at)
         shoe_id, number = _next_round(live)
         check_company(TableConfig.from_dict(table.config), live)
@@ -321,7 +312,7 @@ def open_betting(
         deal_by = seconds_after(closes_at, table.betting_seconds)  # the sweep's, if nobody deals
         return [("betting_opened", opened)], {"betting": window, "book": {}, "deal_by": deal_by}
 
-    return presence.live_change(repo, operator_id, table_id, decide, _book_out, idem)
+    return live_change(repo, operator_id, table_id, decide, _book_out(repo), idem)
 
 
 # --- slips ---------------------------------------------------------------------------------------
@@ -353,8 +344,8 @@ def place_slip(
     ``round_mismatch``: a retry that arrives once the next window is open is not staked there."""
     bets = [cast(SlipBet, b.model_dump(mode="json")) for b in request.bets]
 
-    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
-        at = clock_now()
+    def decide(table: TableRecord, live: LiveRecord) -> Decision:
+        at = repo.clock()
         number = request.round_number
         current = None if live.betting is None else int(live.betting["round_number"])
         if number is not None and number != current:
@@ -388,7 +379,7 @@ def place_slip(
                   "bets": len(bets), "total": total}  # fmt: skip
         return [("bet_placed", placed)], {"book": book}
 
-    return presence.live_change(repo, operator_id, table_id, decide, _book_out)
+    return live_change(repo, operator_id, table_id, decide, _book_out(repo))
 
 
 def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> BookOut:
@@ -397,17 +388,17 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
     retried after closes_at, its answer lost, learns that its slip is gone (``betting_closed``
     would say it stands)."""
 
-    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
+    def decide(table: TableRecord, live: LiveRecord) -> Decision:
         if bettor_id not in live.book:
             raise DomainError(
                 "not_found", f"{bettor_id} has no slip", details={"bettor_id": bettor_id}
             )
-        window = _window_open(live, clock_now())
+        window = _window_open(live, repo.clock())
         book = {k: v for k, v in live.book.items() if k != bettor_id}
         cancelled = {"round_number": window["round_number"], "bettor_id": bettor_id}
         return [("bet_cancelled", cancelled)], {"book": book}
 
-    return presence.live_change(repo, operator_id, table_id, decide, _book_out)
+    return live_change(repo, operator_id, table_id, decide, _book_out(repo))
 
 
 def _waiting(live: LiveRecord, shoe_id: str, round_number: int) -> BettingWindow | None:
@@ -442,7 +433,7 @@ def cancel_window(
     changes)."""
     cancelled: list[bool] = []
 
-    def decide(table: TableRecord, live: LiveRecord) -> presence.Decision:
+    def decide(table: TableRecord, live: LiveRecord) -> Decision:
         betting = live.betting
         if (
             live.seq != seq
@@ -458,7 +449,7 @@ def cancel_window(
                 "reason": code, "slips": len(live.book)}  # fmt: skip
         return [("betting_cancelled", data)], {"betting": None, "book": {}, "deal_by": None}
 
-    presence.live_change(repo, operator_id, table_id, decide, _book_out)
+    live_change(repo, operator_id, table_id, decide, _book_out(repo))
     return bool(cancelled)
 
 
@@ -479,7 +470,7 @@ def book_window(live: LiveRecord, shoe_id: str, round_number: int) -> BettingWin
     return betting
 
 
-def explicit_deal_allowed(live: LiveRecord, shoe_id: str) -> None:
+def explicit_deal_allowed(live: LiveRecord, shoe_id: str, at: str) -> None:
     """A deal with explicit ``bets`` while a window of the shoe waits to be dealt: 409
     ``betting_in_progress`` (deal it ``from_book``)."""
     betting = live.betting
@@ -488,7 +479,7 @@ def explicit_deal_allowed(live: LiveRecord, shoe_id: str) -> None:
             "betting_in_progress",
             f"betting for round {betting['round_number']} is open at this table: "
             "deal it from the book",
-            details={"status": window_status(betting, clock_now()),
+            details={"status": window_status(betting, at),
                      "round_number": betting["round_number"],
                      "closes_at": betting["closes_at"]},
         )  # fmt: skip
@@ -556,7 +547,7 @@ def after_deal(
     cur = replace(cur, idle=counters, last_round=last)
     after: list[Change] = []
     for seat in idle_out:
-        events, changes = presence.vacate(config, cur, seat, "idle")
+        events, changes = vacate(config, cur, seat, "idle")
         after += events
         cur = replace(cur, **changes)
     return before, after, _fields(cur)
@@ -601,7 +592,7 @@ def after_resolution(
     after, below, pb_out = _balances_after(config, cur, None if voided else r.money.get("nets"))
     events, cur = _below_minimum_out(config, _with_balances(cur, after), below, pb_out)
     if not cur.seats and cur.spectators:
-        more, changes = presence.without_spectators(config, cur, cur.seats)
+        more, changes = without_spectators(config, cur, cur.seats)
         events += more
         cur = replace(cur, **changes)
     return events, _fields(cur)
@@ -633,11 +624,11 @@ def _below_minimum_out(
         events.append(("banker_left", {"bettor_id": pb_out, "reason": "balance"}))
         cur = replace(cur, banker=None)
     for b in [b for b in cur.spectators if b in below]:
-        more, changes = presence.spectator_out(cur, b, "balance")
+        more, changes = spectator_out(cur, b, "balance")
         events += more
         cur = replace(cur, **changes)
     for seat in sorted((s for s, w in cur.seats.items() if w["bettor_id"] in below), key=int):
-        more, changes = presence.vacate(config, cur, seat, "balance")
+        more, changes = vacate(config, cur, seat, "balance")
         events += more
         cur = replace(cur, **changes)
     return events, cur

@@ -26,7 +26,7 @@ from baccarat.proofdoc import refs_for, replaced
 from baccarat.squeeze import reveal_plan, squeeze_rights
 from baccarat.validation import AcceptedRound, BetRefused, validate_bets
 from baccarat_api import limits
-from baccarat_api.clock import now, seconds_after
+from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id
 from baccarat_api.ports.documents import RoadResult, SqueezePlan
 from baccarat_api.ports.records import (
@@ -49,7 +49,7 @@ from baccarat_api.service.events import Change, LiveMoved, emit, retrying, settl
 from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
 from baccarat_api.service.models import DealRequest, RoundOut
 from baccarat_api.service.money import round_money
-from baccarat_api.service.squeezing import live_squeeze, squeeze_seconds
+from baccarat_api.service.reveals import live_squeeze, squeeze_seconds
 from baccarat_api.service.tables import end_shoe, shoe_ended
 from baccarat_api.service.views import round_view
 from baccarat_api.service.writeids import write_id
@@ -198,15 +198,16 @@ def _deal_round(
     if shoe.status == ENDED:
         raise DomainError("shoe_ended", f"shoe {shoe_id} has ended; commit a new shoe")
     rnd, last, secret = _round_of(shoe, shoes)
+    at = repo.clock()
     config = TableConfig.from_dict(shoe.config)
-    given = _bets_of(asked, config, table, shoe.shoe_id, rnd.number, window)
+    given = _bets_of(asked, config, table, shoe.shoe_id, rnd.number, window, at)
     accepted, pb = _accepted_bets(config, table, given, rnd.number)
     deal = _Deal(
         operator_id, shoe, live, table, config, request.from_book, request_digest, rnd, last,
         given, accepted, pb,
     )  # fmt: skip
     idle = betting.idle_seats(config, table, deal.bettors)
-    record = _round_record(deal, shoes, idle, idem)
+    record = _round_record(deal, shoes, idle, idem, at)
     after, proof = _shoe_after(deal, record, secret)
     ev = _deal_events(deal, record, after, idle)
     try:
@@ -215,7 +216,7 @@ def _deal_round(
             after,
             record,
             proof,
-            idempotency.record(idem, operator_id, round_id=record.round_id),
+            idempotency.record(repo.clock(), idem, operator_id, round_id=record.round_id),
             ev,
         )
     except (ConditionFailed, OutcomeUnknown) as exc:
@@ -240,13 +241,14 @@ def _bets_of(
     shoe_id: str,
     number: int,
     window: str | None,
+    at: str,
 ) -> DealBets:
     """The bets the deal locks: those ``asked``, or (``None``) the book's — the window waiting
     for round ``number``; with ``window``, only the one opened then — each after the seeds'
     rules for such a deal (the company; no explicit deal over a waiting window or an
     unsettled round)."""
     if asked is not None:
-        betting.explicit_deal_allowed(table, shoe_id)
+        betting.explicit_deal_allowed(table, shoe_id, at)
         betting.previous_resolved(table)
         betting.check_company(config, table, "a round is dealt")
         return asked
@@ -278,7 +280,7 @@ def _accepted_bets(
 
 def _round_record(
     deal: _Deal, shoes: ShoeSource, idle: tuple[dict[str, int], list[str]],
-    idem: IdempotencyRequest | None,
+    idem: IdempotencyRequest | None, dealt_at: str,
 ) -> RoundRecord:  # fmt: skip
     """The round as dealt: cards, locked bets, their money, its squeeze plan, its place in the
     audit chain — settled at once if nobody bet; refused if its item could outgrow its budget."""
@@ -292,7 +294,6 @@ def _round_record(
         deal.ref, deal.config, rnd, deal.accepted.bets, deal.player_banker, shoe.recent_bettors,
         refs, idle_out,
     )  # fmt: skip
-    dealt_at = now()
     nobody = not deal.accepted.bets  # a round nobody bet on is settled at its deal, no lines
     plan = reveal_plan(rnd, rights, squeezed=squeeze_seconds(shoe) > 0).as_dict()
     record = RoundRecord(
@@ -340,7 +341,9 @@ def _shoe_after(
     after = replace(after, close_by=seconds_after(record.dealt_at, shoe.idle_shoe_close_seconds))
     if not deal.last:
         return after, None
-    return end_shoe(replace(after, version=shoe.version), secret, "rules", record.write_id)
+    return end_shoe(
+        replace(after, version=shoe.version), secret, "rules", record.write_id, record.dealt_at
+    )
 
 
 def _deal_events(

@@ -1,23 +1,16 @@
-"""Table events (issue 13; design-events.md): what happened at a table, in order.
+"""Table events (design-events.md): what happened at a table, in order, and their data.
 
-Every change that reports events reads the table's live state (:class:`LiveRecord`, with the
-item it changes, in the same round trip), numbers its events after the live state's ``seq``
-(:func:`emit`) and writes them in the SAME transaction as the change
-(:meth:`~baccarat_api.ports.writes.StateWrites.emitting`), on condition that ``seq`` is still
-the one read: so events are gap-free, never reused, and exist exactly when their change does.
-Two changes at one table that read the same ``seq`` cannot both commit; the loser re-reads
-(:func:`retrying`) or answers 409 ``concurrent_update``.
-
-The feed ``GET /v1/tables/{table_id}/events?after=&limit=`` is one strongly consistent Query of
-the table's ``EV#`` items after ``after`` (events are immutable, so a page is named by the
-sequence numbers it holds: its ``ETag``; ``If-None-Match`` with it answers 304)."""
+A change numbers its events after the live state's ``seq`` (:func:`emit`) and writes them in
+its own transaction, conditional on that ``seq``: events are gap-free and exist exactly when
+their change does; of two changes that read the same ``seq`` one commits, the other is computed
+again (:func:`retrying`) or answers 409 ``concurrent_update``."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from baccarat.squeeze import noticed
 from baccarat_api.ids import parse_table_id
@@ -59,7 +52,88 @@ EVENT_TYPES: dict[str, str] = {
     "shoe_ended": "shoe_id, reason (rules | closed), rounds_dealt",
 }
 
-Change = tuple[str, dict[str, Any]]
+#: An event to report: its type and its data.
+Change = tuple[str, Mapping[str, Any]]
+
+
+# The data of the events reported by presence, the squeeze, the shoe and the settlement.
+
+
+class SeatChange(TypedDict):
+    """``seat_taken``, ``seat_updated``."""
+
+    seat: int
+    bettor_id: str
+
+
+class SeatVacated(SeatChange):
+    reason: str
+
+
+class BettorChange(TypedDict):
+    """``banker_taken``/``_updated``, ``spectator_joined``/``_updated``, ``watcher_joined``/
+    ``_left``."""
+
+    bettor_id: str
+
+
+class BettorLeft(BettorChange):
+    """``banker_left``, ``spectator_left``."""
+
+    reason: str
+
+
+class SlipCancelled(TypedDict):
+    """``bet_cancelled`` of a bettor who left (a refused slip's also carries ``reason``)."""
+
+    round_number: int
+    bettor_id: str
+
+
+class SqueezeRevealed(TypedDict):
+    round_id: str
+    step: str
+    by: str
+    hands: list[str]
+    revealed_at: str
+
+
+class Urged(TypedDict):
+    bettor_id: str
+    round_id: str | None
+
+
+class ShoeCommitted(TypedDict):
+    shoe_id: str
+    shoe_number: int
+
+
+class ShoeEnded(TypedDict):
+    shoe_id: str
+    reason: str | None
+    rounds_dealt: int
+
+
+class BettingCancelled(TypedDict):
+    shoe_id: str
+    round_number: int
+    reason: str
+    slips: int
+
+
+class MoneySummary(TypedDict):
+    """A resolved round's money for its event: nets by participant, the house's take, lines."""
+
+    round_id: str
+    nets: dict[str, int]
+    house_take: int
+    lines: int
+
+
+class Settled(MoneySummary):
+    """``round_settled``, ``round_auto_settled``."""
+
+    auto_settled: bool
 
 
 def emit(
@@ -82,7 +156,7 @@ def emit(
         changes["squeeze"] = squeeze
     events = [*system, *events]
     records = tuple(
-        EventRecord(operator_id, table_id, base.seq + i, kind, at, data)
+        EventRecord(operator_id, table_id, base.seq + i, kind, at, dict(data))
         for i, (kind, data) in enumerate(events, start=1)
     )
     assert all(kind in EVENT_TYPES for kind, _ in events), events
@@ -90,21 +164,21 @@ def emit(
     return Emit(before, after, records)
 
 
-def money_summary(r: RoundRecord) -> dict[str, Any]:
-    """A settlement's summary for its event: nets by participant, the house's take, lines."""
+def money_summary(r: RoundRecord) -> MoneySummary:
+    """A resolved round's money for its event."""
     money = r.money
-    return {
-        "round_id": r.round_id,
-        "nets": dict(money.get("nets", {})),
-        "house_take": (money.get("house") or {}).get("take", 0),
-        "lines": len(money.get("lines", [])),
-    }
+    return MoneySummary(
+        round_id=r.round_id,
+        nets=dict(money.get("nets", {})),
+        house_take=(money.get("house") or {}).get("take", 0),
+        lines=len(money.get("lines", [])),
+    )
 
 
 def settled_event(r: RoundRecord, auto: bool) -> Change:
     return (
         "round_auto_settled" if auto else "round_settled",
-        {**money_summary(r), "auto_settled": auto},
+        Settled(**money_summary(r), auto_settled=auto),
     )
 
 

@@ -1,25 +1,11 @@
-"""The operator feed (issue 14): every event of every table of an operator, in a stable order,
-each exactly once — ``GET /v1/events?after=<cursor>&limit=`` — and what the webhooks deliver.
+"""The operator feed: every event of every table of an operator, each once, in a stable order —
+``GET /v1/events?after=<cursor>`` — and what the webhooks deliver (layout: docs/scaling.md).
 
-**Layout** (docs/scaling.md). Events are written at their table (``EV#<seq>``, gap-free per
-table; :mod:`.events`). The *indexer* (:func:`index`) appends them to the operator's feed:
-:data:`~baccarat_api.ports.records.FEED_SHARDS` shards per operator, a table's events
-always in the same shard (by its id). A shard is a gap-free list of positions, each entry one
-table's run of events ``first … last``; an append is ONE transaction conditional on the shard's
-head and the tables' marks as read (:meth:`~baccarat_api.ports.writes.StateWrites.append_feed`),
-so concurrent indexers (a stream's shards, a retried batch) never leave a gap or append an
-event twice; an indexer only ever appends a table's events after its mark, in seq order, so a
-table's order is kept. What triggers it is only a hint ("table T has events up to s"): in AWS
-the state table's DynamoDB Stream (``FeedIndexerFunction``), locally the same handler over
-DynamoDB Local's stream (:mod:`baccarat_dev.streams`); a lost or repeated hint costs nothing but
-a later catch-up.
-
-**Reading.** The cursor is a vector of (position, events taken of the next entry) per shard.
-A page reads the shards' heads, then each shard with entries after its position (strongly
-consistent), takes events from the shards
-in turn (round robin), reads them (one batched read), expands money events from their round
-(one more) and moves only the taken shards' positions. Positions are appended gap-free and
-never change, so a page can neither skip nor repeat an event, whatever is written meanwhile."""
+Events are written at their table; the indexer (:func:`index`) appends them to one of the
+operator's feed shards (a table always to the same one) in one transaction conditional on the
+shard's head and the table's mark, so concurrent or retried indexers never leave a gap or
+append twice. A cursor is a position per shard; positions never change, so a page neither
+skips nor repeats an event whatever is written meanwhile."""
 
 from __future__ import annotations
 

@@ -1,33 +1,12 @@
-"""Exactly-once POSTs: the ``Idempotency-Key`` header, folded into the writes requests already make.
+"""Exactly-once POSTs (``Idempotency-Key``, docs/api.md): a POST's answer is stored in an
+idempotency record in the same transaction as its effect, and read in the same round trip as
+the item the POST reads anyway.
 
-A POST made with a key stores its response in an idempotency record (per operator and key,
-:class:`~baccarat_api.ports.records.IdempotencyRecord`) **in the same DynamoDB transaction as its
-effect**, and reads that record **in the same round trip** as the item it reads anyway (one
-``BatchGetItem``). So:
-
-* a retry with the same key and the same request (method, path, JSON body) answers the stored
-  response — same status, same body — in ONE round trip (a deal's: two, see below), also on
-  another container or after a cold start (it is in DynamoDB, not in memory), and with the
-  header ``Idempotent-Replayed: true``. A round's answers (deal, settlement, void: up to 200 bets)
-  are not copied into the record: it names the round, and the replay renders the answer from the
-  round record — byte for byte what was first answered (the round's documents are stored in the
-  order they were written). A settlement's or void's replay reads the round in the same round
-  trip as the record; a deal's reads the shoe there, then the round it names;
-* the same key with another request → 422 ``idempotency_key_reused``;
-* a duplicate that arrives while the first is in flight reads no record, computes, and then
-  loses the transaction (the record's put is conditional); it re-reads what it wrote and, as
-  the same request from the same state has the same write id (:mod:`.writeids`), answers the
-  first one's committed result. Only if that cannot be told (another key's effect is there)
-  is it 409 ``idempotency_in_progress``, ``retryable: true``; its retry gets the stored
-  response;
-* no effect can exist without its record, nor a record without its effect: a crash between
-  the two is impossible, and a first attempt that failed (any error) stored nothing.
-
-Only successes are stored: an error changed nothing, and the same request simply runs again.
-Records live :data:`RETENTION_SECONDS` (24 h; the table's TTL attribute ``expires_at``, and a
-record past it counts as absent even before DynamoDB's TTL removes it); a retry later than that
-is a new request. Independently of keys, a round is dealt once (cursor/version) and settled or
-voided once (conditional settlement), whatever keys callers use."""
+A retry with the same key and request replays the stored answer (a round's answer is rendered
+from the round, byte for byte); the same key with another request is 422
+``idempotency_key_reused``; a duplicate in flight loses the record's conditional put and
+answers the first one's result, or 409 ``idempotency_in_progress``. Only successes are stored;
+records live :data:`RETENTION_SECONDS`."""
 
 from __future__ import annotations
 
@@ -38,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from baccarat_api.clock import now
 from baccarat_api.ports.records import IdempotencyRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository, Snapshot
 from baccarat_api.service.errors import DomainError
@@ -169,6 +147,7 @@ def replaying_refusals(
 
 
 def record(
+    at: str,
     request: IdempotencyRequest | None,
     operator_id: str,
     body: dict[str, Any] | None = None,
@@ -185,7 +164,7 @@ def record(
         fingerprint=request.fingerprint,
         status=request.status,
         body={} if body is None else body,
-        created_at=now(),
+        created_at=at,
         expires_at=int(time.time()) + RETENTION_SECONDS,
         round_id=round_id,
     )

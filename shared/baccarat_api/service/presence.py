@@ -1,81 +1,32 @@
-"""Presence at a table (issue 13): seats 1–7, the player-banker seat, bid-squeeze spectators and
-watchers (the observer list) — stored on the table's live-state item, every change conditional
-on its ``seq`` and reported by its event in the same transaction (:mod:`.events`).
+"""Presence at a table: seats 1–7, the player-banker seat, bid-squeeze spectators and watchers,
+on the table's live state; each change reported by its events in the same transaction.
 
-Rules (game-rules.md, seeds 000/001), each checked by the core where it has one:
+The rules (game-rules.md, seeds 000/001) are the core's where it has them: a seat or spectator
+place needs the tier's minimum balance (and on bid-squeeze, a seat its ``seated_min_level``);
+one person holds one place at a table; spectators only where they may bet and while a seat is
+taken; when the last seated bettor leaves, the spectators go (:mod:`.seating`). Taking a place
+you hold, with the same details, changes nothing (a retried PUT is harmless).
 
-* a seat takes a bettor with at least the tier's ``bettor_min_balance`` and, on bid-squeeze, the
-  tier's ``seated_min_level`` (below either: 422 with the bet refusal's own code, saying to join
-  as a spectator); an occupied seat is 409 ``seat_occupied``; one person is in one place at a
-  time (409 ``already_present``, ``details.where``);
-* the player-banker seat exists only at a player-banker table (422
-  ``player_banker_not_allowed``) and needs ``player_banker_min_balance``;
-* spectators exist only where they may bet (bid-squeeze; 422 ``spectator_betting_not_allowed``),
-  only while a seat is taken (422 ``seated_bettor_required``), at most
-  :data:`~baccarat_api.limits.MAX_SPECTATORS` (409 ``table_full``); when the last seated bettor
-  leaves, the spectators are removed (``spectator_left``, reason ``no_seated_bettor``;
-  :func:`baccarat.eligibility.spectators_to_remove`): at once, except those with a bet in the
-  table's unresolved latest round, who go when it is settled or voided
-  (:func:`without_spectators`);
-* watchers: anyone, at most :data:`~baccarat_api.limits.MAX_WATCHERS`.
-
-Taking a place you already hold, with the same details, changes nothing (200, no event): a PUT
-retried after a lost answer is harmless. Leaving a place you do not hold is 404 ``not_found``.
-
-Round trips: BatchGetItem (table + live state) + TransactWriteItems (live state + its events) = 2;
-1 when nothing changes or the request is refused."""
+Round trips: BatchGetItem (table + live state) + TransactWriteItems = 2; 1 when nothing changes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
-from baccarat.eligibility import spectators_to_remove
 from baccarat.profiles import Banking, TableConfig
 from baccarat.validation import BetRefused, check_personal_limits
-from baccarat_api.clock import now
 from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
-from baccarat_api.ports.records import LiveRecord, TableRecord
-from baccarat_api.ports.repository import ConditionFailed, Repository
-from baccarat_api.service import idempotency
+from baccarat_api.ports.records import LiveRecord
+from baccarat_api.ports.repository import Repository
 from baccarat_api.service.bets import refusal
+from baccarat_api.service.betting import slip_after_update
 from baccarat_api.service.errors import DomainError
-from baccarat_api.service.events import Change, LiveMoved, emit, retrying
-from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.events import BettorChange, BettorLeft, Change, SeatChange
+from baccarat_api.service.live import Decision, live_change
 from baccarat_api.service.models import PresenceOut, RemovedOut
-from baccarat_api.service.reading import table_live
-
-#: What a decision returns: the events and the live state's changed presence fields, or ``None``
-#: (nothing to change).
-Decision = tuple[list[Change], dict[str, Any]] | None
-
-
-def presence_view(table_id: str, live: LiveRecord | None) -> PresenceOut:
-    live = live or LiveRecord("", table_id)
-    return PresenceOut(
-        table_id=table_id,
-        seats={int(k): dict(v) for k, v in sorted(live.seats.items(), key=lambda kv: int(kv[0]))},
-        banker=None if live.banker is None else dict(live.banker),
-        spectators={k: dict(v) for k, v in live.spectators.items()},
-        watchers=live.watchers,
-        seq=live.seq,
-    )
-
-
-def where(live: LiveRecord, bettor_id: str) -> str | None:
-    """Where the bettor is at the table now (``seat N``, ``banker``, ``spectator``,
-    ``watcher``), or ``None``."""
-    for seat, who in live.seats.items():
-        if who["bettor_id"] == bettor_id:
-            return f"seat {seat}"
-    if live.banker is not None and live.banker["bettor_id"] == bettor_id:
-        return "banker"
-    if bettor_id in live.spectators:
-        return "spectator"
-    if bettor_id in live.watchers:
-        return "watcher"
-    return None
+from baccarat_api.service.seating import presence_view, spectator_out, vacate, where
 
 
 def _elsewhere(live: LiveRecord, bettor_id: str, here: str) -> None:
@@ -111,9 +62,6 @@ def _min_balance(config: TableConfig, balance: int, *, banker: bool = False) -> 
         )
 
 
-T = TypeVar("T")
-
-
 class _Removal:
     """Who a balance report removed (seed 000: a balance below the tier's minimum for someone
     already at the table removes them, as a settlement does): set by a decision, told in the
@@ -133,40 +81,8 @@ class _Removal:
         )
         return True
 
-    def told(self, out: PresenceOut) -> PresenceOut:
+    def answer(self, out: PresenceOut) -> PresenceOut:
         return out if self.out is None else out.model_copy(update={"removed": self.out})
-
-
-def live_change(
-    repo: Repository,
-    operator_id: str,
-    table_id: str,
-    decide: Callable[[TableRecord, LiveRecord], Decision],
-    view: Callable[[str, LiveRecord | None], T],
-    idem: IdempotencyRequest | None = None,
-) -> T:
-    """Read the table and its live state, ``decide`` (raises a refusal, or returns the events
-    and changes), write them conditionally on ``seq``; lost to another change: decided again.
-    Answers ``view`` of the live state after (as read, when nothing changed). With ``idem``
-    (a POST's key) the key's record is read with the live state (a live one is replayed) and
-    written with the change (a duplicate that lost to it replays it on its next attempt)."""
-
-    def attempt() -> T:
-        table, live = table_live(repo, operator_id, table_id, idem)
-        decision = decide(table, live or LiveRecord(operator_id, table_id))
-        if decision is None:
-            return view(table_id, live)
-        reported, changes = decision
-        ev = emit(live, operator_id, table_id, now(), reported, **changes)
-        out = view(table_id, ev.after)
-        stored = idempotency.record(idem, operator_id, idempotency.answer(out)) if idem else None
-        try:
-            repo.table_change("live", ev, idem=stored)
-        except ConditionFailed:
-            raise LiveMoved from None
-        return out
-
-    return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))
 
 
 def change(
@@ -185,53 +101,14 @@ def change(
     )
 
 
-def without_spectators(
-    config: TableConfig, live: LiveRecord, seats: dict[str, Any]
-) -> tuple[list[Change], dict[str, Any]]:
-    """When no seated bettor remains (bid-squeeze), the spectators go: at once, except those
-    who bet in the table's latest round while it is unresolved — they go after its settlement
-    (:func:`baccarat_api.service.betting.after_resolution`)."""
-    seated = [s["bettor_id"] for s in seats.values()]
-    last = live.last_round
-    betting = (
-        () if last is None or last.get("resolved", True) else tuple(last.get("spectators", ()))
-    )
-    gone = spectators_to_remove(config, seated, live.spectators, betting).now
-    if not gone:
-        return [], {}
-    left = [("spectator_left", {"bettor_id": b, "reason": "no_seated_bettor"}) for b in gone]
-    return left, {"spectators": {k: v for k, v in live.spectators.items() if k not in gone}}
-
-
-def without(live: LiveRecord, bettor_ids: Collection[str]) -> dict[str, Any]:
-    """The live fields that drop ``bettor_ids``' slips from a book not dealt yet and their idle
-    counters (people who left the table)."""
-    changes: dict[str, Any] = {"idle": {k: v for k, v in live.idle.items() if k not in bettor_ids}}
-    if live.betting is not None and live.betting.get("status") != "dealt":
-        changes["book"] = {k: v for k, v in live.book.items() if k not in bettor_ids}
-    return changes
-
-
 def _with_slip(
     config: TableConfig, live: LiveRecord, bettor_id: str, updated: Change, **changes: Any
 ) -> Decision:
     """A bettor's balance or limits ``updated`` (``live`` with ``changes``): their slip in the
     book, if the report leaves it refused, is cancelled with it
     (:func:`~.betting.slip_after_update`)."""
-    from baccarat_api.service.betting import slip_after_update  # (betting imports presence)
-
     more, book = slip_after_update(config, live, replace(live, **changes), bettor_id)
     return [updated, *more], {**changes, **book}
-
-
-def slips_cancelled(live: LiveRecord, bettor_ids: Collection[str]) -> list[Change]:
-    """``bet_cancelled`` for each of ``bettor_ids``' slips that :func:`without` drops: a frontend
-    following the feed takes a slip off the table when its bettor leaves, as on a cancel."""
-    if live.betting is None or live.betting.get("status") == "dealt":
-        return []
-    number = live.betting["round_number"]
-    return [("bet_cancelled", {"round_number": number, "bettor_id": b})
-            for b in dict.fromkeys(bettor_ids) if b in live.book]  # fmt: skip
 
 
 def take_seat(
@@ -275,27 +152,11 @@ def take_seat(
             )
         seats = {**live.seats, str(seat): wanted}
         if taken is None:
-            return [("seat_taken", {"seat": seat, "bettor_id": bettor_id})], {"seats": seats}
-        updated = ("seat_updated", {"seat": seat, "bettor_id": bettor_id})
+            return [("seat_taken", SeatChange(seat=seat, bettor_id=bettor_id))], {"seats": seats}
+        updated = ("seat_updated", SeatChange(seat=seat, bettor_id=bettor_id))
         return _with_slip(config, live, bettor_id, updated, seats=seats)
 
-    return removal.told(change(repo, operator_id, table_id, decide))
-
-
-def vacate(
-    config: TableConfig, live: LiveRecord, seat: str, reason: str
-) -> tuple[list[Change], dict[str, Any]]:
-    """Seat ``seat`` vacated for ``reason`` (and the spectators, if it was the last seat): the
-    bettor's slip of a book not dealt yet and idle counter go with it."""
-    who = live.seats[seat]
-    seats = {k: v for k, v in live.seats.items() if k != seat}
-    reported: list[Change] = [
-        ("seat_vacated", {"seat": int(seat), "bettor_id": who["bettor_id"], "reason": reason})
-    ]
-    more, changes = without_spectators(config, live, seats)
-    gone = [who["bettor_id"], *(data["bettor_id"] for _, data in more)]
-    cancelled = slips_cancelled(live, gone)
-    return reported + more + cancelled, {"seats": seats, **changes, **without(live, gone)}
+    return removal.answer(change(repo, operator_id, table_id, decide))
 
 
 def leave_seat(repo: Repository, operator_id: str, table_id: str, seat: int) -> PresenceOut:
@@ -330,20 +191,20 @@ def take_banker(
         if live.banker == wanted:
             return None
         if live.banker is not None and removal.below(config, bettor_id, "banker", balance):
-            left = ("banker_left", {"bettor_id": bettor_id, "reason": "balance"})
+            left = ("banker_left", BettorLeft(bettor_id=bettor_id, reason="balance"))
             return [left], {"banker": None}
         _min_balance(config, balance, banker=True)
         event = "banker_taken" if live.banker is None else "banker_updated"
         return [(event, {"bettor_id": bettor_id})], {"banker": wanted}
 
-    return removal.told(change(repo, operator_id, table_id, decide))
+    return removal.answer(change(repo, operator_id, table_id, decide))
 
 
 def leave_banker(repo: Repository, operator_id: str, table_id: str) -> PresenceOut:
     def decide(config: TableConfig, live: LiveRecord) -> Decision:
         if live.banker is None:
             raise DomainError("not_found", "the player-banker seat is free")
-        left = ("banker_left", {"bettor_id": live.banker["bettor_id"], "reason": "left"})
+        left = ("banker_left", BettorLeft(bettor_id=live.banker["bettor_id"], reason="left"))
         return [left], {"banker": None}
 
     return change(repo, operator_id, table_id, decide)
@@ -393,22 +254,13 @@ def join_spectators(
         _min_balance(config, balance)
         spectators = {**live.spectators, bettor_id: wanted}
         if new:
-            return [("spectator_joined", {"bettor_id": bettor_id})], {"spectators": spectators}
-        updated = ("spectator_updated", {"bettor_id": bettor_id})
+            return [("spectator_joined", BettorChange(bettor_id=bettor_id))], {
+                "spectators": spectators
+            }
+        updated = ("spectator_updated", BettorChange(bettor_id=bettor_id))
         return _with_slip(config, live, bettor_id, updated, spectators=spectators)
 
-    return removal.told(change(repo, operator_id, table_id, decide))
-
-
-def spectator_out(
-    live: LiveRecord, bettor_id: str, reason: str
-) -> tuple[list[Change], dict[str, Any]]:
-    """Spectator ``bettor_id`` gone for ``reason``, their slip of a book not dealt yet with
-    them."""
-    spectators = {k: v for k, v in live.spectators.items() if k != bettor_id}
-    left = ("spectator_left", {"bettor_id": bettor_id, "reason": reason})
-    reported = [left, *slips_cancelled(live, [bettor_id])]
-    return reported, {"spectators": spectators, **without(live, [bettor_id])}
+    return removal.answer(change(repo, operator_id, table_id, decide))
 
 
 def leave_spectators(
@@ -435,7 +287,7 @@ def join_watchers(repo: Repository, operator_id: str, table_id: str, bettor_id: 
                 f"a table holds at most {MAX_WATCHERS} watchers",
                 details={"limit": MAX_WATCHERS},
             )
-        joined = ("watcher_joined", {"bettor_id": bettor_id})
+        joined = ("watcher_joined", BettorChange(bettor_id=bettor_id))
         return [joined], {"watchers": [*live.watchers, bettor_id]}
 
     return change(repo, operator_id, table_id, decide)
@@ -449,7 +301,7 @@ def leave_watchers(
             raise DomainError(
                 "not_found", f"{bettor_id} is not watching", details={"bettor_id": bettor_id}
             )
-        left = ("watcher_left", {"bettor_id": bettor_id})
+        left = ("watcher_left", BettorChange(bettor_id=bettor_id))
         return [left], {"watchers": [w for w in live.watchers if w != bettor_id]}
 
     return change(repo, operator_id, table_id, decide)

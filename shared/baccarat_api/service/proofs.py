@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict, cast
 
 from baccarat import proofdoc
-from baccarat_api.clock import now
 from baccarat_api.ids import ShoeRef, parse_shoe_id, parse_table_id
 from baccarat_api.ports.documents import Interventions, ProofSignature, Replaced
 from baccarat_api.ports.records import (
@@ -38,6 +37,7 @@ from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHisto
 from baccarat_api.ports.vault import SecretVault
 from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.models import FairnessOut, SigningKeysOut
+from baccarat_api.service.reveals import cards_shown
 from baccarat_api.service.views import derived_header, private_round
 
 #: The split rule's page budget (``proofdoc.PAGE_BUDGET``; tests lower it to make pages).
@@ -108,7 +108,7 @@ def finalise(
         raise _pending_error(open_rounds)
     shoe, rounds = _final_shoe(repo, proof)
     jwk = vault.public_jwk()
-    signed_at = now()
+    signed_at = repo.clock()
     # the key's history first: every key that ever signed is listed, valid at this signed_at
     repo.record_signing_key(jwk, signed_at)
     pages = proofdoc.final_pages(
@@ -286,8 +286,6 @@ def _open_view(history: ShoeHistory, at: str) -> OpenShoe:
     proof's interventions (:func:`baccarat.proofdoc.voided_nets`), bettors by ref — and no
     card: a void's ``replaced`` (which gives its round's result away) only once every card of
     that round is shown at the table."""
-    from baccarat_api.service.squeezing import cards_shown
-
     shoe = history.shoe
     assert shoe is not None
     voids: list[_OpenVoid] = []
@@ -339,7 +337,7 @@ def open_shoe_view(repo: Repository, operator_id: str, shoe_id: str) -> OpenShoe
     """The shoe for the fairness summary if it is open (``None``: ended, or unknown): one
     Query of the shoe and its rounds."""
     history = _open_history(repo, operator_id, shoe_id)
-    return None if history is None else _open_view(history, now())
+    return None if history is None else _open_view(history, repo.clock())
 
 
 def _seconds_until(at: str, moment: str | None) -> int:
@@ -360,7 +358,7 @@ def _not_closed_error(repo: Repository, shoe_id: str) -> DomainError | None:
     history = None if operator_id is None else _open_history(repo, operator_id, shoe_id)
     if history is None or history.shoe is None:
         return None
-    at = now()
+    at = repo.clock()
     view = _open_view(history, at)
     iv = view["interventions"]
     close_by = history.shoe.close_by

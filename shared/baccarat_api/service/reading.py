@@ -15,7 +15,8 @@ from baccarat_api.service import idempotency
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import RoundDetailOut, ShoeStateOut, TableOut, TiersOut
-from baccarat_api.service.views import round_view, table_view
+from baccarat_api.service.money import settlement_out
+from baccarat_api.service.views import round_view, shoe_as_shown, table_view
 
 
 def list_tiers(repo: Repository) -> TiersOut:
@@ -156,21 +157,15 @@ def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> ShoeStateOut:
     """The shoe as its table shows it now: while a card of its latest round is face down, its
     history, roads and cards dealt leave that round's hidden cards out (and an ended shoe's
     server seed, which deals them, waits too) — one more GetItem (the latest round) then."""
-    from baccarat_api.clock import now
-    from baccarat_api.service.table_state import shoe_as_shown
-
     shoe = shoe_record(repo, operator_id, shoe_id)
     latest = None
     if shoe.rounds_dealt:
         latest = repo.get_round(operator_id, RoundRef(shoe.table_id, shoe.shoe_number,
                                                       shoe.rounds_dealt))  # fmt: skip
-    return ShoeStateOut.model_validate(shoe_as_shown(shoe, latest, now()))
+    return ShoeStateOut.model_validate(shoe_as_shown(shoe, latest, repo.clock()))
 
 
 def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailOut:
-    from baccarat_api.clock import now
-    from baccarat_api.service.money import settlement_out
-
     r = round_record(repo, operator_id, round_id)
     settlement = settlement_out(r).model_dump() if r.resolved else None
-    return RoundDetailOut.model_validate({**round_view(r, now()), "settlement": settlement})
+    return RoundDetailOut.model_validate({**round_view(r, repo.clock()), "settlement": settlement})

@@ -19,7 +19,6 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from baccarat import currency
-from baccarat_api.clock import now
 from baccarat_api.ids import ShoeRef
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import BadPosition, DayPosition, Repository
@@ -32,7 +31,8 @@ from baccarat_api.service.models import (
     RoundStatus,
     RoundSummaryOut,
 )
-from baccarat_api.service.squeezing import face_down
+from baccarat_api.service.reveals import face_down
+from baccarat_api.service.views import status_of
 
 #: The longest range one listing may cover.
 MAX_RANGE_DAYS = 31
@@ -44,15 +44,7 @@ _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$")
 
 
-def status_of(r: RoundRecord) -> RoundStatus:
-    if r.void is not None:
-        return "voided"
-    if r.settled_at is not None:
-        return "auto_settled" if r.auto_settled else "settled"
-    return "dealt"
-
-
-def summary(r: RoundRecord) -> RoundSummaryOut:
+def summary(r: RoundRecord, at: str) -> RoundSummaryOut:
     status = status_of(r)
     money = r.money
     settled = status in ("settled", "auto_settled")
@@ -66,7 +58,7 @@ def summary(r: RoundRecord) -> RoundSummaryOut:
         status=status,
         dealt_at=r.dealt_at,
         resolved_at=r.void["voided_at"] if r.void is not None else r.settled_at,
-        result=None if face_down(r, now()) is not None else r.facts["result"],
+        result=None if face_down(r, at) is not None else r.facts["result"],
         **currency.of_config(r.config),
         lines=len(money.get("lines") or ()),
         staked=sum(int(line["stake"]) for line in money.get("lines") or ()),
@@ -191,7 +183,7 @@ def list_rounds(
             budget -= 1
             out += [
                 s
-                for s in map(summary, rounds)
+                for s in (summary(r, repo.clock()) for r in rounds)
                 if lo <= s.dealt_at < hi and (status is None or s.status == status)
             ]
             if position is None:
@@ -254,7 +246,7 @@ def daily_report(repo: Repository, operator_id: str, day: str) -> DailyReportOut
     totals: dict[tuple[str, int], _Totals] = {}
     tables: dict[str, tuple[_Totals, tuple[str, int]]] = {}
     for r in _all_rounds(repo, operator_id, day):
-        s = summary(r)
+        s = summary(r, repo.clock())
         unit = (s.currency, s.minor_unit_exponent)
         totals.setdefault(unit, _Totals()).add(s)
         tables.setdefault(r.table_id, (_Totals(), unit))[0].add(s)
@@ -264,7 +256,7 @@ def daily_report(repo: Repository, operator_id: str, day: str) -> DailyReportOut
 
     return DailyReportOut(
         date=day,
-        final=all(t.counts["dealt"] == 0 for t in totals.values()) and day < now()[:10],
+        final=all(t.counts["dealt"] == 0 for t in totals.values()) and day < repo.clock()[:10],
         tables=[
             ReportTableOut(table_id=t, **unit_of(tables[t][1]), **tables[t][0].fields())
             for t in sorted(tables)

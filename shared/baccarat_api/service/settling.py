@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from baccarat.profiles import TableConfig
-from baccarat_api.clock import now
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import idempotency
@@ -26,7 +25,7 @@ from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import settlement_out
 from baccarat_api.service.reading import round_live
-from baccarat_api.service.squeezing import cards_not_shown, face_down
+from baccarat_api.service.reveals import cards_not_shown, face_down
 from baccarat_api.service.voiding import resolved_round, voided_error
 from baccarat_api.service.writeids import write_id
 
@@ -61,7 +60,7 @@ def _settle_round(
         raise voided_error(r)
     if r.settled_at is not None:
         return settlement_out(r)
-    at = now()
+    at = repo.clock()
     pending = face_down(r, at)
     if pending is not None:  # nothing of the outcome moves before the table shows it
         raise cards_not_shown(r, pending, at, "it is settled")
@@ -69,7 +68,7 @@ def _settle_round(
     wid = write_id(operator_id, "settle", round_id, {"auto": auto}, idem, seq)
     settled = replace(r, settled_at=at, auto_settled=auto, resolve_write_id=wid)
     assert settled.settled_at is not None
-    record = idempotency.record(idem, operator_id, round_id=round_id)
+    record = idempotency.record(repo.clock(), idem, operator_id, round_id=round_id)
     removed, moved = after_resolution(TableConfig.from_dict(r.config), live, r, voided=False)
     reported = [settled_event(r, auto), *removed]
     ev = emit(live, operator_id, r.table_id, settled.settled_at, reported, **moved)

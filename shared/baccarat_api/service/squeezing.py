@@ -1,163 +1,35 @@
-"""The squeeze countdown (issue 13): reveals, the system's reveal at each deadline, the urge.
+"""The squeeze countdown: a squeezer's reveal of a step, and the player-banker's urge.
 
-A dealt round's reveal plan (``RoundRecord.squeeze``, fixed and hashed at the deal with the
-table's ``squeeze_seconds``) has up to two steps: ``initial`` (the four first cards; each hand's
-second card face down) and ``draws`` (the third cards, if any). The initial step counts down from
-the deal, the draws from the moment the initial step is revealed; each for ``squeeze_seconds``
-(``reveal_by``). ``POST /v1/rounds/{round_id}/reveal`` records that the hand's squeezer opened
-(:func:`baccarat.squeeze.reveal` says who may, once, in order, in time); a hand not opened by
-``reveal_by`` is opened by the system then.
+A step's state (who opened, when, whether the system did at ``reveal_by``) is computed from the
+plan, the deal time and the reveals wherever it is read (:mod:`.reveals`), so it is exact
+without a write; the system's ``squeeze_revealed`` event is written by the next change at the
+table (:func:`~.events.emit`).
 
-Decision (computed on read, reported by the next change): what a step's state is — who opened,
-when, whether the system did — is COMPUTED from the plan, the deal time and the squeezers'
-reveals wherever it is read (the round, ``GET …/state``), so it is exact at any moment without a
-write. The ``squeeze_revealed`` event with ``by: "system"`` is written by the first change at the
-table after the deadline — any change: :func:`baccarat.squeeze.noticed` runs in
-:func:`~.events.emit`, the one place
-events are numbered — before that change's own events, with ``revealed_at`` = the deadline (so a
-frontend that follows the feed sees it at most one change late; one that polls ``GET …/state``
-sees it at once). A step of a round still counting down when the next round is dealt gets no
-event: that ``round_dealt`` ends the previous round's squeeze. Nothing here moves money or
-cards.
-
-Round trips: a reveal is BatchGetItem (round + live state) + TransactWriteItems (the round's
-``reveals``, the live state, the events) = 2; an urge is BatchGetItem (table + live state) +
-TransactWriteItems (live state + event) = 2."""
+Round trips: a reveal or an urge is BatchGetItem (round or table + live state) +
+TransactWriteItems (the change, the live state, the events) = 2."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
-from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from baccarat.profiles import Banking, TableConfig
-from baccarat.squeeze import RevealRefused, live_steps, step_hands, timeline
+from baccarat.squeeze import RevealRefused, live_steps, step_hands
 from baccarat.squeeze import reveal as core_reveal
-from baccarat_api.clock import ms_of, now
+from baccarat_api.clock import ms_of
 from baccarat_api.ids import RoundRef, parse_shoe_id
-from baccarat_api.limits import DEFAULT_SQUEEZE_SECONDS, URGE_COOLDOWN_SECONDS
-from baccarat_api.ports.documents import LiveSqueeze, Reveal
-from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
-from baccarat_api.ports.repository import ConditionFailed, Repository
+from baccarat_api.limits import URGE_COOLDOWN_SECONDS
+from baccarat_api.ports.records import LiveRecord, RoundRecord
+from baccarat_api.ports.repository import Repository
 from baccarat_api.ports.writes import ABSENT, Update
 from baccarat_api.service import idempotency
-from baccarat_api.service.betting import window_status
 from baccarat_api.service.errors import DomainError
-from baccarat_api.service.events import LiveMoved, emit, retrying
+from baccarat_api.service.events import SqueezeRevealed, Urged, emit, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.live import commit
 from baccarat_api.service.models import RevealOut, UrgeOut
 from baccarat_api.service.reading import round_live, table_live
-
-__all__ = [
-    "cards_not_shown",
-    "face_down",
-    "live_squeeze",
-    "plan_seconds",
-    "reveal_round",
-    "shown_plan",
-    "squeeze_seconds",
-    "squeeze_view",
-    "urge",
-]
-
-
-def squeeze_seconds(shoe: ShoeRecord) -> int:
-    """THE accessor of the ``squeeze_seconds`` a round is dealt with: the table's setting,
-    copied to the shoe at its commit."""
-    return int(shoe.squeeze_seconds)
-
-
-def plan_seconds(plan: Mapping[str, Any]) -> int:
-    return int(plan.get("squeeze_seconds", DEFAULT_SQUEEZE_SECONDS))
-
-
-def squeeze_view(
-    plan: Mapping[str, Any] | None,
-    dealt_at: str,
-    reveals: Sequence[Mapping[str, Any]],
-    at: str | None,
-) -> dict[str, Any] | None:
-    """The plan as stored plus ``steps``: each step's status, ``reveal_by``, ``revealed_at`` and
-    per hand its squeezer and who opened it (``at``: the moment; the deal's answer uses the deal
-    time, so a replay is byte for byte the first answer)."""
-    if plan is None:
-        return None
-    steps = timeline(step_hands(plan), dealt_at, plan_seconds(plan), reveals, at)
-    return {**plan, "steps": {s.step: s.as_dict() for s in steps}}
-
-
-def shown_plan(view: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A :func:`squeeze_view` as a table may show it: until the initial step is revealed, no
-    ``draws`` (in the plan or its steps) — whether third cards come, and to which hand, gives
-    the face-down initial cards away; and while the player's third card is face down, no
-    banker third card — whether the banker draws depends on the player's third card (banker 6
-    draws on a 6 or 7 only)."""
-    if view is None:
-        return None
-    if view["steps"].get("initial", {}).get("status") not in (None, "revealed"):
-        steps = {k: v for k, v in view["steps"].items() if k != "draws"}
-        return {**view, "draws": [], "steps": steps}
-    draws = view["steps"].get("draws")
-    if draws is None or draws["hands"].get("player", {"opened": True})["opened"] is not None:
-        return view
-    hands = {h: v for h, v in draws["hands"].items() if h != "banker"}
-    return {
-        **view,
-        "draws": [c for c in view["draws"] if c["hand"] != "banker"],
-        "steps": {**view["steps"], "draws": {**draws, "hands": hands}},
-    }
-
-
-def face_down(r: RoundRecord, at: str) -> dict[str, Any] | None:
-    """THE test of "every card of the round is shown at the table" at ``at``: ``None`` when
-    they are (no plan, every step revealed by its squeezers or by the system at its
-    ``reveal_by``), else the step still face down — ``{step, status,
-    reveal_by}`` (the counting step; the system reveals it at ``reveal_by``; a voided round
-    too: its squeezers may no longer reveal, the system does then). Nothing that depends on the
-    round's outcome is shown or moved until this is ``None``."""
-    if r.squeeze is None:
-        return None
-    for s in timeline(step_hands(r.squeeze), r.dealt_at, plan_seconds(r.squeeze), r.reveals, at):
-        if s.status != "revealed":
-            return {"step": s.step, "status": s.status, "reveal_by": s.reveal_by}
-    return None
-
-
-def cards_not_shown(r: RoundRecord, pending: dict[str, Any], at: str, what: str) -> DomainError:
-    """409 ``cards_not_shown`` (retryable): ``what`` waits until every card of ``r`` is shown;
-    ``details``: the step still face down and its ``reveal_by`` (when the system reveals it:
-    retry then, or after the squeezers' reveals)."""
-    reveal_by = pending["reveal_by"]
-    wait = None
-    if reveal_by is not None:
-        ms = (_moment(reveal_by) - _moment(at)).total_seconds()
-        wait = max(1, math.ceil(ms))
-    return DomainError(
-        "cards_not_shown",
-        f"round {r.round_id}: {what} once every card is shown; its {pending['step']} cards are "
-        f"still face down (the system reveals them at {reveal_by})",
-        details={"round_id": r.round_id, **pending},
-        retry_after=wait,
-    )
-
-
-def _moment(iso: str) -> datetime:
-    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
-
-
-def live_squeeze(r: RoundRecord) -> LiveSqueeze | None:
-    """The live state's copy of a round's squeeze (set by its deal, moved by its reveals)."""
-    if r.squeeze is None:
-        return None
-    return {
-        "round_id": r.round_id,
-        "dealt_at": r.dealt_at,
-        "seconds": plan_seconds(r.squeeze),
-        "hands": step_hands(r.squeeze),
-        "reveals": list(r.reveals),
-        "noticed": [],
-    }
+from baccarat_api.service.reveals import plan_seconds, shown_plan, squeeze_view
+from baccarat_api.service.window import window_status
 
 
 def reveal_round(
@@ -178,7 +50,7 @@ def reveal_round(
             raise DomainError("round_voided", f"round {round_id} is voided")
         if r.squeeze is None:
             raise DomainError("no_squeeze", "this round has no reveal plan: nothing to reveal")
-        at = now()
+        at = repo.clock()
         try:
             record = core_reveal(
                 step_hands(r.squeeze),
@@ -191,7 +63,7 @@ def reveal_round(
             )
         except RevealRefused as exc:
             raise DomainError(exc.code, str(exc), details=exc.details) from None
-        reveals = [*r.reveals, cast(Reveal, record)]
+        reveals = [*r.reveals, record]
         changes: dict[str, Any] = {}
         sq = None if live is None else live.squeeze
         if sq is not None and sq["round_id"] == round_id:
@@ -200,8 +72,10 @@ def reveal_round(
             if state.status == "revealed":
                 sq = {**sq, "noticed": [*sq["noticed"], step]}
             changes["squeeze"] = sq
-        data = {"round_id": round_id, "step": step, "by": bettor_id, "hands": record["hands"]}
-        event = ("squeeze_revealed", {**data, "revealed_at": at})
+        data = SqueezeRevealed(
+            round_id=round_id, step=step, by=bettor_id, hands=record["hands"], revealed_at=at
+        )
+        event = ("squeeze_revealed", data)
         ev = emit(live, operator_id, r.table_id, at, [event], **changes)
         moved = Update(
             RoundRecord,
@@ -214,12 +88,7 @@ def reveal_round(
         view = shown_plan(squeeze_view(r.squeeze, r.dealt_at, reveals, at))
         assert view is not None
         out = RevealOut(round_id=round_id, squeeze=view, seq=ev.after.seq)
-        stored = idempotency.record(idem, operator_id, idempotency.answer(out)) if idem else None
-        try:
-            repo.table_change("reveal", ev, [moved], idem=stored)
-        except ConditionFailed:
-            raise LiveMoved from None  # (a duplicate's next attempt replays the first answer)
-        return out
+        return commit(repo, "reveal", ev, out, operator_id, idem, [moved])
 
     return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))
 
@@ -250,27 +119,22 @@ def urge(
                 f"only the seated player-banker urges; {bettor_id} is not",
                 details={"bettor_id": bettor_id},
             )
-        at = now()
+        at = repo.clock()
         assert live is not None
-        _cooled_down(live, at)
-        data = {"bettor_id": bettor_id, "round_id": _current_round(live, at)}
+        _check_cooldown(live, at)
+        data = Urged(bettor_id=bettor_id, round_id=_current_round(live, at))
         ev = emit(live, operator_id, table_id, at, [("urge", data)], urged_at=at)
         out = UrgeOut(table_id=table_id, round_id=data["round_id"], seq=ev.after.seq)
-        stored = idempotency.record(idem, operator_id, idempotency.answer(out)) if idem else None
-        try:
-            repo.table_change("urge", ev, idem=stored)
-        except ConditionFailed:
-            raise LiveMoved from None  # (a duplicate's next attempt replays the first answer)
-        return out
+        return commit(repo, "urge", ev, out, operator_id, idem)
 
     return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))
 
 
-def _cooled_down(live: LiveRecord, at: str) -> None:
+def _check_cooldown(live: LiveRecord, at: str) -> None:
     """429 ``urge_cooldown`` while the table's last urge is less than
-    :data:`~baccarat_api.limits.URGE_COOLDOWN_SECONDS` old (issue 23 item 10: every press wrote
-    a permanent event and moved the table's ``seq`` under its deals, slips and settlements),
-    with ``retry_after``: whole seconds until a press is taken again. The urge's write is
+    :data:`~baccarat_api.limits.URGE_COOLDOWN_SECONDS` old (each press writes a permanent event
+    and moves the table's ``seq`` under its deals, slips and settlements), with
+    ``retry_after``: whole seconds until a press is taken again. The urge's write is
     conditional on the live state this read (its ``seq``), so presses racing it lose, read
     the new ``urged_at`` and are refused: one event."""
     if live.urged_at is None:
@@ -300,8 +164,3 @@ def _current_round(live: LiveRecord, at: str) -> str | None:
     if sq is not None and any(s.status != "revealed" for s in live_steps(sq, at)):
         return str(sq["round_id"])
     return None
-
-
-def cards_shown(r: RoundRecord, at: str) -> bool:
-    """Whether every card of the round is shown at the table at ``at`` (:func:`face_down`)."""
-    return face_down(r, at) is None

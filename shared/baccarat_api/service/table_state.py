@@ -1,55 +1,32 @@
-"""``GET /v1/tables/{table_id}/state`` (issue 13): everything a frontend draws of one table, now —
-seats, the player-banker, spectators, watchers (觀局清單), the phase and its deadline, the book per
-seat and per spectator (對應押注區), the latest round's squeeze and the cards the table shows,
-cards remaining, history and roads of the shoe, and the last event ``seq``: render from this,
-then follow ``GET …/events?after=seq``.
+"""``GET /v1/tables/{table_id}/state``: everything a frontend draws of one table now — presence,
+the phase and its deadline, the book, the latest round's squeeze and the cards the table shows,
+the shoe's history and roads, and the last event ``seq`` (then follow ``GET …/events``).
 
-The phase (first that holds):
+The phase is the first that holds: ``betting`` (window open), ``closed`` (no more bets, not
+dealt), ``squeeze`` (a reveal step counting down), ``dealt`` (every card shown, not settled),
+``settled``, ``idle``. Nothing a card not yet shown would give away is in the answer
+(:func:`~.views.round_as_shown`, :func:`~.views.shoe_as_shown`).
 
-* ``betting`` — the betting window is open (``deadline`` = its ``closes_at``);
-* ``closed`` — betting closed ("no more bets"), the round not dealt yet (``deadline``: the
-  live state's ``deal_by``, when the sweep deals it from the book);
-* ``squeeze`` — the latest round of the shoe is dealt, not voided, and a reveal step is
-  counting down (``deadline`` = that step's ``reveal_by``; past it the system opens the cards);
-* ``dealt`` — every card shown, the round not settled (``deadline`` = its ``settle_by``: the
-  sweep settles it then);
-* ``settled`` — the latest round is settled, auto-settled or voided (``deadline`` null);
-* ``idle`` — no round of the shown shoe dealt yet, or no shoe at all (``deadline`` null).
-
-The shoe shown is the open one, else the table's latest (ended) shoe; the round shown is the
-table's latest dealt round if it belongs to that shoe. Cards: each hand's first card from the
-deal, a face-down card once its hand's step is open, the third cards only once the initial step
-is revealed (how many there are gives the outcome away; so do the plan's ``draws``, hidden
-until then too); ``result`` once every card is shown — and until then the shoe's history and
-roads leave the round out and its third cards not on the table yet count as still in the shoe.
-
-Round trips: BatchGetItem (table + live state) + BatchGetItem (shoe + latest round) = 2 (1 for a
-table with no shoe). Size: bounded by presence and the book (≤ 7 seats, ``MAX_SPECTATORS``,
-``MAX_WATCHERS`` ids, ≤ 15 slips of ≤ 13 bets), 30 history entries and one shoe's roads:
-64.6 KB measured with the longest ids, every place taken, 4-bet slips and a whole
-bid-squeeze shoe (tests/unit/test_table_state.py).
-``ETag``: the SHA-256 of the answer (its phase moves with time, not only with ``seq``), so
-``If-None-Match`` answers 304 while nothing a frontend draws has changed."""
+Round trips: 2 BatchGetItems (table + live state; shoe + latest round). ``ETag``: the SHA-256
+of the answer (the phase moves with time, not only with ``seq``)."""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 from typing import Any
 
 from baccarat import currency
 from baccarat.squeeze import step_hands, timeline
-from baccarat_api.clock import now
 from baccarat_api.ids import RoundRef, ShoeRef, parse_round_id, parse_table_id
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import Repository
-from baccarat_api.service.betting import book_view, window_status
+from baccarat_api.service.betting import book_view
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.models import TableStateOut
-from baccarat_api.service.presence import presence_view
-from baccarat_api.service.reconciliation import status_of
-from baccarat_api.service.squeezing import plan_seconds, shown_plan, squeeze_view
-from baccarat_api.service.views import shoe_state_view
+from baccarat_api.service.reveals import plan_seconds
+from baccarat_api.service.seating import presence_view
+from baccarat_api.service.views import round_as_shown, shoe_as_shown
+from baccarat_api.service.window import window_status
 
 SHOE_FIELDS = ("shoe_id", "shoe_number", "status", "rounds_dealt", "cards_remaining", "history",
                "roads", "last_round_id")  # fmt: skip
@@ -63,7 +40,7 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
     table, live = snap.table, snap.live
     if table is None:
         raise not_found("table", table_id)
-    at = now()
+    at = repo.clock()
     shoe: ShoeRecord | None = None
     rnd: RoundRecord | None = None
     number = _shoe_number(table.open_shoe_id, table.next_shoe_number)
@@ -74,7 +51,7 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
         shoe, rnd = found.shoe, found.round
     phase, deadline = _phase(live, rnd, at)
     presence = presence_view(table_id, live)
-    shown = None if rnd is None else _round(rnd, at)
+    shown = None if rnd is None else round_as_shown(rnd, at)
     state = TableStateOut.model_validate(
         {
             "table_id": table_id,
@@ -134,54 +111,6 @@ def _phase(live: LiveRecord | None, r: RoundRecord | None, at: str) -> tuple[str
     return "settled", None
 
 
-def shoe_as_shown(s: ShoeRecord, r: RoundRecord | None, at: str) -> dict[str, Any]:
-    """THE shoe view as a table shows it at ``at`` (``GET …/state`` and ``GET /v1/shoes/{id}``):
-    while the latest round ``r`` of the shoe has a card face down, its history entry and roads
-    leave that round out, the cards it has not shown yet (its third cards) are still in the
-    shoe, and an ended shoe's ``server_seed`` (which deals them) is withheld — else they would
-    give the squeeze's outcome away."""
-    hidden = None
-    if r is not None and r.round_number == s.rounds_dealt and r.shoe_number == s.shoe_number:
-        shown = _round(r, at)
-        if shown["result"] is None:
-            hidden = int(r.facts["cards_dealt"]) - len(shown["cards"])
-    if hidden is None:
-        return shoe_state_view(s)
-    view = shoe_state_view(replace(s, results=s.results[:-1]))
-    return view | {"cards_remaining": view["cards_remaining"] + hidden, "server_seed": None}
-
-
 def _shoe(s: ShoeRecord, r: RoundRecord | None, at: str) -> dict[str, Any]:
     view = shoe_as_shown(s, r, at)
     return {name: view[name] for name in SHOE_FIELDS}
-
-
-def _round(r: RoundRecord, at: str) -> dict[str, Any]:
-    """The latest round as the table shows it at ``at``."""
-    plan = shown_plan(squeeze_view(r.squeeze, r.dealt_at, r.reveals, at))
-    steps = {} if plan is None else plan["steps"]
-    cards = []
-    for step in ("initial", "draws"):
-        for card in [] if plan is None else plan.get(step, []):
-            state = steps.get(step)
-            if step == "draws" and state is not None and state["status"] == "waiting":
-                continue  # the third cards appear once the initial cards are revealed (with
-                # no squeeze — squeeze_seconds 0 — every card is face up: no step at all)
-            opened = card["face"] == "up" or (
-                state is not None and state["hands"][card["hand"]]["opened"] is not None
-            )
-            hand = r.facts["player"] if card["hand"] == "player" else r.facts["banker"]
-            code = hand["cards"][card["index"] - 1] if opened else None
-            cards.append({**card, "code": code})
-    shown = all(s["status"] == "revealed" for s in steps.values())
-    return {
-        "round_id": r.round_id,
-        "round_number": r.round_number,
-        "status": status_of(r),
-        "dealt_at": r.dealt_at,
-        "settle_by": r.settle_by,
-        "bettors": len({b["bettor_id"] for b in r.bets}),
-        "squeeze": plan,
-        "cards": cards,
-        "result": r.facts["result"] if shown else None,
-    }

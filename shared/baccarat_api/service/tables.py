@@ -11,7 +11,6 @@ With an ``Idempotency-Key`` (:mod:`.idempotency`) the first read becomes one ``B
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -20,7 +19,7 @@ from baccarat.audit import genesis
 from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
 from baccarat.profiles import PROFILES, Banking, Rounding, TableConfig, Tier, TierError
 from baccarat.rules import ShoeRules
-from baccarat_api.clock import now, seconds_after
+from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, ShoeRef, new_table_id
 from baccarat_api.ports.records import (
     ENDED,
@@ -34,10 +33,19 @@ from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repos
 from baccarat_api.ports.vault import SecretVault, chain_context, ref_key_context, shoe_context
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError, lost_race
-from baccarat_api.service.events import Change, LiveMoved, emit, retrying
+from baccarat_api.service.events import (
+    BettingCancelled,
+    Change,
+    LiveMoved,
+    ShoeCommitted,
+    ShoeEnded,
+    emit,
+    retrying,
+)
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import CreateTableRequest, ShoeOut, ShoeStateOut, TableOut
 from baccarat_api.service.reading import shoe_live, table_live
+from baccarat_api.service.reveals import cards_not_shown, face_down
 from baccarat_api.service.views import shoe_state_view, shoe_view, table_view
 from baccarat_api.service.writeids import write_id
 
@@ -82,7 +90,7 @@ def create_table(
         chain_secret_ct=secret_ct,
         next_shoe_number=1,
         open_shoe_id=None,
-        created_at=now(),
+        created_at=repo.clock(),
         settle_deadline_seconds=request.settle_deadline_seconds,
         ref_key_ct=ref_key_ct,
         void_window_seconds=request.void_window_seconds,
@@ -95,7 +103,7 @@ def create_table(
     del top_secret
     view = table_view(record)
     try:
-        repo.create_table(record, idempotency.record(idem, operator_id, view))
+        repo.create_table(record, idempotency.record(repo.clock(), idem, operator_id, view))
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = repo.get_table(operator_id, table_id)
         if current is not None and current.write_id == record.write_id:
@@ -193,7 +201,7 @@ def _commit_shoe(
         rounds_dealt=0,
         cursor=first_start,
         version=0,
-        created_at=now(),
+        created_at=repo.clock(),
         settle_deadline_seconds=table.settle_deadline_seconds,
         void_window_seconds=table.void_window_seconds,
         betting_seconds=table.betting_seconds,
@@ -207,10 +215,10 @@ def _commit_shoe(
     shoe = replace(shoe, close_by=seconds_after(shoe.created_at, shoe.idle_shoe_close_seconds))
     del secret
     view = shoe_view(shoe)
-    committed = ("shoe_committed", {"shoe_id": shoe.shoe_id, "shoe_number": number})
+    committed = ("shoe_committed", ShoeCommitted(shoe_id=shoe.shoe_id, shoe_number=number))
     ev = emit(live, operator_id, table_id, shoe.created_at, [committed], open_shoe_id=shoe.shoe_id)
     try:
-        repo.commit_shoe(table, shoe, idempotency.record(idem, operator_id, view), ev)
+        repo.commit_shoe(table, shoe, idempotency.record(repo.clock(), idem, operator_id, view), ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = repo.get_shoe(operator_id, ShoeRef(table_id, number))
         if current is not None and current.write_id == shoe.write_id:
@@ -225,11 +233,10 @@ def _commit_shoe(
 
 
 def end_shoe(
-    before: ShoeRecord, secret: bytes, reason: str, end_write_id: str
+    before: ShoeRecord, secret: bytes, reason: str, end_write_id: str, ended_at: str
 ) -> tuple[ShoeRecord, ProofRecord]:
     """The shoe as ended (``reason``: ``rules`` or ``closed``) by the write ``end_write_id``,
     and its public proof record."""
-    ended_at = now()
     after = replace(
         before,
         status=ENDED,
@@ -258,27 +265,30 @@ def end_shoe(
     return after, proof
 
 
-def shoe_ended(after: ShoeRecord) -> tuple[str, dict[str, object]]:
+def shoe_ended(after: ShoeRecord) -> Change:
     """The ``shoe_ended`` event of a shoe as ended."""
-    return (
-        "shoe_ended",
-        {"shoe_id": after.shoe_id, "reason": after.end_reason, "rounds_dealt": after.rounds_dealt},
+    data = ShoeEnded(
+        shoe_id=after.shoe_id, reason=after.end_reason, rounds_dealt=after.rounds_dealt
     )
+    return "shoe_ended", data
 
 
 def _window_of(live: LiveRecord | None, shoe_id: str) -> tuple[list[Change], dict[str, Any]]:
     """A betting window of ``shoe_id`` not dealt yet, as its closing cancels it: reported
     ``betting_cancelled`` (reason ``shoe_ended``, the code its deal would answer) and dropped
-    with its book (found by a hostile review: it stayed, so the state showed the table
-    ``betting`` on the ended shoe's window with its slips — after the next commit too — and
-    nothing in the feed said the slips were gone). No bet was locked: no money moves."""
+    with its book (else the table would show ``betting`` on an ended shoe's window, and the
+    feed would not say its slips are gone). No bet was locked: no money moves."""
     betting = None if live is None else live.betting
     if live is None or betting is None or betting["shoe_id"] != shoe_id:
         return [], {}
     if betting["status"] == "dealt":
         return [], {}
-    data = {"shoe_id": shoe_id, "round_number": betting["round_number"],
-            "reason": "shoe_ended", "slips": len(live.book)}  # fmt: skip
+    data = BettingCancelled(
+        shoe_id=shoe_id,
+        round_number=betting["round_number"],
+        reason="shoe_ended",
+        slips=len(live.book),
+    )
     return [("betting_cancelled", data)], {"betting": None, "book": {}}
 
 
@@ -319,8 +329,8 @@ def idle_reason(repo: Repository, shoe: ShoeRecord, live: LiveRecord | None, at:
     (no card is revealed before the table shows it)."""
     if shoe.close_by is None or shoe.close_by > at:
         return "dealt from since"
-    window: Mapping[str, Any] = {} if live is None or live.betting is None else live.betting
-    if window.get("shoe_id") == shoe.shoe_id and window.get("status") != "dealt":
+    window = None if live is None else live.betting
+    if window is not None and window["shoe_id"] == shoe.shoe_id and window["status"] != "dealt":
         return "a betting window is open"
     if repo.open_rounds(shoe.shoe_id):
         return "a round awaits settlement"
@@ -333,8 +343,6 @@ def _still_squeezed(repo: Repository, shoe: ShoeRecord, at: str) -> DomainError 
     """409 ``cards_not_shown`` when a card of the shoe's last round is still face down at
     ``at``: ending the shoe reveals its seed, and with it every card — so nobody (the close's
     answer, the public proof) sees a card before the table shows it. Else ``None``."""
-    from baccarat_api.service.squeezing import cards_not_shown, face_down
-
     if not shoe.rounds_dealt:
         return None
     ref = RoundRef(shoe.table_id, shoe.shoe_number, shoe.rounds_dealt)
@@ -359,14 +367,14 @@ def _close_shoe(
         raise DomainError("shoe_ended", f"shoe {shoe_id} has already ended")
     if idle_at is not None and (why := idle_reason(repo, shoe, live, idle_at)) is not None:
         raise NotIdle(why)
-    if idle_at is None and (squeezed := _still_squeezed(repo, shoe, now())) is not None:
+    if idle_at is None and (squeezed := _still_squeezed(repo, shoe, repo.clock())) is not None:
         raise squeezed
     secret = vault.unseal(
         shoe.secret_ct, shoe_context(operator_id, shoe.table_id, shoe.shoe_number)
     )
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "close shoe", shoe_id, None, idem, [shoe.version, seq])
-    after, proof = end_shoe(shoe, secret, "closed", wid)
+    after, proof = end_shoe(shoe, secret, "closed", wid, repo.clock())
     view = shoe_state_view(after)
     assert after.ended_at is not None
     dropped, window = _window_of(live, shoe_id)
@@ -381,7 +389,9 @@ def _close_shoe(
         **window,
     )
     try:
-        repo.close_shoe(shoe, after, proof, idempotency.record(idem, operator_id, view), ev)
+        repo.close_shoe(
+            shoe, after, proof, idempotency.record(repo.clock(), idem, operator_id, view), ev
+        )
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = repo.get_shoe(operator_id, shoe.ref)
         if current is not None and current.end_write_id == wid:

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
 from baccarat import currency
 from baccarat.cards import code
 from baccarat.fairness import SPEC, derive_shoe
+from baccarat.profiles import TableConfig
+from baccarat.roads import RoundSummary, roads
 from baccarat.rules import ShoeRules
 from baccarat_api.ports.records import ENDED, RoundRecord, ShoeRecord, TableRecord
+from baccarat_api.service.models import RoundStatus
+from baccarat_api.service.reveals import shown_plan, squeeze_view
 
 
 def table_view(t: TableRecord) -> dict[str, Any]:
-    from baccarat.profiles import TableConfig
-
     config = TableConfig.from_dict(t.config)
     return {
         "table_id": t.table_id,
@@ -56,8 +59,6 @@ def shoe_view(s: ShoeRecord) -> dict[str, Any]:
 
 
 def shoe_state_view(s: ShoeRecord) -> dict[str, Any]:
-    from baccarat.roads import RoundSummary, roads
-
     road = roads(RoundSummary(**r) for r in s.results).as_dict()
     history = road.pop("history")
     ended = s.status == ENDED
@@ -79,8 +80,6 @@ def shoe_state_view(s: ShoeRecord) -> dict[str, Any]:
 def round_view(r: RoundRecord, at: str | None = None) -> dict[str, Any]:
     """The round as dealt (what the deal answers); its squeeze steps as they are at ``at``
     (``None``: at the deal, with no reveal — a replayed deal answers the same bytes)."""
-    from baccarat_api.service.squeezing import squeeze_view
-
     reveals = [] if at is None else r.reveals
     return {
         "round_id": r.round_id,
@@ -97,6 +96,61 @@ def round_view(r: RoundRecord, at: str | None = None) -> dict[str, Any]:
         "void_by": r.void_by,
         "prev_hash": r.prev_hash,
         "round_hash": r.round_hash,
+    }
+
+
+def status_of(r: RoundRecord) -> RoundStatus:
+    if r.void is not None:
+        return "voided"
+    if r.settled_at is not None:
+        return "auto_settled" if r.auto_settled else "settled"
+    return "dealt"
+
+
+def shoe_as_shown(s: ShoeRecord, r: RoundRecord | None, at: str) -> dict[str, Any]:
+    """THE shoe view as a table shows it at ``at`` (``GET …/state`` and ``GET /v1/shoes/{id}``):
+    while the latest round ``r`` of the shoe has a card face down, its history entry and roads
+    leave that round out, the cards it has not shown yet (its third cards) are still in the
+    shoe, and an ended shoe's ``server_seed`` (which deals them) is withheld — else they would
+    give the squeeze's outcome away."""
+    hidden = None
+    if r is not None and r.round_number == s.rounds_dealt and r.shoe_number == s.shoe_number:
+        shown = round_as_shown(r, at)
+        if shown["result"] is None:
+            hidden = int(r.facts["cards_dealt"]) - len(shown["cards"])
+    if hidden is None:
+        return shoe_state_view(s)
+    view = shoe_state_view(replace(s, results=s.results[:-1]))
+    return view | {"cards_remaining": view["cards_remaining"] + hidden, "server_seed": None}
+
+
+def round_as_shown(r: RoundRecord, at: str) -> dict[str, Any]:
+    """The latest round as the table shows it at ``at``."""
+    plan = shown_plan(squeeze_view(r.squeeze, r.dealt_at, r.reveals, at))
+    steps = {} if plan is None else plan["steps"]
+    cards = []
+    for step in ("initial", "draws"):
+        for card in [] if plan is None else plan.get(step, []):
+            state = steps.get(step)
+            if step == "draws" and state is not None and state["status"] == "waiting":
+                continue  # the third cards appear once the initial cards are revealed (with
+                # no squeeze — squeeze_seconds 0 — every card is face up: no step at all)
+            opened = card["face"] == "up" or (
+                state is not None and state["hands"][card["hand"]]["opened"] is not None
+            )
+            code = r.facts[card["hand"]]["cards"][card["index"] - 1] if opened else None
+            cards.append({**card, "code": code})
+    shown = all(s["status"] == "revealed" for s in steps.values())
+    return {
+        "round_id": r.round_id,
+        "round_number": r.round_number,
+        "status": status_of(r),
+        "dealt_at": r.dealt_at,
+        "settle_by": r.settle_by,
+        "bettors": len({b["bettor_id"] for b in r.bets}),
+        "squeeze": plan,
+        "cards": cards,
+        "result": r.facts["result"] if shown else None,
     }
 
 

@@ -17,7 +17,6 @@ from typing import cast
 
 from baccarat.profiles import TableConfig
 from baccarat.proofdoc import replaced
-from baccarat_api.clock import now
 from baccarat_api.ports.documents import Replaced, Void
 from baccarat_api.ports.records import LiveRecord, RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
@@ -30,7 +29,7 @@ from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import void_out
 from baccarat_api.service.reading import round_live
-from baccarat_api.service.squeezing import face_down
+from baccarat_api.service.reveals import face_down
 from baccarat_api.service.writeids import write_id
 
 
@@ -110,7 +109,7 @@ def _void_round(
         return void_out(r)
     if r.settled_at is not None:
         raise settled_error(r)
-    voided_at = now()
+    voided_at = repo.clock()
     closed = _window_closed_error(r, voided_at)
     if closed is not None:
         raise closed
@@ -122,7 +121,7 @@ def _void_round(
     }
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem, seq)
-    record = idempotency.record(idem, operator_id, round_id=round_id)
+    record = idempotency.record(repo.clock(), idem, operator_id, round_id=round_id)
     try:
         repo.void_round(r, void, record, write_id=wid, emit=_void_events(r, live, void))
     except (ConditionFailed, OutcomeUnknown) as exc:

@@ -1,20 +1,10 @@
-"""Signed webhooks (issue 14): every event of the operator feed (:mod:`.feed`) POSTed to the
-operator's URL, in each table's order, signed, retried with exponential backoff for 24 hours,
-then parked as a failure the operator lists and replays.
+"""Signed webhooks (docs/webhooks.md): every event of the operator feed POSTed to the operator's
+URL in each table's order, signed (``Baccarat-Signature``), retried with exponential backoff
+(:func:`backoff`) for 24 hours, then parked as a failure the operator lists and replays.
 
-* ``PUT /v1/webhook {url}`` draws a signing secret (``whsec_`` + 32 random bytes, base64url),
-  answers it ONCE, and stores it sealed under KMS (purpose ``webhook``); a PUT again replaces
-  URL and secret. ``DELETE /v1/webhook`` removes it (delivery stops where it is; a webhook set
-  again goes on from there). Delivery starts at the feed's first event.
-* Delivery (:func:`deliver`) goes through each feed shard in order from the shard's delivery
-  state. Each event is POSTed with ``Baccarat-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret
-  as UTF-8, "<t>.<body>")>``; a 2xx moves on. Anything else (a status, a refused connection, a
-  timeout) stops the shard: attempt ``n`` is tried again after ``10 s × 2^(n-1)`` (at most
-  1 h) — :func:`backoff` — until 24 h after its first failure; then the event is parked
-  (``GET /v1/webhook/failures``) and the shard goes on. So a table's events arrive in order;
-  a delivery whose answer was lost comes again: receivers de-duplicate by ``event_id``.
-* ``WEBHOOK_BACKOFF_SCALE`` multiplies every delay and the 24 h (tests run the schedule in
-  seconds)."""
+The signing secret is answered once and stored sealed under KMS. A failing event stops its
+shard until it is delivered or parked, so a table's events arrive in order; receivers
+de-duplicate by ``event_id``."""
 
 from __future__ import annotations
 
@@ -29,7 +19,6 @@ from dataclasses import dataclass, replace
 
 from baccarat_api.clock import at_ms as clock_at_ms
 from baccarat_api.clock import ms_of as clock_ms_of
-from baccarat_api.clock import now as clock_now
 from baccarat_api.limits import WEBHOOK_RETRY_CLAIM_SECONDS
 from baccarat_api.lru import Lru
 from baccarat_api.ports.records import (
@@ -85,7 +74,7 @@ def set_webhook(repo: Repository, vault: Vault, operator_id: str, url: str) -> W
     the PUT after a DELETE replaces it, conditional on it as read, like any other."""
     was = repo.get_webhook(operator_id, removed=True)
     raw, sealed = vault.draw_secret(webhook_context(operator_id))  # one KMS call
-    created = clock_now()
+    created = repo.clock()
     hook = WebhookRecord(operator_id, url, sealed, created)
     write: Put | Update = Put(hook) if was is None else Update(
         WebhookRecord, (operator_id,), set={"url": url, "secret_ct": sealed, "created_at": created},
@@ -110,7 +99,7 @@ def delete_webhook(repo: Repository, operator_id: str) -> None:
     if hook is None:
         raise not_found("webhook", operator_id)
     removed = Update(
-        WebhookRecord, (operator_id,), set={"removed_at": clock_now()},
+        WebhookRecord, (operator_id,), set={"removed_at": repo.clock()},
         expect={"created_at": hook.created_at},
     )  # fmt: skip
     try:
@@ -192,7 +181,7 @@ def retry_failure(
         event_id=event_id, delivered=sent.ok, status=sent.status, error=sent.error
     )
     if sent.ok:
-        changed = {"delivered_at": clock_now(), "attempts": parked.attempts + 1}
+        changed = {"delivered_at": repo.clock(), "attempts": parked.attempts + 1}
     else:
         changed = {"attempts": parked.attempts + 1, "last_error": _error(sent)}
     writes: list[Put | Update] = [
@@ -204,7 +193,7 @@ def retry_failure(
             expect={"retrying_at": claim},
         )
     ]
-    stored = idempotency.record(idem, operator_id, idempotency.answer(out))
+    stored = idempotency.record(repo.clock(), idem, operator_id, idempotency.answer(out))
     if stored is not None:
         writes.append(Put(stored, expired_by=int(time.time())))
     try:
@@ -221,7 +210,7 @@ def _claim(repo: Repository, parked: WebhookFailure, idem: IdempotencyRequest | 
     and on it not delivered): a retry already POSTing it — the same key's request retried after
     a lost answer, or another — is refused (409, retryable), so the event is POSTed once. A
     claim older than ``WEBHOOK_RETRY_CLAIM_SECONDS`` was left by a request that died: taken."""
-    now = clock_now()
+    now = repo.clock()
     held = parked.retrying_at
     if (
         held is not None
@@ -356,7 +345,7 @@ def _moved(state: DeliveryState, slot: feed.Slot) -> DeliveryState:
 def _park(repo: Repository, e: EventRecord, attempts: int, since_ms: int, error: str) -> None:
     since = clock_at_ms(since_ms)
     parked = WebhookFailure(
-        e.operator_id, e.event_id, e.table_id, e.seq, attempts, since, clock_now(), error
+        e.operator_id, e.event_id, e.table_id, e.seq, attempts, since, repo.clock(), error
     )
     # once: a slow pass must not park again an event already parked (and perhaps replayed
     # since: its delivered_at would be lost)

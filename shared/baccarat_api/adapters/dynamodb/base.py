@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from baccarat_api.adapters.dynamodb.codec import Item
 from baccarat_api.adapters.dynamodb.errors import mapped_errors
+from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ports.repository import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -22,7 +23,14 @@ def key_item(pk: str, sk: str) -> Item:
 class DynamoBase:
     """The client and the two tables; the single-request reads the other parts use."""
 
-    def __init__(self, client: DynamoDBClient, state_table: str, config_table: str) -> None:
+    def __init__(
+        self,
+        client: DynamoDBClient,
+        state_table: str,
+        config_table: str,
+        clock: Clock = system_clock,
+    ) -> None:
+        self.clock = clock
         self.client = client
         self.state = state_table
         self.config = config_table

@@ -1,24 +1,14 @@
-"""Operators (casinos) and their API keys, in the config table.
+"""Operators (casinos) and their API keys, in the config table; used by the admin command, ``make
+run`` and the tests, not by the Lambda functions.
 
-An operator is a record; its keys are drawn from the OS CSPRNG
-(:func:`baccarat_api.apikeys.new_key`), shown once to whoever creates them, and stored only as their
-SHA-256. An operator may hold several keys at once (rotation: add the new key, move the clients,
-revoke the old one); a revoked key is kept, marked revoked, never deleted. Items (config table, keys
-``pk`` + ``sk``)::
+Keys come from the OS CSPRNG, are shown once and stored only as their SHA-256; an operator may
+hold several (rotation); a revoked key is kept, marked. Items (``pk`` + ``sk``)::
 
     pk = KEY#<sha256(key)>  sk = KEY                      operator_id, key_id, revoked
     pk = OPERATOR           sk = <operator_id>            the operator: name, created_at
     pk = OPERATOR           sk = <operator_id>#KEY#<id>   its key <id>: key_hash, revoked
 
-The first item is what a request's key is checked against (one ``GetItem``,
-:meth:`DynamoRepository.operator_for_key`); the others let the admin command list operators and
-keys with one ``Query`` and revoke a key by its id. A key's id is the first 12 hex digits of its
-SHA-256: not secret, and anyone holding the key can compute it. Every change is one
-``TransactWriteItems``, so an operator never exists without its first key and a key's two items
-never disagree.
-
-Used by the admin command (``baccarat operator …``, :mod:`baccarat_dev.cli`), ``make run`` and the
-tests; not by the Lambda functions."""
+Every change is one ``TransactWriteItems``: an operator never exists without its first key."""
 
 from __future__ import annotations
 
@@ -29,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from baccarat_api.adapters.dynamodb.errors import mapped_errors
 from baccarat_api.adapters.dynamodb.keys import key_pk
 from baccarat_api.apikeys import hash_key, new_key
-from baccarat_api.clock import now
+from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ports.repository import ConditionFailed
 
 if TYPE_CHECKING:
@@ -174,7 +164,10 @@ def _cancellation_reasons(exc: BaseException) -> list[str]:
 class OperatorStore:
     """The config table's operators and keys (one DynamoDB call per method)."""
 
-    def __init__(self, client: DynamoDBClient, config_table: str) -> None:
+    def __init__(
+        self, client: DynamoDBClient, config_table: str, clock: Clock = system_clock
+    ) -> None:
+        self.clock = clock
         self.client = client
         self.table = config_table
 
@@ -309,9 +302,9 @@ def _key_info(item: dict[str, Any]) -> KeyInfo:
 # --- use cases --------------------------------------------------------------------------------
 
 
-def _issue(operator_id: str, key: str | None) -> tuple[str, KeyInfo]:
+def _issue(store: OperatorStore, operator_id: str, key: str | None) -> tuple[str, KeyInfo]:
     key = key or new_key()
-    return key, KeyInfo(operator_id, key_id_of(key), hash_key(key), now())
+    return key, KeyInfo(operator_id, key_id_of(key), hash_key(key), store.clock())
 
 
 def create_operator(
@@ -320,7 +313,7 @@ def create_operator(
     """A new operator and its first key (fresh from the CSPRNG unless given)."""
     check_operator_id(operator_id)
     name = _check_name(operator_id if name is None else name)
-    key, info = _issue(operator_id, key)
+    key, info = _issue(store, operator_id, key)
     store.create(operator_id, name, info)
     return IssuedKey(operator_id, info.key_id, key, info.created_at, name)
 
@@ -328,7 +321,7 @@ def create_operator(
 def add_key(store: OperatorStore, operator_id: str, key: str | None = None) -> IssuedKey:
     """Another key for an existing operator (rotation: the old keys keep working until revoked)."""
     check_operator_id(operator_id)
-    key, info = _issue(operator_id, key)
+    key, info = _issue(store, operator_id, key)
     store.add_key(info)
     return IssuedKey(operator_id, info.key_id, key, info.created_at)
 
@@ -343,7 +336,7 @@ def revoke_key(store: OperatorStore, operator_id: str, key_id: str) -> KeyInfo:
         raise OperatorError(f"no key {key_id!r} of operator {operator_id!r}")
     if info.revoked:
         return info
-    at = now()
+    at = store.clock()
     store.revoke(info, at)
     return KeyInfo(info.operator_id, info.key_id, info.key_hash, info.created_at, True, at)
 
