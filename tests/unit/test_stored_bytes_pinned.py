@@ -12,13 +12,11 @@ import base64
 import itertools
 import json
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from baccarat_api import clock
 from baccarat_api.adapters.dynamodb.codec import SHAPES, from_item, to_items
 from baccarat_api.adapters.shoe_cache import ShoeCache
 from baccarat_api.ports.records import KEY_FIELDS
@@ -35,15 +33,6 @@ GOLDEN = Path(__file__).parent / "golden" / "stored_items.json"
 OP = "operator-a"
 
 
-class _Clock(datetime):
-    """``datetime`` whose ``now`` is one fixed instant: what is stored does not depend on how
-    many times a use case reads the clock."""
-
-    @classmethod
-    def now(cls, tz: Any = None) -> Any:
-        return datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
 @pytest.fixture
 def fixed(monkeypatch: pytest.MonkeyPatch) -> Game:
     """A game whose clock, ids and secrets are the same on every run."""
@@ -53,9 +42,10 @@ def fixed(monkeypatch: pytest.MonkeyPatch) -> Game:
         seed = next(counter).to_bytes(4, "big")
         return (seed * (n // 4 + 1))[:n]
 
-    monkeypatch.setattr(clock, "datetime", _Clock)
     monkeypatch.setattr(os, "urandom", urandom)
     game = Game()
+    game.clock.set("2026-03-01T12:00:00.000Z")  # one instant: the bytes do not depend on
+    # how many times a use case reads the clock
     game.vault = SeededVault(game.vault, "pinned")  # type: ignore[assignment]
     game.shoes = ShoeCache(game.vault)
     return game

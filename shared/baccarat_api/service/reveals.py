@@ -5,11 +5,13 @@ or moved before)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from baccarat.squeeze import step_hands, timeline
 from baccarat_api.limits import DEFAULT_SQUEEZE_SECONDS
+from baccarat_api.ports.documents import LiveSqueeze
 from baccarat_api.ports.records import RoundRecord, ShoeRecord
 from baccarat_api.service.errors import DomainError
 
@@ -20,12 +22,15 @@ def squeeze_seconds(shoe: ShoeRecord) -> int:
     return int(shoe.squeeze_seconds)
 
 
-def plan_seconds(plan: dict[str, Any]) -> int:
+def plan_seconds(plan: Mapping[str, Any]) -> int:
     return int(plan.get("squeeze_seconds", DEFAULT_SQUEEZE_SECONDS))
 
 
 def squeeze_view(
-    plan: dict[str, Any] | None, dealt_at: str, reveals: list[dict[str, Any]], at: str | None
+    plan: Mapping[str, Any] | None,
+    dealt_at: str,
+    reveals: Sequence[Mapping[str, Any]],
+    at: str | None,
 ) -> dict[str, Any] | None:
     """The plan as stored plus ``steps``: each step's status, ``reveal_by``, ``revealed_at`` and
     per hand its squeezer and who opened it (``at``: the moment; the deal's answer uses the deal
@@ -95,7 +100,7 @@ def _moment(iso: str) -> datetime:
     return datetime.fromisoformat(iso.replace("Z", "+00:00"))
 
 
-def live_squeeze(r: RoundRecord) -> dict[str, Any] | None:
+def live_squeeze(r: RoundRecord) -> LiveSqueeze | None:
     """The live state's copy of a round's squeeze (set by its deal, moved by its reveals)."""
     if r.squeeze is None:
         return None

@@ -10,7 +10,7 @@ TransactWriteItems (the change, the live state, the events) = 2."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from baccarat.profiles import Banking, TableConfig
 from baccarat.squeeze import RevealRefused, live_steps, step_hands
@@ -18,6 +18,7 @@ from baccarat.squeeze import reveal as core_reveal
 from baccarat_api.clock import ms_of
 from baccarat_api.ids import RoundRef, parse_shoe_id
 from baccarat_api.limits import URGE_COOLDOWN_SECONDS
+from baccarat_api.ports.documents import Reveal
 from baccarat_api.ports.records import LiveRecord, RoundRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.ports.writes import ABSENT, Update
@@ -63,7 +64,7 @@ def reveal_round(
             )
         except RevealRefused as exc:
             raise DomainError(exc.code, str(exc), details=exc.details) from None
-        reveals = [*r.reveals, record]
+        reveals = [*r.reveals, cast(Reveal, record)]
         changes: dict[str, Any] = {}
         sq = None if live is None else live.squeeze
         if sq is not None and sq["round_id"] == round_id:

@@ -138,7 +138,8 @@ def round_as_shown(r: RoundRecord, at: str) -> dict[str, Any]:
             opened = card["face"] == "up" or (
                 state is not None and state["hands"][card["hand"]]["opened"] is not None
             )
-            code = r.facts[card["hand"]]["cards"][card["index"] - 1] if opened else None
+            hand = r.facts["player"] if card["hand"] == "player" else r.facts["banker"]
+            code = hand["cards"][card["index"] - 1] if opened else None
             cards.append({**card, "code": code})
     shown = all(s["status"] == "revealed" for s in steps.values())
     return {
