@@ -26,9 +26,6 @@ HERE = Path(__file__).resolve().parent
 
 PROFILE = register()
 
-#: DynamoDB Local (Amazon's engine) for the tests that need a real one: one per pytest worker.
-pytest_plugins = ["support.dynamodb_local"]
-
 
 def pytest_report_header() -> str:
     return f"hypothesis profile: {PROFILE}"
