@@ -117,12 +117,12 @@ class Api:
     """Requests in, v2 events through the Lambda handler of the route's function, responses out.
 
     An explicit deal (``POST /v1/shoes/{id}/rounds`` with ``bets``) refused ``409
-    company_required`` (issue 23 item 11: no explicit deal without the profile's company) is
-    sent again once the presence it needs is reported, as an operator does it: the bets' seated
-    bettors take their seats, the player-banker the banker seat, and when nobody sits,
-    :data:`HOST` takes seat 7 — over HTTP (``present=False`` on the call, or
-    ``report_presence=False`` here: the bare answer). Tests that count calls or compare
-    state report the presence first (:meth:`present`)."""
+    company_required`` (no explicit deal without the profile's company) is sent again once the
+    presence it needs is reported, as an operator does it: the bets' seated bettors take their
+    seats, the player-banker the banker seat, and when nobody sits, :data:`HOST` takes seat 7 —
+    over HTTP (``present=False`` on the call, or ``report_presence=False`` here: the bare
+    answer). Tests that count calls or compare state report the presence first
+    (:meth:`present`)."""
 
     def __init__(self, key: str | None, *, report_presence: bool = True) -> None:
         self.key = key
