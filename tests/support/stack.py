@@ -6,6 +6,7 @@ v2 event and invokes the Lambda handler of the function that serves the route in
 from __future__ import annotations
 
 import base64
+import functools
 import importlib.util
 import json
 import logging
@@ -18,6 +19,9 @@ from types import ModuleType
 from typing import Any
 
 import boto3
+import botocore.loaders
+import botocore.session
+import moto.kms.models
 import pytest
 from moto import mock_aws
 
@@ -29,6 +33,26 @@ from baccarat_dev.template import REPO_ROOT, Route, create_tables, routes
 
 TABLE_NAMES = {"StateTable": "test-state", "ConfigTable": "test-config"}
 TIERS = REPO_ROOT / "infra" / "tiers.json"
+
+# Every ``mock_aws`` starts boto3 on a new default session, whose new loader reads and parses the
+# service models again (≈ 0.1 s for DynamoDB's, every test). The loader only caches botocore's
+# data files, so one per process serves every session alike.
+botocore.session.create_loader = functools.cache(botocore.loaders.create_loader)  # type: ignore[assignment]
+
+
+def _unused_key_pair(generate: Any) -> Any:
+    """moto gives every symmetric KMS key an RSA-2048 key pair it never uses (≈ 0.2 s of CPU per
+    key, so per test): one per process serves them all. Other key specs are generated as
+    before."""
+    shared = functools.cache(lambda: generate("SYMMETRIC_DEFAULT"))
+
+    def generate_private_key(key_spec: str) -> Any:
+        return shared() if key_spec == "SYMMETRIC_DEFAULT" else generate(key_spec)
+
+    return generate_private_key
+
+
+moto.kms.models.generate_private_key = _unused_key_pair(moto.kms.models.generate_private_key)
 
 
 # --- real events (one builder: baccarat_dev.events; re-exported here for the tests) -------------
