@@ -12,7 +12,9 @@ Tiers, one folder each, marked by folder (``-m unit`` …):
 * ``sam_local`` — docs/sam-local.md in Docker with the real SAM CLI (``make sam-local-test``;
   the suite's run leaves it out, ``make test`` runs it beside).
 
-``make test`` runs every tier under the ``ci`` Hypothesis profile (:mod:`support.examples`)."""
+``slow`` marks the statistical and oracle checks of seconds each: ``make test`` runs them,
+``make unit`` leaves them out. ``make test`` runs every tier under the ``ci`` Hypothesis profile
+(:mod:`support.examples`)."""
 
 from __future__ import annotations
 

@@ -6,11 +6,13 @@ v2 event and invokes the Lambda handler of the function that serves the route in
 from __future__ import annotations
 
 import base64
+import copy
 import functools
 import importlib.util
 import json
 import logging
 import re
+import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,9 +23,11 @@ from typing import Any
 import boto3
 import botocore.loaders
 import botocore.session
+import moto.dynamodb.models
 import moto.kms.models
 import pytest
 from moto import mock_aws
+from moto.dynamodb.models.table import Table as MotoTable
 
 from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
@@ -53,6 +57,47 @@ def _unused_key_pair(generate: Any) -> Any:
 
 
 moto.kms.models.generate_private_key = _unused_key_pair(moto.kms.models.generate_private_key)
+
+
+class _OneBackupPerTable:
+    """moto backs a table up (a deep copy of every item) before EACH item of a transaction that
+    names it, so a 5-item deal on a 300-item table costs a second and a shoe played to its end
+    costs the square of its rounds. Inside ``transact_write_items`` a table is copied once (the
+    copies were all of the same, unchanged table: the state before the transaction); everywhere
+    else ``copy`` is the standard module."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+    def deepcopy(self, value: Any, memo: Any = None) -> Any:
+        backups: dict[int, tuple[Any, Any]] | None = getattr(self._local, "backups", None)
+        if backups is None or memo is not None or not isinstance(value, MotoTable):
+            return copy.deepcopy(value, memo)
+        if id(value) not in backups:
+            backups[id(value)] = (value, copy.deepcopy(value))
+        return backups[id(value)][1]
+
+    def wrap(self, transact: Any) -> Any:
+        @functools.wraps(transact)
+        def transact_write_items(backend: Any, *args: Any, **kwargs: Any) -> Any:
+            self._local.backups = {}
+            try:
+                return transact(backend, *args, **kwargs)
+            finally:
+                self._local.backups = None
+
+        return transact_write_items
+
+
+if isinstance(getattr(moto.dynamodb.models, "copy", None), type(copy)):
+    _backups = _OneBackupPerTable()
+    moto.dynamodb.models.copy = _backups  # type: ignore[assignment]
+    moto.dynamodb.models.DynamoDBBackend.transact_write_items = _backups.wrap(
+        moto.dynamodb.models.DynamoDBBackend.transact_write_items
+    )
 
 
 # --- real events (one builder: baccarat_dev.events; re-exported here for the tests) -------------
