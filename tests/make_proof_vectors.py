@@ -133,6 +133,13 @@ def _bets(n: int) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def legacy_config(config: TableConfig) -> dict[str, Any]:
+    """The configuration as the sample was published: before configurations named their pay
+    table's version. The sample stays as published and verifies as its profile's first version
+    (``paytables.legacy_version``)."""
+    return {k: v for k, v in config.to_dict().items() if k != "pay_table"}
+
+
 def sample_private_proof() -> dict[str, Any]:
     """The private final proof of the sample shoe (the engine alone, no service)."""
     config = TableConfig(STAR_CITY, repo_tiers()["star-city-fun"])
@@ -178,7 +185,7 @@ def sample_private_proof() -> dict[str, Any]:
         "burn": shoe.burn_count,
         "burn_exposed": None if shoe.burn_exposed is None else code(shoe.burn_exposed),
         "first_round_start": shoe.first_start,
-        "table_config": config.to_dict(),
+        "table_config": legacy_config(config),
         "rounds": rounds,
     }
 

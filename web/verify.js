@@ -832,11 +832,46 @@
           '(run "baccarat verify" to recompute settlements)');
     }
 
+    checkPayTable(proof.table_config, fail, check, report);
+
     report.info.rounds_in_proof = proofRounds.length;
     report.info.rounds_by_rules = shoe ? derived.length : null;
     return finish();
   }
 
+
+  /**
+   * Every published pay table (docs/bacc-pf-v1.md, "Pay tables"): version → SHA-256 of its
+   * canonical description (tests/vectors/pay_tables.json). A published version never changes.
+   */
+  const PAY_TABLES = Object.freeze({
+    'star-city@1': 'abeb8bafc18f1c62ed26dcc6a75dc7c65e4354b40eb014054c81c346a501eac3',
+    'bid-squeeze@1': '9e92a639a1ceb1be884252bb829666f36b37402c8bdfdd6602fd51a03bde1a71',
+  });
+
+  /** The version a configuration names; one written before configurations named it: the profile's first. */
+  function payTableOf(config) {
+    return 'pay_table' in config ? config.pay_table : `${config.profile}@1`;
+  }
+
+  /** A proof's settlements were priced with a published version of its profile's pay table. */
+  function checkPayTable(config, fail, check, report) {
+    if (!isObject(config)) return;
+    const version = payTableOf(config);
+    const known = typeof version === 'string' && Object.prototype.hasOwnProperty.call(PAY_TABLES, version) &&
+      version.startsWith(`${config.profile}@`);
+    report.info.pay_table = version;
+    if (!known) {
+      fail({
+        where: 'shoe', field: 'table_config.pay_table', expected: `a published pay table of ${show(config.profile)}`,
+        found: version,
+        message: `shoe, pay table: ${show(version)} is not a published pay table of ${show(config.profile)}`,
+      });
+    }
+    check('pay_table', 'Pay table', known, known
+      ? `${version}${'pay_table' in config ? '' : ' (named by no version: its profile\'s first)'}, published in bacc-pf-v1`
+      : fail.last.message);
+  }
 
   function outcomeFacts(d) {
     const point = (code) => Math.max(0, '0A23456789'.indexOf(code[0])); // T, J, Q, K: 0
@@ -1407,6 +1442,7 @@
 
   const api = Object.freeze({
     verifyProof, proofPages, isSigned, shoeOfUrl, loadUrl, loadProofUrl, combineTexts, flatRound, show, initPage,
+    PAY_TABLES,
   });
   root.BaccVerify = api;
   if (typeof module === 'object' && module && typeof module.exports === 'object') {

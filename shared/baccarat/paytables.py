@@ -1,7 +1,11 @@
-"""Pay tables as data: the one definition of what every bet pays, read by the settlement, the
-validators, the RTP calculator, the API and the docs.
+"""Pay tables as data, by version: what every bet pays, read by the settlement, the validators,
+the RTP calculator, the verifier, the API and the docs.
 
-Amounts are *net win per unit staked* as exact fractions (``Fraction(19, 20)`` is 0.95).
+Amounts are *net win per unit staked* as exact fractions (``Fraction(19, 20)`` is 0.95). Every
+published table is named ``<profile>@<n>`` and never changes (docs/bacc-pf-v1.md lists each
+version's values; ``tests/vectors/pay_tables.json`` pins them): a table's configuration and every
+proof name the version they were priced with, so a payout change is a new version — open tables
+and old proofs keep theirs.
 """
 
 from __future__ import annotations
@@ -80,10 +84,13 @@ DRAGON_TABLES: Mapping[str, Mapping[int, Fraction]] = MappingProxyType(
 
 @dataclass(frozen=True, slots=True)
 class PayTable:
-    """Every bet's pay, as data. ``offered`` is the set of bets a profile's tables accept."""
+    """Every bet's pay, as data. ``offered`` is the set of bets a profile's tables accept;
+    ``version`` the published version these values are (``<profile>@<n>``); ``dragons`` the dragon
+    tables a table of this version may choose."""
 
     name: str
     offered: frozenset[BetType]
+    version: str
     banker: Fraction = Fraction(19, 20)
     player: Fraction = Fraction(1)
     tie: Fraction = Fraction(8)
@@ -99,12 +106,13 @@ class PayTable:
     dragon_natural: Fraction = Fraction(1)
     dragon_name: str = "seed"
     dragon_margins: Mapping[int, Fraction] = field(default_factory=lambda: DRAGON_SEED)
+    dragons: Mapping[str, Mapping[int, Fraction]] = field(default_factory=lambda: DRAGON_TABLES)
     #: Commission the house takes from each participant's positive net for the round
     #: (star-city: 1%). Zero where the commission is built into the pays (Banker 0.95).
     commission_rate: Fraction = Fraction(0)
 
     def with_dragon(self, name: str) -> PayTable:
-        return replace(self, dragon_name=name, dragon_margins=DRAGON_TABLES[name])
+        return replace(self, dragon_name=name, dragon_margins=self.dragons[name])
 
     def with_banker(self, pays: Fraction) -> PayTable:
         return replace(self, banker=pays)
@@ -147,6 +155,21 @@ class PayTable:
             "commission_rate": s(self.commission_rate),
             "pays": {k.value: v for k, v in pays.items() if k in self.offered},
         }
+
+
+def describe_version(table: PayTable) -> dict[str, object]:
+    """A published version as the spec lists it: :meth:`PayTable.describe` (with its default
+    dragon table), its ``version`` and every dragon table it offers."""
+    return {
+        "version": table.version,
+        **table.describe(),
+        "dragon_tables": {
+            name: {str(k): str(v) for k, v in sorted(margins.items())}
+            for name, margins in table.dragons.items()
+        }
+        if BetType.PLAYER_DRAGON in table.offered
+        else {},
+    }
 
 
 def _possible(table: PayTable, bet: BetType) -> list[tuple[Grade, Fraction]]:
@@ -291,17 +314,75 @@ STAR_CITY_BETS = frozenset(
 )
 
 #: Star-city (seed 000): Banker and Player 1:1, Tie 1:8, pairs 1:11; the house takes 1% of each
-#: participant's positive net for the round.
-STAR_CITY = PayTable(
+#: participant's positive net for the round. Every value is written out: a published version
+#: does not follow the defaults above.
+STAR_CITY_1 = PayTable(
     name="star-city",
     offered=STAR_CITY_BETS,
+    version="star-city@1",
     banker=Fraction(1),
+    player=Fraction(1),
+    tie=Fraction(8),
+    pair=Fraction(11),
     commission_rate=Fraction(1, 100),
 )
 
 #: Bid-squeeze (seed 001): every bet in the vocabulary, Banker 0.95, the seed's dragon table.
-BID_SQUEEZE = PayTable(name="bid-squeeze", offered=frozenset(BetType))
+BID_SQUEEZE_1 = PayTable(
+    name="bid-squeeze",
+    offered=frozenset(BetType),
+    version="bid-squeeze@1",
+    banker=Fraction(19, 20),
+    player=Fraction(1),
+    tie=Fraction(8),
+    pair=Fraction(11),
+    banker_no_commission=Fraction(1),
+    banker_no_commission_six=Fraction(1, 2),
+    big=Fraction(1, 2),
+    small=Fraction(3, 2),
+    lucky6_two_cards=Fraction(12),
+    lucky6_three_cards=Fraction(20),
+    any_pair=Fraction(5),
+    perfect_pair=Fraction(25),
+    dragon_natural=Fraction(1),
+    dragon_name="seed",
+    dragon_margins=DRAGON_SEED,
+    dragons=DRAGON_TABLES,
+    commission_rate=Fraction(0),
+)
 
+#: Every published pay table by version. A published version's values never change.
+PUBLISHED: Mapping[str, PayTable] = MappingProxyType(
+    {t.version: t for t in (STAR_CITY_1, BID_SQUEEZE_1)}
+)
+
+#: The version each profile's new tables get.
+CURRENT: Mapping[str, str] = MappingProxyType(
+    {"star-city": STAR_CITY_1.version, "bid-squeeze": BID_SQUEEZE_1.version}
+)
+
+
+def legacy_version(profile: str) -> str:
+    """The version a configuration or proof written before tables named one was priced with."""
+    return f"{profile}@1"
+
+
+def current(profile: str) -> PayTable:
+    """The pay table a new table of ``profile`` gets."""
+    return PUBLISHED[CURRENT[profile]]
+
+
+def published(version: str, profile: str) -> PayTable:
+    """The published table ``version`` of ``profile``; ``ValueError`` if there is none."""
+    table = PUBLISHED.get(version)
+    if table is None or table.name != profile:
+        raise ValueError(f"{profile} has no published pay table {version!r}")
+    return table
+
+
+#: The current tables by profile (what the docs and the RTP calculator describe).
+STAR_CITY = current("star-city")
+BID_SQUEEZE = current("bid-squeeze")
 PAY_TABLES: Mapping[str, PayTable] = MappingProxyType(
     {STAR_CITY.name: STAR_CITY, BID_SQUEEZE.name: BID_SQUEEZE}
 )

@@ -1,14 +1,16 @@
 """Profiles, tiers and table configurations, as data (game-rules.md, "Profile star-city" and
 "Profile bid-squeeze").
 
-* A :class:`Profile` is a game: its shoe rules (``rules.PROFILE_RULES``), its pay table
-  (``paytables.PAY_TABLES``) and the table rules of its seed (seats, who may bet, which bets may be
-  combined, when Big/Small close, how commission is taken, who banks, when idle bettors leave).
+* A :class:`Profile` is a game: its shoe rules (``rules.PROFILE_RULES``), its current pay
+  table (``paytables.CURRENT``) and the table rules of its seed (seats, who may bet, which
+  bets may be combined, when Big/Small close, how commission is taken, who banks, when idle
+  bettors leave).
 * A :class:`Tier` is a stake level of a profile: chip unit, chips, per-area limits, per-bettor
   table maximum and minimum balances. Tiers live in ONE data file, ``infra/tiers.json``
   (:func:`load_tiers`, :func:`repo_tiers`); no limit is written in Python.
-* A :class:`TableConfig` is one table: profile + tier + pay-table choices + banking mode +
-  rounding rule. The API stores it with :meth:`TableConfig.to_dict`.
+* A :class:`TableConfig` is one table: profile + tier + pay-table version and choices +
+  banking mode + rounding rule (:mod:`baccarat.tableoptions`). The API stores it with
+  :meth:`TableConfig.to_dict`.
 
 Money is integer minor units everywhere; chips are listed in units of the tier's ``unit``.
 """
@@ -16,18 +18,19 @@ Money is integer minor units everywhere; chips are listed in units of the tier's
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
-from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from . import paytables
 from .currency import COIN, COIN_EXPONENT, DEFAULT_EXPONENTS, MAX_EXPONENT, MIN_EXPONENT, of_tier
-from .paytables import BANKER_PAY_VARIANTS, PAY_TABLES, BetType, PayTable
+from .paytables import BANKER_PAY_VARIANTS, BetType, PayTable
 from .rules import PROFILE_RULES, ShoeRules
+from .tableoptions import Banking as Banking
+from .tableoptions import CommissionModel as CommissionModel
+from .tableoptions import Rounding as Rounding
 
 __all__ = [
     "BID_SQUEEZE",
@@ -45,50 +48,6 @@ __all__ = [
     "repo_tiers",
     "repo_tiers_path",
 ]
-
-
-class Banking(StrEnum):
-    """Who covers the Banker/Player bets: the house, or a player sitting in the banker seat."""
-
-    HOUSE = "house"
-    PLAYER_BANKER = "player_banker"
-
-
-class CommissionModel(StrEnum):
-    """How a profile's house earns on even-money bets.
-
-    ``on_positive_net``: star-city — the house takes ``pay_table.commission_rate`` (1%) of every
-    participant's positive net for the round; losses pay none.
-    ``in_banker_pay``: bid-squeeze — Banker pays 0.95; the missing 5% is the line's commission."""
-
-    ON_POSITIVE_NET = "on_positive_net"
-    IN_BANKER_PAY = "in_banker_pay"
-
-
-class Rounding(StrEnum):
-    """The rounding rule of a table's settlement (one rule per table, named in every Settlement).
-
-    ``floor_house_favour`` (the default): every amount a participant *receives* — a winning line's
-    pay (e.g. 0.95 × stake) and a positive round result after commission (0.99 × net) — is floored
-    to the whole minor unit; the fraction left over stays with the house, as part of the line's or
-    the round's commission. Losses are always whole stakes, so nothing else is ever rounded.
-
-    ``half_up``: the same amounts are rounded to the nearest minor unit, halves up; the house
-    keeps the difference (which may then be a fraction of a unit in the participant's favour).
-
-    Either way the commission is *defined* as the exact difference between what was owed before and
-    after rounding, so no minor unit is ever created or lost."""
-
-    FLOOR_HOUSE_FAVOUR = "floor_house_favour"
-    HALF_UP = "half_up"
-
-    def receive(self, amount: Fraction) -> int:
-        """What a participant receives of a non-negative exact ``amount``, in whole minor units."""
-        if amount < 0:
-            raise ValueError(f"rounding applies to amounts received, got {amount}")
-        if self is Rounding.HALF_UP:
-            return math.floor(amount + Fraction(1, 2))
-        return math.floor(amount)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +73,6 @@ class Profile:
 
     name: str
     shoe_rules: ShoeRules
-    pay_table: PayTable
     seats: int
     spectators_may_bet: bool
     spectators_need_seated: bool
@@ -129,10 +87,15 @@ class Profile:
     dragon_choices: tuple[str, ...] = ()
 
     @property
+    def pay_table(self) -> PayTable:
+        """The pay table this profile's new tables get (``paytables.CURRENT``)."""
+        return paytables.current(self.name)
+
+    @property
     def offered(self) -> frozenset[BetType]:
         return self.pay_table.offered
 
-    def __hash__(self) -> int:  # the pay table's mappings are not hashable; the name is enough
+    def __hash__(self) -> int:  # the choices mapping is not hashable; the name is enough
         return hash(self.name)
 
 
@@ -141,7 +104,6 @@ class Profile:
 STAR_CITY = Profile(
     name="star-city",
     shoe_rules=PROFILE_RULES["star-city"],
-    pay_table=PAY_TABLES["star-city"],
     seats=7,
     spectators_may_bet=False,
     spectators_need_seated=False,
@@ -163,7 +125,6 @@ STAR_CITY = Profile(
 BID_SQUEEZE = Profile(
     name="bid-squeeze",
     shoe_rules=PROFILE_RULES["bid-squeeze"],
-    pay_table=PAY_TABLES["bid-squeeze"],
     seats=7,
     spectators_may_bet=True,
     spectators_need_seated=True,
@@ -413,12 +374,13 @@ def repo_tiers() -> dict[str, Tier]:
 
 @dataclass(frozen=True, slots=True)
 class TableConfig:
-    """One table: profile + tier + pay-table choices + banking mode + rounding rule.
+    """One table: profile + tier + pay-table version and choices + banking mode + rounding rule.
 
-    ``banker_pays`` is a key of ``paytables.BANKER_PAY_VARIANTS`` the profile allows ("1" or
-    "0.95" for star-city), ``dragon_table`` a key of ``paytables.DRAGON_TABLES`` ("seed" or
-    "common" for bid-squeeze); ``None`` takes the profile's default (its first choice), and is
-    replaced by it on construction."""
+    ``pay_table`` is a published version of the profile's pay table (``paytables.PUBLISHED``;
+    ``None``: the profile's current one). ``banker_pays`` is a key of
+    ``paytables.BANKER_PAY_VARIANTS`` the profile allows ("1" or "0.95" for star-city),
+    ``dragon_table`` a dragon table of that version ("seed" or "common" for bid-squeeze); ``None``
+    takes the profile's default (its first choice). Defaults are resolved on construction."""
 
     profile: Profile
     tier: Tier
@@ -426,6 +388,7 @@ class TableConfig:
     banker_pays: str | None = None
     dragon_table: str | None = None
     rounding: Rounding = Rounding.FLOOR_HOUSE_FAVOUR
+    pay_table_version: str | None = None
     _pay_table: PayTable = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -441,10 +404,16 @@ class TableConfig:
             )
         if self.dragon_table is not None and self.dragon_table not in p.dragon_choices:
             raise TierError(f"{p.name}: dragon_table must be one of {p.dragon_choices}")
+        version = self.pay_table_version or paytables.CURRENT[p.name]
+        try:
+            base = paytables.published(version, p.name)
+        except ValueError as e:
+            raise TierError(str(e)) from None
         # Resolve the defaults, so a table equals its own to_dict/from_dict round trip.
+        object.__setattr__(self, "pay_table_version", version)
         object.__setattr__(self, "banker_pays", self.banker_pays_choice)
         object.__setattr__(self, "dragon_table", self.dragon_choice)
-        object.__setattr__(self, "_pay_table", self._build_pay_table())
+        object.__setattr__(self, "_pay_table", self._build_pay_table(base))
 
     @property
     def banker_pays_choice(self) -> str:
@@ -455,8 +424,8 @@ class TableConfig:
         choices = self.profile.dragon_choices
         return self.dragon_table or (choices[0] if choices else None)
 
-    def _build_pay_table(self) -> PayTable:
-        table = self.profile.pay_table.with_banker(BANKER_PAY_VARIANTS[self.banker_pays_choice])
+    def _build_pay_table(self, base: PayTable) -> PayTable:
+        table = base.with_banker(BANKER_PAY_VARIANTS[self.banker_pays_choice])
         dragon = self.dragon_choice
         return table if dragon is None else table.with_dragon(dragon)
 
@@ -471,13 +440,15 @@ class TableConfig:
 
     @property
     def pay_table(self) -> PayTable:
-        """The effective pay table: the profile's, with this table's choices applied."""
+        """The effective pay table: the table's published version, with its choices applied."""
         return self._pay_table
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready; the tier is embedded so a stored table keeps the limits it opened with."""
+        """JSON-ready; the tier and the pay table's version are embedded so a stored table keeps
+        the limits and pays it opened with."""
         return {
             "profile": self.profile.name,
+            "pay_table": self.pay_table_version,
             "tier": self.tier.to_dict(),
             "banking": self.banking.value,
             "banker_pays": self.banker_pays_choice,
@@ -487,9 +458,14 @@ class TableConfig:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TableConfig:
-        """Inverse of :meth:`to_dict`; raises :class:`TierError` on anything inconsistent."""
+        """Inverse of :meth:`to_dict`; raises :class:`TierError` on anything inconsistent. A
+        configuration without ``pay_table`` was written before tables named their version: it
+        was priced with the profile's first (``paytables.legacy_version``)."""
         try:
             profile = PROFILES[data["profile"]]
+            version = data.get("pay_table", paytables.legacy_version(profile.name))
+            if not isinstance(version, str):
+                raise TierError(f"pay_table must be a version string, got {version!r}")
             return cls(
                 profile=profile,
                 tier=Tier.from_dict(data["tier"]),
@@ -497,6 +473,7 @@ class TableConfig:
                 banker_pays=data.get("banker_pays"),
                 dragon_table=data.get("dragon_table"),
                 rounding=Rounding(data.get("rounding", Rounding.FLOOR_HOUSE_FAVOUR)),
+                pay_table_version=version,
             )
         except (KeyError, TypeError, ValueError) as e:
             if isinstance(e, TierError):

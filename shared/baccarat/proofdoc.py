@@ -1,35 +1,10 @@
-"""The public proof of a shoe, version 2: pseudonyms, lifecycle marks, interventions, pages and
-the signed manifest — the format of ``docs/bacc-pf-v1.md`` ("The public proof"), standard library
-only.
-
-The steps from a shoe's records to what ``GET /v1/shoes/{shoe_id}/proof?page=k`` serves:
-
-1. :func:`public_proof` turns the **private final proof** (below) into the public one: bettor ids
-   replaced by :func:`bettor_ref` pseudonyms, nothing but public fields kept, every round marked
-   with ``dealt_at`` / ``bets_locked_at`` / ``settled_at`` / ``voided_at``, every void carrying
-   the settlement it replaced, and the header's ``interventions``.
-2. :func:`paginate` splits it into pages by the split rule (:data:`PAGE_BUDGET`).
-3. :func:`sign` builds the manifest (every page's SHA-256) and signs ``canonical(manifest)``
-   with the signer it is given (KMS on AWS, a test key in tests); every page gets the same
-   ``signature`` object.
-
-:func:`final_pages` does all three. The **private final proof** is the shoe's proof as the
-service assembles it from its records, before anything is made public:
-
-* the header: ``spec``, ``shoe_id``, ``table_id``, ``anchor``, ``shoe_number``, ``client_seed``,
-  ``client_hash``, ``rules``, ``server_seed``, ``end_reason`` (``rules`` | ``closed``),
-  ``ended_at``, ``cut_index``, ``burn``, ``burn_exposed``, ``first_round_start``,
-  ``table_config`` (:meth:`~baccarat.profiles.TableConfig.to_dict`);
-* ``rounds``: every dealt round in order, each the re-derived round (``round_number``, ``start``,
-  ``player``, ``banker``, ``player_total``, ``banker_total``, ``result``) plus ``dealt_at`` (when
-  it was dealt: its bets were locked then), ``bets`` (as dealt, with bettor ids; balances,
-  levels and personal limits may be there, they are dropped), ``player_banker`` (``{bettor_id,
-  …}`` or null) and exactly one of ``settlement`` (the stored settlement document) or ``void``
-  (``{reason, note, voided_at}``; the stored void record's ``void_reason`` / ``settled_at`` are
-  read too).
-
-Every function here is pure and deterministic: the same inputs give byte-identical pages.
-"""
+"""The public proof of a shoe (``docs/bacc-pf-v1.md``, "The public proof"): the service's
+private final proof (:data:`HEADER_FIELDS` and every dealt round with its cards, ``dealt_at``,
+bets by bettor id, ``player_banker`` and a settlement or a void) → :func:`public_proof` (bettor
+refs, public fields, lifecycle marks, the voids' replaced settlements, interventions) →
+:func:`paginate` → :func:`sign`; :func:`final_pages` does all three. Pure and deterministic.
+The bytes and keys are :mod:`baccarat.proofbytes`, the interventions
+:mod:`baccarat.interventions`; both are re-exported here."""
 
 from __future__ import annotations
 
@@ -37,21 +12,37 @@ import base64
 import hashlib
 import hmac
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .audit import canonical
+from .audit import canonical as canonical
 from .bets import Bet, PlayerBanker, bets_from_json
 from .fairness import derive_shoe
+from .interventions import INTERVENTION_FIELDS as INTERVENTION_FIELDS
+from .interventions import as_claimed as as_claimed
+from .interventions import interventions
+from .interventions import interventions_text as interventions_text
+from .interventions import voided_nets as voided_nets
 from .outcome import Round
 from .profiles import TableConfig
+from .proofbytes import ALG as ALG
+from .proofbytes import MAX_SAFE_INTEGER as MAX_SAFE_INTEGER
+from .proofbytes import ProofFormatError as ProofFormatError
+from .proofbytes import b64url as b64url
+from .proofbytes import b64url_decode as b64url_decode
+from .proofbytes import check_domain as check_domain
+from .proofbytes import jwk_from_spki as jwk_from_spki
+from .proofbytes import jwk_thumbprint as jwk_thumbprint
+from .proofbytes import page_hash as page_hash
+from .proofbytes import proof_bytes as proof_bytes
+from .proofbytes import public_jwk as public_jwk
+from .proofbytes import raw_signature as raw_signature
+from .proofbytes import unsigned as unsigned
 from .rules import ShoeRules
 from .settlement import settle
 
 #: The manifest's ``spec``: what the signature means.
 SIGNATURE_SPEC = "bacc-proof-sig-v1"
-#: The only signature algorithm: ECDSA on P-256 with SHA-256, ``r ‖ s`` (IEEE P1363).
-ALG = "ES256"
 #: A page takes rounds while its canonical size (without ``page`` and ``signature``) stays ≤ this.
 PAGE_BUDGET = 900_000
 #: ``canonical(manifest)`` is signed as a RAW KMS message: at most 4096 bytes.
@@ -62,8 +53,6 @@ MAX_PAGES = 64
 VOID_REASONS = ("misdeal", "technical_fault", "operator_error", "regulatory")
 #: End reasons of an ended shoe: by its rules, or closed early.
 END_REASONS = ("rules", "closed")
-#: Integers a proof may hold (JavaScript reads them exactly).
-MAX_SAFE_INTEGER = 2**53 - 1
 #: ``bettor_ref`` = ``"br_"`` + 24 base32 characters (15 bytes of HMAC-SHA-256).
 REF_PREFIX = "br_"
 REF_TAG = b"bacc-ref-v1"
@@ -131,14 +120,6 @@ PUBLIC_LINE_FIELDS = (
     "covered_by",
 )
 PUBLIC_PARTICIPANT_FIELDS = ("bettor_ref", "role", "stake", "gross", "commission", "net")
-INTERVENTION_FIELDS = (
-    "voided_rounds",
-    "voided_player_net",
-    "voided_player_banker_net",
-    "closed_early",
-    "rounds_dealt",
-    "rounds_possible",
-)
 #: Timestamps: UTC, milliseconds, ``Z`` (they compare correctly as strings).
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 
@@ -146,106 +127,6 @@ TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 Signer = Callable[[bytes], bytes]
 #: Bettor id → its public ref.
 Refs = Callable[[str], str]
-
-
-class ProofFormatError(ValueError):
-    """Input this format cannot hold (a float, an unresolved round, an unknown void reason …)."""
-
-
-# --- canonical bytes and hashes ------------------------------------------------------------------
-
-
-def _walk(value: Any, where: str) -> Iterator[tuple[str, Any]]:
-    yield where, value
-    if isinstance(value, Mapping):
-        for key, sub in value.items():
-            yield from _walk(sub, f"{where}.{key}")
-    elif isinstance(value, list | tuple):
-        for i, sub in enumerate(value):
-            yield from _walk(sub, f"{where}[{i}]")
-
-
-def check_domain(doc: Any) -> None:
-    """A proof holds objects with string keys, lists, strings, integers within ±(2^53 − 1),
-    ``true``, ``false`` and ``null`` — nothing else (no floats). Raises :class:`ProofFormatError`
-    naming the first value outside that domain."""
-    stack = [doc]
-    pop, extend = stack.pop, stack.extend
-    while stack:  # the fast pass (a 7 MB proof in a fraction of a second) …
-        value = pop()
-        kind = type(value)
-        if kind is str or kind is bool or value is None:
-            continue
-        if kind is int and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-            continue
-        if kind is dict and all(type(k) is str for k in value):
-            extend(value.values())
-            continue
-        if kind is list or kind is tuple:
-            extend(value)
-            continue
-        if isinstance(value, str | bool) or (  # subclasses and other mappings, the slow way
-            isinstance(value, int) and abs(value) <= MAX_SAFE_INTEGER
-        ):
-            continue
-        if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
-            extend(value.values())
-            continue
-        if isinstance(value, list | tuple):
-            extend(value)
-            continue
-        _explain(doc)  # … and the slow one, only to say where
-        raise ProofFormatError(f"a proof holds no {kind.__name__} values")  # pragma: no cover
-
-
-def _explain(doc: Any) -> None:
-    for where, value in _walk(doc, "proof"):
-        if isinstance(value, Mapping):
-            bad = [k for k in value if not isinstance(k, str)]
-            if bad:
-                raise ProofFormatError(f"{where}: object keys are strings, found {bad[0]!r}")
-        elif isinstance(value, bool) or value is None or isinstance(value, str | list | tuple):
-            continue
-        elif isinstance(value, int):
-            if abs(value) > MAX_SAFE_INTEGER:
-                raise ProofFormatError(f"{where}: {value} is beyond ±(2^53 − 1)")
-        else:
-            raise ProofFormatError(f"{where}: a proof holds no {type(value).__name__} values")
-
-
-def proof_bytes(doc: Any) -> bytes:
-    """``canonical(doc)`` (bacc-audit-v1's canonical form) after :func:`check_domain`."""
-    check_domain(doc)
-    try:
-        return canonical(doc)
-    except UnicodeEncodeError:  # a lone surrogate
-        raise ProofFormatError("a proof's strings are valid Unicode") from None
-
-
-def unsigned(page: Mapping[str, Any]) -> dict[str, Any]:
-    """The page without its ``signature`` member: what its hash covers."""
-    return {k: v for k, v in page.items() if k != "signature"}
-
-
-def page_hash(page: Mapping[str, Any]) -> str:
-    """SHA-256 (lowercase hex) of ``canonical(page without "signature")``."""
-    return hashlib.sha256(proof_bytes(unsigned(page))).hexdigest()
-
-
-def b64url(raw: bytes) -> str:
-    """base64url without padding (RFC 4648 §5)."""
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
-
-
-def b64url_decode(text: str) -> bytes:
-    """The inverse of :func:`b64url`; raises ``ValueError`` on anything else (padding, ``+``,
-    ``/``, whitespace, a non-canonical last character)."""
-    if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]*", text) or len(text) % 4 == 1:
-        raise ValueError("not base64url without padding")
-    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    if b64url(raw) != text:
-        raise ValueError("not the canonical base64url of its bytes")
-    return raw
 
 
 # --- pseudonyms ----------------------------------------------------------------------------------
@@ -342,94 +223,6 @@ def settlement_doc(
 def replaced(settlement: Mapping[str, Any]) -> dict[str, Any]:
     """What a void's ``replaced`` shows of the settlement it replaced."""
     return {"nets": dict(settlement["nets"]), "house_take": settlement["house"]["take"]}
-
-
-# --- interventions -------------------------------------------------------------------------------
-
-
-def voided_nets(round_: Mapping[str, Any]) -> tuple[int, int]:
-    """What a voided public round's void took: ``(bettors, player_banker)`` — the Σ of its
-    ``void.replaced.nets`` of every bettor, and the net of its player-banker (the round's
-    ``player_banker.bettor_ref``; 0 at a house-banked table). The house is not in ``nets``.
-    Malformed nets count 0 (a verifier reports them on their own)."""
-    void = round_.get("void")
-    replaced = void.get("replaced") if isinstance(void, Mapping) else None
-    nets = replaced.get("nets") if isinstance(replaced, Mapping) else None
-    if not isinstance(nets, Mapping):
-        return 0, 0
-    pb = round_.get("player_banker")
-    pb_ref = pb.get("bettor_ref") if isinstance(pb, Mapping) else None
-    bettors = banker = 0
-    for ref, net in nets.items():
-        if not isinstance(net, int) or isinstance(net, bool):
-            continue
-        if pb_ref is not None and ref == pb_ref:
-            banker += net
-        else:
-            bettors += net
-    return bettors, banker
-
-
-def interventions(
-    end_reason: str, rounds: Sequence[Mapping[str, Any]], rounds_possible: int
-) -> dict[str, Any]:
-    """``{voided_rounds, voided_player_net, voided_player_banker_net, closed_early,
-    rounds_dealt, rounds_possible}`` from public proof rounds: ``voided_player_net`` sums what
-    every voided round's ``replaced.nets`` gave the bettors (what the voids took from them),
-    ``voided_player_banker_net`` what they gave the round's player-banker, apart (the house is
-    not in ``nets``)."""
-    voided = [r for r in rounds if r.get("void") is not None]
-    split = [voided_nets(r) for r in voided]
-    return {
-        "voided_rounds": len(voided),
-        "voided_player_net": sum(b for b, _ in split),
-        "voided_player_banker_net": sum(pb for _, pb in split),
-        "closed_early": end_reason == "closed",
-        "rounds_dealt": len(rounds),
-        "rounds_possible": rounds_possible,
-    }
-
-
-def as_claimed(recomputed: Mapping[str, Any], claimed: Mapping[str, Any]) -> dict[str, Any]:
-    """``recomputed`` (:func:`interventions`) in the form ``claimed`` states it. A proof signed
-    before voids were priced for the bettors alone has no ``voided_player_banker_net``: its
-    ``voided_player_net`` nets every replaced net, the player-banker's included (the earlier
-    form, still verified; the spec's "Interventions")."""
-    if "voided_player_banker_net" in claimed:
-        return dict(recomputed)
-    earlier = {k: v for k, v in recomputed.items() if k != "voided_player_banker_net"}
-    earlier["voided_player_net"] = (
-        recomputed["voided_player_net"] + recomputed["voided_player_banker_net"]
-    )
-    return earlier
-
-
-def _signed(n: int) -> str:
-    return f"+{n:,}" if n > 0 else f"{n:,}"
-
-
-def interventions_text(iv: Mapping[str, Any]) -> str:
-    """The one line verifiers print, e.g. ``2 voided rounds, players would have netted +12,300;
-    closed early after round 1 of 30``, ``1 voided round, players would have netted +5,000, the
-    player-banker -5,050; …`` (a player-banker's net only when not 0) or ``no voids; played to
-    the end (30 of 30 rounds)``."""
-    n = iv["voided_rounds"]
-    voids = (
-        "no voids"
-        if n == 0
-        else f"{n} voided round{'' if n == 1 else 's'}, players would have netted "
-        f"{_signed(iv['voided_player_net'])}"
-    )
-    banker = iv.get("voided_player_banker_net", 0)
-    if n and banker:
-        voids += f", the player-banker {_signed(banker)}"
-    dealt, possible = iv["rounds_dealt"], iv["rounds_possible"]
-    end = (
-        f"closed early after round {dealt} of {possible}"
-        if iv["closed_early"]
-        else f"played to the end ({dealt} of {possible} rounds)"
-    )
-    return f"{voids}; {end}"
 
 
 # --- the public proof ----------------------------------------------------------------------------
@@ -628,56 +421,3 @@ def final_pages(
     """The private final proof → the signed public pages (:func:`public_proof`,
     :func:`paginate`, :func:`sign`)."""
     return sign(paginate(public_proof(proof, ref_key), budget), signer, key_id, signed_at)
-
-
-# --- keys ----------------------------------------------------------------------------------------
-
-#: DER SubjectPublicKeyInfo of a P-256 key, up to the 65-byte uncompressed point (0x04 ‖ x ‖ y).
-_P256_SPKI_PREFIX = bytes.fromhex("3059301306072a8648ce3d020106082a8648ce3d030107034200")
-
-
-def jwk_thumbprint(jwk: Mapping[str, Any]) -> str:
-    """RFC 7638 thumbprint of an EC public key: base64url(SHA-256(``{"crv","kty","x","y"}`` in
-    that order, no whitespace)) — the ``key_id``."""
-    members = {k: jwk[k] for k in ("crv", "kty", "x", "y")}
-    if not all(isinstance(v, str) for v in members.values()):
-        raise ProofFormatError("a JWK's crv, kty, x and y are strings")
-    return b64url(hashlib.sha256(canonical(members)).digest())
-
-
-def public_jwk(x: bytes, y: bytes) -> dict[str, str]:
-    """The ``GET /v1/signing-keys`` entry of the P-256 public key ``(x, y)``."""
-    if len(x) != 32 or len(y) != 32:
-        raise ProofFormatError("P-256 coordinates are 32 bytes each")
-    jwk = {"kty": "EC", "crv": "P-256", "x": b64url(x), "y": b64url(y)}
-    return {**jwk, "kid": jwk_thumbprint(jwk), "alg": ALG, "use": "sig"}
-
-
-def jwk_from_spki(der: bytes) -> dict[str, str]:
-    """:func:`public_jwk` of a DER SubjectPublicKeyInfo (what KMS ``GetPublicKey`` returns)."""
-    if len(der) != len(_P256_SPKI_PREFIX) + 65 or not der.startswith(_P256_SPKI_PREFIX + b"\x04"):
-        raise ProofFormatError("not an uncompressed P-256 SubjectPublicKeyInfo")
-    point = der[len(_P256_SPKI_PREFIX) + 1 :]
-    return public_jwk(point[:32], point[32:])
-
-
-def raw_signature(der: bytes) -> bytes:
-    """A DER ``ECDSA-Sig-Value`` (``SEQUENCE {INTEGER r, INTEGER s}``, what KMS ``Sign`` returns)
-    → the 64-byte ``r ‖ s`` of ES256."""
-
-    def integer(at: int) -> tuple[int, int]:
-        if der[at] != 0x02 or der[at + 1] > 33:
-            raise ProofFormatError("not a DER ECDSA signature")
-        n = der[at + 1]
-        return int.from_bytes(der[at + 2 : at + 2 + n], "big"), at + 2 + n
-
-    try:
-        if der[0] != 0x30 or der[1] != len(der) - 2:
-            raise ProofFormatError("not a DER ECDSA signature")
-        r, at = integer(2)
-        s, end = integer(at)
-    except IndexError:
-        raise ProofFormatError("not a DER ECDSA signature") from None
-    if end != len(der) or r >= 1 << 256 or s >= 1 << 256:
-        raise ProofFormatError("not a DER ECDSA signature over P-256")
-    return r.to_bytes(32, "big") + s.to_bytes(32, "big")

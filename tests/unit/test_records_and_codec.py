@@ -22,7 +22,6 @@ from baccarat_api.adapters.dynamodb.codec import (
     to_items,
     unpack,
 )
-from baccarat_api.limits import DEFAULT_SETTLE_DEADLINE_SECONDS
 from baccarat_api.ports.records import (
     KEY_FIELDS,
     DeliveryState,
@@ -42,6 +41,7 @@ from baccarat_api.ports.records import (
     WebhookRecord,
     feed_shard,
 )
+from baccarat_api.ports.stored_defaults import STORED_DEFAULTS
 
 CONFIG = {"profile": "star-city", "tier": {"id": "t"}, "banking": "house"}
 RULES = {"decks": 8, "burn": 1, "cut_min": 14, "cut_max": 80, "round_limit": 80}
@@ -173,7 +173,7 @@ def test_a_missing_attribute_reads_back_as_the_field_default() -> None:
     del doc["settle_deadline_seconds"]
     item[PACKED] = {"B": pack(json.dumps(doc))}
     old = from_item(TableRecord, item)
-    assert old.settle_deadline_seconds == DEFAULT_SETTLE_DEADLINE_SECONDS
+    assert old.settle_deadline_seconds == STORED_DEFAULTS["settle_deadline_seconds"]
     assert (old.chain_head, old.open_shoe_id) == ("", None)
     del doc["anchor"]  # a field without a default is required
     item[PACKED] = {"B": pack(json.dumps(doc))}

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from baccarat import proofdoc
+from baccarat import paytables, proofdoc
+from baccarat.audit import canonical
 from baccarat.cards import codes
 from baccarat.fairness import (
     anchor_of,
@@ -44,6 +45,7 @@ def _load(name: str) -> Any:
 
 SHOES = {s["name"]: s for s in _load("shoes.json")["shoes"]}
 PROOF = _load("proof_v2.json")
+PAY_TABLES = _load("pay_tables.json")
 SAMPLE = _load("proof_v2_sample.json")["pages"]
 SPEC_PHRASE = b"bacc-pf-v1 example chain secret - never use in production"
 
@@ -282,6 +284,28 @@ def sample_page() -> str:
     return _pretty(page)
 
 
+def _flat(doc: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if not isinstance(doc, dict):
+        return [(prefix, doc)]
+    if not doc:
+        return [(prefix, "none")]
+    return [row for k, v in doc.items() for row in _flat(v, f"{prefix}.{k}" if prefix else k)]
+
+
+def pay_tables() -> str:
+    """Every published version, from the core; the vectors file must say the same."""
+    blocks = []
+    for version, table in paytables.PUBLISHED.items():
+        doc = paytables.describe_version(table)
+        pinned = PAY_TABLES["versions"][version]
+        assert doc == pinned["table"]
+        digest = hashlib.sha256(canonical(doc)).hexdigest()
+        assert digest == pinned["sha256"]
+        rows = [(k, v) for k, v in _flat(doc) if k != "version"]
+        blocks.append(f"{version}  sha256 {digest}\n" + textwrap.indent(_kv(rows), "  "))
+    return "\n\n".join(blocks)
+
+
 VERIFY_COMMAND = [
     "baccarat", "verify", "tests/vectors/proof_v2_sample.json",
     "--keys", "tests/vectors/TEST-ONLY-proof-signing-key.json",
@@ -300,6 +324,7 @@ def verify_output() -> str:
 
 RENDERERS: dict[str, Callable[[], str]] = {
     "spec-kat": spec_kat,
+    "pay-tables": pay_tables,
     "guesses": guesses,
     "shoe:star-city-4d": shoe_vector("star-city-4d"),
     "shoe:custom-6d-burn-cut": shoe_vector("custom-6d-burn-cut"),

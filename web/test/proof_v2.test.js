@@ -141,7 +141,7 @@ test('the signed two-page sample verifies, its interventions and refs shown', as
   assert.deepEqual(report.checks.map((c) => [c.id, c.ok]), [
     ['subject', null], ['signature', true], ['pages', true], ['spec', true], ['chain', true], ['client', true],
     ['rules', true], ['rounds', true], ['lifecycle', true], ['interventions', true],
-    ['settlements', null],
+    ['settlements', null], ['pay_table', true],
   ]);
   assert.deepEqual(report.bettors.map((b) => b.bettor_ref), V.bettor_refs.cases.slice(0, 3).map((c) => c.bettor_ref));
   assert.deepEqual(report.bettors.map((b) => b.voided_net), [-1300, 1980, -100]);
@@ -328,5 +328,28 @@ test("an open shoe's proof URL says the shoe is open, with what is known (issue 
     });
   } finally {
     globalThis.fetch = saved;
+  }
+});
+
+// ------------------------------------------------------------------------------------------------
+// Pay tables
+
+test('the page knows every published pay table, and only those', () => {
+  const pinned = read('tests/vectors/pay_tables.json');
+  const known = Object.fromEntries(Object.entries(pinned.versions).map(([v, e]) => [v, e.sha256]));
+  assert.deepEqual({ ...Verify.PAY_TABLES }, known);
+});
+
+test('a proof names its pay table: legacy is the first version, an unknown one fails', async () => {
+  const legacy = await check(pages());
+  assert.equal(legacy.info.pay_table, 'star-city@1');
+  assert.match(legacy.checks.find((c) => c.id === 'pay_table').detail, /^star-city@1 \(named by no version/);
+  for (const [version, ok] of [['star-city@1', true], ['star-city@2', false], ['bid-squeeze@1', false]]) {
+    const doc = pages();
+    for (const p of doc) p.table_config.pay_table = version;
+    const report = await check(doc);
+    const note = report.checks.find((c) => c.id === 'pay_table');
+    assert.equal(note.ok, ok, version);
+    if (!ok) assert.ok(report.mismatches.some((m) => m.field === 'table_config.pay_table'), version);
   }
 });

@@ -7,9 +7,10 @@ has ended.
 
 A field is written once, here, with its default: the DynamoDB codec
 (:mod:`baccarat_api.adapters.dynamodb.codec`) stores every field under its name and reads a
-missing attribute back as this default; the in-memory repository stores the records as they
-are. A new record kind is a dataclass here plus its entry in :data:`KEY_FIELDS` (and its item
-shape in the codec)."""
+missing attribute back as this default — or, for a field whose default is an API default, as
+its frozen stored default (:mod:`baccarat_api.ports.stored_defaults`); the in-memory repository
+stores the records as they are. A new record kind is a dataclass here plus its entry in
+:data:`KEY_FIELDS` (and its item shape in the codec)."""
 
 from __future__ import annotations
 

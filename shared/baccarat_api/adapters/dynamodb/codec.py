@@ -5,7 +5,8 @@ its annotation says: ``str`` → ``S``, ``int`` → ``N``, ``bytes`` → ``B``, 
 anything else (dicts, lists) → a compact JSON string (``S``, keys sorted unless the field is in
 :attr:`Shape.ordered_json`: a round's documents keep the order they were written in, so what is
 read back renders byte for byte as it was first answered). A ``None`` value is not stored; a
-missing attribute reads back as the field's dataclass default (or ``None``). So adding a field
+missing attribute reads back as its stored default (:mod:`~baccarat_api.ports.stored_defaults`)
+or else the field's dataclass default (or ``None``). So adding a field
 to a record is ONE change — the dataclass field with its default — and adding a record kind is
 one :class:`Shape` in :data:`SHAPES` (plus its key in :mod:`.keys`). What conditions and updates
 touch (version, status, numbers) are therefore native attributes; nested documents are JSON.
@@ -54,6 +55,7 @@ from baccarat_api.ports.records import (
     WebhookFailure,
     WebhookRecord,
 )
+from baccarat_api.ports.stored_defaults import STORED_DEFAULTS
 
 Item = dict[str, Any]
 R = TypeVar("R")
@@ -229,7 +231,9 @@ class Shape:
                 assert code == "J", f"{f.name}: only JSON documents are compressed"
                 code = "Z"
             default: Callable[[], Any] | None = None
-            if f.default is not MISSING:
+            if f.name in STORED_DEFAULTS:  # what an item written before the field meant
+                default = (lambda v: lambda: v)(STORED_DEFAULTS[f.name])
+            elif f.default is not MISSING:
                 default = (lambda v: lambda: v)(f.default)
             elif f.default_factory is not MISSING:
                 default = f.default_factory
