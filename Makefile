@@ -15,11 +15,19 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# The dev extra (every tier, the gates, the tools) includes the test extra.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(TEST_STAMP)
 
 install: $(STAMP)
+
+# The test extra only (pytest, xdist, Hypothesis, cryptography …): all `make unit` needs, so its
+# first run on a fresh clone installs that and not the dev extra (moto, the SAM CLI, SciPy …).
+TEST_STAMP := $(VENV)/.installed-test
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(TEST_STAMP)
 
 # The rng extra (NumPy, SciPy, Matplotlib) on top of dev: only `make rng-report` needs it.
 RNG_STAMP := $(VENV)/.installed-rng
@@ -39,9 +47,10 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # The fast tier (tests/unit: the pure core, every use case over the in-memory repository, the
-# import rules), Hypothesis profile dev unless HYPOTHESIS_PROFILE says otherwise: seconds.
-unit: $(STAMP)
-	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(BIN)/pytest -n 2 -m unit tests/unit
+# import rules) without its slow statistical and oracle tests (marker `slow`; the suite runs
+# them), Hypothesis profile dev unless HYPOTHESIS_PROFILE says otherwise: seconds.
+unit: $(TEST_STAMP)
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(BIN)/pytest -n 2 -m "unit and not slow" tests/unit
 
 # Every tier (unit, integration, infra, live), thorough Hypothesis profile, the browser, DynamoDB
 # Local and the TypeScript client's npm packages (clients/typescript, `npm ci` once) required.
@@ -62,17 +71,24 @@ template: $(STAMP)
 
 checks: lint template typecheck suite
 
-# Everything: the checks and every tier above, and next to them (in the background, its output
-# in .venv/sam-local-test.log, shown at the end) `make sam-local-test`. Fails if either fails.
+# Everything: the install, the checks and every tier above, and next to them (in the background,
+# its output in .venv/sam-local-test.log, shown at the end) `make sam-local-test`. Fails if either
+# fails; prints when it started and ended and how long it took, pass or fail.
 SAM_LOCAL_LOG := $(VENV)/sam-local-test.log
-test: $(STAMP)
-	@echo "make test: sam-local-test runs in the background (log: $(SAM_LOCAL_LOG))"
-	@$(MAKE) --no-print-directory sam-local-test >$(SAM_LOCAL_LOG) 2>&1 & sam=$$!; \
-	$(MAKE) --no-print-directory checks; checks=$$?; \
-	wait $$sam; samrc=$$?; \
-	echo "--- make sam-local-test (exit $$samrc; $(SAM_LOCAL_LOG)):"; tail -n 40 $(SAM_LOCAL_LOG); \
-	echo "make test: checks exit $$checks, sam-local-test exit $$samrc"; \
-	[[ $$checks == 0 && $$samrc == 0 ]]
+test:
+	@start=$$(date +%s); echo "make test: started $$(date -u '+%F %T') UTC"; \
+	$(MAKE) --no-print-directory install; installed=$$?; \
+	if [[ $$installed == 0 ]]; then \
+		echo "make test: sam-local-test runs in the background (log: $(SAM_LOCAL_LOG))"; \
+		$(MAKE) --no-print-directory sam-local-test >$(SAM_LOCAL_LOG) 2>&1 & sam=$$!; \
+		$(MAKE) --no-print-directory checks; checks=$$?; \
+		wait $$sam; samrc=$$?; \
+		echo "--- make sam-local-test (exit $$samrc; $(SAM_LOCAL_LOG)):"; tail -n 40 $(SAM_LOCAL_LOG); \
+	else checks=skipped; samrc=skipped; fi; \
+	took=$$(( $$(date +%s) - start )); \
+	echo "make test: install exit $$installed, checks exit $$checks, sam-local-test exit $$samrc"; \
+	echo "make test: ended $$(date -u '+%F %T') UTC, took $$((took / 60)) min $$((took % 60)) s"; \
+	[[ $$installed == 0 && $$checks == 0 && $$samrc == 0 ]]
 
 # docs/sam-local.md for real (tests/sam_local): Docker (scripts/ensure-docker.sh installs and
 # starts it when it is missing, as root), the images (scripts/sam-local-images.sh: AWS's when

@@ -12,7 +12,9 @@ Tiers, one folder each, marked by folder (``-m unit`` …):
 * ``sam_local`` — docs/sam-local.md in Docker with the real SAM CLI (``make sam-local-test``;
   the suite's run leaves it out, ``make test`` runs it beside).
 
-``make test`` runs every tier under the ``ci`` Hypothesis profile (:mod:`support.examples`)."""
+``slow`` marks the statistical and oracle checks of seconds each: ``make test`` runs them,
+``make unit`` leaves them out. ``make test`` runs every tier under the ``ci`` Hypothesis profile
+(:mod:`support.examples`)."""
 
 from __future__ import annotations
 
@@ -25,9 +27,6 @@ TIERS = ("unit", "integration", "infra", "live", "sam_local")
 HERE = Path(__file__).resolve().parent
 
 PROFILE = register()
-
-#: DynamoDB Local (Amazon's engine) for the tests that need a real one: one per pytest worker.
-pytest_plugins = ["support.dynamodb_local"]
 
 
 def pytest_report_header() -> str:

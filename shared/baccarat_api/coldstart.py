@@ -1,17 +1,10 @@
 """A Lambda function's cold start without garbage collection.
 
-Loading a function allocates ≈ 90,000 long-lived objects (modules, classes, functions, the
-pydantic and FastAPI state); CPython's cyclic collector runs meanwhile, a full collection among
-them (≈ 50 ms of a cold start, a tenth of the stack's floor, measured), and finds almost nothing
-to free: ≈ 800 unreachable objects. So a function's entry point (``functions/<name>/app.py``)
-imports this module first — collection is paused from here — and hands its handler to
-:func:`ready`, which freezes what the init made (``gc.freeze``: moved to the permanent
-generation, never scanned again, so the warm container's collections stay short too) and
-resumes collection. The few cycles the init left unreachable are frozen with the rest: kept,
-not freed (tens of kilobytes).
-
-Only inside Lambda (``AWS_LAMBDA_FUNCTION_NAME`` set): a test or ``make run`` importing an entry
-point collects as usual."""
+Loading a function allocates ≈ 90,000 long-lived objects, and the cyclic collector spends ≈ 50 ms
+of the cold start among them to free almost nothing. So an entry point
+(``functions/<name>/app.py``) imports this module first (collection paused) and hands its handler
+to :func:`ready`, which freezes what the init made (``gc.freeze``: never scanned again) and
+resumes collection. Only inside Lambda (``AWS_LAMBDA_FUNCTION_NAME`` set)."""
 
 from __future__ import annotations
 

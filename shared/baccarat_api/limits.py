@@ -15,8 +15,8 @@ from baccarat.profiles import BID_SQUEEZE
 #: full round at the limit below, every bet with personal limits, stays under half of it.
 MAX_BODY_BYTES = 256 * 1024
 
-#: Most bets one round may carry (deal or settlement request). The richest table has 7 seats
-#: and 13 bet types (91 seated bets at most); the rest is room for bid-squeeze spectators.
+#: Most bets one round may carry (deal or settlement request): every seat of the richest table
+#: betting every bet type, the rest room for bid-squeeze spectators (:data:`MAX_SPECTATORS`).
 MAX_BETS_PER_ROUND = 200
 
 #: A client seed is used exactly as sent, at most this many UTF-8 bytes (bacc-pf-v1).
@@ -44,24 +44,24 @@ MAX_SETTLE_DEADLINE_SECONDS = 86_400
 DEFAULT_VOID_WINDOW_SECONDS = 120
 MAX_VOID_WINDOW_SECONDS = 3600
 
-#: A table's idle open shoe (issue 23): a shoe with no deal for this many seconds (default and
+#: A table's idle open shoe: a shoe with no deal for this many seconds (default and
 #: bounds) is closed by the sweep itself, like ``POST /v1/shoes/{id}/close``, so its proof (and
 #: its voids) is published whether or not the operator ever ends it.
 DEFAULT_IDLE_SHOE_CLOSE_SECONDS = 3600
 MIN_IDLE_SHOE_CLOSE_SECONDS = 60
 MAX_IDLE_SHOE_CLOSE_SECONDS = 86_400
 
-#: A table's betting window (issue 13): seconds from ``POST …/betting`` to "no more bets"
+#: A table's betting window: seconds from ``POST …/betting`` to "no more bets"
 #: (default and bounds); the sweep deals a window closed this long ago and never dealt.
 DEFAULT_BETTING_SECONDS = 15
 MAX_BETTING_SECONDS = 600
 
-#: A table's squeeze countdown (issue 13): seconds a squeezer has to reveal a step (default and
+#: A table's squeeze countdown: seconds a squeezer has to reveal a step (default and
 #: bounds); past it the system reveals.
 DEFAULT_SQUEEZE_SECONDS = 10
 MAX_SQUEEZE_SECONDS = 300
 
-#: The urge button's cooldown (issue 23 item 10): seconds after a table's last urge during which
+#: The urge button's cooldown: seconds after a table's last urge during which
 #: another press is 429 ``urge_cooldown`` (``retry_after``) and writes nothing.
 URGE_COOLDOWN_SECONDS = 5
 #: The longest ``WEBHOOK_TIMEOUT_SECONDS`` (a delivery pass keeps one POST's timeout and 5 s of
@@ -217,7 +217,7 @@ def worst_case_bytes(profile: str) -> dict[str, int]:
 DEFAULT_EVENTS_PAGE = 50
 MAX_EVENTS_PAGE = 100
 
-#: Presence at one table (issue 13): bid-squeeze spectators (each may bet every bet type once:
+#: Presence at one table: bid-squeeze spectators (each may bet every bet type once:
 #: with the seats' bets a round stays within :data:`MAX_BETS_PER_ROUND` — derived from the bet
 #: vocabulary and the profile, so a new bet type moves it) and watchers (ids only). The
 #: live-state item at its largest: 7 seats + 8 spectators with personal limits + 200 watchers of

@@ -44,7 +44,7 @@ class Settings(BaseModel):
         default=RATE_LIMIT_PER_SECOND, alias="RATE_LIMIT_PER_SECOND", ge=0
     )
     rate_limit_burst: int = Field(default=RATE_LIMIT_BURST, alias="RATE_LIMIT_BURST", ge=1)
-    #: Webhooks (issue 14): the SQS queue that wakes a feed shard's delivery later (AWS), the
+    #: Webhooks: the SQS queue that wakes a feed shard's delivery later (AWS), the
     #: receiver's time to answer, and a factor on every retry delay and the 24 h (tests).
     delivery_queue_url: str | None = Field(default=None, alias="DELIVERY_QUEUE_URL")
     webhook_timeout_seconds: float = Field(

@@ -6,6 +6,8 @@ Development-time only (needs PyYAML, which the Lambda artifact does not ship).""
 
 from __future__ import annotations
 
+import copy
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,19 +33,27 @@ _CREATE_TABLE_KEYS = (
 
 def load(path: Path = TEMPLATE) -> dict[str, Any]:
     """The template, with CloudFormation short-form tags (``!Ref``, ``!GetAtt``, ``!Sub`` …)
-    read as their long forms (``{"Ref": …}``, ``{"Fn::GetAtt": …}``)."""
+    read as their long forms (``{"Ref": …}``, ``{"Fn::GetAtt": …}``). Parsed once per version
+    of the file (every API test builds its tables and routes from it); each caller gets its own
+    copy."""
+    stat = path.stat()
+    return copy.deepcopy(_parsed(path.resolve(), stat.st_mtime_ns, stat.st_size))
+
+
+@functools.cache
+def _parsed(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
     import yaml
 
-    class Loader(yaml.SafeLoader):
+    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
         pass
 
-    def construct(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    def construct(loader: Any, suffix: str, node: yaml.Node) -> dict[str, Any]:
         if isinstance(node, yaml.ScalarNode):
             value: Any = loader.construct_scalar(node)
         elif isinstance(node, yaml.SequenceNode):
             value = loader.construct_sequence(node, deep=True)
         else:
-            value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+            value = loader.construct_mapping(node, deep=True)
         if suffix == "Ref":
             return {"Ref": value}
         if suffix == "GetAtt" and isinstance(value, str):

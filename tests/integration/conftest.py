@@ -1,5 +1,13 @@
 """Integration tier: the DynamoDB adapter over moto (tables created from template.yaml), the
 handlers with real HTTP API v2 events, and the independent implementations. Fixtures in
-:mod:`support.stack`."""
+:mod:`support.stack` and :mod:`support.dynamodb_local`."""
 
+from support.dynamodb_local import (  # noqa: F401  (the fixtures)
+    dynamodb_local,
+    dynamodb_local_api,
+    dynamodb_local_client,
+    dynamodb_local_client_factory,
+    dynamodb_local_stack,
+    dynamodb_local_tables,
+)
 from support.stack import api, aws_env, logs, stack  # noqa: F401  (the fixtures)

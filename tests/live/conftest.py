@@ -8,6 +8,14 @@ import os
 from typing import Any
 
 import pytest
+from support.dynamodb_local import (  # noqa: F401  (the fixtures)
+    dynamodb_local,
+    dynamodb_local_api,
+    dynamodb_local_client,
+    dynamodb_local_client_factory,
+    dynamodb_local_stack,
+    dynamodb_local_tables,
+)
 from support.stack import api, aws_env, logs, stack  # noqa: F401  (the fixtures)
 
 

@@ -1,7 +1,8 @@
-"""pytest plugin: one DynamoDB Local (Amazon's own engine) per test session — per xdist worker —
+"""One DynamoDB Local (Amazon's own engine) per test session — per xdist worker —
 and the template's tables on it.
 
-The root conftest (``tests/conftest.py``) loads it for every test. Fixtures:
+The tiers that need it import its fixtures in their conftest (integration, infra, live; never
+unit, which runs without moto or boto3's stand-ins). Fixtures:
 
 * ``dynamodb_local`` (session): the running :class:`~baccarat_dev.dynamodb_local.DynamoDBLocal`;
   its ``endpoint_url``, ``client_kwargs()``. Started on first use, stopped at the session's end.

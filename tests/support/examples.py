@@ -1,8 +1,7 @@
 """Hypothesis profiles, selected by ``HYPOTHESIS_PROFILE``:
 
 * ``dev`` (the default; ``make unit``): few examples, fast feedback;
-* ``ci`` (``make test``): thorough — every property test runs the number of examples it has
-  always run.
+* ``ci`` (``make test``): thorough, ten times as many.
 
 A test states how heavy it is relative to the profile's base count, never an absolute count:
 ``@settings(max_examples=examples(30))`` is 3,000 examples under ``ci`` and 300 under ``dev``.

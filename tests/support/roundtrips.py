@@ -122,7 +122,7 @@ def walk_routes(api: Client, calls: Calls, operator_id: str = "operator-a") -> C
 def _walk_betting_routes(
     api: Client, run: Callable[[str, Callable[[], Response]], Response]
 ) -> None:
-    """The betting window (issue 13): each change is the table + live state in one read and one
+    """The betting window: each change is the table + live state in one read and one
     transaction (a slip confirmed again: the read alone); a from-book deal costs a deal's 2."""
     table = api.post(
         "/v1/tables", {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
@@ -148,7 +148,7 @@ def _walk_betting_routes(
 def _walk_table_routes(
     api: Client, run: Callable[[str, Callable[[], Response]], Response], table_id: str
 ) -> None:
-    """Live tables (issue 13): presence (each change: the table + live state in one read, one
+    """Live tables: presence (each change: the table + live state in one read, one
     transaction; a no-op: the read alone), the table's event feed, and the same page again."""
     seat = f"/v1/tables/{table_id}/seats/2"
     body = {"bettor_id": "rt-alice", "balance": 50_000}
@@ -188,7 +188,7 @@ def _walk_operator_feed(
     operator_id: str,
     table_id: str,
 ) -> None:
-    """The operator feed (issue 14): the table's events indexed (what FeedIndexerFunction does
+    """The operator feed: the table's events indexed (what FeedIndexerFunction does
     from the stream; not counted), then one page: the shards' heads, a Query of the shard with
     events, one BatchGetItem of the events, one of the money events' rounds."""
     from baccarat_api.runtime import get_runtime

@@ -6,10 +6,13 @@ v2 event and invokes the Lambda handler of the function that serves the route in
 from __future__ import annotations
 
 import base64
+import copy
+import functools
 import importlib.util
 import json
 import logging
 import re
+import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,8 +21,13 @@ from types import ModuleType
 from typing import Any
 
 import boto3
+import botocore.loaders
+import botocore.session
+import moto.dynamodb.models
+import moto.kms.models
 import pytest
 from moto import mock_aws
+from moto.dynamodb.models.table import Table as MotoTable
 
 from baccarat_api import runtime
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
@@ -29,6 +37,67 @@ from baccarat_dev.template import REPO_ROOT, Route, create_tables, routes
 
 TABLE_NAMES = {"StateTable": "test-state", "ConfigTable": "test-config"}
 TIERS = REPO_ROOT / "infra" / "tiers.json"
+
+# Every ``mock_aws`` starts boto3 on a new default session, whose new loader reads and parses the
+# service models again (≈ 0.1 s for DynamoDB's, every test). The loader only caches botocore's
+# data files, so one per process serves every session alike.
+botocore.session.create_loader = functools.cache(botocore.loaders.create_loader)  # type: ignore[assignment]
+
+
+def _unused_key_pair(generate: Any) -> Any:
+    """moto gives every symmetric KMS key an RSA-2048 key pair it never uses (≈ 0.2 s of CPU per
+    key, so per test): one per process serves them all. Other key specs are generated as
+    before."""
+    shared = functools.cache(lambda: generate("SYMMETRIC_DEFAULT"))
+
+    def generate_private_key(key_spec: str) -> Any:
+        return shared() if key_spec == "SYMMETRIC_DEFAULT" else generate(key_spec)
+
+    return generate_private_key
+
+
+moto.kms.models.generate_private_key = _unused_key_pair(moto.kms.models.generate_private_key)
+
+
+class _OneBackupPerTable:
+    """moto backs a table up (a deep copy of every item) before EACH item of a transaction that
+    names it, so a 5-item deal on a 300-item table costs a second and a shoe played to its end
+    costs the square of its rounds. Inside ``transact_write_items`` a table is copied once (the
+    copies were all of the same, unchanged table: the state before the transaction); everywhere
+    else ``copy`` is the standard module."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+    def deepcopy(self, value: Any, memo: Any = None) -> Any:
+        backups: dict[int, tuple[Any, Any]] | None = getattr(self._local, "backups", None)
+        if backups is None or memo is not None or not isinstance(value, MotoTable):
+            return copy.deepcopy(value, memo)
+        if id(value) not in backups:
+            backups[id(value)] = (value, copy.deepcopy(value))
+        return backups[id(value)][1]
+
+    def wrap(self, transact: Any) -> Any:
+        @functools.wraps(transact)
+        def transact_write_items(backend: Any, *args: Any, **kwargs: Any) -> Any:
+            self._local.backups = {}
+            try:
+                return transact(backend, *args, **kwargs)
+            finally:
+                self._local.backups = None
+
+        return transact_write_items
+
+
+if isinstance(getattr(moto.dynamodb.models, "copy", None), type(copy)):
+    _backups = _OneBackupPerTable()
+    moto.dynamodb.models.copy = _backups  # type: ignore[assignment]
+    moto.dynamodb.models.DynamoDBBackend.transact_write_items = _backups.wrap(
+        moto.dynamodb.models.DynamoDBBackend.transact_write_items
+    )
 
 
 # --- real events (one builder: baccarat_dev.events; re-exported here for the tests) -------------
@@ -117,12 +186,12 @@ class Api:
     """Requests in, v2 events through the Lambda handler of the route's function, responses out.
 
     An explicit deal (``POST /v1/shoes/{id}/rounds`` with ``bets``) refused ``409
-    company_required`` (issue 23 item 11: no explicit deal without the profile's company) is
-    sent again once the presence it needs is reported, as an operator does it: the bets' seated
-    bettors take their seats, the player-banker the banker seat, and when nobody sits,
-    :data:`HOST` takes seat 7 — over HTTP (``present=False`` on the call, or
-    ``report_presence=False`` here: the bare answer). Tests that count calls or compare
-    state report the presence first (:meth:`present`)."""
+    company_required`` (no explicit deal without the profile's company) is sent again once the
+    presence it needs is reported, as an operator does it: the bets' seated bettors take their
+    seats, the player-banker the banker seat, and when nobody sits, :data:`HOST` takes seat 7 —
+    over HTTP (``present=False`` on the call, or ``report_presence=False`` here: the bare
+    answer). Tests that count calls or compare state report the presence first
+    (:meth:`present`)."""
 
     def __init__(self, key: str | None, *, report_presence: bool = True) -> None:
         self.key = key

@@ -1,7 +1,6 @@
-"""The bet validation as it was before it was made as fast as settlement (issue 17 item 4),
-kept ONLY as the test oracle of tests/unit/test_validation_oracle.py: the product's
-:mod:`baccarat.validation` must accept and refuse exactly what this does (never imported by
-the product)."""
+"""The bet validation written the straightforward way, the test oracle of
+tests/unit/test_validation_oracle.py: the product's faster :mod:`baccarat.validation` must accept
+and refuse exactly what this does. Never imported by the product."""
 
 from __future__ import annotations
 

@@ -33,6 +33,10 @@ from baccarat_dev.rng.source import Table
 from baccarat_dev.rng.stats import Check, chi_square, holm, runs_count, runs_moments
 from baccarat_dev.rng.stream import check_words, long_stream_bits
 
+#: Seconds of statistics: ``make test`` runs them, ``make unit`` does not (its extra has no NumPy:
+#: tests/unit/conftest.py leaves this file out there).
+pytestmark = pytest.mark.slow
+
 # --- the fixed-seed subset: production passes, broken generators fail ------------------------
 
 

@@ -188,6 +188,7 @@ def test_rejects_bad_deck_counts(decks: object) -> None:
 # --- cross-checks ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("decks", [1, 8])
 def test_fast_path_equals_the_naive_reference(decks: int) -> None:
     assert compute_rtp(BID_SQUEEZE, decks) == rtp_naive(BID_SQUEEZE, decks)

@@ -181,6 +181,7 @@ def test_every_hand_made_case_answers_alike(name: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_generator_reaches_acceptances_and_the_deep_refusals() -> None:
     """The property above is only as good as its inputs: over a fixed sample (derandomised)
     they must both accept and refuse, with many different codes (not just the first check)."""
