@@ -9,6 +9,7 @@ import hmac
 import json
 
 import pytest
+from support.clock import ManualClock
 
 from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
 from baccarat_api.jobs import delivery
@@ -295,18 +296,18 @@ def test_a_wake_that_runs_before_the_retry_message_arrives_leaves_one_retry_mess
     and sends the new backoff's retry message. The old retry message then finds the shard
     waiting and must not go on as well: it did, hop after hop, so from then on two chains of
     retry messages ran for one shard (each race another), each POSTing the same event."""
-    clock = [1_767_225_600.0]
-    monkeypatch.setattr(webhooks.time, "time", lambda: clock[0])
     repo, vault, _ = setup(1)
+    clock = ManualClock("2026-01-01T00:00:00.000Z")
+    repo.clock = clock
     queue, down = Queue(), Script(*([500] * 100))
     delivery.pass_and_reschedule(repo, vault, down, queue, OP, SHARD, 1.0)  # fails: a retry
     ((delay, old),) = queue.messages
     assert (delay, old.get("retry")) == (10, True)
     queue.messages.clear()
-    clock[0] += 10.5  # the backoff is due; the wake of a new event is received first
+    clock.advance(10.5)  # the backoff is due; the wake of a new event is received first
     delivery.pass_and_reschedule(repo, vault, down, queue, OP, SHARD, 1.0)
     assert len(down.got) == 2 and [d for d, _ in queue.messages] == [20]  # the new retry
-    clock[0] += 0.5  # then the old retry message: the shard waits out the new backoff
+    clock.advance(0.5)  # then the old retry message: the shard waits out the new backoff
     delivery.pass_and_reschedule(
         repo, vault, down, queue, OP, SHARD, 1.0, retry=True, due_ms=delivery.due_of(old)
     )
@@ -314,7 +315,7 @@ def test_a_wake_that_runs_before_the_retry_message_arrives_leaves_one_retry_mess
     assert len(down.got) == 2
     # the one left goes on hop after hop while the backoff is longer than SQS's longest delay
     (_, new) = queue.messages[0]
-    clock[0] += 1
+    clock.advance(1)
     delivery.pass_and_reschedule(
         repo, vault, down, queue, OP, SHARD, 1.0, retry=True, due_ms=delivery.due_of(new)
     )

@@ -81,6 +81,12 @@ def request_for(
     )
 
 
+def ttl_now() -> int:
+    """Epoch seconds by the system's time, not the repository's clock: what DynamoDB's TTL
+    compares an idempotency record's ``expires_at`` with."""
+    return int(time.time())
+
+
 #: Renders a stored answer that names a round (``IdempotencyRecord.round_id``) from that round.
 Render = Callable[[str], dict[str, Any]]
 
@@ -88,7 +94,7 @@ Render = Callable[[str], dict[str, Any]]
 def live(record: IdempotencyRecord | None, request: IdempotencyRequest | None) -> bool:
     """Whether ``record`` answers ``request``: live, for the same request (422
     ``idempotency_key_reused`` when it is live for another)."""
-    if request is None or record is None or record.expires_at <= int(time.time()):
+    if request is None or record is None or record.expires_at <= ttl_now():
         return False
     if record.fingerprint != request.fingerprint:
         raise DomainError(
@@ -165,7 +171,7 @@ def record(
         status=request.status,
         body={} if body is None else body,
         created_at=at,
-        expires_at=int(time.time()) + RETENTION_SECONDS,
+        expires_at=ttl_now() + RETENTION_SECONDS,
         round_id=round_id,
     )
 

@@ -13,7 +13,6 @@ import contextlib
 import hashlib
 import hmac
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -146,10 +145,10 @@ def _body(repo: Repository, e: EventRecord) -> bytes:
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def _post(sender: Sender, hook: WebhookRecord, secret: str, body: bytes) -> Sent:
+def _post(sender: Sender, hook: WebhookRecord, secret: str, body: bytes, at: str) -> Sent:
     headers = {
         "Content-Type": "application/json",
-        SIGNATURE_HEADER: sign(secret, int(time.time()), body),
+        SIGNATURE_HEADER: sign(secret, clock_ms_of(at) // 1000, body),
         "User-Agent": "baccarat-webhooks/1",
     }
     return sender.post(hook.url, body, headers)
@@ -176,7 +175,7 @@ def retry_failure(
         raise DomainError("webhook_not_set", "no webhook is set: PUT /v1/webhook first")
     (event,) = repo.events_at(operator_id, [(parked.table_id, parked.seq)])
     claim = _claim(repo, parked, idem)
-    sent = _post(sender, hook, _secret(vault, hook), _body(repo, event))
+    sent = _post(sender, hook, _secret(vault, hook), _body(repo, event), repo.clock())
     out = WebhookRetryOut(
         event_id=event_id, delivered=sent.ok, status=sent.status, error=sent.error
     )
@@ -195,7 +194,7 @@ def retry_failure(
     ]
     stored = idempotency.record(repo.clock(), idem, operator_id, idempotency.answer(out))
     if stored is not None:
-        writes.append(Put(stored, expired_by=int(time.time())))
+        writes.append(Put(stored, expired_by=idempotency.ttl_now()))
     try:
         repo.transact("webhook retried" if sent.ok else "webhook retry failed", writes)
     except ConditionFailed as exc:  # the same key's request completed meanwhile: its answer
@@ -296,7 +295,7 @@ def deliver(
     if hook is None:
         return Pass()
     state = repo.delivery_state(operator_id, shard)
-    now = int(time.time() * 1000) if now_ms is None else now_ms
+    now = clock_ms_of(repo.clock()) if now_ms is None else now_ms
     if state.next_at_ms > now:
         wait = (state.next_at_ms - now) / 1000
         return Pass(again_in=wait, waiting=True, due_ms=state.next_at_ms)
@@ -314,7 +313,7 @@ def deliver(
             again = 0.0  # out of time: the rest in the next pass (what was sent is saved)
             break
         event = found[(slot.entry.table_id, slot.seq)]
-        sent = _post(sender, hook, secret, _body(repo, event))
+        sent = _post(sender, hook, secret, _body(repo, event), repo.clock())
         if sent.ok:
             after = _moved(after, slot)
             delivered += 1
