@@ -5,12 +5,9 @@ all-or-nothing and locked with the round, and their money (:mod:`.money`) is com
 with the cards — no money is attached to, or changed on, a round once its cards exist. A round
 nobody bet on is settled at its deal.
 
-Round trips: one read (the shoe and the live state; the ``Idempotency-Key`` record or the named
-``round_number`` in the same BatchGetItem) and ONE TransactWriteItems — the round, the shoe's
-cursor and version (of two concurrent deals one wins, the other answers 409
-``concurrent_update``), the live state and its events, the audit chain, the DueRounds entry,
-and at the shoe's end the table and the proof — = 2. A deal whose write lost or timed out
-re-reads its round: its write id there means it was dealt (:mod:`.writeids`)."""
+One read and ONE TransactWriteItems (of two concurrent deals one wins, the other answers 409
+``concurrent_update``). A deal whose write lost or timed out re-reads its round: its write id
+there means it was dealt (:mod:`.writeids`)."""
 
 from __future__ import annotations
 
