@@ -398,7 +398,7 @@ class TableConfig:
             raise TierError(f"{p.name}: dragon_table must be one of {p.dragon_choices}")
         version = self.pay_table_version or paytables.CURRENT[p.name]
         try:
-            base = paytables.published(version, p.name)
+            base = paytables.published_table(version, p.name)
         except ValueError as e:
             raise TierError(str(e)) from None
         # Resolve the defaults, so a table equals its own to_dict/from_dict round trip.

@@ -88,7 +88,7 @@ def _aws_errors(fn: Any) -> Any:
     return wrapped
 
 
-def _issued(out: Any, args: argparse.Namespace, what: str) -> str | dict[str, Any]:
+def _issued_key(out: Any, args: argparse.Namespace, what: str) -> str | dict[str, Any]:
     if args.json:
         return dict(out.as_dict())
     name = f"  ({out.name})" if out.name and out.name != out.operator_id else ""
@@ -104,14 +104,14 @@ def _issued(out: Any, args: argparse.Namespace, what: str) -> str | dict[str, An
 def _cmd_create(args: argparse.Namespace) -> str | dict[str, Any]:
     from baccarat_api.adapters.dynamodb.operators import create_operator
 
-    return _issued(create_operator(_store(args), args.operator_id, args.name), args, "created")
+    return _issued_key(create_operator(_store(args), args.operator_id, args.name), args, "created")
 
 
 @_aws_errors
 def _cmd_add_key(args: argparse.Namespace) -> str | dict[str, Any]:
     from baccarat_api.adapters.dynamodb.operators import add_key
 
-    return _issued(add_key(_store(args), args.operator_id), args, "new key")
+    return _issued_key(add_key(_store(args), args.operator_id), args, "new key")
 
 
 @_aws_errors
@@ -179,9 +179,9 @@ def _cmd_sam_take(root: Any, args: argparse.Namespace) -> int:
 
 @_sam_local
 def _cmd_sam_show(root: Any, args: argparse.Namespace) -> str:
-    from baccarat_dev.samlocal import IDS_FILE, remembered
+    from baccarat_dev.samlocal import IDS_FILE, remembered_ids
 
-    ids = remembered(root)
+    ids = remembered_ids(root)
     if args.name not in ids:
         raise CliError(f"no {args.name} in {IDS_FILE} yet (`… | baccarat sam-local take` first)")
     return ids[args.name]

@@ -155,7 +155,7 @@ def test_the_first_read_after_the_end_finalises_once_and_later_reads_are_one_get
     }
     assert first.etag == page["signature"]["manifest"]["pages"][0]
     assert first.body.startswith(b'{"signature":')
-    unsigned = proofdoc.unsigned(page)
+    unsigned = proofdoc.unsigned_page(page)
     assert first.body[len(b'{"signature":') :].endswith(proofdoc.proof_bytes(unsigned)[1:])
 
 
@@ -318,7 +318,7 @@ def test_every_key_that_ever_signed_is_served_and_its_proofs_still_verify(game: 
         return proofdoc.raw_signature(old_key.sign(message, ec.ECDSA(hashes.SHA256())))
 
     later = proofdoc.sign(
-        [proofdoc.unsigned(p) for p in old_pages],
+        [proofdoc.unsigned_page(p) for p in old_pages],
         old_signer,
         old_pages[0]["signature"]["key_id"],
         "2999-01-01T00:00:00.000Z",

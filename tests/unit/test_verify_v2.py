@@ -186,7 +186,7 @@ def test_edits_the_seed_cannot_catch_fail_on_the_signature(name: str) -> None:
     doc = pages()
     ONLY_THE_SIGNATURE_SEES[name](doc)
     # cards, money, lifecycle: all still fine
-    assert verify([proofdoc.unsigned(p) for p in doc], require_signature=False).ok
+    assert verify([proofdoc.unsigned_page(p) for p in doc], require_signature=False).ok
     verdict = check(doc)
     assert not verdict.ok
     assert verdict.line().startswith("NOT verified: page "), verdict.line()
@@ -492,7 +492,7 @@ def test_a_header_whose_shoe_id_is_not_its_table_and_number_fails() -> None:
     doc = pages()
     for page in doc:
         page["table_id"] = "tbl_elsewhere"
-    verdict = verify([proofdoc.unsigned(p) for p in doc], require_signature=False)
+    verdict = verify([proofdoc.unsigned_page(p) for p in doc], require_signature=False)
     assert not verdict.ok
     assert str(verdict.mismatches[0]).startswith(
         "the proof's shoe_id tbl_vector_s2 is not shoe 2 of its table tbl_elsewhere"

@@ -112,7 +112,7 @@ def finalise(
         budget=PAGE_BUDGET,
     )
     signature = cast(ProofSignature, pages[0]["signature"])
-    stored = [proofdoc.proof_bytes(proofdoc.unsigned(p)) for p in pages]
+    stored = [proofdoc.proof_bytes(proofdoc.unsigned_page(p)) for p in pages]
     repo.put_proof_pages(proof.shoe_id, stored)
     line = ShoeFairness(
         table_id=shoe.table_id,

@@ -83,7 +83,7 @@ def part_number(item: dict[str, Any]) -> int:
     return int(item[_PART]["N"])
 
 
-def joined(items: Sequence[dict[str, Any]]) -> bytes | None:
+def page_bytes(items: Sequence[dict[str, Any]]) -> bytes | None:
     """The page's bytes from all its part items (any order), or ``None`` if one is missing."""
     if not items:
         return None
