@@ -81,7 +81,7 @@ sys.stdout.write("BENCH " + json.dumps({"import": t1 - t0, "request": 0.0, "stat
 sys.stdout.flush()
 """
 
-#: Other floors, measured in the same interleaved runs (issue 17 item 3): what a boto3-only
+#: Other floors, measured in the same interleaved runs: what a boto3-only
 #: function costs, and the lightest HTTP handler the stack allows (powertools' own resolver)
 #: against FastAPI + Mangum answering the same v2 event — the web framework's own price.
 BOTO3_ONLY = r"""

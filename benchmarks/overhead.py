@@ -1,4 +1,4 @@
-"""Service overhead (issue 17 item 5): what is OURS in a warm request, with the store's own time
+"""Service overhead: what is OURS in a warm request, with the store's own time
 taken out. The same session of real HTTP API v2 events through each route's Lambda handler as
 the "Warm latency" section (benchmarks/api.py), but the container's repository, vault and shoe
 cache are the in-memory adapters (``baccarat_api.adapters.memory``): every DynamoDB and KMS call

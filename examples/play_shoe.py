@@ -29,7 +29,7 @@ What it does, with nothing but HTTP (httpx) and the public proof:
    proof names bettors by ``bettor_ref`` only: the deal's answers say whose ref is whose);
 5. prints a short summary; the exit status is 0 only when everything verified.
 
-``--session`` runs live tables instead (issue 13): a star-city table with three seats (one never
+``--session`` runs live tables instead: a star-city table with three seats (one never
 bets) and a watcher; each round a betting window (``POST …/betting``), slips (``PUT/DELETE
 …/bets/{bettor}``: a cancelled one and a replaced one in round 1), the deal from the book
 (``{"from_book": true}``), the squeezer's reveal (``POST /v1/rounds/{id}/reveal``) and the

@@ -1,26 +1,11 @@
 """bacc-audit-v1: the tamper-evident hash chain over a table's round records.
 
-Every round record carries ``prev_hash``, the hash of the table's previous round record (across
-the table's shoes), starting from a genesis value derived from the table id and its anchor; and
-``round_hash``, its own hash. A settlement (or void) stored later carries ``settlement_hash``,
-which binds it to its round's hash. Changing, removing, reordering or inserting a round record
-breaks the chain at that round; changing a settlement breaks its ``settlement_hash``.
-
-Canonical bytes (all hashes are SHA-256, lowercase hex):
-
-* ``canonical(doc)`` = ``json.dumps(doc, sort_keys=True, separators=(",", ":"),
-  ensure_ascii=False)`` encoded as UTF-8 — keys sorted by code point, no whitespace, strings as
-  they are (no ``\\u`` escapes except those JSON requires), integers in decimal, ``true``,
-  ``false``, ``null``. Records hold no floats.
-* ``genesis(table_id, anchor)`` = ``H("bacc-audit-v1/genesis" ‖ 0x00 ‖ table_id ‖ 0x00 ‖
-  anchor)`` with ``anchor`` the table's published ``s_0`` in lowercase hex.
-* ``round_hash`` = ``H("bacc-audit-v1/round" ‖ 0x00 ‖ canonical(round_doc))`` where
-  ``round_doc`` has exactly the :data:`ROUND_FIELDS` below (absent optional values as
-  ``null``) — what the round was when it was dealt; nothing that changes later.
-* ``settlement_hash`` = ``H("bacc-audit-v1/settlement" ‖ 0x00 ‖ round_hash ‖ 0x00 ‖
-  canonical(settlement))`` with ``settlement`` the stored settlement (or void) document.
-
-Standard library only."""
+Each round record carries ``prev_hash`` (the hash of the table's previous round record, across
+its shoes, from a genesis value of the table id and its anchor) and its own ``round_hash``; a
+settlement or void stored later carries ``settlement_hash``, bound to its round's hash. Changing,
+removing, reordering or inserting a round record breaks the chain at that round; changing a
+settlement breaks its ``settlement_hash``. The bytes hashed (:func:`canonical`,
+:data:`ROUND_FIELDS`) are specified in docs/guarantees-b.md, section 6. Standard library only."""
 
 from __future__ import annotations
 

@@ -75,7 +75,7 @@ def as_claimed(recomputed: Mapping[str, Any], claimed: Mapping[str, Any]) -> dic
     return earlier
 
 
-def _signed(n: int) -> str:
+def _with_sign(n: int) -> str:
     return f"+{n:,}" if n > 0 else f"{n:,}"
 
 
@@ -89,11 +89,11 @@ def interventions_text(iv: Mapping[str, Any]) -> str:
         "no voids"
         if n == 0
         else f"{n} voided round{'' if n == 1 else 's'}, players would have netted "
-        f"{_signed(iv['voided_player_net'])}"
+        f"{_with_sign(iv['voided_player_net'])}"
     )
     banker = iv.get("voided_player_banker_net", 0)
     if n and banker:
-        voids += f", the player-banker {_signed(banker)}"
+        voids += f", the player-banker {_with_sign(banker)}"
     dealt, possible = iv["rounds_dealt"], iv["rounds_possible"]
     end = (
         f"closed early after round {dealt} of {possible}"

@@ -372,7 +372,7 @@ def current(profile: str) -> PayTable:
     return PUBLISHED[CURRENT[profile]]
 
 
-def published(version: str, profile: str) -> PayTable:
+def published_table(version: str, profile: str) -> PayTable:
     """The published table ``version`` of ``profile``; ``ValueError`` if there is none."""
     table = PUBLISHED.get(version)
     if table is None or table.name != profile:

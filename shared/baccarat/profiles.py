@@ -1,19 +1,11 @@
 """Profiles, tiers and table configurations, as data (game-rules.md, "Profile star-city" and
 "Profile bid-squeeze").
 
-* A :class:`Profile` is a game: its shoe rules (``rules.PROFILE_RULES``), its current pay
-  table (``paytables.CURRENT``) and the table rules of its seed (seats, who may bet, which
-  bets may be combined, when Big/Small close, how commission is taken, who banks, when idle
-  bettors leave).
-* A :class:`Tier` is a stake level of a profile: chip unit, chips, per-area limits, per-bettor
-  table maximum and minimum balances. Tiers live in ONE data file, ``infra/tiers.json``
-  (:func:`load_tiers`, :func:`repo_tiers`); no limit is written in Python.
-* A :class:`TableConfig` is one table: profile + tier + pay-table version and choices +
-  banking mode + rounding rule (:mod:`baccarat.tableoptions`). The API stores it with
-  :meth:`TableConfig.to_dict`.
-
-Money is integer minor units everywhere; chips are listed in units of the tier's ``unit``.
-"""
+A :class:`Profile` is a game: its shoe rules, current pay table and its seed's table rules. A
+:class:`Tier` is a stake level of a profile (chip unit, chips, limits, minimum balances), read
+from ONE data file, ``infra/tiers.json`` — no limit is written in Python. A
+:class:`TableConfig` is one table: profile + tier + pay-table version and choices + banking mode
++ rounding rule (:mod:`baccarat.tableoptions`). Money is integer minor units everywhere."""
 
 from __future__ import annotations
 
@@ -406,7 +398,7 @@ class TableConfig:
             raise TierError(f"{p.name}: dragon_table must be one of {p.dragon_choices}")
         version = self.pay_table_version or paytables.CURRENT[p.name]
         try:
-            base = paytables.published(version, p.name)
+            base = paytables.published_table(version, p.name)
         except ValueError as e:
             raise TierError(str(e)) from None
         # Resolve the defaults, so a table equals its own to_dict/from_dict round trip.

@@ -92,14 +92,14 @@ def proof_bytes(doc: Any) -> bytes:
         raise ProofFormatError("a proof's strings are valid Unicode") from None
 
 
-def unsigned(page: Mapping[str, Any]) -> dict[str, Any]:
+def unsigned_page(page: Mapping[str, Any]) -> dict[str, Any]:
     """The page without its ``signature`` member: what its hash covers."""
     return {k: v for k, v in page.items() if k != "signature"}
 
 
 def page_hash(page: Mapping[str, Any]) -> str:
     """SHA-256 (lowercase hex) of ``canonical(page without "signature")``."""
-    return hashlib.sha256(proof_bytes(unsigned(page))).hexdigest()
+    return hashlib.sha256(proof_bytes(unsigned_page(page))).hexdigest()
 
 
 def b64url(raw: bytes) -> str:

@@ -126,7 +126,7 @@ def check_replaced(proof: Mapping[str, Any], got: Mapping[str, Any], want: Any) 
     if isinstance(expected, Mismatch):
         return [expected]
     hit = first_difference(
-        "void replaced", proofdoc.replaced(expected), got["void"].get("replaced")
+        "void replaced", proofdoc.replaced_amounts(expected), got["void"].get("replaced")
     )
     return [Mismatch(where, hit[0], hit[1], hit[2])] if hit else []
 

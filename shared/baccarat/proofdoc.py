@@ -37,7 +37,7 @@ from .proofbytes import page_hash as page_hash
 from .proofbytes import proof_bytes as proof_bytes
 from .proofbytes import public_jwk as public_jwk
 from .proofbytes import raw_signature as raw_signature
-from .proofbytes import unsigned as unsigned
+from .proofbytes import unsigned_page as unsigned_page
 from .rules import ShoeRules
 from .settlement import settle
 
@@ -155,7 +155,7 @@ def refs_for(ref_key: bytes, table_id: str) -> Refs:
     return ref
 
 
-def _named(doc: Mapping[str, Any], fields: Sequence[str], ref: str) -> dict[str, Any]:
+def _public_copy(doc: Mapping[str, Any], fields: Sequence[str], ref: str) -> dict[str, Any]:
     """``fields`` of ``doc`` in that order, ``bettor_ref`` being the pseudonym of ``doc[id]``."""
     return {
         k: ref if k == "bettor_ref" else doc[k] for k in fields if k == "bettor_ref" or k in doc
@@ -170,7 +170,7 @@ def public_settlement(doc: Mapping[str, Any], ref: Refs) -> dict[str, Any]:
     out: dict[str, Any] = {k: doc[k] for k in PUBLIC_SETTLEMENT_FIELDS if k in doc}
     if "lines" in doc:
         out["lines"] = [
-            _named(line, PUBLIC_LINE_FIELDS, ref(line["bettor_id"])) for line in doc["lines"]
+            _public_copy(line, PUBLIC_LINE_FIELDS, ref(line["bettor_id"])) for line in doc["lines"]
         ]
     if "bettors" in doc:
         out["bettors"] = [_public_participant(p, ref) for p in doc["bettors"]]
@@ -182,12 +182,12 @@ def public_settlement(doc: Mapping[str, Any], ref: Refs) -> dict[str, Any]:
 
 
 def _public_participant(p: Mapping[str, Any], ref: Refs) -> dict[str, Any]:
-    return _named(p, PUBLIC_PARTICIPANT_FIELDS, ref(p["id"]))
+    return _public_copy(p, PUBLIC_PARTICIPANT_FIELDS, ref(p["id"]))
 
 
 def public_bets(bets: Sequence[Mapping[str, Any]], ref: Refs) -> list[dict[str, Any]]:
     """Bets as the proof shows them: :data:`PUBLIC_BET_FIELDS`, in accepted order."""
-    return [_named(b, PUBLIC_BET_FIELDS, ref(b["bettor_id"])) for b in bets]
+    return [_public_copy(b, PUBLIC_BET_FIELDS, ref(b["bettor_id"])) for b in bets]
 
 
 # --- settling again: voids' replaced settlement, and what verifiers recompute --------------------
@@ -220,7 +220,7 @@ def settlement_doc(
     return {"round_number": round_.number, **settled.as_dict(), "nets": settled.nets()}
 
 
-def replaced(settlement: Mapping[str, Any]) -> dict[str, Any]:
+def replaced_amounts(settlement: Mapping[str, Any]) -> dict[str, Any]:
     """What a void's ``replaced`` shows of the settlement it replaced."""
     return {"nets": dict(settlement["nets"]), "house_take": settlement["house"]["take"]}
 
@@ -293,7 +293,7 @@ def _public_round(
                 "reason": reason,
                 "note": note,
                 "voided_at": voided_at,
-                "replaced": replaced(would),
+                "replaced": replaced_amounts(would),
             },
         }
     return out
@@ -406,7 +406,7 @@ def sign(
     if len(value) != 64:
         raise ProofFormatError(f"an ES256 signature is 64 bytes (r ‖ s), got {len(value)}")
     signature = {"alg": ALG, "key_id": key_id, "manifest": doc, "value": b64url(value)}
-    return [{**unsigned(p), "signature": signature} for p in pages]
+    return [{**unsigned_page(p), "signature": signature} for p in pages]
 
 
 def final_pages(

@@ -29,12 +29,12 @@ __all__ = [
     "StepState",
     "bid_squeezers",
     "live_steps",
-    "noticed",
     "reveal",
     "reveal_plan",
     "squeeze_rights",
     "star_city_leader",
     "step_hands",
+    "system_reveals",
     "timeline",
 ]
 
@@ -90,7 +90,7 @@ def _stakes(bets: Iterable[Bet], types: frozenset[BetType] | None) -> dict[str, 
     return {bettor: s for bettor, s in out.items() if s.amount > 0}
 
 
-def _ranked(stakes: dict[str, _Stake], *, by_level: bool = False) -> list[str]:
+def _ranking(stakes: dict[str, _Stake], *, by_level: bool = False) -> list[str]:
     """Bettor ids, best first: larger stake, [higher level], earlier order, then bettor id."""
 
     def key(bettor: str) -> tuple[int, bool, int, int, str]:
@@ -110,7 +110,7 @@ def star_city_leader(bets: Iterable[Bet], *, player_banker_id: str | None = None
     ``order``), then bettor id. Never the player-banker (only the urge button), never a
     spectator (they watch); ``None`` if nobody staked."""
     stakes = _stakes((b for b in bets if b.bettor_id != player_banker_id), None)
-    ranked = _ranked(stakes, by_level=True)
+    ranked = _ranking(stakes, by_level=True)
     return ranked[0] if ranked else None
 
 
@@ -126,8 +126,8 @@ def bid_squeezers(bets: Iterable[Bet]) -> tuple[str | None, str | None]:
     bets = list(bets)
     player_stakes = _stakes(bets, PLAYER_STAKES)
     banker_stakes = _stakes(bets, BANKER_STAKES)
-    player_rank = _ranked(player_stakes)
-    banker_rank = _ranked(banker_stakes)
+    player_rank = _ranking(player_stakes)
+    banker_rank = _ranking(banker_stakes)
     player = player_rank[0] if player_rank else None
     if (
         banker_rank
@@ -461,7 +461,7 @@ def _system_events(sq: Mapping[str, Any], at: str | None) -> list[tuple[str, dic
     ]
 
 
-def noticed(
+def system_reveals(
     before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, at: str
 ) -> tuple[list[tuple[str, dict[str, Any]]], Mapping[str, Any] | None]:
     """The ``squeeze_revealed`` events (``by: system``) a change at ``at`` reports before its

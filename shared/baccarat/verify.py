@@ -2,15 +2,11 @@
 the shoe from the proof's seed, client seed and rules, and report the first thing that does not
 match, in plain words.
 
-* **v2** (:mod:`baccarat.proofdoc`): pages (:mod:`baccarat.proofpages`: numbering, one header,
-  every page's hash in the signed manifest, the ES256 signature through the check the caller
-  gives), then the cards, the money (every settlement and every void's replaced settlement
-  recomputed from ``table_config`` — with the pay table it names — the public bets and the
-  re-derived round, never the proof's own cards), every round's lifecycle marks and the
-  ``interventions`` (:mod:`baccarat.proofchecks`). Bettors are ``bettor_ref`` pseudonyms.
-* **v1** (one object, no pages, no signature): cards and money only; a round marked ``voided``
-  returned every stake and carries no settlement.
-"""
+* **v2** (:mod:`baccarat.proofdoc`): the pages and their signed manifest
+  (:mod:`baccarat.proofpages`), then the cards, the money (recomputed from ``table_config``, the
+  public bets and the re-derived round, never the proof's own cards), every round's lifecycle
+  marks and the ``interventions`` (:mod:`baccarat.proofchecks`).
+* **v1** (one object, no pages, no signature): cards and money only."""
 
 from __future__ import annotations
 

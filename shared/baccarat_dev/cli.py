@@ -1,23 +1,12 @@
-"""``baccarat``: the core's commands (``shoe``, ``rtp``, ``verify``; :mod:`baccarat.cli`) plus the
-operator admin command, which needs AWS::
+"""``baccarat``: the core's commands (``shoe``, ``rtp``, ``verify``; :mod:`baccarat.cli`) plus
+the ones that need AWS: ``baccarat operator create|add-key|revoke-key|list`` (operators and
+their API keys; a key is printed once, when it is made, and only its SHA-256 is stored) and
+``baccarat sam-local …`` (:mod:`baccarat_dev.samlocal`; docs/sam-local.md).
 
-    baccarat operator create OPERATOR_ID [--name NAME]   a new operator and its first key
-    baccarat operator add-key OPERATOR_ID                 another key (rotation)
-    baccarat operator revoke-key OPERATOR_ID KEY_ID       revoke one key (kept, marked revoked)
-    baccarat operator list                                operators, their key ids and states
-
-and ``baccarat sam-local …``, the machinery of ``sam local`` on local engines
-(:mod:`baccarat_dev.samlocal`; the recipe is docs/sam-local.md).
-
-A key is printed once, when it is made; only its SHA-256 is stored. Which config table:
-
-* ``--stack NAME`` (or ``BACCARAT_STACK``): a deployed stack's ``ConfigTableName`` output;
-* ``--table NAME`` (or ``CONFIG_TABLE``): that table;
-* ``--endpoint-url URL`` (or ``AWS_ENDPOINT_URL``) alone: ``make run``'s moto server (its banner
-  prints the URL), table ``baccarat-local-config``.
-
-``--region`` (or the usual AWS settings) picks the region. boto3 is imported only by the operator
-commands, so ``baccarat shoe|rtp|verify`` start as fast as the core alone."""
+The config table is a deployed stack's (``--stack`` / ``BACCARAT_STACK``), a named one
+(``--table`` / ``CONFIG_TABLE``) or ``make run``'s (``--endpoint-url`` / ``AWS_ENDPOINT_URL``
+alone). boto3 is imported only by the AWS commands, so ``baccarat shoe|rtp|verify`` start as fast
+as the core alone."""
 
 from __future__ import annotations
 
@@ -99,7 +88,7 @@ def _aws_errors(fn: Any) -> Any:
     return wrapped
 
 
-def _issued(out: Any, args: argparse.Namespace, what: str) -> str | dict[str, Any]:
+def _issued_key(out: Any, args: argparse.Namespace, what: str) -> str | dict[str, Any]:
     if args.json:
         return dict(out.as_dict())
     name = f"  ({out.name})" if out.name and out.name != out.operator_id else ""
@@ -115,14 +104,14 @@ def _issued(out: Any, args: argparse.Namespace, what: str) -> str | dict[str, An
 def _cmd_create(args: argparse.Namespace) -> str | dict[str, Any]:
     from baccarat_api.adapters.dynamodb.operators import create_operator
 
-    return _issued(create_operator(_store(args), args.operator_id, args.name), args, "created")
+    return _issued_key(create_operator(_store(args), args.operator_id, args.name), args, "created")
 
 
 @_aws_errors
 def _cmd_add_key(args: argparse.Namespace) -> str | dict[str, Any]:
     from baccarat_api.adapters.dynamodb.operators import add_key
 
-    return _issued(add_key(_store(args), args.operator_id), args, "new key")
+    return _issued_key(add_key(_store(args), args.operator_id), args, "new key")
 
 
 @_aws_errors
@@ -190,9 +179,9 @@ def _cmd_sam_take(root: Any, args: argparse.Namespace) -> int:
 
 @_sam_local
 def _cmd_sam_show(root: Any, args: argparse.Namespace) -> str:
-    from baccarat_dev.samlocal import IDS_FILE, remembered
+    from baccarat_dev.samlocal import IDS_FILE, remembered_ids
 
-    ids = remembered(root)
+    ids = remembered_ids(root)
     if args.name not in ids:
         raise CliError(f"no {args.name} in {IDS_FILE} yet (`… | baccarat sam-local take` first)")
     return ids[args.name]

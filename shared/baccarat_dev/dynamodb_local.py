@@ -3,16 +3,9 @@
     with DynamoDBLocal() as ddb:          # finds (or installs) the jar, starts it, waits
         boto3.client("dynamodb", **ddb.client_kwargs())
 
-The jar comes from ``scripts/ensure-dynamodb-local.sh`` (the pinned npm package
-``amplify-dynamodb-simulator`` unpacked into ``.venv/dynamodb-local/``), or from the folder in
-``DYNAMODB_LOCAL_DIR``. It runs as ``java -Djava.library.path=<lib> -jar DynamoDBLocal.jar
--inMemory -sharedDb -disableTelemetry -port <free port>``: one in-memory database for every
-access key and region (without ``-sharedDb`` each key/region pair sees its own tables), no
-telemetry.
-
-Note: DynamoDB Local has no bind-address option; Jetty listens on every interface. Clients here
-talk to it on 127.0.0.1.
-
+The jar comes from ``scripts/ensure-dynamodb-local.sh`` (into ``.venv/dynamodb-local/``) or from
+``DYNAMODB_LOCAL_DIR``. It runs in memory with ``-sharedDb`` (one database for every access key
+and region) on a free port; it has no bind-address option, so clients here use 127.0.0.1.
 Standard library only; Linux and macOS (POSIX ``sh``)."""
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The events AWS hands our functions, built one way for the tests and for ``events/*.json``
-(the files ``sam local invoke -e`` reads; :mod:`baccarat_dev.samlocal`):
-
-* :func:`http_api_event` — an API Gateway HTTP API payload 2.0 event, the shape
-  ``sam local generate-event apigateway http-api-proxy`` produces, as API Gateway sends it for
-  one route of template.yaml (no cookies, query parameters, stage variables or mTLS block when
-  the request has none: API Gateway leaves them out);
-* :func:`authorizer_event` — the HTTP API Lambda authorizer event (REQUEST, payload 2.0) for such
-  a request;
-* :func:`scheduled_event` — the EventBridge scheduled event of a ``Schedule`` event source;
-* :func:`custom_resource_event` — a CloudFormation custom resource request.
-
-Development-time only (tests, the event files)."""
+(the files ``sam local invoke -e`` reads; :mod:`baccarat_dev.samlocal`): an HTTP API payload 2.0
+event as API Gateway sends it for one route of template.yaml (:func:`http_api_event`), its Lambda
+authorizer event (:func:`authorizer_event`), the EventBridge scheduled event
+(:func:`scheduled_event`) and a CloudFormation custom resource request
+(:func:`custom_resource_event`). Development-time only."""
 
 from __future__ import annotations
 

@@ -1,29 +1,14 @@
 """``make run``: the whole API on one machine.
 
-By default DynamoDB is Amazon's own engine, DynamoDB Local (:mod:`baccarat_dev.dynamodb_local`,
-a Java program; ``scripts/ensure-dynamodb-local.sh`` fetches it once into ``.venv/``), whenever a
-Java >= 17 is here; KMS is moto's server. Each on a free loopback port; the tables created from
-template.yaml, a KMS key, the tiers seeded from infra/tiers.json and a demo operator key; then
-every router served as one FastAPI app by uvicorn on http://127.0.0.1:8000. The banner says
-which engine serves DynamoDB and where. Ctrl-C (SIGINT) or SIGTERM stops everything: uvicorn,
-moto, DynamoDB Local (and its java process).
-
-``BACKEND`` chooses the engine: unset = DynamoDB Local when it can run here, else moto with a
-warning; ``BACKEND=dynamodb-local`` insists (fails when it cannot run); ``BACKEND=moto`` is the
-old setup, moto's server for DynamoDB and KMS — behind one lock, because moto does not apply
-concurrent transactions atomically (:mod:`baccarat_dev.localaws`); DynamoDB Local does, and
-needs no lock. ``BACCARAT_DYNAMODB_URL=<url>`` uses a DynamoDB Local that is already running
-(the tests share one per worker) instead of starting one; ``BACCARAT_LOCAL_TABLE_PREFIX`` names
-the tables (default ``baccarat-local``: ``baccarat-local-state``, ``baccarat-local-config``).
-Two KMS keys, as in the stack: the secrets key and the proof signing key (ECC_NIST_P256).
-
-Against real AWS instead: ``BACCARAT_STACK=<deployed stack name> make run`` — the table names
-and KMS key come from the stack's outputs, nothing is created or seeded (the deploy seeded the
-tiers), and you bring an operator key (``baccarat operator create|add-key OPERATOR --stack
-<stack>`` makes one; ``--add-key OPERATOR`` here does the same for an existing setup).
-
-The banner prints the admin command for the backend in use (``baccarat operator … --endpoint-url
-<DynamoDB endpoint>`` locally)."""
+DynamoDB is DynamoDB Local (:mod:`baccarat_dev.dynamodb_local`) whenever a Java >= 17 is here,
+KMS is moto's server, each on a free loopback port; the tables are created from template.yaml,
+two KMS keys (secrets, proof signing), the tiers seeded from infra/tiers.json and a demo operator
+key; then every router is served as one FastAPI app by uvicorn on http://127.0.0.1:8000. Ctrl-C
+or SIGTERM stops everything. ``BACKEND`` (``dynamodb-local`` | ``moto``; moto behind one lock:
+:mod:`baccarat_dev.localaws`), ``BACCARAT_DYNAMODB_URL`` (a running DynamoDB Local) and
+``BACCARAT_LOCAL_TABLE_PREFIX`` change that; ``BACCARAT_STACK=<stack> make run`` serves a
+deployed stack's tables and keys instead, creating nothing. The banner says which engine serves
+DynamoDB and prints the admin command for it."""
 
 from __future__ import annotations
 

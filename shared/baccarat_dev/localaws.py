@@ -1,16 +1,11 @@
 """moto's server as ``make run`` and the concurrency tests use it: one request at a time.
 
-DynamoDB applies each request atomically (a ``TransactWriteItems`` checks every condition and
-writes every item as one step; a conditional ``UpdateItem`` likewise). moto's threaded server
-does not: two requests handled in parallel threads can interleave inside its backend (two
-transactions both pass a version check before either writes, or one's rollback restores a copy
-taken before the other's write). That would let concurrent clients of ``make run`` see
-anomalies DynamoDB never produces — and hide real ones behind them. So every request to the
-local moto server is served under one lock: requests are atomic, as in DynamoDB, while the API
-in front of it stays fully concurrent (its reads and writes still interleave between requests,
-which is where the service's own races are).
-
-Development-time only (moto is a dev dependency)."""
+DynamoDB applies each request atomically; moto's threaded server does not (two transactions in
+parallel threads can both pass a version check before either writes). That would let concurrent
+clients see anomalies DynamoDB never produces — and hide real ones behind them. So every request
+to the local moto server is served under one lock, while the API in front of it stays fully
+concurrent (its reads and writes still interleave between requests, where the service's own
+races are). Development-time only (moto is a dev dependency)."""
 
 from __future__ import annotations
 

@@ -37,11 +37,11 @@ def load(path: Path = TEMPLATE) -> dict[str, Any]:
     of the file (every API test builds its tables and routes from it); each caller gets its own
     copy."""
     stat = path.stat()
-    return copy.deepcopy(_parsed(path.resolve(), stat.st_mtime_ns, stat.st_size))
+    return copy.deepcopy(_template_doc(path.resolve(), stat.st_mtime_ns, stat.st_size))
 
 
 @functools.cache
-def _parsed(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
+def _template_doc(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
     import yaml
 
     class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]

@@ -361,7 +361,7 @@ def test_each_built_function_answers_every_event_file_in_a_clean_interpreter(
     shoe = go("commit_shoe")
     assert shoe["statusCode"] == 201 and shoe["json"]["table_id"] == ids["table_id"], shoe
     assert go("get_shoe")["json"]["shoe_id"] == ids["shoe_id"]
-    seated = go("take_seat")  # a round is dealt only when someone is seated (issue 23 item 11)
+    seated = go("take_seat")  # a round is dealt only when someone is seated
     assert seated["statusCode"] == 200, seated
     dealt = go("deal_round")
     assert dealt["statusCode"] == 201 and dealt["function"] == "DealAndResolveFunction", dealt

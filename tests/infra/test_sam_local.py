@@ -403,7 +403,7 @@ def test_take_remembers_ids_and_writes_the_events_they_complete(project: Path) -
     assert samlocal.take(project, text) == (["HTTP 201  table_id=tbl_a"], True)  # nothing new
     again, ok = samlocal.take(project, lambda_http(201, {"table_id": "tbl_b"}))
     assert again[1] == lines[1]  # another table: its events written again
-    assert samlocal.remembered(project) == {"table_id": "tbl_b"}
+    assert samlocal.remembered_ids(project) == {"table_id": "tbl_b"}
 
 
 def test_take_reads_every_kind_of_answer(project: Path) -> None:
@@ -412,7 +412,7 @@ def test_take_reads_every_kind_of_answer(project: Path) -> None:
         ["operator sam-local: key bk_k", "→ .aws-sam/events/: operator_key_authorizer.json"],
         True,
     )
-    assert samlocal.remembered(project) == {"operator_key": "bk_k"}
+    assert samlocal.remembered_ids(project) == {"operator_key": "bk_k"}
     assert samlocal.take(project, "null") == (
         ["no answer (a custom resource answers CloudFormation at its ResponseURL)"],
         True,

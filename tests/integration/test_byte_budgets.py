@@ -1,4 +1,4 @@
-"""Byte budgets (issue 12.1): the worst case of every limit at once — 200 bets, bettor ids of 64
+"""Byte budgets: the worst case of every limit at once — 200 bets, bettor ids of 64
 characters, personal limits on every bet type, the largest amounts (:mod:`support.worst_case`) —
 for both profiles and both banking modes, through deal, settlement, void, auto-settlement and
 idempotent replay, by the real handlers (real HTTP API v2 events, the scheduled event) on

@@ -1,4 +1,4 @@
-"""Issue 23 item 2 over HTTP (real API Gateway v2 events): a settlement while a card is face
+"""Over HTTP (real API Gateway v2 events): a settlement while a card is face
 down is ``409 cards_not_shown`` — retryable, the step and its ``reveal_by`` in ``details``, a
 ``Retry-After`` — and changes nothing anyone sees (the round, the feed, the state's balances,
 the shoe's history); once the squeezer has opened every card it settles. A table created with

@@ -60,7 +60,7 @@ def test_the_operator_feed_over_http(api: Api, stack: Stack) -> None:
     bad = api.get("/v1/events", query="after=f1.AAAA")
     assert (bad.status, bad.error["code"]) == (422, "invalid_cursor")
     # every malformed cursor is the documented 422 invalid_cursor (it was a 400 before the
-    # service saw it: issue 23 item 16), whatever its shape or length
+    # service saw it), whatever its shape or length
     for garbage in ("nope", "garbage", "f1.***", "f1." + "A" * 3000):
         bad = api.get("/v1/events", query=f"after={garbage}")
         assert (bad.status, bad.error["code"]) == (422, "invalid_cursor"), garbage

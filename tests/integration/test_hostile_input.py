@@ -339,7 +339,7 @@ def test_the_template_throttles_every_route_and_the_costly_or_public_ones_more()
             assert param["Default"] < params[name]["Default"], key
 
 
-# --- issue 23 item 15: bad input that answered 5xx ----------------------------------------------
+# --- bad input that answered 5xx ----------------------------------------------------------------
 
 NESTED = "[" * 2048 + "]" * 2048  # 4 KB
 

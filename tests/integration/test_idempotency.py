@@ -134,7 +134,7 @@ POSTS = {
 
 
 def test_every_post_route_of_the_app_takes_an_idempotency_key() -> None:
-    """Issue 23 item 9: four POSTs ignored the header the docs promise on every POST. Every
+    """Four POSTs ignored the header the docs promise on every POST. Every
     POST route of the app (its routes, as FastAPI has them) reads the key and documents it and
     its errors — and is one of the routes the replay tests below call: a new POST fails here
     until it honours the key and is tested."""

@@ -1,4 +1,4 @@
-"""Issue 23 item 1 over HTTP (real API Gateway v2 events through the functions, moto): a shoe
+"""Over HTTP (real API Gateway v2 events through the functions, moto): a shoe
 that is never ended hides nothing. Six rounds dealt, four voided, the shoe left open and the
 operator moved to a new table: the proof route says the shoe is open (409 ``shoe_not_closed``,
 not the unknown shoe's 404), the public fairness summary shows the open shoe's rounds and voids

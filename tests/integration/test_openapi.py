@@ -39,7 +39,7 @@ def test_every_route_is_documented_with_the_error_envelope_and_no_bare_422() -> 
                 or "idempotency_key_reused" in described  # every POST's Idempotency-Key
                 or "invalid_range" in described  # reconciliation: a schema-valid bad range
                 or path == "/v1/tables"
-                # presence (issue 13): the core's own refusal codes, each a documented code
+                # presence: the core's own refusal codes, each a documented code
                 or _named_codes(described) <= set(CODES) | {r.value for r in Refusal}
             )
             for status in ("400", "500", "503"):

@@ -290,7 +290,7 @@ def test_voided_rounds_keep_their_cards_in_the_proof_also_after_the_end(api: Api
 
 
 def test_a_malformed_fairness_cursor_is_422_invalid_cursor_like_every_cursor(api: Api) -> None:
-    """Issue 23 item 16: the three cursors (the feed's after, /v1/rounds' and the fairness
+    """The three cursors (the feed's after, /v1/rounds' and the fairness
     summary's cursor) answer a malformed value alike: 422 invalid_cursor."""
     table_id = new_table(api)
     for garbage in ("garbage", "0", "1234567"):

@@ -1,4 +1,4 @@
-"""The worst-case proof (issue 12.2): an 8-deck bid-squeeze shoe on a player-banker table, EVERY
+"""The worst-case proof: an 8-deck bid-squeeze shoe on a player-banker table, EVERY
 round dealt with the worst case of every limit (200 bets, a distinct 64-character bettor id per
 bet, personal limits on every type, the largest amounts: :mod:`support.worst_case`), settled or
 voided with the longest note, played to the cut card — then finalised by the first proof read and

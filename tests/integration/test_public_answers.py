@@ -1,4 +1,4 @@
-"""No bettor id, balance, level or personal limit in any public answer (issue 11.5).
+"""No bettor id, balance, level or personal limit in any public answer.
 
 Recognisable bettor ids, balances and personal limits (values that occur nowhere else) go through
 every route — both profiles, both banking modes (a player-banker with its own recognisable id and
@@ -146,7 +146,7 @@ def test_no_public_answer_names_a_bettor_or_a_balance(
 def test_no_public_answer_names_a_bettor_of_a_live_table(
     api: Api, profile: str, banking: str
 ) -> None:
-    """The same scan over a live table's session (issue 13): seats, a spectator, a watcher, a
+    """The same scan over a live table's session: seats, a spectator, a watcher, a
     player-banker, betting windows with slips placed, replaced and cancelled, rounds dealt from
     the book, squeeze reveals, the urge button, a seat left — then the shoe closed and its
     rounds settled: the proof, the fairness summary, the signing keys and the verify page name

@@ -73,7 +73,7 @@ def test_typed_errors_and_another_operators_day(api: Api) -> None:
     play(api, tables=1, rounds=2)
     bad = api.call("GET", "/v1/rounds", query="from=2026-01-02&to=2026-01-01")
     assert (bad.status, bad.body["error"]["code"]) == (422, "invalid_range")
-    for garbage in ("xyz", "x" * 600):  # any length: the same code (issue 23 item 16)
+    for garbage in ("xyz", "x" * 600):  # any length: the same code
         bad = api.call("GET", "/v1/rounds", query=f"cursor={garbage}")
         assert (bad.status, bad.body["error"]["code"]) == (422, "invalid_cursor")
     bad = api.call("GET", "/v1/reports/daily", query="date=tomorrow")

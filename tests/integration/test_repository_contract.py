@@ -325,7 +325,7 @@ def test_the_parked_failures_listed_skip_the_replayed_ones_whatever_the_page(
     repo: Repository,
 ) -> None:
     """Five events parked, the first three replayed since (``delivered_at`` set): a page of two
-    is the two still parked (found by a hostile review: DynamoDB applies a Query's ``Limit``
+    is the two still parked (regression: DynamoDB applies a Query's ``Limit``
     before its filter, so the page read the first two failures, both replayed, and answered
     none — the parked ones stayed invisible to ``GET /v1/webhook/failures``)."""
     parked = [
@@ -368,7 +368,7 @@ def test_a_webhook_put_on_a_stale_read_loses(
 def test_the_idle_index_holds_open_shoes_at_their_close_by_moved_by_deals_and_ends(
     repo: Repository,
 ) -> None:
-    """Issue 23 item 1: an open shoe is listed for the sweep's idle close at its ``close_by``
+    """An open shoe is listed for the sweep's idle close at its ``close_by``
     (commit or last deal + the table's idle_shoe_close_seconds); a deal moves it, the end
     removes it."""
     shoe_id, round_id = played(repo)

@@ -1,6 +1,6 @@
 """The reserved ids (the settlement's ``house`` and ``player_banker``, the squeeze's ``system``)
 are refused wherever a bettor id comes in, a path as well as a body: 400 ``invalid_request``, and
-the table does not change (found by a hostile review: ``PUT …/spectators/house`` seated a
+the table does not change (regression: ``PUT …/spectators/house`` seated a
 spectator called ``house``, whose slip then answered 500; a bettor called ``system`` could pose
 as the system's reveal)."""
 

@@ -1,4 +1,4 @@
-"""Hostile review of issue 23 item 15/16 (forged cursors of GET /v1/rounds are 422)."""
+"""Forged cursors of GET /v1/rounds are 422."""
 
 from __future__ import annotations
 

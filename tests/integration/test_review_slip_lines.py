@@ -1,4 +1,4 @@
-"""Hostile review of issue 23 item 13 (an unchanged slip line keeps its time)."""
+"""An unchanged slip line keeps its time."""
 
 from __future__ import annotations
 

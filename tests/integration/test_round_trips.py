@@ -37,7 +37,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "GET /v1/shoes/{shoe_id}/proof": (1, 0),  # final: one BatchGetItem, no KMS
     # every key that ever signed (one Query); the current key's public half cached per container
     "GET /v1/signing-keys": (1, 0),
-    # the public partition (+ a Query of the latest shoe while it is open: issue 23)
+    # the public partition (+ a Query of the latest shoe while it is open)
     "GET /v1/tables/{table_id}/fairness": (1, 0),
     # with an Idempotency-Key the record rides along (BatchGetItem with the item's read,
     # a Put in the same transaction): the same counts; a replay answers from the one read
@@ -60,7 +60,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     # one shoe per audit: GetItem table + Query of the shoe's items (+ for a shoe after the
     # first, a projected GetItem of the previous shoe's head: 3), however long the history
     "GET /v1/tables/{table_id}/audit": (2, 0),
-    # live tables (issue 13): every change that reports events reads the table's live state in
+    # live tables: every change that reports events reads the table's live state in
     # the same round trip as its item (a BatchGetItem where a GetItem was) and writes its events
     # in the same transaction — the counts above are unchanged. The table feed: one Query of
     # the EV# items (a 304 costs the same Query: events are immutable, the ETag names the page)
@@ -73,7 +73,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "DELETE /v1/tables/{table_id}/watchers/{bettor_id}": (2, 0),
     "GET /v1/tables/{table_id}/events": (1, 0),
     "GET /v1/tables/{table_id}/events (304)": (1, 0),
-    # the squeeze (issue 13): a reveal reads the round and the live state (BatchGetItem) and
+    # the squeeze: a reveal reads the round and the live state (BatchGetItem) and
     # writes the round's reveals, the live state and the event (TransactWriteItems); the urge
     # is a presence-like change; the state reads the table + live state, then the shoe + its
     # latest round (both BatchGetItem; a 304 costs the same: the ETag is the answer's hash)
@@ -93,7 +93,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     # are one shard (one Query per page); the daily report reads every shard once (per page)
     "GET /v1/rounds?table_id=": (1, 0),
     "GET /v1/reports/daily": (32, 0),
-    # the operator feed (issue 14): one BatchGetItem of the feed shards' heads, one strongly
+    # the operator feed: one BatchGetItem of the feed shards' heads, one strongly
     # consistent Query per shard with events after the cursor (one table here: one), one
     # BatchGetItem of the page's events, one of its money events' rounds
     "GET /v1/events": (4, 0),

@@ -1,4 +1,4 @@
-"""What a cold start builds of the HTTP layer (issue 17, item 3): a route's FastAPI state only when
+"""What a cold start builds of the HTTP layer: a route's FastAPI state only when
 the route first handles a request (or the OpenAPI document asks for it), never twice; and the
 blocking endpoints run on the event loop only under Lambda (:func:`baccarat_api.http.threads.
 inline`, one event at a time), in a worker thread everywhere else (``make run`` serves many

@@ -1,4 +1,4 @@
-"""A signing key change seen by a warm container (issue 23 item 6): KMS does not rotate
+"""A signing key change seen by a warm container: KMS does not rotate
 asymmetric keys, a key change is a new key behind the name the functions are given. A container
 that cached the old key's public half (the key id its proofs name) must not sign with the new key
 meanwhile: it signs with the key it named until it is replaced, so each proof verifies with the

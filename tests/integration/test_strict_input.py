@@ -1,4 +1,4 @@
-"""Strict input at the HTTP layer (issue 12, the small ones): a JSON object naming a key twice —
+"""Strict input at the HTTP layer: a JSON object naming a key twice —
 anywhere in a body, on every route that takes one — is 400 ``invalid_request`` and changes
 nothing (it used to keep the last value: ``"amount":100000000,"amount":1000`` staked 1000);
 identifiers match whole (``fullmatch``: a trailing newline is not part of an id); and a path with

@@ -1,4 +1,4 @@
-"""The seeds' table rules of issue 13, each end to end over HTTP (real API Gateway v2 events
+"""The seeds' table rules, each end to end over HTTP (real API Gateway v2 events
 through each route's Lambda handler, moto behind), as a frontend and a rules auditor see them:
 only the routes an operator calls, ``GET …/state`` and ``GET …/events``.
 

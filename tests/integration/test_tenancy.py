@@ -121,7 +121,7 @@ def test_every_route_answers_another_operators_ids_exactly_like_missing_ones(
     for route_key in walked:
         method, _, template = route_key.partition(" ")
         # public: the proof route (the final proof of an ended shoe; an open shoe's 409
-        # shoe_not_closed, issue 23), and a table's fairness summary
+        # shoe_not_closed), and a table's fairness summary
         public = "/proof" in template or "/fairness" in template
         expected = 409 if "/proof" in template and not finished else 200
         for with_idempotency_key in (False, True):

@@ -1,4 +1,4 @@
-"""Issue 23 item 8: a receiver that trickles its answer (one byte per 0.5 s) held a POST far
+"""A receiver that trickles its answer (one byte per 0.5 s) held a POST far
 beyond ``WEBHOOK_TIMEOUT_SECONDS`` (the timeout was per socket read), and deliveries ran one
 after the other: one operator's slow receiver delayed every other operator's events — in
 ``make run`` and in a DeliveryFunction batch. Now the timeout is the whole exchange's (the POST

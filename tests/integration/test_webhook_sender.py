@@ -1,4 +1,4 @@
-"""The webhook sender POSTs to public addresses only (found by a hostile review: an operator's
+"""The webhook sender POSTs to public addresses only (regression: an operator's
 URL of ``http://169.254.169.254/…``, ``http://localhost:…`` or a private address was POSTed to
 from inside our network, and the retry route answered its status — a port scan of our side).
 A receiver on this machine is reached only where ``WEBHOOK_PRIVATE_ADDRESSES`` allows it

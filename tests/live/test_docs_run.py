@@ -1,4 +1,4 @@
-"""Docs that run (issue 14): every ``sh run`` example of README.md, docs/api.md and
+"""Docs that run: every ``sh run`` example of README.md, docs/api.md and
 docs/quick-tour.md is executed against the local server and its answers compared with the docs'
 (the convention: the top of docs/api.md; the runner: :mod:`baccarat_dev.docs_run`). Each
 document gets a fresh server with the fixed entropy, so its shoes, cards and money are the same

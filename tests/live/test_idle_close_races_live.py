@@ -1,4 +1,4 @@
-"""The sweep's idle close (issue 23 item 1), raced for real: the local server on DynamoDB Local,
+"""The sweep's idle close, raced for real: the local server on DynamoDB Local,
 sweeps run in threads of this process against the same tables and KMS (moto's server).
 
 * Many sweeps at once on one idle shoe: it is closed exactly once — one ``shoe_ended`` event,

@@ -1,4 +1,4 @@
-"""The signing keys' history on DynamoDB Local (issue 23 item 6): the record written before each
+"""The signing keys' history on DynamoDB Local: the record written before each
 signature covers every signing time of its key — whatever order concurrent finalisers' writes
 land in — and lists every key that ever signed, oldest first."""
 

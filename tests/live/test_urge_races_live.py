@@ -1,4 +1,4 @@
-"""Issue 23 item 10 with real concurrency (the local server over DynamoDB Local, as in
+"""The urge button with real concurrency (the local server over DynamoDB Local, as in
 :mod:`test_races_live`): presses of the urge button racing at one table produce ONE ``urge``
 event — the cooldown is decided on the live state the press's write is conditional on, so of
 the racers one is taken and every other answers 429 ``urge_cooldown`` with ``Retry-After`` and

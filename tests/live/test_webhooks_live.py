@@ -127,7 +127,7 @@ def test_every_event_arrives_signed_and_in_order_through_failures(
 
 
 def test_a_webhook_removed_can_be_set_again_over_dynamodb_local(dynamodb_local_api: Any) -> None:
-    """Issue 23 item 7, on the real engine through WebhooksFunction's handler: after a DELETE
+    """On the real engine through WebhooksFunction's handler: after a DELETE
     a PUT answered 409 ``concurrent_update`` for ever (an if-absent Put of the removed item's
     key). Now every PUT after a DELETE answers a new secret, and the webhook is set."""
     api = dynamodb_local_api

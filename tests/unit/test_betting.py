@@ -1,4 +1,4 @@
-"""The betting window and the book (issue 13) over the in-memory repository: the book's view per
+"""The betting window and the book over the in-memory repository: the book's view per
 seat and per spectator, opening betting (company, unsettled rounds), slips placed, replaced and
 cancelled with their events, dealing from the book, the removal rules."""
 
@@ -381,8 +381,8 @@ def test_a_settlement_adds_the_net_to_the_balance_the_operator_reported_after_th
     game: Game,
 ) -> None:
     """The deal locks alice at 50,000; the operator then reports 10,000 (she withdrew). The
-    settlement adds her net to the 10,000 presence holds, not to the deal's 50,000 (found by a
-    hostile review: the wallet's 40,000 came back), and judges the minimum on that: bob, reported
+    settlement adds her net to the 10,000 presence holds, not to the deal's 50,000 (regression:
+    the wallet's 40,000 came back), and judges the minimum on that: bob, reported
     at the minimum after the deal, loses (the seed's first round is a banker win) and leaves,
     although the settlement's advice, from his balance at the deal, keeps him."""
     seeded(game, SEED_BANKER_FIRST)
@@ -471,7 +471,7 @@ def test_the_sweep_deals_only_the_window_the_index_listed_and_only_once_it_is_du
 ) -> None:
     """The index (eventually consistent) lists a window; before the sweep reads the table, the
     operator deals it, settles and opens the next: the sweep must not deal that newer window,
-    whose betting is still open (found by a hostile review)."""
+    whose betting is still open."""
     t, shoe_id = table_with_shoe(game)
     presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
     first = betting.open_betting(game.repo, OP, t).betting
@@ -578,7 +578,7 @@ def test_betting_decides_on_the_open_shoe_the_live_state_holds(
 ) -> None:
     """A table item read torn from the live state (from before the shoe's close, the live
     state after it) cannot open a window on the ended shoe: betting decides on the live
-    state's copy of the open shoe, which moves under its seq (found by a hostile review)."""
+    state's copy of the open shoe, which moves under its seq."""
     t, shoe_id = table_with_shoe(game)
     assert live_of(game, t).open_shoe_id == shoe_id
     presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
@@ -665,8 +665,8 @@ def test_a_balance_report_below_a_waiting_slip_cancels_that_slip_only(
     game: Game, monkeypatch: pytest.MonkeyPatch, past_closes_at: bool
 ) -> None:
     """alice confirms 5,000 on Banker, bob 5,000 on Player; then the operator reports alice's
-    wallet at 2,000. Her slip can no longer be dealt: it is cancelled with that report (found by
-    a hostile review: it stayed, the from-book deal answered insufficient_balance for the whole
+    wallet at 2,000. Her slip can no longer be dealt: it is cancelled with that report (regression:
+    it stayed, the from-book deal answered insufficient_balance for the whole
     book, nobody could cancel it after closes_at, and the sweep dropped bob's slip with the
     window). bob's slip is dealt."""
     t, shoe_id, window = alice_and_bob_confirmed(game, 5000, 5000)
@@ -703,7 +703,7 @@ def test_a_spectators_balance_report_below_a_waiting_slip_cancels_it(game: Game)
 
 def test_closing_the_shoe_cancels_its_waiting_window_and_book(game: Game) -> None:
     """The operator closes the shoe while betting is open: the window and its slips go in the
-    same change (``betting_cancelled``, reason ``shoe_ended``) — found by a hostile review: they
+    same change (``betting_cancelled``, reason ``shoe_ended``) — regression: they
     stayed, the state showed the table ``betting`` on the ended shoe's window with alice's slip
     (after the next commit too) and the feed never said the slip was gone."""
     t, shoe_id = table_with_shoe(game)
@@ -737,7 +737,7 @@ def test_a_slip_retried_after_closes_at_answers_its_book_not_betting_closed(
 ) -> None:
     """alice's PUT is accepted just before closes_at and its answer is lost; her client retries
     the same slip after closes_at, and again once the round is dealt: each answers the book that
-    holds it (found by a hostile review: ``409 betting_closed`` told her the bet was refused while
+    holds it (regression: ``409 betting_closed`` told her the bet was refused while
     it was dealt and settled). Another slip is still refused, and a DELETE retried after
     closes_at whose first try cancelled the slip answers ``404 not_found`` (no slip), not
     ``betting_closed`` (which says it stands)."""
@@ -763,7 +763,7 @@ def test_a_slip_retried_after_closes_at_answers_its_book_not_betting_closed(
 
 def test_a_slip_naming_its_round_is_never_staked_in_a_later_window(game: Game) -> None:
     """alice's PUT for round 1 is dealt, its answer lost; her client retries it once round 2's
-    window is open (found by a hostile review: without a round the retry was a new slip, staked
+    window is open (regression: without a round the retry was a new slip, staked
     again in round 2). Naming ``round_number`` it is 409 ``round_mismatch`` and changes nothing;
     naming round 2 it is placed there; without one it is still a slip for the open window."""
     t, shoe_id, window = alice_and_bob_confirmed(game, 2000, 1000)

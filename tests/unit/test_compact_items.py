@@ -1,4 +1,4 @@
-"""Compact items (issue 17: writes are charged per started KB, an update on the whole item): what
+"""Compact items (writes are charged per started KB, an update on the whole item): what
 a record fixes when its item is put is stored packed — one compressed JSON object — and read back
 exactly (documents in the order written, binary as it was); what an update sets or a condition
 tests stays a native attribute, and the adapter refuses an update naming a packed field. The

@@ -1,4 +1,4 @@
-"""Currency (issue 14 item 4): a tier is denominated in one currency, a table is its tier's,
+"""Currency: a tier is denominated in one currency, a table is its tier's,
 every money answer says which (and its minor-unit exponent), the daily report never adds two
 currencies, and what was stored before currencies existed reads as coins."""
 

@@ -1,4 +1,4 @@
-"""Issue 23 item 11: an explicit deal (``bets`` given, not from the book) enforces the seeds'
+"""An explicit deal (``bets`` given, not from the book) enforces the seeds'
 rules as the book deal does — seed 000 兩人成局 (a seated bettor, and at a player-banker table
 the player-banker too: 409 ``company_required``) and "late joiners wait for the dealt round"
 (no round while the table's latest round is neither settled nor voided: 409

@@ -1,4 +1,4 @@
-"""A shoe that is never ended hides nothing (issue 23 item 1), over the in-memory repository:
+"""A shoe that is never ended hides nothing, over the in-memory repository:
 the public fairness summary shows the open shoe's rounds and voids (no card), its proof route
 says it is open (not the unknown-shoe 404), and the sweep closes a shoe idle for its table's
 ``idle_shoe_close_seconds`` — conditionally, once, and only when no round of it awaits

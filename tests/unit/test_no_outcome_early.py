@@ -1,4 +1,4 @@
-"""Issue 23 item 2: no outcome is visible anywhere before the table shows it.
+"""No outcome is visible anywhere before the table shows it.
 
 A round dealt with its cards face down (a squeeze counting down) is settled only once every card
 is shown — by its squeezers, or by the system at ``reveal_by``: an explicit settlement before is

@@ -166,7 +166,7 @@ def test_the_live_state_item_at_its_largest_fits_with_margin() -> None:
 
 
 def test_a_balance_refusal_never_sends_the_bettor_to_the_spectators(game: Game) -> None:
-    """Issue 23 item 16: a spectator refused for balance was told to "join as a spectator" (and
+    """A spectator refused for balance was told to "join as a spectator" (and
     so was a seat, though a spectator place needs the same balance). The message names what is
     needed, and where."""
     t = new_table(game, **BID)

@@ -315,7 +315,7 @@ def test_rounding_applies_to_amounts_received_only() -> None:
 
 
 def test_every_tiers_notes_state_its_unit_in_its_own_minor_units() -> None:
-    """Issue 23 item 16: the bid-squeeze tiers said "unit 100 = 1.00" beside
+    """The bid-squeeze tiers said "unit 100 = 1.00" beside
     minor_unit_exponent 0 (no decimals: 100 is 100 coins). A note names the chip's value as
     the tier's unit in whole minor units, and no decimal amount where there are no decimals."""
     import re

@@ -95,4 +95,4 @@ def test_the_sample_is_the_private_proof_made_public() -> None:
     s = V["sample"]
     public = proofdoc.public_proof(s["private_proof"], bytes.fromhex(s["ref_key"]))
     pages = proofdoc.paginate(public, s["budget"])
-    assert [proofdoc.unsigned(p) for p in SAMPLE["pages"]] == pages
+    assert [proofdoc.unsigned_page(p) for p in SAMPLE["pages"]] == pages

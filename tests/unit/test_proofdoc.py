@@ -352,7 +352,7 @@ def test_sign_puts_one_signature_on_every_page() -> None:
     sig = signed[0]["signature"]
     assert seen == [proofdoc.proof_bytes(sig["manifest"])]
     assert proofdoc.b64url_decode(sig["value"]) == bytes(range(64))
-    assert [proofdoc.unsigned(p) for p in signed] == pages
+    assert [proofdoc.unsigned_page(p) for p in signed] == pages
     with pytest.raises(ProofFormatError, match="64 bytes"):
         proofdoc.sign(pages, lambda m: b"\x30\x06", "kid", "2025-06-01T13:00:00.000Z")
 

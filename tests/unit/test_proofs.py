@@ -155,7 +155,7 @@ def test_the_first_read_after_the_end_finalises_once_and_later_reads_are_one_get
     }
     assert first.etag == page["signature"]["manifest"]["pages"][0]
     assert first.body.startswith(b'{"signature":')
-    unsigned = proofdoc.unsigned(page)
+    unsigned = proofdoc.unsigned_page(page)
     assert first.body[len(b'{"signature":') :].endswith(proofdoc.proof_bytes(unsigned)[1:])
 
 
@@ -286,7 +286,7 @@ def test_the_signing_keys_are_the_vaults_public_key(game: Game) -> None:
 
 
 def test_every_key_that_ever_signed_is_served_and_its_proofs_still_verify(game: Game) -> None:
-    """Issue 23 item 6: a key change made every older proof fail (only the current key was
+    """A key change made every older proof fail (only the current key was
     served). Every key that ever signed is served, with its validity; each proof verifies with
     the key it names, and only when its signed_at falls in that key's validity."""
     from cryptography.hazmat.primitives import hashes
@@ -318,7 +318,7 @@ def test_every_key_that_ever_signed_is_served_and_its_proofs_still_verify(game: 
         return proofdoc.raw_signature(old_key.sign(message, ec.ECDSA(hashes.SHA256())))
 
     later = proofdoc.sign(
-        [proofdoc.unsigned(p) for p in old_pages],
+        [proofdoc.unsigned_page(p) for p in old_pages],
         old_signer,
         old_pages[0]["signature"]["key_id"],
         "2999-01-01T00:00:00.000Z",
@@ -343,7 +343,7 @@ def test_the_shoe_of_a_proof_is_read_from_its_operators_partition(game: Game) ->
     assert game.repo.shoe_history("other", ref) == ShoeHistory()
 
 
-# --- voids at a player-banker table (issue 23 item 3) ------------------------------------------
+# --- voids at a player-banker table ------------------------------------------------------------
 
 
 def test_voids_at_a_player_banker_table_price_what_they_took_from_the_bettors(

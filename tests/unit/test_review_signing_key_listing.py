@@ -1,4 +1,4 @@
-"""Hostile review of issue 23 item 6 (signing-key history, GET /v1/signing-keys)."""
+"""The signing-key history: GET /v1/signing-keys."""
 
 from __future__ import annotations
 

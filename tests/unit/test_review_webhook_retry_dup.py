@@ -1,4 +1,4 @@
-"""Hostile review (issue 23 item 9): a keyed webhook retry POSTs nothing again — also for a
+"""A keyed webhook retry POSTs nothing again — also for a
 duplicate that arrives while the first is still in flight (docs/api.md, Idempotency: a
 duplicate in flight is 409 idempotency_in_progress, its retry the first answer)."""
 

@@ -52,8 +52,8 @@ HOST = {"bettor_id": "sam", "balance": 50_000, "level": 5}
 def present(
     game: Game, table_id: str, bets: list[dict[str, Any]], pb: dict[str, Any] | None
 ) -> None:
-    """Report the presence a deal's bets imply, as an operator does before dealing (issue 23
-    item 11: an explicit deal needs the profile's company): each seated bettor not yet at the
+    """Report the presence a deal's bets imply, as an operator does before dealing (an
+    explicit deal needs the profile's company): each seated bettor not yet at the
     table on their seat, the player-banker in the banker seat, and — when nobody sits — HOST on
     the last free seat."""
     live = game.repo.load(OP, live=table_id).live
@@ -397,8 +397,7 @@ def test_a_duplicate_reading_the_state_after_the_first_and_its_key_before_replay
 ) -> None:
     """One BatchGetItem is not isolated from the first request's transaction: the duplicate
     can read the table (or shoe) after it and the key's record before it. It must answer the
-    first one's response, not refuse its own effect (409 shoe_open / shoe_ended: found by a
-    hostile review)."""
+    first one's response, not refuse its own effect (409 shoe_open / shoe_ended)."""
     table_id = new_table(game)
     body = b'{"client_seed": "s"}'
     if route == "commit":

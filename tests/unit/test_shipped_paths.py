@@ -1,4 +1,4 @@
-"""The product ships everything it cites (issue 23 item 16): README and web/cli.js pointed at
+"""The product ships everything it cites: README and web/cli.js pointed at
 ``../shared/…`` — the team's reference folder, outside the repository. Every relative path a
 tracked file names must resolve inside the repository, and the rules it cites are in it
 (docs/rules/: the game rules, the fairness spec and the original seeds)."""

@@ -1,4 +1,4 @@
-"""The squeeze countdown (issue 13) over the in-memory repository: ``reveal_by`` per step, the
+"""The squeeze countdown over the in-memory repository: ``reveal_by`` per step, the
 squeezer's reveal (refused to anyone else, twice, out of order, late, or with no draws), the
 system's reveal at the deadline (computed on read, reported by the next change at the table),
 and the player-banker's urge button. Nothing here touches money or cards."""
@@ -99,7 +99,7 @@ def test_before_the_initial_reveal_a_draws_reveal_says_nothing_of_the_third_card
 ) -> None:
     """Whether third cards come, and to which hand, follows from the face-down initial cards:
     before they are shown, a ``draws`` reveal is refused alike for a round with a player's third
-    card, one with the banker's, and one with none (found by a hostile review: ``no_draws`` or
+    card, one with the banker's, and one with none (regression: ``no_draws`` or
     ``not_squeezer`` with its ``squeezers`` told a squeezer the outcome's shape early)."""
     banker_draws = [{**PLAN["draws"][0], "hand": "banker", "squeezer": "b"}]
     answers = []
@@ -119,7 +119,7 @@ def test_before_the_players_third_card_is_open_nothing_says_whether_the_banker_d
 ) -> None:
     """The player draws; whether the banker draws then depends on the player's third card
     (banker 6 draws on a 6 or 7 only). Until that card is open, a draws reveal by anyone but
-    its squeezer is refused alike whether the banker draws or not (found by a hostile review:
+    its squeezer is refused alike whether the banker draws or not (regression:
     the banker's squeezer opened the banker's third card — or was told ``not_squeezer`` when
     there was none — before the player's, so everyone learned something of a face-down card).
     Once it is open, the banker's squeezer opens theirs."""
@@ -248,7 +248,7 @@ def test_only_the_seated_player_banker_urges(game: Game) -> None:
 def test_an_urge_inside_the_tables_cooldown_is_refused_and_writes_nothing(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 23 item 10: 344 presses in 20 s each wrote a permanent event (and moved the table's
+    """344 presses in 20 s each wrote a permanent event (and moved the table's
     seq under every deal, slip and settlement: 409s). A press within URGE_COOLDOWN_SECONDS of
     the table's last urge is 429 ``urge_cooldown`` with ``retry_after`` (whole seconds until
     the next press is taken) and writes nothing; the press after it is taken."""

@@ -195,7 +195,7 @@ def test_mid_squeeze_the_state_gives_no_hidden_card_away(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Before the initial step is revealed, nothing in the state depends on a face-down card
-    (found by a hostile review: the shoe's history and roads already held the round's result and
+    (regression: the shoe's history and roads already held the round's result and
     totals, the squeeze plan said whether and to which hand third cards come, and
     ``cards_remaining`` whether third cards were dealt). Once every card is shown, all of it is
     there. Rounds with and without third cards look the same until then."""
@@ -234,7 +234,7 @@ def test_while_the_players_third_card_is_face_down_the_state_hides_whether_the_b
     """Mid-draws (the system opened the initial cards at 10 s, the draws count down to 20 s):
     a round where the player draws shows the player's third card face down and nothing of the
     banker's, drawn or not — else banker 6 with a third card told everyone the player's
-    face-down card was a 6 or a 7 (found by a hostile review). Once every card is shown, both
+    face-down card was a 6 or a 7. Once every card is shown, both
     are there."""
     seeded(game, "squeeze-hides")
     t = new_table(game, **SQUEEZE)

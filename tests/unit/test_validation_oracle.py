@@ -1,4 +1,4 @@
-"""Validation at the speed of settlement (issue 17 item 4) changed how ``validate_bets`` checks,
+"""Validation at the speed of settlement changed how ``validate_bets`` checks,
 never what it answers: on any bet list — valid or broken anywhere, at every table kind — the
 product's :mod:`baccarat.validation` accepts exactly what the implementation before the change
 (``tests/support/validation_oracle.py``, kept here as the oracle, never in the product) accepts,

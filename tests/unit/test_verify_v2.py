@@ -186,7 +186,7 @@ def test_edits_the_seed_cannot_catch_fail_on_the_signature(name: str) -> None:
     doc = pages()
     ONLY_THE_SIGNATURE_SEES[name](doc)
     # cards, money, lifecycle: all still fine
-    assert verify([proofdoc.unsigned(p) for p in doc], require_signature=False).ok
+    assert verify([proofdoc.unsigned_page(p) for p in doc], require_signature=False).ok
     verdict = check(doc)
     assert not verdict.ok
     assert verdict.line().startswith("NOT verified: page "), verdict.line()
@@ -390,7 +390,7 @@ def test_the_proof_url_follows_every_page_and_reads_the_keys_of_its_origin(
 def test_an_open_shoes_proof_url_says_the_shoe_is_open_not_unknown(
     api: tuple[str, dict[str, bytes]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 23 item 1: the API answers 409 shoe_not_closed for a known open shoe; the CLI says
+    """The API answers 409 shoe_not_closed for a known open shoe; the CLI says
     so with what is known (table, rounds dealt, voids so far, when it closes at the latest)."""
     url, routes = api
     path = "/v1/shoes/tbl_open_s1/proof"
@@ -434,7 +434,7 @@ def test_the_proof_url_never_follows_a_link_off_the_api(
     assert "links to 'https://elsewhere.example" in capsys.readouterr().err
 
 
-# --- the proof is the shoe asked for (issue 23 item 5) ------------------------------------------
+# --- the proof is the shoe asked for ------------------------------------------------------------
 
 
 def test_another_tables_signed_proof_at_my_shoe_url_fails(
@@ -492,7 +492,7 @@ def test_a_header_whose_shoe_id_is_not_its_table_and_number_fails() -> None:
     doc = pages()
     for page in doc:
         page["table_id"] = "tbl_elsewhere"
-    verdict = verify([proofdoc.unsigned(p) for p in doc], require_signature=False)
+    verdict = verify([proofdoc.unsigned_page(p) for p in doc], require_signature=False)
     assert not verdict.ok
     assert str(verdict.mismatches[0]).startswith(
         "the proof's shoe_id tbl_vector_s2 is not shoe 2 of its table tbl_elsewhere"
@@ -500,7 +500,7 @@ def test_a_header_whose_shoe_id_is_not_its_table_and_number_fails() -> None:
 
 
 def test_a_key_is_picked_by_its_id_and_must_be_valid_when_it_signed() -> None:
-    """Issue 23 item 6: GET /v1/signing-keys lists every key that ever signed with its validity;
+    """GET /v1/signing-keys lists every key that ever signed with its validity;
     the verifier takes the key the proof names and checks signed_at falls in it."""
     at = SAMPLE[0]["signature"]["manifest"]["signed_at"]
     jwk = TEST_KEYS["keys"][0]

@@ -125,7 +125,7 @@ def test_without_a_webhook_nothing_is_sent_and_a_retry_says_so() -> None:
 
 
 def test_a_webhook_removed_can_be_set_again_and_again() -> None:
-    """Issue 23 item 7: after one DELETE every later PUT answered 409 ``concurrent_update``
+    """After one DELETE every later PUT answered 409 ``concurrent_update``
     for ever (the removed item was rewritten with an if-absent Put). A PUT after a DELETE sets
     a new webhook that delivers, with the new secret, from where the removed one stopped."""
     repo, vault, _ = setup(2)
@@ -210,7 +210,7 @@ def test_a_slow_first_pass_never_moves_the_shard_back(monkeypatch: pytest.Monkey
     """Two passes start from a shard never delivered before. The fast one delivers all three
     events; the slow one, which read the state before, gets one through and then a failure.
     Its save loses (the state is new only once): the shard stays past the three, nothing is
-    delivered again, no retry is scheduled (found by a hostile review)."""
+    delivered again, no retry is scheduled."""
     repo, vault, _ = setup(3)
     assert webhooks.deliver(repo, vault, Script(), OP, SHARD).delivered == 3
     real = repo.delivery_state

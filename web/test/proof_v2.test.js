@@ -266,7 +266,7 @@ test('loading: several files make one proof; a file without pages is named', () 
 });
 
 // ------------------------------------------------------------------------------------------------
-// The proof is the shoe asked for (issue 23 item 5)
+// The proof is the shoe asked for
 
 test("another table's clean signed proof is not the shoe asked for; table and shoe are named", async () => {
   const mine = await check(pages(), { shoeId: 'tbl_mine_s2' });
@@ -313,7 +313,7 @@ test('signing keys with a history: the key a proof names, valid when it signed',
   }
 });
 
-test("an open shoe's proof URL says the shoe is open, with what is known (issue 23 item 1)", async () => {
+test("an open shoe's proof URL says the shoe is open, with what is known", async () => {
   const details = { table_id: 'tbl_open', shoe_number: 1, rounds_dealt: 6, voided_rounds: 4,
     close_by: '2026-12-05T03:00:00.000Z' };
   const body = { error: { code: 'shoe_not_closed', message: 'shoe tbl_open_s1 is still open', retryable: true, details } };

@@ -1,5 +1,5 @@
 /**
- * A receiver of the API's webhook deliveries (docs/api.md, issue 14 item 2), with nothing but
+ * A receiver of the API's webhook deliveries (docs/api.md), with nothing but
  * node:http: every delivery's Baccarat-Signature is checked on the raw body, a refused one answers
  * 400, a duplicate (the same event_id delivered again after a retry) is acknowledged and skipped.
  *

@@ -1,25 +1,11 @@
-"""Chain and shoe secrets, and tables' bettor-ref keys, under KMS.
+"""Chain and shoe secrets, tables' bettor-ref keys and the proof signature, under KMS.
 
-* A table's chain secret ``s_N`` is drawn by KMS ``GenerateDataKey`` (32 bytes from the KMS
-  HSMs' CSPRNG — the same source as ``GenerateRandom``), which returns it together with its
-  ciphertext under our key in ONE call: the plaintext is used once to compute the anchor and is
-  never stored; only the ciphertext is.
-* A table's bettor-ref key is drawn the same way (its own ``GenerateDataKey``, purpose
-  ``bettor-ref``); only its ciphertext is kept, opened by the functions that compute refs.
-* When a shoe is committed, ``s_N`` is decrypted, walked down to ``s_i``, and ``s_i`` is
-  encrypted (``Encrypt``) onto the shoe item, so dealing needs one ``Decrypt`` on a cold cache and
-  no chain walk.
-* Every ciphertext is bound to its item by the KMS encryption context (operator, table, shoe
-  number, purpose): a ciphertext copied onto another item does not decrypt.
-* A final proof's manifest is signed by a second, asymmetric key (``ECC_NIST_P256``,
-  ``SIGN_VERIFY``): ``Sign`` with ``MessageType=RAW`` and ``ECDSA_SHA_256`` over the manifest's
-  canonical bytes (at most 4096: KMS hashes them itself; moto's ``DIGEST`` mode disagrees with
-  KMS's, ``RAW`` agrees), the DER signature converted to ``r ‖ s``; ``GetPublicKey`` once per
-  container gives the JWK ``GET /v1/signing-keys`` lists and the ``key_id`` every signature names.
-
-The same code runs against moto's KMS locally (``make run``, tests), so there is one code path.
-The port (:class:`~baccarat_api.ports.vault.SecretVault`) and the encryption contexts are in
-:mod:`baccarat_api.ports.vault`."""
+Secrets are drawn by ``GenerateDataKey`` (plaintext used once, only the ciphertext stored); a
+shoe's ``s_i`` is encrypted onto the shoe item at its commit, so dealing needs one ``Decrypt``
+on a cold cache and no chain walk. Every ciphertext is bound to its item by the encryption
+context (:mod:`baccarat_api.ports.vault`): copied onto another item it does not decrypt. A final
+proof's manifest is signed by a second, asymmetric key (ES256, ``Sign`` with ``RAW``). The same
+code runs against moto's KMS locally: one code path."""
 
 from __future__ import annotations
 
@@ -124,6 +110,8 @@ class KmsVault:
         return plaintext
 
     def sign(self, message: bytes) -> bytes:
+        """ECDSA P-256 over the message's bytes, as ``r ‖ s``. ``RAW`` (KMS hashes at most 4096
+        bytes itself), not ``DIGEST``: moto's digest mode disagrees with KMS's, ``RAW`` agrees."""
         if len(message) > proofdoc.MAX_MANIFEST_BYTES:
             raise ValueError(f"KMS signs a RAW message of at most 4096 bytes, not {len(message)}")
         self.public_jwk()  # the key this container names (cached): sign with exactly that key

@@ -1,17 +1,11 @@
-"""The webhook ports' adapters: POST with the standard library (:class:`HttpSender`; no
-redirects followed, a bounded answer read, the whole exchange within the timeout, public
-addresses only) and the delivery wake-up on
-SQS (:class:`SqsWakeup`: a message naming the operator's feed shard, delayed).
+"""The webhook ports' adapters: POST with the standard library (:class:`HttpSender`: no
+redirects followed, a bounded answer read, the whole exchange within the timeout) and the
+delivery wake-up on SQS (:class:`SqsWakeup`: a message naming the operator's feed shard, delayed).
 
-Public addresses only: an operator's webhook URL is fetched from inside our network, so a URL
-naming (or resolving to) a loopback, private, link-local (the instance metadata's 169.254.x),
-shared or reserved address would have the delivery function POST there and answer the
-operator its status — a port scan of our side. Each connection resolves the host once, refuses
-unless every address is globally routable (``Sent(None, "refused: …")``: a failure, retried
-and parked like an unreachable receiver) and connects to the address it checked (a second
-resolution could answer another: DNS rebinding); TLS still verifies the host name.
-``allow_private`` (``WEBHOOK_PRIVATE_ADDRESSES``, set by ``make run``) lifts this for a
-receiver on this machine."""
+Public addresses only: an operator's URL is fetched from inside our network, so a loopback,
+private, link-local, shared or reserved address is refused (a port scan of our side otherwise);
+the connection goes to the address checked (no DNS rebinding). ``allow_private``
+(``WEBHOOK_PRIVATE_ADDRESSES``, set by ``make run``) lifts this for a receiver on this machine."""
 
 from __future__ import annotations
 

@@ -177,7 +177,7 @@ class RequestContext:
                 response = JSONResponse(body_of(err, rid), status_code=status_for(err))
                 await response(scope, receive, send_with_id)
                 return
-            await self.app(scope, _bounded(receive), send_with_id)
+            await self.app(scope, _bounded_receive(receive), send_with_id)
         except Exception:
             logger.exception("unhandled error")
             if started:
@@ -186,7 +186,7 @@ class RequestContext:
             await response(scope, receive, send_with_id)
 
 
-def _bounded(receive: Receive) -> Receive:
+def _bounded_receive(receive: Receive) -> Receive:
     """``receive`` that refuses a body growing past :data:`MAX_BODY_BYTES` (a chunked upload,
     or a Content-Length that lies): 413 ``payload_too_large`` through the HTTP error handler."""
     seen = 0

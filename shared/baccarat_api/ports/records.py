@@ -1,16 +1,13 @@
 """What the service stores: one record type per item kind, independent of DynamoDB.
 
 Every record belongs to one operator (``operator_id``), except the public ones: the proof of an
-ended shoe and a table's fairness summary. Secrets appear only as KMS ciphertext
-(``chain_secret_ct``, ``secret_ct``, ``ref_key_ct``); ``server_seed`` is set only once the shoe
-has ended.
+ended shoe and a table's fairness summary. Secrets appear only as KMS ciphertext; ``server_seed``
+is set only once the shoe has ended.
 
-A field is written once, here, with its default: the DynamoDB codec
-(:mod:`baccarat_api.adapters.dynamodb.codec`) stores every field under its name and reads a
-missing attribute back as this default — or, for a field whose default is an API default, as
-its frozen stored default (:mod:`baccarat_api.ports.stored_defaults`); the in-memory repository
-stores the records as they are. A new record kind is a dataclass here plus its entry in
-:data:`KEY_FIELDS` (and its item shape in the codec)."""
+A field is written once, here, with its default: the codec stores every field under its name and
+reads a missing attribute back as this default (or its frozen stored default,
+:mod:`baccarat_api.ports.stored_defaults`). A new record kind is a dataclass here plus its entry
+in :data:`KEY_FIELDS` (and its item shape in the codec)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,12 @@
 """The sweep: what the system does when the operator does not (the seeds' disconnect rule).
 
-Each run, from the sparse ``DueRounds`` index, it
-
-1. deals every betting window past its ``deal_by`` from its book, as ``{"from_book": true}``
-   would — a table never hangs on an absent operator;
-2. settles every round past its ``settle_by`` as the operator would (``auto_settled: true``),
-   never while a card is still face down (left for a later run);
-3. closes every open shoe idle past its ``close_by`` as ``POST …/close`` would, unless a round
-   of it awaits settlement or is squeezed or a window of it is open — so the proof an idle
-   close publishes is final at once;
-4. finalises every ended shoe's proof that has become final (:func:`.proofs.finalise_due`).
-
-Each step is the operator's own conditional write, so a sweep racing a late call (or another
-sweep) changes nothing twice. Round trips: one ``Query`` per index shard and page, then per
-window a live read + a deal (3), per round a read + the settlement (2), per idle shoe 4."""
+Each run, from the sparse ``DueRounds`` index, it deals every betting window past its
+``deal_by`` from its book, settles every round past its ``settle_by`` (``auto_settled: true``;
+never while a card is face down), closes every open shoe idle past its ``close_by`` (unless a
+round of it is unresolved or squeezed or a window is open, so the proof is final at once) and
+finalises every proof that has become final (:func:`.proofs.finalise_due`). Each step is the
+operator's own conditional write, so a sweep racing a late call (or another sweep) changes
+nothing twice."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ The contract's models (``BetIn``, ``PlayerBankerIn``) are validated once, into
 accepted order) and the player-banker. Everything else derives from that one value: the core's
 objects (:class:`baccarat.bets.Bet`) that validation and settlement compute with
 (:meth:`DealBets.objects`), and what the round locks, stores, hashes and answers
-(:meth:`DealBets.locked`: the same documents, each bettor's ref beside its id). A refused list
+(:meth:`DealBets.locked_bets`: the same documents, each bettor's ref beside its id). A refused list
 becomes a :class:`~baccarat_api.service.errors.DomainError` with the refusal's own code."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class DealBets:
         """The core's view: bets (an absent list is empty) and the player-banker."""
         return bets_from_json(self.bets or []), player_banker_from_json(self.player_banker)
 
-    def locked(self, refs: Refs) -> tuple[list[LockedBet], LockedPlayerBanker | None]:
+    def locked_bets(self, refs: Refs) -> tuple[list[LockedBet], LockedPlayerBanker | None]:
         """The bets and player-banker as the round locks them: each with its ``bettor_ref``
         right after its ``bettor_id``, a spectator's personal limits reduced to the bet's own
         type (:func:`own_limit`)."""

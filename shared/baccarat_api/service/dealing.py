@@ -5,12 +5,9 @@ all-or-nothing and locked with the round, and their money (:mod:`.money`) is com
 with the cards — no money is attached to, or changed on, a round once its cards exist. A round
 nobody bet on is settled at its deal.
 
-Round trips: one read (the shoe and the live state; the ``Idempotency-Key`` record or the named
-``round_number`` in the same BatchGetItem) and ONE TransactWriteItems — the round, the shoe's
-cursor and version (of two concurrent deals one wins, the other answers 409
-``concurrent_update``), the live state and its events, the audit chain, the DueRounds entry,
-and at the shoe's end the table and the proof — = 2. A deal whose write lost or timed out
-re-reads its round: its write id there means it was dealt (:mod:`.writeids`)."""
+One read and ONE TransactWriteItems (of two concurrent deals one wins, the other answers 409
+``concurrent_update``). A deal whose write lost or timed out re-reads its round: its write id
+there means it was dealt (:mod:`.writeids`)."""
 
 from __future__ import annotations
 
@@ -22,7 +19,7 @@ from baccarat.audit import settlement_hash
 from baccarat.bets import PlayerBanker
 from baccarat.outcome import Round
 from baccarat.profiles import TableConfig
-from baccarat.proofdoc import refs_for, replaced
+from baccarat.proofdoc import refs_for, replaced_amounts
 from baccarat.squeeze import reveal_plan, squeeze_rights
 from baccarat.validation import AcceptedRound, BetRefused, validate_bets
 from baccarat_api import limits
@@ -50,7 +47,7 @@ from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
 from baccarat_api.service.models import DealRequest, RoundOut
 from baccarat_api.service.money import round_money
 from baccarat_api.service.reveals import live_squeeze, squeeze_seconds
-from baccarat_api.service.tables import end_shoe, shoe_ended
+from baccarat_api.service.tables import end_shoe, shoe_ended_change
 from baccarat_api.service.views import round_view
 from baccarat_api.service.writeids import write_id
 
@@ -286,7 +283,7 @@ def _round_record(
     audit chain — settled at once if nobody bet; refused if its item could outgrow its budget."""
     shoe, table, rnd = deal.shoe, deal.table, deal.rnd
     refs = refs_for(shoes.ref_key(shoe), shoe.table_id)
-    bets, player_banker = deal.bets.locked(refs)
+    bets, player_banker = deal.bets.locked_bets(refs)
     pb_id = None if deal.player_banker is None else deal.player_banker.bettor_id
     rights = squeeze_rights(deal.config.profile.name, deal.accepted.bets, player_banker_id=pb_id)
     idle_out = [table.seats[s]["bettor_id"] for s in idle[1]] if table.seats else None
@@ -370,7 +367,7 @@ def _deal_events(
     if nobody:
         reported.append(settled_event(record, False))
     if deal.last:
-        reported.append(shoe_ended(after))
+        reported.append(shoe_ended_change(after))
     return emit(
         deal.live,
         deal.operator_id,
@@ -406,9 +403,12 @@ def stored_bytes(record: RoundRecord) -> int:
     bytes for the key and index attributes."""
     fields = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
     size = sum(len(name) + limits.json_bytes(value) for name, value in fields.items())
-    void = {"reason": "technical_fault", "note": "x" * 4 * limits.MAX_VOID_NOTE_LENGTH,
-            "voided_at": record.created_at, "replaced": replaced(record.money) if record.money
-            else {}}  # fmt: skip
+    void = {
+        "reason": "technical_fault",
+        "note": "x" * 4 * limits.MAX_VOID_NOTE_LENGTH,
+        "voided_at": record.created_at,
+        "replaced": replaced_amounts(record.money) if record.money else {},
+    }
     return size + limits.json_bytes(void) + 512
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypedDict, TypeVar
 
-from baccarat.squeeze import noticed
+from baccarat.squeeze import system_reveals
 from baccarat_api.ids import parse_table_id
 from baccarat_api.limits import MAX_EVENTS_PAGE
 from baccarat_api.ports.records import EventRecord, LiveRecord, RoundRecord
@@ -147,11 +147,11 @@ def emit(
     """The events ``(type, data)`` numbered after ``live`` (``None``: the table has none yet),
     and the live state moved past them (plus ``changes`` of its other fields). First come the
     ``squeeze_revealed`` events of the steps the system opened at their deadline since the last
-    change (:func:`baccarat.squeeze.noticed`; ``service/squeezing.py``)."""
+    change (:func:`baccarat.squeeze.system_reveals`; ``service/squeezing.py``)."""
     before = live
     base = live if live is not None else LiveRecord(operator_id, table_id)
     # a squeeze step the system opened at its deadline is reported by the first change after it
-    system, squeeze = noticed(base.squeeze, changes.get("squeeze", base.squeeze), at)
+    system, squeeze = system_reveals(base.squeeze, changes.get("squeeze", base.squeeze), at)
     if system or "squeeze" in changes:
         changes["squeeze"] = squeeze
     events = [*system, *events]

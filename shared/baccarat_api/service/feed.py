@@ -183,7 +183,7 @@ def past(slot: Slot) -> Position:
     return (slot.entry.pos - 1, done)
 
 
-def _advanced(positions: list[Position], taken: list[Slot]) -> list[Position]:
+def _next_positions(positions: list[Position], taken: list[Slot]) -> list[Position]:
     out = list(positions)
     for slot in taken:  # in each shard's order: the last one taken decides
         out[slot.shard] = past(slot)
@@ -243,7 +243,9 @@ def operator_events(
     counts = [sum(1 for s in taken if s.shard == k) for k in range(FEED_SHARDS)]
     # events left in what was read, or a shard read to its limit (more may follow it)
     more = any(len(q) > n or len(q) == limit for q, n in zip(queues, counts, strict=True))
-    return FeedPageOut(events=out, next_after=encode_cursor(_advanced(positions, taken)), more=more)
+    return FeedPageOut(
+        events=out, next_after=encode_cursor(_next_positions(positions, taken)), more=more
+    )
 
 
 def render(e: EventRecord, rounds: dict[str, Any]) -> FeedEventOut:

@@ -3,7 +3,7 @@
 What bets win or lose is fixed the moment the cards exist: :func:`round_money` computes it then
 — the settlement document without ``settled_at`` / ``auto_settled`` — and it is stored on the
 round and hashed with the cards. Settling only stamps when and how (:func:`settlement_out`); a
-void stores what it replaced (``proofdoc.replaced``: the ``nets`` and the house's take), and
+void stores what it replaced (``proofdoc.replaced_amounts``: the ``nets`` and the house's take), and
 :func:`void_out` is its settlement-shaped view (every stake returned, every net 0). Answers are
 rendered from the round record alone, so a first answer, a replay and a later read are the same
 bytes. Maps keyed by participant list the bettors in the order of their first bet, then the

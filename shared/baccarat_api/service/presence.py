@@ -39,13 +39,13 @@ def _elsewhere(live: LiveRecord, bettor_id: str, here: str) -> None:
         )
 
 
-def _needed(config: TableConfig, *, banker: bool = False) -> int:
+def _required_balance(config: TableConfig, *, banker: bool = False) -> int:
     tier = config.tier
     return tier.player_banker_min_balance if banker else tier.bettor_min_balance
 
 
 def _min_balance(config: TableConfig, balance: int, *, banker: bool = False) -> None:
-    need = _needed(config, banker=banker)
+    need = _required_balance(config, banker=banker)
     if balance < need:
         # a seat and a spectator place need the same balance: no place to send the bettor to
         if banker:
@@ -72,7 +72,7 @@ class _Removal:
 
     def below(self, config: TableConfig, bettor_id: str, where: str, balance: int) -> bool:
         """Whether ``balance`` is below ``where``'s minimum (then noted as this removal)."""
-        need = _needed(config, banker=where == "banker")
+        need = _required_balance(config, banker=where == "banker")
         self.out = None
         if balance >= need:
             return False

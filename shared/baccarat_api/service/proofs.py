@@ -1,20 +1,12 @@
 """Public proofs: final once, signed once, served in pages; the signing keys; the fairness summary.
 
 A shoe's proof is **final** once the shoe has ended and every dealt round is settled or voided;
-before that its route answers 409 ``shoe_not_closed`` (open: with rounds dealt, voids so far and
-``close_by``) or ``proof_pending`` (ended, rounds unresolved — resolved by their settle deadline
-at the latest). The fairness summary shows the table's open shoe priced the same way
-(:func:`open_shoe_view`), a void's ``replaced`` only once its round's cards are all shown.
-
-**Finalisation** — on the first read of a final proof, or by the sweep (:func:`finalise_due`):
-check ``OpenRounds`` (any → pending), read the shoe and its rounds (one consistent ``Query``),
-build the pages with the table's ref key and sign their manifest (KMS ``Sign``, once), store the
-pages, then ONE transaction puts the signature on the proof item *if it has none* (of two
-finalisers one wins; the other serves the winner's signature over the same pages) with the
-shoe's fairness line and totals.
-
-**Serving** a page: its stored bytes and the proof item's signature, one ``BatchGetItem``, no
-KMS; the bytes are checked against the manifest before they are served."""
+before that its route answers 409 ``shoe_not_closed`` or ``proof_pending``. **Finalisation** (on
+the first read of a final proof, or by the sweep: :func:`finalise_due`) builds the pages, signs
+their manifest once and stores them; ONE transaction then puts the signature on the proof item
+*if it has none*, so of two finalisers one wins and the other serves the winner's signature.
+**Serving** a page is one ``BatchGetItem`` and no KMS; its bytes are checked against the
+manifest first."""
 
 from __future__ import annotations
 
@@ -120,7 +112,7 @@ def finalise(
         budget=PAGE_BUDGET,
     )
     signature = cast(ProofSignature, pages[0]["signature"])
-    stored = [proofdoc.proof_bytes(proofdoc.unsigned(p)) for p in pages]
+    stored = [proofdoc.proof_bytes(proofdoc.unsigned_page(p)) for p in pages]
     repo.put_proof_pages(proof.shoe_id, stored)
     line = ShoeFairness(
         table_id=shoe.table_id,

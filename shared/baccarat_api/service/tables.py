@@ -265,7 +265,7 @@ def end_shoe(
     return after, proof
 
 
-def shoe_ended(after: ShoeRecord) -> Change:
+def shoe_ended_change(after: ShoeRecord) -> Change:
     """The ``shoe_ended`` event of a shoe as ended."""
     data = ShoeEnded(
         shoe_id=after.shoe_id, reason=after.end_reason, rounds_dealt=after.rounds_dealt
@@ -334,12 +334,12 @@ def idle_reason(repo: Repository, shoe: ShoeRecord, live: LiveRecord | None, at:
         return "a betting window is open"
     if repo.open_rounds(shoe.shoe_id):
         return "a round awaits settlement"
-    if _still_squeezed(repo, shoe, at) is not None:
+    if _squeezed_error(repo, shoe, at) is not None:
         return "its last round is still squeezed"
     return None
 
 
-def _still_squeezed(repo: Repository, shoe: ShoeRecord, at: str) -> DomainError | None:
+def _squeezed_error(repo: Repository, shoe: ShoeRecord, at: str) -> DomainError | None:
     """409 ``cards_not_shown`` when a card of the shoe's last round is still face down at
     ``at``: ending the shoe reveals its seed, and with it every card — so nobody (the close's
     answer, the public proof) sees a card before the table shows it. Else ``None``."""
@@ -367,7 +367,7 @@ def _close_shoe(
         raise DomainError("shoe_ended", f"shoe {shoe_id} has already ended")
     if idle_at is not None and (why := idle_reason(repo, shoe, live, idle_at)) is not None:
         raise NotIdle(why)
-    if idle_at is None and (squeezed := _still_squeezed(repo, shoe, repo.clock())) is not None:
+    if idle_at is None and (squeezed := _squeezed_error(repo, shoe, repo.clock())) is not None:
         raise squeezed
     secret = vault.unseal(
         shoe.secret_ct, shoe_context(operator_id, shoe.table_id, shoe.shoe_number)
@@ -383,7 +383,7 @@ def _close_shoe(
         operator_id,
         shoe.table_id,
         after.ended_at,
-        [*dropped, shoe_ended(after)],
+        [*dropped, shoe_ended_change(after)],
         deal_by=None,
         open_shoe_id=None,
         **window,

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import cast
 
 from baccarat.profiles import TableConfig
-from baccarat.proofdoc import replaced
+from baccarat.proofdoc import replaced_amounts
 from baccarat_api.ports.documents import Replaced, Void
 from baccarat_api.ports.records import LiveRecord, RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
@@ -117,7 +117,7 @@ def _void_round(
         "reason": reason,
         "note": note,
         "voided_at": voided_at,
-        "replaced": cast(Replaced, replaced(r.money)),
+        "replaced": cast(Replaced, replaced_amounts(r.money)),
     }
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem, seq)

@@ -315,14 +315,14 @@ def deliver(
         event = found[(slot.entry.table_id, slot.seq)]
         sent = _post(sender, hook, secret, _body(repo, event), repo.clock())
         if sent.ok:
-            after = _moved(after, slot)
+            after = _state_after(after, slot)
             delivered += 1
             continue
         since = after.failing_since_ms or now
         attempts = after.attempts + 1
         if now - since >= RETRY_WINDOW_SECONDS * 1000 * scale:
             _park(repo, event, attempts, since, _error(sent))
-            after = _moved(after, slot)
+            after = _state_after(after, slot)
             parked += 1
             continue
         wait = backoff(attempts) * scale
@@ -336,7 +336,7 @@ def deliver(
     return Pass(delivered, parked, again, due_ms=after.next_at_ms)
 
 
-def _moved(state: DeliveryState, slot: feed.Slot) -> DeliveryState:
+def _state_after(state: DeliveryState, slot: feed.Slot) -> DeliveryState:
     pos, taken = feed.past(slot)
     return replace(state, pos=pos, taken=taken, attempts=0, failing_since_ms=0, next_at_ms=0)
 

@@ -1,16 +1,11 @@
 """Game outcomes of simulated shoes against the exact probabilities of ``baccarat.rtp``.
 
-The exact figures are for a round dealt from a fresh shoe. Round 1 of every shoe is exactly that:
-a uniform shuffle puts a uniformly random ordered sample of the shoe at any fixed positions, and
-with a burn, the cards after the exposed card are a uniform shuffle of the rest whatever the
-exposed card is, so round 1 (which starts after the burn) is a fresh-shoe round once more averaged
-over the exposed card. Later rounds depend on what earlier rounds used, so only round 1 of each
-shoe is counted: one independent round per shoe.
-
-Every bet of the bid-squeeze pay table (every bet in the vocabulary) is graded by
-``baccarat.paytables.grade`` on ``baccarat.outcome.FactSnapshot``; its categories are each
-distinct winning multiplier, push and lose, with the exact probabilities ``compute_rtp`` gives.
-"""
+The exact figures are for a round dealt from a fresh shoe. Round 1 of every shoe is exactly that
+(a uniform shuffle, and after a burn the rest is a uniform shuffle whatever the exposed card);
+later rounds depend on earlier ones, so only round 1 of each shoe is counted: one independent
+round per shoe. Every bet of the bid-squeeze pay table (every bet in the vocabulary) is graded by
+``baccarat.paytables.grade``; its categories are each distinct winning multiplier, push and lose,
+with the exact probabilities ``compute_rtp`` gives."""
 
 from __future__ import annotations
 

@@ -70,7 +70,7 @@ class Results:
     wall_seconds: float = 0.0
 
 
-def _timed(fn: Callable[..., T], *args: Any) -> tuple[T, float]:
+def _result_and_seconds(fn: Callable[..., T], *args: Any) -> tuple[T, float]:
     start = time.process_time()
     out = fn(*args)
     return out, time.process_time() - start
@@ -119,7 +119,9 @@ class _Tasks:
         self.pending: dict[str, list[Future[tuple[Any, float]]]] = {}
 
     def submit(self, section: str, fn: Callable[..., Any], *args: Any) -> None:
-        self.pending.setdefault(section, []).append(self.pool.submit(_timed, fn, *args))
+        self.pending.setdefault(section, []).append(
+            self.pool.submit(_result_and_seconds, fn, *args)
+        )
 
     def results(self) -> dict[str, list[tuple[Any, float]]]:
         return {section: [f.result() for f in futures] for section, futures in self.pending.items()}

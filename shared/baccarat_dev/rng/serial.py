@@ -1,16 +1,12 @@
 """Serial structure: correlation between the points of cards ``k`` apart in a shoe, and runs of
 Banker / Player results.
 
-A shoe is a permutation of a fixed multiset of point values (mean ``μ``, variance ``σ²`` over its
-``n`` cards), so consecutive cards are *not* uncorrelated: for a uniform permutation,
-``E[(x_p − μ)(x_q − μ)] = −σ²/(n−1)`` for any two positions. The serial correlation of a shoe at
-lag ``k``, ``r_k = mean_p (x_p − μ)(x_{p+k} − μ) / σ²``, therefore has expectation exactly
-``−1/(n−1)``, and that is what the mean over independent shoes is tested against (z-test with the
-sample variance over shoes; testing against 0 would fail a perfect shuffle at this sample size).
-
-Runs: the Wald–Wolfowitz test on each shoe's sequence of Banker/Player results (ties left out),
-conditioned on that shoe's counts of each and summed over shoes; and the same test on the
-sequence of round-1 results of consecutive shoes of a table (independent by construction)."""
+A shoe is a permutation of a fixed multiset of point values, so consecutive cards are *not*
+uncorrelated: the serial correlation ``r_k`` of a uniform permutation of ``n`` cards has
+expectation exactly ``−1/(n−1)``, and that is what the mean over independent shoes is tested
+against (testing against 0 would fail a perfect shuffle at this sample size). Runs: the
+Wald–Wolfowitz test on each shoe's Banker/Player results (ties left out), summed over shoes, and
+on the round-1 results of consecutive shoes of a table."""
 
 from __future__ import annotations
 

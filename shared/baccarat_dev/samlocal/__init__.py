@@ -60,7 +60,7 @@ from baccarat_dev.samlocal.environment import (
     local_value,
     template_variables,
 )
-from baccarat_dev.samlocal.ids import read_answer, remembered, render, take
+from baccarat_dev.samlocal.ids import read_answer, remembered_ids, render, take
 from baccarat_dev.samlocal.scaffold import EVENT_EPOCH_MS, http_event, scaffold
 
 __all__ = [
@@ -107,7 +107,7 @@ __all__ = [
     "placeholders",
     "project_root",
     "read_answer",
-    "remembered",
+    "remembered_ids",
     "render",
     "scaffold",
     "setup",

@@ -84,7 +84,7 @@ def read_answer(out: Any) -> tuple[str, dict[str, str], bool]:
     return json.dumps(out, separators=(",", ":")), {}, True
 
 
-def remembered(root: Path) -> dict[str, str]:
+def remembered_ids(root: Path) -> dict[str, str]:
     path = root / IDS_FILE
     return dict(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else {}
 
@@ -119,7 +119,7 @@ def take(root: Path, text: str, expect: str | None = None) -> tuple[list[str], b
         ok = not ok and f'"code": "{expect}"' in summary
     lines = [summary]
     if ids:
-        known = {**remembered(root), **ids}
+        known = {**remembered_ids(root), **ids}
         (root / RENDERED).mkdir(parents=True, exist_ok=True)
         (root / IDS_FILE).write_text(json.dumps(known, indent=2) + "\n", encoding="utf-8")
         written = render(root, known)

@@ -205,7 +205,7 @@ def test_a_proof_route_error_is_shown(page: Any, server: Any) -> None:
 
 
 def test_an_open_shoes_proof_route_says_the_shoe_is_open(page: Any, server: Any) -> None:
-    """Issue 23 item 1: 409 shoe_not_closed is shown as an open shoe, with what is known."""
+    """409 shoe_not_closed is shown as an open shoe, with what is known."""
     details = {"table_id": "tbl_open", "shoe_number": 1, "rounds_dealt": 6,
                "voided_rounds": 4, "close_by": "2026-12-05T03:00:00.000Z"}  # fmt: skip
     error = {"code": "shoe_not_closed", "message": "still open", "retryable": True,
@@ -430,7 +430,7 @@ def test_a_bundle_in_a_data_url_with_keys_in_a_data_url(
     assert v["state"] == "failed" and v["detail"].startswith("unsigned proof"), v
 
 
-# --- the API's page trusts only the API's own keys (issue 23 item 4) -----------------------------
+# --- the API's page trusts only the API's own keys -----------------------------------------------
 
 
 def _another_key_set() -> dict[str, Any]:
@@ -517,7 +517,7 @@ def test_a_pasted_proof_on_the_apis_page_is_shown_as_pasted(
 def test_another_tables_proof_at_my_shoe_url_is_not_verified(
     page: Any, server: Any, signed_pages: list[dict[str, Any]], signing_keys: dict[str, Any]
 ) -> None:
-    """Issue 23 item 5: a clean signed proof of table tbl_vector served at a player's shoe URL."""
+    """A clean signed proof of table tbl_vector served at a player's shoe URL."""
     server.serve_pages(signed_pages, keys=signing_keys)
     server.route("/v1/shoes/tbl_mine_s2/proof", 200, signed_pages[0])
     page.goto(f"{server.url}/verify?proof={quote('/v1/shoes/tbl_mine_s2/proof')}")

@@ -1,18 +1,12 @@
-"""A final proof's pages as DynamoDB items: each page's canonical JSON (up to ~900 KB, the
-split rule's ``PAGE_BUDGET``) cut into parts of :data:`PART_BYTES`, each part zlib-compressed
-into one item (``PROOF#<shoe_id>`` / ``PAGE#<page>#<part>``).
+"""A final proof's pages as DynamoDB items: each page's canonical JSON cut into parts of
+:data:`PART_BYTES`, each part zlib-compressed into one item (``PROOF#<shoe_id>`` /
+``PAGE#<page>#<part>``).
 
-Why parts of the *raw* bytes, compressed one by one, rather than one compressed page: the worst
-case is then a bound, not a hope — zlib never makes ``n`` bytes larger than
-:func:`compress_bound` ``(n)`` (zlib's own ``compressBound``), so a part item is at most
-:data:`MAX_PART_ITEM_BYTES` whatever the page holds (refs are HMAC outputs: incompressible),
-under DynamoDB's 400 KB item limit with a wide margin; and the parts depend only on the page's
-bytes, not on the zlib build, so two finalisers racing write identical items.
-
-A page of at most ``PREFETCH_PARTS × PART_BYTES`` bytes (every page the split rule makes at the
-documented limits: ≤ ``PAGE_BUDGET`` plus its ``page`` member) is read in ONE ``BatchGetItem``
-together with the proof item; a longer one (a single round larger than the budget) takes one
-more."""
+Parts of the *raw* bytes, compressed one by one, so the worst case is a bound
+(:func:`compress_bound`, :data:`MAX_PART_ITEM_BYTES`, under DynamoDB's 400 KB item limit) and
+the parts depend only on the page's bytes: two finalisers racing write identical items. A page of
+at most ``PREFETCH_PARTS × PART_BYTES`` bytes is read in ONE ``BatchGetItem`` with the proof
+item."""
 
 from __future__ import annotations
 
@@ -89,7 +83,7 @@ def part_number(item: dict[str, Any]) -> int:
     return int(item[_PART]["N"])
 
 
-def joined(items: Sequence[dict[str, Any]]) -> bytes | None:
+def page_bytes(items: Sequence[dict[str, Any]]) -> bytes | None:
     """The page's bytes from all its part items (any order), or ``None`` if one is missing."""
     if not items:
         return None

@@ -49,7 +49,7 @@ class ProofStore(DynamoBase):
             rest = range(parts_of.PREFETCH_PARTS, parts_of.parts_expected(parts[0]))
             more = {k: ("part", self.state) for k in parts_of.part_keys(shoe_id, number, rest)}
             parts += [item for _, item in self._fetch(more)]
-        return proof, parts_of.joined(parts)
+        return proof, parts_of.page_bytes(parts)
 
     def put_proof_pages(self, shoe_id: str, pages: Sequence[bytes]) -> None:
         """One plain ``PutItem`` per part item (never ``BatchWriteItem``, which can delete: no

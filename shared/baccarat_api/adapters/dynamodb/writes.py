@@ -51,7 +51,7 @@ class WriteRequests(DynamoBase):
         (request,) = self._requests(write)
         return request
 
-    def _decoded(self, kind: type, item: Item) -> Any:
+    def _record_of(self, kind: type, item: Item) -> Any:
         """The record of an item a lost condition returned (``ALL_OLD``); a kind with its
         packed fields apart reads that item too (one ``GetItem``: a lost race only)."""
         s = shape(kind)
@@ -143,7 +143,7 @@ class WriteRequests(DynamoBase):
                 item = getattr(exc.__cause__, "response", {}).get("Item")
                 if not (isinstance(write, Update) and write.return_existing and item):
                     raise
-                winner: Any = self._decoded(write.kind, item)
+                winner: Any = self._record_of(write.kind, item)
                 raise ConditionFailed(str(exc), existing=winner) from exc.__cause__
             return
         extra: dict[str, Any] = {} if token is None else {"ClientRequestToken": token}
@@ -157,7 +157,7 @@ class WriteRequests(DynamoBase):
             for write, reason in zip(owners, reasons, strict=False):
                 item = reason.get("Item")
                 if isinstance(write, Update) and write.return_existing and item is not None:
-                    existing = self._decoded(write.kind, item)
+                    existing = self._record_of(write.kind, item)
                     break
             duplicate = len(lost) == len(requests) and any(
                 failed and isinstance(w, Put) and isinstance(w.record, IdempotencyRecord)
