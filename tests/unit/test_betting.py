@@ -472,6 +472,7 @@ def test_the_sweep_deals_only_the_window_the_index_listed_and_only_once_it_is_du
     """The index (eventually consistent) lists a window; before the sweep reads the table, the
     operator deals it, settles and opens the next: the sweep must not deal that newer window,
     whose betting is still open."""
+    game.clock.set("2026-03-01T12:00:00.000Z")
     t, shoe_id = table_with_shoe(game)
     presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, None)
     first = betting.open_betting(game.repo, OP, t).betting
@@ -481,8 +482,9 @@ def test_the_sweep_deals_only_the_window_the_index_listed_and_only_once_it_is_du
 
     def stale(now: str, limit: int) -> list[tuple[str, str]]:
         due = listed(now, limit)
+        game.clock.set(now)  # all this happens at the sweep's moment, after it listed the index
         settle_round(game.repo, OP, from_book(game, shoe_id).round_id)
-        betting.open_betting(game.repo, OP, t)  # the next window: closes in 15 s of real time
+        betting.open_betting(game.repo, OP, t)  # the next window: open at that moment
         return due
 
     monkeypatch.setattr(game.repo, "due_books", stale)
