@@ -67,7 +67,6 @@ TEMPORARY_LONG = frozenset(
     {
         "shared/baccarat_api/adapters/memory.py",
         "shared/baccarat_api/adapters/dynamodb/codec.py",
-        "shared/baccarat_api/service/betting.py",
     }
 )
 
