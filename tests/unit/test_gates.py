@@ -60,15 +60,6 @@ def test_the_code_passes_the_complexity_gate() -> None:
 #: A shipped module (shared/, functions/) is at most this many lines: one thing, read in one go.
 MAX_LINES = 500
 
-# TEMPORARY — modules being split by their owners in parallel with this test. Each
-# may stay over MAX_LINES until it is split; an entry at or under the limit, or gone, fails the
-# test so that this list only shrinks. Empty it when the splits are merged, then delete it.
-TEMPORARY_LONG = frozenset(
-    {
-        "shared/baccarat_api/adapters/dynamodb/codec.py",
-    }
-)
-
 
 def module_lines(root: Path) -> dict[str, int]:
     """Lines of every shipped Python module, by path from ``root``."""
@@ -82,9 +73,7 @@ def module_lines(root: Path) -> dict[str, int]:
 def test_no_shipped_module_is_over_500_lines() -> None:
     lines = module_lines(REPO_ROOT)
     long = {path: n for path, n in lines.items() if n > MAX_LINES}
-    assert {p: n for p, n in long.items() if p not in TEMPORARY_LONG} == {}
-    stale = sorted(p for p in TEMPORARY_LONG if p not in long)
-    assert stale == [], f"within {MAX_LINES} lines or gone: drop them from TEMPORARY_LONG"
+    assert long == {}
 
 
 def test_the_size_check_sees_a_long_module(tmp_path: Path) -> None:
