@@ -1,19 +1,17 @@
 """How one record kind is stored (:class:`Shape`), field by field.
 
-Each field is stored under its own name (unless :attr:`Shape.attributes` renames it) in the type
-its annotation says: ``str`` → ``S``, ``int`` → ``N``, ``bytes`` → ``B``, ``bool`` → ``BOOL``,
-anything else (the documents of :mod:`baccarat_api.ports.documents`) → compact JSON — keys
-sorted, unless the field is in :attr:`Shape.ordered_json` (a round's documents keep their written
-order, so an answer rendered from them is byte for byte the first). ``None`` is not stored; a
-missing attribute reads back as its stored default (:mod:`~baccarat_api.ports.stored_defaults`)
-or else the field's default.
+Each field is one attribute under its name (or :attr:`Shape.attributes`' rename), typed by
+its annotation: ``str`` → ``S``, ``int`` → ``N``, ``bytes`` → ``B``, ``bool`` → ``BOOL``, a
+document → compact JSON (keys sorted, unless in :attr:`Shape.ordered_json`: kept as written,
+so an answer rendered from it is byte for byte the first). ``None`` is not stored; a missing
+attribute reads back as its stored default (:mod:`~baccarat_api.ports.stored_defaults`) or the
+field's default.
 
-Writes are charged per KB, an update on the whole item: the fields a kind fixes at its put and
-never updates nor tests (:attr:`Shape.packed`) are stored together in ONE binary attribute,
-:data:`PACKED` (:func:`pack`-ed JSON; for a shoe, on an item of its own, :attr:`Shape.apart`),
-and large documents an update rewrites whole (:attr:`Shape.compressed`) are each packed alone.
-What a key, an index, a condition or an update touches stays a native attribute; the adapter
-refuses an update naming a packed field."""
+Writes are charged per KB of the whole item, so the fields a kind fixes at its put
+(:attr:`Shape.packed`) share ONE :func:`pack`-ed attribute, :data:`PACKED` (a shoe's on an item
+of their own, :attr:`Shape.apart`), and large documents rewritten whole
+(:attr:`Shape.compressed`) are each packed alone; keys, indexes, conditions and updates touch
+native attributes only."""
 
 from __future__ import annotations
 
