@@ -17,7 +17,8 @@ def _instant_store() -> None:
     """Swap the warm container's adapters for the in-memory ones (tiers and the bench
     operator's key as the session needs them)."""
     from baccarat_api import runtime
-    from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
+    from baccarat_api.adapters.memory import MemoryRepository
+    from baccarat_api.adapters.memory_vault import MemoryVault
     from baccarat_api.adapters.shoe_cache import ShoeCache
     from baccarat_api.jobs.seed import tier_docs
     from baccarat_api.ratelimit import RateLimiter

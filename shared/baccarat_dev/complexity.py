@@ -27,16 +27,6 @@ MAX_BLOCK = "C"
 MAX_MODULE = "B"
 MAX_AVERAGE = "A"
 
-# TEMPORARY — functions being split by their owners in parallel with this gate.
-# Each is allowed to exceed MAX_BLOCK until it is split; an entry whose function is within the
-# limit, or no longer exists, fails the gate so that this list only shrinks. Empty it when the
-# splits are merged, then delete it.
-TEMPORARY_EXEMPT = frozenset(
-    {
-        "shared/baccarat_api/service/reconciliation.py::list_rounds",
-    }
-)
-
 
 @dataclass(frozen=True, slots=True)
 class Block:
@@ -68,19 +58,15 @@ def _over(rank: str, limit: str) -> bool:
     return rank > limit  # A < B < … < F
 
 
-def violations(
-    by_module: dict[str, list[Block]], exempt: frozenset[str] = TEMPORARY_EXEMPT
-) -> list[str]:
+def violations(by_module: dict[str, list[Block]]) -> list[str]:
     """What breaks the thresholds, one line each (empty: the gate passes)."""
     found: list[str] = []
     every = [b for blocks in by_module.values() for b in blocks]
-    seen = {b.where for b in every}
-    for b in every:
-        if _over(b.rank, MAX_BLOCK) and b.where not in exempt:
-            found.append(f"{b.where} (line {b.line}): {b.rank} ({b.complexity}), over {MAX_BLOCK}")
-        elif b.where in exempt and not _over(b.rank, MAX_BLOCK):
-            found.append(f"{b.where}: {b.rank} ({b.complexity}) — drop it from TEMPORARY_EXEMPT")
-    found += [f"{w}: no such block — drop it from TEMPORARY_EXEMPT" for w in exempt - seen]
+    found += [
+        f"{b.where} (line {b.line}): {b.rank} ({b.complexity}), over {MAX_BLOCK}"
+        for b in every
+        if _over(b.rank, MAX_BLOCK)
+    ]
     for module, blocks in by_module.items():
         rank = _average_rank(blocks)
         if blocks and _over(rank, MAX_MODULE):
@@ -104,16 +90,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     root = Path.cwd()
     by_module = measure(root, args or PATHS)
     every = [b for blocks in by_module.values() for b in blocks]
-    ranked = [b for b in every if b.where not in TEMPORARY_EXEMPT]
-    worst = max(ranked, key=lambda b: b.complexity, default=None)
+    worst = max(every, key=lambda b: b.complexity, default=None)
     found = violations(by_module)
     for line in found:
         print(line)
     average = sum(b.complexity for b in every) / max(len(every), 1)
     print(
         f"complexity: {len(every)} blocks, average {average:.2f} ({_average_rank(every)}), "
-        f"worst not exempt {worst.where if worst else '-'} {worst.rank if worst else ''}"
-        f" ({worst.complexity if worst else 0}); {len(TEMPORARY_EXEMPT)} temporarily exempt"
+        f"worst {worst.where if worst else '-'} {worst.rank if worst else ''}"
+        f" ({worst.complexity if worst else 0})"
     )
     return 1 if found else 0
 

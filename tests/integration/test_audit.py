@@ -19,8 +19,8 @@ from support.stack import TABLE_NAMES, Api, Stack, star_city_bets
 
 from baccarat.audit import canonical
 from baccarat_api import runtime
-from baccarat_api.adapters.dynamodb.codec import PACKED, pack, unpack
 from baccarat_api.adapters.dynamodb.keys import round_sk, shoe_sk, table_pk
+from baccarat_api.adapters.dynamodb.shape import PACKED, pack, unpack
 
 TABLE = {"squeeze_seconds": 0, "profile": "star-city", "tier": "star-city-fun", "banking": "house"}
 

@@ -20,9 +20,9 @@ from fastapi.routing import APIRoute
 from support.stack import TABLE_NAMES, Api, Response, Stack, star_city_bets
 
 from baccarat_api import runtime
-from baccarat_api.adapters.dynamodb.codec import unpack
 from baccarat_api.adapters.dynamodb.keys import idempotency_pk
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+from baccarat_api.adapters.dynamodb.shape import unpack
 from baccarat_api.http.app import create_app
 from baccarat_api.http.idempotency import IDEM_ERRORS, idempotency_request
 from baccarat_api.http.routers import all_routers

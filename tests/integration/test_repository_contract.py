@@ -12,7 +12,8 @@ import time
 import pytest
 from support.stack import TIERS, Stack, star_city_bets
 
-from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
+from baccarat_api.adapters.memory import MemoryRepository
+from baccarat_api.adapters.memory_vault import MemoryVault
 from baccarat_api.adapters.shoe_cache import ShoeCache
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.jobs.seed import tier_docs

@@ -19,7 +19,8 @@ from support.receivers import Quick, Trickler
 from support.stack import LambdaContext, Stack, function_module
 
 from baccarat_api import runtime
-from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
+from baccarat_api.adapters.memory import MemoryRepository
+from baccarat_api.adapters.memory_vault import MemoryVault
 from baccarat_api.adapters.webhooks import HttpSender
 from baccarat_api.jobs.delivery import run_forever
 from baccarat_api.ports.records import feed_shard

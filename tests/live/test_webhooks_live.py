@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import boto3
 
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
-from baccarat_api.adapters.memory import MemoryVault
+from baccarat_api.adapters.memory_vault import MemoryVault
 from baccarat_api.adapters.webhooks import HttpSender
 from baccarat_api.jobs.delivery import run_forever
 from baccarat_api.jobs.feed_indexer import on_records

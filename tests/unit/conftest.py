@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from support.clock import ManualClock
 
-from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
+from baccarat_api.adapters.memory import MemoryRepository
+from baccarat_api.adapters.memory_vault import MemoryVault
 from baccarat_api.adapters.shoe_cache import ShoeCache
 from baccarat_api.jobs.seed import tier_docs
 

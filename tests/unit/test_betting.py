@@ -31,7 +31,8 @@ from baccarat_api.service import (
     table_state,
     tables,
 )
-from baccarat_api.service.betting import book_bets, book_view
+from baccarat_api.service.betting import book_view
+from baccarat_api.service.book import book_bets
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import Replayed

@@ -16,18 +16,9 @@ from hypothesis import strategies as st
 from support.worst_case import TIERS, WORST_NOTE, fullest_presence, worst_deal
 
 from baccarat_api import limits
-from baccarat_api.adapters.dynamodb.codec import (
-    PACKED,
-    SHAPES,
-    Shape,
-    from_item,
-    item_size,
-    pack,
-    to_item,
-    to_items,
-    unpack,
-)
+from baccarat_api.adapters.dynamodb.codec import SHAPES, from_item, item_size, to_item, to_items
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+from baccarat_api.adapters.dynamodb.shape import PACKED, Shape, pack, unpack
 from baccarat_api.ids import parse_shoe_id
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.writes import ABSENT, StateWrites, Update

@@ -8,7 +8,8 @@ import dataclasses
 
 import pytest
 
-from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
+from baccarat_api.adapters.memory import MemoryRepository
+from baccarat_api.adapters.memory_vault import MemoryVault
 from baccarat_api.ports.records import IdempotencyRecord, TableRecord
 from baccarat_api.ports.repository import ConditionFailed
 from baccarat_api.ports.writes import ABSENT, Put, Update

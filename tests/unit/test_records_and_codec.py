@@ -13,15 +13,8 @@ import pytest
 
 from baccarat.audit import ROUND_FIELDS
 from baccarat_api.adapters.dynamodb import keys
-from baccarat_api.adapters.dynamodb.codec import (
-    PACKED,
-    SHAPES,
-    from_item,
-    pack,
-    to_item,
-    to_items,
-    unpack,
-)
+from baccarat_api.adapters.dynamodb.codec import SHAPES, from_item, to_item, to_items
+from baccarat_api.adapters.dynamodb.shape import PACKED, pack, unpack
 from baccarat_api.ports.records import (
     KEY_FIELDS,
     DeliveryState,

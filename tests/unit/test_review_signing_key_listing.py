@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
+from baccarat_api.adapters.memory import MemoryRepository
+from baccarat_api.adapters.memory_vault import MemoryVault
 from baccarat_api.service import proofs
 
 

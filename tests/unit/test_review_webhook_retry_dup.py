@@ -7,7 +7,8 @@ from __future__ import annotations
 import contextlib
 
 from baccarat_api import clock
-from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
+from baccarat_api.adapters.memory import MemoryRepository
+from baccarat_api.adapters.memory_vault import MemoryVault
 from baccarat_api.limits import WEBHOOK_RETRY_CLAIM_SECONDS
 from baccarat_api.ports.records import WebhookFailure
 from baccarat_api.ports.webhooks import Sent

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from baccarat_api.adapters.dynamodb.codec import PACKED, SHAPES, pack, to_items, unpack
+from baccarat_api.adapters.dynamodb.codec import SHAPES, to_items
+from baccarat_api.adapters.dynamodb.shape import PACKED, pack, unpack
 from baccarat_api.ports import records
 from baccarat_api.ports.records import RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.stored_defaults import STORED_DEFAULTS

@@ -11,7 +11,8 @@ import json
 import pytest
 from support.clock import ManualClock
 
-from baccarat_api.adapters.memory import MemoryRepository, MemoryVault
+from baccarat_api.adapters.memory import MemoryRepository
+from baccarat_api.adapters.memory_vault import MemoryVault
 from baccarat_api.jobs import delivery
 from baccarat_api.ports.records import DeliveryState, feed_shard
 from baccarat_api.ports.webhooks import Sent, wake_message

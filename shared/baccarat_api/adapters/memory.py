@@ -1,4 +1,4 @@
-"""An in-memory :class:`~baccarat_api.ports.repository.Repository` (and a vault) for service tests
+"""An in-memory :class:`~baccarat_api.ports.repository.Repository` for service tests
 (and any caller that wants the game without storage): the same game-state writes as the DynamoDB
 adapter (:class:`~baccarat_api.ports.writes.StateWrites`), applied faithfully — all or nothing,
 every condition checked against the state before the transaction, one item written at most once per
@@ -14,7 +14,6 @@ enough for tests that race two calls."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import threading
 import time
@@ -22,19 +21,14 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from baccarat import proofdoc
+from baccarat_api.adapters.memory_feed import FeedReads, WebhookReads
 from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
     ENDED,
-    FEED_SHARDS,
     KEY_FIELDS,
-    DeliveryState,
     EventRecord,
     FairnessTotals,
-    FeedEntry,
-    FeedHead,
-    FeedMark,
     IdempotencyRecord,
     LiveRecord,
     ProofRecord,
@@ -44,8 +38,6 @@ from baccarat_api.ports.records import (
     ShoeRecord,
     SigningKeyRecord,
     TableRecord,
-    WebhookFailure,
-    WebhookRecord,
 )
 from baccarat_api.ports.repository import (
     BadPosition,
@@ -57,104 +49,10 @@ from baccarat_api.ports.repository import (
     ShoeHistory,
     Snapshot,
 )
-from baccarat_api.ports.vault import SECRET_BYTES
 from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
 
 
-class _FeedReads:
-    items: dict[Key, Record]
-    calls: Counter[str]
-    _lock: threading.RLock
-
-    def feed_state(
-        self, operator_id: str, shard: int, table_ids: Sequence[str]
-    ) -> tuple[FeedHead, dict[str, FeedMark], dict[str, int]]:
-        self.calls["batch_get"] += 1
-        with self._lock:
-            head = self.items.get((FeedHead, (operator_id, shard)))
-            marks = {t: self.items.get((FeedMark, (operator_id, t))) for t in table_ids}
-            lives = {t: self.items.get((LiveRecord, (operator_id, t))) for t in table_ids}
-        return (
-            head if isinstance(head, FeedHead) else FeedHead(operator_id, shard),
-            {
-                t: m if isinstance(m, FeedMark) else FeedMark(operator_id, t)
-                for t, m in marks.items()
-            },
-            {t: live.seq if isinstance(live, LiveRecord) else 0 for t, live in lives.items()},
-        )
-
-    def feed_heads(self, operator_id: str) -> list[int]:
-        self.calls["batch_get"] += 1
-        with self._lock:
-            heads = [self.items.get((FeedHead, (operator_id, k))) for k in range(FEED_SHARDS)]
-        return [h.pos if isinstance(h, FeedHead) else 0 for h in heads]
-
-    def feed_entries(self, operator_id: str, shard: int, after: int, limit: int) -> list[FeedEntry]:
-        self.calls["query"] += 1
-        with self._lock:
-            found = [
-                r
-                for (k, _), r in self.items.items()
-                if k is FeedEntry
-                and isinstance(r, FeedEntry)
-                and (r.operator_id, r.shard) == (operator_id, shard)
-                and r.pos > after
-            ]
-        return sorted(found, key=lambda e: e.pos)[:limit]
-
-    def events_at(self, operator_id: str, ids: Sequence[tuple[str, int]]) -> list[EventRecord]:
-        self.calls["batch_get"] += 1
-        with self._lock:
-            found = [self.items.get((EventRecord, (operator_id, t, n))) for t, n in ids]
-        return [e for e in found if isinstance(e, EventRecord)]
-
-    def rounds_at(self, operator_id: str, refs: Sequence[RoundRef]) -> list[RoundRecord]:
-        self.calls["batch_get"] += 1
-        with self._lock:
-            found = [
-                self.items.get(
-                    (RoundRecord, (operator_id, r.table_id, r.shoe_number, r.round_number))
-                )
-                for r in refs
-            ]
-        return [r for r in found if isinstance(r, RoundRecord)]
-
-
-class _WebhookReads:
-    items: dict[Key, Record]
-    calls: Counter[str]
-    _lock: threading.RLock
-
-    def get_webhook(self, operator_id: str, *, removed: bool = False) -> WebhookRecord | None:
-        self.calls["get"] += 1
-        found = self.items.get((WebhookRecord, (operator_id,)))
-        live = isinstance(found, WebhookRecord) and (removed or found.removed_at is None)
-        return found if live else None  # type: ignore[return-value]
-
-    def delivery_state(self, operator_id: str, shard: int) -> DeliveryState:
-        self.calls["get"] += 1
-        found = self.items.get((DeliveryState, (operator_id, shard)))
-        return found if isinstance(found, DeliveryState) else DeliveryState(operator_id, shard)
-
-    def webhook_failures(self, operator_id: str, limit: int) -> list[WebhookFailure]:
-        self.calls["query"] += 1
-        with self._lock:
-            found = [
-                r
-                for r in self.items.values()
-                if isinstance(r, WebhookFailure)
-                and r.operator_id == operator_id
-                and r.delivered_at is None
-            ]
-        return sorted(found, key=lambda f: f.event_id)[:limit]
-
-    def get_webhook_failure(self, operator_id: str, event_id: str) -> WebhookFailure | None:
-        self.calls["get"] += 1
-        found = self.items.get((WebhookFailure, (operator_id, event_id)))
-        return found if isinstance(found, WebhookFailure) else None
-
-
-class MemoryRepository(_FeedReads, _WebhookReads, Repository):
+class MemoryRepository(FeedReads, WebhookReads, Repository):
     def __init__(self, clock: Clock = system_clock) -> None:
         self.clock = clock
         self.items: dict[Key, Record] = {}
@@ -501,63 +399,3 @@ class MemoryRepository(_FeedReads, _WebhookReads, Repository):
         )
         totals: FairnessTotals | None = self._one(FairnessTotals, table_id)
         return FairnessPage(totals=totals, shoes=lines[:limit], more=len(lines) > limit)
-
-
-class MemoryVault:
-    """A :class:`~baccarat_api.ports.vault.SecretVault` without KMS: secrets from the OS
-    CSPRNG, "ciphertexts" that are opaque tokens, each bound to its encryption context like a
-    KMS ciphertext (another context does not open it); a P-256 signing key made on first use
-    (with ``cryptography``, a development dependency: only tests sign with this vault)."""
-
-    def __init__(self) -> None:
-        self._sealed: dict[bytes, tuple[tuple[tuple[str, str], ...], bytes]] = {}
-        #: calls by kind (``draw``, ``seal``, ``unseal``, ``sign``, ``public_key``), one per
-        #: KMS call the adapter makes
-        self.calls: Counter[str] = Counter()
-        self._signing_key: Any = None
-
-    def _key(self) -> Any:
-        if self._signing_key is None:
-            from cryptography.hazmat.primitives.asymmetric import ec
-
-            self._signing_key = ec.generate_private_key(ec.SECP256R1())
-        return self._signing_key
-
-    def rotate_signing_key(self) -> None:
-        """A new signing key from the next use on (what deploying a new KMS signing key does)."""
-        self._signing_key = None
-
-    def sign(self, message: bytes) -> bytes:
-        from cryptography.hazmat.primitives import hashes
-        from cryptography.hazmat.primitives.asymmetric import ec
-
-        if len(message) > proofdoc.MAX_MANIFEST_BYTES:
-            raise ValueError(f"KMS signs a RAW message of at most 4096 bytes, not {len(message)}")
-        self.calls["sign"] += 1
-        return proofdoc.raw_signature(self._key().sign(message, ec.ECDSA(hashes.SHA256())))
-
-    def public_jwk(self) -> dict[str, str]:
-        self.calls["public_key"] += 1
-        numbers = self._key().public_key().public_numbers()
-        return proofdoc.public_jwk(numbers.x.to_bytes(32, "big"), numbers.y.to_bytes(32, "big"))
-
-    def _seal(self, plaintext: bytes, context: dict[str, str]) -> bytes:
-        token = b"memory-vault:" + os.urandom(16)
-        self._sealed[token] = (tuple(sorted(context.items())), bytes(plaintext))
-        return token
-
-    def draw_secret(self, context: dict[str, str]) -> tuple[bytes, bytes]:
-        self.calls["draw"] += 1
-        secret = os.urandom(SECRET_BYTES)
-        return secret, self._seal(secret, context)
-
-    def seal(self, plaintext: bytes, context: dict[str, str]) -> bytes:
-        self.calls["seal"] += 1
-        return self._seal(plaintext, context)
-
-    def unseal(self, ciphertext: bytes, context: dict[str, str]) -> bytes:
-        self.calls["unseal"] += 1
-        bound, plaintext = self._sealed[ciphertext]
-        if bound != tuple(sorted(context.items())):
-            raise PermissionError("the ciphertext is bound to another encryption context")
-        return plaintext

@@ -13,48 +13,30 @@ event in the same transaction (:mod:`.events`): ``betting_opened``, ``bet_placed
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
-from typing import Any, TypedDict, cast
+from typing import cast
 
-from baccarat.bets import BetType, Role, bets_from_json, player_banker_from_json
-from baccarat.eligibility import below_minimum_after, idle_bettors
+from baccarat.bets import BetType, Role
 from baccarat.profiles import Banking, TableConfig
-from baccarat.validation import BetRefused, validate_bets
 from baccarat_api.clock import seconds_after
 from baccarat_api.ports.documents import (
     BettingWindow,
-    LastRound,
-    LockedBet,
-    LockedPlayerBanker,
-    PersonalLimit,
-    SeatHolder,
     Slip,
     SlipBet,
-    Spectator,
 )
-from baccarat_api.ports.records import LiveRecord, RoundRecord, TableRecord
+from baccarat_api.ports.records import LiveRecord, TableRecord
 from baccarat_api.ports.repository import Repository
-from baccarat_api.service.bets import as_doc, refusal
+from baccarat_api.service.book import line_orders, place_of, validate_book
 from baccarat_api.service.errors import DomainError
-from baccarat_api.service.events import Change
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.live import Decision, live_change
 from baccarat_api.service.models import (
-    BetIn,
     BettingWindowOut,
     BookOut,
     SlipBetOut,
     SlipOut,
     SlipRequest,
 )
-from baccarat_api.service.seating import spectator_out, vacate, without_spectators
 from baccarat_api.service.window import CLOSED, DEALT, OPEN, window_status
-
-
-def line_orders(slip: Slip) -> list[int]:
-    """Each line's accepted order (a slip stored before lines had their own: the slip's)."""
-    orders = slip.get("orders")
-    return [int(o) for o in orders] if orders else [int(slip["order"])] * len(slip["bets"])
 
 
 def _kept_orders(earlier: Slip | None, bets: list[SlipBet], new: int) -> list[int]:
@@ -108,120 +90,6 @@ def book_view(live: LiveRecord | None, at: str) -> BookOut:
 def _book_out(repo: Repository) -> Callable[[str, LiveRecord | None], BookOut]:
     """The book of a table's live state as the table shows it now."""
     return lambda table_id, live: book_view(live or LiveRecord("", table_id), repo.clock())
-
-
-# --- who bets, as a deal sees them -----------------------------------------------------------
-
-
-class Place(TypedDict, total=False):
-    """A bettor's betting identity at the table, from presence."""
-
-    role: str
-    seat: int
-    balance: int
-    level: int | None
-    personal_limits: dict[str, PersonalLimit] | None
-
-
-def place_of(live: LiveRecord, bettor_id: str) -> Place | None:
-    """The bettor's betting identity from presence: ``{role, seat, balance, level}`` for a seated
-    bettor, ``{role, balance, personal_limits}`` for a spectator; ``None`` elsewhere."""
-    for seat, who in live.seats.items():
-        if who["bettor_id"] == bettor_id:
-            return {"role": "seated", "seat": int(seat), "balance": who["balance"],
-                    "level": who.get("level")}  # fmt: skip
-    if bettor_id in live.spectators:
-        spectator = live.spectators[bettor_id]
-        return {"role": "spectator", "balance": spectator["balance"],
-                "personal_limits": spectator.get("personal_limits")}  # fmt: skip
-    return None
-
-
-def book_bets(live: LiveRecord, book: dict[str, Slip] | None = None) -> list[LockedBet]:
-    """The book's bets in API form (as a deal's ``bets`` carry them), in accepted order — each
-    line's own (:func:`line_orders`: an unchanged line of a re-confirmed slip keeps its time) —,
-    with its bettor's role, seat, balance, level and limits from presence now."""
-    lines: list[tuple[int, int, str, Place, SlipBet]] = []
-    for bettor_id, slip in (book if book is not None else live.book).items():
-        place = place_of(live, bettor_id)
-        if place is None:
-            continue  # left the table (its slip went with it)
-        for i, (bet, order) in enumerate(zip(slip["bets"], line_orders(slip), strict=True)):
-            lines.append((order, i, bettor_id, place, bet))
-    lines.sort(key=lambda line: line[:2])  # an order is one confirmation: one bettor's
-    return [as_doc(BetIn.model_validate({"bettor_id": bettor_id, **place, **bet}))
-            for _, _, bettor_id, place, bet in lines]  # fmt: skip
-
-
-def book_banker(
-    config: TableConfig, live: LiveRecord, bets: list[LockedBet]
-) -> LockedPlayerBanker | None:
-    """The player-banker a deal of ``bets`` locks (API form): the seated one, on a
-    player-banker table with bets; else ``None``."""
-    if config.banking is not Banking.PLAYER_BANKER or not bets or live.banker is None:
-        return None
-    return {"bettor_id": live.banker["bettor_id"], "balance": live.banker["balance"]}
-
-
-def validate_book(
-    config: TableConfig, live: LiveRecord, book: dict[str, Slip], round_number: int
-) -> None:
-    """``book`` validated exactly as a deal of it would be (:func:`baccarat.validation.
-    validate_bets`: each bettor's role, seat, limits and balance, and the player-banker's
-    cover), seated bettors without a slip counted as present."""
-    bets = book_bets(live, book)
-    pb = book_banker(config, live, bets)  # none at a player-banker table: player_banker_required
-    slipped = set(book)
-    seated_present = [w["bettor_id"] for w in live.seats.values() if w["bettor_id"] not in slipped]
-    try:
-        validate_bets(
-            config,
-            bets_from_json(bets),
-            round_number,
-            player_banker_from_json(pb),
-            seated_present=seated_present,
-        )
-    except BetRefused as exc:
-        raise refusal(exc) from None
-
-
-def slip_after_update(
-    config: TableConfig, before: LiveRecord, live: LiveRecord, bettor_id: str
-) -> tuple[list[Change], dict[str, Any]]:
-    """``live`` after the operator reported another balance (or limits) for ``bettor_id``
-    (``before``: the table before the report): if their slip waits in the book and no longer
-    passes as the deal will validate it (e.g. over the new balance) while the book without it
-    does — and the report is what made it fail (the book passed before it) —, the slip is
-    cancelled, reported ``bet_cancelled`` with the refusal's ``code``. Kept, that one slip would
-    have the whole book's deal refused — every other bettor's slip with it — and, past
-    ``closes_at``, nobody could cancel it. A book refused already (a player-banker's report left
-    it without cover) is not this bettor's doing: their slip stays. Before any card, so no
-    money moves."""
-    betting = live.betting
-    if (
-        betting is None
-        or betting["status"] == DEALT
-        or betting["shoe_id"] != live.open_shoe_id
-        or bettor_id not in live.book
-    ):
-        return [], {}
-    number = int(betting["round_number"])
-    try:
-        validate_book(config, live, live.book, number)
-        return [], {}
-    except DomainError as exc:
-        code = exc.code
-    try:
-        validate_book(config, before, before.book, number)
-    except DomainError:
-        return [], {}  # refused before this report too: not this bettor's doing
-    rest = {k: v for k, v in live.book.items() if k != bettor_id}
-    try:
-        validate_book(config, live, rest, number)
-    except DomainError:
-        return [], {}  # the book fails without this slip too: not this bettor's doing
-    cancelled = {"round_number": number, "bettor_id": bettor_id, "reason": code}
-    return [("bet_cancelled", cancelled)], {"book": rest}
 
 
 # --- opening betting ---------------------------------------------------------------------------
@@ -483,152 +351,3 @@ def explicit_deal_allowed(live: LiveRecord, shoe_id: str, at: str) -> None:
                      "round_number": betting["round_number"],
                      "closes_at": betting["closes_at"]},
         )  # fmt: skip
-
-
-def idle_seats(config: TableConfig, live: LiveRecord, bettors: list[str]) -> tuple[
-    dict[str, int], list[str]
-]:  # fmt: skip
-    """Each seated bettor's idle counter after a deal whose bettors are ``bettors`` (0 for a
-    bettor in it, one more for the others; across shoes, voided rounds included), and the
-    seats whose bettor is now idle past the profile's limit (seed 000: 5 rounds without a bet;
-    :func:`baccarat.eligibility.idle_bettors`, the counters as each bettor's rounds present
-    without a bet)."""
-    seated = [who["bettor_id"] for who in live.seats.values()]
-    counters = {b: 0 if b in bettors else live.idle.get(b, 0) + 1 for b in seated}
-    limit = config.profile.idle_round_limit
-    if limit is None:
-        return counters, []
-    idle = set(idle_bettors(config, [set()] * limit, counters, counters))
-    seats = sorted((s for s, w in live.seats.items() if w["bettor_id"] in idle), key=int)
-    return counters, seats
-
-
-#: The live fields a removal may move.
-_PRESENCE = ("seats", "banker", "spectators", "book", "idle", "last_round", "betting", "deal_by")
-
-
-def _fields(live: LiveRecord) -> dict[str, Any]:
-    return {f: getattr(live, f) for f in _PRESENCE}
-
-
-def after_deal(
-    config: TableConfig,
-    live: LiveRecord,
-    *,
-    round_id: str,
-    shoe_id: str,
-    round_number: int,
-    bets: list[LockedBet],
-    resolved: bool,
-    from_book: bool,
-    idle: tuple[dict[str, int], list[str]],
-) -> tuple[list[Change], list[Change], dict[str, Any]]:
-    """What a deal does to the table: the events before ``round_dealt`` (``betting_closed``
-    when a from-book deal closes an open window), after it (idle seats vacated, and the
-    spectators they leave alone), and the live fields moved (the window dealt — or an earlier
-    window's dealt book dropped by an explicit deal —, the idle counters, the latest round)."""
-    before: list[Change] = []
-    cur = live
-    if from_book:
-        assert live.betting is not None
-        if live.betting["status"] == OPEN:
-            before.append(("betting_closed", {"shoe_id": shoe_id, "round_number": round_number}))
-        cur = replace(
-            cur, betting={**live.betting, "status": DEALT, "round_id": round_id}, deal_by=None
-        )
-    elif live.betting is not None and live.betting["status"] == DEALT:
-        # an explicit deal: the book of an earlier window is not this round's (what each seat
-        # shows would be the earlier round's bets)
-        cur = replace(cur, betting=None, book={})
-    spectators = list(dict.fromkeys(b["bettor_id"] for b in bets if b["role"] == "spectator"))
-    counters, idle_out = idle
-    last: LastRound = {"round_id": round_id, "shoe_id": shoe_id, "round_number": round_number,
-                       "resolved": resolved, "spectators": spectators}  # fmt: skip
-    cur = replace(cur, idle=counters, last_round=last)
-    after: list[Change] = []
-    for seat in idle_out:
-        events, changes = vacate(config, cur, seat, "idle")
-        after += events
-        cur = replace(cur, **changes)
-    return before, after, _fields(cur)
-
-
-def _balances_after(
-    config: TableConfig, live: LiveRecord, nets: dict[str, int] | None
-) -> tuple[dict[str, int], set[str], str | None]:
-    """Each present participant's balance plus their net of the round (the balance presence
-    holds NOW: the deal's, unless the operator reported another since — a settlement must not
-    put back a balance the wallet no longer has), who of them is then below the tier's minimum,
-    and the player-banker if below theirs (the core's rule: ``below_minimum_after``)."""
-    if not nets:
-        return {}, set(), None
-    held = {w["bettor_id"]: int(w["balance"]) for w in live.seats.values()}
-    held |= {b: int(w["balance"]) for b, w in live.spectators.items()}
-    banker = None if live.banker is None else str(live.banker["bettor_id"])
-    if banker is not None:
-        held[banker] = int(live.banker["balance"])  # type: ignore[index]
-    moved = {pid: balance for pid, balance in held.items() if pid in nets}
-    judged = below_minimum_after(
-        config,
-        moved,
-        {pid: int(nets[pid]) for pid in moved},
-        banker if banker in moved else None,
-    )
-    return dict(judged.balances_after), set(judged.bettors), judged.player_banker
-
-
-def after_resolution(
-    config: TableConfig, live: LiveRecord | None, r: RoundRecord, *, voided: bool
-) -> tuple[list[Change], dict[str, Any]]:
-    """What settling (or voiding) the table's latest round does to the table: presence takes
-    the balances after the round (a settlement's ``eligibility.balances_after``); whoever is
-    below the tier's minimum leaves (``seat_vacated`` / ``banker_left`` / ``spectator_left``,
-    reason ``balance``: exactly the settlement's ``below_min_balance`` and
-    ``player_banker_below_min_balance``); once no seated bettor remains the spectators who bet
-    in the round leave too (``no_seated_bettor``). An older round moves nothing."""
-    if live is None or live.last_round is None or live.last_round["round_id"] != r.round_id:
-        return [], {}
-    cur = replace(live, last_round={**live.last_round, "resolved": True})
-    after, below, pb_out = _balances_after(config, cur, None if voided else r.money.get("nets"))
-    events, cur = _below_minimum_out(config, _with_balances(cur, after), below, pb_out)
-    if not cur.seats and cur.spectators:
-        more, changes = without_spectators(config, cur, cur.seats)
-        events += more
-        cur = replace(cur, **changes)
-    return events, _fields(cur)
-
-
-def _with_balances(live: LiveRecord, after: dict[str, int]) -> LiveRecord:
-    """``live`` with each present participant named in ``after`` at that balance."""
-    seats: dict[str, SeatHolder] = {
-        k: {**w, "balance": after[w["bettor_id"]]} if w["bettor_id"] in after else w
-        for k, w in live.seats.items()
-    }
-    spectators: dict[str, Spectator] = {
-        b: {**w, "balance": after[b]} if b in after else w for b, w in live.spectators.items()
-    }
-    banker = live.banker
-    if banker is not None and banker["bettor_id"] in after:
-        banker = {**banker, "balance": after[banker["bettor_id"]]}
-    return replace(live, seats=seats, spectators=spectators, banker=banker)
-
-
-def _below_minimum_out(
-    config: TableConfig, live: LiveRecord, below: set[str], pb_out: str | None
-) -> tuple[list[Change], LiveRecord]:
-    """The participants below the tier's minimum out of ``live`` (reason ``balance``): the
-    player-banker (``pb_out``), then the spectators, then the seats (in seat order)."""
-    events: list[Change] = []
-    cur = live
-    if cur.banker is not None and pb_out == cur.banker["bettor_id"]:
-        events.append(("banker_left", {"bettor_id": pb_out, "reason": "balance"}))
-        cur = replace(cur, banker=None)
-    for b in [b for b in cur.spectators if b in below]:
-        more, changes = spectator_out(cur, b, "balance")
-        events += more
-        cur = replace(cur, **changes)
-    for seat in sorted((s for s, w in cur.seats.items() if w["bettor_id"] in below), key=int):
-        more, changes = vacate(config, cur, seat, "balance")
-        events += more
-        cur = replace(cur, **changes)
-    return events, cur

@@ -37,9 +37,10 @@ from baccarat_api.ports.records import (
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.writes import Emit
-from baccarat_api.service import betting, idempotency
+from baccarat_api.service import after_round, betting, idempotency
 from baccarat_api.service.audit import record_hash
 from baccarat_api.service.bets import DealBets, refusal
+from baccarat_api.service.book import book_banker, book_bets
 from baccarat_api.service.common import digest
 from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.events import Change, LiveMoved, emit, retrying, settled_event
@@ -203,7 +204,7 @@ def _deal_round(
         operator_id, shoe, live, table, config, request.from_book, request_digest, rnd, last,
         given, accepted, pb,
     )  # fmt: skip
-    idle = betting.idle_seats(config, table, deal.bettors)
+    idle = after_round.idle_seats(config, table, deal.bettors)
     record = _round_record(deal, shoes, idle, idem, at)
     after, proof = _shoe_after(deal, record, secret)
     ev = _deal_events(deal, record, after, idle)
@@ -257,8 +258,8 @@ def _bets_of(
             details={"round_number": number},
         )
     betting.check_company(config, table, "a round is dealt from the book")
-    book = betting.book_bets(table)
-    return DealBets(book, betting.book_banker(config, table, book))
+    book = book_bets(table)
+    return DealBets(book, book_banker(config, table, book))
 
 
 def _accepted_bets(
@@ -350,7 +351,7 @@ def _deal_events(
     nobody bet on, ``shoe_ended``, idle seats vacated) and the live state they leave."""
     ref, shoe = deal.ref, deal.shoe
     nobody = record.settled_at is not None
-    before, removed, moved = betting.after_deal(
+    before, removed, moved = after_round.after_deal(
         deal.config,
         deal.table,
         round_id=ref.round_id,

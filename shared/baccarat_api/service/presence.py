@@ -21,7 +21,7 @@ from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
 from baccarat_api.ports.records import LiveRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.service.bets import refusal
-from baccarat_api.service.betting import slip_after_update
+from baccarat_api.service.book import slip_after_update
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import BettorChange, BettorLeft, Change, SeatChange
 from baccarat_api.service.live import Decision, live_change
@@ -106,7 +106,7 @@ def _with_slip(
 ) -> Decision:
     """A bettor's balance or limits ``updated`` (``live`` with ``changes``): their slip in the
     book, if the report leaves it refused, is cancelled with it
-    (:func:`~.betting.slip_after_update`)."""
+    (:func:`~.book.slip_after_update`)."""
     more, book = slip_after_update(config, live, replace(live, **changes), bettor_id)
     return [updated, *more], {**changes, **book}
 

@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -130,6 +131,90 @@ def _bad_cursor() -> DomainError:
     return DomainError("invalid_cursor", "the cursor is malformed or of another query")
 
 
+def _range(start: str | None, end: str | None) -> tuple[datetime, datetime]:
+    """[from, to) of a listing: ``from`` defaults to today's start (UTC), ``to`` to the end of
+    from's day; a range that is empty, longer than MAX_RANGE_DAYS or past the calendar is
+    refused (422 invalid_range)."""
+    begin = _instant(start, "from")
+    if begin is None:
+        begin = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    try:
+        finish = _instant(end, "to") or begin.replace(
+            hour=0, minute=0, second=0, microsecond=0
+        ) + timedelta(days=1)
+    except OverflowError:  # from=9999-12-31: the end of its day is past the calendar's
+        finish = None
+    if finish is None or finish <= begin or finish - begin > timedelta(days=MAX_RANGE_DAYS):
+        raise DomainError(
+            "invalid_range",
+            f"to must be after from, at most {MAX_RANGE_DAYS} days later, before year 10000",
+            details={"from": _stored(begin), "to": None if finish is None else _stored(finish)},
+        )
+    return begin, finish
+
+
+def _days_left(
+    days: list[str], cursor: str | None, query: str
+) -> tuple[list[str], DayPosition | None]:
+    """The days a page reads, from the cursor's day (all of them without a cursor), and the
+    position inside the first one."""
+    if cursor is None:
+        return days, None
+    day, position = _decode(cursor, query)
+    if day not in days:
+        raise _bad_cursor()
+    return days[days.index(day) :], position
+
+
+def _wanted(s: RoundSummaryOut, lo: str, hi: str, status: RoundStatus | None) -> bool:
+    return lo <= s.dealt_at < hi and (status is None or s.status == status)
+
+
+@dataclass(slots=True)
+class _Page:
+    """A page being filled: the rounds kept so far and the index reads left."""
+
+    lo: str
+    hi: str
+    status: RoundStatus | None
+    limit: int
+    rounds: list[RoundSummaryOut] = field(default_factory=list)
+    budget: int = PAGE_QUERIES
+
+    @property
+    def full(self) -> bool:
+        return self.budget <= 0 or len(self.rounds) >= self.limit
+
+
+def _read_day(
+    repo: Repository,
+    operator_id: str,
+    table_id: str | None,
+    day: str,
+    position: DayPosition | None,
+    page: _Page,
+) -> DayPosition | None:
+    """Reads ``day`` from ``position`` into ``page`` until the day ends (None) or the page is
+    full (the position reached)."""
+    while not page.full:
+        try:
+            rounds, position = repo.day_rounds(
+                operator_id, day, table_id=table_id, after=position,
+                limit=page.limit - len(page.rounds), queries=1,
+            )  # fmt: skip
+        except BadPosition:  # a cursor's position the store never gave: forged
+            raise _bad_cursor() from None
+        page.budget -= 1
+        page.rounds += [
+            s
+            for s in (summary(r, repo.clock()) for r in rounds)
+            if _wanted(s, page.lo, page.hi, page.status)
+        ]
+        if position is None:
+            break
+    return position
+
+
 def list_rounds(
     repo: Repository,
     operator_id: str,
@@ -144,55 +229,18 @@ def list_rounds(
     """Rounds dealt in [``start``, ``end``) (default: today, UTC), of one table or all, of one
     status or all; a page of at most ``limit`` from ``cursor``. Days in order; within a day
     table by table, each table's rounds in play order."""
-    begin = _instant(start, "from")
-    if begin is None:
-        today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-        begin = today
-    try:
-        finish = _instant(end, "to") or begin.replace(
-            hour=0, minute=0, second=0, microsecond=0
-        ) + timedelta(days=1)
-    except OverflowError:  # from=9999-12-31: the end of its day is past the calendar's
-        finish = None
-    if finish is None or finish <= begin or finish - begin > timedelta(days=MAX_RANGE_DAYS):
-        raise DomainError(
-            "invalid_range",
-            f"to must be after from, at most {MAX_RANGE_DAYS} days later, before year 10000",
-            details={"from": _stored(begin), "to": None if finish is None else _stored(finish)},
-        )
+    begin, finish = _range(start, end)
     lo, hi = _stored(begin), _stored(finish)
-    days = _days(begin, finish)
     query = _query_id(table_id, lo, hi, status)
-    position: DayPosition | None = None
-    if cursor is not None:
-        day, position = _decode(cursor, query)
-        if day not in days:
-            raise DomainError("invalid_cursor", "the cursor is malformed or of another query")
-        days = days[days.index(day) :]
-    out: list[RoundSummaryOut] = []
-    budget = PAGE_QUERIES
+    days, position = _days_left(_days(begin, finish), cursor, query)
+    page = _Page(lo=lo, hi=hi, status=status, limit=limit)
     for i, day in enumerate(days):
-        while budget > 0 and len(out) < limit:
-            try:
-                rounds, position = repo.day_rounds(
-                    operator_id, day, table_id=table_id, after=position,
-                    limit=limit - len(out), queries=1,
-                )  # fmt: skip
-            except BadPosition:  # a cursor's position the store never gave: forged
-                raise _bad_cursor() from None
-            budget -= 1
-            out += [
-                s
-                for s in (summary(r, repo.clock()) for r in rounds)
-                if lo <= s.dealt_at < hi and (status is None or s.status == status)
-            ]
-            if position is None:
-                break
+        position = _read_day(repo, operator_id, table_id, day, position, page)
         if position is not None:  # stopped inside the day
-            return RoundListOut(rounds=out, next_cursor=_encode(day, position, query))
-        if (budget <= 0 or len(out) >= limit) and i + 1 < len(days):
-            return RoundListOut(rounds=out, next_cursor=_encode(days[i + 1], None, query))
-    return RoundListOut(rounds=out, next_cursor=None)
+            return RoundListOut(rounds=page.rounds, next_cursor=_encode(day, position, query))
+        if page.full and i + 1 < len(days):
+            return RoundListOut(rounds=page.rounds, next_cursor=_encode(days[i + 1], None, query))
+    return RoundListOut(rounds=page.rounds, next_cursor=None)
 
 
 # --- GET /v1/reports/daily ---------------------------------------------------------------------

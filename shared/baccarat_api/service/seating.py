@@ -48,7 +48,7 @@ def without_spectators(
 ) -> tuple[list[Change], dict[str, Any]]:
     """When no seated bettor remains (bid-squeeze), the spectators go: at once, except those
     who bet in the table's latest round while it is unresolved — they go after its settlement
-    (:func:`baccarat_api.service.betting.after_resolution`)."""
+    (:func:`baccarat_api.service.after_round.after_resolution`)."""
     seated = [s["bettor_id"] for s in seats.values()]
     last = live.last_round
     resolved = last is None or last.get("resolved", True)

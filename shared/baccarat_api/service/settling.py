@@ -19,7 +19,7 @@ from baccarat.profiles import TableConfig
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import idempotency
-from baccarat_api.service.betting import after_resolution
+from baccarat_api.service.after_round import after_resolution
 from baccarat_api.service.events import emit, retrying, settled_event
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut

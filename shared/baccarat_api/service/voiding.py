@@ -22,7 +22,7 @@ from baccarat_api.ports.records import LiveRecord, RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.writes import Emit
 from baccarat_api.service import idempotency
-from baccarat_api.service.betting import after_resolution
+from baccarat_api.service.after_round import after_resolution
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.events import LiveMoved, emit, money_summary, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest

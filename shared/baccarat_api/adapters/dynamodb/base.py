@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from baccarat_api.adapters.dynamodb.codec import Item
 from baccarat_api.adapters.dynamodb.errors import mapped_errors
+from baccarat_api.adapters.dynamodb.shape import Item
 from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ports.repository import StoreUnavailable
 

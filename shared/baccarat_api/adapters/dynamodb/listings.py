@@ -7,8 +7,9 @@ from typing import Any
 
 from baccarat_api.adapters.dynamodb import keys
 from baccarat_api.adapters.dynamodb.base import DynamoBase
-from baccarat_api.adapters.dynamodb.codec import Item, from_item
+from baccarat_api.adapters.dynamodb.codec import from_item
 from baccarat_api.adapters.dynamodb.errors import mapped_errors
+from baccarat_api.adapters.dynamodb.shape import Item
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import BadPosition, DayPosition

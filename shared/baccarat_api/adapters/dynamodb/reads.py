@@ -50,7 +50,7 @@ class StateReads(DynamoBase):
         wanted: dict[tuple[str, str], tuple[str, str]] = {}  # (pk, sk) -> (slot, table)
         if table_id is not None:
             wanted[keys.table_key(operator_id, table_id)] = ("table", self.state)
-        if shoe is not None:  # the shoe's item and its constants' (codec.Shape.apart)
+        if shoe is not None:  # the shoe's item and its constants' (shape.Shape.apart)
             ident = (shoe.table_id, shoe.shoe_number)
             wanted[keys.shoe_key(operator_id, *ident)] = ("shoe", self.state)
             wanted[keys.shoe_commit_key(operator_id, *ident)] = ("shoe_packed", self.state)

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from baccarat_api.adapters.dynamodb.base import DynamoBase
-from baccarat_api.adapters.dynamodb.codec import Item, Shape, from_item, shape, to_items
+from baccarat_api.adapters.dynamodb.codec import from_item, shape, to_items
 from baccarat_api.adapters.dynamodb.errors import cancellation_reasons, mapped_errors
+from baccarat_api.adapters.dynamodb.shape import Item, Shape
 from baccarat_api.ports.records import KEY_FIELDS, IdempotencyRecord
 from baccarat_api.ports.repository import ConditionFailed
 from baccarat_api.ports.writes import ABSENT, Put, Update, Write
@@ -18,7 +19,7 @@ _NEW = "attribute_not_exists(pk)"
 
 
 def _refuse_packed(s: Shape, write: Update) -> None:
-    """A packed field (:attr:`~.codec.Shape.packed`) is fixed when its item is put: an update
+    """A packed field (:attr:`~.shape.Shape.packed`) is fixed when its item is put: an update
     that sets, removes, adds to or tests one is a mistake, refused before anything is sent."""
     named = (*write.set, *write.remove, *write.add, *write.expect)
     packed = sorted({f for f in named if s.field(f).packed})
