@@ -53,6 +53,11 @@ def _reads_the_system_time(path: Path) -> list[str]:
             found += [f"imports {a.name}" for a in node.names if a.name == "now"]
         elif isinstance(node, ast.Attribute) and node.attr == "now" and _named(node.value):
             found.append(f"line {node.lineno}: clock.now")
+        elif isinstance(node, ast.Attribute) and (
+            (node.attr == "time" and _named(node.value, "time"))
+            or (node.attr == "now" and _named(node.value, "datetime"))
+        ):
+            found.append(f"line {node.lineno}: the system's time")
     return found
 
 
@@ -67,4 +72,8 @@ def test_no_shipped_module_but_the_clock_reads_the_system_time() -> None:
         for p in shipped
         if p.name != "clock.py" and (hits := _reads_the_system_time(p))
     }
-    assert offenders == {}
+    # the use cases read their repository's clock; only the idempotency records' TTL (DynamoDB's
+    # own sweeper compares it with the real time) and the wiring outside the service may not
+    in_service = {p: h for p, h in offenders.items() if p.startswith("baccarat_api/service/")}
+    assert set(in_service) == {"baccarat_api/service/idempotency.py"}, in_service
+    assert {p: h for p, h in offenders.items() if "clock.now" in " ".join(h)} == {}

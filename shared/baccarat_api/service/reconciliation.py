@@ -131,13 +131,14 @@ def _bad_cursor() -> DomainError:
     return DomainError("invalid_cursor", "the cursor is malformed or of another query")
 
 
-def _range(start: str | None, end: str | None) -> tuple[datetime, datetime]:
-    """[from, to) of a listing: ``from`` defaults to today's start (UTC), ``to`` to the end of
-    from's day; a range that is empty, longer than MAX_RANGE_DAYS or past the calendar is
+def _range(start: str | None, end: str | None, at: str) -> tuple[datetime, datetime]:
+    """[from, to) of a listing: ``from`` defaults to the start (UTC) of ``at``'s day, ``to`` to
+    the end of from's day; a range that is empty, longer than MAX_RANGE_DAYS or past the calendar is
     refused (422 invalid_range)."""
     begin = _instant(start, "from")
     if begin is None:
-        begin = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        today = datetime.fromisoformat(at.replace("Z", "+00:00")).astimezone(UTC)
+        begin = today.replace(hour=0, minute=0, second=0, microsecond=0)
     try:
         finish = _instant(end, "to") or begin.replace(
             hour=0, minute=0, second=0, microsecond=0
@@ -229,7 +230,7 @@ def list_rounds(
     """Rounds dealt in [``start``, ``end``) (default: today, UTC), of one table or all, of one
     status or all; a page of at most ``limit`` from ``cursor``. Days in order; within a day
     table by table, each table's rounds in play order."""
-    begin, finish = _range(start, end)
+    begin, finish = _range(start, end, repo.clock())
     lo, hi = _stored(begin), _stored(finish)
     query = _query_id(table_id, lo, hi, status)
     days, position = _days_left(_days(begin, finish), cursor, query)
