@@ -15,6 +15,7 @@ from baccarat.outcome import FactsDoc, HandFacts
 __all__ = [
     "BankerSeat",
     "BettingWindow",
+    "ClockDoc",
     "Eligibility",
     "FactsDoc",
     "HandFacts",
@@ -32,6 +33,7 @@ __all__ = [
     "PersonalLimitRange",
     "PlanCard",
     "ProofSignature",
+    "QueuedSeed",
     "Replaced",
     "Reveal",
     "RoadResult",
@@ -41,6 +43,7 @@ __all__ = [
     "SlipBet",
     "Spectator",
     "SqueezePlan",
+    "TickDoc",
     "Void",
 ]
 
@@ -230,6 +233,38 @@ class Spectator(TypedDict):
 
     balance: int
     personal_limits: NotRequired[dict[str, PersonalLimit] | None]
+
+
+class ClockDoc(TypedDict):
+    """How a running table (``"dealing": "auto"``) runs itself: the pause between a round's
+    resolution and the next window, whether the operator paused it, whether its company needs
+    the player-banker, and why it waits (``None``: it does not)."""
+
+    dealing: Literal["auto"]
+    pause_seconds: int
+    paused: bool
+    needs_banker: bool
+    waiting: str | None
+
+
+class TickDoc(TypedDict):
+    """The running table's next time-driven step (``ports/scheduler.py`` ``Tick`` without the
+    table's ids): what, on which state, when."""
+
+    step: Literal["open", "close", "reveal", "settle", "commit"]
+    key: str
+    due: str
+
+
+class QueuedSeed(TypedDict):
+    """A client seed the operator gave a running table in advance, for the automatic commit of
+    the shoe numbered ``for_shoe_number`` (oldest first; never made, changed, skipped or
+    reordered by the service)."""
+
+    client_seed: str
+    client_hash: str
+    given_at: str
+    for_shoe_number: int
 
 
 class BettingWindow(TypedDict):

@@ -26,6 +26,7 @@ from baccarat_api.limits import (
 from baccarat_api.ports.documents import (
     BankerSeat,
     BettingWindow,
+    ClockDoc,
     FactsDoc,
     Interventions,
     LastRound,
@@ -34,6 +35,7 @@ from baccarat_api.ports.documents import (
     LockedPlayerBanker,
     Money,
     ProofSignature,
+    QueuedSeed,
     Reveal,
     RoadResult,
     SeatHolder,
@@ -41,6 +43,7 @@ from baccarat_api.ports.documents import (
     Slip,
     Spectator,
     SqueezePlan,
+    TickDoc,
     Void,
 )
 from baccarat_api.ports.feed_records import FEED_SHARDS as FEED_SHARDS
@@ -431,6 +434,11 @@ class LiveRecord:
     #: ``URGE_COOLDOWN_SECONDS`` of it is refused — decided on this copy, which moves under
     #: ``seq``, so of presses racing one is taken (``service/squeezing.py``).
     urged_at: str | None = None
+    #: A running table (``"dealing": "auto"``): how it runs itself; its next time-driven step
+    #: (derived again by every change); the client seeds given in advance, oldest first.
+    clock: ClockDoc | None = None
+    tick: TickDoc | None = None
+    client_seeds: list[QueuedSeed] | None = None
 
 
 @dataclass(frozen=True, slots=True)
