@@ -21,6 +21,7 @@ from baccarat.profiles import PROFILES, Banking, Rounding, TableConfig, Tier, Ti
 from baccarat.rules import ShoeRules
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, ShoeRef, new_table_id
+from baccarat_api.ports.documents import QueuedSeed
 from baccarat_api.ports.records import (
     ENDED,
     OPEN,
@@ -29,7 +30,6 @@ from baccarat_api.ports.records import (
     ShoeRecord,
     TableRecord,
 )
-from baccarat_api.ports.documents import QueuedSeed
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.vault import SecretVault, chain_context, ref_key_context, shoe_context
 from baccarat_api.service import idempotency
