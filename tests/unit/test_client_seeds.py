@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
+from baccarat import proofdoc
 from baccarat.fairness import client_hash
+from baccarat.proofchecks import check_commit
+from baccarat.verify import verify, verify_proof
 from baccarat_api.ids import ShoeRef, parse_shoe_id
 from baccarat_api.limits import MAX_QUEUED_CLIENT_SEEDS
 from baccarat_api.ports.documents import ClockDoc
@@ -19,9 +22,11 @@ from baccarat_api.service import client_seeds, tables
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import emit
 from baccarat_api.service.idempotency import Replayed, request_for
+from baccarat_api.service.models import ProofPageOut
+from baccarat_verify import es256
 
 from .conftest import Game
-from .test_service import OP, new_table
+from .test_service import OP, final_proof, new_table
 
 pytestmark = pytest.mark.unit
 
@@ -210,3 +215,82 @@ def test_a_given_seed_replays_under_its_idempotency_key(game: Game) -> None:
         client_seeds.give(game.repo, OP, table_id, "once", idem)
     assert replayed.value.body == first.model_dump()
     assert len(live_of(game, table_id).client_seeds or []) == 1
+
+
+# --- the proof -----------------------------------------------------------------------------------
+
+
+def test_an_automatic_shoes_proof_shows_when_its_seed_was_given_and_verifies(game: Game) -> None:
+    table_id = auto_table(game)
+    client_seeds.give(game.repo, OP, table_id, "given early")
+    game.clock.set("2026-03-01T12:10:00.000Z")
+    shoe_id = client_seeds.commit_next(game.repo, game.vault, OP, table_id)
+    assert shoe_id is not None
+    game.clock.set("2026-03-01T12:20:00.000Z")
+    end_shoe(game, shoe_id)
+    page = final_proof(game, shoe_id)
+    assert {k: page[k] for k in proofdoc.COMMIT_FIELDS} == {
+        "committed_by": "clock",
+        "committed_at": "2026-03-01T12:10:00.000Z",
+        "client_seed_given_at": T0,
+    }
+    assert page["client_seed"] == "given early"
+    ProofPageOut.model_validate(page)
+    keys = {"keys": [game.vault.public_jwk()]}
+    verdict = verify([page], keys=keys, signature_check=es256.check, shoe_id=shoe_id)
+    assert verdict.ok, verdict.mismatches
+    assert f"client seed given in advance at {T0}" in verdict.summary
+    late = page | {"client_seed_given_at": "2026-03-01T12:10:00.001Z"}
+    bad = verify([late], keys=keys, signature_check=es256.check, shoe_id=shoe_id)
+    assert not bad.ok
+    assert ("automatic commit", "client_seed_given_at") in [
+        (m.where, m.field) for m in bad.mismatches
+    ]
+
+
+def test_an_operator_shoes_proof_has_no_commit_fields(game: Game) -> None:
+    table_id = new_table(game)
+    shoe_id = tables.commit_shoe(game.repo, game.vault, OP, table_id, "seed").shoe_id
+    end_shoe(game, shoe_id)
+    page = final_proof(game, shoe_id)
+    assert not set(proofdoc.COMMIT_FIELDS) & set(page)
+    assert "committed by the table" not in verify_proof(page).summary
+
+
+def commit_header(**fields: Any) -> dict[str, Any]:
+    return {
+        "committed_by": "clock",
+        "committed_at": "2026-03-01T12:10:00.000Z",
+        "client_seed_given_at": "2026-03-01T12:00:00.000Z",
+        "ended_at": "2026-03-01T13:00:00.000Z",
+        **fields,
+    }
+
+
+@pytest.mark.parametrize(
+    ("fields", "rounds", "wrong"),
+    [
+        ({}, [], []),
+        ({"client_seed_given_at": "2026-03-01T12:10:00.000Z"}, [], []),  # the same millisecond
+        ({"client_seed_given_at": "2026-03-01T12:10:00.001Z"}, [], ["client_seed_given_at"]),
+        ({}, [{"dealt_at": "2026-03-01T12:09:59.999Z"}], ["committed_at"]),
+        ({"ended_at": "2026-03-01T12:09:00.000Z"}, [], ["committed_at"]),
+        ({"committed_by": "operator"}, [], ["committed_by"]),
+        ({"committed_at": "yesterday"}, [], ["committed_at"]),
+    ],
+)
+def test_the_commit_fields_are_checked_in_order(
+    fields: dict[str, Any], rounds: list[dict[str, Any]], wrong: list[str]
+) -> None:
+    bad, note = check_commit(commit_header(**fields), rounds)
+    assert [m.field for m in bad] == wrong
+    malformed = fields.get("committed_by", "clock") != "clock" or "yesterday" in fields.values()
+    assert (note is None) == malformed  # out of order: still shown, with the mismatch
+
+
+def test_a_commit_field_alone_is_a_mismatch() -> None:
+    proof = commit_header()
+    del proof["committed_by"]
+    bad, note = check_commit(proof, [])
+    assert [m.field for m in bad] == ["committed_by"] and note is None
+    assert check_commit({"ended_at": "2026-03-01T13:00:00.000Z"}, []) == ([], None)
