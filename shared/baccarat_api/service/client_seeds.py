@@ -83,6 +83,13 @@ def _given(
             },
         )
     number = queued[-1]["for_shoe_number"] + 1 if queued else _next_number(table, live)
+    if number > table.chain_length:  # a seed for a shoe that never comes
+        raise DomainError(
+            "chain_exhausted",
+            f"all {table.chain_length} shoes of this table's chain are used or have their "
+            "client seed; open a new table",
+            details={"chain_length": table.chain_length},
+        )
     hashed = client_hash(client_seed).hex()
     seed = QueuedSeed(
         client_seed=client_seed, client_hash=hashed, given_at=at, for_shoe_number=number

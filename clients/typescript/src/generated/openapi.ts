@@ -1538,6 +1538,21 @@ export interface components {
             table_config: {
                 [key: string]: unknown;
             };
+            /**
+             * Committed By
+             * @description present only when the running table committed the shoe itself, with a client seed the operator gave it in advance
+             */
+            committed_by?: "clock" | null;
+            /**
+             * Committed At
+             * @description the automatic commit's time
+             */
+            committed_at?: string | null;
+            /**
+             * Client Seed Given At
+             * @description when that client seed was given: not after committed_at
+             */
+            client_seed_given_at?: string | null;
             interventions: components["schemas"]["InterventionsOut"];
             page: components["schemas"]["ProofPageInfoOut"];
             /** Rounds */
@@ -4103,7 +4118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: client_seed_queue_full, concurrent_update, idempotency_in_progress, not_auto_dealing */
+            /** @description error codes: chain_exhausted, client_seed_queue_full, concurrent_update, idempotency_in_progress, not_auto_dealing */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -145,6 +145,7 @@ def get_table_state(
         "not_found",
         "not_auto_dealing",
         "client_seed_queue_full",
+        "chain_exhausted",
         "concurrent_update",
         *IDEM_ERRORS,
     ),
