@@ -1212,6 +1212,8 @@
         ['Server seed', p.server_seed],
         ['Client seed', p.client_seed === undefined ? undefined : JSON.stringify(p.client_seed)],
         ['Client hash', p.client_hash],
+        ['Client seed given', p.client_seed_given_at === undefined ? undefined
+          : `${p.client_seed_given_at}, in advance (the shoe was committed by the table itself at ${p.committed_at})`],
         ['Rules', isObject(p.rules) ? JSON.stringify(p.rules) : p.rules],
         ['Cut card', shoe ? (shoe.cut_index === null ? 'none' : `before position ${shoe.cut_index}`) : undefined],
         ['Burn', shoe ? (shoe.burn_exposed ? `${shoe.burn_exposed} exposed, ${plural(shoe.burn, 'card')} burned` : 'none') : undefined],
