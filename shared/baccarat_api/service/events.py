@@ -50,6 +50,8 @@ EVENT_TYPES: dict[str, str] = {
     "round_voided": "round_id, reason, nets (replaced), house_take (replaced)",
     "shoe_committed": "shoe_id, shoe_number",
     "shoe_ended": "shoe_id, reason (rules | closed), rounds_dealt",
+    "client_seed_given": "client_hash, for_shoe_number (a running table's seed given in advance)",
+    "table_waiting": "reason (no_client_seed: the running table's shoe ended, no seed given)",
 }
 
 #: An event to report: its type and its data.

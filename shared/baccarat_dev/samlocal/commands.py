@@ -46,6 +46,7 @@ REFUSED_IN_RECIPE: dict[str, str] = {
     "join_spectators": "spectator_betting_not_allowed",
     "leave_spectators": "not_found",
     "urge": "player_banker_not_allowed",
+    "give_client_seed": "not_auto_dealing",  # the recipe's table is dealt by its operator
     "reveal_cards": "no_squeeze",
     "open_betting": "no_open_shoe",
     "place_slip": "betting_closed",

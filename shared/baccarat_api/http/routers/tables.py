@@ -16,6 +16,8 @@ from baccarat_api.observability import logger, metrics
 from baccarat_api.service import reading
 from baccarat_api.service.models import (
     AuditOut,
+    ClientSeedOut,
+    ClientSeedRequest,
     CreateTableRequest,
     TableOut,
     TableStateOut,
@@ -129,3 +131,30 @@ def get_table_state(
 
     state, etag = table_state(rt.repo, operator, table_id)
     return unless_not_modified(state, etag, response, if_none_match)
+
+
+@router.post(
+    "/v1/tables/{table_id}/client-seeds",
+    status_code=201,
+    response_model=ClientSeedOut,
+    operation_id="give_client_seed",
+    summary="Give a running table a client seed in advance, for its next shoe without one",
+    tags=["tables and shoes"],
+    responses=errors(
+        "unauthorized",
+        "not_found",
+        "not_auto_dealing",
+        "client_seed_queue_full",
+        "chain_exhausted",
+        "concurrent_update",
+        *IDEM_ERRORS,
+    ),
+)
+def give_client_seed(
+    table_id: str, body: ClientSeedRequest, operator: OperatorId, rt: Rt, idem: Idem
+) -> ClientSeedOut:
+    from baccarat_api.service.client_seeds import give
+
+    out = give(rt.repo, operator, table_id, body.client_seed, idem)
+    logger.info("client seed given", extra={"table_id": table_id, "client_hash": out.client_hash})
+    return out

@@ -95,7 +95,13 @@ from baccarat_api.service.models.settlements import (
     VoidOut,
     VoidRequest,
 )
-from baccarat_api.service.models.shoes import CommitShoeRequest, ShoeOut, ShoeStateOut
+from baccarat_api.service.models.shoes import (
+    ClientSeedOut,
+    ClientSeedRequest,
+    CommitShoeRequest,
+    ShoeOut,
+    ShoeStateOut,
+)
 from baccarat_api.service.models.slips import (
     BettingStatus,
     BettingWindowOut,
@@ -137,6 +143,8 @@ __all__ = [
     "BettingWindowOut",
     "BettorId",
     "BookOut",
+    "ClientSeedOut",
+    "ClientSeedRequest",
     "CommitShoeRequest",
     "CreateTableRequest",
     "CurrencyCode",
