@@ -156,6 +156,7 @@ def function_env(function: str, engines: Engines, build_dir: Path) -> dict[str, 
         "ConfigTable": NAMES["ConfigTable"],
         "Stage": "test",
         "DeliveryQueue": "",  # no queue here: a delivery pass wakes nothing (as in make run)
+        "TableClockQueue": "",  # no queue here: no timers (the sweep moves running tables)
     }
     env: dict[str, str] = {}
     for name, value in variables.items():
