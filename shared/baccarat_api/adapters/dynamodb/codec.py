@@ -79,9 +79,9 @@ def _tick_due(ident: tuple[Any, ...], tick: TickDoc | str | None) -> Item:
     time, so the sweep delivers a tick its timer lost. The live item has one DueRounds slot:
     the tick takes it from ``deal_by``'s ``BOOK#k`` (a running table's window has a tick: its
     close); an operator table, which has no tick, keeps ``BOOK#k`` as before."""
-    if tick is None:
+    due = tick if isinstance(tick, str) else None if tick is None else tick.get("due")
+    if not isinstance(due, str):  # ("": an update removing it asks for the attributes)
         return {}
-    due = "" if isinstance(tick, str) else tick["due"]  # "": the attributes to remove
     return {"due_shard": {"S": keys.tick_shard(ident[1])}, "due_at": {"S": due}}
 
 
