@@ -170,7 +170,8 @@ def test_least_privilege() -> None:
     assert kms["ShuffleCommitFunction"] == {"kms:GenerateDataKey", "kms:Encrypt", "kms:Decrypt"}
     assert kms["DealAndResolveFunction"] == {"kms:Decrypt"}
     signs = {"kms:Decrypt", "kms:Sign", "kms:GetPublicKey"}  # a final proof: ref key, signature
-    assert kms["ReadFunction"] == kms["AutoSettleFunction"] == signs
+    assert kms["ReadFunction"] == signs
+    assert kms["AutoSettleFunction"] == signs | {"kms:Encrypt"}  # a running table's commit
     assert kms["SettleBetsFunction"] == kms["SeedTiersFunction"] == set()
     for f in FUNCTIONS:
         for st in statements(f):
@@ -202,9 +203,12 @@ def test_least_privilege() -> None:
     # they name bettors by ref: the ref key; the sweep also deals a betting window nobody dealt,
     # so it opens that shoe's secret too (as the deal does) — never a chain secret
     assert grants["ReadFunction"] == {REF_KEY_PURPOSE: {"kms:Decrypt"}}
+    # and it takes a running table's overdue step as its timer would: a commit opens the chain
+    # secret and seals the next shoe's s_i (never draws a chain secret)
     assert grants["AutoSettleFunction"] == {
         REF_KEY_PURPOSE: {"kms:Decrypt"},
-        SHOE_PURPOSE: {"kms:Decrypt"},
+        SHOE_PURPOSE: {"kms:Encrypt", "kms:Decrypt"},
+        CHAIN_PURPOSE: {"kms:Decrypt"},
     }
     assert grants["ShuffleCommitFunction"] == {
         CHAIN_PURPOSE: {"kms:GenerateDataKey", "kms:Decrypt"},
