@@ -238,6 +238,16 @@ def test_due_ticks_lists_the_tables_whose_tick_is_due_oldest_first() -> None:
     assert repo.due_ticks("2026-01-01T00:00:09.999Z", 10) == []
 
 
+def test_a_running_tables_window_is_found_by_its_tick_not_its_book() -> None:
+    """As in DynamoDB, where the live item's one DueRounds slot is the tick's."""
+    repo = with_lives(
+        live(table_id="tbl_auto", tick=doc(), deal_by=LATER),
+        live(table_id="tbl_op", deal_by=LATER),
+    )
+    assert repo.due_books("2026-01-01T01:00:00.000Z", 10) == [("op", "tbl_op")]
+    assert repo.due_ticks("2026-01-01T01:00:00.000Z", 10) == [("op", "tbl_auto")]
+
+
 def test_the_sweep_takes_a_tick_overdue_by_its_grace_and_no_sooner(runs: list[Tick]) -> None:
     repo = with_lives(
         live(table_id="tbl_a", tick=doc("2026-01-01T00:00:10.000Z")),
