@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from baccarat_api.adapters.dynamodb.repository import DynamoRepository
     from baccarat_api.adapters.kms import KmsVault
     from baccarat_api.adapters.shoe_cache import ShoeCache
+    from baccarat_api.ports.scheduler import Scheduler
     from baccarat_api.ports.webhooks import Sender, Wakeup
 
 
@@ -46,7 +47,31 @@ class Runtime:
         from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 
         s = self.settings
-        return DynamoRepository(self.dynamodb, s.state_table, s.config_table)
+        repo = DynamoRepository(self.dynamodb, s.state_table, s.config_table)
+        # the repository schedules a change's next tick after its commit
+        setattr(repo, "scheduler", self.scheduler)  # noqa: B010 (not a constructor parameter yet)
+        return repo
+
+    @cached_property
+    def scheduler(self) -> Scheduler:
+        """The running tables' timers: SQS message timers when ``TABLE_CLOCK_QUEUE_URL`` is set
+        (AWS), else none (the sweep moves them) — until :meth:`use_scheduler` installs another
+        (``make run``: a thread, :func:`baccarat_api.jobs.table_clock.start_background`)."""
+        from baccarat_api.ports.scheduler import NoScheduler
+
+        url = self.settings.table_clock_queue_url
+        if not url:
+            return NoScheduler()
+        from baccarat_api.adapters import aws
+        from baccarat_api.adapters.sqs_scheduler import SqsScheduler
+
+        return SqsScheduler(aws.client("sqs"), url)
+
+    def use_scheduler(self, scheduler: Scheduler) -> None:
+        """Deliver ticks through ``scheduler`` from now on (the repository's too)."""
+        self.scheduler = scheduler
+        if "repo" in self.__dict__:
+            setattr(self.repo, "scheduler", scheduler)  # noqa: B010
 
     @cached_property
     def vault(self) -> KmsVault:

@@ -59,6 +59,9 @@ class Settings(BaseModel):
     #: Deliver to loopback / private / link-local addresses too (``make run``: a receiver on
     #: this machine); never in AWS, where that would reach our side of the network.
     webhook_private_addresses: bool = Field(default=False, alias="WEBHOOK_PRIVATE_ADDRESSES")
+    #: The running tables' timers: the SQS queue their ticks are sent to, delayed (AWS; unset:
+    #: ``make run`` delivers them on a thread, elsewhere only the sweep moves a running table).
+    table_clock_queue_url: str | None = Field(default=None, alias="TABLE_CLOCK_QUEUE_URL")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -67,7 +70,12 @@ class Settings(BaseModel):
         environ = os.environ if environ is None else environ
         names = {f.alias for f in cls.model_fields.values() if f.alias}
         values = {k: v for k, v in environ.items() if k in names}
-        for optional in ("KMS_KEY_ID", "SIGNING_KEY_ID", "DELIVERY_QUEUE_URL"):
+        for optional in (
+            "KMS_KEY_ID",
+            "SIGNING_KEY_ID",
+            "DELIVERY_QUEUE_URL",
+            "TABLE_CLOCK_QUEUE_URL",
+        ):
             if not values.get(optional):
                 values.pop(optional, None)
         try:

@@ -231,6 +231,19 @@ def _start_delivery() -> Any:
     return stop
 
 
+def _start_table_clock() -> Any:
+    """The running tables' timers (the stand-in for ``TableClockFunction`` on its queue): a
+    thread delivering each tick at its time through the same job code; ``None`` when the
+    runtime sends them to SQS (``TABLE_CLOCK_QUEUE_URL``). Returns the scheduler to stop."""
+    from baccarat_api.jobs.table_clock import start_background
+    from baccarat_api.runtime import get_runtime
+
+    rt = get_runtime()
+    if rt.settings.table_clock_queue_url:
+        return None
+    return start_background(rt)
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     """SIGTERM as Ctrl-C: the same orderly stop (uvicorn, then moto and DynamoDB Local)."""
     raise KeyboardInterrupt
@@ -263,6 +276,7 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     sweeping = None
     feeding = None
     delivering = None
+    clocking = None
     if stack:
         use_stack(stack)
         if args.add_key:
@@ -307,6 +321,9 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         # the stand-in for FeedIndexerFunction: the state table's stream → the feed
         feeding = _start_feed()
         delivering = _start_delivery()
+    clocking = _start_table_clock()
+    if clocking is not None:
+        lines.append("running tables       on (their timers on a thread, the table-clock job)")
     try:
         import uvicorn
 
@@ -340,6 +357,8 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         # noticed); the stop is bounded (GRACE_SECONDS, ENGINE_STOP_SECONDS)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if clocking is not None:
+            clocking.stop()
         if sweeping is not None:
             sweeping.set()
         if feeding is not None:

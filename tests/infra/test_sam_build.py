@@ -156,6 +156,7 @@ def function_env(function: str, engines: Engines, build_dir: Path) -> dict[str, 
         "ConfigTable": NAMES["ConfigTable"],
         "Stage": "test",
         "DeliveryQueue": "",  # no queue here: a delivery pass wakes nothing (as in make run)
+        "TableClockQueue": "",  # no queue here: no timers (the sweep moves running tables)
     }
     env: dict[str, str] = {}
     for name, value in variables.items():
@@ -297,7 +298,7 @@ def test_importing_each_built_handler_module_imports_no_development_module(
     functions = [
         name for name, r in load()["Resources"].items() if r["Type"] == "AWS::Serverless::Function"
     ]
-    assert len(functions) == 10  # + the feed indexer, the webhooks routes, the delivery
+    assert len(functions) == 11  # + the feed indexer, the webhooks routes, the delivery, the clock
     for function in functions:
         proc = subprocess.run(
             [sys.executable, "-B", "-S", "-s", "-c", IMPORT_ONLY, handler_of(function),

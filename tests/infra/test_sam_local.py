@@ -48,6 +48,7 @@ def test_every_route_job_and_function_has_exactly_one_event_file() -> None:
     assert [(i.function, i.name) for i in INVOCATIONS if i.kind != "http"] == [
         ("AuthorizerFunction", "operator_key_authorizer"),
         ("AutoSettleFunction", "sweep"),
+        ("TableClockFunction", "ticks"),
         ("FeedIndexerFunction", "state_stream"),
         ("DeliveryFunction", "deliveries"),
         ("SeedTiersFunction", "tiers_seed"),
@@ -191,6 +192,9 @@ def test_the_sweep_and_custom_resource_events_have_the_generated_shapes() -> Non
     (theirs,) = generate("sqs", "receive-message")["Records"]
     assert same_shape(ours, theirs, set()) == []
     assert set(json.loads(ours["body"])) == {"operator_id", "shard"}
+    (ours,) = event("ticks")["Records"]
+    assert same_shape(ours, theirs, set()) == []
+    assert set(json.loads(ours["body"])) == {"operator_id", "table_id", "step", "key", "due"}
     seed = event("tiers_seed")
     theirs = generate("cloudformation", "create-request")
     assert same_shape(seed, theirs, set()) == []

@@ -170,7 +170,8 @@ def test_least_privilege() -> None:
     assert kms["ShuffleCommitFunction"] == {"kms:GenerateDataKey", "kms:Encrypt", "kms:Decrypt"}
     assert kms["DealAndResolveFunction"] == {"kms:Decrypt"}
     signs = {"kms:Decrypt", "kms:Sign", "kms:GetPublicKey"}  # a final proof: ref key, signature
-    assert kms["ReadFunction"] == kms["AutoSettleFunction"] == signs
+    assert kms["ReadFunction"] == signs
+    assert kms["AutoSettleFunction"] == signs | {"kms:Encrypt"}  # a running table's commit
     assert kms["SettleBetsFunction"] == kms["SeedTiersFunction"] == set()
     for f in FUNCTIONS:
         for st in statements(f):
@@ -202,9 +203,12 @@ def test_least_privilege() -> None:
     # they name bettors by ref: the ref key; the sweep also deals a betting window nobody dealt,
     # so it opens that shoe's secret too (as the deal does) — never a chain secret
     assert grants["ReadFunction"] == {REF_KEY_PURPOSE: {"kms:Decrypt"}}
+    # and it takes a running table's overdue step as its timer would: a commit opens the chain
+    # secret and seals the next shoe's s_i (never draws a chain secret)
     assert grants["AutoSettleFunction"] == {
         REF_KEY_PURPOSE: {"kms:Decrypt"},
-        SHOE_PURPOSE: {"kms:Decrypt"},
+        SHOE_PURPOSE: {"kms:Encrypt", "kms:Decrypt"},
+        CHAIN_PURPOSE: {"kms:Decrypt"},
     }
     assert grants["ShuffleCommitFunction"] == {
         CHAIN_PURPOSE: {"kms:GenerateDataKey", "kms:Decrypt"},
@@ -213,6 +217,13 @@ def test_least_privilege() -> None:
     }
     assert grants["DealAndResolveFunction"] == {
         SHOE_PURPOSE: {"kms:Decrypt"},
+        REF_KEY_PURPOSE: {"kms:Decrypt"},
+    }
+    # the table clock deals from the book (s_i, ref key) and commits the next shoe (opens the
+    # chain secret to seal its s_i): never draws a chain secret or a ref key
+    assert grants["TableClockFunction"] == {
+        CHAIN_PURPOSE: {"kms:Decrypt"},
+        SHOE_PURPOSE: {"kms:Encrypt", "kms:Decrypt"},
         REF_KEY_PURPOSE: {"kms:Decrypt"},
     }
     # the key ids are only given to functions allowed to use them
@@ -258,3 +269,45 @@ def test_the_lambda_dependencies_are_the_projects_pinned() -> None:
     for name, pin in pinned.items():
         assert pin.startswith("=="), (name, pin)
         assert pin[2:] in SpecifierSet(wanted[name]), (name, pin, wanted[name])
+
+
+#: The functions that change a table's live state: each schedules the running table's next tick.
+LIVE_WRITERS = (
+    "ShuffleCommitFunction", "DealAndResolveFunction", "SettleBetsFunction",
+    "AutoSettleFunction", "TableClockFunction",
+)  # fmt: skip
+
+
+def test_the_table_clock_queue_delivers_ticks_at_their_time_and_dead_letters_failures() -> None:
+    """Ticks: a standard queue (FIFO has no per-message delay), visible again only after six
+    times the function's timeout, dead-lettered after five receives; the function takes a
+    batch at once (no batching window: a tick waits for no other) and reports each failed tick
+    alone. Every function that changes a live table may send a tick, and knows the queue."""
+    queue = RESOURCES["TableClockQueue"]["Properties"]
+    function = FUNCTIONS["TableClockFunction"]["Properties"]
+    assert "FifoQueue" not in queue
+    assert queue["VisibilityTimeout"] >= 6 * function["Timeout"]
+    assert queue["RedrivePolicy"] == {
+        "deadLetterTargetArn": {"Fn::GetAtt": ["TableClockDeadLetterQueue", "Arn"]},
+        "maxReceiveCount": 5,
+    }
+    (event,) = function["Events"].values()
+    assert event["Type"] == "SQS"
+    assert event["Properties"] == {
+        "Queue": {"Fn::GetAtt": ["TableClockQueue", "Arn"]},
+        "BatchSize": 10,
+        "MaximumBatchingWindowInSeconds": 0,
+        "FunctionResponseTypes": ["ReportBatchItemFailures"],
+    }
+    senders = {
+        f
+        for f in FUNCTIONS
+        for st in statements(f)
+        if "sqs:SendMessage" in _listed(st["Action"])
+        and st["Resource"] == {"Fn::GetAtt": ["TableClockQueue", "Arn"]}
+    }
+    assert senders == set(LIVE_WRITERS)
+    for name, f in FUNCTIONS.items():
+        env = f["Properties"].get("Environment", {}).get("Variables", {})
+        knows = env.get("TABLE_CLOCK_QUEUE_URL") == {"Ref": "TableClockQueue"}
+        assert knows == (name in LIVE_WRITERS), name

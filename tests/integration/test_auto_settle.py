@@ -193,6 +193,9 @@ def test_the_template_schedules_a_least_privilege_sweep() -> None:
         ("dynamodb:Query", table),  # finalising: the shoe and its rounds
         ("dynamodb:BatchGetItem", table),  # the proof item
         ("kms:Decrypt", secrets),  # the table's ref key; a shoe's s_i (a from-book deal)
+        ("kms:Encrypt", secrets),  # a running table's overdue commit seals the next s_i
+        # the next tick of a step it took
+        ("sqs:SendMessage", json.dumps({"Fn::GetAtt": ["TableClockQueue", "Arn"]})),
         ("kms:Sign", signing),
         ("kms:GetPublicKey", signing),
     }

@@ -278,7 +278,11 @@ class MemoryRepository(FeedReads, WebhookReads, Repository):
     def due_books(self, now: str, limit: int) -> list[tuple[str, str]]:
         self.calls["query"] += 1
         due = sorted(
-            (v for v in self._all(LiveRecord) if v.deal_by is not None and v.deal_by <= now),
+            (  # a running table with a tick is indexed by it instead (as in DynamoDB)
+                v
+                for v in self._all(LiveRecord)
+                if v.deal_by is not None and v.deal_by <= now and v.tick is None
+            ),
             key=lambda v: v.deal_by or "",
         )
         return [(v.operator_id, v.table_id) for v in due][:limit]
@@ -399,3 +403,11 @@ class MemoryRepository(FeedReads, WebhookReads, Repository):
         )
         totals: FairnessTotals | None = self._one(FairnessTotals, table_id)
         return FairnessPage(totals=totals, shoes=lines[:limit], more=len(lines) > limit)
+
+    def due_ticks(self, now: str, limit: int) -> list[tuple[str, str]]:
+        self.calls["query"] += 1
+        due = sorted(
+            (v for v in self._all(LiveRecord) if v.tick is not None and v.tick["due"] <= now),
+            key=lambda v: v.tick["due"] if v.tick is not None else "",
+        )
+        return [(v.operator_id, v.table_id) for v in due][:limit]

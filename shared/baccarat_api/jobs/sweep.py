@@ -39,8 +39,9 @@ def run_sweep(
     runtime: Runtime | None = None,
 ) -> SweepReport:
     """One sweep: settle every round with locked bets past its deadline at ``at`` (ISO 8601
-    UTC; default now); given a ``runtime``, close every open shoe idle past its ``close_by``
-    (its table's ``idle_shoe_close_seconds`` without a deal); then, given a ``runtime`` with a
+    UTC; default now); given a ``runtime``, take every running table's step overdue because
+    its timer was lost and close every open shoe idle past its ``close_by`` (its table's
+    ``idle_shoe_close_seconds`` without a deal); then, given a ``runtime`` with a
     signing key (``SIGNING_KEY_ID``), finalise the proofs that have become final. Safe to run
     concurrently with itself and with operators' calls."""
     from baccarat_api.service.auto_settle import DEFAULT_LIMIT, sweep
@@ -85,6 +86,9 @@ def lambda_handler() -> Any:
         metrics.add_metric(
             name="ProofsFinalised", unit=MetricUnit.Count, value=len(report.finalised)
         )
+        metrics.add_metric(  # a tick whose timer was lost: non-zero means timers go missing
+            name="TableStepsRecovered", unit=MetricUnit.Count, value=len(report.ticked)
+        )
         logger.info("auto-settlement sweep", extra=report.as_dict())
         return report.as_dict()
 
@@ -106,7 +110,7 @@ def start_background(
         while not stop.wait(every_seconds):
             try:
                 report = run_sweep(repo, runtime=runtime)
-                if report.due or report.finalised:
+                if report.due or report.finalised or report.ticked:
                     logger.info("auto-settlement sweep", extra=report.as_dict())
             except Exception:  # the next tick tries again
                 logger.exception("auto-settlement sweep failed")

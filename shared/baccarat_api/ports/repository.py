@@ -170,6 +170,11 @@ class Repository(StateWrites):
         ``now`` (its ``deal_by``), at most ``limit``."""
 
     @abstractmethod
+    def due_ticks(self, now: str, limit: int) -> list[tuple[str, str]]:
+        """(operator id, table id) of running tables whose next step (``LiveRecord.tick``) was
+        due by ``now``, at most ``limit``: the sweep delivers the ticks a timer lost."""
+
+    @abstractmethod
     def day_rounds(
         self,
         operator_id: str,

@@ -4,7 +4,8 @@ Each run, from the sparse ``DueRounds`` index, it deals every betting window pas
 ``deal_by`` from its book, settles every round past its ``settle_by`` (``auto_settled: true``;
 never while a card is face down), closes every open shoe idle past its ``close_by`` (unless a
 round of it is unresolved or squeezed or a window is open, so the proof is final at once) and
-finalises every proof that has become final (:func:`.proofs.finalise_due`). Each step is the
+finalises every proof that has become final (:func:`.proofs.finalise_due`); and takes each
+running table's step overdue because its timer was lost. Each step is the
 operator's own conditional write, so a sweep racing a late call (or another sweep) changes
 nothing twice."""
 
@@ -14,10 +15,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from baccarat_api.clock import seconds_after
 from baccarat_api.ports.repository import Repository, StoreUnavailable
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.vault import SecretVault
-from baccarat_api.service import betting, tables
+from baccarat_api.service import betting, table_clock, tables, ticks
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import Replayed
@@ -27,6 +29,9 @@ from baccarat_api.service.settling import settle_round
 
 #: Most rounds one sweep settles (the next run takes the rest).
 DEFAULT_LIMIT = 500
+#: How long past its due a running table's step must be before the sweep takes it: its timer's
+#: message gets that long first (the sweep is the net for a lost timer, not a second timer).
+TICK_GRACE_SECONDS = 5
 #: Most idle shoes one sweep closes (each a KMS Decrypt and a transaction; the next run takes
 #: the rest), so a sweep stays well within its function's 60 s.
 IDLE_CLOSE_LIMIT = 50
@@ -55,6 +60,8 @@ class SweepReport:
     cancelled: dict[str, str] = field(default_factory=dict)
     #: Idle open shoes this sweep closed (their proofs published).
     closed: list[str] = field(default_factory=list)
+    #: Running tables whose overdue step (a lost timer's) this sweep took: ``table_id:step``.
+    ticked: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +76,7 @@ class SweepReport:
             "dealt": self.dealt,
             "cancelled": self.cancelled,
             "closed": self.closed,
+            "ticked": self.ticked,
         }
 
     def line(self) -> str:
@@ -78,7 +86,7 @@ class SweepReport:
             f"squeezing, {len(self.failed)} failed; "
             f"{len(self.finalised)} proofs finalised, {len(self.pending)} pending; "
             f"{len(self.dealt)} betting windows dealt, {len(self.cancelled)} cancelled; "
-            f"{len(self.closed)} idle shoes closed"
+            f"{len(self.closed)} idle shoes closed; {len(self.ticked)} overdue table steps taken"
         )
 
 
@@ -106,6 +114,8 @@ def sweep(
     opens shoe secrets), close the shoes idle by then; then, with ``vault`` and ``ref_keys``,
     finalise the proofs that have become final."""
     report = SweepReport(now=_instant(at) if at else repo.clock())
+    if shoes is not None and unseal is not None:
+        _tick_due(repo, shoes, unseal, report, limit)
     if shoes is not None:
         _deal_due(repo, shoes, report, limit)
     _settle_due(repo, report, limit)
@@ -116,6 +126,27 @@ def sweep(
         report.finalised, report.pending = done.finalised, done.pending
         report.failed |= done.failed
     return report
+
+
+def _tick_due(
+    repo: Repository, shoes: ShoeSource, vault: SecretVault, report: SweepReport, limit: int
+) -> None:
+    """Take each running table's step overdue by :data:`TICK_GRACE_SECONDS` (its timer was
+    lost: a failed send, a crash between the commit and the send, a message dead-lettered),
+    exactly as its timer would (:func:`.table_clock.run_tick`: conditional, so a timer arriving
+    meanwhile changes nothing twice)."""
+    overdue = seconds_after(report.now, -TICK_GRACE_SECONDS)
+    for operator_id, table_id in repo.due_ticks(overdue, limit):
+        try:
+            tick = ticks.tick_of(repo.load(operator_id, live=table_id).live)
+            if tick is None or tick["due"] > overdue:
+                continue  # taken a moment ago (the index lags), or a newer step not due yet
+            if table_clock.run_tick(repo, shoes, vault, tick) == "done":
+                report.ticked.append(f"{table_id}:{tick['step']}")
+        except StoreUnavailable:
+            report.failed[f"{table_id}:tick"] = "unavailable"
+        except Exception as exc:  # one table must not stop the sweep for every other table
+            report.failed[f"{table_id}:tick"] = getattr(exc, "code", type(exc).__name__)
 
 
 def _deal_due(repo: Repository, shoes: ShoeSource, report: SweepReport, limit: int) -> None:

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from baccarat_api.adapters.dynamodb import keys
 from baccarat_api.adapters.dynamodb.shape import Item, Shape, json_text, type_code
+from baccarat_api.ports.documents import TickDoc
 from baccarat_api.ports.records import (
     ENDED,
     DeliveryState,
@@ -71,6 +72,24 @@ def _book_due(ident: tuple[Any, ...], deal_by: str | None) -> Item:
     if deal_by is None:
         return {}
     return {"due_shard": {"S": keys.book_shard(ident[1])}, "due_at": {"S": deal_by}}
+
+
+def _tick_due(ident: tuple[Any, ...], tick: TickDoc | str | None) -> Item:
+    """A running table with a next step is in DueRounds (shard ``TICK#k``) at the step's due
+    time, so the sweep delivers a tick its timer lost. The live item has one DueRounds slot:
+    the tick takes it from ``deal_by``'s ``BOOK#k`` (a running table's window has a tick: its
+    close); an operator table, which has no tick, keeps ``BOOK#k`` as before."""
+    due = tick if isinstance(tick, str) else None if tick is None else tick.get("due")
+    if not isinstance(due, str):  # ("": an update removing it asks for the attributes)
+        return {}
+    return {"due_shard": {"S": keys.tick_shard(ident[1])}, "due_at": {"S": due}}
+
+
+def _live_due(live: LiveRecord) -> Item:
+    ident = (live.operator_id, live.table_id)
+    if live.tick is not None:
+        return _tick_due(ident, live.tick)
+    return _book_due(ident, live.deal_by)
 
 
 def _idle_due(ident: tuple[Any, ...], close_by: str | None) -> Item:
@@ -167,8 +186,9 @@ SHAPES: dict[type, Shape] = {
         ),
         Shape(
             "live", LiveRecord, keys.live_key, compressed=LIVE_COMPRESSED,
-            derived=lambda live: _book_due((live.operator_id, live.table_id), live.deal_by),
-            index_keys={"deal_by": _book_due},
+            derived=_live_due,
+            # in this order: when one change moves both, the tick's slot wins (shape.py)
+            index_keys={"deal_by": _book_due, "tick": _tick_due},
         ),
         # Events are written once and never updated (every event is written through
         # ``StateWrites.emitting``).

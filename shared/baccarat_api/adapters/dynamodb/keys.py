@@ -71,6 +71,11 @@ def book_shard(table_id: str) -> str:
     return f"BOOK#{_shard(table_id)}"
 
 
+def tick_shard(table_id: str) -> str:
+    """The ``DueRounds`` partition of a running table's next time-driven step."""
+    return f"TICK#{_shard(table_id)}"
+
+
 def final_shard(table_id: str) -> str:
     """The ``DueRounds`` partition of the table's proofs awaiting finalisation."""
     return f"FINAL#{_shard(table_id)}"

@@ -1,5 +1,5 @@
-"""The sparse indexes the jobs and the reconciliation read: rounds, betting windows, idle shoes
-and proofs due by a time; a day's rounds; a shoe's open rounds."""
+"""The sparse indexes the jobs and the reconciliation read: rounds, betting windows, running
+tables' next steps, idle shoes and proofs due by a time; a day's rounds; a shoe's open rounds."""
 
 from __future__ import annotations
 
@@ -121,6 +121,14 @@ class Listings(DynamoBase):
         return [
             (str(item["operator_id"]["S"]), str(item["table_id"]["S"]))
             for item in self._due("BOOK#", now, limit)
+        ]
+
+    def due_ticks(self, now: str, limit: int) -> list[tuple[str, str]]:
+        """(operator id, table id) of running tables whose next step was due by ``now``
+        (shards ``TICK#k``)."""
+        return [
+            (str(item["operator_id"]["S"]), str(item["table_id"]["S"]))
+            for item in self._due("TICK#", now, limit)
         ]
 
     def idle_shoes(self, now: str, limit: int) -> list[tuple[str, ShoeRef]]:

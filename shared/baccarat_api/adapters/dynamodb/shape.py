@@ -184,7 +184,8 @@ class Shape:
     removed_by: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     #: fields that also key a sparse index: field → the index attributes of (the record's key
     #: values, the field's value), set by an update that sets the field, removed by one that
-    #: removes it (a Put has them from ``derived``)
+    #: removes it (a Put has them from ``derived``); when one update moves several fields
+    #: keying the same attributes, a set beats a removal and the later field's set wins
     index_keys: Mapping[str, Callable[[tuple[Any, ...], Any], Item]] = dataclasses.field(
         default_factory=dict
     )

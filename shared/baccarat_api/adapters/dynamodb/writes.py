@@ -27,6 +27,20 @@ def _refuse_packed(s: Shape, write: Update) -> None:
         raise ValueError(f"{s.kind}: {', '.join(packed)} packed: no update sets or tests them")
 
 
+def _index_moves(s: Shape, write: Update) -> dict[str, Any]:
+    """The sparse-index attributes ``write`` moves with the fields it sets or removes:
+    attribute → its encoded value, or ``None`` to remove it. A set beats a removal; of two
+    sets, the field later in ``s.index_keys`` wins (the live item's tick over its ``deal_by``)."""
+    moves: dict[str, Any] = {}
+    for f, index in s.index_keys.items():
+        if f in write.set:
+            moves |= index(write.ident, write.set[f])
+        elif f in write.remove:
+            for attribute in index(write.ident, ""):
+                moves.setdefault(attribute, None)
+    return moves
+
+
 class WriteRequests(DynamoBase):
     """The port's :meth:`~baccarat_api.ports.writes.StateWrites.transact`."""
 
@@ -89,18 +103,15 @@ class WriteRequests(DynamoBase):
                 ref = f"#a{len(names)}"
                 names[ref] = attribute
                 removed.append(ref)
-        for f in (*write.set, *write.remove):  # index keys that move with their field
-            if f not in s.index_keys:
-                continue
-            for attribute, encoded in s.index_keys[f](write.ident, write.set.get(f, "")).items():
-                ref = f"#a{len(names)}"
-                names[ref] = attribute
-                if f in write.set:
-                    val = f":v{len(values)}"
-                    values[val] = encoded
-                    sets.append(f"{ref} = {val}")
-                else:
-                    removed.append(ref)
+        for attribute, encoded in _index_moves(s, write).items():  # keys moving with fields
+            ref = f"#a{len(names)}"
+            names[ref] = attribute
+            if encoded is None:
+                removed.append(ref)
+            else:
+                val = f":v{len(values)}"
+                values[val] = encoded
+                sets.append(f"{ref} = {val}")
         conditions = [] if write.upsert else ["attribute_exists(pk)"]
         for f, v in write.expect.items():
             if v is ABSENT:
