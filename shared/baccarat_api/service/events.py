@@ -18,6 +18,7 @@ from baccarat_api.limits import MAX_EVENTS_PAGE
 from baccarat_api.ports.records import EventRecord, LiveRecord, RoundRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.ports.writes import Emit
+from baccarat_api.service import ticks
 from baccarat_api.service.errors import DomainError, not_found
 from baccarat_api.service.models import EventOut, EventsPageOut
 
@@ -161,7 +162,8 @@ def emit(
     )
     assert all(kind in EVENT_TYPES for kind, _ in events), events
     after = replace(base, seq=base.seq + len(records), updated_at=at, **changes)
-    return Emit(before, after, records)
+    # a running table's next step, derived again after every change at it
+    return Emit(before, ticks.clock_after(base, after, at), records)
 
 
 def money_summary(r: RoundRecord) -> MoneySummary:

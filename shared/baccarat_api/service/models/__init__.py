@@ -39,9 +39,11 @@ from baccarat_api.service.models.fairness import (
     ShoeFairnessOut,
 )
 from baccarat_api.service.models.live import (
+    ClockNextOut,
     EventOut,
     EventsPageOut,
     TableCardOut,
+    TableClockOut,
     TablePhase,
     TableRoundOut,
     TableShoeOut,
@@ -137,6 +139,7 @@ __all__ = [
     "BettingWindowOut",
     "BettorId",
     "BookOut",
+    "ClockNextOut",
     "CommitShoeRequest",
     "CreateTableRequest",
     "CurrencyCode",
@@ -207,6 +210,7 @@ __all__ = [
     "SlipRequest",
     "SpectatorRequest",
     "TableCardOut",
+    "TableClockOut",
     "TableOut",
     "TablePhase",
     "TableRoundOut",
