@@ -51,6 +51,8 @@ EVENT_TYPES: dict[str, str] = {
     "round_voided": "round_id, reason, nets (replaced), house_take (replaced)",
     "shoe_committed": "shoe_id, shoe_number",
     "shoe_ended": "shoe_id, reason (rules | closed), rounds_dealt",
+    "table_paused": "(none: a running table's operator paused it)",
+    "table_resumed": "(none: a running table's operator resumed it)",
 }
 
 #: An event to report: its type and its data.
