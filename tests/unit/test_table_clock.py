@@ -11,19 +11,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from support.scheduler import ManualScheduler
 
 from baccarat.verify import verify
 from baccarat_api.clock import seconds_after
 from baccarat_api.ports.records import EventRecord, LiveRecord
 from baccarat_api.ports.scheduler import Tick
-from baccarat_api.service import betting, presence, proofs, squeezing, table_clock, tables, ticks
-from baccarat_api.service.dealing import deal_round
+from baccarat_api.service import betting, presence, proofs, squeezing, table_clock, tables
 from baccarat_api.service.errors import DomainError
-from baccarat_api.service.models import CreateTableRequest, DealRequest, SlipRequest
+from baccarat_api.service.models import CreateTableRequest, SlipRequest
 from baccarat_api.service.table_state import table_state
-from baccarat_api.service.voiding import void_round
 from baccarat_verify import es256
-from support.scheduler import ManualScheduler
 
 from .conftest import Game
 
