@@ -90,6 +90,9 @@ def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
     rt.repo.transact("park", [Put(parked)])
     rt.__dict__["sender"] = _Up()
     _, to_deal = new_shoe(api)
+    running = api.post("/v1/tables", {**TABLE, "dealing": "auto"}).body["table_id"]
+    paused = api.post("/v1/tables", {**TABLE, "dealing": "auto"}).body["table_id"]
+    api.post(f"/v1/tables/{paused}/pause")
     return {
         "create table": lambda k: api.post("/v1/tables", TABLE, headers=key(k)),
         "commit shoe": lambda k: api.post(
@@ -112,6 +115,8 @@ def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
         "urge": lambda k: api.post(
             f"/v1/tables/{banked}/urge", {"bettor_id": "pat"}, headers=key(k)
         ),
+        "pause": lambda k: api.post(f"/v1/tables/{running}/pause", headers=key(k)),
+        "resume": lambda k: api.post(f"/v1/tables/{paused}/resume", headers=key(k)),
         "webhook retry": lambda k: api.post(
             f"/v1/webhook/failures/{table_id}:1/retry", headers=key(k)
         ),
@@ -129,6 +134,8 @@ POSTS = {
     "open_betting": "open betting",
     "reveal_cards": "reveal",
     "urge": "urge",
+    "pause_table": "pause",
+    "resume_table": "resume",
     "retry_webhook_failure": "webhook retry",
 }
 
