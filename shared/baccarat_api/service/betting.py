@@ -318,6 +318,7 @@ def cancel_window(
     cancelled: list[bool] = []
 
     def decide(table: TableRecord, live: LiveRecord) -> Decision:
+        cancelled.clear()  # decided again after losing a race: only the write that lands counts
         betting = live.betting
         if (
             live.seq != seq

@@ -106,6 +106,7 @@ def system_reveal(repo: Repository, operator_id: str, round_id: str, step: str) 
     written: list[bool] = []
 
     def decide(table: TableRecord, live: LiveRecord) -> Decision:
+        written.clear()  # decided again after losing a race: only the write that lands counts
         at = repo.clock()
         tick = ticks.derive(live, at)
         if tick is None or tick["step"] != "reveal" or tick["key"] != f"{round_id}:{step}":

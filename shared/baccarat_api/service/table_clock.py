@@ -26,6 +26,7 @@ from baccarat_api.ports.vault import SecretVault
 from baccarat_api.service import betting, squeezing, ticks
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError, not_found
+from baccarat_api.service.events import ATTEMPTS
 from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
 from baccarat_api.service.live import Decision, live_change
 from baccarat_api.service.models import DealRequest, TableClockOut
@@ -35,26 +36,33 @@ from baccarat_api.service.table_state import clock_view
 #: What delivering a tick did: the step was taken; the tick was no longer the table's next step
 #: (or the table changed: nothing written); it is not due yet (deliver again later).
 Outcome = Literal["done", "stale", "early"]
+#: A step's own answer: an :data:`Outcome`, or "again" (the table moved between the read and
+#: the step's decision: read it and decide again).
+_StepOut = Literal["done", "stale", "early", "again"]
 
 
 def run_tick(repo: Repository, shoes: ShoeSource, vault: SecretVault, tick: Tick) -> Outcome:
     """Take the step ``tick`` names if it is still the table's next step and due: the live
     state read again (strongly consistent) and the step derived from it now."""
-    live = repo.load(tick["operator_id"], live=tick["table_id"]).live
-    if live is None:
-        return "stale"
-    now = repo.clock()
-    current = ticks.derive(live, now)
-    if current is None or (current["step"], current["key"]) != (tick["step"], tick["key"]):
-        return "stale"
-    if current["due"] > now:
-        return "early"
-    return _STEPS[current["step"]](repo, shoes, vault, live, current)
+    for _ in range(ATTEMPTS):
+        live = repo.load(tick["operator_id"], live=tick["table_id"]).live
+        if live is None:
+            return "stale"
+        now = repo.clock()
+        current = ticks.derive(live, now)
+        if current is None or (current["step"], current["key"]) != (tick["step"], tick["key"]):
+            return "stale"
+        if current["due"] > now:
+            return "early"
+        out = _STEPS[current["step"]](repo, shoes, vault, live, current)
+        if out != "again":
+            return out
+    return "stale"  # the table kept changing: the change that moved it derived its next step
 
 
 def _close(
     repo: Repository, shoes: ShoeSource, vault: SecretVault, live: LiveRecord, tick: TickDoc
-) -> Outcome:
+) -> _StepOut:
     """Deal the window from its book at its ``closes_at`` (``betting_closed``,
     ``round_dealt``…); a deal refused for good (e.g. ``company_required``: someone left)
     cancels the window (``betting_cancelled``)."""
@@ -75,7 +83,7 @@ def _close(
             repo, live.operator_id, live.table_id, opened_at, live.seq, exc.code, repo.clock(),
             due=False,
         )  # fmt: skip
-        return "done" if cancelled else "stale"
+        return "done" if cancelled else "again"  # the table moved since it was read: decide again
     return "done"
 
 
@@ -139,7 +147,7 @@ def _commit(
     return "done"
 
 
-_Step = Callable[[Repository, ShoeSource, SecretVault, LiveRecord, TickDoc], Outcome]
+_Step = Callable[[Repository, ShoeSource, SecretVault, LiveRecord, TickDoc], _StepOut]
 _STEPS: dict[str, _Step] = {
     "close": _close,
     "reveal": _reveal,
