@@ -65,7 +65,8 @@ def local(shared_dynamodb: Any) -> Iterator[Local]:
 def running(http: httpx.Client, *, squeeze_seconds: int = 0) -> str:
     """A running house table (betting 30 s), alice seated, its shoe committed."""
     body = {"profile": "bid-squeeze", "tier": "bid-squeeze-standard", "banking": "house",
-            "dealing": "auto", "betting_seconds": 30, "squeeze_seconds": squeeze_seconds}  # fmt: skip
+            "dealing": "auto", "betting_seconds": 30,
+            "squeeze_seconds": squeeze_seconds}  # fmt: skip
     table = http.post("/v1/tables", json=body)
     assert table.status_code == 201, table.text
     table_id = str(table.json()["table_id"])
