@@ -16,6 +16,7 @@ from baccarat_api.service import betting, presence, squeezing, table_clock, tabl
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.models import DealRequest
+from baccarat_api.service.table_state import table_state
 from baccarat_api.service.voiding import void_round
 
 from .conftest import Game
@@ -198,3 +199,18 @@ def test_the_commit_step_commits_with_the_oldest_queued_seed(game: Game) -> None
     assert table.deliver(tick) == "done"
     assert "shoe_committed" in kinds(table)
     assert table.live().open_shoe_id is not None
+
+
+def test_the_repository_schedules_a_tick_only_when_a_change_moves_it(game: Game) -> None:
+    table = running(game)
+    live = table.live()
+    assert live.tick is not None and live.tick["step"] == "commit"  # from its creation
+    assert table.sched.ticks == [ticks.tick_of(live)]
+    table.sched.ticks.clear()
+    presence.join_watchers(game.repo, OP, table.table_id, "wanda")  # the step does not move
+    assert table.sched.ticks == [] and table.live().tick == live.tick
+    # an operator table: no clock, no tick, nothing scheduled; its state shows no clock
+    t = new_table(game)
+    presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 3)
+    assert table.sched.ticks == []
+    assert table_state(game.repo, OP, t)[0].clock is None
