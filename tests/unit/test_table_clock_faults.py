@@ -190,14 +190,20 @@ def test_an_operator_table_has_no_clock(game: Game) -> None:
     assert stored is not None and (stored.dealing, stored.pause_seconds) == (None, None)
 
 
-def test_the_commit_step_commits_with_the_oldest_queued_seed(game: Game) -> None:
+def test_the_commit_step_waits_for_a_seed_then_commits_with_the_oldest(game: Game) -> None:
+    """The commit step (``client_seeds.commit_next``, written beside this): no seed queued →
+    ``table_waiting`` once and nothing scheduled; a seed given → committed at once with it."""
     client_seeds = pytest.importorskip("baccarat_api.service.client_seeds")
     table = running(game, banking="player_banker")
-    client_seeds.give_client_seed(game.repo, OP, table.table_id, "first seed")
-    tick = ticks.tick_of(table.live())
-    assert tick is not None and tick["step"] == "commit"
+    first = ticks.tick_of(table.live())
+    assert first is not None and first["step"] == "commit"
+    assert table.deliver(first) == "done"
+    assert kinds(table) == ["table_waiting"] and table.live().tick is None
+    assert table.deliver(first) == "stale"  # waiting: nothing more
+    client_seeds.give(game.repo, OP, table.table_id, "first seed")
+    tick = take(table, "commit")
     assert table.deliver(tick) == "done"
-    assert "shoe_committed" in kinds(table)
+    assert kinds(table)[-1] == "shoe_committed"
     assert table.live().open_shoe_id is not None
 
 
