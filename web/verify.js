@@ -833,6 +833,7 @@
     }
 
     checkPayTable(proof.table_config, fail, check, report);
+    checkCommit(proof, proofRounds, fail, check, report);
 
     report.info.rounds_in_proof = proofRounds.length;
     report.info.rounds_by_rules = shoe ? derived.length : null;
@@ -873,6 +874,46 @@
       : fail.last.message);
   }
 
+  /** The header of a shoe the running table committed itself (absent from every other proof). */
+  const COMMIT_FIELDS = ['committed_by', 'committed_at', 'client_seed_given_at'];
+
+  /**
+   * A shoe the running table committed itself (docs/bacc-pf-v1.md, "Shoe committed"): its client
+   * seed was given before the commit, the commit came before the first deal and the end.
+   */
+  function checkCommit(proof, rounds, fail, check, report) {
+    if (!COMMIT_FIELDS.some((k) => k in proof)) return;
+    let bad = 0;
+    const wrong = (field, expected, found, message) => {
+      fail({ where: 'automatic commit', field, expected, found, message });
+      bad++;
+    };
+    for (const k of COMMIT_FIELDS) if (!(k in proof)) wrong(k, 'present with the other commit fields', undefined);
+    if (!bad) {
+      if (proof.committed_by !== 'clock') wrong('committed_by', 'clock', proof.committed_by);
+      for (const k of ['committed_at', 'client_seed_given_at']) {
+        if (!isTimestamp(proof[k])) wrong(k, 'a UTC timestamp', proof[k]);
+      }
+    }
+    if (!bad) {
+      const given = proof.client_seed_given_at;
+      const at = proof.committed_at;
+      if (given > at) {
+        wrong('client_seed_given_at', `not after committed_at (${at})`, given,
+          `automatic commit: the client seed was given at ${given}, after the shoe was committed (${at})`);
+      }
+      const first = rounds.length && isObject(rounds[0]) ? rounds[0].dealt_at : null;
+      if (isTimestamp(first) && at > first) wrong('committed_at', `not after round 1's dealt_at (${first})`, at);
+      if (isTimestamp(proof.ended_at) && at > proof.ended_at) {
+        wrong('committed_at', `not after ended_at (${proof.ended_at})`, at);
+      }
+      Object.assign(report.info, { committed_by: 'clock', committed_at: at, client_seed_given_at: given });
+    }
+    check('commit', 'Automatic commit with a client seed given in advance', bad === 0, bad ? fail.last.message
+      : `committed by the table itself at ${proof.committed_at} with a client seed given in advance at ` +
+        proof.client_seed_given_at);
+  }
+
   function outcomeFacts(d) {
     const point = (code) => Math.max(0, '0A23456789'.indexOf(code[0])); // T, J, Q, K: 0
     const pts = (codes) => codes.slice(0, 2).reduce((s, c) => s + point(c), 0) % 10;
@@ -904,6 +945,10 @@
         : '; unsigned';
     } else {
       s += ' (unsigned v1 proof: no signature to check)';
+    }
+    if (report.info.committed_by === 'clock') {
+      s += `; committed by the table itself at ${report.info.committed_at} with a client seed ` +
+        `given in advance at ${report.info.client_seed_given_at}`;
     }
     return s;
   }
@@ -1167,6 +1212,8 @@
         ['Server seed', p.server_seed],
         ['Client seed', p.client_seed === undefined ? undefined : JSON.stringify(p.client_seed)],
         ['Client hash', p.client_hash],
+        ['Client seed given', p.client_seed_given_at === undefined ? undefined
+          : `${p.client_seed_given_at}, in advance (the shoe was committed by the table itself at ${p.committed_at})`],
         ['Rules', isObject(p.rules) ? JSON.stringify(p.rules) : p.rules],
         ['Cut card', shoe ? (shoe.cut_index === null ? 'none' : `before position ${shoe.cut_index}`) : undefined],
         ['Burn', shoe ? (shoe.burn_exposed ? `${shoe.burn_exposed} exposed, ${plural(shoe.burn, 'card')} burned` : 'none') : undefined],

@@ -292,6 +292,58 @@ def check_lifecycle(
     ]
 
 
+# --- the automatic commit ------------------------------------------------------------------------
+
+
+def _commit_order(proof: Mapping[str, Any], rounds: Sequence[Any]) -> list[tuple[str, str, Any]]:
+    """What must come in order: the seed given, the commit, the first deal, the end."""
+    given, committed = proof["client_seed_given_at"], proof["committed_at"]
+    first = rounds[0].get("dealt_at") if rounds and isinstance(rounds[0], Mapping) else None
+    order = [("client_seed_given_at", "not after committed_at", given, committed)]
+    if is_timestamp(first):
+        order.append(("committed_at", "not after round 1's dealt_at", committed, first))
+    if is_timestamp(proof.get("ended_at")):
+        order.append(("committed_at", "not after ended_at", committed, proof["ended_at"]))
+    return [
+        (name, f"{want} ({later})", value) for name, want, value, later in order if value > later
+    ]
+
+
+def check_commit(
+    proof: Mapping[str, Any], rounds: Sequence[Any]
+) -> tuple[list[Mismatch], str | None]:
+    """A shoe the running table committed itself (``committed_by: "clock"``): its client seed
+    was given before the commit (``client_seed_given_at`` ≤ ``committed_at``), and the commit
+    came before the first deal and the end. The mismatches, and the line a verifier shows
+    (``None``: the operator committed the shoe, no field present)."""
+    present = [k for k in proofdoc.COMMIT_FIELDS if k in proof]
+    if not present:
+        return [], None
+    where = "automatic commit"
+    missing = [k for k in proofdoc.COMMIT_FIELDS if k not in present]
+    if missing:
+        return [
+            Mismatch(where, k, "present with the other commit fields", None) for k in missing
+        ], None
+    bad = []
+    if proof["committed_by"] != "clock":
+        bad.append(Mismatch(where, "committed_by", "clock", proof["committed_by"]))
+    stamps = ("committed_at", "client_seed_given_at")
+    bad += [
+        Mismatch(where, k, "a UTC timestamp (…T…Z, milliseconds)", proof[k])
+        for k in stamps
+        if not is_timestamp(proof[k])
+    ]
+    if bad:
+        return bad, None
+    bad = [Mismatch(where, name, want, value) for name, want, value in _commit_order(proof, rounds)]
+    note = (
+        f"committed by the table itself at {proof['committed_at']} with a client seed given "
+        f"in advance at {proof['client_seed_given_at']}"
+    )
+    return bad, note
+
+
 # --- interventions -------------------------------------------------------------------------------
 
 

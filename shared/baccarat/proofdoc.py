@@ -78,6 +78,9 @@ HEADER_FIELDS = (
     "first_round_start",
     "table_config",
 )
+#: The header of a shoe the running table committed itself, with a client seed given in advance
+#: (absent from every other proof): ``committed_by`` is ``"clock"``.
+COMMIT_FIELDS = ("committed_by", "committed_at", "client_seed_given_at")
 #: The re-derived round, as ``Shoe.rounds_json`` gives it.
 CARD_FIELDS = (
     "round_number",
@@ -304,6 +307,7 @@ def public_proof(proof: Mapping[str, Any], ref_key: bytes) -> dict[str, Any]:
     (module docstring). Raises :class:`ProofFormatError` on a round that is not resolved, lacks
     ``dealt_at``, or was voided for an unknown reason."""
     header = {k: proof[k] for k in HEADER_FIELDS}
+    header |= {k: proof[k] for k in COMMIT_FIELDS if k in proof}
     if header["end_reason"] not in END_REASONS:
         raise ProofFormatError(f"end_reason {header['end_reason']!r} is not one of {END_REASONS}")
     derived = _shoe_rounds(header)
@@ -317,6 +321,16 @@ def public_proof(proof: Mapping[str, Any], ref_key: bytes) -> dict[str, Any]:
         **header,
         "interventions": interventions(header["end_reason"], public, len(derived)),
         "rounds": public,
+    }
+
+
+def automatic_commit(committed_at: str, client_seed_given_at: str) -> dict[str, str]:
+    """The header fields (:data:`COMMIT_FIELDS`) of a shoe the running table committed itself
+    at ``committed_at`` with a client seed given at ``client_seed_given_at``."""
+    return {
+        "committed_by": "clock",
+        "committed_at": committed_at,
+        "client_seed_given_at": client_seed_given_at,
     }
 
 

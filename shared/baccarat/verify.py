@@ -20,6 +20,7 @@ from .fairness import SPEC, FairnessError, Shoe, client_hash, derive_shoe, verif
 from .proofbytes import ProofFormatError
 from .proofchecks import SETTLEMENT_FIELDS as SETTLEMENT_FIELDS
 from .proofchecks import (
+    check_commit,
     check_interventions,
     check_lifecycle,
     check_replaced,
@@ -259,10 +260,13 @@ def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) 
     if v2:
         iv_bad, recomputed = check_interventions(proof, rounds, len(shoe.rounds))
         bad.extend(iv_bad)
+    commit_bad, commit_note = check_commit(proof, rounds)
+    bad.extend(commit_bad)
     n = min(len(rounds), len(shoe.rounds))
+    summary = _summary(seeds.number, n, walked, closed_early)
     return Verdict(
         ok=not bad,
-        summary=_summary(seeds.number, n, walked, closed_early),
+        summary=summary if commit_note is None else f"{summary}; {commit_note}",
         mismatches=bad,
         rounds_checked=n,
         settlements_checked=walked.settled,

@@ -23,6 +23,8 @@ MAX_BETS_PER_ROUND = 200
 
 #: A client seed is used exactly as sent, at most this many UTF-8 bytes (bacc-pf-v1).
 CLIENT_SEED_BYTES = MAX_CLIENT_SEED_BYTES
+#: Most client seeds a running table holds given in advance (oldest first, one per shoe).
+MAX_QUEUED_CLIENT_SEEDS = 3
 
 #: Bettor ids, tier ids and other caller-chosen identifiers.
 MAX_ID_LENGTH = 64

@@ -117,6 +117,9 @@ def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
         ),
         "pause": lambda k: api.post(f"/v1/tables/{running}/pause", headers=key(k)),
         "resume": lambda k: api.post(f"/v1/tables/{paused}/resume", headers=key(k)),
+        "client seed": lambda k: api.post(
+            f"/v1/tables/{running}/client-seeds", {"client_seed": "s"}, headers=key(k)
+        ),
         "webhook retry": lambda k: api.post(
             f"/v1/webhook/failures/{table_id}:1/retry", headers=key(k)
         ),
@@ -137,6 +140,7 @@ POSTS = {
     "pause_table": "pause",
     "resume_table": "resume",
     "retry_webhook_failure": "webhook retry",
+    "give_client_seed": "client seed",
 }
 
 

@@ -39,6 +39,7 @@ BODIES: dict[str, Callable[[], Any]] = {
     "POST /v1/tables/{table_id}/urge": lambda: {"bettor_id": "theirs"},
     "POST /v1/tables/{table_id}/pause": lambda: None,
     "POST /v1/tables/{table_id}/resume": lambda: None,
+    "POST /v1/tables/{table_id}/client-seeds": lambda: {"client_seed": "theirs"},
 }
 #: Routes that name no operator resource (nothing to walk).
 NO_ID = {"GET /v1/tiers", "POST /v1/tables", "GET /verify", "GET /v1/signing-keys"}

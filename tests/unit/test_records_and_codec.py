@@ -96,7 +96,7 @@ FULL = [
     ),
     dataclasses.replace(
         SHOE, chain_start="c0", chain_head="c1", betting_seconds=25, squeeze_seconds=0,
-        idle_shoe_close_seconds=600, close_by=AT,
+        idle_shoe_close_seconds=600, close_by=AT, client_seed_given_at=AT,
     ),
     dataclasses.replace(
         ROUND, round_hash="rh", settlement_hash="sh",

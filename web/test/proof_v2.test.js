@@ -240,6 +240,38 @@ for (const [name, [edit, words]] of Object.entries(LIES)) {
   });
 }
 
+const AUTO = { committed_by: 'clock', committed_at: '2025-06-01T12:00:30.000Z', client_seed_given_at: '2025-06-01T11:00:00.000Z' };
+
+test('a shoe the running table committed itself: the seed given before the commit, shown', async () => {
+  const doc = pages();
+  doc.forEach((p) => Object.assign(p, AUTO));
+  const report = await check(await resign(doc));
+  assert.equal(report.verified, true, report.reason);
+  assert.ok(report.checks.find((c) => c.id === 'commit').ok);
+  assert.equal(report.info.client_seed_given_at, AUTO.client_seed_given_at);
+  assert.match(report.reason, /committed by the table itself at 2025-06-01T12:00:30.000Z with a client seed given in advance at 2025-06-01T11:00:00.000Z/);
+  assert.equal((await check(pages())).checks.find((c) => c.id === 'commit'), undefined, 'an operator commit: no such check');
+});
+
+for (const [name, fields, words] of [
+  ['a seed given after the commit', { client_seed_given_at: '2025-06-01T12:00:30.001Z' },
+    /^automatic commit: the client seed was given at 2025-06-01T12:00:30.001Z, after the shoe was committed/],
+  ['a commit after the first deal', { committed_at: '2025-06-01T13:00:00.000Z' },
+    /^automatic commit, committed_at: expected not after round 1's dealt_at/],
+  ['a commit field alone', { committed_by: undefined }, /^automatic commit, committed_by: expected present/],
+]) {
+  test(`signed again, still caught: ${name}`, async () => {
+    const doc = pages();
+    doc.forEach((p) => {
+      Object.assign(p, AUTO, fields);
+      for (const k of Object.keys(fields)) if (fields[k] === undefined) delete p[k];
+    });
+    const report = await check(await resign(doc));
+    assert.equal(report.verified, false, name);
+    assert.match(report.reason, words);
+  });
+}
+
 test('a proof signed before the player-banker was priced apart (no voided_player_banker_net) still verifies', async () => {
   const doc = pages();
   doc.forEach((p) => { delete p.interventions.voided_player_banker_net; });

@@ -136,8 +136,7 @@ class ShoeRecord:
     settle_deadline_seconds: int = DEFAULT_SETTLE_DEADLINE_SECONDS
     void_window_seconds: int = DEFAULT_VOID_WINDOW_SECONDS
     ref_key_ct: bytes = b""
-    #: The ids of the write that committed the shoe and of the one that ended it (the deal of
-    #: its last round, or the close).
+    #: The ids of the writes that committed and ended the shoe (its last deal, or the close).
     write_id: str = ""
     end_write_id: str = ""
     #: bacc-audit-v1: the table's chain head when the shoe was committed, and now (the hash of
@@ -147,11 +146,12 @@ class ShoeRecord:
     #: Copied from the table at commit (so dealing needs no table read).
     betting_seconds: int = DEFAULT_BETTING_SECONDS
     squeeze_seconds: int = DEFAULT_SQUEEZE_SECONDS
-    #: Copied from the table at commit; ``close_by`` = the last deal (or the commit) + it: while
-    #: the shoe is open, past ``close_by`` the sweep closes it (the sparse ``IDLE#`` part of the
-    #: DueRounds index keys it; every deal moves it, the end removes it).
+    #: Copied from the table at commit; ``close_by`` = the last deal (or the commit) + it: past it
+    #: the sweep closes the open shoe (keyed by the sparse ``IDLE#`` part of DueRounds).
     idle_shoe_close_seconds: int = DEFAULT_IDLE_SHOE_CLOSE_SECONDS
     close_by: str | None = None
+    #: Set when the running table committed the shoe itself: when its client seed was given.
+    client_seed_given_at: str | None = None
 
     @property
     def ref(self) -> ShoeRef:

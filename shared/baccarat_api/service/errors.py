@@ -46,6 +46,17 @@ CODES: dict[str, tuple[bool, str]] = {
         False,
         "the round's void window has passed (or voids are disabled at its table)",
     ),
+    "not_auto_dealing": (False, "the table is dealt by its operator: it does not run itself"),
+    "client_seed_queue_full": (
+        False,
+        "the table already holds the most client seeds given in advance; give the next one "
+        "once a shoe has used one",
+    ),
+    "client_seeds_queued": (
+        False,
+        "client seeds given in advance wait for the table's next shoes: those shoes are "
+        "committed by the table itself, each with its own seed",
+    ),
     "idempotency_in_progress": (
         True,
         "a request with this Idempotency-Key was in flight; retry to get its response",
@@ -104,11 +115,6 @@ CODES: dict[str, tuple[bool, str]] = {
     "auto_dealing": (
         False,
         "the table runs itself (dealing auto): it opens betting and deals by itself",
-    ),
-    "not_auto_dealing": (
-        False,
-        "the table is dealt by the operator (dealing operator): it has no clock to pause, "
-        "resume or give client seeds to",
     ),
     "bets_or_from_book": (False, "a deal carries its bets or from_book: true (not both)"),
     "no_betting_window": (False, "no betting window waits for this round; open betting first"),

@@ -53,6 +53,8 @@ EVENT_TYPES: dict[str, str] = {
     "shoe_ended": "shoe_id, reason (rules | closed), rounds_dealt",
     "table_paused": "(none: a running table's operator paused it)",
     "table_resumed": "(none: a running table's operator resumed it)",
+    "client_seed_given": "client_hash, for_shoe_number (a running table's seed given in advance)",
+    "table_waiting": "reason (no_client_seed: the running table's shoe ended, no seed given)",
 }
 
 #: An event to report: its type and its data.

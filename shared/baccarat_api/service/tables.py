@@ -21,7 +21,7 @@ from baccarat.profiles import PROFILES, Banking, Rounding, TableConfig, Tier, Ti
 from baccarat.rules import ShoeRules
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, ShoeRef, new_table_id
-from baccarat_api.ports.documents import ClockDoc
+from baccarat_api.ports.documents import ClockDoc, QueuedSeed
 from baccarat_api.ports.records import (
     ENDED,
     OPEN,
@@ -205,6 +205,32 @@ def _commit_shoe(
     idem: IdempotencyRequest | None,
 ) -> ShoeOut:
     table, live = table_live(repo, operator_id, table_id, idem)
+    if live is not None and live.client_seeds:
+        raise DomainError(
+            "client_seeds_queued",
+            f"{len(live.client_seeds)} client seed(s) given in advance wait for shoes "
+            f"{', '.join(str(q['for_shoe_number']) for q in live.client_seeds)}: the table "
+            "commits them itself, each shoe with its own seed",
+            details={"for_shoe_numbers": [q["for_shoe_number"] for q in live.client_seeds]},
+        )
+    return ShoeOut.model_validate(commit_next_shoe(repo, vault, table, live, client_seed, idem))
+
+
+def commit_next_shoe(
+    repo: Repository,
+    vault: SecretVault,
+    table: TableRecord,
+    live: LiveRecord | None,
+    client_seed: str,
+    idem: IdempotencyRequest | None = None,
+    queued: QueuedSeed | None = None,
+) -> dict[str, Any]:
+    """Commit the next shoe of ``table`` (and ``live``, as read together) with ``client_seed``
+    — with ``queued`` (the running table's automatic commit): the head of the live state's
+    queue, consumed in the same transaction — and answer the shoe's view. The write is
+    conditional on the table's next shoe number and the live state's ``seq``: a retry of a
+    commit that was written answers it (same write id), never commits twice."""
+    operator_id, table_id = table.operator_id, table.table_id
     seq = 0 if live is None else live.seq
     if table.open_shoe_id is not None:
         raise DomainError(
@@ -248,25 +274,45 @@ def _commit_shoe(
         chain_start=table.chain_head,
         chain_head=table.chain_head,
         write_id=write_id(operator_id, "commit shoe", table_id, client_seed, idem, [number, seq]),
+        client_seed_given_at=None if queued is None else queued["given_at"],
     )
     shoe = replace(shoe, close_by=seconds_after(shoe.created_at, shoe.idle_shoe_close_seconds))
     del secret
     view = shoe_view(shoe)
     committed = ("shoe_committed", ShoeCommitted(shoe_id=shoe.shoe_id, shoe_number=number))
-    ev = emit(live, operator_id, table_id, shoe.created_at, [committed], open_shoe_id=shoe.shoe_id)
+    ev = emit(
+        live,
+        operator_id,
+        table_id,
+        shoe.created_at,
+        [committed],
+        open_shoe_id=shoe.shoe_id,
+        **_clock_changes(live, queued),
+    )
     try:
         repo.commit_shoe(table, shoe, idempotency.record(repo.clock(), idem, operator_id, view), ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = repo.get_shoe(operator_id, ShoeRef(table_id, number))
         if current is not None and current.write_id == shoe.write_id:
-            return ShoeOut.model_validate(shoe_view(current))  # it was written: a lost answer
+            return shoe_view(current)  # it was written: a lost answer
         if isinstance(exc, OutcomeUnknown):
             raise
         idempotency.check_duplicate(exc)
         if current is None:
             raise LiveMoved from None  # not this shoe's race: another change at the table
         raise lost_race() from None
-    return ShoeOut.model_validate(view)
+    return view
+
+
+def _clock_changes(live: LiveRecord | None, queued: QueuedSeed | None) -> dict[str, Any]:
+    """A commit at a running table: it no longer waits for a seed, and an automatic commit
+    consumes the head of the queue (``queued``). Nothing at an operator table."""
+    if live is None or live.clock is None:
+        return {}
+    changes: dict[str, Any] = {"clock": {**live.clock, "waiting": None}}
+    if queued is not None:
+        changes["client_seeds"] = list(live.client_seeds or [])[1:]
+    return changes
 
 
 def end_shoe(

@@ -6,7 +6,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from baccarat import currency
+from baccarat import currency, proofdoc
 from baccarat.cards import code
 from baccarat.fairness import SPEC, derive_shoe
 from baccarat.profiles import TableConfig
@@ -203,6 +203,8 @@ def derived_header(s: ShoeRecord) -> tuple[dict[str, Any], list[dict[str, Any]]]
         "first_round_start": derived["first_round_start"],
         "table_config": s.config,
     }
+    if s.client_seed_given_at is not None:  # committed by the running table itself
+        header |= proofdoc.automatic_commit(s.created_at, s.client_seed_given_at)
     return header, derived["rounds"]
 
 

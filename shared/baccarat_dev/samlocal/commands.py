@@ -48,6 +48,7 @@ REFUSED_IN_RECIPE: dict[str, str] = {
     "urge": "player_banker_not_allowed",
     "pause_table": "not_auto_dealing",  # an operator table has no clock
     "resume_table": "not_auto_dealing",
+    "give_client_seed": "not_auto_dealing",  # the recipe's table is dealt by its operator
     "reveal_cards": "no_squeeze",
     "open_betting": "no_open_shoe",
     "place_slip": "betting_closed",

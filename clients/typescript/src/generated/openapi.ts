@@ -180,6 +180,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/client-seeds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give a running table a client seed in advance, for its next shoe without one */
+        post: operations["give_client_seed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/shoes/{shoe_id}/rounds": {
         parameters: {
             query?: never;
@@ -788,6 +805,38 @@ export interface components {
              * @description every slip's stakes summed
              */
             total: number;
+        };
+        /**
+         * ClientSeedOut
+         * @description A client seed as queued: its hash (the seed itself is shown by the shoe it commits),
+         *     the shoe it is for, when it was given, how many seeds the table now holds, and the
+         *     ``client_seed_given`` event's number.
+         */
+        ClientSeedOut: {
+            /** Table Id */
+            table_id: string;
+            /** Client Hash */
+            client_hash: string;
+            /** For Shoe Number */
+            for_shoe_number: number;
+            /** Given At */
+            given_at: string;
+            /** Queued */
+            queued: number;
+            /** Seq */
+            seq: number;
+        };
+        /**
+         * ClientSeedRequest
+         * @description A client seed given a running table in advance, for its automatic commit of a later
+         *     shoe: the same field as a commit's, checked the same way.
+         */
+        ClientSeedRequest: {
+            /**
+             * Client Seed
+             * @description at most 256 UTF-8 bytes, used exactly as sent
+             */
+            client_seed: string;
         };
         /** ClockNextOut */
         ClockNextOut: {
@@ -1550,6 +1599,21 @@ export interface components {
             table_config: {
                 [key: string]: unknown;
             };
+            /**
+             * Committed By
+             * @description present only when the running table committed the shoe itself, with a client seed the operator gave it in advance
+             */
+            committed_by?: "clock" | null;
+            /**
+             * Committed At
+             * @description the automatic commit's time
+             */
+            committed_at?: string | null;
+            /**
+             * Client Seed Given At
+             * @description when that client seed was given: not after committed_at
+             */
+            client_seed_given_at?: string | null;
             interventions: components["schemas"]["InterventionsOut"];
             page: components["schemas"]["ProofPageInfoOut"];
             /** Rounds */
@@ -3032,7 +3096,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: chain_exhausted, idempotency_in_progress, shoe_open */
+            /** @description error codes: chain_exhausted, client_seeds_queued, idempotency_in_progress, shoe_open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4264,6 +4328,116 @@ export interface operations {
                 };
             };
             /** @description error codes: concurrent_update, idempotency_in_progress, not_auto_dealing */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    give_client_seed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientSeedRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientSeedOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: chain_exhausted, client_seed_queue_full, concurrent_update, idempotency_in_progress, not_auto_dealing */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -19,6 +19,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "presence.leave_banker", "presence.join_spectators", "presence.leave_spectators",
         "presence.join_watchers", "presence.leave_watchers", "squeeze.urge",
         "tables.pause_table", "tables.resume_table",
+        "tables.give_client_seed",
     ),
     "deal_and_resolve": (
         "rounds.deal", "betting.open_betting", "betting.place_slip", "betting.cancel_slip",

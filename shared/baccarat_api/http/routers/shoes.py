@@ -23,7 +23,14 @@ router = APIRouter(route_class=JsonRoute)
     operation_id="commit_shoe",
     summary="Commit the table's next shoe (409 while it has an open shoe)",
     tags=["tables and shoes"],
-    responses=errors("unauthorized", "not_found", "shoe_open", "chain_exhausted", *IDEM_ERRORS),
+    responses=errors(
+        "unauthorized",
+        "not_found",
+        "shoe_open",
+        "chain_exhausted",
+        "client_seeds_queued",
+        *IDEM_ERRORS,
+    ),
 )
 def commit_shoe(
     table_id: str, body: CommitShoeRequest, operator: OperatorId, rt: Rt, idem: Idem

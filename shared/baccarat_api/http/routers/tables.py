@@ -17,6 +17,8 @@ from baccarat_api.observability import logger, metrics
 from baccarat_api.service import reading
 from baccarat_api.service.models import (
     AuditOut,
+    ClientSeedOut,
+    ClientSeedRequest,
     CreateTableRequest,
     TableClockOut,
     TableOut,
@@ -163,3 +165,30 @@ def resume_table(table_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> Tab
     from baccarat_api.service import table_clock
 
     return table_clock.resume(rt.repo, operator, table_id, idem)
+
+
+@router.post(
+    "/v1/tables/{table_id}/client-seeds",
+    status_code=201,
+    response_model=ClientSeedOut,
+    operation_id="give_client_seed",
+    summary="Give a running table a client seed in advance, for its next shoe without one",
+    tags=["tables and shoes"],
+    responses=errors(
+        "unauthorized",
+        "not_found",
+        "not_auto_dealing",
+        "client_seed_queue_full",
+        "chain_exhausted",
+        "concurrent_update",
+        *IDEM_ERRORS,
+    ),
+)
+def give_client_seed(
+    table_id: str, body: ClientSeedRequest, operator: OperatorId, rt: Rt, idem: Idem
+) -> ClientSeedOut:
+    from baccarat_api.service.client_seeds import give
+
+    out = give(rt.repo, operator, table_id, body.client_seed, idem)
+    logger.info("client seed given", extra={"table_id": table_id, "client_hash": out.client_hash})
+    return out

@@ -97,7 +97,13 @@ from baccarat_api.service.models.settlements import (
     VoidOut,
     VoidRequest,
 )
-from baccarat_api.service.models.shoes import CommitShoeRequest, ShoeOut, ShoeStateOut
+from baccarat_api.service.models.shoes import (
+    ClientSeedOut,
+    ClientSeedRequest,
+    CommitShoeRequest,
+    ShoeOut,
+    ShoeStateOut,
+)
 from baccarat_api.service.models.slips import (
     BettingStatus,
     BettingWindowOut,
@@ -139,6 +145,8 @@ __all__ = [
     "BettingWindowOut",
     "BettorId",
     "BookOut",
+    "ClientSeedOut",
+    "ClientSeedRequest",
     "ClockNextOut",
     "CommitShoeRequest",
     "CreateTableRequest",

@@ -150,6 +150,15 @@ class ProofPageOut(Strict):
             "banking, banker_pays, dragon_table, rounding): what recomputing a settlement needs"
         ),
     )
+    committed_by: Literal["clock"] | None = Field(
+        None,
+        description="present only when the running table committed the shoe itself, with a "
+        "client seed the operator gave it in advance",
+    )
+    committed_at: str | None = Field(None, description="the automatic commit's time")
+    client_seed_given_at: str | None = Field(
+        None, description="when that client seed was given: not after committed_at"
+    )
     interventions: InterventionsOut
     page: ProofPageInfoOut
     rounds: list[ProofRoundOut]

@@ -30,6 +30,24 @@ class CommitShoeRequest(Strict):
         return value
 
 
+class ClientSeedRequest(CommitShoeRequest):
+    """A client seed given a running table in advance, for its automatic commit of a later
+    shoe: the same field as a commit's, checked the same way."""
+
+
+class ClientSeedOut(Strict):
+    """A client seed as queued: its hash (the seed itself is shown by the shoe it commits),
+    the shoe it is for, when it was given, how many seeds the table now holds, and the
+    ``client_seed_given`` event's number."""
+
+    table_id: str
+    client_hash: str
+    for_shoe_number: int
+    given_at: str
+    queued: int
+    seq: int
+
+
 class ShoeOut(Strict):
     shoe_id: str
     table_id: str
