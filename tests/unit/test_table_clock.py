@@ -17,7 +17,15 @@ from baccarat.verify import verify
 from baccarat_api.clock import seconds_after
 from baccarat_api.ports.records import EventRecord, LiveRecord
 from baccarat_api.ports.scheduler import Tick
-from baccarat_api.service import betting, presence, proofs, squeezing, table_clock, tables
+from baccarat_api.service import (
+    betting,
+    client_seeds,
+    presence,
+    proofs,
+    squeezing,
+    table_clock,
+    tables,
+)
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.models import CreateTableRequest, SlipRequest
 from baccarat_api.service.table_state import table_state
@@ -203,6 +211,7 @@ def test_a_running_table_plays_a_whole_shoe_by_itself(
     seat_company(table, banker)
     commit(table)
     committed_at = game.clock()
+    client_seeds.give(game.repo, OP, table.table_id, "the operator's seed for shoe 2")
     play(table, profile)
     events = table.events()
     rounds = rounds_of(events)
@@ -225,3 +234,13 @@ def test_a_running_table_plays_a_whole_shoe_by_itself(
     page = json.loads(proofs.proof_page(game.repo, game.vault, game.ref_keys, table.shoe_id).body)
     keys = {"keys": [game.vault.public_jwk()]}
     assert verify([page], keys=keys, signature_check=es256.check).ok
+    # the next shoe: committed at once with the seed given in advance, its first window then
+    commit_tick = table.next()
+    assert commit_tick is not None and commit_tick["step"] == "commit"
+    assert table.deliver(commit_tick) == "done"
+    committed = table.events()[-1]
+    assert committed.type == "shoe_committed" and committed.data["shoe_number"] == 2
+    assert committed.at == commit_tick["due"] == previous  # the moment the last round settled
+    first = table.next()
+    assert first is not None and (first["step"], first["due"]) == ("open", committed.at)
+    assert table.deliver(first) == "done" and table.events()[-1].type == "betting_opened"

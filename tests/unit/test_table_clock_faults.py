@@ -12,7 +12,15 @@ import pytest
 from baccarat.proofdoc import VOID_REASONS
 from baccarat_api.clock import seconds_after
 from baccarat_api.ports.scheduler import Tick
-from baccarat_api.service import betting, presence, squeezing, table_clock, tables, ticks
+from baccarat_api.service import (
+    betting,
+    client_seeds,
+    presence,
+    squeezing,
+    table_clock,
+    tables,
+    ticks,
+)
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.models import DealRequest
@@ -191,9 +199,8 @@ def test_an_operator_table_has_no_clock(game: Game) -> None:
 
 
 def test_the_commit_step_waits_for_a_seed_then_commits_with_the_oldest(game: Game) -> None:
-    """The commit step (``client_seeds.commit_next``, written beside this): no seed queued →
+    """The commit step (``client_seeds.commit_next``): no seed queued →
     ``table_waiting`` once and nothing scheduled; a seed given → committed at once with it."""
-    client_seeds = pytest.importorskip("baccarat_api.service.client_seeds")
     table = running(game, banking="player_banker")
     first = ticks.tick_of(table.live())
     assert first is not None and first["step"] == "commit"

@@ -12,7 +12,6 @@ cancelled. A lost tick is found again by the sweep from the live state's own ``t
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Literal
 
@@ -23,7 +22,7 @@ from baccarat_api.ports.repository import Repository
 from baccarat_api.ports.scheduler import Tick
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.vault import SecretVault
-from baccarat_api.service import betting, squeezing, ticks
+from baccarat_api.service import betting, client_seeds, squeezing, ticks
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError, not_found
 from baccarat_api.service.events import ATTEMPTS
@@ -134,12 +133,7 @@ def _commit(
     """Commit the next shoe with the oldest client seed given in advance (``shoe_committed``),
     or report once that none is queued (``table_waiting``): ``client_seeds.commit_next``."""
     try:
-        client_seeds = importlib.import_module("baccarat_api.service.client_seeds")
-    except ModuleNotFoundError:  # the client-seed queue is not built in this tree
-        return "stale"
-    commit_next: Callable[[Repository, SecretVault, str, str], object] = client_seeds.commit_next
-    try:
-        commit_next(repo, vault, live.operator_id, live.table_id)
+        client_seeds.commit_next(repo, vault, live.operator_id, live.table_id)
     except DomainError as exc:
         if exc.retryable:
             raise
