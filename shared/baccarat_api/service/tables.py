@@ -121,7 +121,7 @@ def create_table(
 
 def _asked(request: CreateTableRequest) -> dict[str, Any]:
     """The request as its write id names it: an operator table's without the running table's
-    options (so its stored bytes are what they were before tables could run themselves)."""
+    options (which it does not store), so its stored bytes do not depend on them."""
     if request.dealing == "auto":
         return request.model_dump()
     return request.model_dump(exclude={"dealing", "pause_seconds"})
