@@ -7,6 +7,8 @@ from here. The API Gateway side (route throttling) is in template.yaml's paramet
 
 from __future__ import annotations
 
+from typing import Final
+
 from baccarat.fairness import MAX_CLIENT_SEED_BYTES
 from baccarat.paytables import BetType
 from baccarat.profiles import BID_SQUEEZE
@@ -62,6 +64,15 @@ MAX_BETTING_SECONDS = 600
 #: bounds); past it the system reveals.
 DEFAULT_SQUEEZE_SECONDS = 10
 MAX_SQUEEZE_SECONDS = 300
+
+#: A running table (``"dealing": "auto"``): seconds between a round's resolution and the next
+#: betting window it opens by itself (default and bounds).
+DEFAULT_PAUSE_SECONDS = 5
+MAX_PAUSE_SECONDS = 600
+#: How a table is dealt: ``operator`` (every step a request; the default) or ``auto`` (it runs
+#: itself on its own clock).
+DEALING_MODES = ("operator", "auto")
+DEFAULT_DEALING: Final = "operator"
 
 #: The urge button's cooldown: seconds after a table's last urge during which
 #: another press is 429 ``urge_cooldown`` (``retry_after``) and writes nothing.

@@ -27,12 +27,10 @@ from baccarat_api.http.app import create_app
 from baccarat_api.http.idempotency import IDEM_ERRORS, idempotency_request
 from baccarat_api.http.routers import all_routers
 from baccarat_api.ids import parse_round_id
-from baccarat_api.ports.documents import ClockDoc
 from baccarat_api.ports.records import WebhookFailure
 from baccarat_api.ports.repository import Snapshot
 from baccarat_api.ports.webhooks import Sent
 from baccarat_api.ports.writes import Put
-from baccarat_api.service.events import emit
 from baccarat_api.service.idempotency import RETENTION_SECONDS
 from baccarat_dev.template import load
 
@@ -70,14 +68,6 @@ class _Up:
         return Sent(204)
 
 
-def _running(repo: Any, table_id: str) -> str:
-    """``table_id`` made a running table, as its create option leaves it (the clock's document
-    on its live state)."""
-    doc = ClockDoc(dealing="auto", pause_seconds=5, paused=False, needs_banker=False, waiting=None)
-    repo.table_change("live", emit(None, "operator-a", table_id, repo.clock(), [], clock=doc))
-    return table_id
-
-
 def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
     """POST route → a call of it with a given key."""
     table_id, shoe_id = new_shoe(api)
@@ -100,7 +90,9 @@ def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
     rt.repo.transact("park", [Put(parked)])
     rt.__dict__["sender"] = _Up()
     _, to_deal = new_shoe(api)
-    running = _running(rt.repo, api.post("/v1/tables", TABLE).body["table_id"])
+    running = api.post("/v1/tables", {**TABLE, "dealing": "auto"}).body["table_id"]
+    paused = api.post("/v1/tables", {**TABLE, "dealing": "auto"}).body["table_id"]
+    api.post(f"/v1/tables/{paused}/pause")
     return {
         "create table": lambda k: api.post("/v1/tables", TABLE, headers=key(k)),
         "commit shoe": lambda k: api.post(
@@ -123,6 +115,8 @@ def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
         "urge": lambda k: api.post(
             f"/v1/tables/{banked}/urge", {"bettor_id": "pat"}, headers=key(k)
         ),
+        "pause": lambda k: api.post(f"/v1/tables/{running}/pause", headers=key(k)),
+        "resume": lambda k: api.post(f"/v1/tables/{paused}/resume", headers=key(k)),
         "client seed": lambda k: api.post(
             f"/v1/tables/{running}/client-seeds", {"client_seed": "s"}, headers=key(k)
         ),
@@ -143,6 +137,8 @@ POSTS = {
     "open_betting": "open betting",
     "reveal_cards": "reveal",
     "urge": "urge",
+    "pause_table": "pause",
+    "resume_table": "resume",
     "retry_webhook_failure": "webhook retry",
     "give_client_seed": "client seed",
 }

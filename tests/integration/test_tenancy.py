@@ -37,6 +37,8 @@ BODIES: dict[str, Callable[[], Any]] = {
     },
     "POST /v1/rounds/{round_id}/reveal": lambda: {"bettor_id": "alice", "step": "initial"},
     "POST /v1/tables/{table_id}/urge": lambda: {"bettor_id": "theirs"},
+    "POST /v1/tables/{table_id}/pause": lambda: None,
+    "POST /v1/tables/{table_id}/resume": lambda: None,
     "POST /v1/tables/{table_id}/client-seeds": lambda: {"client_seed": "theirs"},
 }
 #: Routes that name no operator resource (nothing to walk).

@@ -136,9 +136,12 @@ FULL = [
     dataclasses.replace(HOOK, removed_at=AT),
     dataclasses.replace(PARKED, delivered_at=AT, retrying_at=AT),
 ]  # fmt: skip
+RUNNING = dataclasses.replace(
+    TABLE, table_id="tbl_bbbbbbbbbbbbbbbb", dealing="auto", pause_seconds=7
+)
 RECORDS = [
-    TABLE, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM, LIVE, EVENT, HEAD, MARK, ENTRY,
-    HOOK, DELIVERY, PARKED, *FULL,
+    TABLE, RUNNING, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM, LIVE, EVENT, HEAD, MARK,
+    ENTRY, HOOK, DELIVERY, PARKED, *FULL,
 ]  # fmt: skip
 
 

@@ -49,12 +49,14 @@ from baccarat_api.ports.repository import (
     ShoeHistory,
     Snapshot,
 )
+from baccarat_api.ports.scheduler import NoScheduler, Scheduler
 from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
 
 
 class MemoryRepository(FeedReads, WebhookReads, Repository):
-    def __init__(self, clock: Clock = system_clock) -> None:
+    def __init__(self, clock: Clock = system_clock, scheduler: Scheduler | None = None) -> None:
         self.clock = clock
+        self.scheduler = NoScheduler() if scheduler is None else scheduler
         self.items: dict[Key, Record] = {}
         self.tiers: list[dict[str, Any]] = []
         self.retired: set[str] = set()

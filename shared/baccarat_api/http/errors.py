@@ -55,6 +55,7 @@ STATUS: dict[str, int] = {
     "round_unsettled": 409,
     "betting_in_progress": 409,
     "betting_closed": 409,
+    "auto_dealing": 409,
     "bets_or_from_book": 422,
     "no_betting_window": 409,
     "not_at_table": 409,

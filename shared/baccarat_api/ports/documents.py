@@ -245,6 +245,9 @@ class ClockDoc(TypedDict):
     paused: bool
     needs_banker: bool
     waiting: str | None
+    #: When the table last became ready for a next window (its latest round resolved, or a
+    #: shoe committed): the pause counts from it.
+    resolved_at: NotRequired[str]
 
 
 class TickDoc(TypedDict):

@@ -31,6 +31,7 @@ from baccarat_api.ports.records import (
     WebhookFailure,
     WebhookRecord,
 )
+from baccarat_api.ports.scheduler import Scheduler
 from baccarat_api.ports.writes import StateWrites
 
 
@@ -116,6 +117,9 @@ class Repository(StateWrites):
 
     #: The time every use case over this repository reads (``repo.clock()``).
     clock: Clock
+    #: Where a running table's next step goes once the change that made it due has committed
+    #: (:meth:`~baccarat_api.ports.writes.StateWrites.emitting`); ``NoScheduler`` by default.
+    scheduler: Scheduler
 
     # --- configuration ---------------------------------------------------------------------
     @abstractmethod

@@ -38,6 +38,7 @@ from baccarat_api.ports.records import (
     ShoeRecord,
     TableRecord,
 )
+from baccarat_api.ports.scheduler import Scheduler, Tick
 
 
 class _Absent:
@@ -172,8 +173,20 @@ class StateWrites(ABC):
     ) -> None:
         """THE one way events are written: ``writes`` plus the live state's move and the event
         items of ``emit`` (and, with ``idem``, the idempotency record), ONE transaction. Every
-        transaction that reports a change goes through here."""
+        transaction that reports a change goes through here. Once it has committed, a running
+        table's next step is scheduled when the change moved it."""
         self._write(what, [*writes, *([] if emit is None else emit.writes())], idem, token)
+        if emit is not None:
+            self._schedule(emit)
+
+    def _schedule(self, emit: Emit) -> None:
+        after = emit.after
+        tick = after.tick
+        if tick is None or (emit.before is not None and emit.before.tick == tick):
+            return
+        scheduler: Scheduler | None = getattr(self, "scheduler", None)
+        if scheduler is not None:
+            scheduler.schedule(Tick(operator_id=after.operator_id, table_id=after.table_id, **tick))
 
     def table_change(
         self,
@@ -188,14 +201,20 @@ class StateWrites(ABC):
         self.emitting(what, writes, emit, idem, token)
 
     # tables and shoes -------------------------------------------------------------------------
-    def create_table(self, table: TableRecord, idem: IdempotencyRecord | None = None) -> None:
+    def create_table(
+        self, table: TableRecord, idem: IdempotencyRecord | None = None, live: Emit | None = None
+    ) -> None:
         """Put a new table (``ConditionFailed`` if the id exists) and its public fairness totals
-        (zero: the table is known to the fairness route before any of its proofs is final)."""
+        (zero: the table is known to the fairness route before any of its proofs is final); a
+        running table's live state too (``live``: seq 0, no event)."""
         writes: list[Write] = [
             Put(table),
             Put(FairnessTotals(table.table_id, operator_id=table.operator_id)),
         ]
-        self._write("create table", writes, idem, table.write_id)
+        if live is None:
+            self._write("create table", writes, idem, table.write_id)
+        else:
+            self.emitting("create table", writes, live, idem, table.write_id)
 
     def commit_shoe(
         self,

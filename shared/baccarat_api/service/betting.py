@@ -155,15 +155,29 @@ def _in_progress(live: LiveRecord, at: str) -> None:
         )  # fmt: skip
 
 
+def not_auto(live: LiveRecord, what: str) -> None:
+    """409 ``auto_dealing``: a running table opens betting and deals by itself."""
+    if live.clock is not None:
+        raise DomainError("auto_dealing", f"this table runs itself: {what} by itself")
+
+
 def open_betting(
-    repo: Repository, operator_id: str, table_id: str, idem: IdempotencyRequest | None = None
+    repo: Repository,
+    operator_id: str,
+    table_id: str,
+    idem: IdempotencyRequest | None = None,
+    *,
+    system: bool = False,
 ) -> BookOut:
     """Open betting for the next round of the table's open shoe, until now + the table's
     ``betting_seconds``; reports ``betting_opened``. With ``idem`` a retry replays the first
-    answer (not 409 ``betting_in_progress``)."""
+    answer (not 409 ``betting_in_progress``). At a running table only the table's own clock
+    (``system``) opens it (else 409 ``auto_dealing``)."""
 
     def decide(table: TableRecord, live: LiveRecord) -> Decision:
         at = repo.clock()
+        if not system:
+            not_auto(live, "it opens betting")
         _in_progress(live, at)
         shoe_id, number = _next_round(live)
         check_company(TableConfig.from_dict(table.config), live)
@@ -290,6 +304,8 @@ def cancel_window(
     seq: int,
     code: str,
     at: str,
+    *,
+    due: bool = True,
 ) -> bool:
     """The sweep's way out of a window whose deal is refused for good (the book stopped passing
     the deal's checks after its slips were confirmed, e.g. the player-banker left or cannot
@@ -297,19 +313,19 @@ def cancel_window(
     dropped, reported ``betting_cancelled`` with the refusal's ``code``, and the table can open
     betting again. No bet was locked, so no money moves. Only while the table is still at
     ``seq`` — as the sweep read it before the refused deal, so the refusal still holds — and
-    the window is past its ``deal_by`` at ``at`` (the sweep's time); else False (nothing
-    changes)."""
+    the window is past its ``deal_by`` at ``at`` (the sweep's time; a running table's clock,
+    ``due=False``, cancels it at its ``closes_at``); else False (nothing changes)."""
     cancelled: list[bool] = []
 
     def decide(table: TableRecord, live: LiveRecord) -> Decision:
+        cancelled.clear()  # decided again after losing a race: only the write that lands counts
         betting = live.betting
         if (
             live.seq != seq
             or betting is None
             or betting["opened_at"] != opened_at
             or _waiting(live, betting["shoe_id"], betting["round_number"]) is None
-            or live.deal_by is None
-            or live.deal_by > at
+            or (due and (live.deal_by is None or live.deal_by > at))
         ):
             return None
         cancelled.append(True)

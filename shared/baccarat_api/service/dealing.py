@@ -245,6 +245,8 @@ def _bets_of(
     for round ``number``; with ``window``, only the one opened then — each after the seeds'
     rules for such a deal (the company; no explicit deal over a waiting window or an
     unsettled round)."""
+    if window is None:  # an operator's deal (the sweep and a table's clock name the window)
+        betting.not_auto(table, "it deals")
     if asked is not None:
         betting.explicit_deal_allowed(table, shoe_id, at)
         betting.previous_resolved(table)

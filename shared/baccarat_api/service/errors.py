@@ -112,6 +112,10 @@ CODES: dict[str, tuple[bool, str]] = {
         "a betting window of the open shoe is waiting to be dealt; deal it from the book",
     ),
     "betting_closed": (False, "no betting window is open (past closes_at, dealt, or none)"),
+    "auto_dealing": (
+        False,
+        "the table runs itself (dealing auto): it opens betting and deals by itself",
+    ),
     "bets_or_from_book": (False, "a deal carries its bets or from_book: true (not both)"),
     "no_betting_window": (False, "no betting window waits for this round; open betting first"),
     "not_at_table": (False, "the bettor holds no seat and is no spectator at this table"),

@@ -18,6 +18,7 @@ from baccarat_api.limits import MAX_EVENTS_PAGE
 from baccarat_api.ports.records import EventRecord, LiveRecord, RoundRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.ports.writes import Emit
+from baccarat_api.service import ticks
 from baccarat_api.service.errors import DomainError, not_found
 from baccarat_api.service.models import EventOut, EventsPageOut
 
@@ -50,6 +51,8 @@ EVENT_TYPES: dict[str, str] = {
     "round_voided": "round_id, reason, nets (replaced), house_take (replaced)",
     "shoe_committed": "shoe_id, shoe_number",
     "shoe_ended": "shoe_id, reason (rules | closed), rounds_dealt",
+    "table_paused": "(none: a running table's operator paused it)",
+    "table_resumed": "(none: a running table's operator resumed it)",
     "client_seed_given": "client_hash, for_shoe_number (a running table's seed given in advance)",
     "table_waiting": "reason (no_client_seed: the running table's shoe ended, no seed given)",
 }
@@ -163,7 +166,8 @@ def emit(
     )
     assert all(kind in EVENT_TYPES for kind, _ in events), events
     after = replace(base, seq=base.seq + len(records), updated_at=at, **changes)
-    return Emit(before, after, records)
+    # a running table's next step, derived again after every change at it
+    return Emit(before, ticks.clock_after(base, after, at), records)
 
 
 def money_summary(r: RoundRecord) -> MoneySummary:

@@ -3,7 +3,8 @@
 A step's state (who opened, when, whether the system did at ``reveal_by``) is computed from the
 plan, the deal time and the reveals wherever it is read (:mod:`.reveals`), so it is exact
 without a write; the system's ``squeeze_revealed`` event is written by the next change at the
-table (:func:`~.events.emit`).
+table (:func:`~.events.emit`) — at a running table by its clock at ``reveal_by``
+(:func:`system_reveal`).
 
 Round trips: a reveal or an urge is BatchGetItem (round or table + live state) +
 TransactWriteItems (the change, the live state, the events) = 2."""
@@ -16,17 +17,17 @@ from baccarat.profiles import Banking, TableConfig
 from baccarat.squeeze import RevealRefused, live_steps, step_hands
 from baccarat.squeeze import reveal as core_reveal
 from baccarat_api.clock import ms_of
-from baccarat_api.ids import RoundRef, parse_shoe_id
+from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id
 from baccarat_api.limits import URGE_COOLDOWN_SECONDS
 from baccarat_api.ports.documents import Reveal
-from baccarat_api.ports.records import LiveRecord, RoundRecord
+from baccarat_api.ports.records import LiveRecord, RoundRecord, TableRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.ports.writes import ABSENT, Update
-from baccarat_api.service import idempotency
+from baccarat_api.service import idempotency, ticks
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import SqueezeRevealed, Urged, emit, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
-from baccarat_api.service.live import commit
+from baccarat_api.service.live import Decision, commit, live_change
 from baccarat_api.service.models import RevealOut, UrgeOut
 from baccarat_api.service.reading import round_live, table_live
 from baccarat_api.service.reveals import plan_seconds, shown_plan, squeeze_view
@@ -92,6 +93,31 @@ def reveal_round(
         return commit(repo, "reveal", ev, out, operator_id, idem, [moved])
 
     return idempotency.replaying_refusals(repo, operator_id, idem, lambda: retrying(attempt))
+
+
+def system_reveal(repo: Repository, operator_id: str, round_id: str, step: str) -> bool:
+    """Write now the ``squeeze_revealed`` (``by: system``) of ``step`` of the table's latest
+    round, opened by the system at its ``reveal_by``: a change of the live state with no event
+    of its own (:func:`~.events.emit` reports the system's reveals first). Only while that step
+    is the table's next one and past its deadline; else nothing is written (False)."""
+    ref = parse_round_id(round_id)
+    if ref is None:
+        return False
+    written: list[bool] = []
+
+    def decide(table: TableRecord, live: LiveRecord) -> Decision:
+        written.clear()  # decided again after losing a race: only the write that lands counts
+        at = repo.clock()
+        tick = ticks.derive(live, at)
+        if tick is None or tick["step"] != "reveal" or tick["key"] != f"{round_id}:{step}":
+            return None
+        if tick["due"] > at:
+            return None
+        written.append(True)
+        return [], {}
+
+    live_change(repo, operator_id, ref.table_id, decide, lambda _t, _l: None)
+    return bool(written)
 
 
 def urge(

@@ -71,10 +71,27 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
             "book": book_view(live, at),
             "shoe": None if shoe is None else _shoe(shoe, rnd, at),
             "round": shown,
+            "clock": clock_view(live),
         }
     )
     body = state.model_dump_json(exclude={"at"}).encode()
     return state, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def clock_view(live: LiveRecord | None) -> dict[str, Any] | None:
+    """A running table's clock as ``GET …/state`` shows it (``None``: an operator table)."""
+    clock = None if live is None else live.clock
+    if live is None or clock is None:
+        return None
+    tick = live.tick
+    return {
+        "dealing": clock["dealing"],
+        "pause_seconds": clock["pause_seconds"],
+        "paused": clock["paused"],
+        "waiting": clock["waiting"],
+        "next": None if tick is None else {"step": tick["step"], "due": tick["due"]},
+        "client_seeds_queued": len(live.client_seeds or []),
+    }
 
 
 def _shoe_number(open_shoe_id: str | None, next_number: int) -> int | None:

@@ -21,7 +21,7 @@ from baccarat.profiles import PROFILES, Banking, Rounding, TableConfig, Tier, Ti
 from baccarat.rules import ShoeRules
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, ShoeRef, new_table_id
-from baccarat_api.ports.documents import QueuedSeed
+from baccarat_api.ports.documents import ClockDoc, QueuedSeed
 from baccarat_api.ports.records import (
     ENDED,
     OPEN,
@@ -32,6 +32,7 @@ from baccarat_api.ports.records import (
 )
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.vault import SecretVault, chain_context, ref_key_context, shoe_context
+from baccarat_api.ports.writes import Emit
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.events import (
@@ -98,13 +99,15 @@ def create_table(
         betting_seconds=request.betting_seconds,
         squeeze_seconds=request.squeeze_seconds,
         idle_shoe_close_seconds=request.idle_shoe_close_seconds,
-        write_id=write_id(operator_id, "create table", table_id, request.model_dump(), idem),
+        write_id=write_id(operator_id, "create table", table_id, _asked(request), idem),
+        **_dealing(request),
     )
     record = replace(record, chain_head=genesis(table_id, record.anchor))
     del top_secret
     view = table_view(record)
+    live = _running_live(record, config, repo.clock())
     try:
-        repo.create_table(record, idempotency.record(repo.clock(), idem, operator_id, view))
+        repo.create_table(record, idempotency.record(repo.clock(), idem, operator_id, view), live)
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = repo.get_table(operator_id, table_id)
         if current is not None and current.write_id == record.write_id:
@@ -114,6 +117,39 @@ def create_table(
         idempotency.check_duplicate(exc)
         raise lost_race() from None  # an 80-bit id collision: practically never; retry is fine
     return TableOut.model_validate(view)
+
+
+def _asked(request: CreateTableRequest) -> dict[str, Any]:
+    """The request as its write id names it: an operator table's without the running table's
+    options (which it does not store), so its stored bytes do not depend on them."""
+    if request.dealing == "auto":
+        return request.model_dump()
+    return request.model_dump(exclude={"dealing", "pause_seconds"})
+
+
+def _dealing(request: CreateTableRequest) -> dict[str, Any]:
+    """The table record's running-table fields: set only at a running table."""
+    if request.dealing != "auto":
+        return {}
+    return {"dealing": "auto", "pause_seconds": request.pause_seconds}
+
+
+def _running_live(table: TableRecord, config: TableConfig, at: str) -> Emit | None:
+    """A running table's live state from its creation (seq 0, no event), so its clock — and
+    its first step — exist before anything happens at it; ``None`` at an operator table (its
+    live item comes with its first event)."""
+    if table.dealing != "auto":
+        return None
+    assert table.pause_seconds is not None
+    clock: ClockDoc = {
+        "dealing": "auto",
+        "pause_seconds": table.pause_seconds,
+        "paused": False,
+        "needs_banker": config.banking is Banking.PLAYER_BANKER,
+        "waiting": None,
+        "resolved_at": at,
+    }
+    return emit(None, table.operator_id, table.table_id, at, [], clock=clock)
 
 
 def _check_currency(request: CreateTableRequest, tier_doc: dict[str, Any]) -> None:

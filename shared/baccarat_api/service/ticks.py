@@ -1,19 +1,115 @@
 """The running table's next time-driven step, derived from its live state alone (pure): every
 change at a running table stores it (``LiveRecord.tick``, set by :func:`~.events.emit`), the
 repository schedules it after the change commits, and the table-clock job acts on it only if it
-is still the table's next step when delivered."""
+is still the table's next step when delivered.
+
+The states and their steps (docs/design/table-clock.md §2), first that holds wins:
+
+- a window waits to be dealt → ``close`` at its ``closes_at`` (key: its ``opened_at``);
+- the latest round is dealt and unresolved: a squeeze step still face down, or opened by the
+  system and not reported yet → ``reveal`` at its ``reveal_by`` (key ``round_id:step``); every
+  card shown → ``settle`` at once (key: the round id);
+- no open shoe → ``commit`` at once (key: the ended shoe's id), unless paused or waiting for a
+  client seed;
+- the latest round resolved, the company present, not paused → ``open`` at the resolution +
+  ``pause_seconds`` (a shoe's first round: at its commit) (key: shoe id and round number);
+- else none (waiting for company, paused, waiting for a seed)."""
 
 from __future__ import annotations
 
-from baccarat_api.ports.documents import TickDoc
+from dataclasses import replace
+
+from baccarat.squeeze import live_steps
+from baccarat_api.clock import seconds_after
+from baccarat_api.ports.documents import ClockDoc, LiveSqueeze, TickDoc
 from baccarat_api.ports.records import LiveRecord
 from baccarat_api.ports.scheduler import Tick
+from baccarat_api.service.window import CLOSED, OPEN
 
 
 def derive(live: LiveRecord, at: str) -> TickDoc | None:
     """The table's next step as of ``at`` (``None``: an operator table, paused, waiting for
-    company or a client seed). To be written."""
-    return None
+    company or a client seed)."""
+    clock = live.clock
+    if clock is None:
+        return None
+    betting = live.betting
+    if (
+        betting is not None
+        and betting["status"] in (OPEN, CLOSED)
+        and betting["shoe_id"] == live.open_shoe_id
+    ):
+        return TickDoc(step="close", key=betting["opened_at"], due=betting["closes_at"])
+    last = live.last_round
+    if last is not None and not last["resolved"]:
+        return _squeeze_step(last["round_id"], live.squeeze, at)
+    if clock["paused"]:
+        return None
+    if live.open_shoe_id is None:
+        return _commit_step(live, clock, at)
+    return _open_step(live, clock, at)
+
+
+def _squeeze_step(round_id: str, sq: LiveSqueeze | None, at: str) -> TickDoc:
+    """A dealt round's next step: reveal the first step still face down (or opened by the
+    system and not reported yet), else settle — due when its last card was shown."""
+    if sq is None or sq["round_id"] != round_id:
+        return TickDoc(step="settle", key=round_id, due=at)
+    shown = sq["dealt_at"]
+    for s in live_steps(sq, at):
+        unreported = s.status == "revealed" and s.by_system and s.step not in sq["noticed"]
+        if s.status == "squeezing" or unreported:
+            assert s.reveal_by is not None
+            return TickDoc(step="reveal", key=f"{round_id}:{s.step}", due=s.reveal_by)
+        if s.revealed_at is not None:
+            shown = max(shown, s.revealed_at)
+    return TickDoc(step="settle", key=round_id, due=shown)
+
+
+def _commit_step(live: LiveRecord, clock: ClockDoc, at: str) -> TickDoc | None:
+    if clock["waiting"] == "no_client_seed":
+        return None
+    ended = "first" if live.last_round is None else live.last_round["shoe_id"]
+    return TickDoc(step="commit", key=ended, due=clock.get("resolved_at", at))
+
+
+def _open_step(live: LiveRecord, clock: ClockDoc, at: str) -> TickDoc | None:
+    if live.seats == {} or (clock["needs_banker"] and live.banker is None):
+        return None  # waiting for company: the presence change that completes it re-derives
+    shoe_id = live.open_shoe_id
+    assert shoe_id is not None
+    last = live.last_round
+    ready = clock.get("resolved_at", at)
+    if last is not None and last["shoe_id"] == shoe_id:
+        number = int(last["round_number"]) + 1
+        due = seconds_after(ready, clock["pause_seconds"])
+    else:
+        number, due = 1, ready  # a shoe's first round: at its commit
+    return TickDoc(step="open", key=f"{shoe_id}:{number}", due=due)
+
+
+def clock_after(before: LiveRecord, after: LiveRecord, at: str) -> LiveRecord:
+    """``after`` (a running table's live state after a change at ``at``) with its clock's
+    ``resolved_at`` moved when the change resolved the latest round or committed a shoe (then
+    no longer waiting for a client seed), and its next step derived again."""
+    if after.clock is None:
+        return after
+    if _became_ready(before, after):
+        clock = ClockDoc(**after.clock)
+        clock["resolved_at"] = at
+        if after.open_shoe_id is not None:
+            clock["waiting"] = None
+        after = replace(after, clock=clock)
+    return replace(after, tick=derive(after, at))
+
+
+def _became_ready(before: LiveRecord, after: LiveRecord) -> bool:
+    if after.open_shoe_id is not None and after.open_shoe_id != before.open_shoe_id:
+        return True
+    last, was = after.last_round, before.last_round
+    if last is None or not last["resolved"]:
+        return False
+    return was is None or was["round_id"] != last["round_id"] or not was["resolved"]
 
 
 def tick_of(live: LiveRecord | None) -> Tick | None:

@@ -46,6 +46,8 @@ REFUSED_IN_RECIPE: dict[str, str] = {
     "join_spectators": "spectator_betting_not_allowed",
     "leave_spectators": "not_found",
     "urge": "player_banker_not_allowed",
+    "pause_table": "not_auto_dealing",  # an operator table has no clock
+    "resume_table": "not_auto_dealing",
     "give_client_seed": "not_auto_dealing",  # the recipe's table is dealt by its operator
     "reveal_cards": "no_squeeze",
     "open_betting": "no_open_shoe",

@@ -146,6 +146,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a running table: the round in flight finishes, no new window opens */
+        post: operations["pause_table"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused running table: its next step is due again */
+        post: operations["resume_table"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tables/{table_id}/client-seeds": {
         parameters: {
             query?: never;
@@ -804,6 +838,20 @@ export interface components {
              */
             client_seed: string;
         };
+        /** ClockNextOut */
+        ClockNextOut: {
+            /**
+             * Step
+             * @description what the table does next by itself
+             * @enum {string}
+             */
+            step: "open" | "close" | "reveal" | "settle" | "commit";
+            /**
+             * Due
+             * @description when (it happens at this time, or as soon as it can after)
+             */
+            due: string;
+        };
         /** CommitShoeRequest */
         CommitShoeRequest: {
             /**
@@ -896,6 +944,19 @@ export interface components {
              * @default 3600
              */
             idle_shoe_close_seconds?: number;
+            /**
+             * Dealing
+             * @description operator: the operator's requests open betting, deal and settle (the default); auto: the table runs itself — it opens the window, deals it at closes_at, reveals for a squeezer who does not, settles, pauses pause_seconds and opens the next, and commits the next shoe with a client seed given in advance
+             * @default operator
+             * @enum {string}
+             */
+            dealing?: "operator" | "auto";
+            /**
+             * Pause Seconds
+             * @description at a running table (dealing auto): seconds from a round's resolution to the next betting window
+             * @default 5
+             */
+            pause_seconds?: number;
         };
         /** DailyReportOut */
         DailyReportOut: {
@@ -2458,6 +2519,39 @@ export interface components {
              */
             code: string | null;
         };
+        /**
+         * TableClockOut
+         * @description A running table's clock (``"dealing": "auto"``).
+         */
+        TableClockOut: {
+            /**
+             * Dealing
+             * @constant
+             */
+            dealing: "auto";
+            /**
+             * Pause Seconds
+             * @description seconds from a round's resolution to the next window
+             */
+            pause_seconds: number;
+            /**
+             * Paused
+             * @description paused by the operator: no new window, no new shoe
+             */
+            paused: boolean;
+            /**
+             * Waiting
+             * @description why it waits (no_client_seed: its shoe ended and no client seed is queued)
+             */
+            waiting: string | null;
+            /** @description its next time-driven step (null: paused, or waiting for company or a seed) */
+            next: components["schemas"]["ClockNextOut"] | null;
+            /**
+             * Client Seeds Queued
+             * @description client seeds given in advance, not used yet
+             */
+            client_seeds_queued: number;
+        };
         /** TableOut */
         TableOut: {
             /** Table Id */
@@ -2527,6 +2621,17 @@ export interface components {
              * @description an open shoe with no deal this long is closed by the service
              */
             idle_shoe_close_seconds: number;
+            /**
+             * Dealing
+             * @description operator, or auto: the table runs itself
+             * @enum {string}
+             */
+            dealing: "operator" | "auto";
+            /**
+             * Pause Seconds
+             * @description at a running table: seconds from a round's resolution to the next window
+             */
+            pause_seconds: number;
         };
         /** TableRoundOut */
         TableRoundOut: {
@@ -2694,6 +2799,8 @@ export interface components {
             shoe: components["schemas"]["TableShoeOut"] | null;
             /** @description the latest round of that shoe (null: none) */
             round: components["schemas"]["TableRoundOut"] | null;
+            /** @description a running table's clock (dealing auto); null at an operator table */
+            clock: components["schemas"]["TableClockOut"] | null;
         };
         /** TiersOut */
         TiersOut: {
@@ -4064,6 +4171,218 @@ export interface operations {
             };
         };
     };
+    pause_table: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableClockOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: concurrent_update, idempotency_in_progress, not_auto_dealing */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    resume_table: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableClockOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: concurrent_update, idempotency_in_progress, not_auto_dealing */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     give_client_seed: {
         parameters: {
             query?: never;
@@ -4228,7 +4547,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: betting_in_progress, company_required, concurrent_update, idempotency_in_progress, no_betting_window, round_mismatch, shoe_ended */
+            /** @description error codes: auto_dealing, betting_in_progress, company_required, concurrent_update, idempotency_in_progress, no_betting_window, round_mismatch, shoe_ended */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4334,7 +4653,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: betting_in_progress, company_required, concurrent_update, idempotency_in_progress, no_open_shoe, round_unsettled */
+            /** @description error codes: auto_dealing, betting_in_progress, company_required, concurrent_update, idempotency_in_progress, no_open_shoe, round_unsettled */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -10,6 +10,7 @@ from baccarat_api.adapters.dynamodb.errors import mapped_errors
 from baccarat_api.adapters.dynamodb.shape import Item
 from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ports.repository import StoreUnavailable
+from baccarat_api.ports.scheduler import NoScheduler, Scheduler
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -29,8 +30,10 @@ class DynamoBase:
         state_table: str,
         config_table: str,
         clock: Clock = system_clock,
+        scheduler: Scheduler | None = None,
     ) -> None:
         self.clock = clock
+        self.scheduler: Scheduler = NoScheduler() if scheduler is None else scheduler
         self.client = client
         self.state = state_table
         self.config = config_table

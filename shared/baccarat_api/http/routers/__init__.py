@@ -18,6 +18,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "presence.take_seat", "presence.leave_seat", "presence.take_banker",
         "presence.leave_banker", "presence.join_spectators", "presence.leave_spectators",
         "presence.join_watchers", "presence.leave_watchers", "squeeze.urge",
+        "tables.pause_table", "tables.resume_table",
         "tables.give_client_seed",
     ),
     "deal_and_resolve": (

@@ -21,7 +21,7 @@ router = APIRouter(route_class=JsonRoute, tags=["rounds", "betting"])
     summary="Open betting for the next round of the open shoe (until now + betting_seconds)",
     responses=errors(
         "unauthorized", "not_found", "no_open_shoe", "company_required", "round_unsettled",
-        "betting_in_progress", "concurrent_update", *IDEM_ERRORS,
+        "betting_in_progress", "auto_dealing", "concurrent_update", *IDEM_ERRORS,
     ),
 )  # fmt: skip
 def open_betting(table_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> BookOut:

@@ -48,6 +48,7 @@ INSTANT = "a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z
         "bets_or_from_book",
         "betting_in_progress",
         "company_required",
+        "auto_dealing",
         *IDEM_ERRORS,
         *(r.value for r in Refusal),
     ),

@@ -1,4 +1,5 @@
-"""Tables: create one, read it, the tiers it can be opened at, its live state and its audit.
+"""Tables: create one, read it, the tiers it can be opened at, its live state and its audit;
+pause and resume a running one.
 (Each use case is imported by its handler: a function imports only the use cases it serves.)"""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from baccarat_api.service.models import (
     ClientSeedOut,
     ClientSeedRequest,
     CreateTableRequest,
+    TableClockOut,
     TableOut,
     TableStateOut,
     TiersOut,
@@ -131,6 +133,38 @@ def get_table_state(
 
     state, etag = table_state(rt.repo, operator, table_id)
     return unless_not_modified(state, etag, response, if_none_match)
+
+
+@router.post(
+    "/v1/tables/{table_id}/pause",
+    response_model=TableClockOut,
+    operation_id="pause_table",
+    summary="Pause a running table: the round in flight finishes, no new window opens",
+    tags=["tables and shoes"],
+    responses=errors(
+        "unauthorized", "not_found", "not_auto_dealing", "concurrent_update", *IDEM_ERRORS
+    ),
+)
+def pause_table(table_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> TableClockOut:
+    from baccarat_api.service import table_clock
+
+    return table_clock.pause(rt.repo, operator, table_id, idem)
+
+
+@router.post(
+    "/v1/tables/{table_id}/resume",
+    response_model=TableClockOut,
+    operation_id="resume_table",
+    summary="Resume a paused running table: its next step is due again",
+    tags=["tables and shoes"],
+    responses=errors(
+        "unauthorized", "not_found", "not_auto_dealing", "concurrent_update", *IDEM_ERRORS
+    ),
+)
+def resume_table(table_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> TableClockOut:
+    from baccarat_api.service import table_clock
+
+    return table_clock.resume(rt.repo, operator, table_id, idem)
 
 
 @router.post(

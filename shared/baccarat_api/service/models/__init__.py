@@ -39,9 +39,11 @@ from baccarat_api.service.models.fairness import (
     ShoeFairnessOut,
 )
 from baccarat_api.service.models.live import (
+    ClockNextOut,
     EventOut,
     EventsPageOut,
     TableCardOut,
+    TableClockOut,
     TablePhase,
     TableRoundOut,
     TableShoeOut,
@@ -145,6 +147,7 @@ __all__ = [
     "BookOut",
     "ClientSeedOut",
     "ClientSeedRequest",
+    "ClockNextOut",
     "CommitShoeRequest",
     "CreateTableRequest",
     "CurrencyCode",
@@ -215,6 +218,7 @@ __all__ = [
     "SlipRequest",
     "SpectatorRequest",
     "TableCardOut",
+    "TableClockOut",
     "TableOut",
     "TablePhase",
     "TableRoundOut",

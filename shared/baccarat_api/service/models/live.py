@@ -75,6 +75,28 @@ class TableRoundOut(Strict):
     result: Result | None = Field(description="once every card is shown (null before)")
 
 
+class ClockNextOut(Strict):
+    step: Literal["open", "close", "reveal", "settle", "commit"] = Field(
+        description="what the table does next by itself"
+    )
+    due: str = Field(description="when (it happens at this time, or as soon as it can after)")
+
+
+class TableClockOut(Strict):
+    """A running table's clock (``"dealing": "auto"``)."""
+
+    dealing: Literal["auto"]
+    pause_seconds: int = Field(description="seconds from a round's resolution to the next window")
+    paused: bool = Field(description="paused by the operator: no new window, no new shoe")
+    waiting: str | None = Field(
+        description="why it waits (no_client_seed: its shoe ended and no client seed is queued)"
+    )
+    next: ClockNextOut | None = Field(
+        description="its next time-driven step (null: paused, or waiting for company or a seed)"
+    )
+    client_seeds_queued: int = Field(description="client seeds given in advance, not used yet")
+
+
 class TableStateOut(Strict):
     """Everything a frontend draws of one table now; then follow the feed from ``seq``."""
 
@@ -108,3 +130,6 @@ class TableStateOut(Strict):
     book: BookOut = Field(description="the betting window and each seat's / spectator's slip")
     shoe: TableShoeOut | None = Field(description="the open shoe, else the latest (null: none)")
     round: TableRoundOut | None = Field(description="the latest round of that shoe (null: none)")
+    clock: TableClockOut | None = Field(
+        description="a running table's clock (dealing auto); null at an operator table"
+    )

@@ -8,12 +8,15 @@ from pydantic import Field, StrictInt
 
 from baccarat_api.limits import (
     DEFAULT_BETTING_SECONDS,
+    DEFAULT_DEALING,
     DEFAULT_IDLE_SHOE_CLOSE_SECONDS,
+    DEFAULT_PAUSE_SECONDS,
     DEFAULT_SETTLE_DEADLINE_SECONDS,
     DEFAULT_SQUEEZE_SECONDS,
     DEFAULT_VOID_WINDOW_SECONDS,
     MAX_BETTING_SECONDS,
     MAX_IDLE_SHOE_CLOSE_SECONDS,
+    MAX_PAUSE_SECONDS,
     MAX_SETTLE_DEADLINE_SECONDS,
     MAX_SQUEEZE_SECONDS,
     MAX_VOID_WINDOW_SECONDS,
@@ -27,6 +30,9 @@ from baccarat_api.service.models.common import (
     RulesOut,
     Strict,
 )
+
+#: How a table is dealt (``limits.DEALING_MODES``).
+Dealing = Literal["operator", "auto"]
 
 
 class CreateTableRequest(Strict):
@@ -112,6 +118,22 @@ class CreateTableRequest(Strict):
             "round of it awaits settlement: its proof is published like any other"
         ),
     )
+    dealing: Dealing = Field(
+        default=DEFAULT_DEALING,
+        description=(
+            "operator: the operator's requests open betting, deal and settle (the default); "
+            "auto: the table runs itself — it opens the window, deals it at closes_at, reveals "
+            "for a squeezer who does not, settles, pauses pause_seconds and opens the next, and "
+            "commits the next shoe with a client seed given in advance"
+        ),
+    )
+    pause_seconds: StrictInt = Field(
+        default=DEFAULT_PAUSE_SECONDS,
+        ge=0,
+        le=MAX_PAUSE_SECONDS,
+        description="at a running table (dealing auto): seconds from a round's resolution to "
+        "the next betting window",
+    )
 
 
 class TableOut(Strict):
@@ -141,6 +163,10 @@ class TableOut(Strict):
     squeeze_seconds: int = Field(description="how long a squeeze step may wait for its squeezer")
     idle_shoe_close_seconds: int = Field(
         description="an open shoe with no deal this long is closed by the service"
+    )
+    dealing: Dealing = Field(description="operator, or auto: the table runs itself")
+    pause_seconds: int = Field(
+        description="at a running table: seconds from a round's resolution to the next window"
     )
 
 
