@@ -47,10 +47,10 @@ class Runtime:
         from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 
         s = self.settings
-        repo = DynamoRepository(self.dynamodb, s.state_table, s.config_table)
         # the repository schedules a change's next tick after its commit
-        setattr(repo, "scheduler", self.scheduler)  # noqa: B010 (not a constructor parameter yet)
-        return repo
+        return DynamoRepository(
+            self.dynamodb, s.state_table, s.config_table, scheduler=self.scheduler
+        )
 
     @cached_property
     def scheduler(self) -> Scheduler:
@@ -71,7 +71,7 @@ class Runtime:
         """Deliver ticks through ``scheduler`` from now on (the repository's too)."""
         self.scheduler = scheduler
         if "repo" in self.__dict__:
-            setattr(self.repo, "scheduler", scheduler)  # noqa: B010
+            self.repo.scheduler = scheduler
 
     @cached_property
     def vault(self) -> KmsVault:
