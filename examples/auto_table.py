@@ -118,6 +118,8 @@ class Running:
     system_for: dict[str, int] = field(default_factory=dict)
     squeezers: dict[str, dict[str, dict[str, str | None]]] = field(default_factory=dict)
     open_round: str | None = None
+    close_then_next: bool = False  # after rounds_wanted: close the shoe, play to shoe 2's commit
+    closing: bool = False
     look: bool = False
     stopping: bool = False
 
@@ -126,17 +128,20 @@ class Running:
         return f"/v1/tables/{self.id}"
 
     def create(self, seeds: list[str]) -> None:
-        """The table (running), its first seed (it commits shoe 1 itself) and its company; the
-        second seed once shoe 1 is committed."""
+        """The table (running), its first seed (it commits shoe 1 itself), then the next seeds
+        (given once shoe 1 is committed)."""
         self.id = self.api.post("/v1/tables", self.body)["table_id"]
         self.log(f"{self.name}: table {self.id} running ({self.body})")
         self.api.post(f"{self.path}/client-seeds", {"client_seed": seeds[0]})
         self.wait_for("shoe_committed")
-        for route, body in self.company:
-            self.api.request("PUT", f"{self.path}{route}", body)
         for seed in seeds[1:]:
             given = self.api.post(f"{self.path}/client-seeds", {"client_seed": seed})
             self.log(f"{self.name}: client seed for shoe {given['for_shoe_number']} given")
+
+    def seat(self) -> None:
+        """The company sits down: the table opens its first window by itself."""
+        for route, body in self.company:
+            self.api.request("PUT", f"{self.path}{route}", body)
 
     def wait_for(self, kind: str, timeout: float = 30) -> None:
         end = time.monotonic() + timeout
@@ -177,9 +182,15 @@ class Running:
             self.rounds_dealt += 1
             self.open_round, self.look = data["round_id"], True
             if self.rounds_wanted is not None and self.rounds_dealt >= self.rounds_wanted:
-                self.stop()
+                if self.close_then_next:  # the shoe ends after this round: shoe 2 follows
+                    self.rounds_wanted, self.closing = None, True
+                else:
+                    self.stop()
         elif kind in ("round_settled", "round_voided"):
             self.open_round = None
+            if self.closing:  # (once every card is shown)
+                self.closing = False
+                self.aside(f"/v1/shoes/{self.shoe_of_window}/close")
             self.log(f"{self.name}: {kind} {data['round_id']} nets {data.get('nets')}")
         elif kind == "squeeze_revealed":
             self.reveal_seen(data)
@@ -249,9 +260,16 @@ class Running:
         """Enough played: pause the table (the round in flight finishes; no new window) — an
         operator request, counted as the end's, not a round's."""
         self.stopping = True
+        self.aside(f"{self.path}/pause")
+
+    def aside(self, path: str) -> None:
+        """An operator request that ends a shoe or the play, counted as the end's (not a
+        round's)."""
         phase, self.api.phase = self.api.phase, "end"
-        self.api.post(f"{self.path}/pause")
-        self.api.phase = phase
+        try:
+            self.api.post(path)
+        finally:
+            self.api.phase = phase
 
     def finish(self) -> None:
         """Wait for the round in flight to resolve; a shoe cut short is closed."""
@@ -269,7 +287,7 @@ class Running:
 def lateness(events: list[dict[str, Any]], pause: int) -> dict[str, list[float]]:
     """Seconds from each time-driven event's deadline to its ``at``, by step."""
     out: dict[str, list[float]] = {s: [] for s in STEPS}
-    closes_at = shown = resolved = last_settled = None
+    closes_at = shown = resolved = last_settled = ended = None
     for e in events:
         kind, data, at = e["type"], e["data"], epoch(e["at"])
         if kind == "betting_opened":
@@ -290,9 +308,11 @@ def lateness(events: list[dict[str, Any]], pause: int) -> dict[str, list[float]]
                 out["settle"].append(at - shown)
             resolved = at + pause  # the next window is due then (a shoe's first: at its commit)
             last_settled = at
-        elif kind == "shoe_committed" and last_settled is not None:
-            out["commit"].append(at - last_settled)  # due the moment the shoe's last round was
-            resolved = at  # resolved; its first window: at the commit
+        elif kind == "shoe_ended":
+            ended = at
+        elif kind == "shoe_committed" and last_settled is not None and ended is not None:
+            out["commit"].append(at - max(last_settled, ended))  # due once the shoe ended and
+            resolved = at  # its last round was resolved; its first window: at the commit
     return out
 
 
@@ -332,6 +352,8 @@ def play_auto(
     tables = [star, bid]
     for t in tables:
         t.create([f"{client_seed}:{t.name}:1", f"{client_seed}:{t.name}:2"])
+    for t in tables:
+        t.seat()
     api.phase = "play"
     started = time.monotonic()
     while not all(t.stopping for t in tables):
