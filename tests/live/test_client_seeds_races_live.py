@@ -36,7 +36,11 @@ STEPS = 8
 
 @pytest.fixture(scope="module")
 def local(shared_dynamodb: Any) -> Iterator[Local]:
-    env = {"BACCARAT_SWEEP_SECONDS": "0", "RATE_LIMIT_PER_SECOND": "0"}
+    env = {
+        "BACCARAT_SWEEP_SECONDS": "0",
+        "RATE_LIMIT_PER_SECOND": "0",
+        "BACCARAT_TABLE_CLOCK": "off",
+    }  # ticks by hand
     with local_server(env, dynamodb=shared_dynamodb) as server:
         yield Local(server)
 
