@@ -150,11 +150,36 @@ def lambda_handler() -> Any:
 # --- make run: the queue's stand-in ---------------------------------------------------------
 
 
+#: Later than any tick's due: the start-up pass asks the DueRounds index for every stored tick.
+_EVERY_TICK = "9999-12-31T23:59:59.999Z"
+#: Most stored ticks the start-up pass schedules (the sweep takes any beyond, once overdue).
+STARTUP_LIMIT = 10_000
+
+
+def schedule_stored(repo: Repository, scheduler: Scheduler, limit: int = STARTUP_LIMIT) -> int:
+    """Schedule every running table's stored next step (``LiveRecord.tick``) on ``scheduler``;
+    how many. A timer kept in memory is lost with its process: a restarted ``make run`` (its
+    tables kept in a shared DynamoDB Local or a stack) takes its tables up at once this way,
+    an overdue step now, a future one at its due — instead of leaving them still until the
+    sweep's first run, a minute after start. A tick scheduled twice is harmless."""
+    from baccarat_api.service.ticks import tick_of
+
+    found = 0
+    for operator_id, table_id in repo.due_ticks(_EVERY_TICK, limit):
+        tick = tick_of(repo.load(operator_id, live=table_id).live)
+        if tick is not None:
+            scheduler.schedule(tick)
+            found += 1
+    return found
+
+
 def start_background(rt: Runtime) -> ThreadScheduler:
     """Deliver the runtime's ticks on a thread (:func:`deliver` at each tick's due time): the
-    runtime's scheduler and its repository's become it. ``stop()`` it on exit."""
+    runtime's scheduler and its repository's become it, and every tick stored at start is
+    scheduled on it (:func:`schedule_stored`). ``stop()`` it on exit."""
     from baccarat_api.adapters.thread_scheduler import ThreadScheduler
 
     scheduler = ThreadScheduler(lambda tick: deliver(rt, tick))
     rt.use_scheduler(scheduler)
+    schedule_stored(rt.repo, scheduler)
     return scheduler
