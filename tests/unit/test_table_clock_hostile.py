@@ -9,11 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from baccarat_api.clock import seconds_after
+from baccarat_api.ids import ShoeRef, parse_round_id
 from baccarat_api.ports.scheduler import Tick
+from baccarat_api.service import betting, client_seeds, squeezing, table_clock, tables, ticks
+from baccarat_api.service.errors import DomainError
+from baccarat_api.service.table_state import table_state
 
 from .conftest import Game
-from .test_table_clock import Table, commit, running, seat_company
+from .test_table_clock import OP, SLIPS, Table, commit, running, seat_company
 from .test_table_clock_faults import kinds, take
 
 
@@ -68,3 +74,139 @@ def test_a_round_nobody_bet_on_has_its_system_reveals_written_at_their_deadlines
     assert nxt["due"] == seconds_after(last_shown, 5)
     assert table.deliver(nxt) == "done"
     assert [e.type for e in table.events()].count("betting_opened") == 2
+
+
+# --- a hostile bettor ----------------------------------------------------------------------
+
+
+def test_a_slip_at_closes_at_is_refused_though_the_close_tick_is_late(game: Game) -> None:
+    """The close tick lands 3 s late: a slip confirmed at ``closes_at`` exactly (or after) is
+    refused ``betting_closed``, one a millisecond before is in the book, and the late deal
+    locks exactly the slips confirmed before ``closes_at``."""
+    table = opened(game)
+    close = take(table, "close")
+    betting.place_slip(table.repo, OP, table.table_id, "alice", SLIPS["star-city"]["alice"])
+    game.clock.set(seconds_after(close["due"], -0.001))
+    betting.place_slip(table.repo, OP, table.table_id, "bob", SLIPS["star-city"]["bob"])
+    for late in (0, 1.5):
+        game.clock.set(seconds_after(close["due"], late))
+        with pytest.raises(DomainError) as refused:
+            betting.place_slip(table.repo, OP, table.table_id, "alice", SLIPS["star-city"]["bob"])
+        assert refused.value.code == "betting_closed"
+        with pytest.raises(DomainError) as cancel:
+            betting.cancel_slip(table.repo, OP, table.table_id, "bob")
+        assert cancel.value.code == "betting_closed"
+    game.clock.set(seconds_after(close["due"], 3))
+    assert table.deliver(close) == "done"
+    dealt = next(e for e in table.events() if e.type == "round_dealt")
+    assert dealt.data["bettors"] == 2 and dealt.data["bets"] == 2  # alice's banker, bob's player
+    closed = next(e for e in table.events() if e.type == "betting_closed")
+    assert closed.at == seconds_after(close["due"], 3)  # written late, once, and says so
+
+
+def test_a_squeezer_cannot_open_a_step_past_its_reveal_by_while_the_reveal_tick_is_late(
+    game: Game,
+) -> None:
+    """The system opened the step at ``reveal_by``; the squeezer's reveal arriving after it
+    (the tick late) is refused, and the system's reveal is reported with ``revealed_at`` =
+    ``reveal_by``: nobody can claim a reveal the system made."""
+    table = opened(game)
+    for bettor, s in SLIPS["star-city"].items():
+        betting.place_slip(table.repo, OP, table.table_id, bettor, s)
+    assert table.deliver(take(table, "close")) == "done"
+    reveal = take(table, "reveal")
+    round_id, step = reveal["key"].rsplit(":", 1)
+    sq = table.live().squeeze
+    assert sq is not None
+    squeezers = {b for b in sq["hands"][step].values() if b}
+    game.clock.set(seconds_after(reveal["due"], 2))
+    for bettor in squeezers:
+        with pytest.raises(DomainError) as refused:
+            squeezing.reveal_round(table.repo, OP, round_id, bettor, step)
+        assert refused.value.code == "reveal_deadline_passed", refused.value.code
+    assert table.deliver(reveal) in ("done", "stale")
+    shown = [e for e in table.events() if e.type == "squeeze_revealed" and e.data["step"] == step]
+    assert shown and all(e.data["by"] == "system" for e in shown)
+    assert all(e.data["revealed_at"] == reveal["due"] for e in shown)
+
+
+# --- a hostile operator --------------------------------------------------------------------
+
+
+def test_closing_the_shoe_during_an_open_window_cancels_it_visibly_and_uses_the_queued_seed(
+    game: Game,
+) -> None:
+    """The operator closes the shoe while bettors' slips sit in the open window: no card is
+    dealt for them (``betting_cancelled`` at ``closes_at``, its reason and slip count), the
+    close is an intervention (``shoe_ended`` reason ``closed``), and the next shoe is
+    committed with the seed queued for it — not one chosen now: the operator's own commit is
+    refused while a seed waits."""
+    table = opened(game)
+    client_seeds.give(game.repo, OP, table.table_id, "queued for shoe 2")
+    for bettor, s in SLIPS["star-city"].items():
+        betting.place_slip(table.repo, OP, table.table_id, bettor, s)
+    close = take(table, "close")
+    tables.close_shoe(game.repo, game.vault, OP, table.shoe_id)
+    with pytest.raises(DomainError) as refused:
+        tables.commit_shoe(game.repo, game.vault, OP, table.table_id, "chosen after the close")
+    assert refused.value.code == "client_seeds_queued"
+    ended = next(e for e in table.events() if e.type == "shoe_ended")
+    assert ended.data["reason"] == "closed"
+    table.sched.ticks.insert(0, close)
+    drain(table, until="open")
+    cancelled = [e for e in table.events() if e.type == "betting_cancelled"]
+    dealt = [e for e in table.events() if e.type == "round_dealt"]
+    assert dealt == [] and len(cancelled) == 1, kinds(table)
+    assert cancelled[0].data["slips"] == 2
+    committed = [e for e in table.events() if e.type == "shoe_committed"]
+    assert [e.data["shoe_number"] for e in committed] == [1, 2]
+    live = table.live()
+    assert live.client_seeds == [] or live.client_seeds is None
+    shoe2 = game.repo.get_shoe(OP, ShoeRef(table.table_id, 2))
+    assert shoe2 is not None and shoe2.client_seed == "queued for shoe 2"
+
+
+def test_pausing_mid_round_changes_no_card_and_no_money_of_it(game: Game) -> None:
+    """Paused after the deal, during the squeeze: the round in flight is revealed and settled
+    at its times exactly as unpaused (no void, no stall; the money is the deal's); only the
+    next window waits for the resume, and opens at once then. Pausing is no way to void or
+    delay a round one dislikes."""
+    table = opened(game)
+    for bettor, s in SLIPS["star-city"].items():
+        betting.place_slip(table.repo, OP, table.table_id, bettor, s)
+    assert table.deliver(take(table, "close")) == "done"
+    dealt = next(e for e in table.events() if e.type == "round_dealt")
+    table_clock.pause(table.repo, OP, table.table_id)
+    drain(table, until="open")
+    after = [e for e in table.events() if e.seq > dealt.seq and e.type != "table_paused"]
+    assert [e.type for e in after][-1] == "round_settled", [e.type for e in after]
+    assert {e.type for e in after} == {"squeeze_revealed", "round_settled"}
+    for e in after:
+        if e.type == "squeeze_revealed":
+            assert e.at == e.data["revealed_at"]  # at its deadline, paused or not
+    settled = after[-1]
+    assert settled.at == max(e.data["revealed_at"] for e in after[:-1])
+    ref = parse_round_id(dealt.data["round_id"])
+    assert ref is not None
+    rnd = game.repo.get_round(OP, ref)
+    assert rnd is not None and rnd.money.get("nets") == settled.data["nets"]
+    assert table.next() is None  # no window while paused
+    assert ticks.derive(table.live(), game.clock()) is None
+    game.clock.set(seconds_after(game.clock(), 60))  # resumed a minute later
+    table_clock.resume(table.repo, OP, table.table_id)
+    nxt = table.next()
+    assert nxt is not None and nxt["step"] == "open" and nxt["due"] <= game.clock()
+    assert table.deliver(nxt) == "done"
+
+
+def test_the_state_shows_the_clock_of_a_round_nobody_bet_on_while_its_cards_count_down(
+    game: Game,
+) -> None:
+    """A frontend reads ``clock.next`` while a round nobody bet on counts down: the next step
+    is the system's reveal at ``reveal_by`` (not an ``open`` while the cards are face down)."""
+    table = opened(game)
+    assert table.deliver(take(table, "close")) == "done"
+    state, _ = table_state(game.repo, OP, table.table_id)
+    assert state.clock is not None and state.clock.next is not None
+    assert state.clock.next.step == "reveal"
+    assert state.phase == "squeeze"
