@@ -85,3 +85,31 @@ def test_a_restarted_make_run_takes_up_every_stored_tick_at_once(
         assert thread.pending() == 1  # tbl_future's open, at its due
     finally:
         thread.stop()
+
+
+def test_a_batch_of_ticks_is_taken_in_due_order_not_in_arrival_order(
+    stack: Stack, delivered: list[Tick]
+) -> None:
+    """SQS rounds each delay down to the second, so a batch (up to 10) holds ticks due within
+    the next second and a half, which the function waits for one after another: taken in the
+    order they arrived, a tick due now waits behind one due 1.2 s later (late by that much).
+    Taken in due order, each waits only for its own due."""
+    from support.stack import LambdaContext, function_module
+
+    from baccarat_api.adapters.sqs_scheduler import tick_body
+
+    from .test_table_clock_job import record
+
+    now = time.time()
+
+    def at(seconds: float) -> str:
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now + seconds)) + (
+            f".{int(((now + seconds) % 1) * 1000):03d}Z"
+        )
+
+    later = Tick(operator_id="operator-a", table_id="tbl_later", step="close", key="k", due=at(1.2))
+    first = Tick(operator_id="operator-a", table_id="tbl_first", step="open", key="k", due=at(0.1))
+    handler = function_module("functions/table_clock/").handler
+    event = {"Records": [record("m1", tick_body(later)), record("m2", tick_body(first))]}
+    assert handler(event, LambdaContext("TableClockFunction")) == {"batchItemFailures": []}
+    assert [t["table_id"] for t in delivered] == ["tbl_first", "tbl_later"]

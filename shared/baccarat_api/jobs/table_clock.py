@@ -105,6 +105,24 @@ def deliver(
     return outcome
 
 
+def _due_of(record: dict[str, Any]) -> str:
+    """A record's tick's due (``""``, first, for a body that is no tick: it is dropped at once)."""
+    try:
+        return parse_tick(str(record.get("body", "")))["due"]
+    except BadTick:
+        return ""
+
+
+def in_due_order(event: dict[str, Any]) -> dict[str, Any]:
+    """The SQS batch with its records in due order. Each delay is rounded down to the second,
+    so a batch holds ticks due within the next second or so, each waited for (:func:`deliver`)
+    one after another: in arrival order a tick due now would wait behind one due later."""
+    records = event.get("Records")
+    if not isinstance(records, list):
+        return event
+    return {**event, "Records": sorted(records, key=_due_of)}
+
+
 # --- AWS: the queue's function --------------------------------------------------------------
 
 
@@ -140,7 +158,10 @@ def lambda_handler() -> Any:
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         return dict(
             process_partial_response(
-                event=event, record_handler=record_handler, processor=processor, context=context
+                event=in_due_order(event),
+                record_handler=record_handler,
+                processor=processor,
+                context=context,
             )
         )
 
