@@ -7,6 +7,7 @@ documented)."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -113,3 +114,96 @@ def test_a_batch_of_ticks_is_taken_in_due_order_not_in_arrival_order(
     event = {"Records": [record("m1", tick_body(later)), record("m2", tick_body(first))]}
     assert handler(event, LambdaContext("TableClockFunction")) == {"batchItemFailures": []}
     assert [t["table_id"] for t in delivered] == ["tbl_first", "tbl_later"]
+
+
+# --- the live item of a running table at its largest, on DynamoDB Local -------------------
+
+
+def test_a_running_tables_live_item_at_its_largest_fits_its_budget(
+    dynamodb_local_stack: Stack, dynamodb_local_api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The live item every change at a running table rewrites, at its largest, through the real
+    handlers on DynamoDB Local (Amazon's engine enforces the 400 KB item limit): 7 seats,
+    every spectator and watcher the limits allow (64-character ids), a book of slips on every
+    bet type they may take, the table's ``clock`` and next ``tick``, a full queue of client
+    seeds of 256 bytes each — then dealt (the squeeze, the round's spectators). Measured, and
+    held under the live item's budget and well under DynamoDB's item limit."""
+    from support.worst_case import ALL_TYPES, MAX_LEVEL, bettor
+
+    from baccarat_api import limits
+    from baccarat_api.adapters.dynamodb.codec import item_size
+    from baccarat_api.adapters.dynamodb.keys import LIVE_SK
+    from baccarat_api.clock import seconds_after
+    from baccarat_api.service import ticks
+
+    api, stack = dynamodb_local_api, dynamodb_local_stack
+    created = api.post("/v1/tables", {"profile": "bid-squeeze", "tier": "bid-squeeze-high",
+                                      "banking": "house", "dealing": "auto",
+                                      "pause_seconds": limits.MAX_PAUSE_SECONDS,
+                                      "betting_seconds": limits.MAX_BETTING_SECONDS})  # fmt: skip
+    assert created.status == 201, created.body
+    t = created.body["table_id"]
+    assert api.post(f"/v1/tables/{t}/shoes", {"client_seed": "é" * 128}).status == 201
+    for n in range(limits.MAX_QUEUED_CLIENT_SEEDS):  # 256 bytes each, none alike
+        given = api.post(f"/v1/tables/{t}/client-seeds", {"client_seed": f"{n:02d}" + "ß" * 127})
+        assert given.status == 201, given.body
+    full = api.post(f"/v1/tables/{t}/client-seeds", {"client_seed": "one too many"})
+    assert full.status == 409 and full.error["code"] == "client_seed_queue_full"
+    money = limits.MAX_MONEY
+    for seat in range(1, 8):
+        sit = {"bettor_id": bettor(seat, "s"), "balance": money, "level": MAX_LEVEL}
+        assert api.call("PUT", f"/v1/tables/{t}/seats/{seat}", sit).status == 200
+    from integration.test_byte_budgets import _tier
+
+    areas = _tier("bid-squeeze-high")["limits"]
+    personal = {k: {"min": v["min"], "max": v["max"]} for k, v in areas.items()}
+    for n in range(limits.MAX_SPECTATORS):
+        body = {"balance": money, "personal_limits": personal}
+        r = api.call("PUT", f"/v1/tables/{t}/spectators/{bettor(n, 'sp')}", body)
+        assert r.status == 200, r.body
+    for n in range(limits.MAX_WATCHERS):
+        assert api.call("PUT", f"/v1/tables/{t}/watchers/{bettor(n, 'w')}").status == 200
+
+    rt = runtime.get_runtime()
+    live = rt.repo.load("operator-a", live=t).live
+    tick = ticks.tick_of(live)
+    assert tick is not None and tick["step"] == "open"
+    assert table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick) == "done"
+    tier = {k: v["max"] for k, v in areas.items()}
+    bettors = [bettor(s, "s") for s in range(1, 8)]
+    bettors += [bettor(n, "sp") for n in range(limits.MAX_SPECTATORS)]
+    bets_total = 0
+    for who in bettors:  # every bet type the table takes from each, at its area's maximum
+        kept: list[dict[str, Any]] = []
+        for kind in ALL_TYPES:
+            if kind not in tier or bets_total + len(kept) >= limits.MAX_BETS_PER_ROUND:
+                continue
+            trial = [*kept, {"type": kind, "amount": tier[kind]}]
+            if api.call("PUT", f"/v1/tables/{t}/bets/{who}", {"bets": trial}).status == 200:
+                kept = trial
+        bets_total += len(kept)
+    assert bets_total >= 150, bets_total
+
+    def live_item() -> int:
+        (item,) = [
+            i for i in stack.dynamodb.scan(TableName=os.environ["STATE_TABLE"],
+                                           ConsistentRead=True)["Items"]
+            if i["sk"]["S"] == LIVE_SK and t in i["pk"]["S"]
+        ]  # fmt: skip
+        return item_size(item)
+
+    window = live_item()
+    live = rt.repo.load("operator-a", live=t).live
+    assert live is not None and live.clock is not None and live.tick is not None
+    assert live.client_seeds is not None and len(live.client_seeds) == 3
+    close = ticks.tick_of(live)
+    assert close is not None and close["step"] == "close"
+    monkeypatch.setattr(rt.repo, "clock", lambda: seconds_after(close["due"], 0.001))
+    assert table_clock.run_tick(rt.repo, rt.shoes, rt.vault, close) == "done"
+    dealt = live_item()
+    after = rt.repo.load("operator-a", live=t).live
+    assert after is not None and after.squeeze is not None and after.tick is not None
+    print(f"\nrunning table's live item: {bets_total} bets in the window {window} B, "
+          f"dealt {dealt} B; budget {limits.LIVE_ITEM_BUDGET_BYTES} B")  # fmt: skip
+    for size in (window, dealt):
+        assert size <= limits.LIVE_ITEM_BUDGET_BYTES < limits.DYNAMODB_ITEM_BYTES
