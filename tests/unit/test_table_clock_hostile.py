@@ -210,3 +210,45 @@ def test_the_state_shows_the_clock_of_a_round_nobody_bet_on_while_its_cards_coun
     assert state.clock is not None and state.clock.next is not None
     assert state.clock.next.step == "reveal"
     assert state.phase == "squeeze"
+
+
+# --- what every change at a running table pays ---------------------------------------------
+
+
+def test_a_busy_running_tables_live_item_with_a_full_seed_queue_costs_two_write_units() -> None:
+    """Every change at a table rewrites its live item, charged per started KB. Seven seats and
+    a book of slips fit one write unit (tests/unit/test_compact_items.py); a running table adds
+    its ``clock`` and ``tick`` (still one unit) and up to 3 queued client seeds of 256 bytes:
+    stored plain they made it 2.2 KB — three units for every slip, reveal and step; stored
+    compressed like the table's other growing documents, two."""
+    import hashlib
+    from dataclasses import replace
+
+    from baccarat.fairness import client_hash
+    from baccarat_api.adapters.dynamodb.codec import from_item, item_size, to_item
+    from baccarat_api.ports.documents import ClockDoc, QueuedSeed, TickDoc
+    from baccarat_api.ports.records import LiveRecord
+
+    at = "2026-01-01T00:00:00.000Z"
+    seats = {
+        str(n): {"bettor_id": f"player-{n}", "balance": 50_000, "level": 3} for n in range(1, 8)
+    }
+    bets = [{"type": "banker", "amount": 2000}, {"type": "tie", "amount": 100}]
+    book = {f"player-{n}": {"role": "seated", "seat": n, "bets": bets, "placed_at": at,
+                            "orders": [n, n + 7], "order": n + 7} for n in range(1, 8)}  # fmt: skip
+    window = {"shoe_id": "tbl_aaaaaaaaaaaaaaaa_s1", "round_number": 12, "opened_at": at,
+              "closes_at": at, "status": "open", "round_id": None}  # fmt: skip
+    busy = LiveRecord(OP, "tbl_aaaaaaaaaaaaaaaa", 1234, at, seats=seats, book=book,
+                      betting=window, idle={f"player-{n}": 0 for n in range(1, 8)})  # fmt: skip
+    clock = ClockDoc(dealing="auto", pause_seconds=5, paused=False, needs_banker=True,
+                     waiting=None, resolved_at=at)  # fmt: skip
+    running = replace(busy, clock=clock, tick=TickDoc(step="close", key=at, due=at))
+    texts = [(hashlib.sha256(bytes([n])).hexdigest() * 4) for n in range(3)]  # 256 bytes each
+    seeds = [QueuedSeed(client_seed=s, client_hash=client_hash(s).hex(), given_at=at,
+                        for_shoe_number=2 + n) for n, s in enumerate(texts)]  # fmt: skip
+    full = replace(running, client_seeds=seeds)
+    for live in (running, full):
+        assert from_item(LiveRecord, to_item(live)) == live
+    sizes = [item_size(to_item(x)) for x in (busy, running, full)]
+    assert sizes[0] <= sizes[1] <= 1024, sizes
+    assert sizes[2] <= 2048, sizes
