@@ -207,3 +207,97 @@ def test_a_running_tables_live_item_at_its_largest_fits_its_budget(
           f"dealt {dealt} B; budget {limits.LIVE_ITEM_BUDGET_BYTES} B")  # fmt: skip
     for size in (window, dealt):
         assert size <= limits.LIVE_ITEM_BUDGET_BYTES < limits.DYNAMODB_ITEM_BYTES
+
+
+# --- a frontend that knows docs/api.md alone -----------------------------------------------
+
+
+def test_a_running_tables_life_over_http_is_what_docs_api_md_says(
+    stack: Stack, api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every state, event, field and timing of a running table a frontend reads, as documented:
+    the state's ``clock`` (its six fields; ``next`` still names the round in flight's steps
+    while paused, null once nothing is in flight), ``phase`` and ``deadline`` at each step, the
+    pause/resume answer (the clock), the client-seed answer, and each event's ``data`` keys
+    and ``at``."""
+    from support.clock import service_clock
+    from support.stack import new_table
+
+    from baccarat_api.service import ticks
+
+    clock = service_clock(monkeypatch)
+    clock.set("2026-06-01T10:00:00.000Z")
+    rt = runtime.get_runtime()
+
+    def step(expected: str) -> Tick:
+        tick = ticks.tick_of(rt.repo.load("operator-a", live=t).live)
+        assert tick is not None and tick["step"] == expected, tick
+        if tick["due"] > clock():
+            clock.set(tick["due"])
+        assert table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick) == "done"
+        return tick
+
+    def state() -> dict[str, Any]:
+        r = api.get(f"/v1/tables/{t}/state")
+        assert r.status == 200, r.body
+        return dict(r.body)
+
+    t = new_table(api, dealing="auto", pause_seconds=4, betting_seconds=10)
+    seat = {"bettor_id": "alice", "balance": 50_000, "level": 3}
+    assert api.call("PUT", f"/v1/tables/{t}/seats/1", seat).status == 200
+    committed = api.post(f"/v1/tables/{t}/shoes", {"client_seed": "s1"})
+    assert committed.status == 201
+    s = state()
+    keys = {"dealing", "pause_seconds", "paused", "waiting", "next", "client_seeds_queued"}
+    assert set(s["clock"]) == keys
+    assert s["clock"]["next"] == {"step": "open", "due": clock()}  # at its commit
+    step("open")
+    s = state()
+    closes_at = s["book"]["betting"]["closes_at"]
+    assert (s["phase"], s["deadline"]) == ("betting", closes_at)
+    assert s["clock"]["next"] == {"step": "close", "due": closes_at}
+    # paused mid-window: the round in flight goes on, and the clock still says its next step
+    paused = api.post(f"/v1/tables/{t}/pause")
+    assert paused.status == 200 and set(paused.body) == keys
+    assert paused.body["paused"] is True
+    assert paused.body["next"] == {"step": "close", "due": closes_at}
+    slip = {"bets": [{"type": "banker", "amount": 2000}]}
+    assert api.call("PUT", f"/v1/tables/{t}/bets/alice", slip).status == 200
+    step("close")  # squeeze_seconds 0: every card shown at the deal
+    step("settle")
+    s = state()
+    assert s["phase"] == "settled" and s["clock"]["paused"] is True
+    assert s["clock"]["next"] is None  # nothing in flight, paused: no new window
+    given = api.post(f"/v1/tables/{t}/client-seeds", {"client_seed": "for shoe 2"})
+    assert given.status == 201
+    assert set(given.body) == {"table_id", "client_hash", "for_shoe_number", "given_at",
+                               "queued", "seq"}  # fmt: skip
+    assert (given.body["for_shoe_number"], given.body["queued"]) == (2, 1)
+    assert state()["clock"]["client_seeds_queued"] == 1
+    clock.advance(60)
+    resumed = api.post(f"/v1/tables/{t}/resume")
+    assert resumed.status == 200 and resumed.body["paused"] is False
+    nxt = resumed.body["next"]
+    assert nxt["step"] == "open" and nxt["due"] < clock()  # due during the pause: at once
+    step("open")
+    events = api.get(f"/v1/tables/{t}/events").body["events"]
+    documented = {
+        "betting_opened": {"shoe_id", "round_number", "closes_at"},
+        "bet_placed": {"round_number", "bettor_id", "bets", "total"},
+        "betting_closed": {"shoe_id", "round_number"},
+        "round_dealt": {"round_id", "shoe_id", "round_number", "bettors", "bets"},
+        "round_settled": {"round_id", "nets", "house_take", "lines", "auto_settled"},
+        "table_paused": set(),
+        "table_resumed": set(),
+        "client_seed_given": {"client_hash", "for_shoe_number"},
+    }
+    seen = [e["type"] for e in events]
+    assert seen[-9:] == ["betting_opened", "table_paused", "bet_placed", "betting_closed",
+                         "round_dealt", "round_settled", "client_seed_given", "table_resumed",
+                         "betting_opened"], seen  # fmt: skip
+    for e in events:
+        if e["type"] in documented:
+            assert set(e["data"]) == documented[e["type"]], e
+    by_type = {e["type"]: e for e in events}
+    assert by_type["betting_closed"]["at"] == by_type["round_dealt"]["at"] == closes_at
+    assert by_type["round_settled"]["at"] == closes_at  # the moment its last card is shown
