@@ -252,3 +252,74 @@ def test_a_busy_running_tables_live_item_with_a_full_seed_queue_costs_two_write_
     sizes = [item_size(to_item(x)) for x in (busy, running, full)]
     assert sizes[0] <= sizes[1] <= 1024, sizes
     assert sizes[2] <= 2048, sizes
+
+
+# --- a step that fails for a moment --------------------------------------------------------
+
+
+@pytest.mark.parametrize("failure", ["concurrent_update", "store_unavailable"])
+def test_a_step_refused_for_a_moment_is_tried_again_at_once_not_a_minute_later(
+    monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    """A step that fails with a retryable error (the table changed under every attempt,
+    DynamoDB throttled) was dropped by make run's thread and sent back by SQS only after the
+    queue's 180 s visibility timeout: the table stood still until the sweep, up to a minute
+    (+5 s) later. The job tries it again a moment later (bounded: then the error goes up as
+    before, the sweep's net)."""
+    from baccarat_api.jobs import table_clock as job
+    from baccarat_api.ports.repository import StoreUnavailable
+
+    calls: list[Tick] = []
+    slept: list[float] = []
+
+    def flaky(repo: Any, shoes: Any, vault: Any, t: Tick) -> str:
+        calls.append(t)
+        if len(calls) == 1:
+            if failure == "concurrent_update":
+                raise DomainError("concurrent_update", "the table changed during the request")
+            raise StoreUnavailable("throttled")
+        return "done"
+
+    monkeypatch.setattr(table_clock, "run_tick", flaky)
+
+    class Rt:
+        repo, shoes, vault = object(), object(), object()
+        scheduler = None
+
+    due = "2026-01-01T00:00:10.000Z"
+    tick = Tick(operator_id="op", table_id="tbl_a", step="close", key="k", due=due)
+    from baccarat_api.clock import ms_of
+
+    out = job.deliver(Rt(), tick, now=lambda: ms_of(due) / 1000, sleep=slept.append)  # type: ignore[arg-type]
+    assert out == "done" and len(calls) == 2
+    assert sum(slept) <= 1.0  # a moment, not a minute
+
+    def always(repo: Any, shoes: Any, vault: Any, t: Tick) -> str:
+        raise DomainError("concurrent_update", "the table changed during the request")
+
+    monkeypatch.setattr(table_clock, "run_tick", always)
+    with pytest.raises(DomainError):  # bounded: the failure goes up (the sweep's net)
+        job.deliver(Rt(), tick, now=lambda: ms_of(due) / 1000, sleep=slept.append)  # type: ignore[arg-type]
+
+
+def test_a_step_refused_for_good_is_not_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    from baccarat_api.clock import ms_of
+    from baccarat_api.jobs import table_clock as job
+
+    calls: list[int] = []
+
+    def refused(repo: Any, shoes: Any, vault: Any, t: Tick) -> str:
+        calls.append(1)
+        raise DomainError("chain_exhausted", "no shoe left")
+
+    monkeypatch.setattr(table_clock, "run_tick", refused)
+
+    class Rt:
+        repo, shoes, vault = object(), object(), object()
+        scheduler = None
+
+    due = "2026-01-01T00:00:10.000Z"
+    tick = Tick(operator_id="op", table_id="tbl_a", step="commit", key="k", due=due)
+    with pytest.raises(DomainError):
+        job.deliver(Rt(), tick, now=lambda: ms_of(due) / 1000, sleep=lambda s: None)  # type: ignore[arg-type]
+    assert calls == [1]

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 ALIGN_SECONDS = 1.5
 
 _STEPS = frozenset({"open", "close", "reveal", "settle", "commit"})
+#: The pauses before a step that failed for a moment is tried again (then its failure goes up).
+RETRY_PAUSES = (0.1, 0.3)
 
 
 class Wiring(Protocol):
@@ -99,7 +101,7 @@ def deliver(
         return "early"
     if ahead > 0:
         sleep(ahead)
-    outcome = table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick)
+    outcome = _run(rt, tick, sleep)
     if outcome == "early":
         rt.scheduler.schedule(tick)
     return outcome
@@ -121,6 +123,26 @@ def in_due_order(event: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(records, list):
         return event
     return {**event, "Records": sorted(records, key=_due_of)}
+
+
+def _run(rt: Wiring, tick: Tick, sleep: Callable[[float], None]) -> table_clock.Outcome:
+    """:func:`~.service.table_clock.run_tick`, tried again after a moment when it fails for a
+    moment (a retryable refusal, the store throttling): dropped, the step would wait for the
+    sweep (make run's thread drops a failed tick; SQS returns it only after its visibility
+    timeout). Bounded: the last failure goes up."""
+    from baccarat_api.ports.repository import StoreUnavailable
+    from baccarat_api.service.errors import DomainError
+
+    for pause in RETRY_PAUSES:
+        try:
+            return table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick)
+        except DomainError as exc:
+            if not exc.retryable:
+                raise
+        except StoreUnavailable:
+            pass
+        sleep(pause)
+    return table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick)
 
 
 # --- AWS: the queue's function --------------------------------------------------------------
