@@ -119,6 +119,9 @@ LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024
 #: stored). The computed worst case stays under it, so no accepted request reaches it; the
 #: margin to DynamoDB's limit (50 KiB) absorbs the key attributes and the sparse index's.
 ROUND_ITEM_BUDGET_BYTES = 350 * 1024
+#: The budget of a table's live item at its largest (the limits' presence, a full book of slips, a
+#: running table's clock, tick and full queue of client seeds): every change rewrites it.
+LIVE_ITEM_BUDGET_BYTES = 32 * 1024
 
 #: The longest numbers a round holds, as printed: an accepted amount, balance or personal limit
 #: (0 … :data:`MAX_MONEY`); one bet's win (× at most 100, the pay tables' largest is 50:1) or

@@ -234,12 +234,14 @@ def _start_delivery() -> Any:
 def _start_table_clock() -> Any:
     """The running tables' timers (the stand-in for ``TableClockFunction`` on its queue): a
     thread delivering each tick at its time through the same job code; ``None`` when the
-    runtime sends them to SQS (``TABLE_CLOCK_QUEUE_URL``). Returns the scheduler to stop."""
+    runtime sends them to SQS (``TABLE_CLOCK_QUEUE_URL``) or ``BACCARAT_TABLE_CLOCK=0`` (off:
+    ticks are stored, never delivered — tests that deliver them by hand, racing). Returns the
+    scheduler to stop."""
     from baccarat_api.jobs.table_clock import start_background
     from baccarat_api.runtime import get_runtime
 
     rt = get_runtime()
-    if rt.settings.table_clock_queue_url:
+    if rt.settings.table_clock_queue_url or os.environ.get("BACCARAT_TABLE_CLOCK") == "0":
         return None
     return start_background(rt)
 

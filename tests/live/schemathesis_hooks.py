@@ -77,7 +77,9 @@ def _only_whole_floats(body: Any, errors: list[dict[str, Any]]) -> bool:
     floats = [p for p in paths if _whole_float(_at(body, p))]
 
     def fine(error: dict[str, Any], path: tuple[Any, ...]) -> bool:
-        if error.get("type") not in ("int_type", "model_type"):
+        # an object branch refuses a number as ``model_type`` or, parsed from JSON,
+        # ``model_attributes_type``
+        if error.get("type") not in ("int_type", "model_type", "model_attributes_type"):
             return False
         if path in floats:
             return True

@@ -5,6 +5,7 @@ a squeezer's early reveal, lost after the commit (the sweep's path: ``tick_of`` 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -227,3 +228,52 @@ def test_the_repository_schedules_a_tick_only_when_a_change_moves_it(game: Game)
     presence.take_seat(game.repo, OP, t, 1, "alice", 50_000, 3)
     assert table.sched.ticks == []
     assert table_state(game.repo, OP, t)[0].clock is None
+
+
+def _read_before(game: Game, monkeypatch: pytest.MonkeyPatch, stale: Any) -> None:
+    """The clock's next read of the live state answers ``stale`` (as read just before a change
+    that then commits); every read after it is fresh."""
+    load = game.repo.load
+    answers = [stale]
+
+    def once(*args: Any, **kwargs: Any) -> Any:
+        loaded = load(*args, **kwargs)
+        if answers and kwargs.get("live"):
+            return replace(loaded, live=answers.pop())
+        return loaded
+
+    monkeypatch.setattr(game.repo, "load", once)
+
+
+def test_an_open_decided_before_a_pause_and_written_after_it_opens_nothing(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = window_open(game)
+    for _ in range(10):  # the round in flight: dealt, revealed, settled
+        if not table.sched.ticks or table.sched.ticks[-1]["step"] == "open":
+            break
+        table.deliver(table.sched.take())  # type: ignore[arg-type]
+    before = table.live()
+    open_tick = take(table, "open")
+    table_clock.pause(game.repo, OP, table.table_id)
+    seq = table.live().seq
+    _read_before(game, monkeypatch, before)
+    table.deliver(open_tick)
+    assert table.live().seq == seq and kinds(table)[-1] == "table_paused"
+
+
+def test_a_commit_decided_before_a_pause_and_written_after_it_commits_nothing(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = running(game)
+    seat_company(table, banker=False)
+    client_seeds.give(game.repo, OP, table.table_id, "given in advance")
+    before = table.live()
+    commit_tick = ticks.tick_of(before)
+    assert commit_tick is not None and commit_tick["step"] == "commit"
+    table_clock.pause(game.repo, OP, table.table_id)
+    seq = table.live().seq
+    _read_before(game, monkeypatch, before)
+    table.deliver(commit_tick)
+    live = table.live()
+    assert live.seq == seq and live.open_shoe_id is None and kinds(table)[-1] == "table_paused"

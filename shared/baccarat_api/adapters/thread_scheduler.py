@@ -1,8 +1,9 @@
 """The table clock's timers under ``make run``: a heap of ticks and one daemon thread that
 hands each to ``deliver`` at its due time (wall clock) — the same job code the SQS function
-runs (:func:`baccarat_api.jobs.table_clock.deliver`). Ticks are kept in memory only: a tick
-lost with the process is delivered by the sweep. A tick scheduled twice is delivered twice,
-which the job makes harmless."""
+runs (:func:`baccarat_api.jobs.table_clock.deliver`). Ticks are kept in memory only: those
+lost with the process are scheduled again from the tables at the next start
+(:func:`baccarat_api.jobs.table_clock.schedule_stored`), and the sweep delivers any still
+overdue. A tick scheduled twice is delivered twice, which the job makes harmless."""
 
 from __future__ import annotations
 

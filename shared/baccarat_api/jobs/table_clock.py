@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 ALIGN_SECONDS = 1.5
 
 _STEPS = frozenset({"open", "close", "reveal", "settle", "commit"})
+#: The pauses before a step that failed for a moment is tried again (then its failure goes up).
+RETRY_PAUSES = (0.1, 0.3)
 
 
 class Wiring(Protocol):
@@ -99,10 +101,48 @@ def deliver(
         return "early"
     if ahead > 0:
         sleep(ahead)
-    outcome = table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick)
+    outcome = _run(rt, tick, sleep)
     if outcome == "early":
         rt.scheduler.schedule(tick)
     return outcome
+
+
+def _due_of(record: dict[str, Any]) -> str:
+    """A record's tick's due (``""``, first, for a body that is no tick: it is dropped at once)."""
+    try:
+        return parse_tick(str(record.get("body", "")))["due"]
+    except BadTick:
+        return ""
+
+
+def in_due_order(event: dict[str, Any]) -> dict[str, Any]:
+    """The SQS batch with its records in due order. Each delay is rounded down to the second,
+    so a batch holds ticks due within the next second or so, each waited for (:func:`deliver`)
+    one after another: in arrival order a tick due now would wait behind one due later."""
+    records = event.get("Records")
+    if not isinstance(records, list):
+        return event
+    return {**event, "Records": sorted(records, key=_due_of)}
+
+
+def _run(rt: Wiring, tick: Tick, sleep: Callable[[float], None]) -> table_clock.Outcome:
+    """:func:`~.service.table_clock.run_tick`, tried again after a moment when it fails for a
+    moment (a retryable refusal, the store throttling): dropped, the step would wait for the
+    sweep (make run's thread drops a failed tick; SQS returns it only after its visibility
+    timeout). Bounded: the last failure goes up."""
+    from baccarat_api.ports.repository import StoreUnavailable
+    from baccarat_api.service.errors import DomainError
+
+    for pause in RETRY_PAUSES:
+        try:
+            return table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick)
+        except DomainError as exc:
+            if not exc.retryable:
+                raise
+        except StoreUnavailable:
+            pass
+        sleep(pause)
+    return table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick)
 
 
 # --- AWS: the queue's function --------------------------------------------------------------
@@ -140,7 +180,10 @@ def lambda_handler() -> Any:
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         return dict(
             process_partial_response(
-                event=event, record_handler=record_handler, processor=processor, context=context
+                event=in_due_order(event),
+                record_handler=record_handler,
+                processor=processor,
+                context=context,
             )
         )
 
@@ -150,11 +193,36 @@ def lambda_handler() -> Any:
 # --- make run: the queue's stand-in ---------------------------------------------------------
 
 
+#: Later than any tick's due: the start-up pass asks the DueRounds index for every stored tick.
+_EVERY_TICK = "9999-12-31T23:59:59.999Z"
+#: Most stored ticks the start-up pass schedules (the sweep takes any beyond, once overdue).
+STARTUP_LIMIT = 10_000
+
+
+def schedule_stored(repo: Repository, scheduler: Scheduler, limit: int = STARTUP_LIMIT) -> int:
+    """Schedule every running table's stored next step (``LiveRecord.tick``) on ``scheduler``;
+    how many. A timer kept in memory is lost with its process: a restarted ``make run`` (its
+    tables kept in a shared DynamoDB Local or a stack) takes its tables up at once this way,
+    an overdue step now, a future one at its due — instead of leaving them still until the
+    sweep's first run, a minute after start. A tick scheduled twice is harmless."""
+    from baccarat_api.service.ticks import tick_of
+
+    found = 0
+    for operator_id, table_id in repo.due_ticks(_EVERY_TICK, limit):
+        tick = tick_of(repo.load(operator_id, live=table_id).live)
+        if tick is not None:
+            scheduler.schedule(tick)
+            found += 1
+    return found
+
+
 def start_background(rt: Runtime) -> ThreadScheduler:
     """Deliver the runtime's ticks on a thread (:func:`deliver` at each tick's due time): the
-    runtime's scheduler and its repository's become it. ``stop()`` it on exit."""
+    runtime's scheduler and its repository's become it, and every tick stored at start is
+    scheduled on it (:func:`schedule_stored`). ``stop()`` it on exit."""
     from baccarat_api.adapters.thread_scheduler import ThreadScheduler
 
     scheduler = ThreadScheduler(lambda tick: deliver(rt, tick))
     rt.use_scheduler(scheduler)
+    schedule_stored(rt.repo, scheduler)
     return scheduler

@@ -178,6 +178,8 @@ def open_betting(
         at = repo.clock()
         if not system:
             not_auto(live, "it opens betting")
+        elif live.clock is not None and live.clock["paused"]:
+            return None  # paused since the clock derived its step (decided on every retry)
         _in_progress(live, at)
         shoe_id, number = _next_round(live)
         check_company(TableConfig.from_dict(table.config), live)

@@ -127,8 +127,9 @@ def commit_next(
 ) -> str | None:
     """Commit the running table's next shoe with the head of its queue, consuming it in the
     same transaction; the shoe's id. ``None`` when nothing was committed: the table has an open
-    shoe (a duplicate or late step), or no seed is queued — then the table waits (``waiting``
-    set and ``table_waiting`` reported once; a seed given ends the wait). A commit written
+    shoe (a duplicate or late step), is paused, or has no seed queued — then it waits
+    (``waiting`` set and ``table_waiting`` reported once; a seed given ends the wait). A commit
+    written
     whose answer was lost is answered by its retry (same write id), never made twice: the
     write is conditional on the table's next shoe number and the live state's ``seq``."""
 
@@ -136,6 +137,8 @@ def commit_next(
         table, live = table_live(repo, operator_id, table_id)
         if live is None or live.clock is None:
             raise not_auto_dealing(table_id)
+        if live.clock["paused"]:  # paused since the step was derived (decided on every retry)
+            return None
         if table.open_shoe_id is not None or live.open_shoe_id is not None:
             return None
         if not live.client_seeds:

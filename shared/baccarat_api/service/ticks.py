@@ -6,13 +6,16 @@ is still the table's next step when delivered.
 The states and their steps (docs/design/table-clock.md §2), first that holds wins:
 
 - a window waits to be dealt → ``close`` at its ``closes_at`` (key: its ``opened_at``);
-- the latest round is dealt and unresolved: a squeeze step still face down, or opened by the
-  system and not reported yet → ``reveal`` at its ``reveal_by`` (key ``round_id:step``); every
-  card shown → ``settle`` at once (key: the round id);
-- no open shoe → ``commit`` at once (key: the ended shoe's id), unless paused or waiting for a
-  client seed;
-- the latest round resolved, the company present, not paused → ``open`` at the resolution +
-  ``pause_seconds`` (a shoe's first round: at its commit) (key: shoe id and round number);
+- the latest round is dealt: a squeeze step still face down, or opened by the system and not
+  reported yet → ``reveal`` at its ``reveal_by`` (key ``round_id:step``) — also when the round
+  is resolved already (nobody bet: settled at its deal; its cards are still shown at their
+  time, each system reveal written then); unresolved with every card shown → ``settle`` at
+  once (key: the round id);
+- no open shoe → ``commit`` once the latest round is resolved and its last card shown (key: the
+  ended shoe's id), unless paused or waiting for a client seed;
+- the latest round resolved, the company present, not paused → ``open`` at the later of its
+  resolution and its last card shown + ``pause_seconds`` (a shoe's first round: at its commit)
+  (key: shoe id and round number);
 - else none (waiting for company, paused, waiting for a seed)."""
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ def derive(live: LiveRecord, at: str) -> TickDoc | None:
     last = live.last_round
     if last is not None and not last["resolved"]:
         return _squeeze_step(last["round_id"], live.squeeze, at)
+    if last is not None and (face_down := _reveal_step(last["round_id"], live.squeeze, at)):
+        return face_down
     if clock["paused"]:
         return None
     if live.open_shoe_id is None:
@@ -51,26 +56,45 @@ def derive(live: LiveRecord, at: str) -> TickDoc | None:
 
 
 def _squeeze_step(round_id: str, sq: LiveSqueeze | None, at: str) -> TickDoc:
-    """A dealt round's next step: reveal the first step still face down (or opened by the
-    system and not reported yet), else settle — due when its last card was shown."""
+    """An unresolved round's next step: reveal the first step still face down (or opened by
+    the system and not reported yet), else settle — due when its last card was shown."""
+    face_down = _reveal_step(round_id, sq, at)
+    if face_down is not None:
+        return face_down
+    return TickDoc(step="settle", key=round_id, due=_shown_at(round_id, sq, at) or at)
+
+
+def _reveal_step(round_id: str, sq: LiveSqueeze | None, at: str) -> TickDoc | None:
+    """The round's first squeeze step still face down, or opened by the system and not
+    reported yet: ``reveal`` at its ``reveal_by`` (``None``: every card shown and reported, or
+    no squeeze of that round — e.g. voided)."""
     if sq is None or sq["round_id"] != round_id:
-        return TickDoc(step="settle", key=round_id, due=at)
-    shown = sq["dealt_at"]
+        return None
     for s in live_steps(sq, at):
         unreported = s.status == "revealed" and s.by_system and s.step not in sq["noticed"]
         if s.status == "squeezing" or unreported:
             assert s.reveal_by is not None
             return TickDoc(step="reveal", key=f"{round_id}:{s.step}", due=s.reveal_by)
+    return None
+
+
+def _shown_at(round_id: str, sq: LiveSqueeze | None, at: str) -> str | None:
+    """When the round's last card shown by ``at`` was shown (its deal, or its latest reveal);
+    ``None`` when the live squeeze is not that round's (none, or another round's)."""
+    if sq is None or sq["round_id"] != round_id:
+        return None
+    shown = sq["dealt_at"]
+    for s in live_steps(sq, at):
         if s.revealed_at is not None:
             shown = max(shown, s.revealed_at)
-    return TickDoc(step="settle", key=round_id, due=shown)
+    return shown
 
 
 def _commit_step(live: LiveRecord, clock: ClockDoc, at: str) -> TickDoc | None:
     if clock["waiting"] == "no_client_seed":
         return None
     ended = "first" if live.last_round is None else live.last_round["shoe_id"]
-    return TickDoc(step="commit", key=ended, due=clock.get("resolved_at", at))
+    return TickDoc(step="commit", key=ended, due=_ready_at(live, clock, at))
 
 
 def _open_step(live: LiveRecord, clock: ClockDoc, at: str) -> TickDoc | None:
@@ -79,13 +103,23 @@ def _open_step(live: LiveRecord, clock: ClockDoc, at: str) -> TickDoc | None:
     shoe_id = live.open_shoe_id
     assert shoe_id is not None
     last = live.last_round
-    ready = clock.get("resolved_at", at)
+    ready = _ready_at(live, clock, at)
     if last is not None and last["shoe_id"] == shoe_id:
         number = int(last["round_number"]) + 1
         due = seconds_after(ready, clock["pause_seconds"])
     else:
         number, due = 1, ready  # a shoe's first round: at its commit
     return TickDoc(step="open", key=f"{shoe_id}:{number}", due=due)
+
+
+def _ready_at(live: LiveRecord, clock: ClockDoc, at: str) -> str:
+    """When the table became ready for its next window or shoe: its latest round resolved (or
+    a shoe committed) and that round's last card shown — a round nobody bet on is settled at
+    its deal, its cards shown later."""
+    ready = clock.get("resolved_at", at)
+    last = live.last_round
+    shown = None if last is None else _shown_at(last["round_id"], live.squeeze, at)
+    return ready if shown is None else max(ready, shown)
 
 
 def clock_after(before: LiveRecord, after: LiveRecord, at: str) -> LiveRecord:

@@ -2531,7 +2531,7 @@ export interface components {
             dealing: "auto";
             /**
              * Pause Seconds
-             * @description seconds from a round's resolution to the next window
+             * @description seconds from a round's resolution (its last card shown) to the next window
              */
             pause_seconds: number;
             /**
@@ -2544,7 +2544,7 @@ export interface components {
              * @description why it waits (no_client_seed: its shoe ended and no client seed is queued)
              */
             waiting: string | null;
-            /** @description its next time-driven step (null: paused, or waiting for company or a seed) */
+            /** @description its next time-driven step (null: paused with no round in flight, or waiting for company or a seed) */
             next: components["schemas"]["ClockNextOut"] | null;
             /**
              * Client Seeds Queued
@@ -2629,7 +2629,7 @@ export interface components {
             dealing: "operator" | "auto";
             /**
              * Pause Seconds
-             * @description at a running table: seconds from a round's resolution to the next window
+             * @description at a running table: seconds from a round's resolution (its last card shown) to the next window
              */
             pause_seconds: number;
         };

@@ -151,9 +151,10 @@ TABLE_PACKED = frozenset(
 )  # fmt: skip
 
 #: A table's live state documents that grow with the people at the table (seats, spectators,
-#: watchers, the book of slips, the idle counters): compressed — every event-emitting change
-#: updates the live item and is charged on its whole size. Only ``seq`` is ever in a condition.
-LIVE_COMPRESSED = frozenset({"seats", "spectators", "watchers", "book", "idle"})
+#: watchers, the book of slips, the idle counters) or with a running table's queue of client
+#: seeds (up to 3 × 256 bytes): compressed — every event-emitting change updates the live item
+#: and is charged on its whole size. Only ``seq`` is ever in a condition.
+LIVE_COMPRESSED = frozenset({"seats", "spectators", "watchers", "book", "idle", "client_seeds"})
 
 SHAPES: dict[type, Shape] = {
     s.record: s

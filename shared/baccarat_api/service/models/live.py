@@ -86,13 +86,16 @@ class TableClockOut(Strict):
     """A running table's clock (``"dealing": "auto"``)."""
 
     dealing: Literal["auto"]
-    pause_seconds: int = Field(description="seconds from a round's resolution to the next window")
+    pause_seconds: int = Field(
+        description="seconds from a round's resolution (its last card shown) to the next window"
+    )
     paused: bool = Field(description="paused by the operator: no new window, no new shoe")
     waiting: str | None = Field(
         description="why it waits (no_client_seed: its shoe ended and no client seed is queued)"
     )
     next: ClockNextOut | None = Field(
-        description="its next time-driven step (null: paused, or waiting for company or a seed)"
+        description="its next time-driven step (null: paused with no round in flight, or "
+        "waiting for company or a seed)"
     )
     client_seeds_queued: int = Field(description="client seeds given in advance, not used yet")
 

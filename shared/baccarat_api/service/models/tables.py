@@ -166,7 +166,8 @@ class TableOut(Strict):
     )
     dealing: Dealing = Field(description="operator, or auto: the table runs itself")
     pause_seconds: int = Field(
-        description="at a running table: seconds from a round's resolution to the next window"
+        description="at a running table: seconds from a round's resolution (its last card "
+        "shown) to the next window"
     )
 
 
