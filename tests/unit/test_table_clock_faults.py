@@ -203,10 +203,16 @@ def test_the_commit_step_waits_for_a_seed_then_commits_with_the_oldest(game: Gam
     """The commit step (``client_seeds.commit_next``): no seed queued →
     ``table_waiting`` once and nothing scheduled; a seed given → committed at once with it."""
     table = running(game, banking="player_banker")
+    assert table.live().tick is None  # nobody at the table: no shoe committed for nobody
+    seat_company(table, banker=True)
     first = ticks.tick_of(table.live())
     assert first is not None and first["step"] == "commit"
     assert table.deliver(first) == "done"
-    assert kinds(table) == ["table_waiting"] and table.live().tick is None
+    assert (
+        kinds(table).count("table_waiting") == 1
+        and kinds(table)[-1] == "table_waiting"
+        and table.live().tick is None
+    )
     assert table.deliver(first) == "stale"  # waiting: nothing more
     client_seeds.give(game.repo, OP, table.table_id, "first seed")
     tick = take(table, "commit")
@@ -217,8 +223,9 @@ def test_the_commit_step_waits_for_a_seed_then_commits_with_the_oldest(game: Gam
 
 def test_the_repository_schedules_a_tick_only_when_a_change_moves_it(game: Game) -> None:
     table = running(game)
+    seat_company(table, banker=False)
     live = table.live()
-    assert live.tick is not None and live.tick["step"] == "commit"  # from its creation
+    assert live.tick is not None and live.tick["step"] == "commit"  # once the company came
     assert table.sched.ticks == [ticks.tick_of(live)]
     table.sched.ticks.clear()
     presence.join_watchers(game.repo, OP, table.table_id, "wanda")  # the step does not move

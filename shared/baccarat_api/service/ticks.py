@@ -12,7 +12,8 @@ The states and their steps (docs/design/table-clock.md §2), first that holds wi
   time, each system reveal written then); unresolved with every card shown → ``settle`` at
   once (key: the round id);
 - no open shoe → ``commit`` once the latest round is resolved and its last card shown (key: the
-  ended shoe's id), unless paused or waiting for a client seed;
+  ended shoe's id), unless paused, waiting for a client seed or for company (an empty table
+  commits no shoe: the idle close would otherwise spend a shoe of the chain each time);
 - the latest round resolved, the company present, not paused → ``open`` at the later of its
   resolution and its last card shown + ``pause_seconds`` (a shoe's first round: at its commit)
   (key: shoe id and round number);
@@ -90,15 +91,21 @@ def _shown_at(round_id: str, sq: LiveSqueeze | None, at: str) -> str | None:
     return shown
 
 
+def _company(live: LiveRecord, clock: ClockDoc) -> bool:
+    """The profile's company is at the table: a seated bettor (and the player-banker where the
+    table needs one)."""
+    return live.seats != {} and not (clock["needs_banker"] and live.banker is None)
+
+
 def _commit_step(live: LiveRecord, clock: ClockDoc, at: str) -> TickDoc | None:
-    if clock["waiting"] == "no_client_seed":
-        return None
+    if clock["waiting"] == "no_client_seed" or not _company(live, clock):
+        return None  # an empty table commits no shoe (nor burns one per idle close)
     ended = "first" if live.last_round is None else live.last_round["shoe_id"]
     return TickDoc(step="commit", key=ended, due=_ready_at(live, clock, at))
 
 
 def _open_step(live: LiveRecord, clock: ClockDoc, at: str) -> TickDoc | None:
-    if live.seats == {} or (clock["needs_banker"] and live.banker is None):
+    if not _company(live, clock):
         return None  # waiting for company: the presence change that completes it re-derives
     shoe_id = live.open_shoe_id
     assert shoe_id is not None
