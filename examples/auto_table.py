@@ -118,6 +118,7 @@ class Running:
     system_for: dict[str, int] = field(default_factory=dict)
     squeezers: dict[str, dict[str, dict[str, str | None]]] = field(default_factory=dict)
     open_round: str | None = None
+    seeds: list[str] = field(default_factory=list)
     close_then_next: bool = False  # after rounds_wanted: close the shoe, play to shoe 2's commit
     closing: bool = False
     look: bool = False
@@ -128,20 +129,24 @@ class Running:
         return f"/v1/tables/{self.id}"
 
     def create(self, seeds: list[str]) -> None:
-        """The table (running), its first seed (it commits shoe 1 itself), then the next seeds
-        (given once shoe 1 is committed)."""
+        """The table (running) and its first client seed: it commits shoe 1 itself once its
+        company is seated (:meth:`seat`)."""
         self.id = self.api.post("/v1/tables", self.body)["table_id"]
         self.log(f"{self.name}: table {self.id} running ({self.body})")
         self.api.post(f"{self.path}/client-seeds", {"client_seed": seeds[0]})
-        self.wait_for("shoe_committed")
-        for seed in seeds[1:]:
-            given = self.api.post(f"{self.path}/client-seeds", {"client_seed": seed})
-            self.log(f"{self.name}: client seed for shoe {given['for_shoe_number']} given")
+        self.seeds = seeds[1:]
 
     def seat(self) -> None:
-        """The company sits down: the table opens its first window by itself."""
+        """The company sits down: the table commits shoe 1 and opens its first window by
+        itself; the next seeds are given once shoe 1 is committed (in advance of shoe 2)."""
         for route, body in self.company:
             self.api.request("PUT", f"{self.path}{route}", body)
+        self.wait_for("shoe_committed")
+        for e in self.events:  # what the bettors missed while waiting
+            self.on_event(e)
+        for seed in self.seeds:
+            given = self.api.post(f"{self.path}/client-seeds", {"client_seed": seed})
+            self.log(f"{self.name}: client seed for shoe {given['for_shoe_number']} given")
 
     def wait_for(self, kind: str, timeout: float = 30) -> None:
         end = time.monotonic() + timeout
