@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from support.local_server import table_feed
 
 from .test_races_live import THREADS, Local, _until_decided, in_parallel, local, open_shoe
 
@@ -27,17 +28,6 @@ def seat_all(http: httpx.Client, table_id: str) -> None:
 
 def slip(amount: int) -> dict[str, Any]:
     return {"bets": [{"type": "player", "amount": amount}]}
-
-
-def feed(http: httpx.Client, table_id: str) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
-    while True:
-        page = http.get(
-            f"/v1/tables/{table_id}/events", params={"after": len(events), "limit": 100}
-        ).json()
-        events += page["events"]
-        if not page["more"]:
-            return events
 
 
 def dealer(local: Local, shoe_id: str, dealt: list[dict[str, Any]]) -> Callable[[], None]:
@@ -104,7 +94,7 @@ def test_slips_racing_the_from_book_deal_are_in_the_round_exactly_when_accepted(
     print(f"\nslips racing the deal: {outcomes.count(200)} in the round, "
           f"{outcomes.count(409)} refused betting_closed")  # fmt: skip
     with local.client() as http:
-        events = feed(http, table_id)
+        events = table_feed(http, table_id)
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert [e["type"] for e in events].count("round_dealt") == 4
 
@@ -128,7 +118,7 @@ def test_one_bettors_slips_racing_leave_exactly_one_whole_slip(local: Local) -> 
 
     in_parallel([placer(a) for a in amounts])
     with local.client() as http:
-        placed = [e for e in feed(http, table_id) if e["type"] == "bet_placed"]
+        placed = [e for e in table_feed(http, table_id) if e["type"] == "bet_placed"]
         assert len(placed) == THREADS  # each slip confirmed once, each replacing the one before
         dealt = http.post(f"/v1/shoes/{shoe_id}/rounds", json={"from_book": True}).json()
     assert [(b["bettor_id"], b["amount"]) for b in dealt["bets"]] == [
@@ -153,7 +143,7 @@ def test_betting_opened_twice_at_once_opens_one_window(local: Local) -> None:
         "betting_in_progress"
     }
     with local.client() as http:
-        events = feed(http, table_id)
+        events = table_feed(http, table_id)
     assert [e["type"] for e in events].count("betting_opened") == 1
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
 
@@ -173,7 +163,7 @@ def test_balance_reports_racing_the_from_book_deal_never_refuse_the_book(local: 
         with local.client() as http:
             opened = _until_decided(lambda: http.post(f"/v1/tables/{table_id}/betting"))
             assert opened.status_code == 200, opened.text
-            start = len(feed(http, table_id))
+            start = len(table_feed(http, table_id))
             for bettor in BETTORS:
                 r = http.put(f"/v1/tables/{table_id}/bets/{bettor}", json=slip(5000))
                 assert r.status_code == 200, r.text
@@ -192,7 +182,7 @@ def test_balance_reports_racing_the_from_book_deal_never_refuse_the_book(local: 
         reporters = [reporter(n, b) for n, b in enumerate(BETTORS, start=1) if b != "b1"]
         in_parallel([*reporters, dealer(local, shoe_id, dealt)])
         with local.client() as http:
-            events = feed(http, table_id)[start:]
+            events = table_feed(http, table_id)[start:]
             cancelled = {e["data"]["bettor_id"] for e in events if e["type"] == "bet_cancelled"}
             in_round = {b["bettor_id"] for b in dealt[0]["bets"]}
             assert "b1" in in_round
@@ -208,5 +198,5 @@ def test_balance_reports_racing_the_from_book_deal_never_refuse_the_book(local: 
                 assert r.status_code == 200, r.text  # (re-seated if unseated for balance)
     print(f"\nreports racing the deal (dealt at the old balance, cancelled): {outcomes}")
     with local.client() as http:
-        events = feed(http, table_id)
+        events = table_feed(http, table_id)
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))

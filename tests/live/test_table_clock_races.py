@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 from support.clock import ManualClock
-from support.local_server import local_server
+from support.local_server import local_server, table_feed
 
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.adapters.shoe_cache import ShoeCache
@@ -78,20 +78,8 @@ def running(http: httpx.Client, *, squeeze_seconds: int = 0) -> str:
     return table_id
 
 
-def feed(http: httpx.Client, table_id: str) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
-    while True:
-        page = http.get(
-            f"/v1/tables/{table_id}/events", params={"after": len(events), "limit": 100}
-        ).json()
-        events += page["events"]
-        if not page["more"]:
-            assert [e["seq"] for e in events] == list(range(1, len(events) + 1))  # gap-free
-            return events
-
-
 def kinds(http: httpx.Client, table_id: str) -> Counter[str]:
-    return Counter(e["type"] for e in feed(http, table_id))
+    return Counter(e["type"] for e in table_feed(http, table_id))
 
 
 def opened_with_slip(local: Local, http: httpx.Client, table_id: str) -> None:
@@ -139,7 +127,7 @@ def test_the_same_reveal_tick_at_once_reveals_and_settles_once(local: Local) -> 
                 break
             outcomes += twice(local, tick)
         seen = kinds(http, table_id)
-        events = feed(http, table_id)
+        events = table_feed(http, table_id)
     print(f"\nreveal twice: {outcomes}")
     steps = Counter(e["data"]["step"] for e in events if e["type"] == "squeeze_revealed")
     assert steps and all(n == 1 for n in steps.values()), steps
@@ -172,7 +160,7 @@ def test_an_open_racing_a_pause_opens_before_it_or_not_at_all(local: Local) -> N
         outcomes: list[str] = []
         pause: Callable[[], None] = lambda: _pause(local, table_id)  # noqa: E731
         in_parallel([lambda: outcomes.append(local.deliver(tick)), pause])
-        events = feed(http, table_id)
+        events = table_feed(http, table_id)
     order = [e["type"] for e in events if e["type"] in ("betting_opened", "table_paused")]
     print(f"\nopen racing pause: {outcomes}, {order}")
     assert order in (["table_paused"], ["betting_opened", "table_paused"]), order

@@ -158,3 +158,17 @@ def local_server(
             proc.wait(timeout=10)
         if drain is not None:
             drain.join(timeout=10)
+
+
+def table_feed(http: Any, table_id: str) -> list[dict[str, Any]]:
+    """Every event of the table so far, read page by page from ``GET …/events`` (an
+    ``httpx.Client`` on the server); their ``seq`` is checked gap-free from 1."""
+    events: list[dict[str, Any]] = []
+    while True:
+        page = http.get(
+            f"/v1/tables/{table_id}/events", params={"after": len(events), "limit": 100}
+        ).json()
+        events += page["events"]
+        if not page["more"]:
+            assert [e["seq"] for e in events] == list(range(1, len(events) + 1))  # gap-free
+            return events
