@@ -3,8 +3,10 @@
 Sections: the pure core (engine, money, exact RTP), the API in process (round trips, warm
 latency, item sizes, request units), cost per million rounds, the service's own overhead (the
 same session with DynamoDB and KMS answered instantly), the built artifacts (sam build),
-cold start of every function (on the built artifacts, moto's server on loopback), and the API
-over HTTP under a bounded load with a consistency check. A section that cannot run here says so
+cold start of every function (on the built artifacts, moto's server on loopback), the API
+over HTTP under a bounded load with a consistency check, and running tables (``dealing: auto``)
+on make run's code beside the explicit flow: lateness per step, rounds per hour, per-round
+requests, invocations, timer messages, write units and cost. A section that cannot run here says so
 and the others still run; the exit status is then 1. (The DynamoDB engines — DynamoDB Local vs
 moto, and ``make run``'s memory under load — are ``make bench-engines``: minutes, gigabytes.)"""
 
@@ -20,7 +22,18 @@ from pathlib import Path
 
 
 def main() -> int:
-    from . import api, artifacts, coldstart, cost, engine, http, money, overhead, rtp
+    from . import (
+        api,
+        artifacts,
+        coldstart,
+        cost,
+        engine,
+        http,
+        money,
+        overhead,
+        rtp,
+        table_clock,
+    )
     from ._lambda import moto_server
 
     started = time.perf_counter()
@@ -87,6 +100,7 @@ def main() -> int:
         section("cold start", cold_section)
 
     section("http", http.run)
+    section("table clock", table_clock.run)
     print(
         f"\n# make bench: {time.perf_counter() - started:.0f} s"
         + (f"; FAILED sections: {', '.join(failed)}" if failed else "")

@@ -38,6 +38,11 @@ the table (round 2 of shoe 2). Then a bid-squeeze table where a spectator bets b
 leaves with it. Each table's event feed (``GET …/events?after=``) is printed after every step,
 the star-city table's state (``GET …/state``) at the end.
 
+``--auto`` plays running tables (``"dealing": "auto"``) instead: a star-city player-banker table
+and a bid-squeeze table that open, close, deal, reveal, settle and commit their next shoe by
+themselves, with bettors who only confirm slips and squeeze — the operator makes no request per
+round; see ``examples/auto_table.py``. ``--rounds N`` cuts the bid-squeeze shoe after N rounds.
+
 Every POST carries an ``Idempotency-Key`` (a fresh UUID per operation, reused on its retries),
 and a retryable error (``"retryable": true``: 503 ``unavailable``, 409 ``concurrent_update``) or a
 lost connection is retried with the same key — see docs/api.md, "Idempotency and retries".
@@ -568,11 +573,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         "the book, the squeeze, an idle player removed across a shoe boundary, the event feed "
         "printed as it goes",
     )
+    parser.add_argument(
+        "--auto",
+        action="store_true",
+        help="running tables instead (dealing auto): a star-city player-banker shoe and its "
+        "next shoe committed by the table, a bid-squeeze table beside it; bettors only confirm "
+        "slips and squeeze, no operator request per round; event lateness printed",
+    )
+    parser.add_argument("--rounds", type=int, metavar="N", help="--auto: bid-squeeze rounds")
+    parser.add_argument("--betting-seconds", type=int, default=2, help="--auto: window")
+    parser.add_argument("--squeeze-seconds", type=int, default=1, help="--auto: countdown")
+    parser.add_argument("--pause-seconds", type=int, default=0, help="--auto: between rounds")
     args = parser.parse_args(argv)
     if not args.key:
         parser.error("no operator key: pass --key or set KEY (the key `make run` printed)")
     if args.session:
         return run_session(args)
+    if args.auto:
+        return run_auto(args)
     tier = args.tier or ("star-city-fun" if args.profile == "star-city" else "bid-squeeze-standard")
     client_seed = args.client_seed if args.client_seed is not None else f"example:{uuid.uuid4()}"
     rng = random.Random(args.rng_seed)
@@ -692,6 +710,60 @@ def run_session(args: argparse.Namespace) -> int:
         [r["bettor_id"] for r in idle] == ["bob"]
         and out["state_seq"] == out["last_seq"]
         and [r["bettor_id"] for r in out["spectators_left"]] == ["sam"]
+    )
+    return 0 if ok else 1
+
+
+def run_auto(args: argparse.Namespace) -> int:
+    """``--auto``: both running tables, the figures; 0 when the operator made no request per
+    round, star-city's shoe 2 was committed by the table and every ended shoe's proof verified."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from auto_table import play_auto
+
+    client = Client(args.url, args.key)
+    seed = args.client_seed if args.client_seed is not None else f"auto:{uuid.uuid4()}"
+    try:
+        out = play_auto(
+            client,
+            client_seed=seed,
+            betting_seconds=args.betting_seconds,
+            squeeze_seconds=args.squeeze_seconds,
+            pause_seconds=args.pause_seconds,
+            rounds=args.rounds,
+            log=(lambda line: None) if args.quiet else (lambda line: print(line, flush=True)),
+        )
+    except (ApiFailure, httpx.HTTPError, TimeoutError) as exc:
+        print(f"play_shoe --auto: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        client.close()
+    print()
+    for name, t in out["tables"].items():
+        print(
+            f"{name} {t['table_id']}: {t['rounds']} rounds, shoes committed by the table "
+            f"{t['shoes_committed']}, slips {t['slips']} (missed {t['slips_missed']}), "
+            f"revealed by bettors {t['revealed_by']}, by the system for {t['system_revealed_for']}"
+        )
+        for shoe_id, p in t["proofs"].items():
+            print(f"  proof {shoe_id}: {p['verdict']}")
+    print(
+        f"operator requests per round: {out['operator_requests_per_round']:g} "
+        f"(requests by phase: {out['requests']})"
+    )
+    for step, late in out["lateness_ms"].items():
+        print(
+            f"lateness {step:<6} n={late['n']:<4} p50 {late['p50']:>5} ms  "
+            f"p99 {late['p99']:>5} ms  max {late['max']:>5} ms"
+        )
+    if args.summary_json:
+        args.summary_json.write_text(json.dumps(out, indent=1), encoding="utf-8")
+    star = out["tables"]["star-city"]
+    proofs = [p for t in out["tables"].values() for p in t["proofs"].values()]
+    ok = (
+        out["operator_requests_per_round"] == 0
+        and 2 in star["shoes_committed"]
+        and bool(proofs)
+        and all(p["verified"] and p["consistent"] for p in proofs)
     )
     return 0 if ok else 1
 

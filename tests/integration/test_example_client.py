@@ -117,3 +117,66 @@ def test_gives_up_after_its_attempts(
     finally:
         client.close()
     assert len(handler.seen) == 2
+
+
+# --- --auto: who a request is counted for, and how late each step was ----------------------
+
+
+@pytest.fixture(scope="module")
+def auto_table() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("auto_table", EXAMPLE.with_name("auto_table.py"))
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_auto_counts_slips_and_reveals_as_the_bettors_and_the_rest_as_the_operator(
+    auto_table: ModuleType,
+) -> None:
+    class Echo:
+        def request(self, method: str, path: str, body: Any = None) -> Any:
+            return {}
+
+    api = auto_table.Counted(Echo())
+    api.phase = "play"
+    api.request("PUT", "/v1/tables/tbl_a/bets/alice", {})
+    api.post("/v1/rounds/tbl_a_s1_r1/reveal", {})
+    api.get("/v1/tables/tbl_a/events?after=0")
+    api.post("/v1/tables/tbl_a/betting")
+    api.post("/v1/rounds/tbl_a_s1_r1/settlement")
+    assert api.counts == {"play": {"bettor": 2, "reader": 1, "operator": 2}}
+
+
+def ev(kind: str, at: str, **data: Any) -> dict[str, Any]:
+    return {"type": kind, "at": f"2026-01-01T00:00:{at}Z", "data": data}
+
+
+def test_auto_measures_each_time_driven_step_against_its_deadline(auto_table: ModuleType) -> None:
+    events = [
+        ev("shoe_committed", "00.000", shoe_number=1),
+        ev("betting_opened", "00.100", closes_at="2026-01-01T00:00:02.100Z"),  # first: not timed
+        ev("betting_closed", "02.150"),
+        ev("round_dealt", "02.160"),
+        ev("squeeze_revealed", "03.120", by="system", revealed_at="2026-01-01T00:00:03.100Z"),
+        ev("squeeze_revealed", "03.500", by="alice", revealed_at="2026-01-01T00:00:03.500Z"),
+        ev("round_settled", "03.530"),
+        ev("betting_opened", "04.600", closes_at="2026-01-01T00:00:06.600Z"),  # pause 1 s
+        ev("betting_closed", "06.600"),
+        ev("round_dealt", "06.600"),
+        ev("shoe_ended", "06.600"),
+        ev("round_settled", "06.700"),  # nobody squeezes: settled 100 ms after closes_at
+        ev("shoe_committed", "06.720", shoe_number=2),
+    ]
+    late = {
+        step: [round(v * 1000) for v in values]
+        for step, values in auto_table.lateness(events, 1).items()
+    }
+    assert late == {
+        "close": [50, 0],
+        "reveal": [20],
+        "settle": [30, 100],
+        "open": [70],
+        "commit": [20],
+    }
