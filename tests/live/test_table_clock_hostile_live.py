@@ -19,14 +19,13 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from support.local_server import local_server
+from support.local_server import local_server, table_feed
 
 from baccarat_api.adapters.shoe_cache import ShoeCache
 from baccarat_api.service import table_clock, ticks
 from baccarat_dev.local import DEMO_OPERATOR
 from live.test_idle_close_races_live import Local
 from live.test_races_live import in_parallel
-from live.test_table_clock_races import feed
 
 SEATS = 7
 
@@ -99,7 +98,7 @@ def test_a_storm_of_slips_across_closes_at_locks_exactly_the_slips_taken_before(
     in_parallel([storm(f"b{s}") for s in range(1, SEATS + 1)] + [closer, closer])
 
     with local.client() as http:
-        events = feed(http, t)
+        events = table_feed(http, t)
         kinds = [e["type"] for e in events]
         assert kinds.count("betting_closed") == 1 and kinds.count("round_dealt") == 1, kinds
         dealt = next(e for e in events if e["type"] == "round_dealt")

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+from support.local_server import table_feed
 
 from baccarat_api.limits import URGE_COOLDOWN_SECONDS
 
-from .test_betting_races import feed
 from .test_races_live import Local, _until_decided, in_parallel, local
 
 __all__ = ["local"]  # the module's server (a fixture)
@@ -49,7 +49,7 @@ def race(local: Local, table_id: str, headers: dict[str, str]) -> list[httpx.Res
 
 def urges(local: Local, table_id: str) -> list[dict[str, Any]]:
     with local.client() as http:
-        events = feed(http, table_id)
+        events = table_feed(http, table_id)
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))  # gap-free
     return [e for e in events if e["type"] == "urge"]
 

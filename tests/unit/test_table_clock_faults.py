@@ -265,7 +265,7 @@ def test_an_open_decided_before_a_pause_and_written_after_it_opens_nothing(
     table_clock.pause(game.repo, OP, table.table_id)
     seq = table.live().seq
     _read_before(game, monkeypatch, before)
-    table.deliver(open_tick)
+    assert table.deliver(open_tick) == "stale"  # nothing opened: said so
     assert table.live().seq == seq and kinds(table)[-1] == "table_paused"
 
 

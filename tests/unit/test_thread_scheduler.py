@@ -111,3 +111,16 @@ def test_stop_ends_the_thread_and_drops_what_waits() -> None:
     s.stop()
     assert not any(t.name == "table-clock-stop-test" for t in threading.enumerate())
     assert inbox.got == []
+
+
+def test_a_tick_due_in_a_distant_year_keeps_the_thread_alive(
+    schedulers: list[ThreadScheduler],
+) -> None:
+    inbox = Inbox(1)
+    s = ThreadScheduler(inbox)
+    schedulers.append(s)
+    s.schedule(tick("far", "9999-12-31T23:59:59.999Z"))  # waited for in pieces, not at once
+    time.sleep(0.05)  # the thread is waiting on the far tick now
+    s.schedule(tick("near", due_in(20)))
+    assert inbox.all.wait(5), "the thread died waiting for the far tick"
+    assert [t["key"] for t in inbox.got] == ["near"] and s.pending() == 1

@@ -20,6 +20,10 @@ def _epoch(at: str) -> float:
     return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
 
 
+#: The longest single wait of the thread (then it looks at its heap again).
+_LONGEST_WAIT_SECONDS = 3600.0
+
+
 class ThreadScheduler:
     """:class:`~baccarat_api.ports.scheduler.Scheduler` on a thread: ``deliver(tick)`` is
     called at ``tick["due"]`` (at once if past), one tick at a time, in due order. A failing
@@ -71,7 +75,9 @@ class ThreadScheduler:
                 wait = self._heap[0][0] - self._now()
                 if wait <= 0:
                     return heapq.heappop(self._heap)[2]
-                self._cond.wait(wait)
+                # waited in pieces: a tick due in a distant year would overflow the lock's
+                # timeout (OverflowError: timestamp out of range)
+                self._cond.wait(min(wait, _LONGEST_WAIT_SECONDS))
             return None
 
     def _run(self) -> None:

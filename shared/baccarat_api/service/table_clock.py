@@ -117,14 +117,17 @@ def _open(
     repo: Repository, shoes: ShoeSource, vault: SecretVault, live: LiveRecord, tick: TickDoc
 ) -> Outcome:
     """Open the next betting window (``betting_opened``); refused (the company left, the shoe
-    ended, a window waits) → nothing: the change that caused it derived the next step."""
+    ended, a window waits) or paused meanwhile → nothing: the change that caused it derived
+    the next step."""
     try:
-        betting.open_betting(repo, live.operator_id, live.table_id, system=True)
+        out = betting.open_betting(repo, live.operator_id, live.table_id, system=True)
     except DomainError as exc:
         if exc.retryable:
             raise
         return "stale"
-    return "done"
+    window = out.betting  # the step's window, or (paused meanwhile) the table's last one
+    opened = window is not None and f"{window.shoe_id}:{window.round_number}" == tick["key"]
+    return "done" if opened else "stale"
 
 
 def _commit(
