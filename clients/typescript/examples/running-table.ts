@@ -215,13 +215,14 @@ async function main(argv: string[]): Promise<number> {
     const answer: { data?: Schema<'EventsPageOut'>; error?: unknown; response: Response } = await frontend.GET('/v1/tables/{table_id}/events', { params: { path, query: { after }, header } });
     const response: Response = answer.response;
     if (response.status === 304) {
+      if (stopped && summary.stopped_seq !== null) break;
       await sleep(POLL_MS);
       continue;
     }
     const page = await unwrap(answer);
     etag = response.headers.get('etag');
     if (page.events.length === 0) {
-      if (stopped) break;
+      if (stopped && summary.stopped_seq !== null) break;
       await sleep(POLL_MS);
       continue;
     }
@@ -231,7 +232,7 @@ async function main(argv: string[]): Promise<number> {
     }
     log(render(state));
     after = page.next_after;
-    if (stopped && !page.more) break;
+    if (stopped && summary.stopped_seq !== null && !page.more) break; // the stop is in the feed
   }
   book();
 
