@@ -10,6 +10,7 @@ the resume."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -120,3 +121,31 @@ def test_a_running_bid_squeeze_table_followed_from_the_feed_plays_five_rounds_wi
     # the deal came at closes_at (its timer), not at a sweep a minute later
     lags = [r["dealt_lag_ms"] for r in summary["rounds"]]
     assert len(lags) == 5 and all(lag is not None and 0 <= lag < 5000 for lag in lags), lags
+
+
+def test_a_new_running_table_whose_company_sits_down_without_a_seed_waits_for_one(
+    api: LocalServer,
+) -> None:
+    auth = {"authorization": f"Bearer {api.key}"}
+    body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house", "dealing": "auto"}
+    t = httpx.post(f"{api.url}/v1/tables", json=body, headers=auth, timeout=10).json()["table_id"]
+    seat = {"bettor_id": "alice", "balance": 50_000}
+    assert httpx.put(f"{api.url}/v1/tables/{t}/seats/1", json=seat, headers=auth).status_code == 200
+    deadline = time.monotonic() + 10
+    while "table_waiting" not in (kinds := [e["type"] for e in feed(api, t)]):
+        assert time.monotonic() < deadline, kinds
+        time.sleep(0.1)
+    assert kinds == ["seat_taken", "table_waiting"]
+    waiting = next(e for e in feed(api, t) if e["type"] == "table_waiting")
+    assert waiting["data"] == {"reason": "no_client_seed"}
+    clock = httpx.get(f"{api.url}/v1/tables/{t}/state", headers=auth).json()["clock"]
+    assert (clock["waiting"], clock["next"]) == ("no_client_seed", None)
+    given = httpx.post(
+        f"{api.url}/v1/tables/{t}/client-seeds", json={"client_seed": "late"}, headers=auth
+    )
+    assert given.status_code == 201 and given.json()["for_shoe_number"] == 1
+    deadline = time.monotonic() + 10
+    while "shoe_committed" not in (kinds := [e["type"] for e in feed(api, t)]):
+        assert time.monotonic() < deadline, kinds
+        time.sleep(0.1)
+    assert kinds[2:4] == ["client_seed_given", "shoe_committed"]
