@@ -2541,7 +2541,7 @@ export interface components {
             paused: boolean;
             /**
              * Waiting
-             * @description why it waits (no_client_seed: its shoe ended and no client seed is queued)
+             * @description why it waits (no_client_seed: no open shoe — its shoe ended, or none yet — and no client seed queued; null otherwise: waiting for company shows as next null)
              */
             waiting: string | null;
             /** @description its next time-driven step (null: paused with no round in flight, or waiting for company or a seed) */

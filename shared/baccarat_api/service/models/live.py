@@ -91,7 +91,8 @@ class TableClockOut(Strict):
     )
     paused: bool = Field(description="paused by the operator: no new window, no new shoe")
     waiting: str | None = Field(
-        description="why it waits (no_client_seed: its shoe ended and no client seed is queued)"
+        description="why it waits (no_client_seed: no open shoe — its shoe ended, or none yet — "
+        "and no client seed queued; null otherwise: waiting for company shows as next null)"
     )
     next: ClockNextOut | None = Field(
         description="its next time-driven step (null: paused with no round in flight, or "
