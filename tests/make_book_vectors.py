@@ -111,6 +111,8 @@ def _book() -> dict[str, Any]:
     leaves = [booktree.leaf_bytes(**s) for s in slips]
     return {
         "refs": [s["bettor_ref"] for s in slips],
+        "inputs": slips,
+        "leaves": [leaf.decode("utf-8") for leaf in leaves],
         "root": booktree.root(leaves).hex(),
         "paths": [_hex(p) for p in booktree.inclusion_paths(leaves)],
     }

@@ -227,7 +227,10 @@ def test_ten_thousand_leaves(capsys: pytest.CaptureFixture[str]) -> None:
         booktree.leaf_hash(leaves[9_999]), 9_999, 10_000, paths[-1], top
     )
     with capsys.disabled():
-        print(f"\nbook tree, 10,000 leaves: root {root_ms:.1f} ms, every path {paths_ms:.1f} ms")
+        print(
+            f"\nbook tree, 10,000 leaves: root {root_ms:.1f} ms, every path {paths_ms:.1f} ms"
+            f" (root {top.hex()})"
+        )
 
 
 # -------------------------------------------------------------------------------------------------
