@@ -148,3 +148,20 @@ test('10,000 leaves (time printed, not asserted)', async () => {
   assert.equal(paths[0].length, 14);
   console.log(`book tree, 10,000 leaves: root ${ms.toFixed(1)} ms (root ${hex(top)})`);
 });
+
+test('the spec page shows the same roots, paths and leaf hashes', async () => {
+  const text = fs.readFileSync(path.join(ROOT, 'docs', 'bacc-pf-v1.md'), 'utf8');
+  const block = text.match(/<!-- vector: book-tree -->\n```text\n([\s\S]*?)\n```/)[1];
+  const rows = Object.fromEntries(block.split('\n').map((l) => [l.slice(0, l.indexOf(' = ')).trim(), l.slice(l.indexOf(' = ') + 3)]));
+  const leaves = leavesOf(8);
+  for (let n = 0; n <= 8; n++) assert.equal(rows[`root of ${n}`], hex(await Book.root(leaves.slice(0, n))));
+  const paths = await Book.inclusionPaths(leaves.slice(0, 7));
+  paths.forEach((p, i) => assert.equal(rows[`path of ${i} in 7`], hexes(p).join(', ')));
+  for (const [name, v] of Object.entries(V.leaves)) {
+    const i = v.input;
+    const bytes = Book.leafBytes(i.round_id, i.bettor_ref, i.role, i.lines, i.seat);
+    assert.equal(rows[`${name} leaf`], new TextDecoder().decode(bytes));
+    assert.equal(rows[`${name} leaf hash`], hex(await Book.leafHash(bytes)));
+  }
+  assert.equal(rows['book of 3, root'], V.book.root);
+});
