@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from baccarat import booktree
 from baccarat.audit import canonical
+from baccarat.bets import BetType
 from baccarat.booktree import BookError
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
@@ -346,3 +347,25 @@ def test_the_path_alone_does_not_bind_every_tree_size() -> None:
     assert booktree.verify_inclusion(leaf, 5, 7, path, root7)
     assert booktree.verify_inclusion(leaf, 5, 8, path, root7)
     assert _path_length(5, 7) == _path_length(5, 8) == len(path)
+
+
+@given(st.data())
+def test_a_leaf_does_not_depend_on_the_order_its_lines_came_in(data: st.DataObject) -> None:
+    types = data.draw(
+        st.lists(st.sampled_from(list(BetType)), min_size=1, max_size=13, unique=True)
+    )
+    seated = data.draw(st.booleans())
+    lines = [
+        {"type": t.value, "amount": data.draw(st.integers(1, 2**53 - 1))}
+        | ({"order": n} if seated else {})
+        for n, t in enumerate(types)
+    ]
+    seat = data.draw(st.integers(1, 7)) if seated else None
+    role = "seated" if seated else "spectator"
+    first = booktree.leaf_bytes("tbl_x_s1_r1", "br_a", role, lines, seat=seat)
+    shuffled = data.draw(st.permutations(lines))
+    assert booktree.leaf_bytes("tbl_x_s1_r1", "br_a", role, shuffled, seat=seat) == first
+    doc = json.loads(first)
+    assert canonical(doc) == first
+    assert [line["type"] for line in doc["lines"]] == sorted(t.value for t in types)
+    assert ("seat" in doc) == seated
