@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from baccarat import paytables, proofdoc
+from baccarat import booktree, paytables, proofdoc
 from baccarat.audit import canonical
 from baccarat.cards import codes
 from baccarat.fairness import (
@@ -47,6 +47,7 @@ SHOES = {s["name"]: s for s in _load("shoes.json")["shoes"]}
 PROOF = _load("proof_v2.json")
 PAY_TABLES = _load("pay_tables.json")
 SAMPLE = _load("proof_v2_sample.json")["pages"]
+BOOK = _load("book.json")
 SPEC_PHRASE = b"bacc-pf-v1 example chain secret - never use in production"
 
 
@@ -306,6 +307,32 @@ def pay_tables() -> str:
     return "\n\n".join(blocks)
 
 
+def book_tree() -> str:
+    """The book tree's vectors, recomputed by the core from ``book.json``'s inputs."""
+    tree = BOOK["tree"]
+    leaves = [bytes.fromhex(h) for h in tree["leaves"]]
+    rows: list[tuple[str, Any]] = [
+        ("leaves (hex)", ", ".join(h or '""' for h in tree["leaves"])),
+        *((f"root of {n}", booktree.root(leaves[:n]).hex()) for n in range(len(leaves) + 1)),
+    ]
+    for i, path in enumerate(booktree.inclusion_paths(leaves[:7])):
+        rows.append((f"path of {i} in 7", ", ".join(h.hex() for h in path) or "[]"))
+    for name, vector in BOOK["leaves"].items():
+        data = booktree.leaf_bytes(**vector["input"])
+        assert data.decode("utf-8") == vector["canonical"]
+        rows += [
+            (f"{name} leaf", data.decode("utf-8")),
+            (f"{name} bytes", len(data)),
+            (f"{name} leaf hash", booktree.leaf_hash(data).hex()),
+        ]
+    book = booktree.in_book_order(BOOK["book"]["inputs"], lambda slip: slip["bettor_ref"])
+    rows += [
+        ("book of 3, refs", ", ".join(slip["bettor_ref"] for slip in book)),
+        ("book of 3, root", booktree.root([booktree.leaf_bytes(**slip) for slip in book]).hex()),
+    ]
+    return _kv(rows)
+
+
 VERIFY_COMMAND = [
     "baccarat", "verify", "tests/vectors/proof_v2_sample.json",
     "--keys", "tests/vectors/TEST-ONLY-proof-signing-key.json",
@@ -338,6 +365,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "page-split": page_split,
     "signature": signature,
     "sample-page": sample_page,
+    "book-tree": book_tree,
     "verify-output": verify_output,
 }
 
