@@ -6,10 +6,8 @@ across pages; the lock's extra writes all-or-nothing with the flip of every shar
 
 from __future__ import annotations
 
-import base64
-import hashlib
-
 import pytest
+from support.book import ref
 from support.stack import Stack
 
 from baccarat_api.adapters.dynamodb.book import DynamoBookStore
@@ -51,11 +49,6 @@ def both(request: pytest.FixtureRequest) -> tuple[BookStore, StateWrites]:
 @pytest.fixture
 def book(both: tuple[BookStore, StateWrites]) -> BookStore:
     return both[0]
-
-
-def ref(bettor_id: str) -> str:
-    digest = hashlib.sha256(bettor_id.encode()).digest()
-    return "br_" + base64.b32encode(digest).decode().lower()[:24]
 
 
 def spectator(bettor_id: str, balance: int = 10_000) -> Spectator:
