@@ -6,6 +6,8 @@ across pages; the lock's extra writes all-or-nothing with the flip of every shar
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from support.book import ref
 from support.stack import Stack
@@ -29,7 +31,7 @@ from baccarat_api.ports.book import (
     whole_book,
 )
 from baccarat_api.ports.records import IdempotencyRecord
-from baccarat_api.ports.repository import ConditionFailed
+from baccarat_api.ports.repository import ConditionFailed, StoreUnavailable
 from baccarat_api.ports.writes import Put, StateWrites
 
 OP, TABLE, ROUND = "operator-a", "tbl_aaaaaaaaaaaaaaaa", "tbl_aaaaaaaaaaaaaaaa_s1_r1"
@@ -215,3 +217,44 @@ def test_the_lock_and_its_extra_writes_are_one_transaction(
     assert window is not None and window.status == "locked"
     with pytest.raises(ConditionFailed):
         repo.transact("k3 was written", [Put(idem("k3"))])
+
+
+class Conflicting:
+    """A DynamoDB client whose first ``conflicts`` transactions AWS cancels for a conflict
+    (Local never does), the rest passed to the real client."""
+
+    def __init__(self, client: Any, conflicts: int) -> None:
+        self.client, self.conflicts, self.sent = client, conflicts, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
+
+    def transact_write_items(self, **args: Any) -> Any:
+        from botocore.exceptions import ClientError
+
+        self.sent += 1
+        if self.sent <= self.conflicts:
+            others = [{"Code": "None"}] * (len(args["TransactItems"]) - 1)
+            reasons = [{"Code": "TransactionConflict"}, *others]
+            error = {"Code": "TransactionCanceledException", "Message": "conflict"}
+            response: Any = {"Error": error, "CancellationReasons": reasons}
+            raise ClientError(response, "TransactWriteItems")
+        return self.client.transact_write_items(**args)
+
+
+@pytest.mark.parametrize(("conflicts", "confirmed"), [(4, True), (5, False)])
+def test_a_confirm_cancelled_for_a_conflict_is_sent_again_up_to_five_times(
+    stack: Stack, conflicts: int, confirmed: bool
+) -> None:
+    book = DynamoBookStore(stack.dynamodb, stack.repo.state, stack.repo.config)
+    book.join_spectator(OP, TABLE, spectator("s1"))
+    book.open_window(OP, ROUND, OPENED, CLOSES)
+    flaky = Conflicting(stack.dynamodb, conflicts)
+    racing = DynamoBookStore(flaky, stack.repo.state, stack.repo.config)  # type: ignore[arg-type]
+    if confirmed:
+        racing.confirm_slip(OP, TABLE, ROUND, OPENED, slip("s1"), NOW)
+    else:
+        with pytest.raises(StoreUnavailable):
+            racing.confirm_slip(OP, TABLE, ROUND, OPENED, slip("s1"), NOW)
+    assert flaky.sent == 5
+    assert book.get_slip(OP, ROUND, ref("s1")) == (slip("s1") if confirmed else None)

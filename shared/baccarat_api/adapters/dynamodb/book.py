@@ -213,8 +213,7 @@ class DynamoBookStore(PresenceStore):
             )
         flips += [request for write in also for request in self._requests(write)]
         try:
-            with mapped_errors(what):
-                self.client.transact_write_items(TransactItems=flips)
+            self._send(what, flips)
         except ConditionFailed as exc:
             reasons = [str(r.get("Code")) for r in cancellation_reasons(exc.__cause__)]
             if _FAILED in reasons[:BOOK_SHARDS]:

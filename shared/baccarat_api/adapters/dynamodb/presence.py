@@ -6,6 +6,8 @@ of the same partition (a join or leave is one transaction with its count's ``ADD
 from __future__ import annotations
 
 import json
+import random
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,8 +26,11 @@ from baccarat_api.ports.book import (
     book_shard,
     count_shard,
 )
-from baccarat_api.ports.repository import ConditionFailed
+from baccarat_api.ports.repository import ConditionFailed, StoreUnavailable
 
+#: Tries of a transaction AWS cancels for a conflict, and the pause before each retry (s).
+CONFLICT_TRIES = 5
+CONFLICT_PAUSE = (0.01, 0.08)
 _NEW = "attribute_not_exists(pk)"
 _THERE = "attribute_exists(pk)"
 
@@ -72,12 +77,27 @@ def _count_update(table: str, pk: str, bettor_id: str, by: int) -> dict[str, Any
 class PresenceStore(WriteRequests):
     """The presence methods of the book store."""
 
+    def _send(self, what: str, items: list[dict[str, Any]]) -> None:
+        """ONE ``TransactWriteItems``, sent again (at most :data:`CONFLICT_TRIES` times in all,
+        full jitter) while AWS cancels it for a conflict with another transaction on one of
+        its items (a cancelled transaction wrote nothing): many confirms on one shard's
+        ``WINDOW`` at once. Then ``StoreUnavailable``; a lost condition ``ConditionFailed``."""
+        for attempt in range(1, CONFLICT_TRIES + 1):
+            try:
+                with mapped_errors(what):
+                    self.client.transact_write_items(TransactItems=items)  # type: ignore[arg-type]
+                return
+            except StoreUnavailable as exc:
+                reasons = {str(r.get("Code")) for r in cancellation_reasons(exc.__cause__)}
+                if "TransactionConflict" not in reasons or attempt == CONFLICT_TRIES:
+                    raise
+                time.sleep(random.uniform(*CONFLICT_PAUSE))  # full jitter
+
     def _transact(self, what: str, items: list[dict[str, Any]]) -> list[str]:
-        """ONE ``TransactWriteItems``: ``[]`` when it committed, else (a lost condition) the
-        cancellation reason code of each item, in order."""
+        """:meth:`_send`: ``[]`` when it committed, else (a lost condition) the cancellation
+        reason code of each item, in order."""
         try:
-            with mapped_errors(what):
-                self.client.transact_write_items(TransactItems=items)  # type: ignore[arg-type]
+            self._send(what, items)
         except ConditionFailed as exc:
             return [str(r.get("Code", "None")) for r in cancellation_reasons(exc.__cause__)]
         return []
