@@ -258,3 +258,22 @@ def test_a_confirm_cancelled_for_a_conflict_is_sent_again_up_to_five_times(
             racing.confirm_slip(OP, TABLE, ROUND, OPENED, slip("s1"), NOW)
     assert flaky.sent == 5
     assert book.get_slip(OP, ROUND, ref("s1")) == (slip("s1") if confirmed else None)
+
+
+def test_a_change_that_refuses_the_slip_drops_it_while_the_window_is_open(book: BookStore) -> None:
+    book.join_spectator(OP, TABLE, spectator("s1"))
+    book.open_window(OP, ROUND, OPENED, CLOSES)
+    book.confirm_slip(OP, TABLE, ROUND, OPENED, slip("s1"), NOW)
+    after = book.update_spectator(OP, TABLE, "s1", 1, 50, None, drop_slip=ROUND)
+    assert (after.epoch, after.balance, after.bettor_ref) == (2, 50, ref("s1"))
+    assert book.get_spectator(OP, TABLE, "s1") == after
+    assert book.get_slip(OP, ROUND, ref("s1")) is None
+    with pytest.raises(PresenceMoved):
+        book.update_spectator(OP, TABLE, "s1", 1, 50, None, drop_slip=ROUND)
+    with pytest.raises(NotPresent):
+        book.update_spectator(OP, TABLE, "nobody", 1, 50, None, drop_slip=ROUND)
+    book.confirm_slip(OP, TABLE, ROUND, OPENED, slip("s1", epoch=2), NOW)
+    book.lock(OP, ROUND, OPENED)
+    locked = book.update_spectator(OP, TABLE, "s1", 2, 10, {"tie": {"max": 5}}, drop_slip=ROUND)
+    assert (locked.epoch, locked.personal_limits) == (3, {"tie": {"max": 5}})
+    assert whole_book(book, OP, ROUND) == [slip("s1", epoch=2)]  # locked: it stays, is dealt

@@ -65,6 +65,7 @@ class MemoryBookStore:
         epoch: int,
         balance: int,
         personal_limits: Mapping[str, Any] | None,
+        drop_slip: str | None = None,
     ) -> Spectator:
         with self._lock:
             present = self.spectators_.get((operator_id, table_id), {})
@@ -77,7 +78,14 @@ class MemoryBookStore:
                 now, balance=balance, personal_limits=personal_limits, epoch=epoch + 1
             )
             present[bettor_id] = after
+            if drop_slip is not None:
+                self._drop_open_slip(operator_id, drop_slip, now.bettor_ref)
             return after
+
+    def _drop_open_slip(self, operator_id: str, round_id: str, bettor_ref: str) -> None:
+        window = self.windows.get((operator_id, round_id))
+        if window is not None and window.status == "open":
+            self.slips.get((operator_id, round_id), {}).pop(bettor_ref, None)
 
     def leave_spectator(
         self, operator_id: str, table_id: str, bettor_id: str, round_id: str | None = None
@@ -87,9 +95,8 @@ class MemoryBookStore:
             gone = present.pop(bettor_id, None)
             if gone is None:
                 return False
-            window = None if round_id is None else self.windows.get((operator_id, round_id))
-            if round_id is not None and window is not None and window.status == "open":
-                self.slips.get((operator_id, round_id), {}).pop(gone.bettor_ref, None)
+            if round_id is not None:
+                self._drop_open_slip(operator_id, round_id, gone.bettor_ref)
             return True
 
     def spectators(

@@ -171,9 +171,12 @@ class BookStore(Protocol):
         epoch: int,
         balance: int,
         personal_limits: Mapping[str, Any] | None,
+        drop_slip: str | None = None,
     ) -> Spectator:
         """Set balance and limits if the spectator is still at ``epoch`` (its epoch + 1):
-        the spectator after. ``NotPresent`` / ``PresenceMoved`` otherwise."""
+        the spectator after. ``NotPresent`` / ``PresenceMoved`` otherwise. ``drop_slip``: a
+        round whose slip of the bettor the change refuses — deleted in the same transaction
+        while that window is open (a locked slip stays: it is dealt)."""
 
     def leave_spectator(
         self, operator_id: str, table_id: str, bettor_id: str, round_id: str | None = None

@@ -148,6 +148,7 @@ class PresenceStore(WriteRequests):
         epoch: int,
         balance: int,
         personal_limits: Mapping[str, Any] | None,
+        drop_slip: str | None = None,
     ) -> Spectator:
         values: dict[str, Any] = {
             ":b": {"N": str(balance)},
@@ -160,23 +161,61 @@ class PresenceStore(WriteRequests):
         else:
             values[":l"] = {"S": json.dumps(personal_limits, sort_keys=True)}
             expression += ", personal_limits = :l"
-        pk = keys.spectators_pk(operator_id, table_id)
+        update: dict[str, Any] = {
+            "TableName": self.state,
+            "Key": key_item(
+                keys.spectators_pk(operator_id, table_id), keys.SPEC_PREFIX + bettor_id
+            ),
+            "UpdateExpression": expression,
+            "ConditionExpression": f"{_THERE} AND epoch = :e",
+            "ExpressionAttributeValues": values,
+        }
+        if drop_slip is not None:
+            before = self.get_spectator(operator_id, table_id, bettor_id)
+            if before is None:
+                raise NotPresent(bettor_id)
+            if before.epoch != epoch:
+                raise PresenceMoved(bettor_id)
+            drop = self._open_slip_drop(operator_id, drop_slip, before.bettor_ref)
+            reasons = self._transact("update spectator", [{"Update": update}, *drop])
+            if not reasons:
+                return Spectator(
+                    bettor_id,
+                    before.bettor_ref,
+                    balance,
+                    before.joined_at,
+                    personal_limits,
+                    epoch + 1,
+                )
+            if reasons[0] == "ConditionalCheckFailed":
+                raise PresenceMoved(bettor_id)  # changed (or left) since the read
+            # the window is not open: the slip stays (it is dealt), the change alone
         try:
             with mapped_errors("update spectator"):
                 out = self.client.update_item(
-                    TableName=self.state,
-                    Key=key_item(pk, keys.SPEC_PREFIX + bettor_id),
-                    UpdateExpression=expression,
-                    ConditionExpression=f"{_THERE} AND epoch = :e",
-                    ExpressionAttributeValues=values,
-                    ReturnValues="ALL_NEW",
-                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                    **update, ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD"
                 )
         except ConditionFailed as exc:
             if getattr(exc.__cause__, "response", {}).get("Item"):
                 raise PresenceMoved(bettor_id) from exc
             raise NotPresent(bettor_id) from exc
         return spectator_of(out["Attributes"])
+
+    def _open_slip_drop(self, operator_id: str, round_id: str, bettor_ref: str) -> list[Any]:
+        """The transaction actions deleting the bettor's slip of ``round_id`` while its shard's
+        window is open (a ConditionCheck of the ``WINDOW``, the slip's delete)."""
+        shard = book_shard(bettor_ref)
+        check = {
+            "ConditionCheck": {
+                "TableName": self.state,
+                "Key": key_item(*keys.window_key(operator_id, round_id, shard)),
+                "ConditionExpression": "#s = :open",
+                "ExpressionAttributeNames": {"#s": "status"},
+                "ExpressionAttributeValues": {":open": {"S": "open"}},
+            }
+        }
+        slip = keys.slip_key(operator_id, round_id, shard, bettor_ref)
+        return [check, {"Delete": {"TableName": self.state, "Key": key_item(*slip)}}]
 
     def spectators(
         self, operator_id: str, table_id: str, limit: int, after: str | None = None
@@ -214,7 +253,6 @@ class PresenceStore(WriteRequests):
             return False
         if round_id is None:
             return self._leave("leave spectator", pk, sk, bettor_id)
-        shard = book_shard(spectator.bettor_ref)
         delete: dict[str, Any] = {
             "Delete": {
                 "TableName": self.state,
@@ -222,20 +260,9 @@ class PresenceStore(WriteRequests):
                 "ConditionExpression": _THERE,
             }
         }
-        window_pk, window_sk = keys.window_key(operator_id, round_id, shard)
-        check = {
-            "ConditionCheck": {
-                "TableName": self.state,
-                "Key": key_item(window_pk, window_sk),
-                "ConditionExpression": "#s = :open",
-                "ExpressionAttributeNames": {"#s": "status"},
-                "ExpressionAttributeValues": {":open": {"S": "open"}},
-            }
-        }
-        slip_pk, slip_sk = keys.slip_key(operator_id, round_id, shard, spectator.bettor_ref)
-        drop = {"Delete": {"TableName": self.state, "Key": key_item(slip_pk, slip_sk)}}
+        drop = self._open_slip_drop(operator_id, round_id, spectator.bettor_ref)
         count = _count_update(self.state, pk, bettor_id, -1)
-        reasons = self._transact("leave spectator", [delete, count, check, drop])
+        reasons = self._transact("leave spectator", [delete, count, *drop])
         if not reasons:
             return True
         if reasons[0] == "ConditionalCheckFailed":
