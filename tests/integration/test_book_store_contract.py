@@ -26,8 +26,8 @@ from baccarat_api.ports.book import (
     Watcher,
     WindowClosed,
     WindowExists,
-    book_shard,
     count_shard,
+    slip_shard,
     whole_book,
 )
 from baccarat_api.ports.records import IdempotencyRecord
@@ -195,7 +195,7 @@ def test_the_locked_book_is_exactly_the_confirmed_slips_in_ref_order_across_page
         del confirmed[b]
     book.lock(OP, ROUND, OPENED)
     expected = sorted(confirmed.values(), key=lambda s: s.bettor_ref)
-    assert len({book_shard(s.bettor_ref) for s in expected}) > 20  # spread over the shards
+    assert len({slip_shard(s.bettor_ref) for s in expected}) > 20  # spread over the shards
     assert whole_book(book, OP, ROUND, limit=2) == expected
     assert whole_book(book, OP, ROUND) == expected
     assert [s.total for s in expected] == [sum(x.amount for x in s.lines) for s in expected]

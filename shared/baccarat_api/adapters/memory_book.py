@@ -24,7 +24,7 @@ from baccarat_api.ports.book import (
     Window,
     WindowClosed,
     WindowExists,
-    book_shard,
+    slip_shard,
 )
 from baccarat_api.ports.writes import StateWrites, Write
 
@@ -45,7 +45,7 @@ class MemoryBookStore:
     # presence ---------------------------------------------------------------------------------
 
     def join_spectator(self, operator_id: str, table_id: str, spectator: Spectator) -> bool:
-        book_shard(spectator.bettor_ref)
+        slip_shard(spectator.bettor_ref)
         with self._lock:
             present = self.spectators_.setdefault((operator_id, table_id), {})
             if spectator.bettor_id in present:
@@ -156,7 +156,7 @@ class MemoryBookStore:
         slip: Slip,
         now: str,
     ) -> None:
-        book_shard(slip.bettor_ref)
+        slip_shard(slip.bettor_ref)
         with self._lock:
             self._check_open(operator_id, round_id, window_epoch, now)
             spectator = self.spectators_.get((operator_id, table_id), {}).get(slip.bettor_id)
@@ -200,7 +200,7 @@ class MemoryBookStore:
             slips = self.slips.get((operator_id, round_id), {})
             at = cursor or BookCursor(0)
             char = SHARD_CHARS[at.shard]
-            run = sorted(r for r in slips if book_shard(r) == char and r > at.after)
+            run = sorted(r for r in slips if slip_shard(r) == char and r > at.after)
             page = tuple(slips[r] for r in run[:limit])
         if len(run) > limit:
             return BookPage(page, BookCursor(at.shard, page[-1].bettor_ref))

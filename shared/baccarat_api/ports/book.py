@@ -39,7 +39,7 @@ def count_shard(bettor_id: str) -> int:
     return int(hashlib.sha256(bettor_id.encode()).hexdigest()[:8], 16) % COUNT_SHARDS
 
 
-def book_shard(bettor_ref: str) -> str:
+def slip_shard(bettor_ref: str) -> str:
     """The book shard of a slip: its ref's first character after ``br_``."""
     if not bettor_ref.startswith(REF_PREFIX) or bettor_ref[3:4] not in SHARD_CHARS:
         raise ValueError(f"not a bettor ref: {bettor_ref!r}")

@@ -26,7 +26,7 @@ from baccarat_api.ports.book import (
     Window,
     WindowClosed,
     WindowExists,
-    book_shard,
+    slip_shard,
 )
 from baccarat_api.ports.repository import ConditionFailed
 from baccarat_api.ports.writes import Write
@@ -38,7 +38,7 @@ _NAMES = {"#s": "status", "#e": "epoch", "#c": "closes_at"}
 
 
 def slip_item(operator_id: str, round_id: str, slip: Slip) -> Item:
-    pk, sk = keys.slip_key(operator_id, round_id, book_shard(slip.bettor_ref), slip.bettor_ref)
+    pk, sk = keys.slip_key(operator_id, round_id, slip_shard(slip.bettor_ref), slip.bettor_ref)
     return {
         "pk": {"S": pk},
         "sk": {"S": sk},
@@ -143,7 +143,7 @@ class DynamoBookStore(PresenceStore):
         slip: Slip,
         now: str,
     ) -> None:
-        shard = book_shard(slip.bettor_ref)
+        shard = slip_shard(slip.bettor_ref)
         spectator = {
             "ConditionCheck": {
                 "TableName": self.state,
@@ -165,7 +165,7 @@ class DynamoBookStore(PresenceStore):
     def cancel_slip(
         self, operator_id: str, round_id: str, window_epoch: str, bettor_ref: str, now: str
     ) -> bool:
-        shard = book_shard(bettor_ref)
+        shard = slip_shard(bettor_ref)
         check = self._window_check(operator_id, round_id, shard, window_epoch, now)
         key = key_item(*keys.slip_key(operator_id, round_id, shard, bettor_ref))
         delete = {
@@ -181,7 +181,7 @@ class DynamoBookStore(PresenceStore):
         return not reasons
 
     def get_slip(self, operator_id: str, round_id: str, bettor_ref: str) -> Slip | None:
-        pk, sk = keys.slip_key(operator_id, round_id, book_shard(bettor_ref), bettor_ref)
+        pk, sk = keys.slip_key(operator_id, round_id, slip_shard(bettor_ref), bettor_ref)
         item = self._get("get slip", pk, sk)
         return None if item is None else slip_of(item)
 

@@ -23,8 +23,8 @@ from baccarat_api.ports.book import (
     PresenceMoved,
     Spectator,
     Watcher,
-    book_shard,
     count_shard,
+    slip_shard,
 )
 from baccarat_api.ports.repository import ConditionFailed, StoreUnavailable
 
@@ -130,7 +130,7 @@ class PresenceStore(WriteRequests):
         return NamesPage(count, names, names[-1] if len(ids) > limit else None)
 
     def join_spectator(self, operator_id: str, table_id: str, spectator: Spectator) -> bool:
-        book_shard(spectator.bettor_ref)
+        slip_shard(spectator.bettor_ref)
         item = spectator_item(self.state, operator_id, table_id, spectator)
         pk = keys.spectators_pk(operator_id, table_id)
         return self._join("join spectator", pk, item, spectator.bettor_id)
@@ -204,7 +204,7 @@ class PresenceStore(WriteRequests):
     def _open_slip_drop(self, operator_id: str, round_id: str, bettor_ref: str) -> list[Any]:
         """The transaction actions deleting the bettor's slip of ``round_id`` while its shard's
         window is open (a ConditionCheck of the ``WINDOW``, the slip's delete)."""
-        shard = book_shard(bettor_ref)
+        shard = slip_shard(bettor_ref)
         check = {
             "ConditionCheck": {
                 "TableName": self.state,
