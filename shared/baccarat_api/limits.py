@@ -73,6 +73,15 @@ MAX_PAUSE_SECONDS = 600
 #: itself on its own clock).
 DEALING_MODES = ("operator", "auto")
 DEFAULT_DEALING: Final = "operator"
+#: How a house-banked bid-squeeze table takes its spectators' bets: ``listed`` (every bet on
+#: the live item and listed in the proof; at most :data:`MAX_SPECTATORS` spectators; the
+#: default) or ``book`` (no cap: each spectator and slip an item of its own, the locked book
+#: committed by its Merkle root, each bettor's money in a receipt, the proof small).
+BET_BEHIND_MODES = ("listed", "book")
+DEFAULT_BET_BEHIND: Final = "listed"
+#: A book's settlement is fanned out in chunks of this many consecutive leaves (one receipt
+#: each; a chunk is one settlement page of the operator and one public book page).
+CHUNK_SLIPS = 100
 
 #: The urge button's cooldown: seconds after a table's last urge during which
 #: another press is 429 ``urge_cooldown`` (``retry_after``) and writes nothing.

@@ -137,7 +137,7 @@ FULL = [
     dataclasses.replace(PARKED, delivered_at=AT, retrying_at=AT),
 ]  # fmt: skip
 RUNNING = dataclasses.replace(
-    TABLE, table_id="tbl_bbbbbbbbbbbbbbbb", dealing="auto", pause_seconds=7
+    TABLE, table_id="tbl_bbbbbbbbbbbbbbbb", dealing="auto", pause_seconds=7, bet_behind="book"
 )
 RECORDS = [
     TABLE, RUNNING, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM, LIVE, EVENT, HEAD, MARK,

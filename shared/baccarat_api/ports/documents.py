@@ -282,6 +282,30 @@ class BettingWindow(TypedDict):
     round_id: str | None
 
 
+class BookTotalsDoc(TypedDict):
+    """The totals of a locked book (:meth:`baccarat.bookmoney.BookTotals.as_dict`):
+    ``net + house.take == 0``."""
+
+    bettors: int
+    stake: int
+    net: int
+    by_type: dict[str, dict[str, int]]
+    house: House
+
+
+class BookDoc(TypedDict):
+    """A round's locked book of spectators' slips at a ``bet_behind: book`` table, fixed at the
+    deal: the Merkle root of its leaves (:mod:`baccarat.booktree`, hex), their number, the
+    settlement chunks (:data:`~baccarat_api.limits.CHUNK_SLIPS` leaves each), the book's
+    shards, and its money (computed at the deal, like :class:`Money`)."""
+
+    root: str
+    count: int
+    chunks: int
+    shards: int
+    totals: BookTotalsDoc
+
+
 class SlipBet(TypedDict):
     type: str
     amount: int

@@ -90,6 +90,9 @@ class TableRecord:
     #: so its item is stored as before).
     dealing: str | None = None
     pause_seconds: int | None = None
+    #: ``"book"``: spectators bet behind without a cap (:mod:`baccarat_api.ports.book`);
+    #: ``None`` (listed, every bet on the live item) at every other table, stored as before.
+    bet_behind: str | None = None
 
     @property
     def profile(self) -> str:

@@ -12,7 +12,7 @@ from baccarat.fairness import SPEC, derive_shoe
 from baccarat.profiles import TableConfig
 from baccarat.roads import RoundSummary, roads
 from baccarat.rules import ShoeRules
-from baccarat_api.limits import DEFAULT_DEALING, DEFAULT_PAUSE_SECONDS
+from baccarat_api.limits import DEFAULT_BET_BEHIND, DEFAULT_DEALING, DEFAULT_PAUSE_SECONDS
 from baccarat_api.ports.records import ENDED, RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.service.models import RoundStatus
 from baccarat_api.service.reveals import shown_plan, squeeze_view
@@ -43,6 +43,7 @@ def table_view(t: TableRecord) -> dict[str, Any]:
         "squeeze_seconds": t.squeeze_seconds,
         "idle_shoe_close_seconds": t.idle_shoe_close_seconds,
         "dealing": t.dealing or DEFAULT_DEALING,
+        "bet_behind": t.bet_behind or DEFAULT_BET_BEHIND,
         "pause_seconds": DEFAULT_PAUSE_SECONDS if t.pause_seconds is None else t.pause_seconds,
     }
 

@@ -957,6 +957,13 @@ export interface components {
              * @default 5
              */
             pause_seconds?: number;
+            /**
+             * Bet Behind
+             * @description at a house-banked bid-squeeze table, how spectators bet behind: listed (every bet listed in the round and the proof; at most 8 spectators; the default) or book (no cap: the locked book is committed by its Merkle root before the cards, each bettor's money is in a receipt, the proof stays small). Elsewhere only listed.
+             * @default listed
+             * @enum {string}
+             */
+            bet_behind?: "listed" | "book";
         };
         /** DailyReportOut */
         DailyReportOut: {
@@ -2627,6 +2634,12 @@ export interface components {
              * @enum {string}
              */
             dealing: "operator" | "auto";
+            /**
+             * Bet Behind
+             * @description listed, or book: spectators without a cap, committed by the book's root
+             * @enum {string}
+             */
+            bet_behind: "listed" | "book";
             /**
              * Pause Seconds
              * @description at a running table: seconds from a round's resolution (its last card shown) to the next window
