@@ -24,6 +24,7 @@ from baccarat_api.limits import (
     DEFAULT_VOID_WINDOW_SECONDS,
 )
 from baccarat_api.ports.documents import (
+    BookDoc,
     FactsDoc,
     Interventions,
     LockedBet,
@@ -225,6 +226,9 @@ class RoundRecord:
     #: Timings only — the cards and money were fixed at the deal — so not hashed; a step not
     #: opened by its deadline is computed, never stored.
     reveals: list[Reveal] = field(default_factory=list)
+    #: At a ``bet_behind: book`` table: the locked book of spectators' slips — its Merkle root,
+    #: count, chunks and money, fixed at the deal (hashed when present); ``None`` elsewhere.
+    book: BookDoc | None = None
 
     #: bacc-audit-v1 (:data:`baccarat.audit.ROUND_FIELDS`) hashes every field of the round as
     #: dealt EXCEPT these (written later, or the hash itself). A new field is hashed unless it
