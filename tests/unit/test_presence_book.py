@@ -207,3 +207,38 @@ def test_a_balance_report_that_refuses_the_waiting_slip_cancels_it(game: Game) -
     assert whole_book(game.repo.book, OP, round_id) == []
     presence.leave_spectators(game.repo, OP, t, "sam")
     assert window is not None
+
+
+def test_presence_answers_and_names_pages_stay_within_their_budgets(game: Game) -> None:
+    from baccarat_api.limits import (
+        MAX_ID_LENGTH,
+        MAX_MONEY,
+        MAX_NAMES_PAGE,
+        NAMES_PAGE_BUDGET_BYTES,
+        PRESENCE_BUDGET_BYTES,
+        worst_presence_bytes,
+    )
+    from baccarat_api.service import presence_reads
+
+    worst = worst_presence_bytes()
+    assert worst["presence"] <= PRESENCE_BUDGET_BYTES
+    assert max(worst["spectators_page"], worst["watchers_page"]) <= NAMES_PAGE_BUDGET_BYTES
+    t = new_table(game, **BOOK)
+
+    def longest(prefix: str, n: int) -> str:
+        return f"{prefix}{n:05d}".ljust(MAX_ID_LENGTH, "x")
+
+    for seat in range(1, 8):
+        presence.take_seat(game.repo, OP, t, seat, longest("seat", seat), MAX_MONEY, 10_000)
+    for n in range(MAX_NAMES_PAGE + 10):
+        join(game, t, longest("spec", n), MAX_MONEY)
+        presence.join_watchers(game.repo, OP, t, longest("watch", n))
+    out = join(game, t, longest("spec", 0), 1)  # a removal: the answer at its longest
+    assert out.removed is not None and out.crowd is not None
+    assert len(out.crowd.spectators.first) == FIRST_NAMES
+    assert len(out.model_dump_json().encode()) <= worst["presence"]
+    spectators = presence_reads.spectators_page(game.repo, OP, t, MAX_NAMES_PAGE)
+    watchers = presence_reads.watchers_page(game.repo, OP, t, MAX_NAMES_PAGE)
+    assert len(spectators.spectators) == len(watchers.watchers) == MAX_NAMES_PAGE
+    assert len(spectators.model_dump_json().encode()) <= worst["spectators_page"]
+    assert len(watchers.model_dump_json().encode()) <= worst["watchers_page"]

@@ -547,6 +547,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/spectators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table's spectators, a page at a time in bettor-id order (any number present) */
+        get: operations["list_spectators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/watchers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table's watchers, a page at a time in bettor-id order (any number present) */
+        get: operations["list_watchers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook": {
         parameters: {
             query?: never;
@@ -965,6 +999,15 @@ export interface components {
              */
             bet_behind?: "listed" | "book";
         };
+        /**
+         * CrowdOut
+         * @description The spectators and watchers of a book table (``bet_behind: book``), who are not on the
+         *     live state: counted, the first named.
+         */
+        CrowdOut: {
+            spectators: components["schemas"]["NamesOut"];
+            watchers: components["schemas"]["NamesOut"];
+        };
         /** DailyReportOut */
         DailyReportOut: {
             /**
@@ -1346,6 +1389,27 @@ export interface components {
              */
             pages: string[];
         };
+        /**
+         * NamesOut
+         * @description Who is there, in short: how many, the first names, the cursor of the rest.
+         */
+        NamesOut: {
+            /**
+             * Count
+             * @description how many are present
+             */
+            count: number;
+            /**
+             * First
+             * @description the first 20 bettor ids, in bettor-id order
+             */
+            first: string[];
+            /**
+             * Next
+             * @description pass as `after` to `GET …/spectators` / `…/watchers` for the rest (null: nobody more)
+             */
+            next: string | null;
+        };
         /** OpenInterventionsOut */
         OpenInterventionsOut: {
             /** Voided Rounds */
@@ -1498,6 +1562,8 @@ export interface components {
             seq: number;
             /** @description who this change removed: a balance reported below the tier's minimum for someone already at the table (seed 000: 星幣金額不足底限時，系統將自動踢除) */
             removed?: components["schemas"]["RemovedOut"] | null;
+            /** @description at a book table (`bet_behind: book`): the spectators and watchers counted and the first named (`spectators` and `watchers` are then empty); null elsewhere */
+            crowd?: components["schemas"]["CrowdOut"] | null;
         };
         /** ProofBetOut */
         ProofBetOut: {
@@ -2483,6 +2549,16 @@ export interface components {
              */
             round_number?: number | null;
         };
+        /** SpectatorEntryOut */
+        SpectatorEntryOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Balance
+             * @description the balance last reported
+             */
+            balance: number;
+        };
         /** SpectatorRequest */
         SpectatorRequest: {
             /** Balance */
@@ -2494,6 +2570,29 @@ export interface components {
             personal_limits?: {
                 [key: string]: number | components["schemas"]["PersonalLimitIn"];
             } | null;
+        };
+        /**
+         * SpectatorsPageOut
+         * @description A page of a table's spectators, in bettor-id order.
+         */
+        SpectatorsPageOut: {
+            /** Table Id */
+            table_id: string;
+            /**
+             * Count
+             * @description how many are present
+             */
+            count: number;
+            /**
+             * Spectators
+             * @description at most `limit` (≤ 200)
+             */
+            spectators: components["schemas"]["SpectatorEntryOut"][];
+            /**
+             * Next
+             * @description pass as `after` for the next page (null: the end)
+             */
+            next: string | null;
         };
         /** TableCardOut */
         TableCardOut: {
@@ -2814,6 +2913,8 @@ export interface components {
             round: components["schemas"]["TableRoundOut"] | null;
             /** @description a running table's clock (dealing auto); null at an operator table */
             clock: components["schemas"]["TableClockOut"] | null;
+            /** @description at a book table (`bet_behind: book`): the spectators and watchers counted and the first 20 named (`spectators` and `watchers` are then empty); null elsewhere */
+            crowd?: components["schemas"]["CrowdOut"] | null;
         };
         /** TiersOut */
         TiersOut: {
@@ -2872,6 +2973,29 @@ export interface components {
              * @description optional, published with the void in the shoe's proof
              */
             note?: string | null;
+        };
+        /**
+         * WatchersPageOut
+         * @description A page of a table's watchers, in bettor-id order.
+         */
+        WatchersPageOut: {
+            /** Table Id */
+            table_id: string;
+            /**
+             * Count
+             * @description how many are present
+             */
+            count: number;
+            /**
+             * Watchers
+             * @description bettor ids, at most `limit` (≤ 200)
+             */
+            watchers: string[];
+            /**
+             * Next
+             * @description pass as `after` for the next page (null: the end)
+             */
+            next: string | null;
         };
         /** WebhookFailureOut */
         WebhookFailureOut: {
@@ -6373,6 +6497,186 @@ export interface operations {
             };
             /** @description error codes: invalid_range */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_spectators: {
+        parameters: {
+            query?: {
+                /** @description the last bettor id you have (none: the first) */
+                after?: string | null;
+                /** @description most entries (max 200) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpectatorsPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_watchers: {
+        parameters: {
+            query?: {
+                /** @description the last bettor id you have (none: the first) */
+                after?: string | null;
+                /** @description most entries (max 200) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WatchersPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
