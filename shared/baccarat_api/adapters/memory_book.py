@@ -21,6 +21,7 @@ from baccarat_api.ports.book import (
     PresenceMoved,
     Slip,
     Spectator,
+    SpectatorsPage,
     Watcher,
     Window,
     WindowClosed,
@@ -109,6 +110,14 @@ class MemoryBookStore:
         with self._lock:
             return _names(self.spectators_.get((operator_id, table_id), {}), limit, after)
 
+    def spectator_page(
+        self, operator_id: str, table_id: str, limit: int, after: str | None = None
+    ) -> SpectatorsPage:
+        with self._lock:
+            present = self.spectators_.get((operator_id, table_id), {})
+            names = _names(present, limit, after)
+            return SpectatorsPage(names.count, tuple(present[b] for b in names.names), names.next)
+
     def join_watcher(self, operator_id: str, table_id: str, watcher: Watcher) -> bool:
         with self._lock:
             present = self.watchers_.setdefault((operator_id, table_id), {})
@@ -116,6 +125,10 @@ class MemoryBookStore:
                 return False
             present[watcher.bettor_id] = watcher
             return True
+
+    def get_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> Watcher | None:
+        with self._lock:
+            return self.watchers_.get((operator_id, table_id), {}).get(bettor_id)
 
     def leave_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> bool:
         with self._lock:

@@ -117,6 +117,15 @@ class NamesPage:
 
 
 @dataclass(frozen=True, slots=True)
+class SpectatorsPage:
+    """:class:`NamesPage` with each spectator as stored."""
+
+    count: int
+    spectators: tuple[Spectator, ...]
+    next: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class BookCursor:
     """Where a page of the locked book ends: the shard index and the last ref read in it."""
 
@@ -194,8 +203,16 @@ class BookStore(Protocol):
     ) -> NamesPage:
         """The count and the first ``limit`` present spectators' ids after ``after``."""
 
+    def spectator_page(
+        self, operator_id: str, table_id: str, limit: int, after: str | None = None
+    ) -> SpectatorsPage:
+        """:meth:`spectators` with each spectator as stored."""
+
     def join_watcher(self, operator_id: str, table_id: str, watcher: Watcher) -> bool:
         """Add the watcher and count it; ``False`` if already there."""
+
+    def get_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> Watcher | None:
+        """The watcher as stored (strongly consistent), or ``None`` (absent)."""
 
     def leave_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> bool:
         """Mark the watcher absent and uncount it; ``False`` if it was not there."""
