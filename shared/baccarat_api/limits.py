@@ -249,3 +249,10 @@ MAX_EVENTS_PAGE = 100
 #: 64-character ids ≈ 17 KiB (tests/unit/test_presence.py measures it).
 MAX_SPECTATORS = (MAX_BETS_PER_ROUND - BID_SQUEEZE.seats * len(BetType)) // len(BetType)
 MAX_WATCHERS = 200
+
+#: Betting behind at a book table: the answer to a spectator's confirm or cancel (the window,
+#: the seats' slips, the caller's slip) and a page of the book (the window, the seats' slips and
+#: at most :data:`BOOK_PAGE_SLIPS` spectators' slips) stay within these bytes at any book size.
+BOOK_SLIP_ANSWER_BUDGET_BYTES = 16 * 1024
+BOOK_PAGE_SLIPS = 100
+BOOK_PAGE_BUDGET_BYTES = 128 * 1024

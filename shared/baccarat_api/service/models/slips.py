@@ -10,7 +10,7 @@ from baccarat.bets import BetType, Role
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.models.common import Money, Strict
 
-BettingStatus = Literal["open", "closed", "dealt"]
+BettingStatus = Literal["open", "closed", "locked", "dealt"]
 
 
 class BettingWindowOut(Strict):
