@@ -477,3 +477,37 @@ def test_a_void_of_a_book_round_carries_the_book_totals_it_replaces(game: Game) 
     page, _ = events.table_events(game.repo, OP, t, 0, 100)
     event = next(e for e in page.events if e.type == "round_voided")
     assert event.data["book_totals"] == r.book["totals"]
+
+
+# --- the book, paged ---------------------------------------------------------------------------
+
+
+def test_the_book_is_paged_in_ref_order_within_its_byte_budget(game: Game) -> None:
+    """250 spectators, each with every bet type a slip may hold, the longest ids: 100 a page
+    in ref order, every slip once, each page within its budget."""
+    t, _ = book_table(game)
+    every = [("banker", 20_000), ("tie", 20_000), ("banker_pair", 20_000),
+             ("player_pair", 20_000), ("big", 20_000), ("lucky6", 20_000),
+             ("any_pair", 20_000), ("perfect_pair", 20_000), ("banker_dragon", 20_000)]  # fmt: skip
+    ids = [f"{i:03d}" + "x" * 61 for i in range(250)]
+    for b in ids:
+        spectator(game, t, b, 10**12)
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(game.repo, OP, t, "alice", slip(("banker", 20_000)))
+    for b in ids:
+        betting.place_slip(game.repo, OP, t, b, slip(*every))
+    seen: list[str] = []
+    after = None
+    pages = 0
+    while True:
+        page = betting.book_page(game.repo, OP, t, after)
+        pages += 1
+        size = len(page.model_dump_json().encode())
+        assert size <= limits.BOOK_PAGE_BUDGET_BYTES, size
+        assert len(page.spectators) <= limits.BOOK_PAGE_SLIPS and list(page.seats) == [1]
+        seen += [ref(b) for b in page.spectators]
+        if page.next is None:
+            break
+        after = page.next
+    assert seen == sorted(ref(b) for b in ids) and pages == 3
+    assert code_of(lambda: betting.book_page(game.repo, OP, t, "nonsense")) == "invalid_cursor"

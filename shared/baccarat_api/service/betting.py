@@ -17,6 +17,7 @@ from typing import cast
 
 from baccarat.bets import BetType, Role
 from baccarat.profiles import Banking, TableConfig
+from baccarat_api import limits
 from baccarat_api.clock import seconds_after
 from baccarat_api.ports.book import BOOK_SHARDS
 from baccarat_api.ports.book import Slip as BookSlip
@@ -35,10 +36,12 @@ from baccarat_api.service.live import Decision, live_change
 from baccarat_api.service.models import (
     BettingWindowOut,
     BookOut,
+    BookPageOut,
     SlipBetOut,
     SlipOut,
     SlipRequest,
 )
+from baccarat_api.service.reading import table_live
 from baccarat_api.service.window import DEALT, OPEN, WAITING, window_open, window_status
 
 
@@ -416,3 +419,21 @@ def explicit_deal_allowed(live: LiveRecord, shoe_id: str, at: str) -> None:
                      "round_number": betting["round_number"],
                      "closes_at": betting["closes_at"]},
         )  # fmt: skip
+
+
+def book_page(
+    repo: Repository, operator_id: str, table_id: str, after: str | None = None
+) -> BookPageOut:
+    """The table's book as it shows now, paged: the window, the seats' slips and, at a book
+    table, at most :data:`~baccarat_api.limits.BOOK_PAGE_SLIPS` spectators' slips after the
+    ref ``after`` in book order (``next``: the ref to pass for the page after; ``null`` at the
+    end). At any other table every spectator's slip (they are few), ``next`` null."""
+    _, live = table_live(repo, operator_id, table_id)
+    view = book_view(live or LiveRecord(operator_id, table_id), repo.clock())
+    window = None if live is None else live.betting
+    if window is None or not book_slips.is_book_window(window):
+        return BookPageOut(**dict(view), next=None)
+    slips, nxt = book_slips.slips_page(repo, operator_id, window, after, limits.BOOK_PAGE_SLIPS)
+    spectators = {s.bettor_id: book_slip_out(s) for s in slips}
+    total = view.total + sum(s.total for s in slips)
+    return BookPageOut(**{**dict(view), "spectators": spectators, "total": total}, next=nxt)

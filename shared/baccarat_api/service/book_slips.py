@@ -24,6 +24,8 @@ from baccarat.profiles import TableConfig
 from baccarat.validation import BetRefused, validate_bets
 from baccarat_api.ids import RoundRef, parse_shoe_id
 from baccarat_api.ports.book import (
+    SHARD_CHARS,
+    BookCursor,
     Line,
     PresenceMoved,
     Slip,
@@ -31,6 +33,7 @@ from baccarat_api.ports.book import (
     Window,
     WindowClosed,
     WindowExists,
+    slip_shard,
 )
 from baccarat_api.ports.documents import BettingWindow
 from baccarat_api.ports.records import LiveRecord, TableRecord
@@ -205,3 +208,32 @@ def cancel_spectator_slip(
         raise _betting_closed() from None
     if not gone:
         raise DomainError("not_found", f"{bettor_id} has no slip", details={"bettor_id": bettor_id})
+
+
+def _cursor(after: str | None) -> BookCursor:
+    """Where a page after the ref ``after`` starts (400 ``invalid_cursor``: not a ref)."""
+    if after is None:
+        return BookCursor(0)
+    try:
+        return BookCursor(SHARD_CHARS.index(slip_shard(after)), after)
+    except ValueError:
+        raise DomainError(
+            "invalid_cursor",
+            "after: the bettor_ref of a page's last slip",
+            details={"after": after},
+        ) from None
+
+
+def slips_page(
+    repo: Repository, operator_id: str, betting: BettingWindow, after: str | None, limit: int
+) -> tuple[list[Slip], str | None]:
+    """At most ``limit`` slips of the window's book after the ref ``after``, in book order, and
+    the ref to pass as ``after`` for the next page (``None``: the end)."""
+    round_id = book_round_id(betting)
+    got: list[Slip] = []
+    cursor: BookCursor | None = _cursor(after)
+    while cursor is not None and len(got) < limit:
+        page = repo.book.book_page(operator_id, round_id, cursor, limit - len(got))
+        got += [s for s in page.slips if in_window(s, betting)]
+        cursor = page.next
+    return got, None if cursor is None or not got else got[-1].bettor_ref

@@ -168,5 +168,7 @@ def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> ShoeStateOut:
 def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailOut:
     r = round_record(repo, operator_id, round_id)
     settlement = settlement_out(r).model_dump() if r.resolved else None
-    shown = round_view(r, repo.clock()) | {"book": book_shown(r.book, money=r.resolved)}
+    shown = round_view(r, repo.clock())
+    if r.book is not None:  # its totals shown as its money is: once resolved
+        shown["book"] = book_shown(r.book, money=r.resolved)
     return RoundDetailOut.model_validate({**shown, "settlement": settlement})

@@ -101,7 +101,7 @@ def round_view(r: RoundRecord, at: str | None = None) -> dict[str, Any]:
         "void_by": r.void_by,
         "prev_hash": r.prev_hash,
         "round_hash": r.round_hash,
-        "book": book_shown(r.book, money=False),
+        **({} if r.book is None else {"book": book_shown(r.book, money=False)}),
     }
 
 

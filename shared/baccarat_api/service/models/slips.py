@@ -59,6 +59,16 @@ class BookOut(Strict):
     total: int = Field(description="every slip's stakes summed")
 
 
+class BookPageOut(BookOut):
+    """A page of the book: at a ``bet_behind: book`` table at most 100 spectators' slips (in
+    book order: ``bettor_ref`` ascending) with the window and the seats' slips; ``total`` sums
+    what the page shows."""
+
+    next: str | None = Field(
+        description="pass as after for the next page of spectators' slips (null: the end)"
+    )
+
+
 class SlipRequest(Strict):
     bets: list[SlipBetIn] = Field(
         min_length=1,
