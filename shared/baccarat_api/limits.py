@@ -285,3 +285,10 @@ def worst_presence_bytes() -> dict[str, int]:
         "spectators_page": json_bytes({**page, "spectators": [entry] * MAX_NAMES_PAGE}),
         "watchers_page": json_bytes({**page, "watchers": [ident] * MAX_NAMES_PAGE}),
     }
+
+#: Betting behind at a book table: the answer to a spectator's confirm or cancel (the window,
+#: the seats' slips, the caller's slip) and a page of the book (the window, the seats' slips and
+#: at most :data:`BOOK_PAGE_SLIPS` spectators' slips) stay within these bytes at any book size.
+BOOK_SLIP_ANSWER_BUDGET_BYTES = 16 * 1024
+BOOK_PAGE_SLIPS = 100
+BOOK_PAGE_BUDGET_BYTES = 128 * 1024
