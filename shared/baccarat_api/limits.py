@@ -249,3 +249,7 @@ MAX_EVENTS_PAGE = 100
 #: 64-character ids ≈ 17 KiB (tests/unit/test_presence.py measures it).
 MAX_SPECTATORS = (MAX_BETS_PER_ROUND - BID_SQUEEZE.seats * len(BetType)) // len(BetType)
 MAX_WATCHERS = 200
+
+#: A book round's settlement fan-out: seconds after the round's settlement (or void) past which
+#: the sweep sends again the chunks of a fan-out still not complete (their messages were lost).
+CHUNK_RESEND_SECONDS = 60

@@ -49,6 +49,8 @@ EVENT_TYPES: dict[str, str] = {
     "round_settled": "round_id, nets, house_take, lines, auto_settled",
     "round_auto_settled": "round_id, nets, house_take, lines, auto_settled (true)",
     "round_voided": "round_id, reason, nets (replaced), house_take (replaced)",
+    "round_settlement_page": "round_id, page, pages, bettors (at most 100 spectators of a book "
+    "round: bettor_id, bettor_ref, stake, net; one event per settlement page)",
     "shoe_committed": "shoe_id, shoe_number",
     "shoe_ended": "shoe_id, reason (rules | closed), rounds_dealt",
     "table_paused": "(none: a running table's operator paused it)",
