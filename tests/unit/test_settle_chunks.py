@@ -29,7 +29,7 @@ from baccarat_api.ports.book import BOOK_SHARDS, Line, Slip
 from baccarat_api.ports.chunks import ChunkMessage, Leaf
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.writes import Put
-from baccarat_api.service import auto_settle, events, settle_chunks
+from baccarat_api.service import auto_settle, events, feed, settle_chunks
 from baccarat_api.service.settling import settle_round
 
 from .conftest import Game
@@ -229,3 +229,26 @@ def test_rounds_without_a_book_have_no_fan_out(game: Game) -> None:
     assert isinstance(rref, RoundRef)
     assert game.repo.chunks.progress(OP, rref) is None
     assert chunk_store(game).items == {}
+
+
+def test_the_feed_carries_the_pages_a_few_heavy_events_a_page(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r, book = book_round(game, 500)
+    settle_round(game.repo, OP, r.round_id)
+    live = game.repo.load(OP, live=r.table_id).live
+    assert live is not None
+    feed.index(game.repo, [(OP, r.table_id, live.seq)])
+    monkeypatch.setattr(feed, "MAX_MONEY_EVENTS_PAGE", 2)
+    cursor, pages, bettors = None, [], []
+    while True:
+        page = feed.operator_events(game.repo, OP, cursor, 100)
+        pages.append([e.type for e in page.events])
+        bettors += [
+            b for e in page.events if e.type == "round_settlement_page" for b in e.data["bettors"]
+        ]
+        cursor = page.next_after
+        if not page.more:
+            break
+    assert all(sum(t in feed.HEAVY_EVENTS for t in p) <= 2 for p in pages)
+    assert sorted(b["bettor_id"] for b in bettors) == sorted(book)
