@@ -6,29 +6,20 @@ writes the same items, marks itself done once and reports its page once."""
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import random
 from typing import Any, cast
 
 import pytest
 from support.book import ref
+from support.bookround import Book, independent_nets, with_book
 
 from baccarat import booktree
 from baccarat.audit import canonical
-from baccarat.bets import Bet, Role
-from baccarat.bookmoney import BookTotals, slip_settlement
-from baccarat.paytables import BetType
-from baccarat.profiles import TableConfig
-from baccarat.settlement import settle
 from baccarat_api.adapters.memory_book import MemoryBookStore
 from baccarat_api.adapters.memory_chunks import MemoryChunkStore
 from baccarat_api.ids import RoundRef, parse_round_id
-from baccarat_api.limits import CHUNK_SLIPS
-from baccarat_api.ports.book import BOOK_SHARDS, Line, Slip
-from baccarat_api.ports.chunks import ChunkMessage, Leaf
+from baccarat_api.ports.book import Slip
+from baccarat_api.ports.chunks import ChunkMessage
 from baccarat_api.ports.records import RoundRecord
-from baccarat_api.ports.writes import Put
 from baccarat_api.service import auto_settle, events, feed, settle_chunks
 from baccarat_api.service.settling import settle_round
 
@@ -36,57 +27,24 @@ from .conftest import Game
 from .test_service import OP, deal, new_shoe
 
 BID = {"profile": "bid-squeeze", "tier": "bid-squeeze-standard", "bet_behind": "book"}
-TYPES = [t.value for t in BetType if t not in (BetType.BANKER_NO_COMMISSION,)]
+SEATED = [
+    {"bettor_id": "sam", "role": "seated", "seat": 1, "balance": 50_000, "level": 5,
+     "type": "banker", "amount": 1000},
+]  # fmt: skip
 
 
-def book_round(game: Game, spectators: int, seed: int = 7) -> tuple[RoundRecord, dict[str, Any]]:
-    """A dealt round at a book table with ``spectators`` slips in its locked book: the slips
-    written to the book store, the leaves to the chunk store and the round's ``book`` as the deal
-    writes them. Returns the round and the slips (bettor id → lines)."""
-    shoe_id = new_shoe(game, **BID)
-    seated = [
-        {"bettor_id": "sam", "role": "seated", "seat": 1, "balance": 50_000, "level": 5,
-         "type": "banker", "amount": 1000},
-    ]  # fmt: skip
-    dealt = deal(game, shoe_id, seated)
+def book_round(game: Game, spectators: int, seed: int = 7) -> tuple[RoundRecord, Book]:
+    """A round dealt at a book table with ``spectators`` slips in its locked book."""
+    dealt = deal(game, new_shoe(game, **BID), SEATED)
     rref = parse_round_id(dealt.round_id)
     assert rref is not None
     r = game.repo.get_round(OP, rref)
     assert r is not None
-    rng = random.Random(seed)
-    book: dict[str, list[dict[str, Any]]] = {}
-    slips: dict[str, Slip] = {}
-    for n in range(spectators):
-        bettor = f"spectator-{n:05d}"
-        kinds = rng.sample(TYPES, rng.randint(1, 4))
-        lines: list[dict[str, Any]] = [
-            {"type": k, "amount": rng.randint(1, 50) * 1000} for k in sorted(kinds)
-        ]
-        book[bettor] = lines
-        slips[ref(bettor)] = Slip(
-            bettor, ref(bettor), tuple(Line(x["type"], x["amount"]) for x in lines), "", 1
-        )
-    book_store(game).slips[(OP, r.round_id)] = slips
-    config = TableConfig.from_dict(r.config)
-    cards = settle_chunks.round_of(r)
-    leaves, totals = [], BookTotals()
-    for bettor_ref in sorted(slips):
-        s = slips[bettor_ref]
-        lines = [{"type": x.type, "amount": x.amount} for x in s.lines]
-        data = booktree.leaf_bytes(r.round_id, bettor_ref, "spectator", lines)
-        leaves.append((bettor_ref, data))
-        totals.add(slip_settlement(config, cards, lines))
-    game.repo.chunks.put_leaves(OP, r.round_id, [Leaf(b, booktree.leaf_hash(d)) for b, d in leaves])
-    doc = {
-        "root": booktree.root([d for _, d in leaves]).hex(),
-        "count": len(leaves),
-        "chunks": math.ceil(len(leaves) / CHUNK_SLIPS),
-        "shards": BOOK_SHARDS,
-        "totals": totals.as_dict(),
-    }
-    r = dataclasses.replace(r, book=doc)  # type: ignore[arg-type]
-    game.repo.transact("test: the deal's book", [Put(r, if_absent=False)])
-    return r, book
+
+    def write(round_id: str, slips: list[Slip]) -> None:
+        book_store(game).slips[(OP, round_id)] = {s.bettor_ref: s for s in slips}
+
+    return with_book(game.repo, r, spectators, write, seed)
 
 
 def chunk_store(game: Game) -> MemoryChunkStore:
@@ -95,17 +53,6 @@ def chunk_store(game: Game) -> MemoryChunkStore:
 
 def book_store(game: Game) -> MemoryBookStore:
     return cast(MemoryBookStore, game.repo.book)
-
-
-def independent_nets(r: RoundRecord, book: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
-    """Every spectator's net, the whole book settled at once."""
-    bets = [
-        Bet(bettor_id=b, role=Role.SPECTATOR, type=BetType(x["type"]), amount=x["amount"], order=i)
-        for i, (b, lines) in enumerate(book.items())
-        for x in lines
-    ]
-    whole = settle(TableConfig.from_dict(r.config), settle_chunks.round_of(r), bets)
-    return whole.nets()
 
 
 def page_events(game: Game, r: RoundRecord) -> list[dict[str, Any]]:
@@ -218,12 +165,7 @@ def test_the_sweep_resends_a_round_whose_messages_were_lost(game: Game) -> None:
 
 
 def test_rounds_without_a_book_have_no_fan_out(game: Game) -> None:
-    shoe_id = new_shoe(game, **BID)
-    seated = [
-        {"bettor_id": "sam", "role": "seated", "seat": 1, "balance": 50_000, "level": 5,
-         "type": "banker", "amount": 1000},
-    ]  # fmt: skip
-    dealt = deal(game, shoe_id, seated)
+    dealt = deal(game, new_shoe(game, **BID), SEATED)
     settle_round(game.repo, OP, dealt.round_id)
     rref = parse_round_id(dealt.round_id)
     assert isinstance(rref, RoundRef)

@@ -187,7 +187,14 @@ def money_summary(r: RoundRecord) -> MoneySummary:
 
 
 def settled_event(r: RoundRecord, auto: bool) -> Change:
-    data = Settled(**money_summary(r), auto_settled=auto)
+    s = money_summary(r)
+    data = Settled(
+        round_id=s["round_id"],
+        nets=s["nets"],
+        house_take=s["house_take"],
+        lines=s["lines"],
+        auto_settled=auto,
+    )
     if r.book is not None:
         data["book"] = {"totals": dict(r.book["totals"])}
     return ("round_auto_settled" if auto else "round_settled", data)
