@@ -152,10 +152,10 @@ def test_the_sweep_resends_a_round_whose_messages_were_lost(game: Game) -> None:
             pass
 
     r, _ = book_round(game, 120)
-    game.repo.chunk_queue = Lost()  # type: ignore[attr-defined]
+    game.repo.chunk_queue = Lost()
     settle_round(game.repo, OP, r.round_id)
     assert game.repo.chunks.page(OP, r.ref, 0) is None
-    del game.repo.chunk_queue  # type: ignore[attr-defined]
+    game.repo.chunk_queue = None
     game.clock.advance(61)
     report = auto_settle.sweep(game.repo)
     assert report.resent == [r.round_id]

@@ -74,8 +74,7 @@ class InlineQueue:
 
 def queue_of(repo: Repository) -> ChunkQueue:
     """The queue wired to the repository (``repo.chunk_queue``), or :class:`InlineQueue`."""
-    queue: ChunkQueue | None = getattr(repo, "chunk_queue", None)
-    return InlineQueue(repo) if queue is None else queue
+    return InlineQueue(repo) if repo.chunk_queue is None else repo.chunk_queue
 
 
 def start(repo: Repository, r: RoundRecord) -> None:
