@@ -157,6 +157,7 @@ def function_env(function: str, engines: Engines, build_dir: Path) -> dict[str, 
         "Stage": "test",
         "DeliveryQueue": "",  # no queue here: a delivery pass wakes nothing (as in make run)
         "TableClockQueue": "",  # no queue here: no timers (the sweep moves running tables)
+        "SettleChunkQueue": "",  # no queue here: a book's chunks run in the request
     }
     env: dict[str, str] = {}
     for name, value in variables.items():
