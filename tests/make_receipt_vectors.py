@@ -221,7 +221,8 @@ def receipts(n: int, root: str, voided: bool) -> list[dict[str, Any]]:
 
 
 def book_pages(n: int, root: str, voided: bool) -> list[dict[str, Any]]:
-    """Round ``n``'s public book pages (``GET /v1/shoes/{shoe_id}/rounds/{n}/book?page=k``)."""
+    """Round ``n``'s public book pages (``GET /v1/shoes/{shoe_id}/rounds/{n}/book?page=k``, k
+    from 0: page k is settlement chunk k, leaves [100k, 100k + 100))."""
     leaves = book_leaves(n)
     derived = _derived(n)
     count = page_count(len(leaves))
@@ -232,17 +233,13 @@ def book_pages(n: int, root: str, voided: bool) -> list[dict[str, Any]]:
             "round_number": n,
             "root": root,
             "count": len(leaves),
-            "page": {
-                "number": k,
-                "count": count,
-                "next": f"/v1/shoes/{SHOE_ID}/rounds/{n}/book?page={k + 1}" if k < count else None,
-            },
+            "page": {"number": k, "count": count, "next": k + 1 if k + 1 < count else None},
             "entries": [
                 {"leaf": leaf, "settlement": _settled(n, leaf, derived, voided)}
-                for leaf in leaves[PAGE_ENTRIES * (k - 1) : PAGE_ENTRIES * k]
+                for leaf in leaves[PAGE_ENTRIES * k : PAGE_ENTRIES * (k + 1)]
             ],
         }
-        for k in range(1, count + 1)
+        for k in range(count)
     ]
 
 

@@ -26,8 +26,8 @@ from .settlement import Settlement
 from .verdict import Mismatch
 
 RECEIPT_SPEC = "bacc-receipt-v1"
-#: The number of a round's first public book page (``?page=1``).
-FIRST_PAGE = 1
+#: The number of a round's first public book page (``?page=0``: page k is settlement chunk k).
+FIRST_PAGE = 0
 
 
 @dataclass(slots=True)
@@ -249,28 +249,43 @@ def verify_receipt(proof: Mapping[str, Any], receipt: Any) -> BookVerdict:
 # --- a round's public book pages -----------------------------------------------------------------
 
 
+def _page_facts(
+    proof: Mapping[str, Any], number: int, book: Mapping[str, Any], page: Mapping[str, Any]
+) -> list[Mismatch]:
+    """One page names the proof's shoe, the round, the book's root, count and pages."""
+    where = f"round {number} book page {page.get('page', {}).get('number')}"
+    facts = {
+        "spec": booktree.BOOK_SPEC,
+        "shoe_id": proof.get("shoe_id"),
+        "round_number": number,
+        "root": book["root"],
+        "count": book["count"],
+    }
+    bad = [Mismatch(where, k, v, page.get(k)) for k, v in facts.items() if page.get(k) != v]
+    if page.get("page", {}).get("count") != book["pages"]:
+        bad.append(Mismatch(where, "page count", book["pages"], page["page"].get("count")))
+    entries = page.get("entries")
+    if not isinstance(entries, list):
+        bad.append(Mismatch(where, "entries", "a list", entries))
+    elif len(entries) > PAGE_ENTRIES:
+        bad.append(Mismatch(where, "entries", f"at most {PAGE_ENTRIES}", len(entries)))
+    return bad
+
+
 def _page_mismatches(
     proof: Mapping[str, Any], number: int, book: Mapping[str, Any], pages: Sequence[Any]
 ) -> list[Mismatch]:
+    """Every page there once, in order; each full but the last."""
     where = f"round {number} book"
-    bad: list[Mismatch] = []
     numbers = [p.get("page", {}).get("number") for p in pages]
     want = list(range(FIRST_PAGE, FIRST_PAGE + book["pages"]))
-    if numbers != want:
-        bad.append(Mismatch(where, "pages", want, numbers))
+    bad = [] if numbers == want else [Mismatch(where, "pages", want, numbers)]
     for p in pages:
-        k = p.get("page", {}).get("number")
-        for name, value in (
-            ("shoe_id", proof.get("shoe_id")),
-            ("root", book["root"]),
-            ("count", book["count"]),
-        ):
-            if name in p and p[name] != value:
-                bad.append(Mismatch(f"{where} page {k}", name, value, p[name]))
+        bad += _page_facts(proof, number, book, p)
+    for p in pages[:-1]:
         entries = p.get("entries")
-        if not isinstance(entries, list):
-            bad.append(Mismatch(f"{where} page {k}", "entries", "a list", entries))
-        elif len(entries) > PAGE_ENTRIES or (p is not pages[-1] and len(entries) != PAGE_ENTRIES):
+        if isinstance(entries, list) and len(entries) != PAGE_ENTRIES:
+            k = p["page"].get("number")
             bad.append(Mismatch(f"{where} page {k}", "entries", PAGE_ENTRIES, len(entries)))
     return bad
 
@@ -346,7 +361,7 @@ def verify_books(proof: Mapping[str, Any], pages: Sequence[Any]) -> BookVerdict:
         number = round_["round_number"]
         mine = sorted(
             (p for p in pages if isinstance(p, Mapping) and p.get("round_number") == number),
-            key=lambda p: p.get("page", {}).get("number", 0),
+            key=lambda p: p.get("page", {}).get("number", FIRST_PAGE),
         )
         book = round_["book"]
         bad += _page_mismatches(proof, number, book, mine)

@@ -270,3 +270,23 @@ def test_the_cli_checks_the_books(tmp_path: Path, capsys: pytest.CaptureFixture[
     tampered[0]["entries"][0]["settlement"]["net"] += 1
     books.write_text(json.dumps(tampered))
     assert main([*args, str(books)]) == 1
+
+
+def test_the_builders_documents_are_the_vectors() -> None:
+    """``baccarat.receipts`` (what the settlement fan-out writes) gives the vectors' receipts and
+    pages from their parts: the builder and the spec's vectors agree on the documents."""
+    from baccarat import receipts
+
+    for r in RECEIPTS["receipts"]:
+        parts = [r[k] for k in ("shoe_id", "round_number", "round_id", "leaf", "leaf_index",
+                                "tree_size", "root", "path", "settlement", "proof_url")]  # fmt: skip
+        assert receipts.receipt_doc(*parts) == r
+    for p in RECEIPTS["book_pages"]:
+        entries = [receipts.book_entry(e["leaf"], e["settlement"]) for e in p["entries"]]
+        built = receipts.book_page_doc(
+            p["shoe_id"], p["round_number"], p["root"], p["count"], p["page"]["number"],
+            p["page"]["count"], entries,
+        )  # fmt: skip
+        assert built == p
+    voided = RECEIPTS["receipts"][-1]["settlement"]
+    assert receipts.voided_settlement(voided["stake"]) == voided
