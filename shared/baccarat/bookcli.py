@@ -66,13 +66,17 @@ def _local_pages(sources: list[str], read: Reader) -> list[Any]:
     return pages
 
 
-def checks(args: argparse.Namespace, document: Any, read: Reader) -> list[tuple[str, BookVerdict]]:
-    """The receipt and book checks asked for, each named (``receipt`` / ``books``)."""
+def checks(
+    args: argparse.Namespace, document: Any, read: Reader, proof_ok: bool
+) -> list[tuple[str, BookVerdict]]:
+    """The receipt and book checks asked for, each named (``receipt`` / ``books``): only
+    against a proof that verified (a slip in an unverified book proves nothing)."""
     if not (args.receipt or args.books):
         return []
-    proof = assembled(document)
+    proof = assembled(document) if proof_ok else None
     if proof is None:
-        none = BookVerdict(False, "the proof has no rounds with a book (bacc-pf-v1.1) to check")
+        why = "the proof has no pages to check against" if proof_ok else "the proof did not verify"
+        none = BookVerdict(False, f"not checked: {why}")
         return [(name, none) for name, on in (("receipt", args.receipt), ("books", args.books))
                 if on]  # fmt: skip
     out = []

@@ -274,7 +274,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         shoe_id=_asked_shoe(args),
     )
     try:
-        extra = checks(args, document, _read_proof)
+        extra = checks(args, document, _read_proof, verdict.ok)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if args.json:
@@ -332,7 +332,8 @@ def build_parser(
         "verify",
         help="verify a shoe proof: its URL, page files, a bundle, or - for stdin",
         description="Verify a shoe proof: the signature over every page, the seed chain, every "
-        "round's cards, every settlement and void, the lifecycle marks and the interventions. "
+        "round's cards, every settlement and void, the lifecycle marks and the interventions "
+        "(and, asked for, a bettor's receipt and every round's public book pages). "
         "Give the proof's URL (every page is followed, the keys are read from GET "
         "/v1/signing-keys of its origin), or its pages as files (one per page, or one file "
         'holding the list of pages or {"pages": [...]}). Exit status 0 only when everything '

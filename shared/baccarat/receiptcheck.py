@@ -124,7 +124,15 @@ def _leaf(where: str, leaf: Any, round_id: Any) -> bytes:
 
 
 def _settled(shoe: _Shoe, number: int, leaf: Mapping[str, Any]) -> Settlement:
-    return slip_settlement(shoe.config, shoe.rounds[number - 1], leaf["lines"])
+    """The slip's money on round ``number`` of the re-derived shoe."""
+    if not 1 <= number <= len(shoe.rounds):
+        raise _Unusable(Mismatch(f"round {number}", "round", "a round the shoe deals", number))
+    try:
+        return slip_settlement(shoe.config, shoe.rounds[number - 1], leaf["lines"])
+    except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
+        raise _Unusable(
+            Mismatch(f"round {number}", "slip", "lines that can be settled", str(exc))
+        ) from None
 
 
 def expected_settlement(settled: Settlement, voided: bool) -> dict[str, Any]:
@@ -315,7 +323,11 @@ def _entries_mismatches(
         except _Unusable as exc:
             unusable.append(exc.mismatch)
             continue
-        settled = _settled(shoe, number, entry["leaf"])
+        try:
+            settled = _settled(shoe, number, entry["leaf"])
+        except _Unusable as exc:
+            unusable.append(exc.mismatch)
+            continue
         totals.add(settled)
         want = expected_settlement(settled, voided)
         if entry.get("settlement") != want:
@@ -358,15 +370,16 @@ def verify_books(proof: Mapping[str, Any], pages: Sequence[Any]) -> BookVerdict:
     bad: list[Mismatch] = []
     slips = 0
     for round_ in rounds:
-        number = round_["round_number"]
-        mine = sorted(
-            (p for p in pages if isinstance(p, Mapping) and p.get("round_number") == number),
-            key=lambda p: p.get("page", {}).get("number", FIRST_PAGE),
-        )
-        book = round_["book"]
-        bad += _page_mismatches(proof, number, book, mine)
-        entries = [e for p in mine for e in (p.get("entries") or [])]
-        bad += _entries_mismatches(shoe, number, round_, entries)
+        number = int(round_.get("round_number") or 0)
+        mine = [p for p in pages if isinstance(p, Mapping) and p.get("round_number") == number]
+        try:
+            mine.sort(key=lambda p: p["page"]["number"])
+            bad += _page_mismatches(proof, number, round_["book"], mine)
+            entries = [e for p in mine for e in (p.get("entries") or [])]
+            bad += _entries_mismatches(shoe, number, round_, entries)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            bad.append(Mismatch(f"round {number} book", "pages", "readable book pages", str(exc)))
+            continue
         slips += len(entries)
     if bad:
         return BookVerdict(False, str(bad[0]), bad)

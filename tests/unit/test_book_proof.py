@@ -290,3 +290,13 @@ def test_the_builders_documents_are_the_vectors() -> None:
         assert built == p
     voided = RECEIPTS["receipts"][-1]["settlement"]
     assert receipts.voided_settlement(voided["stake"]) == voided
+
+
+def test_malformed_receipts_and_pages_are_refused_in_words() -> None:
+    proof = _proof()
+    bad_lines = copy.deepcopy(RECEIPTS["receipts"][0])
+    bad_lines["leaf"]["lines"] = [{"type": "no_such_bet", "amount": 100}]
+    for receipt in (None, [], {"spec": "bacc-receipt-v1"}, bad_lines):
+        assert not verify_receipt(proof, receipt).ok
+    for pages in ([None], [{"round_number": 1, "page": None}], [{"round_number": 1}]):
+        assert not verify_books(proof, pages).ok
