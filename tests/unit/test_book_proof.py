@@ -300,3 +300,37 @@ def test_malformed_receipts_and_pages_are_refused_in_words() -> None:
         assert not verify_receipt(proof, receipt).ok
     for pages in ([None], [{"round_number": 1, "page": None}], [{"round_number": 1}]):
         assert not verify_books(proof, pages).ok
+
+
+def test_books_are_fetched_from_the_proof_urls_origin() -> None:
+    """``--books`` with the proof's URL reads page k of every round with a book at
+    ``/v1/shoes/{shoe_id}/rounds/{n}/book?page=k`` of the same origin."""
+    import argparse
+
+    from baccarat import bookcli
+
+    pages = {
+        bookcli.book_page_url("https://api.example", p["shoe_id"], p["round_number"],
+                              p["page"]["number"]): p
+        for p in RECEIPTS["book_pages"]
+    }  # fmt: skip
+    asked: list[str] = []
+
+    def read(url: str) -> Any:
+        asked.append(url)
+        return pages[url]
+
+    args = argparse.Namespace(
+        proof=["https://api.example/v1/shoes/tbl_book_s3/proof"],
+        receipt=None,
+        books=True,
+        book_pages=None,
+    )
+    ((name, verdict),) = bookcli.checks(args, copy.deepcopy(RECEIPTS["proof"]), read, True)
+    assert name == "books" and verdict.ok, verdict.lines()
+    assert asked == [
+        "https://api.example/v1/shoes/tbl_book_s3/rounds/1/book?page=0",
+        "https://api.example/v1/shoes/tbl_book_s3/rounds/2/book?page=0",
+    ]
+    ((_, refused),) = bookcli.checks(args, copy.deepcopy(RECEIPTS["proof"]), read, False)
+    assert not refused.ok and refused.summary == "not checked: the proof did not verify"
