@@ -18,7 +18,7 @@ from baccarat_verify import es256
 
 from .conftest import Game
 from .test_proofs import ended_shoe, keys, served_pages, settle_all
-from .test_service import OP
+from .test_service import OP, new_shoe
 
 
 def _book(n: int) -> BookDoc:
@@ -77,3 +77,31 @@ def test_a_shoe_with_books_is_proved_in_v11(game: Game) -> None:
     assert verdict.ok, verdict.mismatches
     summary = proofs.fairness(game.repo, shoe_id.rsplit("_s", 1)[0])
     assert summary.shoes[0].interventions.voided_player_net == iv["voided_player_net"]
+
+
+def test_an_open_shoes_voids_count_the_book(game: Game) -> None:
+    """The fairness summary's open shoe prices a void with its book too (once its cards are
+    shown), as the proof will."""
+    from .test_proofs import play
+
+    shoe_id = new_shoe(game)
+    (dealt,) = play(game, shoe_id, 1, voided={1})
+    history = game.repo.shoe_history
+
+    def with_books(operator_id: str, ref: Any) -> ShoeHistory:
+        h = history(operator_id, ref)
+        rounds = [dataclasses.replace(r, book=_book(3)) for r in h.rounds]
+        return dataclasses.replace(h, rounds=rounds)
+
+    game.repo.shoe_history = with_books  # type: ignore[method-assign]
+    ref = parse_shoe_id(shoe_id)
+    assert ref is not None
+    (stored,) = history(OP, ref).rounds
+    assert stored.void is not None and dealt.round_id == stored.round_id
+    view = proofs.open_shoe_view(game.repo, OP, shoe_id)
+    assert view is not None
+    (void,) = view["voids"]
+    assert void["replaced"] is not None  # a voided round's cards are shown at the void
+    seated = sum(stored.void["replaced"]["nets"].values())
+    assert view["interventions"]["voided_player_net"] == seated - 300
+    assert void["replaced"]["house_take"] == stored.void["replaced"]["house_take"] + 300
