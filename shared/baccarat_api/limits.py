@@ -285,3 +285,21 @@ def worst_presence_bytes() -> dict[str, int]:
         "spectators_page": json_bytes({**page, "spectators": [entry] * MAX_NAMES_PAGE}),
         "watchers_page": json_bytes({**page, "watchers": [ident] * MAX_NAMES_PAGE}),
     }
+
+
+#: Betting behind at a book table: the answer to a spectator's confirm or cancel (the window,
+#: the seats' slips, the caller's slip) and a page of the book (the window, the seats' slips and
+#: at most :data:`BOOK_PAGE_SLIPS` spectators' slips) stay within these bytes at any book size.
+BOOK_SLIP_ANSWER_BUDGET_BYTES = 16 * 1024
+BOOK_PAGE_SLIPS = 100
+BOOK_PAGE_BUDGET_BYTES = 128 * 1024
+
+#: A book round's settlement fan-out: seconds after the round's settlement (or void) past which
+#: the sweep sends again the chunks of a fan-out still not complete (their messages were lost).
+CHUNK_RESEND_SECONDS = 60
+#: A receipt (``GET /v1/rounds/{round_id}/receipts/{bettor_id}``) at its largest: 13 lines at
+#: the longest amounts, a path of a book of 2**20 leaves, the longest ids (a test measures it).
+RECEIPT_BUDGET_BYTES = 8 * 1024
+#: A page of a book round's spectators' money (``…/settlement/bettors?page=k``): 100 bettors of
+#: the longest ids and amounts (a test measures it).
+SETTLEMENT_PAGE_BUDGET_BYTES = 24 * 1024

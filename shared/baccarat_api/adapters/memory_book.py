@@ -145,9 +145,11 @@ class MemoryBookStore:
     def open_window(self, operator_id: str, round_id: str, epoch: str, closes_at: str) -> Window:
         with self._lock:
             found = self.windows.get((operator_id, round_id))
-            if found is not None:
+            if found is not None and found.status != "cancelled":
                 if found.epoch != epoch:
                     raise WindowExists(round_id)
+                return found
+            if found is not None and found.epoch == epoch:
                 return found
             window = Window(round_id, "open", epoch, closes_at, BOOK_SHARDS)
             self.windows[(operator_id, round_id)] = window
@@ -156,6 +158,14 @@ class MemoryBookStore:
     def window(self, operator_id: str, round_id: str) -> Window | None:
         with self._lock:
             return self.windows.get((operator_id, round_id))
+
+    def cancel_window(self, operator_id: str, round_id: str, epoch: str) -> bool:
+        with self._lock:
+            found = self.windows.get((operator_id, round_id))
+            if found is None or found.epoch != epoch or found.status == "cancelled":
+                return False
+            self.windows[(operator_id, round_id)] = dataclasses.replace(found, status="cancelled")
+            return True
 
     def _check_open(self, operator_id: str, round_id: str, epoch: str, now: str) -> None:
         window = self.windows.get((operator_id, round_id))

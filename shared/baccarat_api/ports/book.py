@@ -226,7 +226,14 @@ class BookStore(Protocol):
 
     def open_window(self, operator_id: str, round_id: str, epoch: str, closes_at: str) -> Window:
         """Open the round's window (every shard, one transaction); the same epoch again is a
-        no-op. ``WindowExists`` if the round has one of another epoch."""
+        no-op. ``WindowExists`` if the round has one of another epoch that is not cancelled;
+        over a cancelled one it opens again at ``epoch`` (the slips stored under the cancelled
+        window stay, but a window's slips are only those placed at or after its epoch)."""
+
+    def cancel_window(self, operator_id: str, round_id: str, epoch: str) -> bool:
+        """Mark every shard of the round's window of ``epoch`` cancelled (from open or locked;
+        one transaction): no slip is confirmed or dealt in it any more. ``False`` (nothing
+        written) if the round has no window of that epoch or it is cancelled already."""
 
     def window(self, operator_id: str, round_id: str) -> Window | None:
         """The round's window (strongly consistent), or ``None``."""
