@@ -225,9 +225,12 @@ def test_with_nobody_seated_a_spectators_slip_is_refused(game: Game) -> None:
     t, _ = book_table(game)
     spectator(game, t, "carol")
     betting.open_betting(game.repo, OP, t)
-    presence.leave_seat(game.repo, OP, t, 1)  # the last seat: the spectators are removed
+    presence.leave_seat(game.repo, OP, t, 1)
     got = code_of(lambda: betting.place_slip(game.repo, OP, t, "carol", slip(("banker", 1000))))
+    # the last seat emptied: the table's spectators were removed with it (presence's rule), so
+    # carol is no longer there; the slip is refused and nothing is stored
     assert got == "not_at_table"
+    assert game.repo.book.get_spectator(OP, t, "carol") is None
 
 
 def test_a_bettor_not_at_the_table_and_a_round_mismatch_are_refused(game: Game) -> None:
