@@ -243,3 +243,18 @@ def test_presence_answers_and_names_pages_stay_within_their_budgets(game: Game) 
     assert len(spectators.spectators) == len(watchers.watchers) == MAX_NAMES_PAGE
     assert len(spectators.model_dump_json().encode()) <= worst["spectators_page"]
     assert len(watchers.model_dump_json().encode()) <= worst["watchers_page"]
+
+
+def test_a_join_racing_a_seat_past_both_checks_loses_to_the_seat(game: Game) -> None:
+    t = book_table(game)
+    join(game, t, "sam")
+    real = game.repo.book.get_spectator
+    # the seat's check ran before the join wrote (it saw nobody), and the join's check after
+    # it ran before the seat was written: both passed. The seat's check is made to miss.
+    misses = iter([None])
+    game.repo.book.get_spectator = lambda *a: next(misses, real(*a))  # type: ignore[method-assign]
+    out = presence.take_seat(game.repo, OP, t, 2, "sam", 50_000, 5)
+    game.repo.book.get_spectator = real  # type: ignore[method-assign]
+    assert out.seats[2]["bettor_id"] == "sam"
+    assert game.repo.book.get_spectator(OP, t, "sam") is None  # the seat won
+    assert out.crowd is not None and out.crowd.spectators.count == 0

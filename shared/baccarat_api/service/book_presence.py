@@ -4,8 +4,9 @@ live state; a spectator's or watcher's join, leave or update writes NO table eve
 serialise on the live item's ``seq``). Seats stay on the live state.
 
 The rules are a listed table's (:mod:`.presence_rules`): one place per person — checked in both
-places, the live state's seats and the book's spectators and watchers, and once more after a
-join (a seat taken meanwhile undoes it); the tier's minimum balance; a spectator needs a seated
+places, the live state's seats and the book's spectators and watchers, and once more after each
+write (a join sees a seat taken meanwhile and undoes itself; a seat taken sees a join that
+slipped past and removes it: the seat wins); the tier's minimum balance; a spectator needs a seated
 bettor (checked again after the join: a last seat emptied meanwhile undoes it); a balance report
 below the minimum removes the spectator (told in ``removed``); joining with the same details
 changes nothing. A change that leaves the spectator's waiting slip refused cancels it with the
@@ -95,6 +96,16 @@ def not_in_book(repo: Repository, operator_id: str, table_id: str, bettor_id: st
         raise already_present(bettor_id, "spectator")
     if repo.book.get_watcher(operator_id, table_id, bettor_id) is not None:
         raise already_present(bettor_id, "watcher")
+
+
+def seat_wins(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> None:
+    """After a seat is taken: the bettor, if a spectator's or watcher's join raced the seat
+    past both checks, leaves that place (their open slip with it)."""
+    if repo.book.get_spectator(operator_id, table_id, bettor_id) is not None:
+        live = repo.load(operator_id, live=table_id).live
+        repo.book.leave_spectator(operator_id, table_id, bettor_id, book_round(live))
+    if repo.book.get_watcher(operator_id, table_id, bettor_id) is not None:
+        repo.book.leave_watcher(operator_id, table_id, bettor_id)
 
 
 def _live(repo: Repository, table: TableRecord) -> LiveRecord:
