@@ -562,3 +562,22 @@ def test_a_book_deal_refused_after_the_lock_cancels_the_window_and_its_book(game
     found = game.repo.book.window(OP, rid)
     assert found is not None and found.status == "cancelled"
     assert kinds(game, table.table_id).count("betting_cancelled") == 1
+
+
+def test_a_locked_book_whose_deal_is_refused_for_good_is_cancelled_by_the_sweep(
+    game: Game,
+) -> None:
+    t, shoe_id = book_table(game)
+    spectator(game, t, "carol")
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(game.repo, OP, t, "carol", slip(("banker", 1000)))
+    _, live = reading.table_live(game.repo, OP, t)
+    assert live is not None
+    book_lock.lock_book(game.repo, live, game.clock())  # then the deal's process died
+    presence.leave_seat(game.repo, OP, t, 1)  # the company left
+    game.clock.advance(31)
+    report = auto_settle.sweep(game.repo, shoes=game.shoes)
+    assert report.dealt == [] and list(report.cancelled.values()) == ["company_required"]
+    found = game.repo.book.window(OP, round_id_of(shoe_id, 1))
+    assert found is not None and found.status == "cancelled"
+    assert game.repo.get_round(OP, parse_round_id(round_id_of(shoe_id, 1))) is None  # type: ignore[arg-type]
