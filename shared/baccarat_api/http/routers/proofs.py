@@ -13,7 +13,7 @@ from baccarat_api.http.deps import Rt, errors
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.service import proofs
 from baccarat_api.service.models import FairnessOut, ProofPageOut, SigningKeysOut
-from baccarat_api.service.models.bookpages import BookPageOut
+from baccarat_api.service.models.bookpages import PublicBookPageOut
 
 #: A final proof's page never changes.
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -113,7 +113,7 @@ def verify_page() -> HTMLResponse:
 
 @router.get(
     "/v1/shoes/{shoe_id}/rounds/{round_number}/book",
-    response_model=BookPageOut,
+    response_model=PublicBookPageOut,
     operation_id="get_book_page",
     summary="A page of a round's public book of spectators' slips (no key)",
     description=(
