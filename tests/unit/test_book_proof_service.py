@@ -195,3 +195,12 @@ def _shoe_parts(shoe_id: str) -> tuple[str, int]:
     ref = parse_shoe_id(shoe_id)
     assert ref is not None
     return ref.table_id, ref.shoe_number
+
+
+def test_a_proof_page_of_the_book_is_one_settlement_chunk() -> None:
+    """The proof's ``book.pages`` (``ceil(count / 100)``, the core's rule) counts the pages the
+    settlement chunks write (``limits.CHUNK_SLIPS`` leaves each)."""
+    from baccarat import proofbook
+    from baccarat_api import limits
+
+    assert proofbook.PAGE_ENTRIES == limits.CHUNK_SLIPS
