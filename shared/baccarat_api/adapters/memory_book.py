@@ -1,7 +1,8 @@
 """The in-memory :class:`~baccarat_api.ports.book.BookStore`: the same answers and refusals as
 the DynamoDB one (held to one contract by ``tests/integration/test_book_store_contract.py``),
 every write all-or-nothing under one lock. The lock's extra writes go to the repository it is
-given (the in-memory one), inside that lock, before any shard flips."""
+given (the in-memory one), inside that lock, before any shard flips. Like the DynamoDB one it
+keeps the epoch of a spectator who left (``left``): a rejoin moves it on, never back."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from baccarat_api.ports.book import (
     PresenceMoved,
     Slip,
     Spectator,
+    SpectatorsPage,
     Watcher,
     Window,
     WindowClosed,
@@ -41,6 +43,7 @@ class MemoryBookStore:
         self.watchers_: dict[Table, dict[str, Watcher]] = {}
         self.windows: dict[Table, Window] = {}
         self.slips: dict[Table, dict[str, Slip]] = {}
+        self.left: dict[Table, dict[str, int]] = {}  # the epoch of each who left
 
     # presence ---------------------------------------------------------------------------------
 
@@ -50,7 +53,8 @@ class MemoryBookStore:
             present = self.spectators_.setdefault((operator_id, table_id), {})
             if spectator.bettor_id in present:
                 return False
-            present[spectator.bettor_id] = dataclasses.replace(spectator, epoch=1)
+            before = self.left.get((operator_id, table_id), {}).pop(spectator.bettor_id, 0)
+            present[spectator.bettor_id] = dataclasses.replace(spectator, epoch=before + 1)
             return True
 
     def get_spectator(self, operator_id: str, table_id: str, bettor_id: str) -> Spectator | None:
@@ -95,6 +99,7 @@ class MemoryBookStore:
             gone = present.pop(bettor_id, None)
             if gone is None:
                 return False
+            self.left.setdefault((operator_id, table_id), {})[bettor_id] = gone.epoch + 1
             if round_id is not None:
                 self._drop_open_slip(operator_id, round_id, gone.bettor_ref)
             return True
@@ -105,6 +110,14 @@ class MemoryBookStore:
         with self._lock:
             return _names(self.spectators_.get((operator_id, table_id), {}), limit, after)
 
+    def spectator_page(
+        self, operator_id: str, table_id: str, limit: int, after: str | None = None
+    ) -> SpectatorsPage:
+        with self._lock:
+            present = self.spectators_.get((operator_id, table_id), {})
+            names = _names(present, limit, after)
+            return SpectatorsPage(names.count, tuple(present[b] for b in names.names), names.next)
+
     def join_watcher(self, operator_id: str, table_id: str, watcher: Watcher) -> bool:
         with self._lock:
             present = self.watchers_.setdefault((operator_id, table_id), {})
@@ -112,6 +125,10 @@ class MemoryBookStore:
                 return False
             present[watcher.bettor_id] = watcher
             return True
+
+    def get_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> Watcher | None:
+        with self._lock:
+            return self.watchers_.get((operator_id, table_id), {}).get(bettor_id)
 
     def leave_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> bool:
         with self._lock:
@@ -128,9 +145,11 @@ class MemoryBookStore:
     def open_window(self, operator_id: str, round_id: str, epoch: str, closes_at: str) -> Window:
         with self._lock:
             found = self.windows.get((operator_id, round_id))
-            if found is not None:
+            if found is not None and found.status != "cancelled":
                 if found.epoch != epoch:
                     raise WindowExists(round_id)
+                return found
+            if found is not None and found.epoch == epoch:
                 return found
             window = Window(round_id, "open", epoch, closes_at, BOOK_SHARDS)
             self.windows[(operator_id, round_id)] = window
@@ -139,6 +158,14 @@ class MemoryBookStore:
     def window(self, operator_id: str, round_id: str) -> Window | None:
         with self._lock:
             return self.windows.get((operator_id, round_id))
+
+    def cancel_window(self, operator_id: str, round_id: str, epoch: str) -> bool:
+        with self._lock:
+            found = self.windows.get((operator_id, round_id))
+            if found is None or found.epoch != epoch or found.status == "cancelled":
+                return False
+            self.windows[(operator_id, round_id)] = dataclasses.replace(found, status="cancelled")
+            return True
 
     def _check_open(self, operator_id: str, round_id: str, epoch: str, now: str) -> None:
         window = self.windows.get((operator_id, round_id))

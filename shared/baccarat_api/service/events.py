@@ -58,6 +58,8 @@ EVENT_TYPES: dict[str, str] = {
     "table_resumed": "(none: a running table's operator resumed it)",
     "client_seed_given": "client_hash, for_shoe_number (a running table's seed given in advance)",
     "table_waiting": "reason (no_client_seed: the running table's shoe ended, no seed given)",
+    "spectators_removed": "reason (no_seated_bettor), count, first (at most 100 bettor ids): "
+    "a book table's spectators removed at once",
 }
 
 #: An event to report: its type and its data.
