@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from support.bookround import independent_nets, with_book
@@ -49,8 +50,11 @@ def test_two_workers_on_one_chunk_and_a_thousand_slips(
     assert r is not None
 
     def write(round_id: str, slips: list[Slip]) -> None:
-        for s in slips:
+        def put(s: Slip) -> None:
             stack.dynamodb.put_item(TableName=stack.repo.state, Item=slip_item(OP, round_id, s))
+
+        with ThreadPoolExecutor(16) as pool:
+            list(pool.map(put, slips))
 
     r, book = with_book(stack.repo, r, 1000, write)
     assert r.book is not None
