@@ -155,6 +155,9 @@ def test_the_sweep_resends_a_round_whose_messages_were_lost(game: Game) -> None:
     game.repo.chunk_queue = Lost()
     settle_round(game.repo, OP, r.round_id)
     assert game.repo.chunks.page(OP, r.ref, 0) is None
+    # sent again (and lost again): not again until the grace has passed once more
+    assert settle_chunks.resend_due(game.repo, game.clock.advance(61)) == [r.round_id]
+    assert settle_chunks.resend_due(game.repo, game.clock.advance(30)) == []
     game.repo.chunk_queue = None
     game.clock.advance(61)
     report = auto_settle.sweep(game.repo)

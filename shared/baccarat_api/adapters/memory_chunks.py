@@ -6,6 +6,7 @@ them from it and keeps their ``done`` and ``emitted`` sets beside. Each chunk it
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -121,6 +122,17 @@ class MemoryChunkStore:
         with self._lock:
             found = self.items.get((operator_id, ref.round_id, f"BOOK#{chunk:05d}"))
             return None if found is None else copy.deepcopy(found)
+
+    def postpone(self, operator_id: str, ref: RoundRef, due_at: str) -> None:
+        with self._lock:
+            record = self._record(operator_id, ref)
+            if record is None or (operator_id, ref.round_id) in self.complete:
+                return
+            assert self._records is not None
+            ident = (operator_id, ref.table_id, ref.shoe_number, ref.round_number)
+            self._records.items[(SettleProgress, ident)] = dataclasses.replace(
+                record, due_at=due_at
+            )
 
     def emitted_marker(self, operator_id: str, ref: RoundRef, chunk: int) -> bool:
         if self._records is None:

@@ -31,6 +31,7 @@ from baccarat_api.adapters.dynamodb.errors import mapped_errors
 from baccarat_api.adapters.dynamodb.shape import Item
 from baccarat_api.ids import RoundRef
 from baccarat_api.ports.chunks import ChunkOut, Leaf, PageEntry, Progress, ReceiptItem
+from baccarat_api.ports.repository import ConditionFailed
 
 __all__ = [
     "LEAVES_PER_ITEM",
@@ -217,6 +218,19 @@ class DynamoChunkStore(DynamoBase):
             return None
         doc: dict[str, Any] = _unpack(item["doc"]["B"])
         return doc
+
+    def postpone(self, operator_id: str, ref: RoundRef, due_at: str) -> None:
+        try:
+            with mapped_errors("postpone progress"):
+                self.client.update_item(
+                    TableName=self.state,
+                    Key=key_item(_pk(operator_id, ref), _PROGRESS),
+                    UpdateExpression="SET due_at = :d",
+                    ConditionExpression="attribute_exists(due_shard)",  # not complete
+                    ExpressionAttributeValues={":d": {"S": due_at}},
+                )
+        except ConditionFailed:
+            pass  # complete meanwhile: out of the index, and stays out
 
     def emitted_marker(self, operator_id: str, ref: RoundRef, chunk: int) -> bool:
         return (
