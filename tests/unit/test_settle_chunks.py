@@ -263,3 +263,20 @@ def test_a_voided_book_round_gives_every_slip_its_stake_back(game: Game) -> None
         stake = sum(x["amount"] for x in lines)
         assert got.doc["settlement"] == {"voided": True, "stake": stake, "net": 0}
     assert len(page_events(game, r)) == 2
+
+
+def test_make_runs_threads_run_every_chunk(game: Game) -> None:
+    from baccarat_api.jobs.settle_chunks import ThreadQueue, parse_chunk
+
+    r, _ = book_round(game, 450)
+    workers = ThreadQueue(game.repo, workers=3)
+    game.repo.chunk_queue = workers
+    try:
+        settle_round(game.repo, OP, r.round_id)
+        workers.join()
+    finally:
+        workers.stop()
+    progress = game.repo.chunks.progress(OP, r.ref)
+    assert progress is not None and progress.complete and progress.chunks == 5
+    assert sorted(e["page"] for e in page_events(game, r)) == list(range(5))
+    assert parse_chunk('{"operator_id":"o","round_id":"x","chunk":2}') == ChunkMessage("o", "x", 2)
