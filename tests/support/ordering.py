@@ -7,9 +7,10 @@ end). Sorting the files by how long each took (longest processing time first) le
 files fill in at the end instead. Tests inside a file keep their order.
 
 The weights are seconds per file of one suite run (``tests/file_durations.json``, relative
-figures: only the order matters). A file not listed weighs its tier's default: a new live or
-infra file is likely slow, a new unit file quick. Refresh the weights after a suite run with
-``--junitxml``:
+figures: only the order matters; today's come from a run on a machine loaded about four times
+over, so the tier defaults below are on that scale). A file not listed weighs its tier's
+default: a new live or infra file is likely slow, a new unit file quick. Refresh the weights
+after a suite run with ``--junitxml``:
 
     .venv/bin/python -m support.ordering JUNIT.xml > tests/file_durations.json   # from tests/
 """
@@ -26,7 +27,7 @@ from typing import Any
 TESTS = Path(__file__).resolve().parents[1]
 WEIGHTS = TESTS / "file_durations.json"
 #: Seconds a file not in WEIGHTS counts for, by tier (its first folder under tests/).
-TIER_DEFAULT = {"live": 30.0, "infra": 30.0, "sam_local": 30.0, "integration": 5.0, "unit": 1.0}
+TIER_DEFAULT = {"live": 150.0, "infra": 150.0, "sam_local": 150.0, "integration": 20.0, "unit": 2.0}
 
 
 def load_weights(path: Path = WEIGHTS) -> dict[str, float]:
