@@ -299,7 +299,8 @@ def test_importing_each_built_handler_module_imports_no_development_module(
     functions = [
         name for name, r in load()["Resources"].items() if r["Type"] == "AWS::Serverless::Function"
     ]
-    assert len(functions) == 11  # + the feed indexer, the webhooks routes, the delivery, the clock
+    assert len(functions) == 12  # + the feed indexer, the webhooks routes, the delivery, the clock,
+    # the settlement chunks
     for function in functions:
         proc = subprocess.run(
             [sys.executable, "-B", "-S", "-s", "-c", IMPORT_ONLY, handler_of(function),
