@@ -53,18 +53,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from play_shoe import NOT_NOW, ApiFailure, Client  # noqa: E402
+from play_shoe import NOT_NOW, ApiFailure, Client
 
-from baccarat import booktree  # noqa: E402
-from baccarat.audit import canonical  # noqa: E402
-from baccarat.bets import Bet, Role  # noqa: E402
-from baccarat.cards import parse_code  # noqa: E402
-from baccarat.outcome import deal_round  # noqa: E402
-from baccarat.paytables import BetType  # noqa: E402
-from baccarat.profiles import TableConfig  # noqa: E402
-from baccarat.settlement import settle  # noqa: E402
-from baccarat.verify import verify  # noqa: E402
-from baccarat_verify import es256  # noqa: E402
+from baccarat import booktree
+from baccarat.audit import canonical
+from baccarat.bets import Bet, Role
+from baccarat.cards import parse_code
+from baccarat.outcome import deal_round
+from baccarat.paytables import BetType
+from baccarat.profiles import TableConfig
+from baccarat.settlement import settle
+from baccarat.verify import verify
+from baccarat_verify import es256
 
 TIER = "bid-squeeze-standard"
 SEATED = 7
@@ -136,16 +136,24 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
 
 
-def play(api: Counting, *, spectators: int, rng: random.Random, workers: int, log: Any) -> dict[str, Any]:
+def play(
+    api: Counting, *, spectators: int, rng: random.Random, workers: int, log: Any
+) -> dict[str, Any]:
     """Steps 1–4: the table, the round and everything the operator is told of it."""
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     tier = next(t for t in api.get("/v1/tiers")["tiers"] if t["id"] == TIER)
     table = api.post(
         "/v1/tables",
-        {"profile": "bid-squeeze", "tier": TIER, "banking": "house", "bet_behind": "book",
-         "betting_seconds": 600, "squeeze_seconds": 2},
-    )  # fmt: skip
+        {
+            "profile": "bid-squeeze",
+            "tier": TIER,
+            "banking": "house",
+            "bet_behind": "book",
+            "betting_seconds": 600,
+            "squeeze_seconds": 2,
+        },
+    )
     t = f"/v1/tables/{table['table_id']}"
     shoe = api.post(f"{t}/shoes", {"client_seed": f"bet-behind:{uuid.uuid4()}"})
     seated = [f"seat-{n}" for n in range(1, SEATED + 1)]
@@ -156,7 +164,9 @@ def play(api: Counting, *, spectators: int, rng: random.Random, workers: int, lo
     log(f"table {table['table_id']} (bet_behind {table.get('bet_behind')}), shoe {shoe['shoe_id']}")
 
     api.phase, t0 = "join", time.perf_counter()
-    pool_map(lambda b: api.request("PUT", f"{t}/spectators/{b}", {"balance": BALANCE}), behind, workers)
+    pool_map(
+        lambda b: api.request("PUT", f"{t}/spectators/{b}", {"balance": BALANCE}), behind, workers
+    )
     seconds["join"] = time.perf_counter() - t0
     log(f"{spectators} spectators joined in {seconds['join']:.2f} s")
 
@@ -167,7 +177,9 @@ def play(api: Counting, *, spectators: int, rng: random.Random, workers: int, lo
     # the seated bet on both hands, so every hand has a squeezer (nobody waits for the system)
     for i, b in enumerate(seated):
         side = "banker" if i % 2 else "player"
-        slips[b] = [ln for ln in slips[b] if ln["type"] != side] + [{"type": side, "amount": 10_000}]
+        slips[b] = [ln for ln in slips[b] if ln["type"] != side] + [
+            {"type": side, "amount": 10_000}
+        ]
 
     def confirm(bettor: str) -> Any:
         return api.confirm(f"{t}/bets/{bettor}", {"bets": slips[bettor], "round_number": number})
@@ -179,7 +191,8 @@ def play(api: Counting, *, spectators: int, rng: random.Random, workers: int, lo
     api.phase, t0 = "deal", time.perf_counter()
     dealt = api.post(f"/v1/shoes/{shoe['shoe_id']}/rounds", {"from_book": True})
     seconds["deal"] = time.perf_counter() - t0
-    log(f"dealt {dealt['round_id']}: book {dealt['book']['count']} slips, root {dealt['book']['root'][:16]}…")
+    book = dealt["book"]
+    log(f"dealt {dealt['round_id']}: book {book['count']} slips, root {book['root'][:16]}…")
 
     api.phase, t0 = "squeeze+settle", time.perf_counter()
     settlement = squeeze_and_settle(api, dealt)
@@ -192,14 +205,22 @@ def play(api: Counting, *, spectators: int, rng: random.Random, workers: int, lo
 
     api.phase, t0 = "receipts", time.perf_counter()
     rid = dealt["round_id"]
-    receipts = dict(zip(behind, pool_map(lambda b: api.get(f"/v1/rounds/{rid}/receipts/{b}"), behind, workers)))
+    got = pool_map(lambda b: api.get(f"/v1/rounds/{rid}/receipts/{b}"), behind, workers)
+    receipts = dict(zip(behind, got, strict=True))
     seconds["receipts"] = time.perf_counter() - t0
     log(f"{len(receipts)} receipts in {seconds['receipts']:.2f} s")
     return {
-        "table": table, "shoe": shoe, "dealt": dealt, "settlement": settlement, "slips": slips,
-        "seated": seated, "behind": behind, "pages": pages, "receipts": receipts,
+        "table": table,
+        "shoe": shoe,
+        "dealt": dealt,
+        "settlement": settlement,
+        "slips": slips,
+        "seated": seated,
+        "behind": behind,
+        "pages": pages,
+        "receipts": receipts,
         "seconds": seconds,
-    }  # fmt: skip
+    }
 
 
 def squeeze_and_settle(api: Counting, dealt: dict[str, Any]) -> dict[str, Any]:
@@ -270,7 +291,9 @@ def proof_of(api: Counting, shoe_id: str) -> list[dict[str, Any]]:
 
 
 def whole_book_nets(
-    config: TableConfig, proof_round: dict[str, Any], slips: dict[str, list[dict[str, Any]]],
+    config: TableConfig,
+    proof_round: dict[str, Any],
+    slips: dict[str, list[dict[str, Any]]],
     seats: dict[str, int],
 ) -> tuple[dict[str, int], int]:
     """Every bettor's net and the house's take with the WHOLE book settled at once — seated and
@@ -314,7 +337,9 @@ def check(
     book = book_pages(api, shoe_id, int(dealt["round_number"]))
     if save is not None:
         write_files(save, proof, keys, played["receipts"])
-    verdict = verify(proof, keys=keys, keys_source=f"{url}/v1/signing-keys", signature_check=es256.check)
+    verdict = verify(
+        proof, keys=keys, keys_source=f"{url}/v1/signing-keys", signature_check=es256.check
+    )
     if not verdict.ok:
         problems.append(f"the proof does not verify: {verdict.line()}")
     rounds = {r["round_number"]: r for page in proof for r in page.get("rounds", [])}
@@ -340,7 +365,10 @@ def check(
             problems.append(f"{bettor}'s receipt holds another slip than the one confirmed")
     ordered = booktree.in_book_order(behind, lambda b: refs[b])
     leaves = [canonical(receipts[b]["leaf"]) for b in ordered]
-    if booktree.root(leaves).hex() != dealt["book"]["root"] or len(leaves) != dealt["book"]["count"]:
+    if (
+        booktree.root(leaves).hex() != dealt["book"]["root"]
+        or len(leaves) != dealt["book"]["count"]
+    ):
         problems.append("the root of the receipts' leaves is not the book's root")
     if [receipts[b]["leaf_index"] for b in ordered] != list(range(len(ordered))):
         problems.append("the receipts' leaf indexes are not the book's order")
@@ -352,16 +380,22 @@ def check(
     paged = {e["bettor_id"]: e for page in played["pages"] for e in page["bettors"]}
     for bettor in behind:
         if receipts[bettor]["settlement"]["net"] != nets[bettor]:
-            problems.append(f"{bettor}: receipt net {receipts[bettor]['settlement']['net']} ≠ {nets[bettor]}")
+            problems.append(
+                f"{bettor}: receipt net {receipts[bettor]['settlement']['net']} ≠ {nets[bettor]}"
+            )
         page_net = paged.get(bettor, {}).get("net")
         if page_net != nets[bettor]:
             problems.append(f"{bettor}: settlement page net {page_net} ≠ {nets[bettor]}")
     if set(paged) != set(behind):
-        problems.append(f"the settlement pages name {len(paged)} bettors, not the {len(behind)} spectators")
+        problems.append(
+            f"the settlement pages name {len(paged)} bettors, not the {len(behind)} spectators"
+        )
     answered = played["settlement"]
     for bettor in played["seated"]:
         if answered["nets"].get(bettor) != nets[bettor]:
-            problems.append(f"{bettor} (seated): settlement net {answered['nets'].get(bettor)} ≠ {nets[bettor]}")
+            problems.append(
+                f"{bettor} (seated): settlement net {answered['nets'].get(bettor)} ≠ {nets[bettor]}"
+            )
     # the house's result of a book round: the seated money's take + the book's
     book_totals = pround["book"]["totals"]
     book_net = sum(nets[b] for b in behind)
@@ -402,8 +436,15 @@ def write_files(
         (folder / f"receipt-{bettor}.json").write_text(dump(receipt), encoding="utf-8")
 
 
-def run(client: Client, *, spectators: int, seed: int | None = None, workers: int = CONCURRENCY,
-        log: Any = print, save: Path | None = None) -> dict[str, Any]:  # fmt: skip
+def run(
+    client: Client,
+    *,
+    spectators: int,
+    seed: int | None = None,
+    workers: int = CONCURRENCY,
+    log: Any = print,
+    save: Path | None = None,
+) -> dict[str, Any]:
     """The whole example; its figures and problems as a JSON-ready summary."""
     api = Counting(client)
     began = time.perf_counter()
@@ -422,8 +463,11 @@ def run(client: Client, *, spectators: int, seed: int | None = None, workers: in
         "requests": dict(api.requests),
         "requests_total": sum(api.requests.values()),
         "seconds": {**played["seconds"], "check": checked.pop("check_seconds"), "total": took},
-        "confirm_ms": {"p50": 1e3 * percentile(confirms, 50), "p99": 1e3 * percentile(confirms, 99),
-                       "n": len(confirms)},  # fmt: skip
+        "confirm_ms": {
+            "p50": 1e3 * percentile(confirms, 50),
+            "p99": 1e3 * percentile(confirms, 99),
+            "n": len(confirms),
+        },
         "settlement_pages": len(played["pages"]),
         **checked,
     }
@@ -439,18 +483,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--summary-json", type=Path, metavar="FILE")
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument(
-        "--save", type=Path, metavar="DIR",
+        "--save",
+        type=Path,
+        metavar="DIR",
         help="write the proof (proof.json: `baccarat verify` reads it), the signing keys and "
         "every receipt (receipt-<bettor>.json: `baccarat verify --receipt FILE proof.json`)",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     if not args.key:
         parser.error("no operator key: pass --key or set KEY (the key `make run` printed)")
     client = Client(args.url, args.key, timeout=60)
     log = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
     try:
-        out = run(client, spectators=args.spectators, seed=args.rng_seed,
-                  workers=args.concurrency, log=log, save=args.save)  # fmt: skip
+        out = run(
+            client,
+            spectators=args.spectators,
+            seed=args.rng_seed,
+            workers=args.concurrency,
+            log=log,
+            save=args.save,
+        )
     except (ApiFailure, TimeoutError) as exc:
         print(f"bet_behind: {exc}", file=sys.stderr)
         return 2
@@ -464,16 +516,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"settle {s['squeeze+settle']:.1f}, pages {s['pages']:.1f}, receipts {s['receipts']:.1f}, "
         f"checks {s['check']:.1f})"
     )
-    print(f"confirm p50 {out['confirm_ms']['p50']:.1f} ms, p99 {out['confirm_ms']['p99']:.1f} ms "
-          f"({args.concurrency} concurrent)")  # fmt: skip
+    print(
+        f"confirm p50 {out['confirm_ms']['p50']:.1f} ms, p99 {out['confirm_ms']['p99']:.1f} ms "
+        f"({args.concurrency} concurrent)"
+    )
     print(
         f"book {out['book']['count']} slips, root {out['book']['root']}; "
         f"{out['settlement_pages']} settlement pages, {out['book_pages']} public book pages "
         f"({out['book_bytes']:,} B); proof {out['proof_pages']} page(s), {out['proof_bytes']:,} B"
     )
     print(out["verdict"])
-    print(f"receipts verified: {out['receipts_verified']} of {out['spectators']}; "
-          f"nets recomputed (whole book at once): {out['nets_checked']}")  # fmt: skip
+    print(
+        f"receipts verified: {out['receipts_verified']} of {out['spectators']}; "
+        f"nets recomputed (whole book at once): {out['nets_checked']}"
+    )
     for problem in out["problems"][:20]:
         print(f"NOT consistent: {problem}")
     if not out["problems"]:

@@ -45,18 +45,37 @@ def test_a_round_with_1000_spectators_and_7_seated_settles_with_every_receipt_ve
     began = time.monotonic()
     with local_server({"BACCARAT_SWEEP_SECONDS": "0"}, dynamodb=shared_dynamodb) as server:
         run = subprocess.run(
-            [sys.executable, "examples/bet_behind.py", "--spectators", str(SPECTATORS),
-             "--rng-seed", "26", "--quiet", "--summary-json", str(summary),
-             "--save", str(save), "--url", server.url, "--key", server.key],
-            cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "examples/bet_behind.py",
+                "--spectators",
+                str(SPECTATORS),
+                "--rng-seed",
+                "26",
+                "--quiet",
+                "--summary-json",
+                str(summary),
+                "--save",
+                str(save),
+                "--url",
+                server.url,
+                "--key",
+                server.key,
+            ],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     seconds = time.monotonic() - began
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     out = json.loads(summary.read_text())
-    print(f"\nbet behind, {SPECTATORS} spectators + 7 seated on DynamoDB Local: {seconds:.1f} s "
-          f"(example {out['seconds']['total']:.1f} s: {out['seconds']}), "
-          f"{out['requests_total']} requests, confirm p50 {out['confirm_ms']['p50']:.1f} ms "
-          f"p99 {out['confirm_ms']['p99']:.1f} ms, proof {out['proof_bytes']} B")  # fmt: skip
+    print(
+        f"\nbet behind, {SPECTATORS} spectators + 7 seated on DynamoDB Local: {seconds:.1f} s "
+        f"(example {out['seconds']['total']:.1f} s: {out['seconds']}), "
+        f"{out['requests_total']} requests, confirm p50 {out['confirm_ms']['p50']:.1f} ms "
+        f"p99 {out['confirm_ms']['p99']:.1f} ms, proof {out['proof_bytes']} B"
+    )
     assert out["problems"] == []
     assert out["spectators"] == SPECTATORS and out["seated"] == 7
     assert out["book"]["count"] == SPECTATORS  # the book = the spectators' slips
@@ -75,16 +94,31 @@ def _receipts_by_the_cli(saved: Path) -> None:
     proof, keys = saved / "proof.json", saved / "signing-keys.json"
     files = sorted(saved.glob("receipt-*.json"))[:3]
     for f in files:
-        run = subprocess.run([*cli, "verify", "--receipt", str(f), "--keys", str(keys), str(proof)],
-                             capture_output=True, text=True, timeout=60)  # fmt: skip
+        run = subprocess.run(
+            [*cli, "verify", "--receipt", str(f), "--keys", str(keys), str(proof)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert run.returncode == 0, run.stdout + run.stderr
         assert "paid exactly" in run.stdout, run.stdout
     bad = json.loads(files[0].read_text())
     bad["leaf"]["lines"][0]["amount"] += 100
     (saved / "bad-receipt.json").write_text(json.dumps(bad))
-    run = subprocess.run([*cli, "verify", "--receipt", str(saved / "bad-receipt.json"),
-                          "--keys", str(keys), str(proof)],
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    run = subprocess.run(
+        [
+            *cli,
+            "verify",
+            "--receipt",
+            str(saved / "bad-receipt.json"),
+            "--keys",
+            str(keys),
+            str(proof),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 1, run.stdout + run.stderr
 
 
@@ -112,7 +146,9 @@ def _receipts_in_the_browser(saved: Path) -> None:
     browser = mod.Browser(chromium, saved / "profile", saved / "chromium.log")
     try:
         path = server.serve_pages(proof["pages"], keys)
-        for i, (receipt, want) in enumerate([(r, "verified") for r in receipts] + [(bad, "failed")]):
+        for i, (receipt, want) in enumerate(
+            [(r, "verified") for r in receipts] + [(bad, "failed")]
+        ):
             server.route(f"/receipts/r{i}.json", 200, receipt)
             page = browser.new_page()
             try:
