@@ -273,8 +273,10 @@ def settlement_pages(api: Counting, round_id: str) -> list[dict[str, Any]]:
 
 
 def book_pages(api: Counting, shoe_id: str, round_number: int) -> list[dict[str, Any]]:
-    """Every public book page of the round (no key)."""
-    pages = [api.public_get(f"/v1/shoes/{shoe_id}/rounds/{round_number}/book?page=0")]
+    """Every public book page of the round (no key), from the first, following ``page.next``."""
+    from baccarat.receiptcheck import FIRST_PAGE
+
+    pages = [api.public_get(f"/v1/shoes/{shoe_id}/rounds/{round_number}/book?page={FIRST_PAGE}")]
     while (nxt := pages[-1]["page"]["next"]) is not None:
         pages.append(api.public_get(f"/v1/shoes/{shoe_id}/rounds/{round_number}/book?page={nxt}"))
     return pages
@@ -326,7 +328,8 @@ def check(
 ) -> dict[str, Any]:
     """Step 5: close the shoe, fetch and verify the proof, the book pages and every receipt, and
     recompute every net independently. Returns the problems found (none: all held)."""
-    from baccarat.receiptcheck import verify_receipt  # the verifier of `baccarat verify --receipt`
+    from baccarat.proofpages import assemble
+    from baccarat.receiptcheck import verify_receipt  # `baccarat verify --receipt`'s check
 
     problems: list[str] = []
     shoe_id, dealt = played["shoe"]["shoe_id"], played["dealt"]
@@ -351,13 +354,14 @@ def check(
     behind, receipts, slips = played["behind"], played["receipts"], played["slips"]
     refs: dict[str, str] = {}
     verified = 0
+    whole = assemble(proof)[1]  # the proof's pages put together (verified above)
     for bettor in behind:
         receipt = receipts[bettor]
-        result = verify_receipt(proof, receipt)
-        if getattr(result, "ok", result is True):
+        result = verify_receipt(whole, receipt)
+        if result.ok:
             verified += 1
         else:
-            problems.append(f"{bettor}'s receipt does not verify: {result}")
+            problems.append(f"{bettor}'s receipt does not verify: {result.summary}")
         leaf = receipt["leaf"]
         refs[bettor] = leaf["bettor_ref"]
         confirmed = sorted(slips[bettor], key=lambda line: line["type"])

@@ -91,7 +91,7 @@ def test_a_round_with_1000_spectators_and_7_seated_settles_with_every_receipt_ve
 def _receipts_by_the_cli(saved: Path) -> None:
     """``baccarat verify --receipt FILE PROOF`` on three receipts: each verified, its line says
     which round and leaf; the first with a stake changed is refused (exit status 1)."""
-    cli = [sys.executable, "-m", "baccarat_verify"]
+    cli = [str(Path(sys.executable).with_name("baccarat"))]
     proof, keys = saved / "proof.json", saved / "signing-keys.json"
     files = sorted(saved.glob("receipt-*.json"))[:3]
     for f in files:
