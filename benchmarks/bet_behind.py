@@ -6,17 +6,20 @@ Two parts, one DynamoDB Local:
 * **the book's storage, in process** (the BookStore and ChunkStore adapters on boto3, each call's
   consumed capacity read with ``ReturnConsumedCapacity``): for 10, 100, 1,000 and 10,000 slips
   of 1–13 random lines — the joins and confirms (16 threads), the lock (one transaction: its ms
-  should not grow with the book), the deal's work (the locked book read strongly consistent, the
-  leaves, the Merkle root, each slip's money and the totals, the leaves stored), the public book
-  pages' count and bytes (every entry built as the settlement writes it); the confirm's p50/p99
-  under 100 concurrent bettors (the transaction alone); the settlement fan-out's slips/s with 1
-  and 4 workers at 1,000 and 10,000 when the service has it; write and read units per slip and
-  the cost per 1,000 bettor-rounds (prices of :mod:`benchmarks.cost`);
-* **the API over HTTP** (``python -m baccarat_dev.local`` — ``make run``'s server — on that
-  DynamoDB Local): examples/bet_behind.py at 10, 100, 1,000 spectators (+ 7 seated; 100
-  concurrent bettors) — seconds, requests, confirm p50/p99, the proof's bytes and the book pages —
-  and the API process's RSS sampled every second across those runs (first / max / last). The
-  10,000 case is the in-process part above (over HTTP it would take minutes on this machine).
+  beside an empty book's, it should not grow with the book), the deal's work (the locked book
+  read strongly consistent, the leaves, the Merkle root, each slip's money and the totals, the
+  leaves stored), the public book pages' count and bytes (every entry built as the settlement
+  writes it); the confirm's p50/p99 under 100 concurrent bettors (the transaction alone); write
+  and read units per slip and the cost per 1,000 bettor-rounds (prices of
+  :mod:`benchmarks.cost`);
+* **the API over HTTP** (``python -m baccarat_dev.local`` — ``make run``'s server, its rate limit
+  off — on that DynamoDB Local): examples/bet_behind.py at 10, 100 and 1,000 spectators (+ 7
+  seated; 100 concurrent bettors; every receipt fetched and verified), then a round of 10,000
+  (its receipts not fetched: 10,000 more requests) — seconds, requests, confirm p50/p99, the
+  proof's bytes and the book pages; after each, every settlement chunk of the round run again in
+  this process with the fan-out's own code, 1 and then 4 workers (a redelivery: the same bytes
+  written), for slips/s per worker and the chunks' units per slip; the API process's RSS sampled
+  every second across it all (first / max / last).
 
 Then ``benchmarks/out/bet_behind.svg``: time and cost per round against bettors, log-log, with
 the slope of each least-squares line printed (1 = linear growth)."""
@@ -24,6 +27,7 @@ the slope of each least-squares line printed (1 = linear growth)."""
 from __future__ import annotations
 
 import concurrent.futures as cf
+import json
 import math
 import random
 import statistics
@@ -41,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(__file__).resolve().parent / "out"
 SIZES = (10, 100, 1_000, 10_000)
 HTTP_SIZES = (10, 100, 1_000)
+BIG = 10_000
 THREADS = 16
 CONCURRENT_BETTORS = 100
 CONFIRMS_EACH = 20
@@ -238,16 +243,7 @@ class Bench:
         pages = _book_pages(round_id, root.hex(), docs, settled)
         fig["book_pages"] = len(pages)
         fig["book_bytes"] = sum(pages)
-        fig["settle"] = self.settle_figures(round_id, n)
         return fig
-
-    def settle_figures(self, round_id: str, n: int) -> dict[str, Any] | str:
-        """The settlement fan-out's own code, 1 and 4 workers, when the service has it."""
-        try:
-            from baccarat_api.service import settle_chunks  # noqa: F401
-        except ImportError:
-            return "n/a: the settlement fan-out (service/settle_chunks.py) is not on this branch"
-        return "n/a: wired when the fan-out's worker entry point is known"
 
 
 def _table_and_round(rng: random.Random) -> tuple[Any, Any]:
@@ -328,8 +324,58 @@ def confirm_under_load(bench: Bench, rng: random.Random) -> list[float]:
     return [s for each in in_pool(bettor, ids, CONCURRENT_BETTORS) for s in each]
 
 
+def rechunk(
+    tables: dict[str, str], url: str, round_id: str, workers: int, units: Units
+) -> float | str:
+    """Seconds for ``workers`` threads to run every settlement chunk of the round again with the
+    fan-out's own code (read the leaves and slips, settle, build the receipts and pages, write
+    them: a redelivery, which writes the same bytes), on the server's tables; or why not."""
+    try:
+        from baccarat_api.service.settle_chunks import chunk_out
+    except ImportError:
+        return "n/a: the settlement fan-out (service/settle_chunks.py) is not on this branch"
+    import boto3
+
+    from baccarat_api.adapters.dynamodb.repository import DynamoRepository
+    from baccarat_api.ids import parse_round_id
+    from baccarat_dev.local import DEMO_OPERATOR
+
+    ref = parse_round_id(round_id)
+    assert ref is not None
+    local = threading.local()
+
+    def repo() -> Any:
+        if not hasattr(local, "repo"):
+            client = units.register(
+                boto3.client(
+                    "dynamodb",
+                    endpoint_url=url,
+                    region_name="us-east-1",
+                    aws_access_key_id="local",
+                    aws_secret_access_key="local",
+                )
+            )
+            local.repo = DynamoRepository(client, tables["StateTable"], tables["ConfigTable"])
+        return local.repo
+
+    r = repo().get_round(DEMO_OPERATOR, ref)
+    if r is None or r.book is None:
+        return "n/a: no book on the round"
+    units.phase = f"chunks{workers}"
+
+    def chunk(k: int) -> None:
+        out = chunk_out(repo(), r, k)
+        repo().chunks.put_chunk(DEMO_OPERATOR, ref, out)
+
+    t0 = time.perf_counter()
+    in_pool(chunk, range(int(r.book["chunks"])), workers)
+    return time.perf_counter() - t0
+
+
 def over_http(engine: Any) -> tuple[list[dict[str, Any]], list[str]]:
-    """examples/bet_behind.py over HTTP at HTTP_SIZES, the API process's RSS sampled each second."""
+    """examples/bet_behind.py over HTTP at HTTP_SIZES, then a 10,000-spectator round (receipts
+    not fetched); each round's chunks run again in process with 1 and 4 workers; the API
+    process's RSS sampled every second across it all."""
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "examples"))
     import bet_behind as example
@@ -358,21 +404,30 @@ def over_http(engine: Any) -> tuple[list[dict[str, Any]], list[str]]:
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         try:
-            for n in HTTP_SIZES:
+            for n in (*HTTP_SIZES, BIG):
                 client = Client(server.url, server.key, timeout=120)
                 try:
-                    out = example.run(
-                        client,
-                        spectators=n,
-                        seed=n,
-                        workers=CONCURRENT_BETTORS,
-                        log=lambda line: None,
-                    )
+                    if n == BIG:  # its receipts would be 10,000 more requests: not fetched
+                        out = big_round(example, client, n)
+                    else:
+                        out = example.run(
+                            client,
+                            spectators=n,
+                            seed=n,
+                            workers=CONCURRENT_BETTORS,
+                            log=lambda line: None,
+                        )
                 except Exception as exc:  # a piece not there yet: said, the rest still runs
-                    notes.append(f"over HTTP at {n}: FAILED {type(exc).__name__}: {exc}")
+                    notes.append(f"over HTTP at {n:,}: FAILED {type(exc).__name__}: {exc}")
                     break
                 finally:
                     client.close()
+                units = Units()
+                out["rechunk"] = {
+                    w: rechunk(server.tables, server.dynamodb_url, out["round_id"], w, units)
+                    for w in (1, 4)
+                }
+                out["chunk_units"] = units.take("chunks1")
                 runs.append(out)
         finally:
             stop.set()
@@ -380,11 +435,44 @@ def over_http(engine: Any) -> tuple[list[dict[str, Any]], list[str]]:
         if rss:
             flat = (max(rss) - rss[0]) / rss[0]
             notes.append(
-                f"API process RSS over the HTTP runs ({len(rss)} samples, 1 s apart): "
+                f"API process RSS across the HTTP runs ({len(rss)} samples, 1 s apart): "
                 f"first {rss[0]:.0f} MiB, max {max(rss):.0f} MiB, last {rss[-1]:.0f} MiB "
                 f"(max − first = {100 * flat:.1f} % of first)"
             )
     return runs, notes
+
+
+def big_round(example: Any, client: Any, n: int) -> dict[str, Any]:
+    """The example's round at ``n`` spectators without fetching receipts; the shoe closed and
+    its proof's bytes and book pages read."""
+    api = example.Counting(client)
+    began = time.perf_counter()
+    played = example.play(
+        api,
+        spectators=n,
+        rng=random.Random(n),
+        workers=CONCURRENT_BETTORS,
+        log=lambda line: None,
+        receipts=False,
+    )
+    shoe_id = played["shoe"]["shoe_id"]
+    api.post(f"/v1/shoes/{shoe_id}/close")
+    proof = example.proof_of(api, shoe_id)
+    took = time.perf_counter() - began
+    book = next(r for p in proof for r in p["rounds"] if r["round_number"] == 1)["book"]
+    confirms = api.confirm_seconds
+    return {
+        "spectators": n,
+        "round_id": played["dealt"]["round_id"],
+        "seconds": {**played["seconds"], "total": took},
+        "requests_total": sum(api.requests.values()),
+        "confirm_ms": {"p50": 1e3 * pct(confirms, 50), "p99": 1e3 * pct(confirms, 99)},
+        "proof_bytes": sum(len(json.dumps(p, separators=(",", ":")).encode()) for p in proof),
+        "proof_pages": len(proof),
+        "book_pages": book["pages"],
+        "book_bytes": 0,
+        "problems": ["receipts not fetched nor checked at this size"],
+    }
 
 
 def slope(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -429,8 +517,9 @@ def cost_per_round(fig: dict[str, Any]) -> float:
     """USD of one round of ``n`` bettor-rounds: the units measured (join excluded: presence is
     not per round), an HTTP request and a Lambda invocation per confirm (CONFIRM_MS assumed)."""
     n = fig["n"]
-    read = fig["confirm_units"][0] + fig["lock_units"][0] + fig["deal_units"][0]
-    write = fig["confirm_units"][1] + fig["lock_units"][1] + fig["deal_units"][1]
+    chunks = fig.get("chunk_units", (0.0, 0.0))
+    read = fig["confirm_units"][0] + fig["lock_units"][0] + fig["deal_units"][0] + chunks[0]
+    write = fig["confirm_units"][1] + fig["lock_units"][1] + fig["deal_units"][1] + chunks[1]
     dollars = (
         read * PRICES["dynamodb_read_request_unit"] + write * PRICES["dynamodb_write_request_unit"]
     )
@@ -472,17 +561,10 @@ def report(figs: list[dict[str, Any]], load: list[float]) -> list[str]:
         f"confirm under {CONCURRENT_BETTORS} concurrent bettors ({len(load):,} slips): "
         f"p50 {1e3 * pct(load, 50):.1f} ms, p99 {1e3 * pct(load, 99):.1f} ms"
     )
-    for f in figs:
-        s = f["settle"]
-        lines.append(
-            f"settlement at {f['n']:,}: {s}"
-            if isinstance(s, str)
-            else f"settlement at {f['n']:,}: " + ", ".join(f"{k} {v}" for k, v in s.items())
-        )
     per_k = {f["n"]: 1e3 * cost_per_round(f) / f["n"] for f in figs}
     lines.append(
-        "cost per 1,000 bettor-rounds (measured units, an HTTP request and a Lambda call "
-        "per confirm; no settlement chunks yet): "
+        "cost per 1,000 bettor-rounds without the settlement chunks (the units measured for "
+        "confirms, lock and deal; an HTTP request and a Lambda call per confirm): "
         + ", ".join(f"{n:,}: ${c:.4f}" for n, c in per_k.items())
     )
     return lines
@@ -525,13 +607,38 @@ def run() -> list[str]:
                 f"({r['proof_pages']} page), book pages {r['book_pages']} "
                 f"({r['book_bytes']:,} B), problems {len(r['problems'])}"
             )
+            one, four = r["rechunk"][1], r["rechunk"][4]
+            n = r["spectators"]
+            if isinstance(one, str) or isinstance(four, str):
+                lines.append(
+                    f"          settlement chunks: {one if isinstance(one, str) else four}"
+                )
+                continue
+            wru, rru = r["chunk_units"][1] / n, r["chunk_units"][0] / n
+            lines.append(
+                f"          settlement chunks run again in process (the fan-out's code): 1 worker "
+                f"{one:.2f} s = {n / one:,.0f} slips/s per worker; 4 workers {four:.2f} s "
+                f"({n / four:,.0f} slips/s); {wru:.2f} WRU + {rru:.2f} RRU per slip"
+            )
+            for f in figs:
+                if f["n"] == n:
+                    f["chunk_units"], f["chunk_s"] = r["chunk_units"], four
         lines += notes
+        per_k = {f["n"]: 1e3 * cost_per_round(f) / f["n"] for f in figs if "chunk_units" in f}
+        if per_k:
+            lines.append(
+                "cost per 1,000 bettor-rounds with the settlement chunks: "
+                + ", ".join(f"{n:,}: ${c:.4f}" for n, c in per_k.items())
+            )
         xs = [f["n"] for f in figs]
-        secs = [f["confirm_s"] + f["lock_ms"] / 1e3 + f["deal_s"] for f in figs]
+        secs = [
+            f["confirm_s"] + f["lock_ms"] / 1e3 + f["deal_s"] + f.get("chunk_s", 0.0) for f in figs
+        ]
         costs = [cost_per_round(f) for f in figs]
         lines.append(
             f"growth, log-log slope over {xs[0]}–{xs[-1]:,} bettors: time per round "
-            f"(confirms + lock + deal) {slope(xs, secs):.2f}, cost per round "
+            f"(confirms + lock + deal + chunks with 4 workers where measured) "
+            f"{slope(xs, secs):.2f}, cost per round "
             f"{slope(xs, costs):.2f} (1 = linear)"
         )
         lines.append(plot(xs, secs, costs))

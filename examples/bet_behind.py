@@ -137,7 +137,13 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def play(
-    api: Counting, *, spectators: int, rng: random.Random, workers: int, log: Any
+    api: Counting,
+    *,
+    spectators: int,
+    rng: random.Random,
+    workers: int,
+    log: Any,
+    receipts: bool = True,
 ) -> dict[str, Any]:
     """Steps 1–4: the table, the round and everything the operator is told of it."""
     seconds: dict[str, float] = {}
@@ -205,10 +211,11 @@ def play(
 
     api.phase, t0 = "receipts", time.perf_counter()
     rid = dealt["round_id"]
-    got = pool_map(lambda b: api.get(f"/v1/rounds/{rid}/receipts/{b}"), behind, workers)
-    receipts = dict(zip(behind, got, strict=True))
+    fetch = behind if receipts else []
+    got = pool_map(lambda b: api.get(f"/v1/rounds/{rid}/receipts/{b}"), fetch, workers)
+    kept = dict(zip(fetch, got, strict=True))
     seconds["receipts"] = time.perf_counter() - t0
-    log(f"{len(receipts)} receipts in {seconds['receipts']:.2f} s")
+    log(f"{len(kept)} receipts in {seconds['receipts']:.2f} s")
     return {
         "table": table,
         "shoe": shoe,
@@ -218,7 +225,7 @@ def play(
         "seated": seated,
         "behind": behind,
         "pages": pages,
-        "receipts": receipts,
+        "receipts": kept,
         "seconds": seconds,
     }
 
