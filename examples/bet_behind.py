@@ -352,7 +352,8 @@ def check(
     )
     if not verdict.ok:
         problems.append(f"the proof does not verify: {verdict.line()}")
-    rounds = {r["round_number"]: r for page in proof for r in page.get("rounds", [])}
+    whole = assemble(proof)[1]  # the proof's pages put together
+    rounds = {r["round_number"]: r for r in whole["rounds"]}
     pround = rounds[dealt["round_number"]]
     if pround.get("book", {}).get("root") != dealt["book"]["root"]:
         problems.append("the proof's book root is not the one the deal answered")
@@ -361,7 +362,6 @@ def check(
     behind, receipts, slips = played["behind"], played["receipts"], played["slips"]
     refs: dict[str, str] = {}
     verified = 0
-    whole = assemble(proof)[1]  # the proof's pages put together (verified above)
     for bettor in behind:
         receipt = receipts[bettor]
         result = verify_receipt(whole, receipt)
@@ -385,7 +385,7 @@ def check(
         problems.append("the receipts' leaf indexes are not the book's order")
 
     # every net recomputed with the whole book settled at once
-    config = TableConfig.from_dict(proof[0]["table_config"])
+    config = TableConfig.from_dict(whole["table_config"])
     seats = {b: n for n, b in enumerate(played["seated"], 1)}
     nets, house_take = whole_book_nets(config, pround, slips, seats)
     paged = {e["bettor_id"]: e for page in played["pages"] for e in page["bettors"]}
