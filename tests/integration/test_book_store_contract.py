@@ -19,6 +19,7 @@ from baccarat_api.ports.book import (
     COUNT_SHARDS,
     BookStore,
     Line,
+    NamesPage,
     NotPresent,
     PresenceMoved,
     Slip,
@@ -277,3 +278,77 @@ def test_a_change_that_refuses_the_slip_drops_it_while_the_window_is_open(book: 
     locked = book.update_spectator(OP, TABLE, "s1", 2, 10, {"tie": {"max": 5}}, drop_slip=ROUND)
     assert (locked.epoch, locked.personal_limits) == (3, {"tie": {"max": 5}})
     assert whole_book(book, OP, ROUND) == [slip("s1", epoch=2)]  # locked: it stays, is dealt
+
+
+def test_a_leave_marks_and_a_rejoin_moves_the_epoch_on_never_back(book: BookStore) -> None:
+    book.join_spectator(OP, TABLE, spectator("s1"))
+    book.open_window(OP, ROUND, OPENED, CLOSES)
+    book.update_spectator(OP, TABLE, "s1", 1, 500, None)  # epoch 2
+    assert book.leave_spectator(OP, TABLE, "s1")  # epoch 3, absent
+    assert book.get_spectator(OP, TABLE, "s1") is None
+    with pytest.raises(NotPresent):
+        book.update_spectator(OP, TABLE, "s1", 3, 10, None)
+    assert book.join_spectator(OP, TABLE, spectator("s1", balance=70))
+    back = book.get_spectator(OP, TABLE, "s1")
+    assert back is not None and (back.epoch, back.balance) == (4, 70)
+    assert back.personal_limits == {"player": {"max": 500}}
+    assert book.spectators(OP, TABLE, 20).count == 1
+    for stale in (1, 2, 3):  # a slip on a read from before the leave: refused after the rejoin
+        with pytest.raises(PresenceMoved):
+            book.confirm_slip(OP, TABLE, ROUND, OPENED, slip("s1", epoch=stale), NOW)
+    assert whole_book(book, OP, ROUND) == []
+    book.confirm_slip(OP, TABLE, ROUND, OPENED, slip("s1", epoch=4), NOW)
+    assert whole_book(book, OP, ROUND) == [slip("s1", epoch=4)]
+    assert book.leave_watcher(OP, TABLE, "w1") is False
+    assert book.join_watcher(OP, TABLE, Watcher("w1", OPENED))
+    assert book.leave_watcher(OP, TABLE, "w1")
+    assert book.join_watcher(OP, TABLE, Watcher("w1", OPENED))  # back again
+    assert book.watchers(OP, TABLE, 5) == NamesPage(1, ("w1",), None)
+
+
+def test_a_cancelled_slip_is_skipped_and_a_confirm_again_replaces_the_mark(
+    book: BookStore,
+) -> None:
+    for b in ("s1", "s2"):
+        book.join_spectator(OP, TABLE, spectator(b))
+    book.open_window(OP, ROUND, OPENED, CLOSES)
+    assert not book.cancel_slip(OP, ROUND, OPENED, ref("s1"), NOW)  # none yet
+    book.confirm_slip(OP, TABLE, ROUND, OPENED, slip("s1"), NOW)
+    book.confirm_slip(OP, TABLE, ROUND, OPENED, slip("s2"), NOW)
+    assert book.cancel_slip(OP, ROUND, OPENED, ref("s1"), NOW)
+    assert book.get_slip(OP, ROUND, ref("s1")) is None
+    assert whole_book(book, OP, ROUND) == [slip("s2")]
+    book.confirm_slip(OP, TABLE, ROUND, OPENED, slip("s1", amount=300), NOW)
+    assert book.get_slip(OP, ROUND, ref("s1")) == slip("s1", amount=300)
+    assert book.leave_spectator(OP, TABLE, "s2", ROUND)  # its slip marked with the leave
+    book.lock(OP, ROUND, OPENED)
+    assert whole_book(book, OP, ROUND, limit=1) == [slip("s1", amount=300)]
+
+
+def test_the_names_pages_skip_the_absent_however_many_left(book: BookStore) -> None:
+    ids = [f"n{n:03d}" for n in range(60)]
+    for b in ids:
+        book.join_spectator(OP, TABLE, spectator(b))
+    stay = {ids[0], ids[31], ids[59]}
+    for b in ids:
+        if b not in stay:
+            assert book.leave_spectator(OP, TABLE, b)
+    assert book.spectators(OP, TABLE, 2) == NamesPage(3, (ids[0], ids[31]), ids[31])
+    assert book.spectators(OP, TABLE, 2, ids[31]) == NamesPage(3, (ids[59],), None)
+    assert book.spectators(OP, TABLE, 2, ids[0]) == NamesPage(3, (ids[31], ids[59]), None)
+
+
+def test_on_dynamodb_a_leave_and_a_cancel_keep_their_items(stack: Stack) -> None:
+    book = DynamoBookStore(stack.dynamodb, stack.repo.state, stack.repo.config)
+    book.join_spectator(OP, TABLE, spectator("s1"))
+    book.open_window(OP, ROUND, OPENED, CLOSES)
+    book.confirm_slip(OP, TABLE, ROUND, OPENED, slip("s1"), NOW)
+    before = len(stack.dynamodb.scan(TableName=stack.repo.state)["Items"])
+    assert book.cancel_slip(OP, ROUND, OPENED, ref("s1"), NOW)
+    assert book.leave_spectator(OP, TABLE, "s1", ROUND)
+    items = stack.dynamodb.scan(TableName=stack.repo.state)["Items"]
+    assert len(items) == before
+    kept = {i["kind"]["S"]: i for i in items if i.get("kind", {}).get("S") in ("spectator", "slip")}
+    assert kept["spectator"]["present"] == {"BOOL": False}
+    assert kept["spectator"]["epoch"] == {"N": "2"}
+    assert kept["slip"]["cancelled"] == {"BOOL": True}

@@ -1,6 +1,8 @@
 """The book store's races on DynamoDB Local, with real threads: slips confirmed while the lock
 fires (the locked book is exactly the confirms that returned success — none lost, none
-extra), and one spectator joining from 8 threads at once (one item, the count moved once).
+extra), one spectator joining from 8 threads at once (one item, the count moved once), and
+joins racing leaves of one spectator (the count is 1 exactly when it is present; its epoch
+only ever moves on).
 The counts, and the confirm's and the lock's times, are printed (figures, not asserted)."""
 
 from __future__ import annotations
@@ -152,6 +154,43 @@ def test_one_spectator_joining_from_8_threads_is_one_item_and_one_count(
         )
         assert answers.count(True) == 1 and len(answers) == THREADS
         assert names.count == attempt + 1 and len(names.names) == attempt + 1
+
+
+def test_joins_racing_leaves_keep_the_count_true_and_the_epoch_moving_on(
+    dynamodb_local_client_factory: Callable[..., Any], dynamodb_local_tables: dict[str, str]
+) -> None:
+    book = store(dynamodb_local_client_factory, dynamodb_local_tables)
+    table_id, b = "tbl_cccccccccccccccc", "flicker"
+    joins: list[bool] = []
+    leaves: list[bool] = []
+    started = threading.Barrier(THREADS)
+
+    def worker(n: int) -> Callable[[], None]:
+        mine = store(dynamodb_local_client_factory, dynamodb_local_tables)
+
+        def work() -> None:
+            started.wait()
+            for _ in range(10):
+                if n % 2:
+                    joins.append(mine.join_spectator(OP, table_id, Spectator(b, ref(b), 1, OPENED)))
+                else:
+                    leaves.append(mine.leave_spectator(OP, table_id, b))
+
+        return work
+
+    in_threads([worker(n) for n in range(THREADS)])
+    there = book.get_spectator(OP, table_id, b)
+    count = book.spectators(OP, table_id, 5).count
+    print(
+        f"\njoin/leave race: {joins.count(True)} joined, {leaves.count(True)} left, "
+        f"present {there is not None}, count {count}"
+    )
+    assert joins.count(True) - leaves.count(True) == count == (1 if there else 0)
+    moves = joins.count(True) + leaves.count(True)  # each moved the epoch once
+    if there is None:
+        assert book.join_spectator(OP, table_id, Spectator(b, ref(b), 1, OPENED))
+        there, moves = book.get_spectator(OP, table_id, b), moves + 1
+    assert there is not None and there.epoch == moves  # never back, never skipped
 
 
 def _ms(samples: list[float]) -> str:

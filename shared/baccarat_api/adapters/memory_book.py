@@ -1,7 +1,8 @@
 """The in-memory :class:`~baccarat_api.ports.book.BookStore`: the same answers and refusals as
 the DynamoDB one (held to one contract by ``tests/integration/test_book_store_contract.py``),
 every write all-or-nothing under one lock. The lock's extra writes go to the repository it is
-given (the in-memory one), inside that lock, before any shard flips."""
+given (the in-memory one), inside that lock, before any shard flips. Like the DynamoDB one it
+keeps the epoch of a spectator who left (``left``): a rejoin moves it on, never back."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ class MemoryBookStore:
         self.watchers_: dict[Table, dict[str, Watcher]] = {}
         self.windows: dict[Table, Window] = {}
         self.slips: dict[Table, dict[str, Slip]] = {}
+        self.left: dict[Table, dict[str, int]] = {}  # the epoch of each who left
 
     # presence ---------------------------------------------------------------------------------
 
@@ -50,7 +52,8 @@ class MemoryBookStore:
             present = self.spectators_.setdefault((operator_id, table_id), {})
             if spectator.bettor_id in present:
                 return False
-            present[spectator.bettor_id] = dataclasses.replace(spectator, epoch=1)
+            before = self.left.get((operator_id, table_id), {}).pop(spectator.bettor_id, 0)
+            present[spectator.bettor_id] = dataclasses.replace(spectator, epoch=before + 1)
             return True
 
     def get_spectator(self, operator_id: str, table_id: str, bettor_id: str) -> Spectator | None:
@@ -95,6 +98,7 @@ class MemoryBookStore:
             gone = present.pop(bettor_id, None)
             if gone is None:
                 return False
+            self.left.setdefault((operator_id, table_id), {})[bettor_id] = gone.epoch + 1
             if round_id is not None:
                 self._drop_open_slip(operator_id, round_id, gone.bettor_ref)
             return True

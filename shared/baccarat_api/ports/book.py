@@ -1,7 +1,9 @@
 """The book of a house-banked round's spectators, stored apart from the live item: the
 spectators and watchers present at a table (an item each, their counts in count shards), and a
 round's betting window split into book shards with the spectators' slips under them (an item
-each). Nothing here grows with the number of bettors, so the number has no cap.
+each). Nothing here grows with the number of bettors, so the number has no cap. Nothing is
+ever deleted: a leave marks the spectator absent, a cancel marks the slip cancelled, and every
+read skips the marked.
 
 The lock of a round's book is ONE transaction that flips every window shard ``open → locked``;
 every slip confirm, cancel and removal checks its shard's window in its own transaction, so on
@@ -48,8 +50,9 @@ def slip_shard(bettor_ref: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Spectator:
-    """A spectator present at a table. ``epoch`` moves at every change (join: 1), so a slip
-    confirmed on a read of it is refused once it left or its balance or limits changed."""
+    """A spectator present at a table. ``epoch`` moves at every change (a first join: 1; a
+    leave and a rejoin move it on, never back), so a slip confirmed on a read of it is refused
+    once it left (even if it came back) or its balance or limits changed."""
 
     bettor_id: str
     bettor_ref: str
@@ -157,8 +160,9 @@ class BookStore(Protocol):
     # presence ---------------------------------------------------------------------------------
 
     def join_spectator(self, operator_id: str, table_id: str, spectator: Spectator) -> bool:
-        """Add the spectator (epoch 1) and count it; ``False`` (nothing written) if it is
-        already there: joining twice, even at once, is one item and one count."""
+        """Mark the spectator present and count it (epoch 1, or one past the epoch its leave
+        left); ``False`` (nothing written) if it is already there: joining twice, even at
+        once, is one item and one count."""
 
     def get_spectator(self, operator_id: str, table_id: str, bettor_id: str) -> Spectator | None:
         """The spectator as stored (strongly consistent), or ``None``."""
@@ -175,25 +179,26 @@ class BookStore(Protocol):
     ) -> Spectator:
         """Set balance and limits if the spectator is still at ``epoch`` (its epoch + 1):
         the spectator after. ``NotPresent`` / ``PresenceMoved`` otherwise. ``drop_slip``: a
-        round whose slip of the bettor the change refuses — deleted in the same transaction
+        round whose slip of the bettor the change refuses — marked cancelled in the same transaction
         while that window is open (a locked slip stays: it is dealt)."""
 
     def leave_spectator(
         self, operator_id: str, table_id: str, bettor_id: str, round_id: str | None = None
     ) -> bool:
-        """Remove the spectator and uncount it, with its slip of ``round_id`` if that window
-        is open (a locked slip stays: it is dealt). ``False`` if it was not there."""
+        """Mark the spectator absent (its epoch one up) and uncount it, with its slip of
+        ``round_id`` marked cancelled if that window is open (a locked slip stays: it is
+        dealt). ``False`` if it was not there."""
 
     def spectators(
         self, operator_id: str, table_id: str, limit: int, after: str | None = None
     ) -> NamesPage:
-        """The count and the first ``limit`` spectators' ids after ``after``."""
+        """The count and the first ``limit`` present spectators' ids after ``after``."""
 
     def join_watcher(self, operator_id: str, table_id: str, watcher: Watcher) -> bool:
         """Add the watcher and count it; ``False`` if already there."""
 
     def leave_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> bool:
-        """Remove the watcher and uncount it; ``False`` if it was not there."""
+        """Mark the watcher absent and uncount it; ``False`` if it was not there."""
 
     def watchers(
         self, operator_id: str, table_id: str, limit: int, after: str | None = None
@@ -226,8 +231,8 @@ class BookStore(Protocol):
     def cancel_slip(
         self, operator_id: str, round_id: str, window_epoch: str, bettor_ref: str, now: str
     ) -> bool:
-        """Delete the bettor's slip while its shard's window is open (``WindowClosed``
-        otherwise); ``False`` if there was none."""
+        """Mark the bettor's slip cancelled while its shard's window is open (``WindowClosed``
+        otherwise); ``False`` if there was none (or it was cancelled already)."""
 
     def get_slip(self, operator_id: str, round_id: str, bettor_ref: str) -> Slip | None:
         """The bettor's slip of the round (strongly consistent), or ``None``."""

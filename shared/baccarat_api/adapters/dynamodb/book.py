@@ -3,7 +3,9 @@ plus a round's book — one partition per book shard (``OP#<op>#ROUND#<round>#BO
 its ``WINDOW`` item and its ``SLIP#<bettor_ref>`` items. A confirm is ONE transaction of three
 actions (the shard's window open, the spectator at its epoch, the slip's put); the lock is ONE
 transaction flipping every shard's window (and the caller's live-item writes). No new index:
-every read is a ``GetItem``, a ``BatchGetItem`` or a ``Query`` on a key built here."""
+every read is a ``GetItem``, a ``BatchGetItem`` or a ``Query`` on a key built here. Nothing is
+deleted: a cancelled slip is marked ``cancelled`` (every read skips it; a confirm's ``Put``
+replaces the mark)."""
 
 from __future__ import annotations
 
@@ -168,14 +170,16 @@ class DynamoBookStore(PresenceStore):
         shard = slip_shard(bettor_ref)
         check = self._window_check(operator_id, round_id, shard, window_epoch, now)
         key = key_item(*keys.slip_key(operator_id, round_id, shard, bettor_ref))
-        delete = {
-            "Delete": {
+        mark = {
+            "Update": {
                 "TableName": self.state,
                 "Key": key,
-                "ConditionExpression": "attribute_exists(pk)",
+                "UpdateExpression": "SET cancelled = :true",
+                "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(cancelled)",
+                "ExpressionAttributeValues": {":true": {"BOOL": True}},
             }
         }
-        reasons = self._transact("cancel slip", [check, delete])
+        reasons = self._transact("cancel slip", [check, mark])
         if reasons and reasons[0] == _FAILED:
             raise WindowClosed(round_id)
         return not reasons
@@ -183,7 +187,7 @@ class DynamoBookStore(PresenceStore):
     def get_slip(self, operator_id: str, round_id: str, bettor_ref: str) -> Slip | None:
         pk, sk = keys.slip_key(operator_id, round_id, slip_shard(bettor_ref), bettor_ref)
         item = self._get("get slip", pk, sk)
-        return None if item is None else slip_of(item)
+        return None if item is None or "cancelled" in item else slip_of(item)
 
     def lock(
         self,
@@ -228,6 +232,7 @@ class DynamoBookStore(PresenceStore):
         args: dict[str, Any] = {
             "TableName": self.state,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :slip)",
+            "FilterExpression": "attribute_not_exists(cancelled)",
             "ExpressionAttributeValues": {":pk": {"S": pk}, ":slip": {"S": keys.SLIP_PREFIX}},
             "ConsistentRead": True,
             "Limit": limit + 1,

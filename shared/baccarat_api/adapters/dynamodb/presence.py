@@ -1,7 +1,12 @@
 """Spectators and watchers at a table on DynamoDB (the presence half of
 :class:`~baccarat_api.ports.book.BookStore`): an item each under the table's ``…#SPEC`` /
 ``…#WATCH`` partition, counted in :data:`~baccarat_api.ports.book.COUNT_SHARDS` count items
-of the same partition (a join or leave is one transaction with its count's ``ADD``)."""
+of the same partition (a join or leave is one transaction with its count's ``ADD``).
+
+Nobody's item is ever deleted: a leave marks it ``present = false`` and moves its ``epoch``; a
+join (new, or back after a leave) marks it ``present = true`` and moves the epoch again, which
+never goes back, so a write made on a read from before a leave is refused after a rejoin. The
+names pages filter the absent out (:meth:`PresenceStore._names`)."""
 
 from __future__ import annotations
 
@@ -31,20 +36,19 @@ from baccarat_api.ports.repository import ConditionFailed, StoreUnavailable
 #: Tries of a transaction AWS cancels for a conflict, and the pause before each retry (s).
 CONFLICT_TRIES = 5
 CONFLICT_PAUSE = (0.01, 0.08)
-_NEW = "attribute_not_exists(pk)"
-_THERE = "attribute_exists(pk)"
+_NEW = "attribute_not_exists(pk) OR present = :false"
+_THERE = "present = :true"
+_TRUE, _FALSE = {"BOOL": True}, {"BOOL": False}
 
 
-def spectator_item(table: str, operator_id: str, table_id: str, s: Spectator) -> Item:
+def spectator_fields(s: Spectator) -> Item:
+    """The attributes a join sets on a spectator's item (``epoch`` and ``present`` aside)."""
     item: Item = {
-        "pk": {"S": keys.spectators_pk(operator_id, table_id)},
-        "sk": {"S": keys.SPEC_PREFIX + s.bettor_id},
         "kind": {"S": "spectator"},
         "bettor_id": {"S": s.bettor_id},
         "bettor_ref": {"S": s.bettor_ref},
         "balance": {"N": str(s.balance)},
         "joined_at": {"S": s.joined_at},
-        "epoch": {"N": "1"},
     }
     if s.personal_limits is not None:
         item["personal_limits"] = {"S": json.dumps(s.personal_limits, sort_keys=True)}
@@ -102,43 +106,92 @@ class PresenceStore(WriteRequests):
             return [str(r.get("Code", "None")) for r in cancellation_reasons(exc.__cause__)]
         return []
 
-    def _join(self, what: str, pk: str, item: Item, bettor_id: str) -> bool:
-        put = {"Put": {"TableName": self.state, "Item": item, "ConditionExpression": _NEW}}
-        return not self._transact(what, [put, _count_update(self.state, pk, bettor_id, 1)])
+    def _join(self, what: str, pk: str, sk: str, fields: Item, bettor_id: str) -> bool:
+        """Mark the item present (made if new) with ``fields``, its epoch one up, and count
+        it: ONE transaction, refused (``False``, nothing written) while it is present."""
+        values: dict[str, Any] = {":true": _TRUE, ":false": _FALSE, ":zero": {"N": "0"}}
+        values[":one"] = {"N": "1"}
+        names = {f"#f{n}": name for n, name in enumerate(fields)}
+        sets = [f"#f{n} = :f{n}" for n in range(len(fields))]
+        values.update({f":f{n}": value for n, value in enumerate(fields.values())})
+        expression = "SET " + ", ".join(
+            [*sets, "present = :true", "epoch = if_not_exists(epoch, :zero) + :one"]
+        )
+        if "personal_limits" not in fields and "balance" in fields:
+            expression += " REMOVE personal_limits"
+        update = {
+            "Update": {
+                "TableName": self.state,
+                "Key": key_item(pk, sk),
+                "UpdateExpression": expression,
+                "ConditionExpression": _NEW,
+                "ExpressionAttributeNames": names,
+                "ExpressionAttributeValues": values,
+            }
+        }
+        return not self._transact(what, [update, _count_update(self.state, pk, bettor_id, 1)])
+
+    def _leave_mark(self, pk: str, sk: str) -> dict[str, Any]:
+        """The action marking a present item absent, its epoch one up (refused if absent)."""
+        return {
+            "Update": {
+                "TableName": self.state,
+                "Key": key_item(pk, sk),
+                "UpdateExpression": "SET present = :false, epoch = epoch + :one",
+                "ConditionExpression": _THERE,
+                "ExpressionAttributeValues": {
+                    ":true": _TRUE,
+                    ":false": _FALSE,
+                    ":one": {"N": "1"},
+                },
+            }
+        }
 
     def _leave(self, what: str, pk: str, sk: str, bettor_id: str) -> bool:
-        delete = {"Delete": {"TableName": self.state, "Key": key_item(pk, sk)}}
-        delete["Delete"]["ConditionExpression"] = _THERE
-        return not self._transact(what, [delete, _count_update(self.state, pk, bettor_id, -1)])
+        mark = self._leave_mark(pk, sk)
+        return not self._transact(what, [mark, _count_update(self.state, pk, bettor_id, -1)])
 
     def _names(self, what: str, pk: str, prefix: str, limit: int, after: str | None) -> NamesPage:
+        """The count (its shards summed) and the first ``limit`` present names after
+        ``after``. The absent are filtered out AFTER the read (a filter saves no read), so a
+        query page may hold fewer than asked: pages are read on until ``limit + 1`` names or
+        the partition's end — a page read past many who left reads (and pays for) them too."""
         wanted = {(pk, keys.count_sk(k)): (str(k), self.state) for k in range(COUNT_SHARDS)}
         count = sum(int(item.get("n", {"N": "0"})["N"]) for _, item in self._fetch(wanted))
+        args: dict[str, Any] = {
+            "TableName": self.state,
+            "KeyConditionExpression": "pk = :pk AND sk > :start",
+            "FilterExpression": "present = :true",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": pk},
+                ":start": {"S": prefix + (after or "")},
+                ":true": _TRUE,
+            },
+            "ConsistentRead": True,
+            "Limit": limit + 1,
+        }
+        ids: list[str] = []
         with mapped_errors(what):
-            out = self.client.query(
-                TableName=self.state,
-                KeyConditionExpression="pk = :pk AND sk > :start",
-                ExpressionAttributeValues={
-                    ":pk": {"S": pk},
-                    ":start": {"S": prefix + (after or "")},
-                },
-                ConsistentRead=True,
-                Limit=limit + 1,
-            )
-        ids = [str(item["sk"]["S"])[len(prefix) :] for item in out.get("Items", [])]
+            while len(ids) <= limit:
+                out = self.client.query(**args)
+                ids += [str(item["sk"]["S"])[len(prefix) :] for item in out.get("Items", [])]
+                if "LastEvaluatedKey" not in out:
+                    break
+                args["ExclusiveStartKey"] = out["LastEvaluatedKey"]
         names = tuple(ids[:limit])
         return NamesPage(count, names, names[-1] if len(ids) > limit else None)
 
     def join_spectator(self, operator_id: str, table_id: str, spectator: Spectator) -> bool:
         slip_shard(spectator.bettor_ref)
-        item = spectator_item(self.state, operator_id, table_id, spectator)
         pk = keys.spectators_pk(operator_id, table_id)
-        return self._join("join spectator", pk, item, spectator.bettor_id)
+        sk = keys.SPEC_PREFIX + spectator.bettor_id
+        fields = spectator_fields(spectator)
+        return self._join("join spectator", pk, sk, fields, spectator.bettor_id)
 
     def get_spectator(self, operator_id: str, table_id: str, bettor_id: str) -> Spectator | None:
         pk = keys.spectators_pk(operator_id, table_id)
         item = self._get("get spectator", pk, keys.SPEC_PREFIX + bettor_id)
-        return None if item is None else spectator_of(item)
+        return None if item is None or not _present(item) else spectator_of(item)
 
     def update_spectator(
         self,
@@ -154,6 +207,7 @@ class PresenceStore(WriteRequests):
             ":b": {"N": str(balance)},
             ":e": {"N": str(epoch)},
             ":one": {"N": "1"},
+            ":true": _TRUE,
         }
         expression = "SET balance = :b, epoch = epoch + :one"
         if personal_limits is None:
@@ -196,14 +250,17 @@ class PresenceStore(WriteRequests):
                     **update, ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD"
                 )
         except ConditionFailed as exc:
-            if getattr(exc.__cause__, "response", {}).get("Item"):
+            old = getattr(exc.__cause__, "response", {}).get("Item")
+            if old and _present(old):
                 raise PresenceMoved(bettor_id) from exc
             raise NotPresent(bettor_id) from exc
         return spectator_of(out["Attributes"])
 
     def _open_slip_drop(self, operator_id: str, round_id: str, bettor_ref: str) -> list[Any]:
-        """The transaction actions deleting the bettor's slip of ``round_id`` while its shard's
-        window is open (a ConditionCheck of the ``WINDOW``, the slip's delete)."""
+        """The transaction actions marking the bettor's slip of ``round_id`` cancelled while its
+        shard's window is open (a ConditionCheck of the ``WINDOW``, the slip's mark). The mark
+        is unconditional — if there is no slip it is a bare cancelled mark, which every read
+        skips — so a slip confirmed on the epoch this transaction moves cannot slip past it."""
         shard = slip_shard(bettor_ref)
         check = {
             "ConditionCheck": {
@@ -215,7 +272,13 @@ class PresenceStore(WriteRequests):
             }
         }
         slip = keys.slip_key(operator_id, round_id, shard, bettor_ref)
-        return [check, {"Delete": {"TableName": self.state, "Key": key_item(*slip)}}]
+        mark = {
+            "TableName": self.state,
+            "Key": key_item(*slip),
+            "UpdateExpression": "SET cancelled = :true",
+            "ExpressionAttributeValues": {":true": _TRUE},
+        }
+        return [check, {"Update": mark}]
 
     def spectators(
         self, operator_id: str, table_id: str, limit: int, after: str | None = None
@@ -225,13 +288,9 @@ class PresenceStore(WriteRequests):
 
     def join_watcher(self, operator_id: str, table_id: str, watcher: Watcher) -> bool:
         pk = keys.watchers_pk(operator_id, table_id)
-        item: Item = {
-            "pk": {"S": pk},
-            "sk": {"S": keys.WATCH_PREFIX + watcher.bettor_id},
-            "kind": {"S": "watcher"},
-            "joined_at": {"S": watcher.joined_at},
-        }
-        return self._join("join watcher", pk, item, watcher.bettor_id)
+        sk = keys.WATCH_PREFIX + watcher.bettor_id
+        fields: Item = {"kind": {"S": "watcher"}, "joined_at": {"S": watcher.joined_at}}
+        return self._join("join watcher", pk, sk, fields, watcher.bettor_id)
 
     def leave_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> bool:
         pk = keys.watchers_pk(operator_id, table_id)
@@ -253,18 +312,16 @@ class PresenceStore(WriteRequests):
             return False
         if round_id is None:
             return self._leave("leave spectator", pk, sk, bettor_id)
-        delete: dict[str, Any] = {
-            "Delete": {
-                "TableName": self.state,
-                "Key": key_item(pk, sk),
-                "ConditionExpression": _THERE,
-            }
-        }
+        mark = self._leave_mark(pk, sk)
         drop = self._open_slip_drop(operator_id, round_id, spectator.bettor_ref)
         count = _count_update(self.state, pk, bettor_id, -1)
-        reasons = self._transact("leave spectator", [delete, count, *drop])
+        reasons = self._transact("leave spectator", [mark, count, *drop])
         if not reasons:
             return True
         if reasons[0] == "ConditionalCheckFailed":
             return False  # left already (a leave at once won)
         return self._leave("leave spectator", pk, sk, bettor_id)  # locked: the slip stays
+
+
+def _present(item: Item) -> bool:
+    return bool(item.get("present", _FALSE).get("BOOL"))
