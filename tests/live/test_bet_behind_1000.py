@@ -124,8 +124,9 @@ def _receipts_by_the_cli(saved: Path) -> None:
 
 
 def _receipts_in_the_browser(saved: Path) -> None:
-    """Three receipts of the round in web/verify.html beside the proof: each reads verified; the
-    first with one stake changed reads NOT verified."""
+    """Three receipts of the round in web/verify.html (``?proof=…&receipt=…``, the proof signed and
+    served where the API serves it, the keys of the same origin): each reads verified; the first
+    with one stake changed reads NOT verified."""
     mod = _browser_module()
     chromium = mod.find_chromium()
     if chromium is None:
@@ -155,14 +156,27 @@ def _receipts_in_the_browser(saved: Path) -> None:
             try:
                 page.goto(f"{server.url}/verify?proof={path}&receipt=/receipts/r{i}.json")
                 v = page.wait_verdict(timeout=60)
-                receipt_state = page.eval(
-                    "(() => { const r = document.getElementById('receipt-verdict');"
-                    " return r ? r.dataset.verdict : null; })()"
-                )
-                assert (receipt_state or v["state"]) == want, (i, v, receipt_state)
+                assert v["state"] == "verified", (i, v)  # the proof itself, signed, this origin
+                state = _receipt_state(page)
+                assert state["state"] == want, (i, state)
+                if want == "verified":
+                    assert "locked at the deal of round 1" in state["text"], state
                 assert page.errors() == []
             finally:
                 page.close()
     finally:
         browser.close()
         server.close()
+
+
+def _receipt_state(page: Any, timeout: float = 30) -> dict[str, str]:
+    """The page's receipt line once its check is done (``data-receipt``: verified / failed)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state: dict[str, str] = page.eval(
+            "(() => { const r = document.getElementById('receipt-result');"
+            " return {state: r ? r.dataset.receipt || '' : '', text: r ? r.textContent : ''}; })()"
+        )
+        if state["state"] in ("verified", "failed") or time.monotonic() > deadline:
+            return state
+        time.sleep(0.05)
