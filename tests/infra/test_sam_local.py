@@ -49,6 +49,7 @@ def test_every_route_job_and_function_has_exactly_one_event_file() -> None:
         ("AuthorizerFunction", "operator_key_authorizer"),
         ("AutoSettleFunction", "sweep"),
         ("TableClockFunction", "ticks"),
+        ("SettleChunkFunction", "settle_chunks"),
         ("FeedIndexerFunction", "state_stream"),
         ("DeliveryFunction", "deliveries"),
         ("SeedTiersFunction", "tiers_seed"),

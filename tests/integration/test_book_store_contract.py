@@ -302,7 +302,9 @@ def test_a_leave_marks_and_a_rejoin_moves_the_epoch_on_never_back(book: BookStor
     assert book.leave_watcher(OP, TABLE, "w1") is False
     assert book.join_watcher(OP, TABLE, Watcher("w1", OPENED))
     assert book.leave_watcher(OP, TABLE, "w1")
+    assert book.get_watcher(OP, TABLE, "w1") is None
     assert book.join_watcher(OP, TABLE, Watcher("w1", OPENED))  # back again
+    assert book.get_watcher(OP, TABLE, "w1") == Watcher("w1", OPENED)
     assert book.watchers(OP, TABLE, 5) == NamesPage(1, ("w1",), None)
 
 
@@ -352,3 +354,19 @@ def test_on_dynamodb_a_leave_and_a_cancel_keep_their_items(stack: Stack) -> None
     assert kept["spectator"]["present"] == {"BOOL": False}
     assert kept["spectator"]["epoch"] == {"N": "2"}
     assert kept["slip"]["cancelled"] == {"BOOL": True}
+
+
+def test_a_spectators_page_is_the_names_page_with_each_as_stored(book: BookStore) -> None:
+    for n, b in enumerate(["p3", "p1", "p2", "p4"]):
+        book.join_spectator(OP, TABLE, spectator(b, balance=100 + n))
+    book.leave_spectator(OP, TABLE, "p2")
+    page = book.spectator_page(OP, TABLE, 2)
+    assert (page.count, [s.bettor_id for s in page.spectators], page.next) == (
+        3,
+        ["p1", "p3"],
+        "p3",
+    )
+    assert [s.balance for s in page.spectators] == [101, 100]
+    assert page.spectators[0] == book.get_spectator(OP, TABLE, "p1")
+    last = book.spectator_page(OP, TABLE, 2, "p3")
+    assert ([s.bettor_id for s in last.spectators], last.next) == (["p4"], None)

@@ -107,3 +107,41 @@ def test_book_pages_chain_and_name_nobody() -> None:
     assert not any(b in text for b in IDS) and "bettor_id" not in text
     with pytest.raises(ReceiptError):
         book_page_doc("shoe_1", 3, root, 7, 3, 3, [])
+
+
+def test_a_receipt_and_a_settlement_page_at_their_largest_fit_their_budgets() -> None:
+    """Every bet type at the largest stake, a path of a book of 2**20 leaves, the longest ids;
+    a page of 100 bettors of the longest ids and the largest stakes and nets."""
+    from baccarat.paytables import BetType
+    from baccarat_api.limits import (
+        BETTOR_REF_LENGTH,
+        CHUNK_SLIPS,
+        MAX_ID_LENGTH,
+        MAX_MONEY,
+        RECEIPT_BUDGET_BYTES,
+        SETTLEMENT_PAGE_BUDGET_BYTES,
+        json_bytes,
+    )
+
+    lines = [{"type": t.value, "amount": MAX_MONEY} for t in BetType]
+    rid = "tbl_" + "a" * 16 + "_s999999_r9999"
+    worst = 0
+    for cards in ([0, 1, 2, 3, 4, 5], [8, 21, 9, 22, 4, 5], [0, 13, 1, 14, 2, 15]):
+        settled = slip_doc(slip_settlement(CONFIG, deal_round(cards, 0), lines))
+        leaf = booktree.leaf_doc(rid, "br_" + "z" * (BETTOR_REF_LENGTH - 3), "spectator", lines)
+        receipt = receipt_doc(
+            rid[:-6], 9999, rid, leaf, 2**20 - 1, 2**20, "f" * 64, ["f" * 64] * 20, settled,
+            f"/v1/shoes/{rid[:-6]}/proof",
+        )  # fmt: skip
+        worst = max(worst, json_bytes(receipt))
+    assert worst <= RECEIPT_BUDGET_BYTES
+    entry = {
+        "bettor_id": "x" * MAX_ID_LENGTH,
+        "bettor_ref": "br_" + "z" * (BETTOR_REF_LENGTH - 3),
+        "stake": len(BetType) * MAX_MONEY,
+        "net": -len(BetType) * MAX_MONEY,
+    }
+    page = {"round_id": rid, "page": 9999, "pages": 10000, "next": 9999,
+            "bettors": [entry] * CHUNK_SLIPS}  # fmt: skip
+    assert json_bytes(page) <= SETTLEMENT_PAGE_BUDGET_BYTES
+    print(f"receipt ≤ {worst} B, settlement page ≤ {json_bytes(page)} B")

@@ -15,6 +15,7 @@ from baccarat.audit import OPTIONAL_ROUND_FIELDS, ROUND_FIELDS
 from baccarat_api.adapters.dynamodb import keys
 from baccarat_api.adapters.dynamodb.codec import SHAPES, from_item, to_item, to_items
 from baccarat_api.adapters.dynamodb.shape import PACKED, pack, unpack
+from baccarat_api.ports.chunks import ChunkEmitted, SettleProgress
 from baccarat_api.ports.records import (
     KEY_FIELDS,
     DeliveryState,
@@ -143,9 +144,14 @@ FULL = [
 RUNNING = dataclasses.replace(
     TABLE, table_id="tbl_bbbbbbbbbbbbbbbb", dealing="auto", pause_seconds=7, bet_behind="book"
 )
+PROGRESS = SettleProgress(
+    "op", "tbl_aaaaaaaaaaaaaaaa", 1, 2, chunks=10, resolved_at="2026-01-01T00:00:00.000Z",
+    due_at="2026-01-01T00:01:00.000Z", voided=True,
+)  # fmt: skip
+EMITTED = ChunkEmitted("op", "tbl_aaaaaaaaaaaaaaaa", 1, 2, 3, "2026-01-01T00:00:01.000Z")
 RECORDS = [
     TABLE, RUNNING, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM, LIVE, EVENT, HEAD, MARK,
-    ENTRY, HOOK, DELIVERY, PARKED, *FULL,
+    ENTRY, HOOK, DELIVERY, PARKED, *FULL, PROGRESS, EMITTED,
 ]  # fmt: skip
 
 

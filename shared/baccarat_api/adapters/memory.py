@@ -60,7 +60,7 @@ class MemoryRepository(FeedReads, WebhookReads, Repository):
         self.clock = clock
         self.scheduler = NoScheduler() if scheduler is None else scheduler
         self.book = MemoryBookStore(self)
-        self.chunks = MemoryChunkStore()
+        self.chunks = MemoryChunkStore(self)
         self.items: dict[Key, Record] = {}
         self.tiers: list[dict[str, Any]] = []
         self.retired: set[str] = set()

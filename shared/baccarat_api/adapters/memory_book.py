@@ -21,6 +21,7 @@ from baccarat_api.ports.book import (
     PresenceMoved,
     Slip,
     Spectator,
+    SpectatorsPage,
     Watcher,
     Window,
     WindowClosed,
@@ -109,6 +110,14 @@ class MemoryBookStore:
         with self._lock:
             return _names(self.spectators_.get((operator_id, table_id), {}), limit, after)
 
+    def spectator_page(
+        self, operator_id: str, table_id: str, limit: int, after: str | None = None
+    ) -> SpectatorsPage:
+        with self._lock:
+            present = self.spectators_.get((operator_id, table_id), {})
+            names = _names(present, limit, after)
+            return SpectatorsPage(names.count, tuple(present[b] for b in names.names), names.next)
+
     def join_watcher(self, operator_id: str, table_id: str, watcher: Watcher) -> bool:
         with self._lock:
             present = self.watchers_.setdefault((operator_id, table_id), {})
@@ -116,6 +125,10 @@ class MemoryBookStore:
                 return False
             present[watcher.bettor_id] = watcher
             return True
+
+    def get_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> Watcher | None:
+        with self._lock:
+            return self.watchers_.get((operator_id, table_id), {}).get(bettor_id)
 
     def leave_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> bool:
         with self._lock:
@@ -132,9 +145,11 @@ class MemoryBookStore:
     def open_window(self, operator_id: str, round_id: str, epoch: str, closes_at: str) -> Window:
         with self._lock:
             found = self.windows.get((operator_id, round_id))
-            if found is not None:
+            if found is not None and found.status != "cancelled":
                 if found.epoch != epoch:
                     raise WindowExists(round_id)
+                return found
+            if found is not None and found.epoch == epoch:
                 return found
             window = Window(round_id, "open", epoch, closes_at, BOOK_SHARDS)
             self.windows[(operator_id, round_id)] = window
@@ -143,6 +158,14 @@ class MemoryBookStore:
     def window(self, operator_id: str, round_id: str) -> Window | None:
         with self._lock:
             return self.windows.get((operator_id, round_id))
+
+    def cancel_window(self, operator_id: str, round_id: str, epoch: str) -> bool:
+        with self._lock:
+            found = self.windows.get((operator_id, round_id))
+            if found is None or found.epoch != epoch or found.status == "cancelled":
+                return False
+            self.windows[(operator_id, round_id)] = dataclasses.replace(found, status="cancelled")
+            return True
 
     def _check_open(self, operator_id: str, round_id: str, epoch: str, now: str) -> None:
         window = self.windows.get((operator_id, round_id))

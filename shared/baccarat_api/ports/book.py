@@ -117,6 +117,15 @@ class NamesPage:
 
 
 @dataclass(frozen=True, slots=True)
+class SpectatorsPage:
+    """:class:`NamesPage` with each spectator as stored."""
+
+    count: int
+    spectators: tuple[Spectator, ...]
+    next: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class BookCursor:
     """Where a page of the locked book ends: the shard index and the last ref read in it."""
 
@@ -194,8 +203,16 @@ class BookStore(Protocol):
     ) -> NamesPage:
         """The count and the first ``limit`` present spectators' ids after ``after``."""
 
+    def spectator_page(
+        self, operator_id: str, table_id: str, limit: int, after: str | None = None
+    ) -> SpectatorsPage:
+        """:meth:`spectators` with each spectator as stored."""
+
     def join_watcher(self, operator_id: str, table_id: str, watcher: Watcher) -> bool:
         """Add the watcher and count it; ``False`` if already there."""
+
+    def get_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> Watcher | None:
+        """The watcher as stored (strongly consistent), or ``None`` (absent)."""
 
     def leave_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> bool:
         """Mark the watcher absent and uncount it; ``False`` if it was not there."""
@@ -209,7 +226,14 @@ class BookStore(Protocol):
 
     def open_window(self, operator_id: str, round_id: str, epoch: str, closes_at: str) -> Window:
         """Open the round's window (every shard, one transaction); the same epoch again is a
-        no-op. ``WindowExists`` if the round has one of another epoch."""
+        no-op. ``WindowExists`` if the round has one of another epoch that is not cancelled;
+        over a cancelled one it opens again at ``epoch`` (the slips stored under the cancelled
+        window stay, but a window's slips are only those placed at or after its epoch)."""
+
+    def cancel_window(self, operator_id: str, round_id: str, epoch: str) -> bool:
+        """Mark every shard of the round's window of ``epoch`` cancelled (from open or locked;
+        one transaction): no slip is confirmed or dealt in it any more. ``False`` (nothing
+        written) if the round has no window of that epoch or it is cancelled already."""
 
     def window(self, operator_id: str, round_id: str) -> Window | None:
         """The round's window (strongly consistent), or ``None``."""

@@ -23,6 +23,8 @@ from baccarat_api.limits import (
     DEFAULT_SQUEEZE_SECONDS,
     DEFAULT_VOID_WINDOW_SECONDS,
 )
+from baccarat_api.ports.chunks import ChunkEmitted as ChunkEmitted
+from baccarat_api.ports.chunks import SettleProgress as SettleProgress
 from baccarat_api.ports.documents import (
     BookDoc,
     FactsDoc,
@@ -403,6 +405,8 @@ Record = (
     | WebhookRecord
     | DeliveryState
     | WebhookFailure
+    | SettleProgress
+    | ChunkEmitted
 )
 
 #: The fields that name each record kind's item (its key), in order: a put or an update of one
@@ -423,4 +427,6 @@ KEY_FIELDS: dict[type, tuple[str, ...]] = {
     WebhookRecord: ("operator_id",),
     DeliveryState: ("operator_id", "shard"),
     WebhookFailure: ("operator_id", "event_id"),
+    SettleProgress: ("operator_id", "table_id", "shoe_number", "round_number"),
+    ChunkEmitted: ("operator_id", "table_id", "shoe_number", "round_number", "chunk"),
 }

@@ -14,7 +14,7 @@ from typing import Any
 from baccarat_api.clock import Clock
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.book import BookStore
-from baccarat_api.ports.chunks import ChunkStore
+from baccarat_api.ports.chunks import ChunkQueue, ChunkStore
 from baccarat_api.ports.records import (
     DeliveryState,
     EventRecord,
@@ -128,6 +128,10 @@ class Repository(StateWrites):
     #: A locked book's leaves and its settlement's receipts and pages
     #: (:mod:`baccarat_api.ports.chunks`).
     chunks: ChunkStore
+    #: Where a book round's settlement chunks are sent once its settlement committed (SQS in
+    #: AWS, a thread under ``make run``); ``None``: run at once by the caller
+    #: (:class:`baccarat_api.service.settle_chunks.InlineQueue`).
+    chunk_queue: ChunkQueue | None = None
 
     # --- configuration ---------------------------------------------------------------------
     @abstractmethod

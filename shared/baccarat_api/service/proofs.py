@@ -73,8 +73,16 @@ def private_proof(shoe: ShoeRecord, rounds: Sequence[RoundRecord]) -> dict[str, 
     header, derived = derived_header(shoe)
     return {
         **header,
-        "rounds": [private_round(r, d) for r, d in zip(rounds, derived, strict=False)],
+        "rounds": [
+            _with_book(private_round(r, d), r) for r, d in zip(rounds, derived, strict=False)
+        ],
     }
+
+
+def _with_book(private: dict[str, Any], r: RoundRecord) -> dict[str, Any]:
+    """A round of a ``bet_behind: book`` table carries its locked book (root, count, totals):
+    its proof is ``bacc-pf-v1.1`` (``proofdoc.public_proof``). Every other round is unchanged."""
+    return private if r.book is None else {**private, "book": r.book}
 
 
 def _pending_error(unresolved: Sequence[tuple[int, str | None]]) -> DomainError:
@@ -294,10 +302,14 @@ def _open_view(history: ShoeHistory, at: str) -> OpenShoe:
         if shown:
             was = r.void["replaced"]
             nets = {refs[k]: int(v) for k, v in was["nets"].items() if k in refs}
-            replaced = {"nets": nets, "house_take": int(was["house_take"])}
+            take = int(was["house_take"])
+            if r.book is not None:  # the house's figures include the book's
+                take += int(r.book["totals"]["house"]["take"])
+            replaced = {"nets": nets, "house_take": take}
             public = {
                 "void": {"replaced": replaced},
                 "player_banker": None if pb is None else {"bettor_ref": pb["bettor_ref"]},
+                **({} if r.book is None else {"book": {"totals": r.book["totals"]}}),
             }
             b, p = proofdoc.voided_nets(public)
             bettors, banker = bettors + b, banker + p

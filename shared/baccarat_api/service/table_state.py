@@ -114,7 +114,7 @@ def _phase(live: LiveRecord | None, r: RoundRecord | None, at: str) -> tuple[str
     status = window_status(betting, at)
     if betting is not None and status == "open":
         return "betting", str(betting["closes_at"])
-    if betting is not None and status == "closed":
+    if betting is not None and status in ("closed", "locked"):
         return "closed", None if live is None else live.deal_by
     if r is None:
         return "idle", None

@@ -13,7 +13,7 @@ Round trips: read the round + one conditional write = 2 (1 when already voided);
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import cast
+from typing import Any, cast
 
 from baccarat.profiles import TableConfig
 from baccarat.proofdoc import replaced_amounts
@@ -119,6 +119,8 @@ def _void_round(
         "voided_at": voided_at,
         "replaced": cast(Replaced, replaced_amounts(r.money)),
     }
+    if r.book is not None:  # every slip of the locked book refunded: its totals replaced
+        void["replaced"]["book_totals"] = r.book["totals"]
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem, seq)
     record = idempotency.record(repo.clock(), idem, operator_id, round_id=round_id)
@@ -135,15 +137,15 @@ def _void_events(r: RoundRecord, live: LiveRecord | None, void: Void) -> Emit:
     presence it moves, and the end of the round's squeeze (no system reveal after a void)."""
     summary = money_summary(r)
     hidden = face_down(r, void["voided_at"]) is not None
-    voided_event = (
-        "round_voided",
-        {
-            "round_id": r.round_id,
-            "reason": void["reason"],
-            "nets": None if hidden else summary["nets"],
-            "house_take": None if hidden else summary["house_take"],
-        },
-    )
+    data: dict[str, Any] = {
+        "round_id": r.round_id,
+        "reason": void["reason"],
+        "nets": None if hidden else summary["nets"],
+        "house_take": None if hidden else summary["house_take"],
+    }
+    if r.book is not None:  # a book round: the book's totals it replaces, priced as the nets
+        data["book_totals"] = None if hidden else r.book["totals"]
+    voided_event = ("round_voided", data)
     removed, moved = after_resolution(TableConfig.from_dict(r.config), live, r, voided=True)
     if live is not None and live.squeeze is not None and live.squeeze["round_id"] == r.round_id:
         moved["squeeze"] = None

@@ -547,6 +547,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rounds/{round_id}/receipts/{bettor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A spectator's receipt of a book round: its slip, inclusion path and money */
+        get: operations["get_receipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rounds/{round_id}/settlement/bettors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of a book round's spectators' money (100 a page, in book order) */
+        get: operations["settlement_bettors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook": {
         parameters: {
             query?: never;
@@ -1723,6 +1757,59 @@ export interface components {
             /** Auto Settled */
             auto_settled: boolean;
         };
+        /**
+         * ReceiptOut
+         * @description A spectator's receipt (``bacc-receipt-v1``): checked with the shoe's proof alone.
+         */
+        ReceiptOut: {
+            /**
+             * Spec
+             * @description `bacc-receipt-v1`
+             */
+            spec: string;
+            /** Shoe Id */
+            shoe_id: string;
+            /** Round Number */
+            round_number: number;
+            /** Round Id */
+            round_id: string;
+            /**
+             * Leaf
+             * @description the slip's leaf in the round's book tree
+             */
+            leaf: {
+                [key: string]: unknown;
+            };
+            /**
+             * Leaf Index
+             * @description its place in the book (from 0)
+             */
+            leaf_index: number;
+            /**
+             * Tree Size
+             * @description the book's leaves (the proof round's `book.count`)
+             */
+            tree_size: number;
+            /**
+             * Root
+             * @description the book's Merkle root, hex (the proof round's `book.root`)
+             */
+            root: string;
+            /**
+             * Path
+             * @description RFC 9162 inclusion path, hex, nearest sibling first
+             */
+            path: string[];
+            /**
+             * Settlement
+             * @description the slip's money: lines, commission, net (a voided round: voided, stake, net 0)
+             */
+            settlement: {
+                [key: string]: unknown;
+            };
+            /** Proof Url */
+            proof_url: string;
+        };
         /** RemovedOut */
         RemovedOut: {
             /** Bettor Id */
@@ -2235,6 +2322,42 @@ export interface components {
          * @description A settlement takes no body (or ``{}``): it settles the bets locked at the deal.
          */
         SettleRequest: Record<string, never>;
+        /** SettlementBettorOut */
+        SettlementBettorOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /** Bettor Ref */
+            bettor_ref: string;
+            /** Stake */
+            stake: number;
+            /** Net */
+            net: number;
+        };
+        /**
+         * SettlementBettorsOut
+         * @description A page of a book round's spectators' money (one settlement chunk).
+         */
+        SettlementBettorsOut: {
+            /** Round Id */
+            round_id: string;
+            /**
+             * Page
+             * @description this page (from 0)
+             */
+            page: number;
+            /** Pages */
+            pages: number;
+            /**
+             * Next
+             * @description the next page, or null after the last
+             */
+            next: number | null;
+            /**
+             * Bettors
+             * @description at most 100, in book order
+             */
+            bettors: components["schemas"]["SettlementBettorOut"][];
+        };
         /**
          * SettlementOut
          * @description A settlement — or a void, settlement-shaped: every line graded ``void``, every net 0.
@@ -6373,6 +6496,180 @@ export interface operations {
             };
             /** @description error codes: invalid_range */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_receipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                round_id: string;
+                bettor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found, not_in_book, settlement_pending */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    settlement_bettors: {
+        parameters: {
+            query?: {
+                /** @description the page, from 0 */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                round_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementBettorsOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found, not_in_book, settlement_pending */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

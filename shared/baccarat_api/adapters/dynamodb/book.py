@@ -113,10 +113,12 @@ class DynamoBookStore(PresenceStore):
                 "closes_at": {"S": closes_at},
                 "shards": {"N": str(BOOK_SHARDS)},
             }
-            put = {
+            put = {  # a cancelled window of another epoch is opened again
                 "TableName": self.state,
                 "Item": item,
-                "ConditionExpression": "attribute_not_exists(pk)",
+                "ConditionExpression": "attribute_not_exists(pk) OR (#s = :x AND #e <> :e)",
+                "ExpressionAttributeNames": {"#s": "status", "#e": "epoch"},
+                "ExpressionAttributeValues": {":x": {"S": "cancelled"}, ":e": {"S": epoch}},
             }
             puts.append({"Put": put})
         if not self._transact("open window", puts):
@@ -135,6 +137,27 @@ class DynamoBookStore(PresenceStore):
         if len(found) != BOOK_SHARDS:
             return None
         return window_of(round_id, found[SHARD_CHARS[0]])
+
+    def cancel_window(self, operator_id: str, round_id: str, epoch: str) -> bool:
+        flips: list[Any] = [
+            {
+                "Update": {
+                    "TableName": self.state,
+                    "Key": key_item(*keys.window_key(operator_id, round_id, shard)),
+                    "UpdateExpression": "SET #s = :x",
+                    "ConditionExpression": "#e = :e AND #s IN (:open, :locked)",
+                    "ExpressionAttributeNames": {"#s": "status", "#e": "epoch"},
+                    "ExpressionAttributeValues": {
+                        ":x": {"S": "cancelled"},
+                        ":e": {"S": epoch},
+                        ":open": {"S": "open"},
+                        ":locked": {"S": "locked"},
+                    },
+                }
+            }
+            for shard in SHARD_CHARS
+        ]
+        return not self._transact("cancel window", flips)
 
     def confirm_slip(
         self,

@@ -27,6 +27,7 @@ from baccarat_api.ports.book import (
     NotPresent,
     PresenceMoved,
     Spectator,
+    SpectatorsPage,
     Watcher,
     count_shard,
     slip_shard,
@@ -151,11 +152,14 @@ class PresenceStore(WriteRequests):
         mark = self._leave_mark(pk, sk)
         return not self._transact(what, [mark, _count_update(self.state, pk, bettor_id, -1)])
 
-    def _names(self, what: str, pk: str, prefix: str, limit: int, after: str | None) -> NamesPage:
-        """The count (its shards summed) and the first ``limit`` present names after
-        ``after``. The absent are filtered out AFTER the read (a filter saves no read), so a
-        query page may hold fewer than asked: pages are read on until ``limit + 1`` names or
-        the partition's end — a page read past many who left reads (and pays for) them too."""
+    def _page(
+        self, what: str, pk: str, limit: int, after: str | None, prefix: str
+    ) -> tuple[int, list[Item], bool]:
+        """The count (its shards summed) and the first ``limit`` present items after ``after``,
+        and whether more follow. The absent are filtered out AFTER the read (a filter saves no
+        read), so a query page may hold fewer than asked: pages are read on until ``limit + 1``
+        items or the partition's end — a page read past many who left reads (and pays for)
+        them too."""
         wanted = {(pk, keys.count_sk(k)): (str(k), self.state) for k in range(COUNT_SHARDS)}
         count = sum(int(item.get("n", {"N": "0"})["N"]) for _, item in self._fetch(wanted))
         args: dict[str, Any] = {
@@ -170,16 +174,28 @@ class PresenceStore(WriteRequests):
             "ConsistentRead": True,
             "Limit": limit + 1,
         }
-        ids: list[str] = []
+        items: list[Item] = []
         with mapped_errors(what):
-            while len(ids) <= limit:
+            while len(items) <= limit:
                 out = self.client.query(**args)
-                ids += [str(item["sk"]["S"])[len(prefix) :] for item in out.get("Items", [])]
+                items += out.get("Items", [])
                 if "LastEvaluatedKey" not in out:
                     break
                 args["ExclusiveStartKey"] = out["LastEvaluatedKey"]
-        names = tuple(ids[:limit])
-        return NamesPage(count, names, names[-1] if len(ids) > limit else None)
+        return count, items[:limit], len(items) > limit
+
+    def _names(self, what: str, pk: str, prefix: str, limit: int, after: str | None) -> NamesPage:
+        count, items, more = self._page(what, pk, limit, after, prefix)
+        names = tuple(str(item["sk"]["S"])[len(prefix) :] for item in items)
+        return NamesPage(count, names, names[-1] if more else None)
+
+    def spectator_page(
+        self, operator_id: str, table_id: str, limit: int, after: str | None = None
+    ) -> SpectatorsPage:
+        pk = keys.spectators_pk(operator_id, table_id)
+        count, items, more = self._page("spectators", pk, limit, after, keys.SPEC_PREFIX)
+        spectators = tuple(spectator_of(item) for item in items)
+        return SpectatorsPage(count, spectators, spectators[-1].bettor_id if more else None)
 
     def join_spectator(self, operator_id: str, table_id: str, spectator: Spectator) -> bool:
         slip_shard(spectator.bettor_ref)
@@ -291,6 +307,14 @@ class PresenceStore(WriteRequests):
         sk = keys.WATCH_PREFIX + watcher.bettor_id
         fields: Item = {"kind": {"S": "watcher"}, "joined_at": {"S": watcher.joined_at}}
         return self._join("join watcher", pk, sk, fields, watcher.bettor_id)
+
+    def get_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> Watcher | None:
+        item = self._get(
+            "get watcher", keys.watchers_pk(operator_id, table_id), keys.WATCH_PREFIX + bettor_id
+        )
+        if item is None or not _present(item):
+            return None
+        return Watcher(bettor_id, item["joined_at"]["S"])
 
     def leave_watcher(self, operator_id: str, table_id: str, bettor_id: str) -> bool:
         pk = keys.watchers_pk(operator_id, table_id)

@@ -91,7 +91,9 @@ def join_spectators(
     table_id: str, bettor_id: Bettor, body: SpectatorRequest, operator: OperatorId, rt: Rt
 ) -> PresenceOut:
     limits = personal_limits_json(body.personal_limits)
-    return presence.join_spectators(rt.repo, operator, table_id, bettor_id, body.balance, limits)
+    return presence.join_spectators(
+        rt.repo, operator, table_id, bettor_id, body.balance, limits, rt.vault
+    )
 
 
 @router.delete(
