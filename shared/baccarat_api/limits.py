@@ -286,6 +286,7 @@ def worst_presence_bytes() -> dict[str, int]:
         "watchers_page": json_bytes({**page, "watchers": [ident] * MAX_NAMES_PAGE}),
     }
 
+
 #: Betting behind at a book table: the answer to a spectator's confirm or cancel (the window,
 #: the seats' slips, the caller's slip) and a page of the book (the window, the seats' slips and
 #: at most :data:`BOOK_PAGE_SLIPS` spectators' slips) stay within these bytes at any book size.

@@ -227,7 +227,10 @@ def test_with_nobody_seated_a_spectators_slip_is_refused(game: Game) -> None:
     betting.open_betting(game.repo, OP, t)
     presence.leave_seat(game.repo, OP, t, 1)
     got = code_of(lambda: betting.place_slip(game.repo, OP, t, "carol", slip(("banker", 1000))))
-    assert got == "seated_bettor_required"
+    # the last seat emptied: the table's spectators were removed with it (presence's rule), so
+    # carol is no longer there; the slip is refused and nothing is stored
+    assert got == "not_at_table"
+    assert game.repo.book.get_spectator(OP, t, "carol") is None
 
 
 def test_a_bettor_not_at_the_table_and_a_round_mismatch_are_refused(game: Game) -> None:

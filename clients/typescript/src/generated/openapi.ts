@@ -547,6 +547,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/book": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current window's book: the seats' slips and spectators' slips, paged */
+        get: operations["get_book"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rounds/{round_id}/receipts/{bettor_id}": {
         parameters: {
             query?: never;
@@ -804,7 +821,7 @@ export interface components {
              * @description open (slips accepted), closed (no more bets), dealt (round_id)
              * @enum {string}
              */
-            status: "open" | "closed" | "dealt";
+            status: "open" | "closed" | "locked" | "dealt";
             /**
              * Round Id
              * @description the round dealt from the book
@@ -839,6 +856,42 @@ export interface components {
              * @description every slip's stakes summed
              */
             total: number;
+        };
+        /**
+         * BookPageOut
+         * @description A page of the book: at a ``bet_behind: book`` table at most 100 spectators' slips (in
+         *     book order: ``bettor_ref`` ascending) with the window and the seats' slips; ``total`` sums
+         *     what the page shows.
+         */
+        BookPageOut: {
+            /** Table Id */
+            table_id: string;
+            /** @description null: betting never opened here */
+            betting: components["schemas"]["BettingWindowOut"] | null;
+            /**
+             * Seats
+             * @description seat number → its bettor's confirmed slip
+             */
+            seats: {
+                [key: string]: components["schemas"]["SlipOut"];
+            };
+            /**
+             * Spectators
+             * @description spectator id → their confirmed slip
+             */
+            spectators: {
+                [key: string]: components["schemas"]["SlipOut"];
+            };
+            /**
+             * Total
+             * @description every slip's stakes summed
+             */
+            total: number;
+            /**
+             * Next
+             * @description pass as after for the next page of spectators' slips (null: the end)
+             */
+            next: string | null;
         };
         /**
          * ClientSeedOut
@@ -998,6 +1051,15 @@ export interface components {
              * @enum {string}
              */
             bet_behind?: "listed" | "book";
+        };
+        /**
+         * CrowdOut
+         * @description The spectators and watchers of a book table (``bet_behind: book``), who are not on the
+         *     live state: counted, the first named.
+         */
+        CrowdOut: {
+            spectators: components["schemas"]["NamesOut"];
+            watchers: components["schemas"]["NamesOut"];
         };
         /** DailyReportOut */
         DailyReportOut: {
@@ -1380,6 +1442,27 @@ export interface components {
              */
             pages: string[];
         };
+        /**
+         * NamesOut
+         * @description Who is there, in short: how many, the first names, the cursor of the rest.
+         */
+        NamesOut: {
+            /**
+             * Count
+             * @description how many are present
+             */
+            count: number;
+            /**
+             * First
+             * @description the first 20 bettor ids, in bettor-id order
+             */
+            first: string[];
+            /**
+             * Next
+             * @description pass as `after` to `GET …/spectators` / `…/watchers` for the rest (null: nobody more)
+             */
+            next: string | null;
+        };
         /** OpenInterventionsOut */
         OpenInterventionsOut: {
             /** Voided Rounds */
@@ -1532,6 +1615,8 @@ export interface components {
             seq: number;
             /** @description who this change removed: a balance reported below the tier's minimum for someone already at the table (seed 000: 星幣金額不足底限時，系統將自動踢除) */
             removed?: components["schemas"]["RemovedOut"] | null;
+            /** @description at a book table (`bet_behind: book`): the spectators and watchers counted and the first named (`spectators` and `watchers` are then empty); null elsewhere */
+            crowd?: components["schemas"]["CrowdOut"] | null;
         };
         /** ProofBetOut */
         ProofBetOut: {
@@ -1847,6 +1932,13 @@ export interface components {
             };
             /** House Take */
             house_take: number;
+            /**
+             * Book Totals
+             * @description a book round's: the locked book's totals (every slip refunded instead)
+             */
+            book_totals?: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * ReportCurrencyOut
@@ -2023,6 +2115,34 @@ export interface components {
          * @enum {string}
          */
         Role: "seated" | "spectator";
+        /**
+         * RoundBookOut
+         * @description A book round's locked book of spectators' slips (a ``bet_behind: book`` table).
+         */
+        RoundBookOut: {
+            /**
+             * Root
+             * @description the Merkle root (bacc-book-v1, hex) of the locked book, fixed at the deal before any card is shown
+             */
+            root: string;
+            /**
+             * Count
+             * @description the book's slips (leaves)
+             */
+            count: number;
+            /**
+             * Chunks
+             * @description its settlement chunks (100 leaves each)
+             */
+            chunks: number;
+            /**
+             * Totals
+             * @description the book's money (per bet type, bettors, stake, net, house): shown once the round is resolved, as its settlement is
+             */
+            totals?: {
+                [key: string]: unknown;
+            } | null;
+        };
         /** RoundDetailOut */
         RoundDetailOut: {
             /** Round Id */
@@ -2115,6 +2235,8 @@ export interface components {
              * @description bacc-audit-v1 hash of this round record (as dealt)
              */
             round_hash: string;
+            /** @description a bet_behind book table's locked book (absent elsewhere) */
+            book?: components["schemas"]["RoundBookOut"] | null;
             settlement: components["schemas"]["SettlementOut"] | null;
         };
         /** RoundListOut */
@@ -2219,6 +2341,8 @@ export interface components {
              * @description bacc-audit-v1 hash of this round record (as dealt)
              */
             round_hash: string;
+            /** @description a bet_behind book table's locked book (absent elsewhere) */
+            book?: components["schemas"]["RoundBookOut"] | null;
         };
         /**
          * RoundSummaryOut
@@ -2937,6 +3061,8 @@ export interface components {
             round: components["schemas"]["TableRoundOut"] | null;
             /** @description a running table's clock (dealing auto); null at an operator table */
             clock: components["schemas"]["TableClockOut"] | null;
+            /** @description at a book table (`bet_behind: book`): the spectators and watchers counted and the first 20 named (`spectators` and `watchers` are then empty); null elsewhere */
+            crowd?: components["schemas"]["CrowdOut"] | null;
         };
         /** TiersOut */
         TiersOut: {
@@ -6495,6 +6621,103 @@ export interface operations {
                 };
             };
             /** @description error codes: invalid_range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_book: {
+        parameters: {
+            query?: {
+                /** @description the next of the page before (none: from the start) */
+                after?: string | null;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BookPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_cursor */
             422: {
                 headers: {
                     [name: string]: unknown;
