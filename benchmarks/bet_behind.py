@@ -1,7 +1,7 @@
 """Betting behind at scale (a bid-squeeze round whose spectators bet in a book): the figures of
 issue 26 on DynamoDB Local, printed, never asserted.
 
-Two parts, one DynamoDB Local:
+Two parts, each on a DynamoDB Local of its own:
 
 * **the book's storage, in process** (the BookStore and ChunkStore adapters on boto3, each call's
   consumed capacity read with ``ReturnConsumedCapacity``): for 10, 100, 1,000 and 10,000 slips
@@ -13,13 +13,13 @@ Two parts, one DynamoDB Local:
   and read units per slip and the cost per 1,000 bettor-rounds (prices of
   :mod:`benchmarks.cost`);
 * **the API over HTTP** (``python -m baccarat_dev.local`` — ``make run``'s server, its rate limit
-  off — on that DynamoDB Local): examples/bet_behind.py at 10, 100 and 1,000 spectators (+ 7
-  seated; 100 concurrent bettors; every receipt fetched and verified), then a round of 10,000
+  off, its own DynamoDB Local): examples/bet_behind.py at 10, 100 and 1,000 spectators (+ 7
+  seated; 32 concurrent bettors; every receipt fetched and verified), then a round of 10,000
   (its receipts not fetched: 10,000 more requests) — seconds, requests, confirm p50/p99, the
   proof's bytes and the book pages; after each, every settlement chunk of the round run again in
   this process with the fan-out's own code, 1 and then 4 workers (a redelivery: the same bytes
   written), for slips/s per worker and the chunks' units per slip; the API process's RSS sampled
-  every second across it all (first / max / last).
+  every second across it all (first / max / last). ``BET_BEHIND_HTTP=10,1000`` picks the sizes.
 
 Then ``benchmarks/out/bet_behind.svg``: time and cost per round against bettors, log-log, with
 the slope of each least-squares line printed (1 = linear growth)."""
@@ -29,6 +29,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import json
 import math
+import os
 import random
 import statistics
 import sys
@@ -46,6 +47,9 @@ OUT = Path(__file__).resolve().parent / "out"
 SIZES = (10, 100, 1_000, 10_000)
 HTTP_SIZES = (10, 100, 1_000)
 BIG = 10_000
+#: Concurrent bettors of the HTTP runs (one server process: 100 at once only queue there; the
+#: 100-bettor confirm figure is the storage's, above).
+HTTP_CONCURRENCY = 32
 THREADS = 16
 CONCURRENT_BETTORS = 100
 CONFIRMS_EACH = 20
@@ -372,7 +376,7 @@ def rechunk(
     return time.perf_counter() - t0
 
 
-def over_http(engine: Any) -> tuple[list[dict[str, Any]], list[str]]:
+def over_http() -> tuple[list[dict[str, Any]], list[str]]:
     """examples/bet_behind.py over HTTP at HTTP_SIZES, then a 10,000-spectator round (receipts
     not fetched); each round's chunks run again in process with 1 and 4 workers; the API
     process's RSS sampled every second across it all."""
@@ -388,7 +392,8 @@ def over_http(engine: Any) -> tuple[list[dict[str, Any]], list[str]]:
     runs: list[dict[str, Any]] = []
     notes: list[str] = []
     env = {"BACCARAT_SWEEP_SECONDS": "0", "RATE_LIMIT_PER_SECOND": "0"}
-    with local_server(env, dynamodb=engine) as server:
+    sizes = [int(x) for x in os.environ.get("BET_BEHIND_HTTP", "").split(",") if x.strip()]
+    with local_server(env) as server:  # its own DynamoDB Local, as make run starts it
         api = next(
             (pid for pid, a in descendants(server.proc.pid).items() if "baccarat_dev.local" in a),
             server.proc.pid,
@@ -404,8 +409,8 @@ def over_http(engine: Any) -> tuple[list[dict[str, Any]], list[str]]:
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         try:
-            for n in (*HTTP_SIZES, BIG):
-                client = Client(server.url, server.key, timeout=120)
+            for n in sizes or (*HTTP_SIZES, BIG):
+                client = Client(server.url, server.key, timeout=120, attempts=8)
                 try:
                     if n == BIG:  # its receipts would be 10,000 more requests: not fetched
                         out = big_round(example, client, n)
@@ -414,7 +419,7 @@ def over_http(engine: Any) -> tuple[list[dict[str, Any]], list[str]]:
                             client,
                             spectators=n,
                             seed=n,
-                            workers=CONCURRENT_BETTORS,
+                            workers=HTTP_CONCURRENCY,
                             log=lambda line: None,
                         )
                 except Exception as exc:  # a piece not there yet: said, the rest still runs
@@ -451,7 +456,7 @@ def big_round(example: Any, client: Any, n: int) -> dict[str, Any]:
         api,
         spectators=n,
         rng=random.Random(n),
-        workers=CONCURRENT_BETTORS,
+        workers=HTTP_CONCURRENCY,
         log=lambda line: None,
         receipts=False,
     )
@@ -592,11 +597,11 @@ def run() -> list[str]:
         figs = [bench.size(n, rng) for n in SIZES]
         load = confirm_under_load(bench, rng)
         lines += report(figs, load)
-        runs, notes = over_http(engine)
+        runs, notes = over_http()
         if runs:
             lines.append(
-                "over HTTP (examples/bet_behind.py, make run's server, 7 seated + N "
-                f"spectators, {CONCURRENT_BETTORS} concurrent):"
+                "over HTTP (examples/bet_behind.py on make run's server and its own DynamoDB "
+                f"Local, 7 seated + N spectators, {HTTP_CONCURRENCY} concurrent):"
             )
         for r in runs:
             s = r["seconds"]

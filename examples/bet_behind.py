@@ -503,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.key:
         parser.error("no operator key: pass --key or set KEY (the key `make run` printed)")
-    client = Client(args.url, args.key, timeout=60)
+    client = Client(args.url, args.key, timeout=60, attempts=8)
     log = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
     try:
         out = run(
