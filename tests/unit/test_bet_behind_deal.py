@@ -514,3 +514,73 @@ def test_the_book_is_paged_in_ref_order_within_its_byte_budget(game: Game) -> No
         after = page.next
     assert seen == sorted(ref(b) for b in ids) and pages == 3
     assert code_of(lambda: betting.book_page(game.repo, OP, t, "nonsense")) == "invalid_cursor"
+
+
+# --- a running book table ----------------------------------------------------------------------
+
+
+def _running_book_table(game: Game) -> Any:
+    from .test_table_clock import Table, running
+
+    table: Table = running(game, **BOOK, squeeze_seconds=0)
+    presence.take_seat(game.repo, OP, table.table_id, 1, "alice", 500_000, 1)
+    table.shoe_id = tables.commit_shoe(game.repo, game.vault, OP, table.table_id, "s").shoe_id
+    return table
+
+
+def _step(table: Any, step: str) -> str:
+    tick = table.next()
+    while tick is not None and tick["step"] != step:
+        tick = table.next()
+    assert tick is not None, step
+    return str(table.deliver(tick))
+
+
+def test_a_running_book_table_opens_locks_and_deals_its_book_by_its_clock(game: Game) -> None:
+    table = _running_book_table(game)
+    spectator(game, table.table_id, "carol")
+    assert _step(table, "open") == "done"
+    rid = round_id_of(table.shoe_id, 1)
+    assert game.repo.book.window(OP, rid) is not None
+    betting.place_slip(game.repo, OP, table.table_id, "carol", slip(("banker", 1000)))
+    assert _step(table, "close") == "done"
+    r = dealt_round(game, rid)
+    assert r.book is not None and r.book["count"] == 1
+    found = game.repo.book.window(OP, rid)
+    assert found is not None and found.status == "locked"
+
+
+def test_a_book_deal_refused_after_the_lock_cancels_the_window_and_its_book(game: Game) -> None:
+    """The company left once the window opened: the close tick's deal is refused for good
+    (company_required, judged before the lock), the window is cancelled — the book with it,
+    nothing dealt."""
+    table = _running_book_table(game)
+    spectator(game, table.table_id, "carol")
+    assert _step(table, "open") == "done"
+    betting.place_slip(game.repo, OP, table.table_id, "carol", slip(("banker", 1000)))
+    presence.leave_seat(game.repo, OP, table.table_id, 1)
+    assert _step(table, "close") == "done"
+    rid = round_id_of(table.shoe_id, 1)
+    assert game.repo.get_round(OP, parse_round_id(rid)) is None  # type: ignore[arg-type]
+    found = game.repo.book.window(OP, rid)
+    assert found is not None and found.status == "cancelled"
+    assert kinds(game, table.table_id).count("betting_cancelled") == 1
+
+
+def test_a_locked_book_whose_deal_is_refused_for_good_is_cancelled_by_the_sweep(
+    game: Game,
+) -> None:
+    t, shoe_id = book_table(game)
+    spectator(game, t, "carol")
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(game.repo, OP, t, "carol", slip(("banker", 1000)))
+    _, live = reading.table_live(game.repo, OP, t)
+    assert live is not None
+    book_lock.lock_book(game.repo, live, game.clock())  # then the deal's process died
+    presence.leave_seat(game.repo, OP, t, 1)  # the company left
+    game.clock.advance(31)
+    report = auto_settle.sweep(game.repo, shoes=game.shoes)
+    assert report.dealt == [] and list(report.cancelled.values()) == ["company_required"]
+    found = game.repo.book.window(OP, round_id_of(shoe_id, 1))
+    assert found is not None and found.status == "cancelled"
+    assert game.repo.get_round(OP, parse_round_id(round_id_of(shoe_id, 1))) is None  # type: ignore[arg-type]

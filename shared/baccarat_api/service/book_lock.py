@@ -23,8 +23,9 @@ from baccarat import booktree
 from baccarat.bookmoney import BookTotals, slip_settlement
 from baccarat.outcome import Round
 from baccarat.profiles import TableConfig
+from baccarat.settlement import Settlement
 from baccarat_api import limits
-from baccarat_api.ports.book import BOOK_SHARDS, Slip, WindowClosed, whole_book
+from baccarat_api.ports.book import BOOK_SHARDS, Line, Slip, WindowClosed, whole_book
 from baccarat_api.ports.chunks import Leaf
 from baccarat_api.ports.documents import BettingWindow, BookDoc, BookTotalsDoc
 from baccarat_api.ports.records import LiveRecord
@@ -85,8 +86,11 @@ def seal(
         booktree.leaf_bytes(round_id, s.bettor_ref, booktree.SPECTATOR, _lines(s)) for s in ordered
     ]
     totals = BookTotals()
+    settled: dict[tuple[Line, ...], Settlement] = {}  # a slip's money is its lines' alone
     for slip in ordered:
-        totals.add(slip_settlement(config, rnd, _lines(slip)))
+        if slip.lines not in settled:
+            settled[slip.lines] = slip_settlement(config, rnd, _lines(slip))
+        totals.add(settled[slip.lines])
     count = len(ordered)
     doc: BookDoc = {
         "root": booktree.root(data).hex(),

@@ -598,6 +598,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/shoes/{shoe_id}/rounds/{round_number}/book": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a round's public book of spectators' slips (no key)
+         * @description At a `bet_behind: book` table: page `k` (`?page=k`, from 0) of round `round_number`'s book — leaves `[100k, 100k + 100)` in bettor-ref order, each with its money; bound by the proof round's `book.root` (`baccarat verify --books` checks every page). 404 `settlement_pending` (retryable) until the round is settled and that page written; 404 `not_found` for an unknown shoe or round, a round without a book, a page out of range. A written page never changes (cacheable, immutable).
+         */
+        get: operations["get_book_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook": {
         parameters: {
             query?: never;
@@ -1841,6 +1861,72 @@ export interface components {
             settled_at: string;
             /** Auto Settled */
             auto_settled: boolean;
+        };
+        /** PublicBookEntryOut */
+        PublicBookEntryOut: {
+            /**
+             * Leaf
+             * @description a spectator's slip as a leaf of the book tree
+             */
+            leaf: {
+                [key: string]: unknown;
+            };
+            /**
+             * Settlement
+             * @description its money: lines, commission, net (a voided round: voided, stake, net 0)
+             */
+            settlement: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * PublicBookPageOut
+         * @description Page `k` of a round's book: leaves `[100k, 100k + 100)` in bettor-ref order.
+         */
+        PublicBookPageOut: {
+            /**
+             * Spec
+             * @description `bacc-book-v1`
+             */
+            spec: string;
+            /** Shoe Id */
+            shoe_id: string;
+            /** Round Number */
+            round_number: number;
+            /**
+             * Root
+             * @description the book's Merkle root, hex (the proof round's `book.root`)
+             */
+            root: string;
+            /**
+             * Count
+             * @description the book's leaves (the proof round's `book.count`)
+             */
+            count: number;
+            page: components["schemas"]["PublicBookPageRef"];
+            /**
+             * Entries
+             * @description at most 100
+             */
+            entries: components["schemas"]["PublicBookEntryOut"][];
+        };
+        /** PublicBookPageRef */
+        PublicBookPageRef: {
+            /**
+             * Number
+             * @description this page (from 0): settlement chunk `number`
+             */
+            number: number;
+            /**
+             * Count
+             * @description the round's book pages (the proof round's `book.pages`)
+             */
+            count: number;
+            /**
+             * Next
+             * @description the next page's number, or null after the last
+             */
+            next: number | null;
         };
         /**
          * ReceiptOut
@@ -6902,6 +6988,76 @@ export interface operations {
             };
             /** @description error codes: rate_limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_book_page: {
+        parameters: {
+            query?: {
+                page?: number;
+            };
+            header?: never;
+            path: {
+                shoe_id: string;
+                round_number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicBookPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found, settlement_pending */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -31,7 +31,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "tables.audit_table", "events.table_events", "tables.get_table_state",
         "events.operator_events", "rounds.list_rounds", "reports.daily_report",
         "betting.get_book",
-        "rounds.get_receipt", "rounds.settlement_bettors",
+        "rounds.get_receipt", "rounds.settlement_bettors", "proofs.get_book_page",
     ),
     "webhooks": (
         "webhooks.set_webhook", "webhooks.delete_webhook", "webhooks.list_webhook_failures",
