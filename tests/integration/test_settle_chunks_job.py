@@ -20,6 +20,7 @@ from baccarat_api.adapters.sqs_chunks import SqsChunkQueue
 from baccarat_api.ids import parse_round_id
 from baccarat_api.ports.book import Slip
 from baccarat_api.ports.chunks import ChunkMessage
+from baccarat_api.service import settle_chunks
 
 OP = "operator-a"
 
@@ -67,6 +68,21 @@ def test_chunks_go_to_the_queue_and_the_function_runs_them(
     assert bodies == [ChunkMessage(OP, rid, k).as_dict() for k in (0, 1)]
     assert api.get(f"/v1/rounds/{rid}/receipts/spectator-00001").status == 404  # not run yet
 
+    # overdue: the sweep's resend sends them again and postpones the progress (on DynamoDB)
+    class Held:
+        def __init__(self) -> None:
+            self.sent: list[ChunkMessage] = []
+
+        def send(self, messages: Any) -> None:
+            self.sent += messages
+
+    held = Held()
+    stack.repo.chunk_queue = held
+    later = "2999-01-01T00:00:00.000Z"
+    assert settle_chunks.resend_due(stack.repo, later) == [rid]
+    assert settle_chunks.resend_due(stack.repo, later) == []  # postponed by the grace
+    assert [m.chunk for m in held.sent] == [0, 1]
+
     handler = function_module("functions/settle_chunks/").handler
     event = {
         "Records": [
@@ -79,6 +95,7 @@ def test_chunks_go_to_the_queue_and_the_function_runs_them(
     assert handler(event, LambdaContext("SettleChunkFunction")) == {"batchItemFailures": []}
     progress = stack.repo.chunks.progress(OP, ref)
     assert progress is not None and progress.complete
+    assert stack.repo.chunks.due_progress("9999-12-31T00:00:00.000Z", 10) == []  # out of the index
     assert api.get(f"/v1/rounds/{rid}/receipts/spectator-00001").status == 200
     feed = api.get(f"/v1/tables/{t}/events", query="limit=100").body["events"]
     assert sorted(e["data"]["page"] for e in feed if e["type"] == "round_settlement_page") == [0, 1]

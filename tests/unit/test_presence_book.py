@@ -12,9 +12,11 @@ from typing import Any
 from baccarat.profiles import TableConfig
 from baccarat.proofdoc import bettor_ref
 from baccarat_api.limits import FIRST_NAMES, MAX_SPECTATORS, MAX_WATCHERS
-from baccarat_api.ports.book import Line, Slip, whole_book
+from baccarat_api.ports.book import whole_book
 from baccarat_api.ports.vault import ref_key_context
 from baccarat_api.service import betting, events, presence, tables
+from baccarat_api.service.book_presence import book_round
+from baccarat_api.service.models import SlipRequest
 
 from .conftest import Game
 from .test_service import OP, code_of, new_table
@@ -188,22 +190,71 @@ def test_a_balance_report_that_refuses_the_waiting_slip_cancels_it(game: Game) -
     tables.commit_shoe(game.repo, game.vault, OP, t, "seed")
     join(game, t, "sam", 50_000)
     join(game, t, "tom", 50_000)
-    window = betting.open_betting(game.repo, OP, t)
+    betting.open_betting(game.repo, OP, t)
     live = game.repo.load(OP, live=t).live
     assert live is not None and live.betting is not None
-    round_id = f"{live.betting['shoe_id']}_r{live.betting['round_number']}"
-    opened, closes = live.betting["opened_at"], live.betting["closes_at"]
-    game.repo.book.open_window(OP, round_id, opened, closes)
-    now = game.repo.clock()
+    round_id = book_round(live)
+    assert round_id is not None
+    five = SlipRequest.model_validate({"bets": [{"type": "player", "amount": 5_000}]})
     for b in ("sam", "tom"):
-        s = game.repo.book.get_spectator(OP, t, b)
-        assert s is not None
-        slip = Slip(b, s.bettor_ref, (Line("player", 5_000),), now, s.epoch)
-        game.repo.book.confirm_slip(OP, t, round_id, opened, slip, now)
+        betting.place_slip(game.repo, OP, t, b, five)
+    assert len(whole_book(game.repo.book, OP, round_id)) == 2
     join(game, t, "sam", 4_999)  # below the slip's stake: its slip goes with the report
     join(game, t, "tom", 40_000)  # still covers it: its slip stays
     assert [s.bettor_id for s in whole_book(game.repo.book, OP, round_id)] == ["tom"]
     join(game, t, "tom", 40_000, {"player": {"max": 1_000}})  # its own limit now refuses it
     assert whole_book(game.repo.book, OP, round_id) == []
-    presence.leave_spectators(game.repo, OP, t, "sam")
-    assert window is not None
+    betting.place_slip(game.repo, OP, t, "sam", SlipRequest.model_validate(
+        {"bets": [{"type": "banker", "amount": 4_000}]}))  # fmt: skip
+    presence.leave_spectators(game.repo, OP, t, "sam")  # its slip leaves with it
+    assert whole_book(game.repo.book, OP, round_id) == []
+
+
+def test_presence_answers_and_names_pages_stay_within_their_budgets(game: Game) -> None:
+    from baccarat_api.limits import (
+        MAX_ID_LENGTH,
+        MAX_MONEY,
+        MAX_NAMES_PAGE,
+        NAMES_PAGE_BUDGET_BYTES,
+        PRESENCE_BUDGET_BYTES,
+        worst_presence_bytes,
+    )
+    from baccarat_api.service import presence_reads
+
+    worst = worst_presence_bytes()
+    assert worst["presence"] <= PRESENCE_BUDGET_BYTES
+    assert max(worst["spectators_page"], worst["watchers_page"]) <= NAMES_PAGE_BUDGET_BYTES
+    t = new_table(game, **BOOK)
+
+    def longest(prefix: str, n: int) -> str:
+        return f"{prefix}{n:05d}".ljust(MAX_ID_LENGTH, "x")
+
+    for seat in range(1, 8):
+        presence.take_seat(game.repo, OP, t, seat, longest("seat", seat), MAX_MONEY, 10_000)
+    for n in range(MAX_NAMES_PAGE + 10):
+        join(game, t, longest("spec", n), MAX_MONEY)
+        presence.join_watchers(game.repo, OP, t, longest("watch", n))
+    out = join(game, t, longest("spec", 0), 1)  # a removal: the answer at its longest
+    assert out.removed is not None and out.crowd is not None
+    assert len(out.crowd.spectators.first) == FIRST_NAMES
+    assert len(out.model_dump_json().encode()) <= worst["presence"]
+    spectators = presence_reads.spectators_page(game.repo, OP, t, MAX_NAMES_PAGE)
+    watchers = presence_reads.watchers_page(game.repo, OP, t, MAX_NAMES_PAGE)
+    assert len(spectators.spectators) == len(watchers.watchers) == MAX_NAMES_PAGE
+    assert len(spectators.model_dump_json().encode()) <= worst["spectators_page"]
+    assert len(watchers.model_dump_json().encode()) <= worst["watchers_page"]
+
+
+def test_a_join_racing_a_seat_past_both_checks_loses_to_the_seat(game: Game) -> None:
+    t = book_table(game)
+    join(game, t, "sam")
+    real = game.repo.book.get_spectator
+    # the seat's check ran before the join wrote (it saw nobody), and the join's check after
+    # it ran before the seat was written: both passed. The seat's check is made to miss.
+    misses = iter([None])
+    game.repo.book.get_spectator = lambda *a: next(misses, real(*a))  # type: ignore[method-assign]
+    out = presence.take_seat(game.repo, OP, t, 2, "sam", 50_000, 5)
+    game.repo.book.get_spectator = real  # type: ignore[method-assign]
+    assert out.seats[2]["bettor_id"] == "sam"
+    assert game.repo.book.get_spectator(OP, t, "sam") is None  # the seat won
+    assert out.crowd is not None and out.crowd.spectators.count == 0

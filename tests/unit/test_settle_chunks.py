@@ -155,6 +155,9 @@ def test_the_sweep_resends_a_round_whose_messages_were_lost(game: Game) -> None:
     game.repo.chunk_queue = Lost()
     settle_round(game.repo, OP, r.round_id)
     assert game.repo.chunks.page(OP, r.ref, 0) is None
+    # sent again (and lost again): not again until the grace has passed once more
+    assert settle_chunks.resend_due(game.repo, game.clock.advance(61)) == [r.round_id]
+    assert settle_chunks.resend_due(game.repo, game.clock.advance(30)) == []
     game.repo.chunk_queue = None
     game.clock.advance(61)
     report = auto_settle.sweep(game.repo)
@@ -194,3 +197,82 @@ def test_the_feed_carries_the_pages_a_few_heavy_events_a_page(
             break
     assert all(sum(t in feed.HEAVY_EVENTS for t in p) <= 2 for p in pages)
     assert sorted(b["bettor_id"] for b in bettors) == sorted(book)
+
+
+def test_a_dealt_book_settles_into_receipts_the_proof_verifies(game: Game) -> None:
+    """End to end through the service: spectators confirm slips at a book table, the deal seals
+    the locked book, the settlement fans it out; every receipt verifies against the shoe's final
+    proof (the verifier's own check), the pages' public book verifies too."""
+    from baccarat.proofpages import assemble
+    from baccarat.receiptcheck import verify_receipt
+    from baccarat_api.ports.book import Spectator
+    from baccarat_api.service import betting, presence, tables
+    from baccarat_api.service.dealing import deal_round
+    from baccarat_api.service.models import DealRequest, SlipRequest
+
+    from .test_proofs import served_pages
+
+    shoe_id = new_shoe(game, **BID)
+    t = shoe_id.rsplit("_s", 1)[0]
+    presence.take_seat(game.repo, OP, t, 1, "alice", 500_000, 1)
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(
+        game.repo, OP, t, "alice",
+        SlipRequest.model_validate({"bets": [{"type": "banker", "amount": 5000}]}),
+    )  # fmt: skip
+    spectators = [f"s{n:03d}" for n in range(130)]
+    for n, b in enumerate(spectators):
+        assert game.repo.book.join_spectator(OP, t, Spectator(b, ref(b), 100_000, game.clock()))
+        kind = ("banker", "player", "tie")[n % 3]
+        body = {"bets": [{"type": kind, "amount": 1000 + 100 * n}]}
+        betting.place_slip(game.repo, OP, t, b, SlipRequest.model_validate(body))
+    dealt = deal_round(
+        game.repo, game.shoes, OP, shoe_id, DealRequest.model_validate({"from_book": True})
+    )
+    settle_round(game.repo, OP, dealt.round_id)
+    rref = parse_round_id(dealt.round_id)
+    assert rref is not None
+    progress = game.repo.chunks.progress(OP, rref)
+    assert progress is not None and progress.complete and progress.chunks == 2
+    tables.close_shoe(game.repo, game.vault, OP, shoe_id)
+    _, proof, bad = assemble(served_pages(game, shoe_id))
+    assert not bad and proof["spec"] == "bacc-pf-v1.1"
+    for b in spectators:
+        got = game.repo.chunks.receipt(OP, rref, b)
+        assert got is not None
+        verdict = verify_receipt(proof, got.doc)
+        assert verdict.ok, verdict
+    alice = game.repo.chunks.receipt(OP, rref, "alice")
+    assert alice is None  # seated: her bet is in the proof, not in the book
+
+
+def test_a_voided_book_round_gives_every_slip_its_stake_back(game: Game) -> None:
+    from baccarat_api.service.voiding import void_round
+
+    r, book = book_round(game, 140)
+    void_round(game.repo, OP, r.round_id, reason="misdeal")  # sends its chunks itself
+    progress = game.repo.chunks.progress(OP, r.ref)
+    assert progress is not None and progress.voided and progress.complete
+    for bettor, lines in book.items():
+        got = game.repo.chunks.receipt(OP, r.ref, bettor)
+        assert got is not None
+        stake = sum(x["amount"] for x in lines)
+        assert got.doc["settlement"] == {"voided": True, "stake": stake, "net": 0}
+    assert len(page_events(game, r)) == 2
+
+
+def test_make_runs_threads_run_every_chunk(game: Game) -> None:
+    from baccarat_api.jobs.settle_chunks import ThreadQueue, parse_chunk
+
+    r, _ = book_round(game, 450)
+    workers = ThreadQueue(game.repo, workers=3)
+    game.repo.chunk_queue = workers
+    try:
+        settle_round(game.repo, OP, r.round_id)
+        workers.join()
+    finally:
+        workers.stop()
+    progress = game.repo.chunks.progress(OP, r.ref)
+    assert progress is not None and progress.complete and progress.chunks == 5
+    assert sorted(e["page"] for e in page_events(game, r)) == list(range(5))
+    assert parse_chunk('{"operator_id":"o","round_id":"x","chunk":2}') == ChunkMessage("o", "x", 2)

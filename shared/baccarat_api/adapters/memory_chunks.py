@@ -6,6 +6,7 @@ them from it and keeps their ``done`` and ``emitted`` sets beside. Each chunk it
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -89,8 +90,7 @@ class MemoryChunkStore:
         if self.progress(operator_id, ref) is None:
             raise KeyError(f"no settlement progress of {rid}")
         for r in out.receipts:
-            self._put((operator_id, rid, f"RCPT#{r.bettor_ref}"), (r.bettor_id, dict(r.doc)))
-            self._put((operator_id, rid, f"WHO#{r.bettor_id}"), r.bettor_ref)
+            self._put((operator_id, rid, f"RCPT#{r.bettor_id}"), (r.bettor_ref, dict(r.doc)))
         self._put((operator_id, rid, f"PAGE#{out.chunk:05d}"), [e.as_dict() for e in out.page])
         self._put((operator_id, rid, f"BOOK#{out.chunk:05d}"), dict(out.book_page))
         with self._lock:
@@ -108,12 +108,10 @@ class MemoryChunkStore:
 
     def receipt(self, operator_id: str, ref: RoundRef, bettor_id: str) -> ReceiptItem | None:
         with self._lock:
-            rid = ref.round_id
-            bettor_ref = self.items.get((operator_id, rid, f"WHO#{bettor_id}"))
-            found = self.items.get((operator_id, rid, f"RCPT#{bettor_ref}"))
-            if bettor_ref is None or found is None:
+            found = self.items.get((operator_id, ref.round_id, f"RCPT#{bettor_id}"))
+            if found is None:
                 return None
-            return ReceiptItem(found[0], bettor_ref, copy.deepcopy(found[1]))
+            return ReceiptItem(bettor_id, found[0], copy.deepcopy(found[1]))
 
     def page(self, operator_id: str, ref: RoundRef, chunk: int) -> list[PageEntry] | None:
         with self._lock:
@@ -124,6 +122,17 @@ class MemoryChunkStore:
         with self._lock:
             found = self.items.get((operator_id, ref.round_id, f"BOOK#{chunk:05d}"))
             return None if found is None else copy.deepcopy(found)
+
+    def postpone(self, operator_id: str, ref: RoundRef, due_at: str) -> None:
+        with self._lock:
+            record = self._record(operator_id, ref)
+            if record is None or (operator_id, ref.round_id) in self.complete:
+                return
+            assert self._records is not None
+            ident = (operator_id, ref.table_id, ref.shoe_number, ref.round_number)
+            self._records.items[(SettleProgress, ident)] = dataclasses.replace(
+                record, due_at=due_at
+            )
 
     def emitted_marker(self, operator_id: str, ref: RoundRef, chunk: int) -> bool:
         if self._records is None:

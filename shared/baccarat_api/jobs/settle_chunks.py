@@ -86,14 +86,18 @@ def lambda_handler() -> Any:
 
 
 class ThreadQueue:
-    """A :class:`~baccarat_api.ports.chunks.ChunkQueue` run by a worker thread: the chunks are
-    run in the order sent; one that fails is logged (the sweep sends it again)."""
+    """A :class:`~baccarat_api.ports.chunks.ChunkQueue` run by ``workers`` threads: the chunks
+    are taken in the order sent; one that fails is logged (the sweep sends it again)."""
 
-    def __init__(self, repo: Repository) -> None:
+    def __init__(self, repo: Repository, workers: int = 1) -> None:
         self.repo = repo
         self._queue: queue.Queue[ChunkMessage | None] = queue.Queue()
-        self._thread = threading.Thread(target=self._work, name="settle-chunks", daemon=True)
-        self._thread.start()
+        self._threads = [
+            threading.Thread(target=self._work, name=f"settle-chunks-{n}", daemon=True)
+            for n in range(workers)
+        ]
+        for thread in self._threads:
+            thread.start()
 
     def send(self, messages: Sequence[ChunkMessage]) -> None:
         for m in messages:
@@ -116,13 +120,19 @@ class ThreadQueue:
         self._queue.join()
 
     def stop(self) -> None:
-        self._queue.put(None)
-        self._thread.join(timeout=5)
+        for _ in self._threads:
+            self._queue.put(None)
+        for thread in self._threads:
+            thread.join(timeout=5)
 
 
-def start_background(rt: Runtime) -> ThreadQueue:
-    """Run the runtime's settlement chunks on a thread: its repository's chunk queue becomes
-    it. ``stop()`` it on exit."""
-    worker = ThreadQueue(rt.repo)
+#: Threads running a book's chunks under ``make run`` (as Lambda runs several batches at once).
+LOCAL_WORKERS = 4
+
+
+def start_background(rt: Runtime, workers: int = LOCAL_WORKERS) -> ThreadQueue:
+    """Run the runtime's settlement chunks on ``workers`` threads: its repository's chunk queue
+    becomes them. ``stop()`` it on exit."""
+    worker = ThreadQueue(rt.repo, workers)
     rt.use_chunk_queue(worker)
     return worker

@@ -152,6 +152,10 @@ class ChunkStore(Protocol):
         """(operator id, round) of book rounds whose fan-out is not complete and due by
         ``now``, at most ``limit`` (the sparse ``DueRounds`` index: no scan)."""
 
+    def postpone(self, operator_id: str, ref: RoundRef, due_at: str) -> None:
+        """Move a fan-out not complete to ``due_at`` in the sweep's index (its chunks were just
+        sent again: the next sweep waits for them)."""
+
     def emitted_marker(self, operator_id: str, ref: RoundRef, chunk: int) -> bool:
         """Whether the chunk's event marker (:class:`ChunkEmitted`) is stored."""
 

@@ -400,7 +400,8 @@ class StateWrites(ABC):
         (a round is settled or voided, once)."""
         changes = {"void": void, "resolve_write_id": write_id}
         writes: list[Write] = [self._resolution_update(round_, changes, void)]
-        writes += book_progress(round_, void["voided_at"], voided=True)
+        if round_.book is not None:
+            writes += book_progress(round_, void["voided_at"], voided=True)
         self.emitting("void round", writes, emit, idem, write_id)
 
     # final proofs -----------------------------------------------------------------------------

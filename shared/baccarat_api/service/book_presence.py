@@ -4,8 +4,9 @@ live state; a spectator's or watcher's join, leave or update writes NO table eve
 serialise on the live item's ``seq``). Seats stay on the live state.
 
 The rules are a listed table's (:mod:`.presence_rules`): one place per person — checked in both
-places, the live state's seats and the book's spectators and watchers, and once more after a
-join (a seat taken meanwhile undoes it); the tier's minimum balance; a spectator needs a seated
+places, the live state's seats and the book's spectators and watchers, and once more after each
+write (a join sees a seat taken meanwhile and undoes itself; a seat taken sees a join that
+slipped past and removes it: the seat wins); the tier's minimum balance; a spectator needs a seated
 bettor (checked again after the join: a last seat emptied meanwhile undoes it); a balance report
 below the minimum removes the spectator (told in ``removed``); joining with the same details
 changes nothing. A change that leaves the spectator's waiting slip refused cancels it with the
@@ -20,20 +21,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
-from baccarat.bets import Bet as CoreBet
-from baccarat.bets import BetType, Role, personal_limits_from_json
 from baccarat.profiles import TableConfig
 from baccarat.proofdoc import bettor_ref
-from baccarat.validation import BetRefused, check_personal_limits, validate_bets
+from baccarat.validation import BetRefused, check_personal_limits
 from baccarat_api.limits import FIRST_NAMES, REMOVAL_PAGE
 from baccarat_api.lru import Lru
-from baccarat_api.ports.book import NamesPage, NotPresent, PresenceMoved, Slip, Spectator, Watcher
+from baccarat_api.ports.book import NamesPage, NotPresent, PresenceMoved, Spectator, Watcher
 from baccarat_api.ports.records import LiveRecord, TableRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.ports.vault import SecretVault, ref_key_context
 from baccarat_api.service.bets import refusal
+from baccarat_api.service.book_slips import book_round_id, in_window, is_book_window, validate_slip
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import ATTEMPTS
 from baccarat_api.service.live import live_change
@@ -57,9 +58,9 @@ def at_book(table: TableRecord) -> bool:
 def book_round(live: LiveRecord | None) -> str | None:
     """The round whose book window is the live state's (not dealt yet), or ``None``."""
     betting = None if live is None else live.betting
-    if betting is None or betting["status"] == DEALT:
+    if betting is None or betting["status"] == DEALT or not is_book_window(betting):
         return None
-    return f"{betting['shoe_id']}_r{betting['round_number']}"
+    return book_round_id(betting)
 
 
 def ref_of(vault: SecretVault, table: TableRecord, bettor_id: str) -> str:
@@ -97,6 +98,16 @@ def not_in_book(repo: Repository, operator_id: str, table_id: str, bettor_id: st
         raise already_present(bettor_id, "watcher")
 
 
+def seat_wins(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> None:
+    """After a seat is taken: the bettor, if a spectator's or watcher's join raced the seat
+    past both checks, leaves that place (their open slip with it)."""
+    if repo.book.get_spectator(operator_id, table_id, bettor_id) is not None:
+        live = repo.load(operator_id, live=table_id).live
+        repo.book.leave_spectator(operator_id, table_id, bettor_id, book_round(live))
+    if repo.book.get_watcher(operator_id, table_id, bettor_id) is not None:
+        repo.book.leave_watcher(operator_id, table_id, bettor_id)
+
+
 def _live(repo: Repository, table: TableRecord) -> LiveRecord:
     found = repo.load(table.operator_id, live=table.table_id).live
     return found or LiveRecord(table.operator_id, table.table_id)
@@ -123,29 +134,6 @@ def _seated_required() -> DomainError:
     return DomainError("seated_bettor_required", "spectators join a table where someone is seated")
 
 
-def slip_passes(
-    config: TableConfig,
-    slip: Slip,
-    round_number: int,
-    balance: int,
-    limits: Mapping[str, Any] | None,
-    seated: list[str],
-) -> bool:
-    """Whether the spectator's slip still passes as the deal validates it, with this balance
-    and these personal limits."""
-    maxima, minima = personal_limits_from_json(limits)
-    bets = [
-        CoreBet(slip.bettor_id, Role.SPECTATOR, BetType(line.type), line.amount,
-                balance=balance, personal_limits=maxima, personal_minimums=minima)
-        for line in slip.lines
-    ]  # fmt: skip
-    try:
-        validate_bets(config, bets, round_number, seated_present=seated)
-    except BetRefused:
-        return False
-    return True
-
-
 def _refused_slip(
     repo: Repository,
     config: TableConfig,
@@ -154,16 +142,20 @@ def _refused_slip(
     balance: int,
     limits: Mapping[str, Any] | None,
 ) -> str | None:
-    """The round whose waiting slip of the spectator this change leaves refused, or ``None``."""
-    round_id = book_round(live)
-    if round_id is None or live.betting is None:
+    """The round whose waiting slip of the spectator this change leaves refused (as the deal
+    validates it: :func:`~.book_slips.validate_slip`), or ``None``."""
+    round_id, betting = book_round(live), live.betting
+    if round_id is None or betting is None:
         return None
     slip = repo.book.get_slip(live.operator_id, round_id, now.bettor_ref)
-    if slip is None:
+    if slip is None or not in_window(slip, betting):
         return None
-    seated = [s["bettor_id"] for s in live.seats.values()]
-    number = int(live.betting["round_number"])
-    return None if slip_passes(config, slip, number, balance, limits, seated) else round_id
+    after = replace(now, balance=balance, personal_limits=limits)
+    try:
+        validate_slip(config, live, after, slip.lines, int(betting["round_number"]))
+    except DomainError:
+        return round_id
+    return None
 
 
 def join_spectator(

@@ -55,8 +55,9 @@ def change(
 ) -> PresenceOut:
     """A presence change (:func:`live_change` answering the table's presence). At a book
     table: ``at_book`` answers instead (a spectator's or watcher's change), or — a seat's
-    change — ``seating`` (the bettor) is checked against the book's places first, and once
-    the change leaves no seat taken, the book's spectators go."""
+    change — ``seating`` (the bettor) is checked against the book's places first and, the
+    seat taken, once more (a join racing the seat: the seat wins), and once the change leaves
+    no seat taken, the book's spectators go."""
     tables: list[TableRecord] = []
 
     def decide_(table: TableRecord, live: LiveRecord) -> Decision:
@@ -77,6 +78,8 @@ def change(
         return out
     if not out.seats:
         book_presence.remove_spectators(repo, operator_id, table_id)
+    elif seating is not None and any(s["bettor_id"] == seating for s in out.seats.values()):
+        book_presence.seat_wins(repo, operator_id, table_id, seating)
     crowd = book_presence.crowd(repo, operator_id, table_id)
     return out.model_copy(update={"crowd": crowd})
 

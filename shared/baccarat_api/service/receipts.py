@@ -1,7 +1,7 @@
 """The operator's reads of a book round's settlement: a spectator's receipt, and the pages of
 every spectator's money (each written by its settlement chunk, :mod:`.settle_chunks`).
 
-A receipt is read by the bettor's id (two reads: its id → ref, the receipt); only when none is
+A receipt is read by the bettor's id (one read: receipts are stored under it); only when none is
 found are the round and its fan-out read, to say why: ``settlement_pending`` (its chunk is not
 written yet, or the round is not resolved) or ``not_in_book`` (no slip of that bettor in the
 book — a seated bettor's bets are in the proof, not in the book)."""

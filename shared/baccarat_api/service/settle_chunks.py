@@ -26,8 +26,9 @@ from baccarat.cards import parse_code
 from baccarat.outcome import Round
 from baccarat.profiles import TableConfig
 from baccarat.receipts import book_entry, book_page_doc, receipt_doc, voided_settlement
+from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, parse_round_id
-from baccarat_api.limits import CHUNK_SLIPS
+from baccarat_api.limits import CHUNK_RESEND_SECONDS, CHUNK_SLIPS
 from baccarat_api.lru import Lru
 from baccarat_api.ports.book import SHARD_CHARS, BookCursor, Slip, slip_shard
 from baccarat_api.ports.chunks import (
@@ -88,13 +89,15 @@ def start(repo: Repository, r: RoundRecord) -> None:
 
 def resend_due(repo: Repository, now: str, limit: int = RESEND_LIMIT) -> list[str]:
     """Send again the chunks not complete of every round whose progress is overdue at ``now``
-    (the sparse index lists them; no scan): the ids of those rounds."""
+    (the sparse index lists them; no scan), postponing it by the same grace (the chunks just
+    sent are not sent again by the next sweep while they run): the ids of those rounds."""
     out = []
     for operator_id, ref in repo.chunks.due_progress(now, limit):
         progress = repo.chunks.progress(operator_id, ref)
         if progress is None or progress.complete:
             continue
         todo = [k for k in range(progress.chunks) if k not in progress.emitted]
+        repo.chunks.postpone(operator_id, ref, seconds_after(now, CHUNK_RESEND_SECONDS))
         queue_of(repo).send([ChunkMessage(operator_id, ref.round_id, k) for k in todo])
         out.append(ref.round_id)
     return out

@@ -21,7 +21,7 @@ from baccarat_api.ports.documents import Replaced, Void
 from baccarat_api.ports.records import LiveRecord, RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.writes import Emit
-from baccarat_api.service import idempotency
+from baccarat_api.service import idempotency, settle_chunks
 from baccarat_api.service.after_round import after_resolution
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.events import LiveMoved, emit, money_summary, retrying
@@ -128,7 +128,9 @@ def _void_round(
         repo.void_round(r, void, record, write_id=wid, emit=_void_events(r, live, void))
     except (ConditionFailed, OutcomeUnknown) as exc:
         return _answer_after_lost_write(repo, r, exc)
-    return void_out(replace(r, void=void, resolve_write_id=wid))
+    voided = replace(r, void=void, resolve_write_id=wid)
+    settle_chunks.start(repo, voided)  # a book round: its voided receipts and pages, in chunks
+    return void_out(voided)
 
 
 def _void_events(r: RoundRecord, live: LiveRecord | None, void: Void) -> Emit:

@@ -618,6 +618,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/spectators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table's spectators, a page at a time in bettor-id order (any number present) */
+        get: operations["list_spectators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/watchers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table's watchers, a page at a time in bettor-id order (any number present) */
+        get: operations["list_watchers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook": {
         parameters: {
             query?: never;
@@ -2816,6 +2850,16 @@ export interface components {
              */
             round_number?: number | null;
         };
+        /** SpectatorEntryOut */
+        SpectatorEntryOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Balance
+             * @description the balance last reported
+             */
+            balance: number;
+        };
         /** SpectatorRequest */
         SpectatorRequest: {
             /** Balance */
@@ -2827,6 +2871,29 @@ export interface components {
             personal_limits?: {
                 [key: string]: number | components["schemas"]["PersonalLimitIn"];
             } | null;
+        };
+        /**
+         * SpectatorsPageOut
+         * @description A page of a table's spectators, in bettor-id order.
+         */
+        SpectatorsPageOut: {
+            /** Table Id */
+            table_id: string;
+            /**
+             * Count
+             * @description how many are present
+             */
+            count: number;
+            /**
+             * Spectators
+             * @description at most `limit` (≤ 200)
+             */
+            spectators: components["schemas"]["SpectatorEntryOut"][];
+            /**
+             * Next
+             * @description pass as `after` for the next page (null: the end)
+             */
+            next: string | null;
         };
         /** TableCardOut */
         TableCardOut: {
@@ -3207,6 +3274,29 @@ export interface components {
              * @description optional, published with the void in the shoe's proof
              */
             note?: string | null;
+        };
+        /**
+         * WatchersPageOut
+         * @description A page of a table's watchers, in bettor-id order.
+         */
+        WatchersPageOut: {
+            /** Table Id */
+            table_id: string;
+            /**
+             * Count
+             * @description how many are present
+             */
+            count: number;
+            /**
+             * Watchers
+             * @description bettor ids, at most `limit` (≤ 200)
+             */
+            watchers: string[];
+            /**
+             * Next
+             * @description pass as `after` for the next page (null: the end)
+             */
+            next: string | null;
         };
         /** WebhookFailureOut */
         WebhookFailureOut: {
@@ -7058,6 +7148,186 @@ export interface operations {
             };
             /** @description error codes: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_spectators: {
+        parameters: {
+            query?: {
+                /** @description the last bettor id you have (none: the first) */
+                after?: string | null;
+                /** @description most entries (max 200) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpectatorsPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_watchers: {
+        parameters: {
+            query?: {
+                /** @description the last bettor id you have (none: the first) */
+                after?: string | null;
+                /** @description most entries (max 200) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WatchersPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

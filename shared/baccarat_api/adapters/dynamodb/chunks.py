@@ -8,8 +8,8 @@ partition ``OP#<op>#ROUND#<round_id>``:
   transaction through the codec) with the number sets ``done`` and ``emitted`` added here, in
   the sparse ``DueRounds`` index (shard ``CHUNK#k``) until the fan-out is complete;
 - ``EMIT#<nnnnn>``: a chunk's event marker (the codec's, put in the event's transaction);
-- ``RCPT#<bettor_ref>``: a receipt (its JSON zlib-compressed) and ``WHO#<bettor_id>`` → the
-  ref, so the operator, who knows the bettor's id, finds it in two reads;
+- ``RCPT#<bettor_id>``: a receipt (its JSON zlib-compressed, its ``bettor_ref`` beside) under
+  the bettor's id, the key the operator reads it by (one ``GetItem``; one write per slip);
 - ``PAGE#<nnnnn>``: the operator's settlement page, ``BOOK#<nnnnn>``: the public book page
   (each zlib-compressed canonical JSON: ≤ 100 entries, ≤ 220 KB raw at the longest).
 
@@ -31,6 +31,7 @@ from baccarat_api.adapters.dynamodb.errors import mapped_errors
 from baccarat_api.adapters.dynamodb.shape import Item
 from baccarat_api.ids import RoundRef
 from baccarat_api.ports.chunks import ChunkOut, Leaf, PageEntry, Progress, ReceiptItem
+from baccarat_api.ports.repository import ConditionFailed
 
 __all__ = [
     "LEAVES_PER_ITEM",
@@ -48,7 +49,7 @@ _HASH = 32
 _LEAVES = "LEAVES#"
 _PROGRESS = "PROGRESS"
 #: ``PutItem`` requests of one chunk in flight at once.
-WRITERS = 8
+WRITERS = 16
 #: zlib level of the stored documents (any level decompresses the same).
 LEVEL = 6
 #: The ``DueRounds`` shard prefix of book rounds whose fan-out is not complete.
@@ -138,26 +139,17 @@ class DynamoChunkStore(DynamoBase):
 
     def put_chunk(self, operator_id: str, ref: RoundRef, out: ChunkOut) -> None:
         pk = _pk(operator_id, ref)
-        items: list[Item] = []
-        for r in out.receipts:
-            items.append(
-                {
-                    "pk": {"S": pk},
-                    "sk": {"S": f"RCPT#{r.bettor_ref}"},
-                    "kind": {"S": "receipt"},
-                    "bettor_id": {"S": r.bettor_id},
-                    "chunk": {"N": str(out.chunk)},
-                    "doc": {"B": _pack(r.doc)},
-                }
-            )
-            items.append(
-                {
-                    "pk": {"S": pk},
-                    "sk": {"S": f"WHO#{r.bettor_id}"},
-                    "kind": {"S": "receipt_ref"},
-                    "bettor_ref": {"S": r.bettor_ref},
-                }
-            )
+        items: list[Item] = [
+            {
+                "pk": {"S": pk},
+                "sk": {"S": f"RCPT#{r.bettor_id}"},
+                "kind": {"S": "receipt"},
+                "bettor_ref": {"S": r.bettor_ref},
+                "chunk": {"N": str(out.chunk)},
+                "doc": {"B": _pack(r.doc)},
+            }
+            for r in out.receipts
+        ]
         with ThreadPoolExecutor(WRITERS) as pool:
             list(pool.map(self._put, items))  # a failure raises here: the chunk is redelivered
         self._put(
@@ -209,15 +201,10 @@ class DynamoChunkStore(DynamoBase):
         return progress
 
     def receipt(self, operator_id: str, ref: RoundRef, bettor_id: str) -> ReceiptItem | None:
-        pk = _pk(operator_id, ref)
-        who = self._get("read receipt ref", pk, f"WHO#{bettor_id}")
-        if who is None:
-            return None
-        bettor_ref = str(who["bettor_ref"]["S"])
-        item = self._get("read receipt", pk, f"RCPT#{bettor_ref}")
+        item = self._get("read receipt", _pk(operator_id, ref), f"RCPT#{bettor_id}")
         if item is None:
             return None
-        return ReceiptItem(bettor_id, bettor_ref, _unpack(item["doc"]["B"]))
+        return ReceiptItem(bettor_id, str(item["bettor_ref"]["S"]), _unpack(item["doc"]["B"]))
 
     def page(self, operator_id: str, ref: RoundRef, chunk: int) -> list[PageEntry] | None:
         item = self._get("read settlement page", _pk(operator_id, ref), f"PAGE#{chunk:05d}")
@@ -231,6 +218,19 @@ class DynamoChunkStore(DynamoBase):
             return None
         doc: dict[str, Any] = _unpack(item["doc"]["B"])
         return doc
+
+    def postpone(self, operator_id: str, ref: RoundRef, due_at: str) -> None:
+        try:
+            with mapped_errors("postpone progress"):
+                self.client.update_item(
+                    TableName=self.state,
+                    Key=key_item(_pk(operator_id, ref), _PROGRESS),
+                    UpdateExpression="SET due_at = :d",
+                    ConditionExpression="attribute_exists(due_shard)",  # not complete
+                    ExpressionAttributeValues={":d": {"S": due_at}},
+                )
+        except ConditionFailed:
+            pass  # complete meanwhile: out of the index, and stays out
 
     def emitted_marker(self, operator_id: str, ref: RoundRef, chunk: int) -> bool:
         return (

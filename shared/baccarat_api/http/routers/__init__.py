@@ -32,6 +32,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "events.operator_events", "rounds.list_rounds", "reports.daily_report",
         "betting.get_book",
         "rounds.get_receipt", "rounds.settlement_bettors", "proofs.get_book_page",
+        "presence.list_spectators", "presence.list_watchers",
     ),
     "webhooks": (
         "webhooks.set_webhook", "webhooks.delete_webhook", "webhooks.list_webhook_failures",
