@@ -101,7 +101,10 @@ sam-local-test: $(STAMP)
 	scripts/ensure-docker.sh
 	$(BIN)/pytest -n 0 -p no:randomly -rP -m sam_local tests/sam_local
 
-bench: $(STAMP)
+# Needs the rng extra for its plots (benchmarks/out/bet_behind.svg, matplotlib) and DynamoDB
+# Local (the bet-behind section; `$(BIN)/python -m benchmarks.bet_behind` runs it alone).
+bench: $(RNG_STAMP)
+	scripts/ensure-dynamodb-local.sh >/dev/null
 	$(BIN)/python -m benchmarks
 
 # The DynamoDB engines, figures only: DynamoDB Local vs moto in one run (start-up, per-call
