@@ -7,8 +7,8 @@ end). Sorting the files by how long each took (longest processing time first) le
 files fill in at the end instead. Tests inside a file keep their order.
 
 The weights are seconds per file of one suite run (``tests/file_durations.json``, relative
-figures: only the order matters; today's come from a run on a machine loaded about four times
-over, so the tier defaults below are on that scale). A file not listed weighs its tier's
+figures: only the order matters; today's come from a run of the whole suite on this 2-core
+machine, otherwise idle). A file not listed weighs its tier's
 default: a new live or infra file is likely slow, a new unit file quick. Refresh the weights
 after a suite run with ``--junitxml``:
 
