@@ -55,13 +55,15 @@ unit: $(TEST_STAMP)
 # Every tier (unit, integration, infra, live), thorough Hypothesis profile, the browser, DynamoDB
 # Local and the TypeScript client's npm packages (clients/typescript, `npm ci` once) required.
 # Ends with the statement coverage of shared/ and functions/ (pytest-cov, [tool.coverage] in
-# pyproject.toml; `.venv/bin/coverage report` then lists it by file).
+# pyproject.toml; `.venv/bin/coverage report` then lists it by file). Files go to the 2 workers
+# heaviest first (tests/support/ordering.py, tests/file_durations.json), not in xdist's order by
+# test count, which left a one-minute live file for the end and the other worker idle.
 suite: $(STAMP)
 	scripts/ensure-chromium.sh
 	scripts/ensure-dynamodb-local.sh >/dev/null
 	scripts/ensure-typescript-client.sh >/dev/null
 	HYPOTHESIS_PROFILE=ci BACC_REQUIRE_BROWSER=1 BACC_REQUIRE_DYNAMODB_LOCAL=1 BACC_REQUIRE_TS_CLIENT=1 \
-		$(BIN)/pytest -n 2 --dist loadfile -m "not sam_local" --cov --cov-report=
+		$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder -m "not sam_local" --cov --cov-report=
 	@echo "coverage of shared/ and functions/ by the suite: $$($(BIN)/coverage report --format=total)%"
 
 # template.yaml: CloudFormation lint and SAM's own validation (no AWS account needed).
@@ -80,7 +82,7 @@ test:
 	$(MAKE) --no-print-directory install; installed=$$?; \
 	if [[ $$installed == 0 ]]; then \
 		echo "make test: sam-local-test runs in the background (log: $(SAM_LOCAL_LOG))"; \
-		$(MAKE) --no-print-directory sam-local-test >$(SAM_LOCAL_LOG) 2>&1 & sam=$$!; \
+		nice -n 10 $(MAKE) --no-print-directory sam-local-test >$(SAM_LOCAL_LOG) 2>&1 & sam=$$!; \
 		$(MAKE) --no-print-directory checks; checks=$$?; \
 		wait $$sam; samrc=$$?; \
 		echo "--- make sam-local-test (exit $$samrc; $(SAM_LOCAL_LOG)):"; tail -n 40 $(SAM_LOCAL_LOG); \
@@ -99,7 +101,10 @@ sam-local-test: $(STAMP)
 	scripts/ensure-docker.sh
 	$(BIN)/pytest -n 0 -p no:randomly -rP -m sam_local tests/sam_local
 
-bench: $(STAMP)
+# Needs the rng extra for its plots (benchmarks/out/bet_behind.svg, matplotlib) and DynamoDB
+# Local (the bet-behind section; `$(BIN)/python -m benchmarks.bet_behind` runs it alone).
+bench: $(RNG_STAMP)
+	scripts/ensure-dynamodb-local.sh >/dev/null
 	$(BIN)/python -m benchmarks
 
 # The DynamoDB engines, figures only: DynamoDB Local vs moto in one run (start-up, per-call

@@ -6,7 +6,9 @@ same session with DynamoDB and KMS answered instantly), the built artifacts (sam
 cold start of every function (on the built artifacts, moto's server on loopback), the API
 over HTTP under a bounded load with a consistency check, and running tables (``dealing: auto``)
 on make run's code beside the explicit flow: lateness per step, rounds per hour, per-round
-requests, invocations, timer messages, write units and cost. A section that cannot run here says so
+requests, invocations, timer messages, write units and cost; betting behind at scale (a round's
+book of 10 to 10,000 spectators' slips: confirm, lock, deal, pages, units, cost, the API's RSS;
+benchmarks/out/bet_behind.svg). A section that cannot run here says so
 and the others still run; the exit status is then 1. (The DynamoDB engines — DynamoDB Local vs
 moto, and ``make run``'s memory under load — are ``make bench-engines``: minutes, gigabytes.)"""
 
@@ -25,6 +27,7 @@ def main() -> int:
     from . import (
         api,
         artifacts,
+        bet_behind,
         coldstart,
         cost,
         engine,
@@ -101,6 +104,7 @@ def main() -> int:
 
     section("http", http.run)
     section("table clock", table_clock.run)
+    section("bet behind", bet_behind.run)
     print(
         f"\n# make bench: {time.perf_counter() - started:.0f} s"
         + (f"; FAILED sections: {', '.join(failed)}" if failed else "")

@@ -14,7 +14,8 @@ Tiers, one folder each, marked by folder (``-m unit`` …):
 
 ``slow`` marks the statistical and oracle checks of seconds each: ``make test`` runs them,
 ``make unit`` leaves them out. ``make test`` runs every tier under the ``ci`` Hypothesis profile
-(:mod:`support.examples`)."""
+(:mod:`support.examples`), the files heaviest first (:mod:`support.ordering`: with
+``--dist loadfile`` the short files fill the end, not a one-minute live file)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from support.examples import register
+from support.ordering import heaviest_first, load_weights
 
 TIERS = ("unit", "integration", "infra", "live", "sam_local")
 HERE = Path(__file__).resolve().parent
@@ -38,3 +40,4 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         tier = Path(str(item.fspath)).resolve().relative_to(HERE).parts[0]
         if tier in TIERS:
             item.add_marker(getattr(pytest.mark, tier))
+    items[:] = heaviest_first(items, load_weights())

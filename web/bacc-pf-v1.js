@@ -665,6 +665,9 @@
       if (!r || r.void === null || r.void === undefined) continue;
       voided++;
       const nets = r.void && r.void.replaced && r.void.replaced.nets;
+      // bacc-pf-v1.1: the book's bettors are players too
+      const bookNet = r.book && r.book.totals ? r.book.totals.net : undefined;
+      if (Number.isSafeInteger(bookNet)) net += bookNet;
       const pb = r.player_banker && typeof r.player_banker === 'object' ? r.player_banker.bettor_ref : undefined;
       if (nets && typeof nets === 'object') {
         for (const [ref, v] of Object.entries(nets)) {

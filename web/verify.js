@@ -34,6 +34,7 @@
   }
   const pf = () => lib('BaccPF', './bacc-pf-v1.js');
   const roads = () => lib('BaccRoads', './roads.js');
+  const receipts = () => lib('BaccReceipt', './receipt.js');
 
   // ---------------------------------------------------------------------------------------------
   // Values in plain words
@@ -77,6 +78,7 @@
       banker_total: b.totals.length ? b.totals[0].value : undefined,
       result: round.result,
       settlement: round.settlement,
+      book: isObject(round.book) ? round.book : null,
       voided: round.voided === true || round.void === true || round.status === 'void',
     };
   }
@@ -534,18 +536,19 @@
     report.proof = proof;
     const B = pf();
 
-    // Spec and fields.
-    if (proof.spec !== SPEC) {
+    // Spec and fields (a paged proof may be bacc-pf-v1.1: rounds with a book).
+    const V11 = receipts().SPEC_V11;
+    if (proof.spec !== SPEC && !(v2 && proof.spec === V11)) {
       fail({
         where: 'proof',
         field: 'spec',
         expected: SPEC,
         found: proof.spec,
-        message: `the proof is for spec ${show(proof.spec)}, this page verifies ${SPEC}`,
+        message: `the proof is for spec ${show(proof.spec)}, this page verifies ${SPEC} and ${V11}`,
       });
       check('spec', `Spec ${SPEC}`, false, mismatches[mismatches.length - 1].message);
     } else {
-      check('spec', `Spec ${SPEC}`, true, SPEC);
+      check('spec', `Spec ${proof.spec}`, true, proof.spec);
     }
     const missing = REQUIRED.filter((f) => !(f in proof));
     for (const f of missing) {
@@ -804,6 +807,7 @@
         lifecycleBad === 0,
         lifecycleBad ? mismatchesText(fail)
           : `${plural(proofRounds.length, 'round')}: bets_locked_at = dealt_at, then settled or voided once`);
+      checkBooks(proof, proofRounds, fail, check, report);
       report.bettors = bettorSummary(proofRounds);
       if (shoe) {
         const recomputed = B.interventionsOf(endReason, proofRounds, derived.length);
@@ -840,6 +844,41 @@
     return finish();
   }
 
+
+  /**
+   * bacc-pf-v1.1: each round's book (web/receipt.js checkBook) — only in a v1.1 proof, where it
+   * must be well formed. The root and the money need the public book pages: the page says so.
+   */
+  function checkBooks(proof, rounds, fail, check, report) {
+    const withBook = rounds.filter((r) => isObject(r) && 'book' in r);
+    const v11 = proof.spec === receipts().SPEC_V11;
+    if (!withBook.length && !v11) return;
+    let bad = 0;
+    const note = (m) => {
+      bad++;
+      const row = report.rounds[m.index];
+      const made = fail({ where: `round ${m.index + 1}`, field: 'book', message: m.message });
+      if (row) {
+        row.mismatches.push(made);
+        row.status = 'mismatch';
+      }
+    };
+    rounds.forEach((r, index) => {
+      if (!isObject(r) || !('book' in r)) return;
+      const where = `round ${index + 1}`;
+      if (!v11) {
+        note({ index, message: `${where} carries a book, which only a ${receipts().SPEC_V11} proof may` });
+        return;
+      }
+      for (const message of receipts().checkBook(where, r.book)) note({ index, message });
+    });
+    const slips = withBook.reduce((a, r) => a + (isObject(r.book) && Number.isSafeInteger(r.book.count) ? r.book.count : 0), 0);
+    check('books', "Each round's book of spectators' slips", bad === 0,
+      bad ? mismatchesText(fail)
+        : `${plural(withBook.length, 'round')} with a book (${plural(slips, 'slip')}): pages, one slip ` +
+          'per leaf and totals that balance; the roots and every slip\'s money are checked from the ' +
+          'public book pages by "baccarat verify --books"');
+  }
 
   /**
    * Every published pay table (docs/bacc-pf-v1.md, "Pay tables"): version → SHA-256 of its
@@ -1097,7 +1136,12 @@
       expectedShoe: $('expected-shoe'),
       subject: $('subject'),
       linkNote: $('link-note'),
+      receiptFile: $('receipt-file'),
+      receiptResult: $('receipt-result'),
     };
+    // The receipt to check beside the proof (a file chosen, or ?receipt=URL), and the last report.
+    let receipt = null;
+    let lastReport = null;
     let job = 0;
     const params = new URLSearchParams(win.location.search);
     // Served by an API (GET /verify): the page trusts that API's own keys alone. A link cannot
@@ -1220,6 +1264,9 @@
         ['Rounds', shoe ? `${report.info.rounds_in_proof} in the proof, ${report.info.rounds_by_rules} by the rules` : report.info.rounds_in_proof],
         ['End', p.end_reason],
         ['Pages', report.pages],
+        ['Books', (p.rounds || []).some((r) => isObject(r) && isObject(r.book))
+          ? `${p.spec}: ${(p.rounds || []).filter((r) => isObject(r) && isObject(r.book)).length} rounds with a book of spectators' slips (root and count per round below)`
+          : undefined],
         ['Signed by', report.signature
           ? `key ${report.signature.key_id} (${report.signature.source}), ${report.signature.signed_at}`
           : undefined],
@@ -1272,7 +1319,12 @@
             h('td', { class: 'num', text: show(pr.banker_total) }),
             h('td', {}, refs(r)),
             h('td', {}, resultBadge(pr.result), pr.voided ? h('span', { class: 'tag', text: 'void' }) : null,
-              pr.settlement != null ? h('span', { class: 'tag', text: 'settled' }) : null),
+              pr.settlement != null ? h('span', { class: 'tag', text: 'settled' }) : null,
+              pr.book ? h('span', {
+                class: 'tag book', 'data-book-root': show(pr.book.root), 'data-book-count': show(pr.book.count),
+                title: `the book locked at the deal: root ${show(pr.book.root)}`,
+                text: `book: ${plural(Number(pr.book.count) || 0, 'slip')}, root ${show(pr.book.root).slice(0, 12)}…`,
+              }) : null),
             markCell,
           );
         } else {
@@ -1412,6 +1464,8 @@
       }
       if (mine !== job) return;
       render(report, source);
+      lastReport = report;
+      showReceipt();
       const chosen = report.verified ? choices(report, keys, proofUrl) : [];
       if (chosen.length) {
         setVerdict('unconfirmed', 'NOT confirmed by this API',
@@ -1421,6 +1475,38 @@
         setVerdict(report.verified ? 'verified' : 'failed', report.verdict, report.reason);
       }
       win.BaccVerifyLastReport = report; // handy in the console
+    }
+
+    /** The receipt's check against the last proof (only a proof that verified counts). */
+    async function showReceipt() {
+      if (!receipt) return;
+      const report = lastReport;
+      ui.receiptResult.hidden = false;
+      let state = 'pending';
+      let text = 'Receipt: waiting for a proof to check it against';
+      if (receipt.error) {
+        state = 'failed';
+        text = `Receipt: NOT verified: could not read ${receipt.source}: ${receipt.error}`;
+      } else if (report && !report.verified) {
+        state = 'failed';
+        text = 'Receipt: not checked: the proof itself did not verify';
+      } else if (report) {
+        const v = await receipts().verifyReceipt(report.proof, receipt.doc);
+        if (report !== lastReport) return;
+        state = v.ok ? 'verified' : 'failed';
+        text = v.ok ? `Receipt: verified: ${v.line} (${v.note})` : `Receipt: NOT verified: ${v.line}`;
+      }
+      ui.receiptResult.dataset.receipt = state;
+      ui.receiptResult.textContent = text;
+    }
+
+    async function loadReceipt(getText, source) {
+      try {
+        receipt = { doc: JSON.parse(await getText()), source };
+      } catch (e) {
+        receipt = { error: e.message, source };
+      }
+      await showReceipt();
     }
 
     const runText = () => run(async () => ui.text.value, 'the pasted proof');
@@ -1468,6 +1554,14 @@
       return;
     }
     ui.refFilter.addEventListener('input', () => highlightRef(ui.refFilter.value.trim()));
+    ui.receiptFile.addEventListener('change', () => {
+      const f = ui.receiptFile.files && ui.receiptFile.files[0];
+      if (f) loadReceipt(() => f.text(), `the file ${f.name}`);
+    });
+    const receiptUrl = params.get('receipt');
+    const receiptLoaded = receiptUrl
+      ? loadReceipt(() => loadUrl(receiptUrl, win.location.href), receiptUrl)
+      : Promise.resolve();
     setVerdict('pending', 'waiting for a proof', 'Paste a proof, choose a file or give its URL.');
     const fromQuery = params.get('proof');
     if (ignored.length) {
@@ -1483,7 +1577,7 @@
           'URL. To check a proof you hold, paste it or choose its file.');
     } else if (fromQuery) {
       if (!/^data:/i.test(fromQuery)) ui.url.value = fromQuery;
-      runUrl(fromQuery);
+      receiptLoaded.then(() => runUrl(fromQuery));
     }
   }
 
@@ -1500,6 +1594,7 @@
       try {
         pf();
         roads();
+        receipts();
       } catch (e) {
         const v = document.getElementById('verdict');
         v.dataset.verdict = 'error';

@@ -37,6 +37,10 @@ ROUND_FIELDS = (
     "request_digest",
     "prev_hash",
 )
+#: Fields a round record has only at some tables (``book``: a bet-behind book's commitment and
+#: totals): hashed when present, absent from the hashed view otherwise — so the hash of every
+#: round without one is what it always was.
+OPTIONAL_ROUND_FIELDS = ("book",)
 
 
 def canonical(doc: Any) -> bytes:
@@ -57,6 +61,7 @@ def genesis(table_id: str, anchor: str) -> str:
 def round_doc(record: Mapping[str, Any]) -> dict[str, Any]:
     """The hashed view of a round record (``spec`` is always :data:`AUDIT_SPEC`)."""
     doc = {name: record.get(name) for name in ROUND_FIELDS}
+    doc |= {n: record[n] for n in OPTIONAL_ROUND_FIELDS if record.get(n) is not None}
     doc["spec"] = AUDIT_SPEC
     return doc
 

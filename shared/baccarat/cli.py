@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from .bookcli import add_arguments
 from .cards import code, codes
 from .fairness import SECRET_BYTES, FairnessError, derive_shoe, verify_link
 from .rules import PROFILE_RULES, ShoeRules, UnsafeRulesError
@@ -248,6 +249,7 @@ def _asked_shoe(args: argparse.Namespace) -> str | None:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from .bookcli import checks
     from .verify import verify
 
     docs = [(_follow(s) if _is_url(s) else _read_proof(s), s) for s in args.proof]
@@ -271,13 +273,20 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         require_signature=not args.allow_unsigned,
         shoe_id=_asked_shoe(args),
     )
+    try:
+        extra = checks(args, document, _read_proof, verdict.ok)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     if args.json:
-        print(json.dumps(verdict.as_dict(), ensure_ascii=False))
+        report = verdict.as_dict() | {name: v.as_dict() for name, v in extra}
+        print(json.dumps(report, ensure_ascii=False))
     else:
         print(verdict.line())
         if (line := verdict.interventions_line()) is not None:
             print(line)
-    return 0 if verdict.ok else 1
+        for _, v in extra:
+            print("\n".join(v.lines()))
+    return 0 if verdict.ok and all(v.ok for _, v in extra) else 1
 
 
 class _Parser(argparse.ArgumentParser):
@@ -323,7 +332,8 @@ def build_parser(
         "verify",
         help="verify a shoe proof: its URL, page files, a bundle, or - for stdin",
         description="Verify a shoe proof: the signature over every page, the seed chain, every "
-        "round's cards, every settlement and void, the lifecycle marks and the interventions. "
+        "round's cards, every settlement and void, the lifecycle marks and the interventions "
+        "(and, asked for, a bettor's receipt and every round's public book pages). "
         "Give the proof's URL (every page is followed, the keys are read from GET "
         "/v1/signing-keys of its origin), or its pages as files (one per page, or one file "
         'holding the list of pages or {"pages": [...]}). Exit status 0 only when everything '
@@ -348,6 +358,7 @@ def build_parser(
         "still checked, but nothing shows who published it",
     )
     v.add_argument("--json", action="store_true", help="print the full report as JSON")
+    add_arguments(v)
     v.set_defaults(func=_cmd_verify, signature_check=signature_check)
     return p, sub
 

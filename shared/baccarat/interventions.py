@@ -18,11 +18,20 @@ INTERVENTION_FIELDS = (
 )
 
 
+def _book_net(round_: Mapping[str, Any]) -> int:
+    """Σ of a v1.1 round's book's nets (``book.totals.net``; 0 without a book)."""
+    book = round_.get("book")
+    totals = book.get("totals") if isinstance(book, Mapping) else None
+    net = totals.get("net") if isinstance(totals, Mapping) else None
+    return net if isinstance(net, int) and not isinstance(net, bool) else 0
+
+
 def voided_nets(round_: Mapping[str, Any]) -> tuple[int, int]:
     """What a voided public round's void took: ``(bettors, player_banker)`` — the Σ of its
     ``void.replaced.nets`` of every bettor, and the net of its player-banker (the round's
-    ``player_banker.bettor_ref``; 0 at a house-banked table). The house is not in ``nets``.
-    Malformed nets count 0 (a verifier reports them on their own)."""
+    ``player_banker.bettor_ref``; 0 at a house-banked table), the bettors' including a
+    bacc-pf-v1.1 round's book (``book.totals.net``). The house is not in ``nets``. Malformed
+    nets count 0 (a verifier reports them on their own)."""
     void = round_.get("void")
     replaced = void.get("replaced") if isinstance(void, Mapping) else None
     nets = replaced.get("nets") if isinstance(replaced, Mapping) else None
@@ -30,7 +39,7 @@ def voided_nets(round_: Mapping[str, Any]) -> tuple[int, int]:
         return 0, 0
     pb = round_.get("player_banker")
     pb_ref = pb.get("bettor_ref") if isinstance(pb, Mapping) else None
-    bettors = banker = 0
+    bettors, banker = _book_net(round_), 0
     for ref, net in nets.items():
         if not isinstance(net, int) or isinstance(net, bool):
             continue

@@ -9,6 +9,7 @@ from typing import Any
 
 from . import proofdoc
 from .interventions import INTERVENTION_FIELDS, as_claimed, interventions
+from .proofbook import SPEC_V11, check_book, with_book
 from .rules import ShoeRules
 from .verdict import Mismatch
 
@@ -91,7 +92,12 @@ def recompute_settlement(
         doc = proofdoc.settlement_doc(config, round_, bets, player_banker)
     except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
         return Mismatch(where, "settlement", "bets that can be settled", str(exc))
-    return proofdoc.public_settlement(doc, lambda ref: ref) if v2 else doc
+    if not v2:
+        return doc
+    public = proofdoc.public_settlement(doc, lambda ref: ref)
+    if "book" in round_json:  # bacc-pf-v1.1: the house's figures include the book's
+        public["house"] = with_book(public["house"], round_json["book"])
+    return public
 
 
 def check_settlement(
@@ -271,6 +277,26 @@ def _void_shape_mismatches(where: str, void: Any) -> list[Mismatch]:
     if void.get("note") is not None and not isinstance(void.get("note"), str):
         bad.append(Mismatch(where, "void note", "a string or null", void.get("note")))
     return bad
+
+
+def check_round_book(
+    proof: Mapping[str, Any], where: str, got: Mapping[str, Any]
+) -> list[Mismatch]:
+    """A round's ``book``: only in a bacc-pf-v1.1 proof, where it must be well formed
+    (:func:`baccarat.proofbook.check_book`)."""
+    if "book" not in got:
+        return []
+    if proof.get("spec") != SPEC_V11:
+        return [
+            Mismatch(
+                where,
+                "book",
+                None,
+                "a book",
+                f"{where} carries a book, which only a {SPEC_V11} proof may",
+            )
+        ]
+    return check_book(where, got["book"])
 
 
 def check_lifecycle(

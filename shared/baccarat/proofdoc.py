@@ -25,6 +25,7 @@ from .interventions import interventions_text as interventions_text
 from .interventions import voided_nets as voided_nets
 from .outcome import Round
 from .profiles import TableConfig
+from .proofbook import SPEC_V11, public_book, with_book
 from .proofbytes import ALG as ALG
 from .proofbytes import MAX_SAFE_INTEGER as MAX_SAFE_INTEGER
 from .proofbytes import ProofFormatError as ProofFormatError
@@ -231,6 +232,20 @@ def replaced_amounts(settlement: Mapping[str, Any]) -> dict[str, Any]:
 # --- the public proof ----------------------------------------------------------------------------
 
 
+def _with_book_house(settlement: dict[str, Any], round_: Mapping[str, Any]) -> dict[str, Any]:
+    """A v1.1 round's settlement: the seated bettors' (recomputable from ``bets``) with the
+    house's figures including the book's. The stored seated settlement must balance on its own
+    (a house-banked table: Σ nets + take = 0), or the book would be counted twice."""
+    book = round_.get("book")
+    if book is None:
+        return settlement
+    if sum(settlement["nets"].values()) + settlement["house"]["take"] != 0:
+        raise ProofFormatError(
+            f"round {round_['round_number']}: its seated settlement does not balance alone"
+        )
+    return {**settlement, "house": with_book(settlement["house"], book)}
+
+
 def _shoe_rounds(header: Mapping[str, Any]) -> tuple[Round, ...]:
     shoe = derive_shoe(
         bytes.fromhex(header["server_seed"]),
@@ -277,17 +292,20 @@ def _public_round(
         "player_banker": None if pb is None else {"bettor_ref": ref(pb["bettor_id"])},
         "voided": void is not None,
     }
+    if r.get("book") is not None:  # bacc-pf-v1.1: the spectators' book, by its root and money
+        out["book"] = public_book(r["book"])
     if settlement is not None:
         out |= {
             "settled_at": settlement["settled_at"],
             "voided_at": None,
-            "settlement": public_settlement(settlement, ref),
+            "settlement": _with_book_house(public_settlement(settlement, ref), out),
             "void": None,
         }
     else:
         assert void is not None
         reason, note, voided_at = _void_facts(void, where)
         would = public_settlement(settlement_doc(config, derived, *parse_bets(bets, pb)), ref)
+        would = _with_book_house(would, out)
         out |= {
             "settled_at": None,
             "voided_at": voided_at,
@@ -317,6 +335,8 @@ def public_proof(proof: Mapping[str, Any], ref_key: bytes) -> dict[str, Any]:
     config = TableConfig.from_dict(header["table_config"])
     ref = refs_for(ref_key, header["table_id"])
     public = [_public_round(r, d, config, ref) for r, d in zip(rounds, derived, strict=False)]
+    if any("book" in r for r in public):
+        header["spec"] = SPEC_V11
     return {
         **header,
         "interventions": interventions(header["end_reason"], public, len(derived)),

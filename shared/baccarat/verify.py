@@ -17,6 +17,7 @@ from typing import Any
 from . import proofdoc
 from .cards import code, codes
 from .fairness import SPEC, FairnessError, Shoe, client_hash, derive_shoe, verify_link
+from .proofbook import SPEC_V11
 from .proofbytes import ProofFormatError
 from .proofchecks import SETTLEMENT_FIELDS as SETTLEMENT_FIELDS
 from .proofchecks import (
@@ -24,6 +25,7 @@ from .proofchecks import (
     check_interventions,
     check_lifecycle,
     check_replaced,
+    check_round_book,
     check_subject,
     check_table_config,
     is_timestamp,
@@ -184,6 +186,7 @@ class _Rounds:
     bad: list[Mismatch]
     settled: int = 0
     voided: int = 0
+    books: int = 0
     previous_deal: str | None = None
 
     def money(self, got: Mapping[str, Any], want: Any) -> None:
@@ -195,6 +198,8 @@ class _Rounds:
     def v2_round(self, where: str, got: Mapping[str, Any], want: Any) -> None:
         """Lifecycle marks, then the void's replaced settlement or the settlement."""
         self.bad.extend(check_lifecycle(where, got, self.previous_deal, self.proof.get("ended_at")))
+        self.bad.extend(check_round_book(self.proof, where, got))
+        self.books += "book" in got
         if is_timestamp(got.get("dealt_at")):
             self.previous_deal = got["dealt_at"]
         if got.get("void") is None:
@@ -229,8 +234,11 @@ def _summary(number: int, n: int, walked: _Rounds, closed_early: bool) -> str:
         voids = f", {_plural(walked.voided, 'voided round')}"
         if walked.v2 and walked.settlement_check:
             voids += " (the settlement each replaced re-derived)"
+    if walked.books:
+        voids += f", {_plural(walked.books, 'book')} of spectators' slips (root and totals)"
+    spec = str(walked.proof.get("spec"))
     return (
-        f"{SPEC} shoe {number}: server seed reaches the anchor, client hash, "
+        f"{spec} shoe {number}: server seed reaches the anchor, client hash, "
         f"{_plural(n, 'round')} and {_plural(walked.settled, 'settlement')} re-derived and "
         f"matching{voids}"
         + (", every round's bets locked at its deal" if walked.v2 and n else "")
@@ -242,8 +250,10 @@ def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) 
     """The cards and money of one proof (assembled from its pages for v2)."""
     v2 = is_v2(proof)
     spec = _get(proof, "spec", str)
-    if spec != SPEC:
-        return Verdict(ok=False, summary=f"unknown spec {spec!r}; this verifier knows {SPEC}")
+    if spec != SPEC and not (v2 and spec == SPEC_V11):
+        return Verdict(
+            ok=False, summary=f"unknown spec {spec!r}; this verifier knows {SPEC} and {SPEC_V11}"
+        )
     seeds = _seeds(proof)
     bad = _seed_mismatches(proof, seeds)
     shoe = derive_shoe(seeds.secret, seeds.client_seed, seeds.number, seeds.rules)

@@ -73,6 +73,15 @@ MAX_PAUSE_SECONDS = 600
 #: itself on its own clock).
 DEALING_MODES = ("operator", "auto")
 DEFAULT_DEALING: Final = "operator"
+#: How a house-banked bid-squeeze table takes its spectators' bets: ``listed`` (every bet on
+#: the live item and listed in the proof; at most :data:`MAX_SPECTATORS` spectators; the
+#: default) or ``book`` (no cap: each spectator and slip an item of its own, the locked book
+#: committed by its Merkle root, each bettor's money in a receipt, the proof small).
+BET_BEHIND_MODES = ("listed", "book")
+DEFAULT_BET_BEHIND: Final = "listed"
+#: A book's settlement is fanned out in chunks of this many consecutive leaves (one receipt
+#: each; a chunk is one settlement page of the operator and one public book page).
+CHUNK_SLIPS = 100
 
 #: The urge button's cooldown: seconds after a table's last urge during which
 #: another press is 429 ``urge_cooldown`` (``retry_after``) and writes nothing.
@@ -240,3 +249,57 @@ MAX_EVENTS_PAGE = 100
 #: 64-character ids ≈ 17 KiB (tests/unit/test_presence.py measures it).
 MAX_SPECTATORS = (MAX_BETS_PER_ROUND - BID_SQUEEZE.seats * len(BetType)) // len(BetType)
 MAX_WATCHERS = 200
+
+#: Presence at a book table (``bet_behind: book``: spectators and watchers are items of their
+#: own, uncapped): the names a presence answer and ``GET …/state`` show of each (with the
+#: counts), a names page's default and most entries (``GET …/spectators``, ``…/watchers``), and
+#: the spectators marked per page (and named in the event) when the last seat empties.
+FIRST_NAMES = 20
+DEFAULT_NAMES_PAGE = 100
+MAX_NAMES_PAGE = 200
+REMOVAL_PAGE = 100
+#: Their answers' budgets at any number present: a presence answer or ``GET …/state``'s
+#: presence (7 seats, the counts, the first names) and a names page.
+PRESENCE_BUDGET_BYTES = 16 * 1024
+NAMES_PAGE_BUDGET_BYTES = 96 * 1024
+
+
+def worst_presence_bytes() -> dict[str, int]:
+    """The worst case, in bytes, of a book table's presence answer (``presence``: 7 seats of
+    the longest ids, balances and levels, the counts and first names of 64-character ids) and
+    of a names page (``spectators_page``, ``watchers_page``: :data:`MAX_NAMES_PAGE` entries)."""
+    ident, amount = "x" * MAX_ID_LENGTH, _digits(_AMOUNT)
+    names = {"count": amount, "first": [ident] * FIRST_NAMES, "next": ident}
+    seats = {str(n): {"bettor_id": ident, "balance": amount, "level": _digits(_LEVEL)}
+             for n in range(1, BID_SQUEEZE.seats + 1)}  # fmt: skip
+    removed = {"bettor_id": ident, "where": ident, "reason": "balance", "limit": amount,
+               "attempted": amount}  # fmt: skip
+    presence: dict[str, object] = {
+        "table_id": ident, "seats": seats, "banker": None, "spectators": {}, "watchers": [],
+        "seq": amount, "removed": removed, "crowd": {"spectators": names, "watchers": names},
+    }  # fmt: skip
+    entry = {"bettor_id": ident, "balance": amount}
+    page = {"table_id": ident, "count": amount, "next": ident}
+    return {
+        "presence": json_bytes(presence),
+        "spectators_page": json_bytes({**page, "spectators": [entry] * MAX_NAMES_PAGE}),
+        "watchers_page": json_bytes({**page, "watchers": [ident] * MAX_NAMES_PAGE}),
+    }
+
+
+#: Betting behind at a book table: the answer to a spectator's confirm or cancel (the window,
+#: the seats' slips, the caller's slip) and a page of the book (the window, the seats' slips and
+#: at most :data:`BOOK_PAGE_SLIPS` spectators' slips) stay within these bytes at any book size.
+BOOK_SLIP_ANSWER_BUDGET_BYTES = 16 * 1024
+BOOK_PAGE_SLIPS = 100
+BOOK_PAGE_BUDGET_BYTES = 128 * 1024
+
+#: A book round's settlement fan-out: seconds after the round's settlement (or void) past which
+#: the sweep sends again the chunks of a fan-out still not complete (their messages were lost).
+CHUNK_RESEND_SECONDS = 60
+#: A receipt (``GET /v1/rounds/{round_id}/receipts/{bettor_id}``) at its largest: 13 lines at
+#: the longest amounts, a path of a book of 2**20 leaves, the longest ids (a test measures it).
+RECEIPT_BUDGET_BYTES = 8 * 1024
+#: A page of a book round's spectators' money (``…/settlement/bettors?page=k``): 100 bettors of
+#: the longest ids and amounts (a test measures it).
+SETTLEMENT_PAGE_BUDGET_BYTES = 24 * 1024

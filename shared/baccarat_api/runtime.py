@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from baccarat_api.adapters.dynamodb.repository import DynamoRepository
     from baccarat_api.adapters.kms import KmsVault
     from baccarat_api.adapters.shoe_cache import ShoeCache
+    from baccarat_api.ports.chunks import ChunkQueue
     from baccarat_api.ports.scheduler import Scheduler
     from baccarat_api.ports.webhooks import Sender, Wakeup
 
@@ -48,9 +49,15 @@ class Runtime:
 
         s = self.settings
         # the repository schedules a change's next tick after its commit
-        return DynamoRepository(
+        repo = DynamoRepository(
             self.dynamodb, s.state_table, s.config_table, scheduler=self.scheduler
         )
+        if s.settle_chunk_queue_url:  # a book round's settlement chunks go to their queue
+            from baccarat_api.adapters import aws
+            from baccarat_api.adapters.sqs_chunks import SqsChunkQueue
+
+            repo.chunk_queue = SqsChunkQueue(aws.client("sqs"), s.settle_chunk_queue_url)
+        return repo
 
     @cached_property
     def scheduler(self) -> Scheduler:
@@ -72,6 +79,11 @@ class Runtime:
         self.scheduler = scheduler
         if "repo" in self.__dict__:
             self.repo.scheduler = scheduler
+
+    def use_chunk_queue(self, chunk_queue: ChunkQueue) -> None:
+        """Send a book round's settlement chunks to ``chunk_queue`` from now on (``make run``:
+        a thread, :func:`baccarat_api.jobs.settle_chunks.start_background`)."""
+        self.repo.chunk_queue = chunk_queue
 
     @cached_property
     def vault(self) -> KmsVault:

@@ -62,6 +62,9 @@ class Settings(BaseModel):
     #: The running tables' timers: the SQS queue their ticks are sent to, delayed (AWS; unset:
     #: ``make run`` delivers them on a thread, elsewhere only the sweep moves a running table).
     table_clock_queue_url: str | None = Field(default=None, alias="TABLE_CLOCK_QUEUE_URL")
+    #: A book round's settlement chunks: the SQS queue they are sent to (AWS; unset: run at
+    #: once in the request, or on a thread under ``make run``).
+    settle_chunk_queue_url: str | None = Field(default=None, alias="SETTLE_CHUNK_QUEUE_URL")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -75,6 +78,7 @@ class Settings(BaseModel):
             "SIGNING_KEY_ID",
             "DELIVERY_QUEUE_URL",
             "TABLE_CLOCK_QUEUE_URL",
+            "SETTLE_CHUNK_QUEUE_URL",
         ):
             if not values.get(optional):
                 values.pop(optional, None)

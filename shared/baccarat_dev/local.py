@@ -246,6 +246,17 @@ def _start_table_clock() -> Any:
     return start_background(rt)
 
 
+def _start_settle_chunks() -> Any:
+    """A book round's settlement chunks (the stand-in for ``SettleChunkFunction`` on its
+    queue): a thread running them through the same job code; ``None`` when the runtime sends
+    them to SQS (``SETTLE_CHUNK_QUEUE_URL``). Returns the worker to stop."""
+    from baccarat_api.jobs.settle_chunks import start_background
+    from baccarat_api.runtime import get_runtime
+
+    rt = get_runtime()
+    return None if rt.settings.settle_chunk_queue_url else start_background(rt)
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     """SIGTERM as Ctrl-C: the same orderly stop (uvicorn, then moto and DynamoDB Local)."""
     raise KeyboardInterrupt
@@ -324,6 +335,7 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         feeding = _start_feed()
         delivering = _start_delivery()
     clocking = _start_table_clock()
+    chunking = _start_settle_chunks()
     if clocking is not None:
         lines.append("running tables       on (their timers on a thread, the table-clock job)")
     try:
@@ -361,6 +373,8 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if clocking is not None:
             clocking.stop()
+        if chunking is not None:
+            chunking.stop()
         if sweeping is not None:
             sweeping.set()
         if feeding is not None:

@@ -157,6 +157,7 @@ def function_env(function: str, engines: Engines, build_dir: Path) -> dict[str, 
         "Stage": "test",
         "DeliveryQueue": "",  # no queue here: a delivery pass wakes nothing (as in make run)
         "TableClockQueue": "",  # no queue here: no timers (the sweep moves running tables)
+        "SettleChunkQueue": "",  # no queue here: a book's chunks run in the request
     }
     env: dict[str, str] = {}
     for name, value in variables.items():
@@ -267,7 +268,7 @@ def test_artifacts_hold_what_the_functions_import_and_nothing_for_development(
     # GET /verify's page: the web/ files themselves (copied, not links), nothing else of web/
     web = built / "SharedLayer" / "python" / "baccarat_api" / "http" / "web"
     assert sorted(p.name for p in web.iterdir()) == [
-        "bacc-pf-v1.js", "roads.js", "verify.html", "verify.js"
+        "bacc-pf-v1.js", "booktree.js", "receipt.js", "roads.js", "verify.html", "verify.js"
     ]  # fmt: skip
     for page in web.iterdir():
         assert not page.is_symlink()
@@ -298,7 +299,8 @@ def test_importing_each_built_handler_module_imports_no_development_module(
     functions = [
         name for name, r in load()["Resources"].items() if r["Type"] == "AWS::Serverless::Function"
     ]
-    assert len(functions) == 11  # + the feed indexer, the webhooks routes, the delivery, the clock
+    assert len(functions) == 12  # + the feed indexer, the webhooks routes, the delivery, the clock,
+    # the settlement chunks
     for function in functions:
         proc = subprocess.run(
             [sys.executable, "-B", "-S", "-s", "-c", IMPORT_ONLY, handler_of(function),

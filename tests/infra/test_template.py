@@ -311,3 +311,49 @@ def test_the_table_clock_queue_delivers_ticks_at_their_time_and_dead_letters_fai
         env = f["Properties"].get("Environment", {}).get("Variables", {})
         knows = env.get("TABLE_CLOCK_QUEUE_URL") == {"Ref": "TableClockQueue"}
         assert knows == (name in LIVE_WRITERS), name
+
+
+#: The functions that settle or void a round (or sweep): each sends a book round's chunks.
+CHUNK_SENDERS = (
+    "DealAndResolveFunction", "SettleBetsFunction", "AutoSettleFunction", "TableClockFunction",
+)  # fmt: skip
+
+
+def test_the_settle_chunk_queue_runs_chunks_and_dead_letters_failures() -> None:
+    """A book round's chunks: a standard queue visible again only after six times the
+    function's timeout, dead-lettered after five receives (with an alarm); the function reports
+    each failed chunk alone; every function that settles knows the queue and may send to it;
+    the chunk function reads and writes the state table only (no KMS, no delete)."""
+    queue = RESOURCES["SettleChunkQueue"]["Properties"]
+    function = FUNCTIONS["SettleChunkFunction"]["Properties"]
+    assert "FifoQueue" not in queue
+    assert queue["VisibilityTimeout"] >= 6 * function["Timeout"]
+    assert queue["RedrivePolicy"] == {
+        "deadLetterTargetArn": {"Fn::GetAtt": ["SettleChunkDeadLetterQueue", "Arn"]},
+        "maxReceiveCount": 5,
+    }
+    alarm = RESOURCES["SettleChunkDeadLetterAlarm"]["Properties"]
+    assert alarm["Dimensions"][0]["Value"] == {
+        "Fn::GetAtt": ["SettleChunkDeadLetterQueue", "QueueName"]
+    }
+    (event,) = function["Events"].values()
+    assert event["Type"] == "SQS"
+    assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert event["Properties"]["Queue"] == {"Fn::GetAtt": ["SettleChunkQueue", "Arn"]}
+    senders = {
+        f
+        for f in FUNCTIONS
+        for st in statements(f)
+        if "sqs:SendMessage" in _listed(st["Action"])
+        and st["Resource"] == {"Fn::GetAtt": ["SettleChunkQueue", "Arn"]}
+    }
+    assert senders == set(CHUNK_SENDERS)
+    for name, f in FUNCTIONS.items():
+        env = f["Properties"].get("Environment", {}).get("Variables", {})
+        knows = env.get("SETTLE_CHUNK_QUEUE_URL") == {"Ref": "SettleChunkQueue"}
+        assert knows == (name in CHUNK_SENDERS), name
+    actions = {a for st in statements("SettleChunkFunction") for a in _listed(st["Action"])}
+    assert actions == {
+        "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+    }  # fmt: skip

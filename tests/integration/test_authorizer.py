@@ -201,6 +201,7 @@ def test_the_template_puts_every_route_but_the_public_ones_behind_the_authorizer
         "GET /v1/shoes/{shoe_id}/proof",
         "GET /v1/signing-keys",
         "GET /v1/tables/{table_id}/fairness",
+        "GET /v1/shoes/{shoe_id}/rounds/{round_number}/book",
         "GET /verify",
     }
     # nothing that touches an operator's state is public

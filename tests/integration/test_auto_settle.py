@@ -196,6 +196,8 @@ def test_the_template_schedules_a_least_privilege_sweep() -> None:
         ("kms:Encrypt", secrets),  # a running table's overdue commit seals the next s_i
         # the next tick of a step it took
         ("sqs:SendMessage", json.dumps({"Fn::GetAtt": ["TableClockQueue", "Arn"]})),
+        # a book round's settlement chunks (settled, or overdue and sent again)
+        ("sqs:SendMessage", json.dumps({"Fn::GetAtt": ["SettleChunkQueue", "Arn"]})),
         ("kms:Sign", signing),
         ("kms:GetPublicKey", signing),
     }
@@ -239,6 +241,8 @@ def test_one_bad_round_does_not_stop_the_sweep_for_the_others(
     class Repo:
         def due_rounds(self, at: str, limit: int) -> list[tuple[str, RoundRef]]:
             return [("op", RoundRef("tbl_a", 1, 1)), ("op", RoundRef("tbl_b", 1, 1))]
+
+        chunks = SimpleNamespace(due_progress=lambda now, limit: [])  # no book fan-out due
 
     def fake_settle(repo: object, operator_id: str, rid: str, **kw: object) -> SimpleNamespace:
         calls.append(rid)

@@ -68,65 +68,72 @@ class _Up:
         return Sent(204)
 
 
-def _routes(api: Api) -> dict[str, Callable[[str], Response]]:
-    """POST route → a call of it with a given key."""
+def _route(api: Api, route: str) -> Callable[[str], Response]:
+    """The call of POST ``route`` with a given key, once what it needs exists: every route's
+    world has a table whose shoe was committed and closed, a webhook and a parked delivery of
+    that table's first event (the webhook's sender takes every POST); then only what ``route``
+    itself acts on is built."""
     table_id, shoe_id = new_shoe(api)
     api.post(f"/v1/shoes/{shoe_id}/close")  # free the table for a second commit
-    _, open_shoe = new_shoe(api)
-    round_a = api.post(f"/v1/shoes/{open_shoe}/rounds", {"bets": star_city_bets()}).body["round_id"]
-    _, other = new_shoe(api)  # (one unresolved round per table at a time)
-    round_b = api.post(f"/v1/shoes/{other}/rounds", {"bets": star_city_bets()}).body["round_id"]
-    _, to_close = new_shoe(api)
-    booked, _ = new_shoe(api)
-    api.call("PUT", f"/v1/tables/{booked}/seats/3", {"bettor_id": "alice", "balance": 50_000})
-    _, squeezed_shoe = new_shoe(api, squeeze_seconds=10)  # its cards face down: a reveal
-    squeezed = api.post(f"/v1/shoes/{squeezed_shoe}/rounds", {"bets": star_city_bets()}).body
-    banked = api.post("/v1/tables", {**TABLE, "banking": "player_banker"}).body["table_id"]
-    api.call("PUT", f"/v1/tables/{banked}/banker", {"bettor_id": "pat", "balance": 35_000})
     # a parked delivery (as 24 h of failures leave it) of the table's first event
     api.call("PUT", "/v1/webhook", {"url": "https://example.com/hook"})
     parked = WebhookFailure("operator-a", f"{table_id}:1", table_id, 1, 40, "", "", "HTTP 500")
     rt = runtime.get_runtime()
     rt.repo.transact("park", [Put(parked)])
     rt.__dict__["sender"] = _Up()
-    _, to_deal = new_shoe(api)
-    running = api.post("/v1/tables", {**TABLE, "dealing": "auto"}).body["table_id"]
-    paused = api.post("/v1/tables", {**TABLE, "dealing": "auto"}).body["table_id"]
-    api.post(f"/v1/tables/{paused}/pause")
-    return {
-        "create table": lambda k: api.post("/v1/tables", TABLE, headers=key(k)),
-        "commit shoe": lambda k: api.post(
+    if route == "create table":
+        return lambda k: api.post("/v1/tables", TABLE, headers=key(k))
+    if route == "commit shoe":
+        return lambda k: api.post(
             f"/v1/tables/{table_id}/shoes", {"client_seed": "s"}, headers=key(k)
-        ),
-        "deal": lambda k: api.post(
+        )
+    if route == "webhook retry":
+        return lambda k: api.post(f"/v1/webhook/failures/{table_id}:1/retry", headers=key(k))
+    if route == "deal":
+        _, to_deal = new_shoe(api)
+        return lambda k: api.post(
             f"/v1/shoes/{to_deal}/rounds", {"bets": star_city_bets()}, headers=key(k)
-        ),
-        "settle": lambda k: api.post(f"/v1/rounds/{round_a}/settlement", headers=key(k)),
-        "void": lambda k: api.post(
-            f"/v1/rounds/{round_b}/void", {"reason": "misdeal"}, headers=key(k)
-        ),
-        "close": lambda k: api.post(f"/v1/shoes/{to_close}/close", headers=key(k)),
-        "open betting": lambda k: api.post(f"/v1/tables/{booked}/betting", headers=key(k)),
-        "reveal": lambda k: api.post(
+        )
+    if route in ("settle", "void"):
+        _, open_shoe = new_shoe(api)  # (one unresolved round per table at a time)
+        dealt = api.post(f"/v1/shoes/{open_shoe}/rounds", {"bets": star_city_bets()}).body
+        if route == "settle":
+            return lambda k: api.post(f"/v1/rounds/{dealt['round_id']}/settlement", headers=key(k))
+        return lambda k: api.post(
+            f"/v1/rounds/{dealt['round_id']}/void", {"reason": "misdeal"}, headers=key(k)
+        )
+    if route == "close":
+        _, to_close = new_shoe(api)
+        return lambda k: api.post(f"/v1/shoes/{to_close}/close", headers=key(k))
+    if route == "open betting":
+        booked, _ = new_shoe(api)
+        api.call("PUT", f"/v1/tables/{booked}/seats/3", {"bettor_id": "alice", "balance": 50_000})
+        return lambda k: api.post(f"/v1/tables/{booked}/betting", headers=key(k))
+    if route == "reveal":
+        _, squeezed_shoe = new_shoe(api, squeeze_seconds=10)  # its cards face down: a reveal
+        squeezed = api.post(f"/v1/shoes/{squeezed_shoe}/rounds", {"bets": star_city_bets()}).body
+        return lambda k: api.post(
             f"/v1/rounds/{squeezed['round_id']}/reveal",
             {"bettor_id": "alice", "step": "initial"},
             headers=key(k),
-        ),
-        "urge": lambda k: api.post(
-            f"/v1/tables/{banked}/urge", {"bettor_id": "pat"}, headers=key(k)
-        ),
-        "pause": lambda k: api.post(f"/v1/tables/{running}/pause", headers=key(k)),
-        "resume": lambda k: api.post(f"/v1/tables/{paused}/resume", headers=key(k)),
-        "client seed": lambda k: api.post(
+        )
+    if route == "urge":
+        banked = api.post("/v1/tables", {**TABLE, "banking": "player_banker"}).body["table_id"]
+        api.call("PUT", f"/v1/tables/{banked}/banker", {"bettor_id": "pat", "balance": 35_000})
+        return lambda k: api.post(f"/v1/tables/{banked}/urge", {"bettor_id": "pat"}, headers=key(k))
+    running = api.post("/v1/tables", {**TABLE, "dealing": "auto"}).body["table_id"]
+    if route == "pause":
+        return lambda k: api.post(f"/v1/tables/{running}/pause", headers=key(k))
+    if route == "client seed":
+        return lambda k: api.post(
             f"/v1/tables/{running}/client-seeds", {"client_seed": "s"}, headers=key(k)
-        ),
-        "webhook retry": lambda k: api.post(
-            f"/v1/webhook/failures/{table_id}:1/retry", headers=key(k)
-        ),
-    }
+        )
+    assert route == "resume", route
+    api.post(f"/v1/tables/{running}/pause")
+    return lambda k: api.post(f"/v1/tables/{running}/resume", headers=key(k))
 
 
-#: Each POST of the API (its operation id) → its call in :func:`_routes`.
+#: Each POST of the API (its operation id) → its call in :func:`_route`.
 POSTS = {
     "create_table": "create table",
     "commit_shoe": "commit shoe",
@@ -169,7 +176,7 @@ def test_every_post_route_of_the_app_takes_an_idempotency_key() -> None:
 def test_a_retry_with_the_same_key_returns_the_original_response_even_after_a_cold_start(
     api: Api, stack: Stack, route: str
 ) -> None:
-    call = _routes(api)[route]
+    call = _route(api, route)
     first = call(f"{route}-1")
     assert first.status in (200, 201), first.body
     assert "idempotent-replayed" not in first.headers

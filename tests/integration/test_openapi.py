@@ -46,9 +46,11 @@ def test_every_route_is_documented_with_the_error_envelope_and_no_bare_422() -> 
                 ref = codes[status]["content"]["application/json"]["schema"]["$ref"]
                 assert ref.endswith("/ErrorOut")
             secured = "security" in op
-            # no key: the proof, the signing keys, a table's fairness summary, the verifier
+            # no key: the proof, the signing keys, a table's fairness summary, a round's public
+            # book pages, the verifier
             public = path.endswith(("/proof", "/fairness")) or path in (
                 "/verify",
                 "/v1/signing-keys",
+                "/v1/shoes/{shoe_id}/rounds/{round_number}/book",
             )
             assert secured == (not public), (method, path)

@@ -54,7 +54,7 @@ LISTINGS |= {
 }  # fmt: skip
 PARAMS = ("table_id", "shoe_id", "round_id")
 #: Path parameters that name no resource: the same value for the owner's ids and nobody's.
-FIXED = {"seat": "1", "bettor_id": "someone"}
+FIXED = {"seat": "1", "bettor_id": "someone", "round_number": "1"}
 
 
 def walked_routes() -> list[str]:
@@ -125,8 +125,12 @@ def test_every_route_answers_another_operators_ids_exactly_like_missing_ones(
         method, _, template = route_key.partition(" ")
         # public: the proof route (the final proof of an ended shoe; an open shoe's 409
         # shoe_not_closed), and a table's fairness summary
-        public = "/proof" in template or "/fairness" in template
+        # public too: a round's public book page (the world's round has no book: 404 for
+        # whoever asks, as for nobody's shoe)
+        public = "/proof" in template or "/fairness" in template or "{round_number}" in template
         expected = 409 if "/proof" in template and not finished else 200
+        if "{round_number}/book" in template:
+            expected = 404
         for with_idempotency_key in (False, True):
             answers = []
             for which in (ids, missing):

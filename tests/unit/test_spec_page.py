@@ -48,6 +48,7 @@ PROOF = _load("proof_v2.json")
 PAY_TABLES = _load("pay_tables.json")
 SAMPLE = _load("proof_v2_sample.json")["pages"]
 BOOK = _load("book.json")
+RECEIPTS = _load("receipts.json")
 SPEC_PHRASE = b"bacc-pf-v1 example chain secret - never use in production"
 
 
@@ -333,6 +334,39 @@ def book_tree() -> str:
     return _kv(rows)
 
 
+def _house_take(r: dict[str, Any]) -> int:
+    """A round's house take: its settlement's, or what its void replaced."""
+    if r["settlement"] is not None:
+        return int(r["settlement"]["house"]["take"])
+    return int(r["void"]["replaced"]["house_take"])
+
+
+def receipts() -> str:
+    """The v1.1 vectors: each round's book, each receipt's verdict (money recomputed), the
+    failing receipts' first failure — recomputed by ``baccarat.receiptcheck``."""
+    from baccarat.proofpages import assemble
+    from baccarat.receiptcheck import verify_books, verify_receipt
+
+    proof = assemble(RECEIPTS["proof"])[1]
+    rows: list[tuple[str, Any]] = [("spec", proof["spec"])]
+    for r in proof["rounds"]:
+        b = r["book"]
+        rows += [
+            (f"round {r['round_number']} book root", b["root"]),
+            (f"round {r['round_number']} book", f"count {b['count']}, pages {b['pages']}, "
+             f"net {b['totals']['net']}, house take {b['totals']['house']['take']}"),
+            (f"round {r['round_number']} house take (seated + book)", _house_take(r)),
+        ]  # fmt: skip
+    for receipt in RECEIPTS["receipts"]:
+        name = f"receipt {receipt['round_number']}/{receipt['leaf_index']}"
+        rows.append((name, verify_receipt(proof, receipt).lines()[0]))
+    for bad in RECEIPTS["failing"]:
+        rows.append((f"must fail: {bad['why'].split(' (')[0]}",
+                     verify_receipt(proof, bad["receipt"]).lines()[0]))  # fmt: skip
+    rows.append(("book pages", verify_books(proof, RECEIPTS["book_pages"]).lines()[0]))
+    return _kv(rows)
+
+
 VERIFY_COMMAND = [
     "baccarat", "verify", "tests/vectors/proof_v2_sample.json",
     "--keys", "tests/vectors/TEST-ONLY-proof-signing-key.json",
@@ -366,6 +400,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "signature": signature,
     "sample-page": sample_page,
     "book-tree": book_tree,
+    "receipts": receipts,
     "verify-output": verify_output,
 }
 

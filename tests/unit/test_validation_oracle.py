@@ -8,7 +8,7 @@ code, message, bettor, index, type, limit and attempt."""
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -49,68 +49,99 @@ def rarely(good: st.SearchStrategy[Any], bad: st.SearchStrategy[Any]) -> Any:
     return st.integers(0, 11).flatmap(lambda k: bad if k == 0 else good)
 
 
-@st.composite
-def a_bet(draw: Any, table: TableConfig, order: int) -> Bet:
+@dataclass(frozen=True)
+class BetParts:
+    """The strategies of one bet's fields at one table (built once per table: Hypothesis
+    validates a strategy the first time it draws from it, which costs more than the draw)."""
+
+    bet_type: st.SearchStrategy[Any]
+    role: st.SearchStrategy[Any]
+    seat: dict[bool, st.SearchStrategy[Any]]  # by seated
+    limits: dict[bool, st.SearchStrategy[Any]]  # by seated
+    bettor_id: st.SearchStrategy[str]
+    amount: st.SearchStrategy[Any]
+    level: st.SearchStrategy[Any]
+    balance: st.SearchStrategy[Any]
+
+
+_PARTS: dict[int, tuple[TableConfig, BetParts]] = {}
+
+
+def bet_parts(table: TableConfig) -> BetParts:
+    if id(table) in _PARTS:
+        return _PARTS[id(table)][1]
     offered = sorted(table.pay_table.offered)
     main = [t for t in offered if t in (BetType.BANKER, BetType.PLAYER)]
-    bet_type = draw(
-        rarely(
+    unit = table.tier.unit
+    parts = BetParts(
+        bet_type=rarely(
             st.one_of(
                 st.sampled_from(main),
                 st.sampled_from(offered),
                 st.sampled_from([t.value for t in offered]),  # strings: normalised
             ),
             st.sampled_from([*BetType, "dragon", 7, None, ["tie"]]),
-        )
-    )
-    role = draw(
-        rarely(
+        ),
+        role=rarely(
             st.sampled_from([Role.SEATED, Role.SEATED, Role.SPECTATOR, "seated"]),
             st.sampled_from(["spectator", "vip", 1, None]),
-        )
-    )
-    seated = role in (Role.SEATED, "seated")
-    seat = draw(
-        rarely(
-            st.integers(1, table.profile.seats) if seated else st.none(),
-            st.one_of(st.integers(0, 8), st.none(), ODD),
-        )
-    )
-    limits = draw(
-        rarely(
-            st.dictionaries(st.sampled_from(offered), st.integers(0, 10**6), max_size=2)
-            if not seated
-            else st.just({}),
-            st.dictionaries(
-                st.sampled_from([*BetType, "dragon"]), st.one_of(st.integers(-1, 9), ODD),
-                max_size=2,
-            ),
-        )
-    )  # fmt: skip
-    unit = table.tier.unit
-    return Bet(
-        bettor_id=draw(st.sampled_from(IDS)),
-        role=role,
-        type=bet_type,
-        amount=draw(
-            rarely(
-                st.sampled_from([1, 2, 5, 10, 11, 20, 50, 51, 100, 500]).map(lambda k: k * unit),
-                st.one_of(
-                    st.sampled_from([0, -1, -unit, 1, unit - 1, unit + 1]),
-                    st.integers(-2, 10**7),
-                    ODD,
+        ),
+        seat={
+            seated: rarely(
+                st.integers(1, table.profile.seats) if seated else st.none(),
+                st.one_of(st.integers(0, 8), st.none(), ODD),
+            )
+            for seated in (True, False)
+        },
+        limits={
+            seated: rarely(
+                st.dictionaries(st.sampled_from(offered), st.integers(0, 10**6), max_size=2)
+                if not seated
+                else st.just({}),
+                st.dictionaries(
+                    st.sampled_from([*BetType, "dragon"]),
+                    st.one_of(st.integers(-1, 9), ODD),
+                    max_size=2,
                 ),
             )
+            for seated in (True, False)
+        },
+        bettor_id=st.sampled_from(IDS),
+        amount=rarely(
+            st.sampled_from([1, 2, 5, 10, 11, 20, 50, 51, 100, 500]).map(lambda k: k * unit),
+            st.one_of(
+                st.sampled_from([0, -1, -unit, 1, unit - 1, unit + 1]),
+                st.integers(-2, 10**7),
+                ODD,
+            ),
         ),
+        level=rarely(st.integers(0, 10), st.one_of(st.none(), ODD)),
+        balance=rarely(
+            st.sampled_from([10**8, 10**8, 10**7, 10**6, 50 * unit, 10 * unit]),
+            st.one_of(st.sampled_from([1000, 999, 0]), st.none(), ODD),
+        ),
+    )
+    _PARTS[id(table)] = (table, parts)
+    return parts
+
+
+@st.composite
+def a_bet(draw: Any, table: TableConfig, order: int) -> Bet:
+    parts = bet_parts(table)
+    bet_type = draw(parts.bet_type)
+    role = draw(parts.role)
+    seated = role in (Role.SEATED, "seated")
+    seat = draw(parts.seat[seated])
+    limits = draw(parts.limits[seated])
+    return Bet(
+        bettor_id=draw(parts.bettor_id),
+        role=role,
+        type=bet_type,
+        amount=draw(parts.amount),
         order=order,
         seat=seat,
-        level=draw(rarely(st.integers(0, 10), st.one_of(st.none(), ODD))),
-        balance=draw(
-            rarely(
-                st.sampled_from([10**8, 10**8, 10**7, 10**6, 50 * unit, 10 * unit]),
-                st.one_of(st.sampled_from([1000, 999, 0]), st.none(), ODD),
-            )
-        ),
+        level=draw(parts.level),
+        balance=draw(parts.balance),
         personal_limits=MappingProxyType(limits),
     )
 

@@ -21,6 +21,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from baccarat_api.adapters.memory_book import MemoryBookStore
+from baccarat_api.adapters.memory_chunks import MemoryChunkStore
 from baccarat_api.adapters.memory_feed import FeedReads, WebhookReads
 from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ids import RoundRef, ShoeRef
@@ -57,6 +59,8 @@ class MemoryRepository(FeedReads, WebhookReads, Repository):
     def __init__(self, clock: Clock = system_clock, scheduler: Scheduler | None = None) -> None:
         self.clock = clock
         self.scheduler = NoScheduler() if scheduler is None else scheduler
+        self.book = MemoryBookStore(self)
+        self.chunks = MemoryChunkStore(self)
         self.items: dict[Key, Record] = {}
         self.tiers: list[dict[str, Any]] = []
         self.retired: set[str] = set()

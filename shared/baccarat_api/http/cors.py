@@ -1,6 +1,7 @@
 """CORS for the public routes: ``Access-Control-Allow-Origin: *`` on every answer of
-``GET /v1/shoes/{shoe_id}/proof``, ``GET /v1/signing-keys`` and ``GET /v1/tables/{table_id}/
-fairness`` (their errors included), so a page from anywhere — the browser verifier opened from
+``GET /v1/shoes/{shoe_id}/proof``, ``GET /v1/signing-keys``, ``GET /v1/tables/{table_id}/
+fairness`` and ``GET /v1/shoes/{shoe_id}/rounds/{n}/book`` (their errors included), so a page
+from anywhere — the browser verifier opened from
 ``file://`` (origin ``null``) or another site — can fetch a proof and its keys and read the
 error when there is none yet. Only those: every other route needs an operator key and is not
 meant for browsers. No credentials are involved (the route takes none), and a plain GET
@@ -12,7 +13,9 @@ import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-PUBLIC_ROUTES = re.compile(r"^/v1/(shoes/[^/]+/proof|signing-keys|tables/[^/]+/fairness)$")
+PUBLIC_ROUTES = re.compile(
+    r"^/v1/(shoes/[^/]+/proof|signing-keys|tables/[^/]+/fairness|shoes/[^/]+/rounds/\d+/book)$"
+)
 CORS_HEADERS = (
     (b"access-control-allow-origin", b"*"),
     (b"access-control-expose-headers", b"x-request-id, retry-after, etag"),

@@ -67,6 +67,8 @@ STATUS: dict[str, int] = {
     "urge_cooldown": 429,
     "internal_error": 500,
     "unavailable": 503,
+    "settlement_pending": 404,
+    "not_in_book": 404,
 }
 assert set(STATUS) == set(CODES), "every code of the catalogue has exactly one HTTP status"
 #: A refused bet list: the refusal's own code (``baccarat.validation.Refusal``).

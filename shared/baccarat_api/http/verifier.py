@@ -1,7 +1,7 @@
 """``GET /verify``: the browser verifier (``web/verify.html``, the independent JavaScript
 implementation of bacc-pf-v1) served as one page.
 
-Its three scripts are inlined, and a Content-Security-Policy allows exactly those (by SHA-256);
+Its scripts are inlined, and a Content-Security-Policy allows exactly those (by SHA-256);
 it may fetch a proof from any URL, which is how ``/verify?proof=<URL>`` works. Served here it
 trusts only its own origin's ``/v1/signing-keys`` (a link's ``?keys=``/``?allow_unsigned=1`` are
 ignored, a ``data:`` proof in a link is refused). The files ship with ``baccarat_api``
@@ -18,7 +18,7 @@ from importlib import resources
 
 #: The page and the scripts it loads by relative path, in its order.
 PAGE = "verify.html"
-SCRIPTS = ("bacc-pf-v1.js", "roads.js", "verify.js")
+SCRIPTS = ("bacc-pf-v1.js", "roads.js", "booktree.js", "receipt.js", "verify.js")
 _SCRIPT_TAG = re.compile(r'<script src="([\w.-]+\.js)"></script>')
 
 

@@ -157,10 +157,12 @@ class Settlement(Money):
 
 
 class Replaced(TypedDict):
-    """What a void shows of the settlement it replaced."""
+    """What a void shows of the settlement it replaced; at a book round also the book's
+    totals (every slip of the locked book refunded instead)."""
 
     nets: dict[str, int]
     house_take: int
+    book_totals: NotRequired["BookTotalsDoc"]
 
 
 class Void(TypedDict):
@@ -272,14 +274,41 @@ class QueuedSeed(TypedDict):
 
 class BettingWindow(TypedDict):
     """The betting window of the table's next round: ``open`` until ``closes_at``, ``closed``
-    ("no more bets"), or ``dealt`` (``round_id`` names the round)."""
+    ("no more bets"), ``locked`` (a book table's: its book locked, not dealt yet), or ``dealt``
+    (``round_id`` names the round). ``book_shards``: a book table's window only — its
+    spectators' slips are in the book store's shards, not in the live item's ``book``."""
 
     shoe_id: str
     round_number: int
     opened_at: str
     closes_at: str
-    status: Literal["open", "closed", "dealt"] | str
+    status: Literal["open", "closed", "locked", "dealt"] | str
     round_id: str | None
+    book_shards: NotRequired[int]
+
+
+class BookTotalsDoc(TypedDict):
+    """The totals of a locked book (:meth:`baccarat.bookmoney.BookTotals.as_dict`):
+    ``net + house.take == 0``."""
+
+    bettors: int
+    stake: int
+    net: int
+    by_type: dict[str, dict[str, int]]
+    house: House
+
+
+class BookDoc(TypedDict):
+    """A round's locked book of spectators' slips at a ``bet_behind: book`` table, fixed at the
+    deal: the Merkle root of its leaves (:mod:`baccarat.booktree`, hex), their number, the
+    settlement chunks (:data:`~baccarat_api.limits.CHUNK_SLIPS` leaves each), the book's
+    shards, and its money (computed at the deal, like :class:`Money`)."""
+
+    root: str
+    count: int
+    chunks: int
+    shards: int
+    totals: BookTotalsDoc
 
 
 class SlipBet(TypedDict):

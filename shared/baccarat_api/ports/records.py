@@ -23,7 +23,10 @@ from baccarat_api.limits import (
     DEFAULT_SQUEEZE_SECONDS,
     DEFAULT_VOID_WINDOW_SECONDS,
 )
+from baccarat_api.ports.chunks import ChunkEmitted as ChunkEmitted
+from baccarat_api.ports.chunks import SettleProgress as SettleProgress
 from baccarat_api.ports.documents import (
+    BookDoc,
     FactsDoc,
     Interventions,
     LockedBet,
@@ -90,6 +93,9 @@ class TableRecord:
     #: so its item is stored as before).
     dealing: str | None = None
     pause_seconds: int | None = None
+    #: ``"book"``: spectators bet behind without a cap (:mod:`baccarat_api.ports.book`);
+    #: ``None`` (listed, every bet on the live item) at every other table, stored as before.
+    bet_behind: str | None = None
 
     @property
     def profile(self) -> str:
@@ -222,6 +228,9 @@ class RoundRecord:
     #: Timings only — the cards and money were fixed at the deal — so not hashed; a step not
     #: opened by its deadline is computed, never stored.
     reveals: list[Reveal] = field(default_factory=list)
+    #: At a ``bet_behind: book`` table: the locked book of spectators' slips — its Merkle root,
+    #: count, chunks and money, fixed at the deal (hashed when present); ``None`` elsewhere.
+    book: BookDoc | None = None
 
     #: bacc-audit-v1 (:data:`baccarat.audit.ROUND_FIELDS`) hashes every field of the round as
     #: dealt EXCEPT these (written later, or the hash itself). A new field is hashed unless it
@@ -396,6 +405,8 @@ Record = (
     | WebhookRecord
     | DeliveryState
     | WebhookFailure
+    | SettleProgress
+    | ChunkEmitted
 )
 
 #: The fields that name each record kind's item (its key), in order: a put or an update of one
@@ -416,4 +427,6 @@ KEY_FIELDS: dict[type, tuple[str, ...]] = {
     WebhookRecord: ("operator_id",),
     DeliveryState: ("operator_id", "shard"),
     WebhookFailure: ("operator_id", "event_id"),
+    SettleProgress: ("operator_id", "table_id", "shoe_number", "round_number"),
+    ChunkEmitted: ("operator_id", "table_id", "shoe_number", "round_number", "chunk"),
 }

@@ -13,6 +13,8 @@ from typing import Any
 
 from baccarat_api.clock import Clock
 from baccarat_api.ids import RoundRef, ShoeRef
+from baccarat_api.ports.book import BookStore
+from baccarat_api.ports.chunks import ChunkQueue, ChunkStore
 from baccarat_api.ports.records import (
     DeliveryState,
     EventRecord,
@@ -120,6 +122,16 @@ class Repository(StateWrites):
     #: Where a running table's next step goes once the change that made it due has committed
     #: (:meth:`~baccarat_api.ports.writes.StateWrites.emitting`); ``NoScheduler`` by default.
     scheduler: Scheduler
+    #: The book of spectators' slips at ``bet_behind: book`` tables, in the same tables
+    #: (:mod:`baccarat_api.ports.book`).
+    book: BookStore
+    #: A locked book's leaves and its settlement's receipts and pages
+    #: (:mod:`baccarat_api.ports.chunks`).
+    chunks: ChunkStore
+    #: Where a book round's settlement chunks are sent once its settlement committed (SQS in
+    #: AWS, a thread under ``make run``); ``None``: run at once by the caller
+    #: (:class:`baccarat_api.service.settle_chunks.InlineQueue`).
+    chunk_queue: ChunkQueue | None = None
 
     # --- configuration ---------------------------------------------------------------------
     @abstractmethod

@@ -19,6 +19,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from baccarat.audit import settlement_hash
+from baccarat_api.clock import seconds_after
+from baccarat_api.limits import CHUNK_RESEND_SECONDS
+from baccarat_api.ports.chunks import SettleProgress
 from baccarat_api.ports.documents import ProofSignature, Settlement, Void
 from baccarat_api.ports.records import (
     ENDED,
@@ -39,6 +42,25 @@ from baccarat_api.ports.records import (
     TableRecord,
 )
 from baccarat_api.ports.scheduler import Scheduler, Tick
+
+
+def book_progress(round_: RoundRecord, at: str, *, voided: bool) -> list[Write]:
+    """A book round's settlement fan-out, created by the transaction that resolves the round
+    (so a crash after it loses no chunk): its progress, due to the sweep
+    :data:`~baccarat_api.limits.CHUNK_RESEND_SECONDS` after ``at``. Nothing elsewhere."""
+    if round_.book is None or not round_.book["chunks"]:
+        return []
+    progress = SettleProgress(
+        round_.operator_id,
+        round_.table_id,
+        round_.shoe_number,
+        round_.round_number,
+        chunks=round_.book["chunks"],
+        resolved_at=at,
+        due_at=seconds_after(at, CHUNK_RESEND_SECONDS),
+        voided=voided,
+    )
+    return [Put(progress)]
 
 
 class _Absent:
@@ -361,7 +383,8 @@ class StateWrites(ABC):
         settled = replace(round_, settled_at=settled_at, auto_settled=auto).settlement
         assert settled is not None
         changes = {"settled_at": settled_at, "auto_settled": auto, "resolve_write_id": write_id}
-        writes = [self._resolution_update(round_, changes, settled)]
+        writes: list[Write] = [self._resolution_update(round_, changes, settled)]
+        writes += book_progress(round_, settled_at, voided=False)
         self.emitting("settle round", writes, emit, idem, write_id)
 
     def void_round(
@@ -376,7 +399,9 @@ class StateWrites(ABC):
         """Void the round (``void``: its void document), if it is neither settled nor voided
         (a round is settled or voided, once)."""
         changes = {"void": void, "resolve_write_id": write_id}
-        writes = [self._resolution_update(round_, changes, void)]
+        writes: list[Write] = [self._resolution_update(round_, changes, void)]
+        if round_.book is not None:
+            writes += book_progress(round_, void["voided_at"], voided=True)
         self.emitting("void round", writes, emit, idem, write_id)
 
     # final proofs -----------------------------------------------------------------------------

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from baccarat.audit import AUDIT_SPEC, ROUND_FIELDS, genesis, round_hash, settlement_hash
+from baccarat.audit import (
+    AUDIT_SPEC,
+    OPTIONAL_ROUND_FIELDS,
+    ROUND_FIELDS,
+    genesis,
+    round_hash,
+    settlement_hash,
+)
 from baccarat_api.ids import RoundRef, ShoeRef, parse_table_id
 from baccarat_api.ports.records import ENDED, RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.repository import Repository
@@ -23,7 +30,8 @@ MAX_BREAKS = 100
 
 def record_hash(r: RoundRecord) -> str:
     """The round record's bacc-audit-v1 hash (over the record as dealt)."""
-    return round_hash({name: getattr(r, name) for name in ROUND_FIELDS if name != "spec"})
+    names = (*ROUND_FIELDS, *OPTIONAL_ROUND_FIELDS)
+    return round_hash({name: getattr(r, name) for name in names if name != "spec"})
 
 
 class _Breaks(list[dict[str, Any]]):

@@ -4,7 +4,8 @@ Each run, from the sparse ``DueRounds`` index, it deals every betting window pas
 ``deal_by`` from its book, settles every round past its ``settle_by`` (``auto_settled: true``;
 never while a card is face down), closes every open shoe idle past its ``close_by`` (unless a
 round of it is unresolved or squeezed or a window is open, so the proof is final at once) and
-finalises every proof that has become final (:func:`.proofs.finalise_due`); and takes each
+finalises every proof that has become final (:func:`.proofs.finalise_due`); sends again the
+chunks of book settlements overdue (:mod:`.settle_chunks`); and takes each
 running table's step overdue because its timer was lost. Each step is the
 operator's own conditional write, so a sweep racing a late call (or another sweep) changes
 nothing twice."""
@@ -19,7 +20,7 @@ from baccarat_api.clock import seconds_after
 from baccarat_api.ports.repository import Repository, StoreUnavailable
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.vault import SecretVault
-from baccarat_api.service import betting, table_clock, tables, ticks
+from baccarat_api.service import betting, settle_chunks, table_clock, tables, ticks
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import Replayed
@@ -62,6 +63,8 @@ class SweepReport:
     closed: list[str] = field(default_factory=list)
     #: Running tables whose overdue step (a lost timer's) this sweep took: ``table_id:step``.
     ticked: list[str] = field(default_factory=list)
+    #: Book rounds whose settlement fan-out was overdue: their chunks not complete sent again.
+    resent: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -77,6 +80,7 @@ class SweepReport:
             "cancelled": self.cancelled,
             "closed": self.closed,
             "ticked": self.ticked,
+            "resent": self.resent,
         }
 
     def line(self) -> str:
@@ -86,7 +90,8 @@ class SweepReport:
             f"squeezing, {len(self.failed)} failed; "
             f"{len(self.finalised)} proofs finalised, {len(self.pending)} pending; "
             f"{len(self.dealt)} betting windows dealt, {len(self.cancelled)} cancelled; "
-            f"{len(self.closed)} idle shoes closed; {len(self.ticked)} overdue table steps taken"
+            f"{len(self.closed)} idle shoes closed; {len(self.ticked)} overdue table steps taken; "
+            f"{len(self.resent)} book settlements resumed"
         )
 
 
@@ -119,6 +124,7 @@ def sweep(
     if shoes is not None:
         _deal_due(repo, shoes, report, limit)
     _settle_due(repo, report, limit)
+    _resend_chunks(repo, report, limit)
     if unseal is not None:
         _close_idle(repo, unseal, report, min(limit, IDLE_CLOSE_LIMIT))
     if vault is not None and ref_keys is not None:
@@ -208,6 +214,15 @@ def _close_idle(repo: Repository, vault: SecretVault, report: SweepReport, limit
             report.failed[f"{shoe_id}:idle"] = type(exc).__name__
             continue
         report.closed.append(shoe_id)
+
+
+def _resend_chunks(repo: Repository, report: SweepReport, limit: int) -> None:
+    """Send again the chunks of book rounds whose settlement fan-out is overdue (a lost message,
+    a worker that died): :func:`.settle_chunks.resend_due`."""
+    try:
+        report.resent = settle_chunks.resend_due(repo, report.now, limit)
+    except StoreUnavailable:
+        report.failed["settle_chunks"] = "unavailable"
 
 
 def _settle_due(repo: Repository, report: SweepReport, limit: int) -> None:

@@ -17,7 +17,10 @@ from typing import cast
 
 from baccarat.bets import BetType, Role
 from baccarat.profiles import Banking, TableConfig
+from baccarat_api import limits
 from baccarat_api.clock import seconds_after
+from baccarat_api.ports.book import BOOK_SHARDS
+from baccarat_api.ports.book import Slip as BookSlip
 from baccarat_api.ports.documents import (
     BettingWindow,
     Slip,
@@ -25,6 +28,7 @@ from baccarat_api.ports.documents import (
 )
 from baccarat_api.ports.records import LiveRecord, TableRecord
 from baccarat_api.ports.repository import Repository
+from baccarat_api.service import book_slips
 from baccarat_api.service.book import line_orders, place_of, validate_book
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import IdempotencyRequest
@@ -32,11 +36,13 @@ from baccarat_api.service.live import Decision, live_change
 from baccarat_api.service.models import (
     BettingWindowOut,
     BookOut,
+    BookPageOut,
     SlipBetOut,
     SlipOut,
     SlipRequest,
 )
-from baccarat_api.service.window import CLOSED, DEALT, OPEN, window_status
+from baccarat_api.service.reading import table_live
+from baccarat_api.service.window import DEALT, OPEN, WAITING, window_open, window_status
 
 
 def _kept_orders(earlier: Slip | None, bets: list[SlipBet], new: int) -> list[int]:
@@ -76,7 +82,8 @@ def book_view(live: LiveRecord | None, at: str) -> BookOut:
     if live is None or live.betting is None:
         return BookOut(table_id=table_id, betting=None, seats={}, spectators={}, total=0)
     status = window_status(live.betting, at)
-    window = BettingWindowOut.model_validate({**live.betting, "status": status})
+    shown = {k: v for k, v in live.betting.items() if k != "book_shards"}
+    window = BettingWindowOut.model_validate({**shown, "status": status})
     slips = sorted(live.book.items(), key=lambda kv: int(kv[1]["order"]))
     by_seat = [(b, s, seat) for b, s in slips if (seat := s.get("seat")) is not None]
     seats = {int(seat): _slip(b, s) for b, s, seat in sorted(by_seat, key=lambda x: x[2])}
@@ -145,7 +152,7 @@ def _next_round(live: LiveRecord) -> tuple[str, int]:
 def _in_progress(live: LiveRecord, at: str) -> None:
     status = window_status(live.betting, at)
     shoe_id = None if live.betting is None else live.betting["shoe_id"]
-    if status in (OPEN, CLOSED) and shoe_id == live.open_shoe_id:  # (a closed shoe's is void)
+    if status in WAITING and shoe_id == live.open_shoe_id:  # (a closed shoe's is void)
         assert live.betting is not None
         raise DomainError(
             "betting_in_progress",
@@ -174,7 +181,10 @@ def open_betting(
     answer (not 409 ``betting_in_progress``). At a running table only the table's own clock
     (``system``) opens it (else 409 ``auto_dealing``)."""
 
+    opened: list[BettingWindow] = []  # a book table's window decided: its book opened after
+
     def decide(table: TableRecord, live: LiveRecord) -> Decision:
+        opened.clear()  # decided again after losing a race: only the write that lands counts
         at = repo.clock()
         if not system:
             not_auto(live, "it opens betting")
@@ -192,28 +202,20 @@ def open_betting(
             "status": OPEN,
             "round_id": None,
         }
-        opened = {"shoe_id": shoe_id, "round_number": number, "closes_at": closes_at}
+        if table.bet_behind == "book":
+            window["book_shards"] = BOOK_SHARDS
+            opened.append(window)
+        data = {"shoe_id": shoe_id, "round_number": number, "closes_at": closes_at}
         deal_by = seconds_after(closes_at, table.betting_seconds)  # the sweep's, if nobody deals
-        return [("betting_opened", opened)], {"betting": window, "book": {}, "deal_by": deal_by}
+        return [("betting_opened", data)], {"betting": window, "book": {}, "deal_by": deal_by}
 
-    return live_change(repo, operator_id, table_id, decide, _book_out(repo), idem)
+    out = live_change(repo, operator_id, table_id, decide, _book_out(repo), idem)
+    for window in opened:  # after the live window (which is the truth; a lost write of the
+        book_slips.open_book(repo, operator_id, window)  # book is opened by its first need)
+    return out
 
 
 # --- slips ---------------------------------------------------------------------------------------
-
-
-def _window_open(live: LiveRecord, at: str) -> BettingWindow:
-    """The open window (409 ``betting_closed`` after ``closes_at``, once dealt, or when none
-    is open)."""
-    betting = live.betting
-    status = window_status(betting, at)
-    if betting is None or status != OPEN or betting["shoe_id"] != live.open_shoe_id:
-        raise DomainError(
-            "betting_closed",
-            "no betting window is open at this table",
-            details={"status": status},
-        )
-    return betting
 
 
 def place_slip(
@@ -238,10 +240,11 @@ def place_slip(
                 f"the slip is for round {number}; the table's window is for round {current}",
                 details={"round_number": number, "window_round_number": current},
             )
+        _behind(table, live, bettor_id)
         earlier = live.book.get(bettor_id)
         if live.betting is not None and earlier is not None and earlier["bets"] == bets:
             return None
-        window = _window_open(live, at)
+        window = window_open(live, at)
         place = place_of(live, bettor_id)
         if place is None:
             if live.banker is not None and live.banker["bettor_id"] == bettor_id:
@@ -263,7 +266,11 @@ def place_slip(
                   "bets": len(bets), "total": total}  # fmt: skip
         return [("bet_placed", placed)], {"book": book}
 
-    return live_change(repo, operator_id, table_id, decide, _book_out(repo))
+    try:
+        return live_change(repo, operator_id, table_id, decide, _book_out(repo))
+    except _Behind as behind:
+        slip = book_slips.place_spectator_slip(repo, behind.table, behind.live, bettor_id, request)
+        return with_spectator(book_view(behind.live, repo.clock()), slip)
 
 
 def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> BookOut:
@@ -273,16 +280,56 @@ def cancel_slip(repo: Repository, operator_id: str, table_id: str, bettor_id: st
     would say it stands)."""
 
     def decide(table: TableRecord, live: LiveRecord) -> Decision:
+        _behind(table, live, bettor_id)
         if bettor_id not in live.book:
             raise DomainError(
                 "not_found", f"{bettor_id} has no slip", details={"bettor_id": bettor_id}
             )
-        window = _window_open(live, repo.clock())
+        window = window_open(live, repo.clock())
         book = {k: v for k, v in live.book.items() if k != bettor_id}
         cancelled = {"round_number": window["round_number"], "bettor_id": bettor_id}
         return [("bet_cancelled", cancelled)], {"book": book}
 
-    return live_change(repo, operator_id, table_id, decide, _book_out(repo))
+    try:
+        return live_change(repo, operator_id, table_id, decide, _book_out(repo))
+    except _Behind as behind:
+        book_slips.cancel_spectator_slip(repo, behind.table, behind.live, bettor_id)
+        return book_view(behind.live, repo.clock())
+
+
+class _Behind(Exception):
+    """Out of a live change: the bettor is a book table's spectator (the book store's slip)."""
+
+    def __init__(self, table: TableRecord, live: LiveRecord) -> None:
+        super().__init__(table.table_id)
+        self.table, self.live = table, live
+
+
+def _behind(table: TableRecord, live: LiveRecord, bettor_id: str) -> None:
+    """At a book table a bettor who holds no seat bets behind: :class:`_Behind`."""
+    if table.bet_behind == "book" and not any(
+        w["bettor_id"] == bettor_id for w in live.seats.values()
+    ):
+        raise _Behind(table, live)
+
+
+def book_slip_out(slip: BookSlip) -> SlipOut:
+    """A book table's spectator slip as the table shows it (no event: ``order`` 0)."""
+    return SlipOut(
+        bettor_id=slip.bettor_id,
+        role=Role.SPECTATOR,
+        seat=None,
+        bets=[SlipBetOut(type=BetType(x.type), amount=x.amount, order=0) for x in slip.lines],
+        total=slip.total,
+        placed_at=slip.placed_at,
+        order=0,
+    )
+
+
+def with_spectator(view: BookOut, slip: BookSlip) -> BookOut:
+    """``view`` (the window and the seats' slips) with the caller's spectator slip."""
+    spectators = {**view.spectators, slip.bettor_id: book_slip_out(slip)}
+    return view.model_copy(update={"spectators": spectators, "total": view.total + slip.total})
 
 
 def _waiting(live: LiveRecord, shoe_id: str, round_number: int) -> BettingWindow | None:
@@ -317,7 +364,7 @@ def cancel_window(
     ``seq`` — as the sweep read it before the refused deal, so the refusal still holds — and
     the window is past its ``deal_by`` at ``at`` (the sweep's time; a running table's clock,
     ``due=False``, cancels it at its ``closes_at``); else False (nothing changes)."""
-    cancelled: list[bool] = []
+    cancelled: list[BettingWindow] = []
 
     def decide(table: TableRecord, live: LiveRecord) -> Decision:
         cancelled.clear()  # decided again after losing a race: only the write that lands counts
@@ -330,12 +377,15 @@ def cancel_window(
             or (due and (live.deal_by is None or live.deal_by > at))
         ):
             return None
-        cancelled.append(True)
+        cancelled.append(betting)
         data = {"shoe_id": betting["shoe_id"], "round_number": betting["round_number"],
                 "reason": code, "slips": len(live.book)}  # fmt: skip
         return [("betting_cancelled", data)], {"betting": None, "book": {}, "deal_by": None}
 
     live_change(repo, operator_id, table_id, decide, _book_out(repo))
+    for window in cancelled:
+        if book_slips.is_book_window(window):  # its book: no slip of it is ever dealt
+            book_slips.cancel_book(repo, operator_id, window)
     return bool(cancelled)
 
 
@@ -369,3 +419,21 @@ def explicit_deal_allowed(live: LiveRecord, shoe_id: str, at: str) -> None:
                      "round_number": betting["round_number"],
                      "closes_at": betting["closes_at"]},
         )  # fmt: skip
+
+
+def book_page(
+    repo: Repository, operator_id: str, table_id: str, after: str | None = None
+) -> BookPageOut:
+    """The table's book as it shows now, paged: the window, the seats' slips and, at a book
+    table, at most :data:`~baccarat_api.limits.BOOK_PAGE_SLIPS` spectators' slips after the
+    ref ``after`` in book order (``next``: the ref to pass for the page after; ``null`` at the
+    end). At any other table every spectator's slip (they are few), ``next`` null."""
+    _, live = table_live(repo, operator_id, table_id)
+    view = book_view(live or LiveRecord(operator_id, table_id), repo.clock())
+    window = None if live is None else live.betting
+    if window is None or not book_slips.is_book_window(window):
+        return BookPageOut(**dict(view), next=None)
+    slips, nxt = book_slips.slips_page(repo, operator_id, window, after, limits.BOOK_PAGE_SLIPS)
+    spectators = {s.bettor_id: book_slip_out(s) for s in slips}
+    total = view.total + sum(s.total for s in slips)
+    return BookPageOut(**{**dict(view), "spectators": spectators, "total": total}, next=nxt)

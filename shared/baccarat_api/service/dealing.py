@@ -37,10 +37,11 @@ from baccarat_api.ports.records import (
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.writes import Emit
-from baccarat_api.service import after_round, betting, idempotency
+from baccarat_api.service import after_round, betting, book_lock, idempotency
 from baccarat_api.service.audit import record_hash
 from baccarat_api.service.bets import DealBets, refusal
 from baccarat_api.service.book import book_banker, book_bets
+from baccarat_api.service.book_lock import Sealed
 from baccarat_api.service.common import digest
 from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.events import Change, LiveMoved, emit, retrying, settled_event
@@ -162,6 +163,8 @@ class _Deal:
     bets: DealBets
     accepted: AcceptedRound
     player_banker: PlayerBanker | None
+    #: A book table's window: its locked book of spectators' slips, sealed (else ``None``).
+    book: Sealed | None = None
 
     @property
     def ref(self) -> RoundRef:
@@ -200,12 +203,15 @@ def _deal_round(
     config = TableConfig.from_dict(shoe.config)
     given = _bets_of(asked, config, table, shoe.shoe_id, rnd.number, window, at)
     accepted, pb = _accepted_bets(config, table, given, rnd.number)
+    sealed = book_lock.sealed_book(repo, request.from_book, table, config, rnd, at)
     deal = _Deal(
         operator_id, shoe, live, table, config, request.from_book, request_digest, rnd, last,
-        given, accepted, pb,
+        given, accepted, pb, sealed,
     )  # fmt: skip
     idle = after_round.idle_seats(config, table, deal.bettors)
     record = _round_record(deal, shoes, idle, idem, at)
+    if sealed is not None:  # before the deal's write: the same bytes if it is retried
+        repo.chunks.put_leaves(operator_id, record.round_id, sealed.leaves)
     after, proof = _shoe_after(deal, record, secret)
     ev = _deal_events(deal, record, after, idle)
     try:
@@ -294,7 +300,9 @@ def _round_record(
         deal.ref, deal.config, rnd, deal.accepted.bets, deal.player_banker, shoe.recent_bettors,
         refs, idle_out,
     )  # fmt: skip
-    nobody = not deal.accepted.bets  # a round nobody bet on is settled at its deal, no lines
+    book = None if deal.book is None else deal.book.doc
+    # a round nobody bet on (no bet, an empty book) is settled at its deal, no lines
+    nobody = not deal.accepted.bets and (book is None or book["count"] == 0)
     plan = reveal_plan(rnd, rights, squeezed=squeeze_seconds(shoe) > 0).as_dict()
     record = RoundRecord(
         operator_id=deal.operator_id,
@@ -315,6 +323,7 @@ def _round_record(
         void_window_seconds=shoe.void_window_seconds,
         request_digest=deal.request_digest,
         prev_hash=shoe.chain_head,
+        book=book,
         write_id=write_id(
             deal.operator_id,
             "deal",
@@ -364,8 +373,12 @@ def _deal_events(
         from_book=deal.from_book,
         idle=idle,
     )
-    dealt = {"round_id": ref.round_id, "shoe_id": shoe.shoe_id, "round_number": ref.round_number,
-             "bettors": len(deal.bettors), "bets": len(record.bets)}  # fmt: skip
+    dealt: dict[str, Any] = {
+        "round_id": ref.round_id, "shoe_id": shoe.shoe_id, "round_number": ref.round_number,
+        "bettors": len(deal.bettors), "bets": len(record.bets),
+    }  # fmt: skip
+    if record.book is not None:  # the book's commitment, before any card is shown
+        dealt["book"] = {"root": record.book["root"], "count": record.book["count"]}
     reported: list[Change] = [*before, ("round_dealt", dealt)]
     if nobody:
         reported.append(settled_event(record, False))

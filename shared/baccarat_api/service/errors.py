@@ -129,6 +129,16 @@ CODES: dict[str, tuple[bool, str]] = {
     "urge_cooldown": (False, "the urge button was pressed moments ago; see Retry-After"),
     "internal_error": (False, "an unexpected error on our side"),
     "unavailable": (True, "a dependency is throttling or briefly unavailable; retry"),
+    "settlement_pending": (
+        True,
+        "the round's book is not settled that far yet: its receipts and pages are written in "
+        "chunks after the settlement; retry shortly",
+    ),
+    "not_in_book": (
+        False,
+        "no slip of that bettor in the round's book (a seated bettor's bets are in the proof; "
+        "a round of a table without bet_behind: book has no book)",
+    ),
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, TypedDict, TypeVar
+from typing import Any, NotRequired, TypedDict, TypeVar
 
 from baccarat.squeeze import system_reveals
 from baccarat_api.ids import parse_table_id
@@ -46,15 +46,20 @@ EVENT_TYPES: dict[str, str] = {
     "squeeze_revealed": "round_id, step (initial | draws), by (bettor id or system), hands, "
     "revealed_at",
     "urge": "bettor_id, round_id",
-    "round_settled": "round_id, nets, house_take, lines, auto_settled",
+    "round_settled": "round_id, nets, house_take, lines, auto_settled (and book.totals at a "
+    "book round)",
     "round_auto_settled": "round_id, nets, house_take, lines, auto_settled (true)",
     "round_voided": "round_id, reason, nets (replaced), house_take (replaced)",
+    "round_settlement_page": "round_id, page, pages, bettors (at most 100 spectators of a book "
+    "round: bettor_id, bettor_ref, stake, net; one event per settlement page)",
     "shoe_committed": "shoe_id, shoe_number",
     "shoe_ended": "shoe_id, reason (rules | closed), rounds_dealt",
     "table_paused": "(none: a running table's operator paused it)",
     "table_resumed": "(none: a running table's operator resumed it)",
     "client_seed_given": "client_hash, for_shoe_number (a running table's seed given in advance)",
     "table_waiting": "reason (no_client_seed: the running table's shoe ended, no seed given)",
+    "spectators_removed": "reason (no_seated_bettor), count, first (at most 100 bettor ids): "
+    "a book table's spectators removed at once",
 }
 
 #: An event to report: its type and its data.
@@ -136,9 +141,11 @@ class MoneySummary(TypedDict):
 
 
 class Settled(MoneySummary):
-    """``round_settled``, ``round_auto_settled``."""
+    """``round_settled``, ``round_auto_settled`` (at a book round, with ``book.totals``: the
+    spectators' money, each slip's in its settlement page)."""
 
     auto_settled: bool
+    book: NotRequired[dict[str, Any]]
 
 
 def emit(
@@ -182,10 +189,17 @@ def money_summary(r: RoundRecord) -> MoneySummary:
 
 
 def settled_event(r: RoundRecord, auto: bool) -> Change:
-    return (
-        "round_auto_settled" if auto else "round_settled",
-        Settled(**money_summary(r), auto_settled=auto),
+    s = money_summary(r)
+    data = Settled(
+        round_id=s["round_id"],
+        nets=s["nets"],
+        house_take=s["house_take"],
+        lines=s["lines"],
+        auto_settled=auto,
     )
+    if r.book is not None:
+        data["book"] = {"totals": dict(r.book["totals"])}
+    return ("round_auto_settled" if auto else "round_settled", data)
 
 
 T = TypeVar("T")

@@ -46,6 +46,9 @@ CURSOR_PATTERN = r"^f1\.[A-Za-z0-9_-]*$"
 MAX_CURSOR_LENGTH = 2400
 
 MONEY_EVENTS = frozenset({"round_settled", "round_auto_settled", "round_voided"})
+#: Events that weigh on a page (a money event's round; a book round's settlement page: up to
+#: 100 bettors, ≈ 15 KB): at most :data:`MAX_MONEY_EVENTS_PAGE` of them in one page.
+HEAVY_EVENTS = MONEY_EVENTS | {"round_settlement_page"}
 
 
 # --- indexing ---------------------------------------------------------------------------------
@@ -218,18 +221,20 @@ def operator_events(
     if len(found) != len(chosen):
         raise StoreUnavailable("feed: an appended event is not readable yet")
     ordered = [found[(s.entry.table_id, s.seq)] for s in chosen]
-    # the money events' rounds: the first MAX_MONEY_EVENTS_PAGE of them; the page ends before
-    # the next one
+    # the heavy events: the first MAX_MONEY_EVENTS_PAGE of them (the money events' rounds read);
+    # the page ends before the next one
     refs: list[RoundRef] = []
-    cut = len(ordered)
+    cut, heavy = len(ordered), 0
     for i, e in enumerate(ordered):
-        ref = round_ref(e)
-        if ref is None:
+        if e.type not in HEAVY_EVENTS:
             continue
-        if len(refs) == MAX_MONEY_EVENTS_PAGE:
+        if heavy == MAX_MONEY_EVENTS_PAGE:
             cut = i
             break
-        refs.append(ref)
+        heavy += 1
+        ref = round_ref(e)
+        if ref is not None:
+            refs.append(ref)
     rounds = {r.round_id: r for r in repo.rounds_at(operator_id, refs)}
     out: list[FeedEventOut] = []
     size = 0

@@ -5,9 +5,12 @@ The rules (game-rules.md, seeds 000/001) are the core's where it has them: a sea
 place needs the tier's minimum balance (and on bid-squeeze, a seat its ``seated_min_level``);
 one person holds one place at a table; spectators only where they may bet and while a seat is
 taken; when the last seated bettor leaves, the spectators go (:mod:`.seating`). Taking a place
-you hold, with the same details, changes nothing (a retried PUT is harmless).
+you hold, with the same details, changes nothing (a retried PUT is harmless). At a book table
+(``bet_behind: book``) the spectators and watchers are the book store's
+(:mod:`.book_presence`); its seats are as here.
 
-Round trips: BatchGetItem (table + live state) + TransactWriteItems = 2; 1 when nothing changes."""
+Round trips (listed tables): BatchGetItem (table + live state) + TransactWriteItems = 2; 1 when
+nothing changes."""
 
 from __future__ import annotations
 
@@ -18,71 +21,28 @@ from typing import Any
 from baccarat.profiles import Banking, TableConfig
 from baccarat.validation import BetRefused, check_personal_limits
 from baccarat_api.limits import MAX_SPECTATORS, MAX_WATCHERS
-from baccarat_api.ports.records import LiveRecord
+from baccarat_api.ports.records import LiveRecord, TableRecord
 from baccarat_api.ports.repository import Repository
+from baccarat_api.ports.vault import SecretVault
+from baccarat_api.service import book_presence
 from baccarat_api.service.bets import refusal
 from baccarat_api.service.book import slip_after_update
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.events import BettorChange, BettorLeft, Change, SeatChange
 from baccarat_api.service.live import Decision, live_change
-from baccarat_api.service.models import PresenceOut, RemovedOut
-from baccarat_api.service.seating import presence_view, spectator_out, vacate, where
+from baccarat_api.service.models import PresenceOut
+from baccarat_api.service.presence_rules import Removal, elsewhere, min_balance
+from baccarat_api.service.seating import presence_view, spectator_out, vacate
+
+#: How a book table answers a spectator's or watcher's change instead of the live state.
+AtBook = Callable[[TableRecord, LiveRecord], PresenceOut]
 
 
-def _elsewhere(live: LiveRecord, bettor_id: str, here: str) -> None:
-    found = where(live, bettor_id)
-    if found is not None and found != here:
-        raise DomainError(
-            "already_present",
-            f"{bettor_id} is already at this table ({found}); leave there first",
-            details={"bettor_id": bettor_id, "where": found},
-        )
+class _Book(Exception):
+    """The change is a book table's spectator's or watcher's (raised before any write)."""
 
-
-def _required_balance(config: TableConfig, *, banker: bool = False) -> int:
-    tier = config.tier
-    return tier.player_banker_min_balance if banker else tier.bettor_min_balance
-
-
-def _min_balance(config: TableConfig, balance: int, *, banker: bool = False) -> None:
-    need = _required_balance(config, banker=banker)
-    if balance < need:
-        # a seat and a spectator place need the same balance: no place to send the bettor to
-        if banker:
-            code, where = "player_banker_below_min_balance", "for the player-banker seat"
-        else:
-            code = "below_min_balance"
-            where = "to bet at this table" + (
-                ", seated or as a spectator" if config.profile.spectators_may_bet else ""
-            )
-        raise DomainError(
-            code,
-            f"a balance of at least {need} is needed {where}",
-            details={"limit": need, "attempted": balance},
-        )
-
-
-class _Removal:
-    """Who a balance report removed (seed 000: a balance below the tier's minimum for someone
-    already at the table removes them, as a settlement does): set by a decision, told in the
-    answer (``removed``). A decision decided again (lost to another change) starts afresh."""
-
-    def __init__(self) -> None:
-        self.out: RemovedOut | None = None
-
-    def below(self, config: TableConfig, bettor_id: str, where: str, balance: int) -> bool:
-        """Whether ``balance`` is below ``where``'s minimum (then noted as this removal)."""
-        need = _required_balance(config, banker=where == "banker")
-        self.out = None
-        if balance >= need:
-            return False
-        self.out = RemovedOut(
-            bettor_id=bettor_id, where=where, reason="balance", limit=need, attempted=balance
-        )
-        return True
-
-    def answer(self, out: PresenceOut) -> PresenceOut:
-        return out if self.out is None else out.model_copy(update={"removed": self.out})
+    def __init__(self, table: TableRecord, live: LiveRecord) -> None:
+        self.table, self.live = table, live
 
 
 def change(
@@ -90,15 +50,38 @@ def change(
     operator_id: str,
     table_id: str,
     decide: Callable[[TableConfig, LiveRecord], Decision],
+    at_book: AtBook | None = None,
+    seating: str | None = None,
 ) -> PresenceOut:
-    """A presence change (:func:`live_change` answering the table's presence)."""
-    return live_change(
-        repo,
-        operator_id,
-        table_id,
-        lambda table, live: decide(TableConfig.from_dict(table.config), live),
-        presence_view,
-    )
+    """A presence change (:func:`live_change` answering the table's presence). At a book
+    table: ``at_book`` answers instead (a spectator's or watcher's change), or — a seat's
+    change — ``seating`` (the bettor) is checked against the book's places first and, the
+    seat taken, once more (a join racing the seat: the seat wins), and once the change leaves
+    no seat taken, the book's spectators go."""
+    tables: list[TableRecord] = []
+
+    def decide_(table: TableRecord, live: LiveRecord) -> Decision:
+        tables[:] = [table]
+        if book_presence.at_book(table):
+            if at_book is not None:
+                raise _Book(table, live)
+            if seating is not None:
+                book_presence.not_in_book(repo, operator_id, table_id, seating)
+        return decide(TableConfig.from_dict(table.config), live)
+
+    try:
+        out = live_change(repo, operator_id, table_id, decide_, presence_view)
+    except _Book as book:
+        assert at_book is not None
+        return at_book(book.table, book.live)
+    if not tables or not book_presence.at_book(tables[0]):
+        return out
+    if not out.seats:
+        book_presence.remove_spectators(repo, operator_id, table_id)
+    elif seating is not None and any(s["bettor_id"] == seating for s in out.seats.values()):
+        book_presence.seat_wins(repo, operator_id, table_id, seating)
+    crowd = book_presence.crowd(repo, operator_id, table_id)
+    return out.model_copy(update={"crowd": crowd})
 
 
 def _with_slip(
@@ -123,7 +106,7 @@ def take_seat(
     """Seat ``seat`` taken by ``bettor_id``, or their balance or level updated; a balance below
     the tier's minimum reported for the bettor already seated there unseats them (``seat_vacated``,
     reason ``balance``, told in ``removed``)."""
-    removal = _Removal()
+    removal = Removal()
 
     def decide(config: TableConfig, live: LiveRecord) -> Decision:
         if not 1 <= seat <= config.profile.seats:
@@ -133,7 +116,7 @@ def take_seat(
                 details={"seat": seat},
             )
         here = f"seat {seat}"
-        _elsewhere(live, bettor_id, here)
+        elsewhere(live, bettor_id, here)
         taken = live.seats.get(str(seat))
         wanted = {"bettor_id": bettor_id, "balance": balance, "level": level}
         if taken is not None and taken["bettor_id"] != bettor_id:
@@ -142,7 +125,7 @@ def take_seat(
             return None
         if taken is not None and removal.below(config, bettor_id, here, balance):
             return vacate(config, live, str(seat), "balance")
-        _min_balance(config, balance)
+        min_balance(config, balance)
         need = config.tier.seated_min_level
         if need is not None and (level is None or level < need):
             raise DomainError(
@@ -156,7 +139,7 @@ def take_seat(
         updated = ("seat_updated", SeatChange(seat=seat, bettor_id=bettor_id))
         return _with_slip(config, live, bettor_id, updated, seats=seats)
 
-    return removal.answer(change(repo, operator_id, table_id, decide))
+    return removal.answer(change(repo, operator_id, table_id, decide, seating=bettor_id))
 
 
 def leave_seat(repo: Repository, operator_id: str, table_id: str, seat: int) -> PresenceOut:
@@ -174,7 +157,7 @@ def take_banker(
     """The player-banker seat taken, or its balance updated; a balance below the tier's
     minimum reported for the seated player-banker removes them (``banker_left``, reason
     ``balance``, told in ``removed``)."""
-    removal = _Removal()
+    removal = Removal()
 
     def decide(config: TableConfig, live: LiveRecord) -> Decision:
         if config.banking is not Banking.PLAYER_BANKER:
@@ -182,7 +165,7 @@ def take_banker(
                 "player_banker_not_allowed",
                 "this table is banked by the house: it has no player-banker seat",
             )
-        _elsewhere(live, bettor_id, "banker")
+        elsewhere(live, bettor_id, "banker")
         wanted = {"bettor_id": bettor_id, "balance": balance}
         if live.banker is not None and live.banker["bettor_id"] != bettor_id:
             raise DomainError(
@@ -193,7 +176,7 @@ def take_banker(
         if live.banker is not None and removal.below(config, bettor_id, "banker", balance):
             left = ("banker_left", BettorLeft(bettor_id=bettor_id, reason="balance"))
             return [left], {"banker": None}
-        _min_balance(config, balance, banker=True)
+        min_balance(config, balance, banker=True)
         event = "banker_taken" if live.banker is None else "banker_updated"
         return [(event, {"bettor_id": bettor_id})], {"banker": wanted}
 
@@ -217,11 +200,12 @@ def join_spectators(
     bettor_id: str,
     balance: int,
     personal_limits: dict[str, Any] | None,
+    vault: SecretVault | None = None,
 ) -> PresenceOut:
     """``bettor_id`` joins the spectators, or their balance or limits are updated; a balance
     below the tier's minimum reported for a spectator removes them (``spectator_left``, reason
-    ``balance``, told in ``removed``)."""
-    removal = _Removal()
+    ``balance``, told in ``removed``). ``vault``: a book table's (the spectator's bettor ref)."""
+    removal = Removal()
 
     def decide(config: TableConfig, live: LiveRecord) -> Decision:
         if not config.profile.spectators_may_bet:
@@ -229,7 +213,7 @@ def join_spectators(
                 "spectator_betting_not_allowed",
                 "spectators only watch at this table: join the watchers instead",
             )
-        _elsewhere(live, bettor_id, "spectator")
+        elsewhere(live, bettor_id, "spectator")
         try:  # where they are entered: not refused by each later slip (seed 001 個人限紅)
             check_personal_limits(config, personal_limits or {})
         except BetRefused as exc:
@@ -251,7 +235,7 @@ def join_spectators(
                 f"a table holds at most {MAX_SPECTATORS} spectators",
                 details={"limit": MAX_SPECTATORS},
             )
-        _min_balance(config, balance)
+        min_balance(config, balance)
         spectators = {**live.spectators, bettor_id: wanted}
         if new:
             return [("spectator_joined", BettorChange(bettor_id=bettor_id))], {
@@ -260,7 +244,14 @@ def join_spectators(
         updated = ("spectator_updated", BettorChange(bettor_id=bettor_id))
         return _with_slip(config, live, bettor_id, updated, spectators=spectators)
 
-    return removal.answer(change(repo, operator_id, table_id, decide))
+    def at_book(table: TableRecord, live: LiveRecord) -> PresenceOut:
+        if vault is None:  # a wiring error: the routes pass it
+            raise ValueError("a book table's spectator needs the vault (its bettor ref)")
+        return book_presence.join_spectator(
+            repo, vault, table, live, bettor_id, balance, personal_limits
+        )
+
+    return removal.answer(change(repo, operator_id, table_id, decide, at_book))
 
 
 def leave_spectators(
@@ -273,14 +264,17 @@ def leave_spectators(
             )
         return spectator_out(live, bettor_id, "left")
 
-    return change(repo, operator_id, table_id, decide)
+    def at_book(table: TableRecord, live: LiveRecord) -> PresenceOut:
+        return book_presence.leave_spectator(repo, table, live, bettor_id)
+
+    return change(repo, operator_id, table_id, decide, at_book)
 
 
 def join_watchers(repo: Repository, operator_id: str, table_id: str, bettor_id: str) -> PresenceOut:
     def decide(config: TableConfig, live: LiveRecord) -> Decision:
         if bettor_id in live.watchers:
             return None
-        _elsewhere(live, bettor_id, "watcher")
+        elsewhere(live, bettor_id, "watcher")
         if len(live.watchers) >= MAX_WATCHERS:
             raise DomainError(
                 "table_full",
@@ -290,7 +284,10 @@ def join_watchers(repo: Repository, operator_id: str, table_id: str, bettor_id: 
         joined = ("watcher_joined", BettorChange(bettor_id=bettor_id))
         return [joined], {"watchers": [*live.watchers, bettor_id]}
 
-    return change(repo, operator_id, table_id, decide)
+    def at_book(table: TableRecord, live: LiveRecord) -> PresenceOut:
+        return book_presence.join_watcher(repo, table, live, bettor_id)
+
+    return change(repo, operator_id, table_id, decide, at_book)
 
 
 def leave_watchers(
@@ -304,4 +301,7 @@ def leave_watchers(
         left = ("watcher_left", BettorChange(bettor_id=bettor_id))
         return [left], {"watchers": [w for w in live.watchers if w != bettor_id]}
 
-    return change(repo, operator_id, table_id, decide)
+    def at_book(table: TableRecord, live: LiveRecord) -> PresenceOut:
+        return book_presence.leave_watcher(repo, table, live, bettor_id)
+
+    return change(repo, operator_id, table_id, decide, at_book)

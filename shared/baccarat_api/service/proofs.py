@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict, cast
 
 from baccarat import proofdoc
-from baccarat_api.ids import ShoeRef, parse_shoe_id, parse_table_id
+from baccarat_api.ids import RoundRef, ShoeRef, parse_shoe_id, parse_table_id
 from baccarat_api.ports.documents import Interventions, ProofSignature, Replaced
 from baccarat_api.ports.records import (
     ENDED,
@@ -73,8 +73,16 @@ def private_proof(shoe: ShoeRecord, rounds: Sequence[RoundRecord]) -> dict[str, 
     header, derived = derived_header(shoe)
     return {
         **header,
-        "rounds": [private_round(r, d) for r, d in zip(rounds, derived, strict=False)],
+        "rounds": [
+            _with_book(private_round(r, d), r) for r, d in zip(rounds, derived, strict=False)
+        ],
     }
+
+
+def _with_book(private: dict[str, Any], r: RoundRecord) -> dict[str, Any]:
+    """A round of a ``bet_behind: book`` table carries its locked book (root, count, totals):
+    its proof is ``bacc-pf-v1.1`` (``proofdoc.public_proof``). Every other round is unchanged."""
+    return private if r.book is None else {**private, "book": r.book}
 
 
 def _pending_error(unresolved: Sequence[tuple[int, str | None]]) -> DomainError:
@@ -294,10 +302,14 @@ def _open_view(history: ShoeHistory, at: str) -> OpenShoe:
         if shown:
             was = r.void["replaced"]
             nets = {refs[k]: int(v) for k, v in was["nets"].items() if k in refs}
-            replaced = {"nets": nets, "house_take": int(was["house_take"])}
+            take = int(was["house_take"])
+            if r.book is not None:  # the house's figures include the book's
+                take += int(r.book["totals"]["house"]["take"])
+            replaced = {"nets": nets, "house_take": take}
             public = {
                 "void": {"replaced": replaced},
                 "player_banker": None if pb is None else {"bettor_ref": pb["bettor_ref"]},
+                **({} if r.book is None else {"book": {"totals": r.book["totals"]}}),
             }
             b, p = proofdoc.voided_nets(public)
             bettors, banker = bettors + b, banker + p
@@ -367,6 +379,37 @@ def _not_closed_error(repo: Repository, shoe_id: str) -> DomainError | None:
             "close_by": close_by,
         },
         retry_after=max(PENDING_RETRY_SECONDS, min(_seconds_until(at, close_by), 3600)),
+    )
+
+
+# --- public book pages ---------------------------------------------------------------------------
+
+
+def book_page(repo: Repository, shoe_id: str, round_number: int, page: int) -> bytes:
+    """Page ``page`` (from 0) of round ``round_number``'s public book (``bacc-book-v1``, as its
+    settlement chunk wrote it), canonical JSON: public, like the proof — it names no bettor and
+    is bound by the proof round's ``book.root``. 404 ``not_found`` for an unknown shoe or round,
+    a round without a book and a page out of range; 404 ``settlement_pending`` (retryable)
+    until the round is settled and that chunk written. One read when it is there."""
+    ref = parse_shoe_id(shoe_id)
+    what = f"{shoe_id} round {round_number} book page {page}"
+    if ref is None or round_number < 1 or page < 0:
+        raise not_found("book page", what)
+    operator_id = _operator_of(repo, ref.table_id)
+    if operator_id is None:
+        raise not_found("shoe", shoe_id)
+    round_ref = RoundRef(ref.table_id, ref.shoe_number, round_number)
+    doc = repo.chunks.book_page(operator_id, round_ref, page)
+    if doc is not None:
+        return proofdoc.proof_bytes(doc)
+    r = repo.get_round(operator_id, round_ref)
+    if r is None or r.book is None or page >= r.book["chunks"]:
+        raise not_found("book page", what)
+    raise DomainError(
+        "settlement_pending",
+        f"round {round_number}'s book is public once the round is settled and its page "
+        f"{page} written",
+        details={"round_id": round_ref.round_id, "page": page},
     )
 
 

@@ -16,7 +16,7 @@ from baccarat_api.service.errors import not_found
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import RoundDetailOut, ShoeStateOut, TableOut, TiersOut
 from baccarat_api.service.money import settlement_out
-from baccarat_api.service.views import round_view, shoe_as_shown, table_view
+from baccarat_api.service.views import book_shown, round_view, shoe_as_shown, table_view
 
 
 def list_tiers(repo: Repository) -> TiersOut:
@@ -168,4 +168,7 @@ def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> ShoeStateOut:
 def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailOut:
     r = round_record(repo, operator_id, round_id)
     settlement = settlement_out(r).model_dump() if r.resolved else None
-    return RoundDetailOut.model_validate({**round_view(r, repo.clock()), "settlement": settlement})
+    shown = round_view(r, repo.clock())
+    if r.book is not None:  # its totals shown as its money is: once resolved
+        shown["book"] = book_shown(r.book, money=r.resolved)
+    return RoundDetailOut.model_validate({**shown, "settlement": settlement})

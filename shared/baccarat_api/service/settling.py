@@ -5,7 +5,8 @@ A settlement takes no bets: they were locked at the deal and their money compute
 that holds only while the round is neither settled nor voided: settling again answers the stored
 settlement, a voided round answers 409 ``round_voided``. A write that lost or timed out
 re-reads the round and answers the settlement there — its own or the winner's, the same money.
-The sweep settles through here too (``auto=True``).
+The sweep settles through here too (``auto=True``). A book round's settlement creates its
+fan-out's progress in the same write, then sends its chunks (:mod:`.settle_chunks`).
 
 Round trips: read the round + one conditional write (which brings the winner's round back when
 it loses) = 2; 1 when already settled; with an ``Idempotency-Key`` the record rides in the same
@@ -18,7 +19,7 @@ from dataclasses import replace
 from baccarat.profiles import TableConfig
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
-from baccarat_api.service import idempotency
+from baccarat_api.service import idempotency, settle_chunks
 from baccarat_api.service.after_round import after_resolution
 from baccarat_api.service.events import emit, retrying, settled_event
 from baccarat_api.service.idempotency import IdempotencyRequest
@@ -76,6 +77,7 @@ def _settle_round(
         repo.save_settlement(r, settled.settled_at, auto, record, write_id=wid, emit=ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
         return _answer_after_lost_write(repo, r, exc)
+    settle_chunks.start(repo, settled)  # a book round: its receipts and pages, in chunks
     return settlement_out(settled)
 
 

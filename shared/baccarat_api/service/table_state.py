@@ -7,7 +7,13 @@ dealt), ``squeeze`` (a reveal step counting down), ``dealt`` (every card shown, 
 ``settled``, ``idle``. Nothing a card not yet shown would give away is in the answer
 (:func:`~.views.round_as_shown`, :func:`~.views.shoe_as_shown`).
 
-Round trips: 2 BatchGetItems (table + live state; shoe + latest round). ``ETag``: the SHA-256
+At a book table (``bet_behind: book``) the spectators and watchers are counted and the first 20
+named (``crowd``: the book store's count shards and first names; ``spectators`` and
+``watchers`` empty), so the answer stays within
+:data:`~baccarat_api.limits.PRESENCE_BUDGET_BYTES`' presence at any number present.
+
+Round trips: 2 BatchGetItems (table + live state; shoe + latest round); at a book table + 2
+BatchGetItems (count shards) + 2 Queries (first names). ``ETag``: the SHA-256
 of the answer (the phase moves with time, not only with ``seq``)."""
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from baccarat_api.ids import RoundRef, ShoeRef, parse_round_id, parse_table_id
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.service.betting import book_view
+from baccarat_api.service.book_presence import at_book, crowd
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.models import TableStateOut
 from baccarat_api.service.reveals import plan_seconds
@@ -72,6 +79,7 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
             "shoe": None if shoe is None else _shoe(shoe, rnd, at),
             "round": shown,
             "clock": clock_view(live),
+            "crowd": crowd(repo, operator_id, table_id) if at_book(table) else None,
         }
     )
     body = state.model_dump_json(exclude={"at"}).encode()
@@ -114,7 +122,7 @@ def _phase(live: LiveRecord | None, r: RoundRecord | None, at: str) -> tuple[str
     status = window_status(betting, at)
     if betting is not None and status == "open":
         return "betting", str(betting["closes_at"])
-    if betting is not None and status == "closed":
+    if betting is not None and status in ("closed", "locked"):
         return "closed", None if live is None else live.deal_by
     if r is None:
         return "idle", None

@@ -48,6 +48,7 @@ from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import CreateTableRequest, ShoeOut, ShoeStateOut, TableOut
 from baccarat_api.service.reading import shoe_live, table_live
 from baccarat_api.service.reveals import cards_not_shown, face_down
+from baccarat_api.service.table_options import asked, bet_behind, dealing
 from baccarat_api.service.views import shoe_state_view, shoe_view, table_view
 from baccarat_api.service.writeids import write_id
 
@@ -99,8 +100,9 @@ def create_table(
         betting_seconds=request.betting_seconds,
         squeeze_seconds=request.squeeze_seconds,
         idle_shoe_close_seconds=request.idle_shoe_close_seconds,
-        write_id=write_id(operator_id, "create table", table_id, _asked(request), idem),
-        **_dealing(request),
+        write_id=write_id(operator_id, "create table", table_id, asked(request), idem),
+        **dealing(request),
+        **bet_behind(request, config),
     )
     record = replace(record, chain_head=genesis(table_id, record.anchor))
     del top_secret
@@ -117,21 +119,6 @@ def create_table(
         idempotency.check_duplicate(exc)
         raise lost_race() from None  # an 80-bit id collision: practically never; retry is fine
     return TableOut.model_validate(view)
-
-
-def _asked(request: CreateTableRequest) -> dict[str, Any]:
-    """The request as its write id names it: an operator table's without the running table's
-    options (which it does not store), so its stored bytes do not depend on them."""
-    if request.dealing == "auto":
-        return request.model_dump()
-    return request.model_dump(exclude={"dealing", "pause_seconds"})
-
-
-def _dealing(request: CreateTableRequest) -> dict[str, Any]:
-    """The table record's running-table fields: set only at a running table."""
-    if request.dealing != "auto":
-        return {}
-    return {"dealing": "auto", "pause_seconds": request.pause_seconds}
 
 
 def _running_live(table: TableRecord, config: TableConfig, at: str) -> Emit | None:

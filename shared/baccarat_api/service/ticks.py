@@ -28,7 +28,7 @@ from baccarat_api.clock import seconds_after
 from baccarat_api.ports.documents import ClockDoc, LiveSqueeze, TickDoc
 from baccarat_api.ports.records import LiveRecord
 from baccarat_api.ports.scheduler import Tick
-from baccarat_api.service.window import CLOSED, OPEN
+from baccarat_api.service.window import WAITING
 
 
 def derive(live: LiveRecord, at: str) -> TickDoc | None:
@@ -40,7 +40,7 @@ def derive(live: LiveRecord, at: str) -> TickDoc | None:
     betting = live.betting
     if (
         betting is not None
-        and betting["status"] in (OPEN, CLOSED)
+        and betting["status"] in WAITING
         and betting["shoe_id"] == live.open_shoe_id
     ):
         return TickDoc(step="close", key=betting["opened_at"], due=betting["closes_at"])

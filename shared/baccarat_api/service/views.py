@@ -12,7 +12,8 @@ from baccarat.fairness import SPEC, derive_shoe
 from baccarat.profiles import TableConfig
 from baccarat.roads import RoundSummary, roads
 from baccarat.rules import ShoeRules
-from baccarat_api.limits import DEFAULT_DEALING, DEFAULT_PAUSE_SECONDS
+from baccarat_api.limits import DEFAULT_BET_BEHIND, DEFAULT_DEALING, DEFAULT_PAUSE_SECONDS
+from baccarat_api.ports.documents import BookDoc
 from baccarat_api.ports.records import ENDED, RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.service.models import RoundStatus
 from baccarat_api.service.reveals import shown_plan, squeeze_view
@@ -43,6 +44,7 @@ def table_view(t: TableRecord) -> dict[str, Any]:
         "squeeze_seconds": t.squeeze_seconds,
         "idle_shoe_close_seconds": t.idle_shoe_close_seconds,
         "dealing": t.dealing or DEFAULT_DEALING,
+        "bet_behind": t.bet_behind or DEFAULT_BET_BEHIND,
         "pause_seconds": DEFAULT_PAUSE_SECONDS if t.pause_seconds is None else t.pause_seconds,
     }
 
@@ -99,7 +101,18 @@ def round_view(r: RoundRecord, at: str | None = None) -> dict[str, Any]:
         "void_by": r.void_by,
         "prev_hash": r.prev_hash,
         "round_hash": r.round_hash,
+        **({} if r.book is None else {"book": book_shown(r.book, money=False)}),
     }
+
+
+def book_shown(doc: BookDoc | None, money: bool) -> dict[str, Any] | None:
+    """A round's book of spectators' slips as answers show it: its root, count and chunks —
+    and its totals only where the answer shows money (a resolved round's settlement), else
+    ``null``. ``None``: not a book round."""
+    if doc is None:
+        return None
+    shown: dict[str, Any] = {"root": doc["root"], "count": doc["count"], "chunks": doc["chunks"]}
+    return shown | {"totals": doc["totals"] if money else None}
 
 
 def status_of(r: RoundRecord) -> RoundStatus:

@@ -13,7 +13,7 @@ Round trips: read the round + one conditional write = 2 (1 when already voided);
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import cast
+from typing import Any, cast
 
 from baccarat.profiles import TableConfig
 from baccarat.proofdoc import replaced_amounts
@@ -21,7 +21,7 @@ from baccarat_api.ports.documents import Replaced, Void
 from baccarat_api.ports.records import LiveRecord, RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.writes import Emit
-from baccarat_api.service import idempotency
+from baccarat_api.service import idempotency, settle_chunks
 from baccarat_api.service.after_round import after_resolution
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.events import LiveMoved, emit, money_summary, retrying
@@ -119,6 +119,8 @@ def _void_round(
         "voided_at": voided_at,
         "replaced": cast(Replaced, replaced_amounts(r.money)),
     }
+    if r.book is not None:  # every slip of the locked book refunded: its totals replaced
+        void["replaced"]["book_totals"] = r.book["totals"]
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem, seq)
     record = idempotency.record(repo.clock(), idem, operator_id, round_id=round_id)
@@ -126,7 +128,9 @@ def _void_round(
         repo.void_round(r, void, record, write_id=wid, emit=_void_events(r, live, void))
     except (ConditionFailed, OutcomeUnknown) as exc:
         return _answer_after_lost_write(repo, r, exc)
-    return void_out(replace(r, void=void, resolve_write_id=wid))
+    voided = replace(r, void=void, resolve_write_id=wid)
+    settle_chunks.start(repo, voided)  # a book round: its voided receipts and pages, in chunks
+    return void_out(voided)
 
 
 def _void_events(r: RoundRecord, live: LiveRecord | None, void: Void) -> Emit:
@@ -135,15 +139,15 @@ def _void_events(r: RoundRecord, live: LiveRecord | None, void: Void) -> Emit:
     presence it moves, and the end of the round's squeeze (no system reveal after a void)."""
     summary = money_summary(r)
     hidden = face_down(r, void["voided_at"]) is not None
-    voided_event = (
-        "round_voided",
-        {
-            "round_id": r.round_id,
-            "reason": void["reason"],
-            "nets": None if hidden else summary["nets"],
-            "house_take": None if hidden else summary["house_take"],
-        },
-    )
+    data: dict[str, Any] = {
+        "round_id": r.round_id,
+        "reason": void["reason"],
+        "nets": None if hidden else summary["nets"],
+        "house_take": None if hidden else summary["house_take"],
+    }
+    if r.book is not None:  # a book round: the book's totals it replaces, priced as the nets
+        data["book_totals"] = None if hidden else r.book["totals"]
+    voided_event = ("round_voided", data)
     removed, moved = after_resolution(TableConfig.from_dict(r.config), live, r, voided=True)
     if live is not None and live.squeeze is not None and live.squeeze["round_id"] == r.round_id:
         moved["squeeze"] = None

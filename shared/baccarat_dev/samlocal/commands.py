@@ -49,6 +49,9 @@ REFUSED_IN_RECIPE: dict[str, str] = {
     "pause_table": "not_auto_dealing",  # an operator table has no clock
     "resume_table": "not_auto_dealing",
     "give_client_seed": "not_auto_dealing",  # the recipe's table is dealt by its operator
+    "get_receipt": "not_in_book",  # the recipe's round is at a table without a book
+    "settlement_bettors": "not_in_book",
+    "get_book_page": "not_found",  # public; the recipe's round has no book
     "reveal_cards": "no_squeeze",
     "open_betting": "no_open_shoe",
     "place_slip": "betting_closed",

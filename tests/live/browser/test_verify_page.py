@@ -229,7 +229,7 @@ def test_works_as_one_inlined_page(page: Any, server: Any, proof_json: str) -> N
         return f"<script>\n{code}\n</script>"
 
     single, n = re.subn(r'<script src="([\w.-]+\.js)"></script>', inline, html)
-    assert n == 3
+    assert n == 5
     (server.proofs / "single.html").write_text(single, encoding="utf-8")
     server.add_proof("good.json", proof_json)
     _chosen_on_page(page, f"{server.url}/proofs/single.html", "good.json")
@@ -530,3 +530,56 @@ def test_another_tables_proof_at_my_shoe_url_is_not_verified(
     subject = page.eval("document.getElementById('subject').textContent")
     assert subject == "Proof of: table tbl_vector, shoe tbl_vector_s2 (not the shoe asked for)"
     assert page.errors() == []
+
+
+# --- bacc-pf-v1.1: a proof with books, and a bettor's receipt beside it ---------------------------
+
+RECEIPTS = json.loads(
+    (Path(__file__).resolve().parents[2] / "vectors" / "receipts.json").read_text(encoding="utf-8")
+)
+
+
+def _receipt_state(page: Any) -> dict[str, Any]:
+    import time
+
+    deadline = time.monotonic() + 30
+    while True:
+        state: dict[str, Any] = page.eval(
+            """(() => { const r = document.getElementById('receipt-result');
+                return { state: r.dataset.receipt || 'pending', text: r.textContent,
+                  books: [...document.querySelectorAll('#rounds-body .tag.book')].map(
+                    (t) => [t.dataset.bookCount, t.dataset.bookRoot]) }; })()"""
+        )
+        if state["state"] != "pending" or time.monotonic() > deadline:
+            return state
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("tampered", [False, True])
+def test_a_receipt_beside_a_v11_proof(
+    page: Any, server: Any, signing_keys: dict[str, Any], tampered: bool
+) -> None:
+    """A v1.1 proof shows each round's book (root, count); a receipt given by ``?receipt=`` is
+    found in its round's book, and one with a changed amount is not."""
+    path = server.serve_pages(RECEIPTS["proof"], keys=signing_keys)
+    receipt = RECEIPTS["failing"][0]["receipt"] if tampered else RECEIPTS["receipts"][3]
+    server.route("/receipt.json", 200, receipt)
+    page.goto(f"{server.url}/verify?proof={quote(path)}&receipt={quote('/receipt.json')}")
+    v = page.wait_verdict()
+    assert v["state"] == "verified", (v, page.errors())
+    state = _receipt_state(page)
+    books = [r["book"] for p in RECEIPTS["proof"] for r in p["rounds"]]
+    assert state["books"] == [[str(b["count"]), b["root"]] for b in books]
+    if tampered:
+        assert state["state"] == "failed", state
+        assert state["text"].startswith(
+            "Receipt: NOT verified: the slip is NOT in the book locked at the deal of round 1"
+        ), state
+    else:
+        assert state["state"] == "verified", state
+        assert state["text"].startswith(
+            "Receipt: verified: slip in the book locked at the deal of round 1 (leaf 4 of 7)"
+        ), state
+        assert "baccarat verify --receipt" in state["text"]
+    assert page.errors() == []
+    _assert_local_only(page)

@@ -547,6 +547,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/book": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current window's book: the seats' slips and spectators' slips, paged */
+        get: operations["get_book"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rounds/{round_id}/receipts/{bettor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A spectator's receipt of a book round: its slip, inclusion path and money */
+        get: operations["get_receipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rounds/{round_id}/settlement/bettors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of a book round's spectators' money (100 a page, in book order) */
+        get: operations["settlement_bettors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/shoes/{shoe_id}/rounds/{round_number}/book": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a round's public book of spectators' slips (no key)
+         * @description At a `bet_behind: book` table: page `k` (`?page=k`, from 0) of round `round_number`'s book — leaves `[100k, 100k + 100)` in bettor-ref order, each with its money; bound by the proof round's `book.root` (`baccarat verify --books` checks every page). 404 `settlement_pending` (retryable) until the round is settled and that page written; 404 `not_found` for an unknown shoe or round, a round without a book, a page out of range. A written page never changes (cacheable, immutable).
+         */
+        get: operations["get_book_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/spectators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table's spectators, a page at a time in bettor-id order (any number present) */
+        get: operations["list_spectators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/watchers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table's watchers, a page at a time in bettor-id order (any number present) */
+        get: operations["list_watchers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook": {
         parameters: {
             query?: never;
@@ -770,7 +875,7 @@ export interface components {
              * @description open (slips accepted), closed (no more bets), dealt (round_id)
              * @enum {string}
              */
-            status: "open" | "closed" | "dealt";
+            status: "open" | "closed" | "locked" | "dealt";
             /**
              * Round Id
              * @description the round dealt from the book
@@ -805,6 +910,42 @@ export interface components {
              * @description every slip's stakes summed
              */
             total: number;
+        };
+        /**
+         * BookPageOut
+         * @description A page of the book: at a ``bet_behind: book`` table at most 100 spectators' slips (in
+         *     book order: ``bettor_ref`` ascending) with the window and the seats' slips; ``total`` sums
+         *     what the page shows.
+         */
+        BookPageOut: {
+            /** Table Id */
+            table_id: string;
+            /** @description null: betting never opened here */
+            betting: components["schemas"]["BettingWindowOut"] | null;
+            /**
+             * Seats
+             * @description seat number → its bettor's confirmed slip
+             */
+            seats: {
+                [key: string]: components["schemas"]["SlipOut"];
+            };
+            /**
+             * Spectators
+             * @description spectator id → their confirmed slip
+             */
+            spectators: {
+                [key: string]: components["schemas"]["SlipOut"];
+            };
+            /**
+             * Total
+             * @description every slip's stakes summed
+             */
+            total: number;
+            /**
+             * Next
+             * @description pass as after for the next page of spectators' slips (null: the end)
+             */
+            next: string | null;
         };
         /**
          * ClientSeedOut
@@ -957,6 +1098,22 @@ export interface components {
              * @default 5
              */
             pause_seconds?: number;
+            /**
+             * Bet Behind
+             * @description at a house-banked bid-squeeze table, how spectators bet behind: listed (every bet listed in the round and the proof; at most 8 spectators; the default) or book (no cap: the locked book is committed by its Merkle root before the cards, each bettor's money is in a receipt, the proof stays small). Elsewhere only listed.
+             * @default listed
+             * @enum {string}
+             */
+            bet_behind?: "listed" | "book";
+        };
+        /**
+         * CrowdOut
+         * @description The spectators and watchers of a book table (``bet_behind: book``), who are not on the
+         *     live state: counted, the first named.
+         */
+        CrowdOut: {
+            spectators: components["schemas"]["NamesOut"];
+            watchers: components["schemas"]["NamesOut"];
         };
         /** DailyReportOut */
         DailyReportOut: {
@@ -1339,6 +1496,27 @@ export interface components {
              */
             pages: string[];
         };
+        /**
+         * NamesOut
+         * @description Who is there, in short: how many, the first names, the cursor of the rest.
+         */
+        NamesOut: {
+            /**
+             * Count
+             * @description how many are present
+             */
+            count: number;
+            /**
+             * First
+             * @description the first 20 bettor ids, in bettor-id order
+             */
+            first: string[];
+            /**
+             * Next
+             * @description pass as `after` to `GET …/spectators` / `…/watchers` for the rest (null: nobody more)
+             */
+            next: string | null;
+        };
         /** OpenInterventionsOut */
         OpenInterventionsOut: {
             /** Voided Rounds */
@@ -1491,6 +1669,8 @@ export interface components {
             seq: number;
             /** @description who this change removed: a balance reported below the tier's minimum for someone already at the table (seed 000: 星幣金額不足底限時，系統將自動踢除) */
             removed?: components["schemas"]["RemovedOut"] | null;
+            /** @description at a book table (`bet_behind: book`): the spectators and watchers counted and the first named (`spectators` and `watchers` are then empty); null elsewhere */
+            crowd?: components["schemas"]["CrowdOut"] | null;
         };
         /** ProofBetOut */
         ProofBetOut: {
@@ -1716,6 +1896,125 @@ export interface components {
             /** Auto Settled */
             auto_settled: boolean;
         };
+        /** PublicBookEntryOut */
+        PublicBookEntryOut: {
+            /**
+             * Leaf
+             * @description a spectator's slip as a leaf of the book tree
+             */
+            leaf: {
+                [key: string]: unknown;
+            };
+            /**
+             * Settlement
+             * @description its money: lines, commission, net (a voided round: voided, stake, net 0)
+             */
+            settlement: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * PublicBookPageOut
+         * @description Page `k` of a round's book: leaves `[100k, 100k + 100)` in bettor-ref order.
+         */
+        PublicBookPageOut: {
+            /**
+             * Spec
+             * @description `bacc-book-v1`
+             */
+            spec: string;
+            /** Shoe Id */
+            shoe_id: string;
+            /** Round Number */
+            round_number: number;
+            /**
+             * Root
+             * @description the book's Merkle root, hex (the proof round's `book.root`)
+             */
+            root: string;
+            /**
+             * Count
+             * @description the book's leaves (the proof round's `book.count`)
+             */
+            count: number;
+            page: components["schemas"]["PublicBookPageRef"];
+            /**
+             * Entries
+             * @description at most 100
+             */
+            entries: components["schemas"]["PublicBookEntryOut"][];
+        };
+        /** PublicBookPageRef */
+        PublicBookPageRef: {
+            /**
+             * Number
+             * @description this page (from 0): settlement chunk `number`
+             */
+            number: number;
+            /**
+             * Count
+             * @description the round's book pages (the proof round's `book.pages`)
+             */
+            count: number;
+            /**
+             * Next
+             * @description the next page's number, or null after the last
+             */
+            next: number | null;
+        };
+        /**
+         * ReceiptOut
+         * @description A spectator's receipt (``bacc-receipt-v1``): checked with the shoe's proof alone.
+         */
+        ReceiptOut: {
+            /**
+             * Spec
+             * @description `bacc-receipt-v1`
+             */
+            spec: string;
+            /** Shoe Id */
+            shoe_id: string;
+            /** Round Number */
+            round_number: number;
+            /** Round Id */
+            round_id: string;
+            /**
+             * Leaf
+             * @description the slip's leaf in the round's book tree
+             */
+            leaf: {
+                [key: string]: unknown;
+            };
+            /**
+             * Leaf Index
+             * @description its place in the book (from 0)
+             */
+            leaf_index: number;
+            /**
+             * Tree Size
+             * @description the book's leaves (the proof round's `book.count`)
+             */
+            tree_size: number;
+            /**
+             * Root
+             * @description the book's Merkle root, hex (the proof round's `book.root`)
+             */
+            root: string;
+            /**
+             * Path
+             * @description RFC 9162 inclusion path, hex, nearest sibling first
+             */
+            path: string[];
+            /**
+             * Settlement
+             * @description the slip's money: lines, commission, net (a voided round: voided, stake, net 0)
+             */
+            settlement: {
+                [key: string]: unknown;
+            };
+            /** Proof Url */
+            proof_url: string;
+        };
         /** RemovedOut */
         RemovedOut: {
             /** Bettor Id */
@@ -1753,6 +2052,13 @@ export interface components {
             };
             /** House Take */
             house_take: number;
+            /**
+             * Book Totals
+             * @description a book round's: the locked book's totals (every slip refunded instead)
+             */
+            book_totals?: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * ReportCurrencyOut
@@ -1929,6 +2235,34 @@ export interface components {
          * @enum {string}
          */
         Role: "seated" | "spectator";
+        /**
+         * RoundBookOut
+         * @description A book round's locked book of spectators' slips (a ``bet_behind: book`` table).
+         */
+        RoundBookOut: {
+            /**
+             * Root
+             * @description the Merkle root (bacc-book-v1, hex) of the locked book, fixed at the deal before any card is shown
+             */
+            root: string;
+            /**
+             * Count
+             * @description the book's slips (leaves)
+             */
+            count: number;
+            /**
+             * Chunks
+             * @description its settlement chunks (100 leaves each)
+             */
+            chunks: number;
+            /**
+             * Totals
+             * @description the book's money (per bet type, bettors, stake, net, house): shown once the round is resolved, as its settlement is
+             */
+            totals?: {
+                [key: string]: unknown;
+            } | null;
+        };
         /** RoundDetailOut */
         RoundDetailOut: {
             /** Round Id */
@@ -2021,6 +2355,8 @@ export interface components {
              * @description bacc-audit-v1 hash of this round record (as dealt)
              */
             round_hash: string;
+            /** @description a bet_behind book table's locked book (absent elsewhere) */
+            book?: components["schemas"]["RoundBookOut"] | null;
             settlement: components["schemas"]["SettlementOut"] | null;
         };
         /** RoundListOut */
@@ -2125,6 +2461,8 @@ export interface components {
              * @description bacc-audit-v1 hash of this round record (as dealt)
              */
             round_hash: string;
+            /** @description a bet_behind book table's locked book (absent elsewhere) */
+            book?: components["schemas"]["RoundBookOut"] | null;
         };
         /**
          * RoundSummaryOut
@@ -2228,6 +2566,42 @@ export interface components {
          * @description A settlement takes no body (or ``{}``): it settles the bets locked at the deal.
          */
         SettleRequest: Record<string, never>;
+        /** SettlementBettorOut */
+        SettlementBettorOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /** Bettor Ref */
+            bettor_ref: string;
+            /** Stake */
+            stake: number;
+            /** Net */
+            net: number;
+        };
+        /**
+         * SettlementBettorsOut
+         * @description A page of a book round's spectators' money (one settlement chunk).
+         */
+        SettlementBettorsOut: {
+            /** Round Id */
+            round_id: string;
+            /**
+             * Page
+             * @description this page (from 0)
+             */
+            page: number;
+            /** Pages */
+            pages: number;
+            /**
+             * Next
+             * @description the next page, or null after the last
+             */
+            next: number | null;
+            /**
+             * Bettors
+             * @description at most 100, in book order
+             */
+            bettors: components["schemas"]["SettlementBettorOut"][];
+        };
         /**
          * SettlementOut
          * @description A settlement — or a void, settlement-shaped: every line graded ``void``, every net 0.
@@ -2476,6 +2850,16 @@ export interface components {
              */
             round_number?: number | null;
         };
+        /** SpectatorEntryOut */
+        SpectatorEntryOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Balance
+             * @description the balance last reported
+             */
+            balance: number;
+        };
         /** SpectatorRequest */
         SpectatorRequest: {
             /** Balance */
@@ -2487,6 +2871,29 @@ export interface components {
             personal_limits?: {
                 [key: string]: number | components["schemas"]["PersonalLimitIn"];
             } | null;
+        };
+        /**
+         * SpectatorsPageOut
+         * @description A page of a table's spectators, in bettor-id order.
+         */
+        SpectatorsPageOut: {
+            /** Table Id */
+            table_id: string;
+            /**
+             * Count
+             * @description how many are present
+             */
+            count: number;
+            /**
+             * Spectators
+             * @description at most `limit` (≤ 200)
+             */
+            spectators: components["schemas"]["SpectatorEntryOut"][];
+            /**
+             * Next
+             * @description pass as `after` for the next page (null: the end)
+             */
+            next: string | null;
         };
         /** TableCardOut */
         TableCardOut: {
@@ -2627,6 +3034,12 @@ export interface components {
              * @enum {string}
              */
             dealing: "operator" | "auto";
+            /**
+             * Bet Behind
+             * @description listed, or book: spectators without a cap, committed by the book's root
+             * @enum {string}
+             */
+            bet_behind: "listed" | "book";
             /**
              * Pause Seconds
              * @description at a running table: seconds from a round's resolution (its last card shown) to the next window
@@ -2801,6 +3214,8 @@ export interface components {
             round: components["schemas"]["TableRoundOut"] | null;
             /** @description a running table's clock (dealing auto); null at an operator table */
             clock: components["schemas"]["TableClockOut"] | null;
+            /** @description at a book table (`bet_behind: book`): the spectators and watchers counted and the first 20 named (`spectators` and `watchers` are then empty); null elsewhere */
+            crowd?: components["schemas"]["CrowdOut"] | null;
         };
         /** TiersOut */
         TiersOut: {
@@ -2859,6 +3274,29 @@ export interface components {
              * @description optional, published with the void in the shoe's proof
              */
             note?: string | null;
+        };
+        /**
+         * WatchersPageOut
+         * @description A page of a table's watchers, in bettor-id order.
+         */
+        WatchersPageOut: {
+            /** Table Id */
+            table_id: string;
+            /**
+             * Count
+             * @description how many are present
+             */
+            count: number;
+            /**
+             * Watchers
+             * @description bettor ids, at most `limit` (≤ 200)
+             */
+            watchers: string[];
+            /**
+             * Next
+             * @description pass as `after` for the next page (null: the end)
+             */
+            next: string | null;
         };
         /** WebhookFailureOut */
         WebhookFailureOut: {
@@ -6360,6 +6798,527 @@ export interface operations {
             };
             /** @description error codes: invalid_range */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_book: {
+        parameters: {
+            query?: {
+                /** @description the next of the page before (none: from the start) */
+                after?: string | null;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BookPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_cursor */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_receipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                round_id: string;
+                bettor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found, not_in_book, settlement_pending */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    settlement_bettors: {
+        parameters: {
+            query?: {
+                /** @description the page, from 0 */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                round_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementBettorsOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found, not_in_book, settlement_pending */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_book_page: {
+        parameters: {
+            query?: {
+                page?: number;
+            };
+            header?: never;
+            path: {
+                shoe_id: string;
+                round_number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicBookPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found, settlement_pending */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_spectators: {
+        parameters: {
+            query?: {
+                /** @description the last bettor id you have (none: the first) */
+                after?: string | null;
+                /** @description most entries (max 200) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpectatorsPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_watchers: {
+        parameters: {
+            query?: {
+                /** @description the last bettor id you have (none: the first) */
+                after?: string | null;
+                /** @description most entries (max 200) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WatchersPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -11,10 +11,12 @@ import typing
 from typing import Any, TypeVar
 
 from baccarat_api.adapters.dynamodb import keys
+from baccarat_api.adapters.dynamodb.chunks import emitted_key, progress_due, progress_key
 from baccarat_api.adapters.dynamodb.shape import Item, Shape, json_text, type_code
 from baccarat_api.ports.documents import TickDoc
 from baccarat_api.ports.records import (
     ENDED,
+    ChunkEmitted,
     DeliveryState,
     EventRecord,
     FairnessTotals,
@@ -26,6 +28,7 @@ from baccarat_api.ports.records import (
     ProofRecord,
     Record,
     RoundRecord,
+    SettleProgress,
     ShoeFairness,
     ShoeRecord,
     TableRecord,
@@ -200,6 +203,9 @@ SHAPES: dict[type, Shape] = {
         Shape("webhook", WebhookRecord, keys.webhook_key),
         Shape("delivery", DeliveryState, keys.delivery_key),
         Shape("webhook_failure", WebhookFailure, keys.failure_key),
+        # A book round's settlement fan-out (adapters/dynamodb/chunks.py adds its number sets).
+        Shape("settle_progress", SettleProgress, progress_key, derived=progress_due),
+        Shape("chunk_emitted", ChunkEmitted, emitted_key),
     )
 }  # fmt: skip
 

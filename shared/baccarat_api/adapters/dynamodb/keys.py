@@ -238,3 +238,36 @@ def signing_key_key(kid: str) -> tuple[str, str]:
 
 def tier_key(tier_id: str) -> tuple[str, str]:
     return TIER_PK, tier_id
+
+
+# The book (spectators, watchers, a round's window shards and slips) ------------------------
+WINDOW_SK = "WINDOW"
+SPEC_PREFIX = "SPEC#"
+WATCH_PREFIX = "W#"
+SLIP_PREFIX = "SLIP#"
+COUNT_PREFIX = "COUNT#"
+
+
+def spectators_pk(operator_id: str, table_id: str) -> str:
+    return f"{table_pk(operator_id, table_id)}#SPEC"
+
+
+def watchers_pk(operator_id: str, table_id: str) -> str:
+    return f"{table_pk(operator_id, table_id)}#WATCH"
+
+
+def count_sk(shard: int) -> str:
+    return f"{COUNT_PREFIX}{shard}"
+
+
+def book_pk(operator_id: str, round_id: str, shard: str) -> str:
+    """The partition of one shard of a round's book: its window item and its slips."""
+    return f"OP#{operator_id}#ROUND#{round_id}#BOOK#{shard}"
+
+
+def window_key(operator_id: str, round_id: str, shard: str) -> tuple[str, str]:
+    return book_pk(operator_id, round_id, shard), WINDOW_SK
+
+
+def slip_key(operator_id: str, round_id: str, shard: str, bettor_ref: str) -> tuple[str, str]:
+    return book_pk(operator_id, round_id, shard), SLIP_PREFIX + bettor_ref

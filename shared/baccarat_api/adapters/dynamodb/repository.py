@@ -7,6 +7,10 @@ is exactly one DynamoDB call."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from baccarat_api.adapters.dynamodb.book import DynamoBookStore
+from baccarat_api.adapters.dynamodb.chunks import DynamoChunkStore
 from baccarat_api.adapters.dynamodb.config import ConfigStore
 from baccarat_api.adapters.dynamodb.feed import FeedReads
 from baccarat_api.adapters.dynamodb.listings import Listings
@@ -23,3 +27,8 @@ class DynamoRepository(
 ):
     """The repository over a state table and a config table (``DynamoRepository(client,
     state_table, config_table)``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.book = DynamoBookStore(self.client, self.state, self.config, self.clock)
+        self.chunks = DynamoChunkStore(self.client, self.state, self.config, self.clock)

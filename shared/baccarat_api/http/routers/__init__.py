@@ -30,6 +30,9 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "proofs.signing_keys", "proofs.table_fairness", "rounds.get_round", "proofs.verify_page",
         "tables.audit_table", "events.table_events", "tables.get_table_state",
         "events.operator_events", "rounds.list_rounds", "reports.daily_report",
+        "betting.get_book",
+        "rounds.get_receipt", "rounds.settlement_bettors", "proofs.get_book_page",
+        "presence.list_spectators", "presence.list_watchers",
     ),
     "webhooks": (
         "webhooks.set_webhook", "webhooks.delete_webhook", "webhooks.list_webhook_failures",

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Query
 
 from baccarat.validation import Refusal
 from baccarat_api.http.deps import Bettor, OperatorId, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.service import betting
-from baccarat_api.service.models import BookOut, SlipRequest
+from baccarat_api.service.models import BookOut, BookPageOut, SlipRequest
 
 router = APIRouter(route_class=JsonRoute, tags=["rounds", "betting"])
 
@@ -54,3 +56,22 @@ def place_slip(
 )
 def cancel_slip(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt) -> BookOut:
     return betting.cancel_slip(rt.repo, operator, table_id, bettor_id)
+
+
+@router.get(
+    "/v1/tables/{table_id}/book",
+    response_model=BookPageOut,
+    operation_id="get_book",
+    summary="The current window's book: the seats' slips and spectators' slips, paged",
+    responses=errors("unauthorized", "not_found", "invalid_cursor"),
+)
+def get_book(
+    table_id: str,
+    operator: OperatorId,
+    rt: Rt,
+    after: Annotated[
+        str | None,
+        Query(max_length=64, description="the next of the page before (none: from the start)"),
+    ] = None,
+) -> BookPageOut:
+    return betting.book_page(rt.repo, operator, table_id, after)

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 
 from baccarat_api.http.deps import Bettor, OperatorId, Rt, errors
 from baccarat_api.http.json_body import JsonRoute
-from baccarat_api.service import presence
+from baccarat_api.limits import DEFAULT_NAMES_PAGE, MAX_ID_LENGTH, MAX_NAMES_PAGE
+from baccarat_api.service import presence, presence_reads
 from baccarat_api.service.models import (
     BankerRequest,
     PresenceOut,
     SeatRequest,
     SpectatorRequest,
+    SpectatorsPageOut,
+    WatchersPageOut,
     personal_limits_json,
 )
 
@@ -91,7 +94,9 @@ def join_spectators(
     table_id: str, bettor_id: Bettor, body: SpectatorRequest, operator: OperatorId, rt: Rt
 ) -> PresenceOut:
     limits = personal_limits_json(body.personal_limits)
-    return presence.join_spectators(rt.repo, operator, table_id, bettor_id, body.balance, limits)
+    return presence.join_spectators(
+        rt.repo, operator, table_id, bettor_id, body.balance, limits, rt.vault
+    )
 
 
 @router.delete(
@@ -125,3 +130,48 @@ def join_watchers(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt
 )
 def leave_watchers(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt) -> PresenceOut:
     return presence.leave_watchers(rt.repo, operator, table_id, bettor_id)
+
+
+After = Annotated[
+    str | None,
+    Query(max_length=MAX_ID_LENGTH, description="the last bettor id you have (none: the first)"),
+]
+Limit = Annotated[
+    int, Query(ge=1, le=MAX_NAMES_PAGE, description=f"most entries (max {MAX_NAMES_PAGE})")
+]
+
+
+@router.get(
+    "/v1/tables/{table_id}/spectators",
+    response_model=SpectatorsPageOut,
+    operation_id="list_spectators",
+    summary="The table's spectators, a page at a time in bettor-id order (any number present)",
+    tags=["read"],
+    responses=errors("unauthorized", "not_found"),
+)
+def list_spectators(
+    table_id: str,
+    operator: OperatorId,
+    rt: Rt,
+    after: After = None,
+    limit: Limit = DEFAULT_NAMES_PAGE,
+) -> SpectatorsPageOut:
+    return presence_reads.spectators_page(rt.repo, operator, table_id, limit, after)
+
+
+@router.get(
+    "/v1/tables/{table_id}/watchers",
+    response_model=WatchersPageOut,
+    operation_id="list_watchers",
+    summary="The table's watchers, a page at a time in bettor-id order (any number present)",
+    tags=["read"],
+    responses=errors("unauthorized", "not_found"),
+)
+def list_watchers(
+    table_id: str,
+    operator: OperatorId,
+    rt: Rt,
+    after: After = None,
+    limit: Limit = DEFAULT_NAMES_PAGE,
+) -> WatchersPageOut:
+    return presence_reads.watchers_page(rt.repo, operator, table_id, limit, after)

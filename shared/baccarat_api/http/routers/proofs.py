@@ -13,6 +13,7 @@ from baccarat_api.http.deps import Rt, errors
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.service import proofs
 from baccarat_api.service.models import FairnessOut, ProofPageOut, SigningKeysOut
+from baccarat_api.service.models.bookpages import PublicBookPageOut
 
 #: A final proof's page never changes.
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -108,3 +109,25 @@ def verify_page() -> HTMLResponse:
 
     page = verifier_page()
     return HTMLResponse(page.html, headers=page.headers)
+
+
+@router.get(
+    "/v1/shoes/{shoe_id}/rounds/{round_number}/book",
+    response_model=PublicBookPageOut,
+    operation_id="get_book_page",
+    summary="A page of a round's public book of spectators' slips (no key)",
+    description=(
+        "At a `bet_behind: book` table: page `k` (`?page=k`, from 0) of round `round_number`'s "
+        "book — leaves `[100k, 100k + 100)` in bettor-ref order, each with its money; bound by "
+        "the proof round's `book.root` (`baccarat verify --books` checks every page). 404 "
+        "`settlement_pending` (retryable) until the round is settled and that page written; "
+        "404 `not_found` for an unknown shoe or round, a round without a book, a page out of "
+        "range. A written page never changes (cacheable, immutable)."
+    ),
+    responses=errors("not_found", "settlement_pending"),
+)
+def get_book_page(
+    shoe_id: str, round_number: int, rt: Rt, page: Annotated[int, Query(ge=0)] = 0
+) -> Response:
+    body = proofs.book_page(rt.repo, shoe_id, round_number, page)
+    return Response(body, media_type="application/json", headers={"cache-control": IMMUTABLE})

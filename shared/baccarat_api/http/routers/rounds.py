@@ -24,6 +24,7 @@ from baccarat_api.service.models import (
     SettleRequest,
     VoidRequest,
 )
+from baccarat_api.service.models.receipts import ReceiptOut, SettlementBettorsOut
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -181,3 +182,36 @@ def list_rounds(
         rt.repo, operator, table_id=table_id, start=start, end=end, status=status,
         cursor=cursor, limit=limit,
     )  # fmt: skip
+
+
+@router.get(
+    "/v1/rounds/{round_id}/receipts/{bettor_id}",
+    response_model=ReceiptOut,
+    operation_id="get_receipt",
+    summary="A spectator's receipt of a book round: its slip, inclusion path and money",
+    tags=["read"],
+    responses=errors("unauthorized", "not_found", "settlement_pending", "not_in_book"),
+)
+def get_receipt(round_id: str, bettor_id: str, operator: OperatorId, rt: Rt) -> ReceiptOut:
+    from baccarat_api.service import receipts
+
+    return receipts.get_receipt(rt.repo, operator, round_id, bettor_id)
+
+
+@router.get(
+    "/v1/rounds/{round_id}/settlement/bettors",
+    response_model=SettlementBettorsOut,
+    operation_id="settlement_bettors",
+    summary="A page of a book round's spectators' money (100 a page, in book order)",
+    tags=["read"],
+    responses=errors("unauthorized", "not_found", "settlement_pending", "not_in_book"),
+)
+def settlement_bettors(
+    round_id: str,
+    operator: OperatorId,
+    rt: Rt,
+    page: Annotated[int, Query(ge=0, le=10_000, description="the page, from 0")] = 0,
+) -> SettlementBettorsOut:
+    from baccarat_api.service import receipts
+
+    return receipts.settlement_bettors(rt.repo, operator, round_id, page)

@@ -14,6 +14,7 @@ from baccarat_api.service.models.common import (
     ShoeStatus,
     Strict,
 )
+from baccarat_api.service.models.presence import CrowdOut
 from baccarat_api.service.models.rounds import RoundStatus
 from baccarat_api.service.models.slips import BookOut
 
@@ -136,4 +137,9 @@ class TableStateOut(Strict):
     round: TableRoundOut | None = Field(description="the latest round of that shoe (null: none)")
     clock: TableClockOut | None = Field(
         description="a running table's clock (dealing auto); null at an operator table"
+    )
+    crowd: CrowdOut | None = Field(
+        default=None,
+        description="at a book table (`bet_behind: book`): the spectators and watchers counted "
+        "and the first 20 named (`spectators` and `watchers` are then empty); null elsewhere",
     )

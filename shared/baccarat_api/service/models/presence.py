@@ -33,6 +33,48 @@ class SpectatorRequest(Strict):
     )
 
 
+class NamesOut(Strict):
+    """Who is there, in short: how many, the first names, the cursor of the rest."""
+
+    count: int = Field(description="how many are present")
+    first: list[str] = Field(description="the first 20 bettor ids, in bettor-id order")
+    next: str | None = Field(
+        description="pass as `after` to `GET …/spectators` / `…/watchers` for the rest "
+        "(null: nobody more)"
+    )
+
+
+class CrowdOut(Strict):
+    """The spectators and watchers of a book table (``bet_behind: book``), who are not on the
+    live state: counted, the first named."""
+
+    spectators: NamesOut
+    watchers: NamesOut
+
+
+class SpectatorEntryOut(Strict):
+    bettor_id: str
+    balance: int = Field(description="the balance last reported")
+
+
+class SpectatorsPageOut(Strict):
+    """A page of a table's spectators, in bettor-id order."""
+
+    table_id: str
+    count: int = Field(description="how many are present")
+    spectators: list[SpectatorEntryOut] = Field(description="at most `limit` (≤ 200)")
+    next: str | None = Field(description="pass as `after` for the next page (null: the end)")
+
+
+class WatchersPageOut(Strict):
+    """A page of a table's watchers, in bettor-id order."""
+
+    table_id: str
+    count: int = Field(description="how many are present")
+    watchers: list[str] = Field(description="bettor ids, at most `limit` (≤ 200)")
+    next: str | None = Field(description="pass as `after` for the next page (null: the end)")
+
+
 class RemovedOut(Strict):
     bettor_id: str
     where: str = Field(description="the place they held: `seat N`, `banker` or `spectator`")
@@ -56,4 +98,9 @@ class PresenceOut(Strict):
         default=None,
         description="who this change removed: a balance reported below the tier's minimum for "
         "someone already at the table (seed 000: 星幣金額不足底限時，系統將自動踢除)",
+    )
+    crowd: CrowdOut | None = Field(
+        default=None,
+        description="at a book table (`bet_behind: book`): the spectators and watchers counted "
+        "and the first named (`spectators` and `watchers` are then empty); null elsewhere",
     )

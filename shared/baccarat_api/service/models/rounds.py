@@ -75,6 +75,22 @@ class HandOut(Strict):
     total: int
 
 
+class RoundBookOut(Strict):
+    """A book round's locked book of spectators' slips (a ``bet_behind: book`` table)."""
+
+    root: str = Field(
+        description="the Merkle root (bacc-book-v1, hex) of the locked book, fixed at the deal "
+        "before any card is shown"
+    )
+    count: int = Field(description="the book's slips (leaves)")
+    chunks: int = Field(description="its settlement chunks (100 leaves each)")
+    totals: dict[str, Any] | None = Field(
+        default=None,
+        description="the book's money (per bet type, bettors, stake, net, house): shown once "
+        "the round is resolved, as its settlement is",
+    )
+
+
 class RoundOut(Strict):
     round_id: str
     shoe_id: str
@@ -113,6 +129,11 @@ class RoundOut(Strict):
     )
     prev_hash: str = Field(description="bacc-audit-v1 hash of the table's previous round record")
     round_hash: str = Field(description="bacc-audit-v1 hash of this round record (as dealt)")
+    book: RoundBookOut | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="a bet_behind book table's locked book (absent elsewhere)",
+    )
 
 
 class RoundDetailOut(RoundOut):

@@ -92,6 +92,11 @@ class EligibilityOut(Strict):
 class ReplacedOut(Strict):
     nets: dict[str, int] = Field(description="the nets the settlement would have had")
     house_take: int
+    book_totals: dict[str, Any] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="a book round's: the locked book's totals (every slip refunded instead)",
+    )
 
 
 class VoidOut(Strict):

@@ -10,7 +10,7 @@ from baccarat.bets import BetType, Role
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.models.common import Money, Strict
 
-BettingStatus = Literal["open", "closed", "dealt"]
+BettingStatus = Literal["open", "closed", "locked", "dealt"]
 
 
 class BettingWindowOut(Strict):
@@ -57,6 +57,16 @@ class BookOut(Strict):
     seats: dict[int, SlipOut] = Field(description="seat number → its bettor's confirmed slip")
     spectators: dict[str, SlipOut] = Field(description="spectator id → their confirmed slip")
     total: int = Field(description="every slip's stakes summed")
+
+
+class BookPageOut(BookOut):
+    """A page of the book: at a ``bet_behind: book`` table at most 100 spectators' slips (in
+    book order: ``bettor_ref`` ascending) with the window and the seats' slips; ``total`` sums
+    what the page shows."""
+
+    next: str | None = Field(
+        description="pass as after for the next page of spectators' slips (null: the end)"
+    )
 
 
 class SlipRequest(Strict):

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, StrictInt
 
 from baccarat_api.limits import (
+    DEFAULT_BET_BEHIND,
     DEFAULT_BETTING_SECONDS,
     DEFAULT_DEALING,
     DEFAULT_IDLE_SHOE_CLOSE_SECONDS,
@@ -33,6 +34,7 @@ from baccarat_api.service.models.common import (
 
 #: How a table is dealt (``limits.DEALING_MODES``).
 Dealing = Literal["operator", "auto"]
+BetBehind = Literal["listed", "book"]
 
 
 class CreateTableRequest(Strict):
@@ -134,6 +136,15 @@ class CreateTableRequest(Strict):
         description="at a running table (dealing auto): seconds from a round's resolution to "
         "the next betting window",
     )
+    bet_behind: BetBehind = Field(
+        default=DEFAULT_BET_BEHIND,
+        description=(
+            "at a house-banked bid-squeeze table, how spectators bet behind: listed (every bet "
+            "listed in the round and the proof; at most 8 spectators; the default) or book (no "
+            "cap: the locked book is committed by its Merkle root before the cards, each "
+            "bettor's money is in a receipt, the proof stays small). Elsewhere only listed."
+        ),
+    )
 
 
 class TableOut(Strict):
@@ -165,6 +176,9 @@ class TableOut(Strict):
         description="an open shoe with no deal this long is closed by the service"
     )
     dealing: Dealing = Field(description="operator, or auto: the table runs itself")
+    bet_behind: BetBehind = Field(
+        description="listed, or book: spectators without a cap, committed by the book's root"
+    )
     pause_seconds: int = Field(
         description="at a running table: seconds from a round's resolution (its last card "
         "shown) to the next window"

@@ -1,0 +1,172 @@
+/*
+ * bacc-pf-v1.1 books and bacc-receipt-v1 receipts in the browser verifier (docs/bacc-pf-v1.md,
+ * "bacc-pf-v1.1: rounds with a book" and "Receipts").
+ *
+ * Written from the spec page, sharing no code with the service:
+ *   - checkBook(where, book): a v1.1 round's book {root, count, pages, totals} alone — its
+ *     fields, pages = ceil(count / 100), one slip per leaf, totals that balance
+ *     (net + house.take = 0, take = covered + commission, the bet types' stakes add up);
+ *   - verifyReceipt(proof, receipt): the receipt's round found by its number, its leaf a
+ *     spectator's bacc-book-v1 leaf of that round, tree_size = the round's book.count, root =
+ *     book.root, and the leaf hash reaching the root by its path (RFC 9162, web/booktree.js).
+ *     The slip's money is NOT recomputed here (this page has no settlement engine): the result
+ *     says so, and `baccarat verify --receipt` recomputes it.
+ *
+ * One file: in a page, a classic <script> after bacc-pf-v1.js and booktree.js
+ * (globalThis.BaccReceipt); under Node, require('./receipt.js').
+ */
+(function (root) {
+  'use strict';
+
+  const SPEC_V11 = 'bacc-pf-v1.1';
+  const RECEIPT_SPEC = 'bacc-receipt-v1';
+  const PAGE_ENTRIES = 100;
+  const BOOK_FIELDS = ['root', 'count', 'pages', 'totals'];
+  const HOUSE_FIELDS = ['covered', 'commission', 'take'];
+  const MONEY_NOTE = 'the slip\'s money is not recomputed on this page: run ' +
+    '"baccarat verify --receipt <receipt> <proof>" to check it was paid exactly';
+
+  function lib(name, file) {
+    if (root[name]) return root[name];
+    if (typeof require === 'function') return require(file); // Node
+    throw new Error(`${file} is not loaded`);
+  }
+  const pf = () => lib('BaccPF', './bacc-pf-v1.js');
+  const book = () => lib('BaccBook', './booktree.js');
+
+  const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const isInt = (v) => Number.isSafeInteger(v);
+  const show = (v) => (v === undefined ? 'nothing' : JSON.stringify(v));
+
+  /** The number of public book pages of a book of `count` leaves. */
+  function pageCount(count) {
+    return Math.ceil(count / PAGE_ENTRIES);
+  }
+
+  /** A v1.1 round's book alone: a list of problems in words (empty: well formed). */
+  function checkBook(where, b) {
+    if (!isObject(b) || Object.keys(b).sort().join() !== [...BOOK_FIELDS].sort().join()) {
+      return [`${where}: book must be an object of ${BOOK_FIELDS.join(', ')}, found ${show(b)}`];
+    }
+    const out = [];
+    if (typeof b.root !== 'string' || !/^[0-9a-f]{64}$/.test(b.root)) {
+      out.push(`${where}: book root must be 64 lower-case hex digits, found ${show(b.root)}`);
+    }
+    if (!isInt(b.count) || b.count < 0) {
+      return [...out, `${where}: book count must be an integer ≥ 0, found ${show(b.count)}`];
+    }
+    if (b.pages !== pageCount(b.count)) {
+      out.push(`${where}: book pages: expected ${pageCount(b.count)}, found ${show(b.pages)}`);
+    }
+    const t = b.totals;
+    const house = isObject(t) && isObject(t.house) ? t.house : null;
+    if (!house || !HOUSE_FIELDS.every((k) => isInt(house[k])) ||
+        !['bettors', 'stake', 'net'].every((k) => isInt(t[k]))) {
+      return [...out, `${where}: book totals must hold integers bettors, stake, net and house`];
+    }
+    if (t.net + house.take !== 0) {
+      out.push(`${where}: the book's totals do not balance (net ${t.net} + house take ${house.take} ≠ 0)`);
+    }
+    if (house.take !== house.covered + house.commission) {
+      out.push(`${where}: book totals house.take: expected ${house.covered + house.commission}, found ${house.take}`);
+    }
+    const stakes = isObject(t.by_type) ? Object.values(t.by_type).map((s) => (isObject(s) ? s.stake : null)) : null;
+    if (!stakes || !stakes.every(isInt) || stakes.reduce((a, s) => a + s, 0) !== t.stake) {
+      out.push(`${where}: book totals: the bet types' stakes do not add up to ${t.stake}`);
+    }
+    if (t.bettors !== b.count) {
+      out.push(`${where}: book totals bettors: expected ${b.count} (one slip per leaf), found ${show(t.bettors)}`);
+    }
+    return out;
+  }
+
+  /** The round's id where the proof states it (a settled round's settlement). */
+  function roundIdOf(round) {
+    return isObject(round.settlement) ? round.settlement.round_id : undefined;
+  }
+
+  /** The leaf as bacc-book-v1 writes it, or a problem in words. */
+  function leafProblem(leaf, roundId) {
+    if (!isObject(leaf)) return `the receipt's leaf must be an object, found ${show(leaf)}`;
+    if (leaf.role !== 'spectator') return `the leaf's role: expected "spectator", found ${show(leaf.role)}`;
+    let again;
+    try {
+      again = book().leafDoc(leaf.round_id, leaf.bettor_ref, leaf.role, leaf.lines);
+    } catch (e) {
+      return `the leaf is not a bacc-book-v1 leaf: ${e.message}`;
+    }
+    const C = pf().canonicalJson;
+    if (C(again) !== C(leaf)) return `the leaf is not in bacc-book-v1 form: expected ${C(again)}`;
+    if (roundId !== undefined && leaf.round_id !== roundId) {
+      return `the leaf's round_id: expected ${show(roundId)}, found ${show(leaf.round_id)}`;
+    }
+    return null;
+  }
+
+  /**
+   * Is `receipt` a slip of the book locked at the deal of its round in `proof` (the assembled,
+   * verified proof)? {ok, line, problems, moneyChecked: false, note}.
+   */
+  async function verifyReceipt(proof, receipt) {
+    const problems = [];
+    const result = (line) => ({ ok: problems.length === 0, line, problems, moneyChecked: false, note: MONEY_NOTE });
+    if (!isObject(receipt)) return result((problems.push('a receipt is a JSON object'), problems[0]));
+    if (receipt.spec !== RECEIPT_SPEC) {
+      problems.push(`the receipt's spec: expected ${RECEIPT_SPEC}, found ${show(receipt.spec)}`);
+      return result(problems[0]);
+    }
+    if (receipt.shoe_id !== proof.shoe_id) {
+      problems.push(`the receipt is of shoe ${show(receipt.shoe_id)}, the proof of ${show(proof.shoe_id)}`);
+      return result(problems[0]);
+    }
+    const n = receipt.round_number;
+    const round = (Array.isArray(proof.rounds) ? proof.rounds : [])
+      .find((r) => isObject(r) && r.round_number === n);
+    if (!round || !isObject(round.book)) {
+      problems.push(`round ${show(n)} is ${round ? 'a round without a book' : 'not in the proof'}: ` +
+        'nothing to check the slip against');
+      return result(problems[0]);
+    }
+    const b = round.book;
+    const roundId = roundIdOf(round);
+    if (roundId !== undefined && receipt.round_id !== roundId) {
+      problems.push(`the receipt's round_id: expected ${show(roundId)}, found ${show(receipt.round_id)}`);
+    }
+    const leafBad = leafProblem(receipt.leaf, receipt.round_id);
+    if (leafBad) {
+      problems.push(leafBad);
+      return result(problems[0]);
+    }
+    if (receipt.tree_size !== b.count) {
+      problems.push(`the receipt's tree_size ${show(receipt.tree_size)} is not the number of slips ` +
+        `in the round's book (${b.count})`);
+    }
+    if (receipt.root !== b.root) {
+      problems.push(`the receipt's root: expected the round's book root ${b.root}, found ${show(receipt.root)}`);
+    }
+    const B = pf();
+    let included = false;
+    try {
+      const leafHash = await book().leafHash(B.canonicalBytes(receipt.leaf));
+      const path = (Array.isArray(receipt.path) ? receipt.path : [null]).map((h) => B.fromHex(h, 32, 'a path hash'));
+      included = await book().verifyInclusion(leafHash, receipt.leaf_index, receipt.tree_size, path,
+        B.fromHex(b.root, 32, 'root'));
+    } catch (e) {
+      included = false;
+    }
+    if (!included) {
+      problems.push(`the slip is NOT in the book locked at the deal of round ${n}: its leaf, at ` +
+        `index ${show(receipt.leaf_index)} of a tree of ${show(receipt.tree_size)}, does not ` +
+        `reach the root ${b.root} by its path`);
+    }
+    if (problems.length) return result(problems[0]);
+    return result(`slip in the book locked at the deal of round ${n} (leaf ` +
+      `${receipt.leaf_index + 1} of ${receipt.tree_size}); its money: not checked on this page`);
+  }
+
+  const api = Object.freeze({ SPEC_V11, RECEIPT_SPEC, PAGE_ENTRIES, MONEY_NOTE, pageCount, checkBook, verifyReceipt });
+  root.BaccReceipt = api;
+  if (typeof module === 'object' && module && typeof module.exports === 'object') {
+    module.exports = api;
+  }
+})(typeof globalThis !== 'undefined' ? globalThis : this);
