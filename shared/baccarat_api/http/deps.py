@@ -19,6 +19,7 @@ from baccarat_api.http.threads import call_blocking
 from baccarat_api.limits import BETTOR_ID_PATTERN
 from baccarat_api.observability import logger
 from baccarat_api.runtime import Runtime, get_runtime
+from baccarat_api.service.callers import Caller
 from baccarat_api.service.models import RESERVED_SCHEMA, ErrorOut, check_bettor_id
 
 #: A bettor's id in a path (slips, spectators, watchers): the same rule as in a body, reserved
@@ -72,6 +73,16 @@ async def current_operator(
 
 Rt = Annotated[Runtime, Depends(runtime)]
 OperatorId = Annotated[str, Depends(current_operator)]
+
+
+async def current_caller(operator_id: OperatorId) -> Caller:
+    """The caller of a route a player or lobby token may call (``http/player.py``): the
+    operator behind a key — and, once tokens are read (issue 27, http/player.py), the person
+    behind a token, scope-checked for the route before it runs."""
+    return Caller(operator_id)
+
+
+CallerDep = Annotated[Caller, Depends(current_caller)]
 
 
 def errors(*codes: str) -> dict[int | str, dict[str, Any]]:
