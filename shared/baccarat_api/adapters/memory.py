@@ -24,6 +24,7 @@ from typing import Any
 from baccarat_api.adapters.memory_book import MemoryBookStore
 from baccarat_api.adapters.memory_chunks import MemoryChunkStore
 from baccarat_api.adapters.memory_feed import FeedReads, WebhookReads
+from baccarat_api.adapters.memory_lobby import LobbyStore
 from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
@@ -55,7 +56,7 @@ from baccarat_api.ports.scheduler import NoScheduler, Scheduler
 from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
 
 
-class MemoryRepository(FeedReads, WebhookReads, Repository):
+class MemoryRepository(FeedReads, WebhookReads, LobbyStore, Repository):
     def __init__(self, clock: Clock = system_clock, scheduler: Scheduler | None = None) -> None:
         self.clock = clock
         self.scheduler = NoScheduler() if scheduler is None else scheduler

@@ -49,6 +49,8 @@ from baccarat_api.ports.feed_records import WebhookRecord as WebhookRecord
 from baccarat_api.ports.feed_records import feed_shard as feed_shard
 from baccarat_api.ports.live_records import EventRecord as EventRecord
 from baccarat_api.ports.live_records import LiveRecord as LiveRecord
+from baccarat_api.ports.lobby_records import TableNumber as TableNumber
+from baccarat_api.ports.lobby_records import TableNumberCounter as TableNumberCounter
 
 OPEN = "open"
 ENDED = "ended"
@@ -96,6 +98,10 @@ class TableRecord:
     #: ``"book"``: spectators bet behind without a cap (:mod:`baccarat_api.ports.book`);
     #: ``None`` (listed, every bet on the live item) at every other table, stored as before.
     bet_behind: str | None = None
+    #: The table's human number (桌號, unique per operator: claimed by a
+    #: :class:`TableNumber`) and optional name; ``None`` on a table created before numbers.
+    number: int | None = None
+    name: str | None = None
 
     @property
     def profile(self) -> str:
@@ -407,6 +413,8 @@ Record = (
     | WebhookFailure
     | SettleProgress
     | ChunkEmitted
+    | TableNumber
+    | TableNumberCounter
 )
 
 #: The fields that name each record kind's item (its key), in order: a put or an update of one
@@ -429,4 +437,6 @@ KEY_FIELDS: dict[type, tuple[str, ...]] = {
     WebhookFailure: ("operator_id", "event_id"),
     SettleProgress: ("operator_id", "table_id", "shoe_number", "round_number"),
     ChunkEmitted: ("operator_id", "table_id", "shoe_number", "round_number", "chunk"),
+    TableNumber: ("operator_id", "number"),
+    TableNumberCounter: ("operator_id",),
 }

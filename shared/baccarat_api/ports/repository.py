@@ -15,6 +15,7 @@ from baccarat_api.clock import Clock
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.book import BookStore
 from baccarat_api.ports.chunks import ChunkQueue, ChunkStore
+from baccarat_api.ports.lobby import LobbyPage, LobbyPosition
 from baccarat_api.ports.records import (
     DeliveryState,
     EventRecord,
@@ -29,6 +30,7 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     SigningKeyRecord,
+    TableNumber,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
@@ -313,3 +315,34 @@ class Repository(StateWrites):
 
     @abstractmethod
     def get_webhook_failure(self, operator_id: str, event_id: str) -> WebhookFailure | None: ...
+
+    # --- table numbers and the lobby (service/table_numbers.py, service/lobby.py) -------------
+    @abstractmethod
+    def reserve_table_number(self, operator_id: str) -> int:
+        """The operator's next number for a table created without one: its counter moved one up
+        and read back (one ``UpdateItem``; two calls never get one number). Not a claim: the
+        number may be held by a table created with it."""
+
+    @abstractmethod
+    def skip_table_numbers(self, operator_id: str, last: int) -> None:
+        """Move the operator's counter up to ``last`` unless it is there already (one
+        conditional ``UpdateItem``): the next reservation is past numbers known taken."""
+
+    @abstractmethod
+    def table_number(self, operator_id: str, number: int) -> TableNumber | None:
+        """The claim of ``number`` (strongly consistent ``GetItem``), or ``None``: free."""
+
+    @abstractmethod
+    def taken_table_numbers(self, operator_id: str, first: int, limit: int) -> list[int]:
+        """The claimed numbers from ``first`` up, ascending, at most ``limit``: one strongly
+        consistent ``Query`` of the claims' partition."""
+
+    @abstractmethod
+    def lobby_page(
+        self, operator_id: str, after: LobbyPosition | None, limit: int
+    ) -> LobbyPage:
+        """The operator's numbered tables after ``after`` in number order, at most ``limit``
+        (≤ 50), each with its live state, its shown shoe's progress and, at a book table, its
+        spectators' and watchers' counts: one ``Query`` of the ``Lobby`` index (eventually
+        consistent: a table created a moment ago may be missing) and one ``BatchGetItem``
+        (more only past 100 keys: book tables' count shards)."""

@@ -33,6 +33,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "betting.get_book",
         "rounds.get_receipt", "rounds.settlement_bettors", "proofs.get_book_page",
         "presence.list_spectators", "presence.list_watchers",
+        "tables.list_tables", "tables.lobby_page",
     ),
     "webhooks": (
         "webhooks.set_webhook", "webhooks.delete_webhook", "webhooks.list_webhook_failures",
