@@ -21,6 +21,7 @@ from baccarat_api.service.models import CreateTableRequest
 
 THREADS = 8
 OP = "operator-race"
+OP_AUTO = "operator-race-auto"  # (the module's tables are shared: an operator per test)
 TIERS = Path(__file__).resolve().parents[2] / "infra" / "tiers.json"
 
 
@@ -78,11 +79,11 @@ def test_eight_creations_without_a_number_get_eight_numbers(
     repo = _repo(dynamodb_local_client_factory, dynamodb_local_tables)
     seed_tiers(repo, TIERS)
     vault = MemoryVault()
-    tables.create_table(repo, vault, OP, _request(number=3))  # taken ahead of the counter
-    answers = _race(lambda: tables.create_table(repo, vault, OP, _request()))
+    tables.create_table(repo, vault, OP_AUTO, _request(number=3))  # taken ahead of the counter
+    answers = _race(lambda: tables.create_table(repo, vault, OP_AUTO, _request()))
     assert not [a for a in answers if isinstance(a, DomainError)]
     numbers = sorted(a.number for a in answers)
     assert len(set(numbers)) == THREADS and 3 not in numbers
     assert numbers == [n for n in range(1, THREADS + 2) if n != 3]
-    page, _ = list_tables(repo, OP, 50, None)
+    page, _ = list_tables(repo, OP_AUTO, 50, None)
     assert [t.number for t in page.tables] == sorted([*numbers, 3])

@@ -72,13 +72,16 @@ class LobbyStore:
         self.calls["query"] += 1
         with self._lock:
             numbered = sorted(
-                ((r.number, r.table_id), r)
-                for r in self.items.values()
-                if isinstance(r, TableRecord)
-                and r.operator_id == operator_id
-                and r.number is not None
+                (
+                    r
+                    for r in self.items.values()
+                    if isinstance(r, TableRecord)
+                    and r.operator_id == operator_id
+                    and r.number is not None
+                ),
+                key=_position,
             )
-            page = [t for pos, t in numbered if after is None or pos > after]
+            page = [t for t in numbered if after is None or _position(t) > after]
             tables, more = page[:limit], len(page) > limit
             if tables:
                 self.calls["batch_get"] += 1
@@ -96,11 +99,15 @@ class LobbyStore:
         counts: dict[str, Any] = {}
         if t.bet_behind == "book":
             counts = {
-                "spectators": self.book.spectators(t.operator_id, t.table_id, 0).count,
-                "watchers": self.book.watchers(t.operator_id, t.table_id, 0).count,
+                "spectators": self.book.spectators(t.operator_id, t.table_id, 1).count,
+                "watchers": self.book.watchers(t.operator_id, t.table_id, 1).count,
             }
         return LobbyRow(t, live if isinstance(live, LiveRecord) else None, shoe, **counts)
 
 
 def _progress(s: ShoeRecord) -> LobbyShoe:
     return LobbyShoe(s.shoe_number, s.status, s.rounds_dealt, s.cursor, list(s.results))
+
+
+def _position(t: TableRecord) -> LobbyPosition:
+    return (t.number or 0, t.table_id)

@@ -338,9 +338,7 @@ class Repository(StateWrites):
         consistent ``Query`` of the claims' partition."""
 
     @abstractmethod
-    def lobby_page(
-        self, operator_id: str, after: LobbyPosition | None, limit: int
-    ) -> LobbyPage:
+    def lobby_page(self, operator_id: str, after: LobbyPosition | None, limit: int) -> LobbyPage:
         """The operator's numbered tables after ``after`` in number order, at most ``limit``
         (≤ 50), each with its live state, its shown shoe's progress and, at a book table, its
         spectators' and watchers' counts: one ``Query`` of the ``Lobby`` index (eventually

@@ -21,8 +21,8 @@ from typing import Any
 
 from baccarat import currency
 from baccarat.roads import RoundSummary, history
-from baccarat.squeeze import live_steps
 from baccarat.rules import ShoeRules
+from baccarat.squeeze import live_steps
 from baccarat_api.ids import parse_round_id
 from baccarat_api.limits import MAX_TABLE_NUMBER, MIN_TABLE_NUMBER
 from baccarat_api.lru import Lru
@@ -178,7 +178,9 @@ def _face_down(live: LiveRecord | None, shoe: LobbyShoe, at: str) -> bool:
     return any(s.status != "revealed" for s in live_steps(sq, at))
 
 
-def shoe_progress(t: TableRecord, shoe: LobbyShoe, live: LiveRecord | None, at: str) -> dict[str, Any]:
+def shoe_progress(
+    t: TableRecord, shoe: LobbyShoe, live: LiveRecord | None, at: str
+) -> dict[str, Any]:
     """The shoe as a lobby shows it at ``at``: while a card of its latest round is face down,
     that round is not in the history and the cards left are not told."""
     hidden = _face_down(live, shoe, at)

@@ -45,8 +45,8 @@ def write_table(
     if record.number is not None:
         try:
             return _attempt(repo, record, idem, live)
-        except _Taken as taken:
-            raise _taken_error(record.number, taken.holder) from None
+        except _Taken as held:
+            raise _taken_error(record.number, held.holder) from None
     operator_id = record.operator_id
     number = repo.reserve_table_number(operator_id)
     for _ in range(NUMBER_TRIES):

@@ -1,8 +1,8 @@
 """shuffle-commit: create a table (draw its seed chain), commit a shoe, close a shoe early.
 
 Round trips (DynamoDB): create = GetItem tier + TransactWriteItems (table, its number's claim:
-2; + the number's reservation, :mod:`.table_numbers`, when none is given: 3); commit = GetItem table +
-TransactWriteItems (2); close = GetItem shoe + TransactWriteItems (2). KMS: create =
+2; + the number's reservation, :mod:`.table_numbers`, when none is given: 3); commit = GetItem
+table + TransactWriteItems (2); close = GetItem shoe + TransactWriteItems (2). KMS: create =
 GenerateDataKey ×2 (the chain secret; the table's bettor-ref key, purpose ``bettor-ref``, only
 its ciphertext kept); commit = Decrypt (s_N) + Encrypt (s_i); close = Decrypt (s_i).
 
@@ -51,7 +51,7 @@ from baccarat_api.service.reading import shoe_live, table_live
 from baccarat_api.service.reveals import cards_not_shown, face_down
 from baccarat_api.service.table_numbers import write_table
 from baccarat_api.service.table_options import asked, bet_behind, dealing
-from baccarat_api.service.views import shoe_state_view, shoe_view, table_view
+from baccarat_api.service.views import shoe_state_view, shoe_view
 from baccarat_api.service.writeids import write_id
 
 

@@ -239,7 +239,7 @@ def list_tables(
     response_class=HTMLResponse,
     operation_id="lobby_page",
     tags=["lobby"],
-    summary="The lobby page: one page, no key (/lobby#token=<token>&api=<API URL> lists the tables)",
+    summary="The lobby page: no key (/lobby#token=<token>&api=<API URL> lists the tables)",
     responses={
         200: {"content": {"text/html": {}}, "description": "the lobby page"},
         **{  # errors are JSON in the envelope, whatever this route's own media type

@@ -84,7 +84,7 @@ class LobbyTableOut(Strict):
     profile: Literal["star-city", "bid-squeeze"]
     tier: str
     tier_name: str
-    tier_name_zh: str
+    tier_name_zh: str | None
     ratio: str = Field(
         description="倍率: the tier's chip unit to the profile's smallest, e.g. 1:10"
     )

@@ -20,10 +20,11 @@ from baccarat_api.limits import (
     MAX_PAUSE_SECONDS,
     MAX_SETTLE_DEADLINE_SECONDS,
     MAX_SQUEEZE_SECONDS,
+    MAX_TABLE_NUMBER,
     MAX_VOID_WINDOW_SECONDS,
     MIN_IDLE_SHOE_CLOSE_SECONDS,
+    MIN_TABLE_NUMBER,
 )
-from baccarat_api.limits import MAX_TABLE_NUMBER, MIN_TABLE_NUMBER
 from baccarat_api.service.models.common import (
     Banking,
     CurrencyCode,
