@@ -40,6 +40,7 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     SigningKeyRecord,
+    TableNumberCounter,
     TableRecord,
 )
 from baccarat_api.ports.repository import (
@@ -229,8 +230,9 @@ class MemoryRepository(FeedReads, WebhookReads, LobbyStore, Repository):
         tier_id: str | None = None,
         idem_key: str | None = None,
         live: str | None = None,
+        numbers: bool = False,
     ) -> Snapshot:
-        named = [table_id, shoe, round_, tier_id, idem_key, live]
+        named = [table_id, shoe, round_, tier_id, idem_key, live, numbers or None]
         wanted = sum(x is not None for x in named)
         if wanted:
             self.calls["get" if wanted == 1 else "batch_get"] += 1
@@ -254,6 +256,8 @@ class MemoryRepository(FeedReads, WebhookReads, LobbyStore, Repository):
                 snap.idempotency = self._one(IdempotencyRecord, operator_id, idem_key)
             if live is not None:
                 snap.live = self._one(LiveRecord, operator_id, live)
+            if numbers:
+                snap.numbers = self._one(TableNumberCounter, operator_id)
         return snap
 
     def table_events(

@@ -21,7 +21,6 @@ from baccarat_api.ports.records import (
     Record,
     ShoeRecord,
     TableNumber,
-    TableNumberCounter,
     TableRecord,
 )
 from baccarat_api.ports.writes import Key
@@ -34,23 +33,6 @@ class LobbyStore:
     calls: Counter[str]
     _lock: threading.RLock
     book: BookStore
-
-    def reserve_table_number(self, operator_id: str) -> int:
-        self.calls["write"] += 1
-        with self._lock:
-            key: Key = (TableNumberCounter, (operator_id,))
-            before = self.items.get(key)
-            last = (before.last if isinstance(before, TableNumberCounter) else 0) + 1
-            self.items[key] = TableNumberCounter(operator_id, last)
-            return last
-
-    def skip_table_numbers(self, operator_id: str, last: int) -> None:
-        self.calls["write"] += 1
-        with self._lock:
-            key: Key = (TableNumberCounter, (operator_id,))
-            before = self.items.get(key)
-            if not isinstance(before, TableNumberCounter) or before.last < last:
-                self.items[key] = TableNumberCounter(operator_id, last)
 
     def table_number(self, operator_id: str, number: int) -> TableNumber | None:
         self.calls["get"] += 1

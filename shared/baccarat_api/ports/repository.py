@@ -31,6 +31,7 @@ from baccarat_api.ports.records import (
     ShoeRecord,
     SigningKeyRecord,
     TableNumber,
+    TableNumberCounter,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
@@ -83,6 +84,8 @@ class Snapshot:
     tier: dict[str, Any] | None = None
     idempotency: IdempotencyRecord | None = None
     live: LiveRecord | None = None
+    #: The operator's table-number counter (asked with ``numbers``; ``None``: none yet).
+    numbers: TableNumberCounter | None = None
 
 
 @dataclass(slots=True)
@@ -174,9 +177,11 @@ class Repository(StateWrites):
         tier_id: str | None = None,
         idem_key: str | None = None,
         live: str | None = None,
+        numbers: bool = False,
     ) -> Snapshot:
         """The named items (the operator's, its idempotency record of ``idem_key``, the live
-        state of table ``live``) in one round trip."""
+        state of table ``live``, with ``numbers`` its table-number counter) in one round
+        trip."""
 
     @abstractmethod
     def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
@@ -317,17 +322,6 @@ class Repository(StateWrites):
     def get_webhook_failure(self, operator_id: str, event_id: str) -> WebhookFailure | None: ...
 
     # --- table numbers and the lobby (service/table_numbers.py, service/lobby.py) -------------
-    @abstractmethod
-    def reserve_table_number(self, operator_id: str) -> int:
-        """The operator's next number for a table created without one: its counter moved one up
-        and read back (one ``UpdateItem``; two calls never get one number). Not a claim: the
-        number may be held by a table created with it."""
-
-    @abstractmethod
-    def skip_table_numbers(self, operator_id: str, last: int) -> None:
-        """Move the operator's counter up to ``last`` unless it is there already (one
-        conditional ``UpdateItem``): the next reservation is past numbers known taken."""
-
     @abstractmethod
     def table_number(self, operator_id: str, number: int) -> TableNumber | None:
         """The claim of ``number`` (strongly consistent ``GetItem``), or ``None``: free."""

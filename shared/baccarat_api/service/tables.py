@@ -63,10 +63,12 @@ def create_table(
     idem: IdempotencyRequest | None = None,
 ) -> TableOut:
     tier = request.tier
+    numbers = request.number is None  # a number to assign: the operator's counter too
     if idem is None:
-        tier_doc = repo.get_tier(tier)
+        snap = repo.load(operator_id, tier_id=tier, numbers=numbers)
     else:  # the tier and the key's record in one round trip (a live record replays)
-        tier_doc = idempotency.load(repo, operator_id, idem, tier_id=tier).tier
+        snap = idempotency.load(repo, operator_id, idem, tier_id=tier, numbers=numbers)
+    tier_doc = snap.tier
     if tier_doc is None:
         raise DomainError("invalid_table", f"unknown tier {tier!r}", details={"tier": tier})
     _check_currency(request, tier_doc)
@@ -111,7 +113,7 @@ def create_table(
     record = replace(record, chain_head=genesis(table_id, record.anchor))
     del top_secret
     live = _running_live(record, config, repo.clock())
-    return write_table(repo, record, idem, live)
+    return write_table(repo, record, idem, live, snap.numbers)
 
 
 def _running_live(table: TableRecord, config: TableConfig, at: str) -> Emit | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from baccarat_api.adapters.dynamodb import keys
-from baccarat_api.adapters.dynamodb.base import DynamoBase, key_item
+from baccarat_api.adapters.dynamodb.base import DynamoBase
 from baccarat_api.adapters.dynamodb.codec import from_item, shape
 from baccarat_api.adapters.dynamodb.errors import mapped_errors
 from baccarat_api.adapters.dynamodb.shape import Item
@@ -20,7 +20,6 @@ from baccarat_api.ports.lobby import (
     shown_shoe_number,
 )
 from baccarat_api.ports.records import LiveRecord, ShoeRecord, TableNumber, TableRecord
-from baccarat_api.ports.repository import ConditionFailed
 
 #: Keys of one ``BatchGetItem`` (DynamoDB's limit).
 BATCH_KEYS = 100
@@ -28,42 +27,6 @@ BATCH_KEYS = 100
 
 class LobbyReads(DynamoBase):
     """The counter, the claims, the lobby's pages."""
-
-    def reserve_table_number(self, operator_id: str) -> int:
-        pk, sk = keys.number_counter_key(operator_id)
-        with mapped_errors("reserve table number"):
-            out = self.client.update_item(
-                TableName=self.state,
-                Key=key_item(pk, sk),
-                UpdateExpression="SET #kind = :kind, operator_id = :op ADD #last :one",
-                ExpressionAttributeNames={"#kind": "kind", "#last": "last"},
-                ExpressionAttributeValues={
-                    ":kind": {"S": "table_number_counter"},
-                    ":op": {"S": operator_id},
-                    ":one": {"N": "1"},
-                },
-                ReturnValues="UPDATED_NEW",
-            )
-        return int(out["Attributes"]["last"]["N"])
-
-    def skip_table_numbers(self, operator_id: str, last: int) -> None:
-        pk, sk = keys.number_counter_key(operator_id)
-        try:
-            with mapped_errors("skip table numbers"):
-                self.client.update_item(
-                    TableName=self.state,
-                    Key=key_item(pk, sk),
-                    UpdateExpression="SET #kind = :kind, operator_id = :op, #last = :last",
-                    ConditionExpression="attribute_not_exists(#last) OR #last < :last",
-                    ExpressionAttributeNames={"#kind": "kind", "#last": "last"},
-                    ExpressionAttributeValues={
-                        ":kind": {"S": "table_number_counter"},
-                        ":op": {"S": operator_id},
-                        ":last": {"N": str(last)},
-                    },
-                )
-        except ConditionFailed:
-            pass  # already there or past it
 
     def table_number(self, operator_id: str, number: int) -> TableNumber | None:
         item = self._get("table number", *keys.table_number_key(operator_id, number))
