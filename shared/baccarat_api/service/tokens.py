@@ -19,12 +19,15 @@ import os
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from baccarat_api.clock import ms_of
+from pydantic import BaseModel
+
+from baccarat_api.clock import at_ms, ms_of
 from baccarat_api.limits import TOKEN_TTL_DEFAULT_SECONDS, TOKEN_TTL_MAX_SECONDS
-from baccarat_api.ports.repository import Repository
+from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.tokens import (
     Revocations,
     RevocationsMoved,
@@ -33,8 +36,17 @@ from baccarat_api.ports.tokens import (
     token_key_context,
 )
 from baccarat_api.ports.vault import SecretVault
+from baccarat_api.ports.writes import Put
+from baccarat_api.service import idempotency
 from baccarat_api.service.callers import ROLES, Player, Role
 from baccarat_api.service.errors import DomainError, not_found
+from baccarat_api.service.idempotency import IdempotencyRequest
+from baccarat_api.service.models.tokens import (
+    LobbyTokenOut,
+    LobbyTokenRequest,
+    TokenOut,
+    TokenRequest,
+)
 
 PREFIX = "bpt1."
 VERSION = 1
@@ -341,3 +353,67 @@ def revoke(
         except RevocationsMoved:
             continue
     raise DomainError("unavailable", "too many concurrent revocations at this table; retry")
+
+
+# --- the operator's routes ---------------------------------------------------------------------
+
+
+def _issued(
+    repo: Repository,
+    operator_id: str,
+    idem: IdempotencyRequest | None,
+    make: Callable[[], BaseModel],
+) -> dict[str, Any]:
+    """``make()``'s answer, exactly once per ``Idempotency-Key``: a retry replays the stored
+    answer (the same token), a concurrent duplicate is 409 ``idempotency_in_progress``."""
+    if idem is not None:
+        idempotency.load(repo, operator_id, idem)
+    body = idempotency.answer(make())
+    record = idempotency.record(repo.clock(), idem, operator_id, body)
+    if record is not None:
+        try:
+            repo.transact("mint token", [Put(record, expired_by=int(time.time()))])
+        except ConditionFailed as exc:
+            idempotency.check_duplicate(exc)
+            raise
+    return body
+
+
+def issue(
+    repo: Repository,
+    vault: SecretVault,
+    operator_id: str,
+    table_id: str,
+    request: TokenRequest,
+    idem: IdempotencyRequest | None = None,
+) -> dict[str, Any]:
+    """``POST /v1/tables/{table_id}/tokens``: a table token's answer (``TokenOut``)."""
+
+    def make() -> TokenOut:
+        minted = mint(
+            repo, vault, operator_id, request.role, table_id=table_id,
+            bettor_id=request.bettor_id, ttl_seconds=request.ttl_seconds,
+        )  # fmt: skip
+        return TokenOut(
+            token=minted.token, jti=minted.player.jti, expires_at=at_ms(minted.player.exp * 1000),
+            role=request.role, table_id=table_id, bettor_id=request.bettor_id,
+        )  # fmt: skip
+
+    return _issued(repo, operator_id, idem, make)
+
+
+def issue_lobby(
+    repo: Repository,
+    vault: SecretVault,
+    operator_id: str,
+    request: LobbyTokenRequest,
+    idem: IdempotencyRequest | None = None,
+) -> dict[str, Any]:
+    """``POST /v1/lobby-tokens``: a lobby token's answer (``LobbyTokenOut``)."""
+
+    def make() -> LobbyTokenOut:
+        minted = mint(repo, vault, operator_id, "lobby", ttl_seconds=request.ttl_seconds)
+        exp = at_ms(minted.player.exp * 1000)
+        return LobbyTokenOut(token=minted.token, jti=minted.player.jti, expires_at=exp)
+
+    return _issued(repo, operator_id, idem, make)

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from baccarat.validation import Refusal
-from baccarat_api.http.deps import Bettor, OperatorId, Rt, errors
+from baccarat_api.http.deps import Bettor, CallerDep, OperatorId, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.service import betting
@@ -42,9 +42,9 @@ def open_betting(table_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> Boo
     ),
 )  # fmt: skip
 def place_slip(
-    table_id: str, bettor_id: Bettor, body: SlipRequest, operator: OperatorId, rt: Rt
+    table_id: str, bettor_id: Bettor, body: SlipRequest, caller: CallerDep, rt: Rt
 ) -> BookOut:
-    return betting.place_slip(rt.repo, operator, table_id, bettor_id, body)
+    return betting.place_slip(rt.repo, caller.operator_id, table_id, bettor_id, body)
 
 
 @router.delete(
@@ -54,8 +54,8 @@ def place_slip(
     summary="Cancel the bettor's slip while betting is open",
     responses=errors("unauthorized", "not_found", "betting_closed", "concurrent_update"),
 )
-def cancel_slip(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt) -> BookOut:
-    return betting.cancel_slip(rt.repo, operator, table_id, bettor_id)
+def cancel_slip(table_id: str, bettor_id: Bettor, caller: CallerDep, rt: Rt) -> BookOut:
+    return betting.cancel_slip(rt.repo, caller.operator_id, table_id, bettor_id)
 
 
 @router.get(

@@ -6,8 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from baccarat_api.http.deps import Bettor, OperatorId, Rt, errors
+from baccarat_api.http.deps import Bettor, CallerDep, OperatorId, Rt, errors
 from baccarat_api.http.json_body import JsonRoute
+from baccarat_api.http.player import holder
 from baccarat_api.limits import DEFAULT_NAMES_PAGE, MAX_ID_LENGTH, MAX_NAMES_PAGE
 from baccarat_api.service import presence, presence_reads
 from baccarat_api.service.models import (
@@ -51,8 +52,8 @@ def take_seat(
     summary="Leave the seat (the last seated bettor leaving removes the spectators)",
     responses=errors(*PLACE_ERRORS),
 )
-def leave_seat(table_id: str, seat: Seat, operator: OperatorId, rt: Rt) -> PresenceOut:
-    return presence.leave_seat(rt.repo, operator, table_id, seat)
+def leave_seat(table_id: str, seat: Seat, caller: CallerDep, rt: Rt) -> PresenceOut:
+    return presence.leave_seat(rt.repo, caller.operator_id, table_id, seat, holder(caller))
 
 
 @router.put(
@@ -76,8 +77,8 @@ def take_banker(table_id: str, body: BankerRequest, operator: OperatorId, rt: Rt
     summary="Leave the player-banker seat",
     responses=errors(*PLACE_ERRORS),
 )
-def leave_banker(table_id: str, operator: OperatorId, rt: Rt) -> PresenceOut:
-    return presence.leave_banker(rt.repo, operator, table_id)
+def leave_banker(table_id: str, caller: CallerDep, rt: Rt) -> PresenceOut:
+    return presence.leave_banker(rt.repo, caller.operator_id, table_id, holder(caller))
 
 
 @router.put(
@@ -106,8 +107,8 @@ def join_spectators(
     summary="Stop spectating",
     responses=errors(*PLACE_ERRORS),
 )
-def leave_spectators(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt) -> PresenceOut:
-    return presence.leave_spectators(rt.repo, operator, table_id, bettor_id)
+def leave_spectators(table_id: str, bettor_id: Bettor, caller: CallerDep, rt: Rt) -> PresenceOut:
+    return presence.leave_spectators(rt.repo, caller.operator_id, table_id, bettor_id)
 
 
 @router.put(
@@ -128,8 +129,8 @@ def join_watchers(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt
     summary="Stop watching",
     responses=errors(*PLACE_ERRORS),
 )
-def leave_watchers(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt) -> PresenceOut:
-    return presence.leave_watchers(rt.repo, operator, table_id, bettor_id)
+def leave_watchers(table_id: str, bettor_id: Bettor, caller: CallerDep, rt: Rt) -> PresenceOut:
+    return presence.leave_watchers(rt.repo, caller.operator_id, table_id, bettor_id)
 
 
 After = Annotated[

@@ -9,7 +9,7 @@ from typing import Annotated
 from aws_lambda_powertools.metrics import MetricUnit
 from fastapi import APIRouter, Header, Query, Response
 
-from baccarat_api.http.deps import OperatorId, Rt, errors, unless_not_modified
+from baccarat_api.http.deps import CallerDep, OperatorId, Rt, errors, unless_not_modified
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
 from baccarat_api.ids import SHOE_NUMBER
@@ -124,14 +124,14 @@ def audit_table(
 )
 def get_table_state(
     table_id: str,
-    operator: OperatorId,
+    caller: CallerDep,
     rt: Rt,
     response: Response,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> TableStateOut | Response:
     from baccarat_api.service.table_state import table_state
 
-    state, etag = table_state(rt.repo, operator, table_id)
+    state, etag = table_state(rt.repo, caller.operator_id, table_id)
     return unless_not_modified(state, etag, response, if_none_match)
 
 
