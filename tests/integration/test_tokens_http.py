@@ -49,7 +49,13 @@ def test_a_token_reads_its_table_and_acts_only_for_its_person(api: Api, stack: S
     minted = mint(api, t, "alice", "seat")
     assert set(minted) == {"token", "jti", "expires_at", "role", "table_id", "bettor_id"}
     alice = as_token(api, minted["token"])
-    assert alice.get(f"/v1/tables/{t}/state").status == 200
+    state = alice.get(f"/v1/tables/{t}/state")
+    assert state.status == 200, state.body
+    assert state.body["seats"]["2"] == {"bettor_id": "bob", "balance": None, "level": None}
+    assert state.body["you"] == {
+        "bettor_id": "alice", "role": "seat", "place": "seat 1", "balance": 50_000,
+    }  # fmt: skip
+    assert api.get(f"/v1/tables/{t}/state").body["seats"]["2"]["balance"] == 50_000
     assert alice.get(f"/v1/tables/{t}/events").status == 200
     assert code(alice.call("DELETE", f"/v1/tables/{t}/bets/bob")) == "token_person_mismatch"
     assert code(alice.call("DELETE", f"/v1/tables/{t}/seats/2")) == "token_person_mismatch"
