@@ -135,7 +135,8 @@ def errors(*codes: str) -> dict[int | str, dict[str, Any]]:
     at each cold start for a body it never serializes (errors are answered by the handlers of
     :mod:`baccarat_api.http.app`)."""
     by_status: dict[int, list[str]] = {}
-    limited = ("rate_limited",) if "unauthorized" in codes else ()
+    # every authenticated route refuses a player token it is not open to (403)
+    limited = ("rate_limited", "token_route_forbidden") if "unauthorized" in codes else ()
     common = ("invalid_request", "payload_too_large", "internal_error", "unavailable")
     for code in (*codes, *limited, *common):
         by_status.setdefault(status_of(code), []).append(code)

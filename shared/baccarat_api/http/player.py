@@ -49,6 +49,9 @@ PLAYER_ROUTES: tuple[PlayerRoute, ...] = (
     PlayerRoute("GET", "/v1/tables", TABLE_ROLES | {"lobby"}),
 )
 
+#: The codes a player route adds to its documented errors (a token's refusals).
+TOKEN_ERRORS = ("token_expired", "token_revoked", "token_table_mismatch", "token_person_mismatch")
+
 _BY_KEY = {(r.method, r.path): r for r in PLAYER_ROUTES}
 
 

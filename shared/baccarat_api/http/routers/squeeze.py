@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from baccarat_api.http.deps import CallerDep, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
-from baccarat_api.http.player import own_body
+from baccarat_api.http.player import TOKEN_ERRORS, own_body
 from baccarat_api.service import squeezing
 from baccarat_api.service.models import RevealOut, RevealRequest, UrgeOut, UrgeRequest
 
@@ -20,7 +20,7 @@ router = APIRouter(route_class=JsonRoute)
     operation_id="urge",
     summary="The seated player-banker presses the urge button (催促鈕): an urge event",
     tags=["tables and shoes"],
-    responses=errors(
+    responses=errors(*TOKEN_ERRORS,
         "unauthorized", "not_found", "not_player_banker", "player_banker_not_allowed",
         "concurrent_update", "urge_cooldown", *IDEM_ERRORS,
     ),
@@ -36,7 +36,7 @@ def urge(table_id: str, body: UrgeRequest, caller: CallerDep, rt: Rt, idem: Idem
     operation_id="reveal_cards",
     summary="The squeezer opens their face-down cards of a step (before its reveal_by)",
     tags=["rounds"],
-    responses=errors(
+    responses=errors(*TOKEN_ERRORS,
         "unauthorized", "not_found", "not_squeezer", "already_revealed", "reveal_out_of_order",
         "reveal_deadline_passed", "no_draws", "round_voided", "concurrent_update", *IDEM_ERRORS,
     ),

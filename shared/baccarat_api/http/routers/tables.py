@@ -12,6 +12,7 @@ from fastapi import APIRouter, Header, Query, Response
 from baccarat_api.http.deps import CallerDep, OperatorId, Rt, errors, unless_not_modified
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
+from baccarat_api.http.player import TOKEN_ERRORS
 from baccarat_api.ids import SHOE_NUMBER
 from baccarat_api.observability import logger, metrics
 from baccarat_api.service import reading
@@ -119,7 +120,7 @@ def audit_table(
     tags=["read"],
     responses={
         304: {"description": "the state is unchanged since the ETag sent in If-None-Match"},
-        **errors("unauthorized", "not_found"),
+        **errors(*TOKEN_ERRORS, "unauthorized", "not_found"),
     },
 )
 def get_table_state(
