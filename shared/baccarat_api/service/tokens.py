@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import threading
 import time
 import weakref
@@ -69,7 +70,7 @@ def _b64(raw: bytes) -> str:
 
 
 def _unb64(text: str) -> bytes:
-    if not text or any(c not in _B64_CHARS for c in text) or len(text) % 4 == 1:
+    if not _B64URL.fullmatch(text) or len(text) % 4 == 1:
         raise ValueError("not base64url")
     raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     if _b64(raw) != text:  # a non-canonical encoding (stray bits) names the same bytes
@@ -77,7 +78,7 @@ def _unb64(text: str) -> bytes:
     return raw
 
 
-_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+_B64URL = re.compile("[A-Za-z0-9_-]+")
 
 
 def canonical(claims: dict[str, Any]) -> bytes:
