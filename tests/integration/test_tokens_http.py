@@ -187,3 +187,23 @@ def test_every_route_answers_each_role_as_the_table_says(api: Api, role: str) ->
             assert (r.status, code(r)) == (403, "token_route_forbidden"), (method, template)
         walked += 1
     assert walked > 40
+
+
+def test_a_tokens_requests_count_in_its_operators_rate_limit(
+    api: Api, stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from baccarat_api import runtime
+
+    t = new_table(api)
+    token = mint(api, t, "alice", "watcher")["token"]
+    monkeypatch.setenv("RATE_LIMIT_PER_SECOND", "0.001")  # no refill within the test
+    monkeypatch.setenv("RATE_LIMIT_BURST", "3")
+    runtime.reset()
+    browser = as_token(api, token)
+    for _ in range(2):
+        assert browser.get(f"/v1/tables/{t}/events").status == 200
+    assert api.get(f"/v1/tables/{t}").status == 200  # the operator's own request: the 3rd
+    r = browser.get(f"/v1/tables/{t}/events")
+    assert (r.status, code(r)) == (429, "rate_limited")
+    assert code(api.get(f"/v1/tables/{t}")) == "rate_limited"
+    assert Api(stack.key_b).get("/v1/tiers").status == 200  # another operator's bucket
