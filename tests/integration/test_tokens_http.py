@@ -207,3 +207,27 @@ def test_a_tokens_requests_count_in_its_operators_rate_limit(
     assert (r.status, code(r)) == (429, "rate_limited")
     assert code(api.get(f"/v1/tables/{t}")) == "rate_limited"
     assert Api(stack.key_b).get("/v1/tiers").status == 200  # another operator's bucket
+
+
+def test_a_token_request_costs_one_strongly_consistent_read_more_and_no_kms(api: Api) -> None:
+    """On a warm container a token is verified in memory (its key unsealed once) and its
+    table's revocations read with ONE GetItem: the operator's request plus that read."""
+    from support.roundtrips import count_calls, measure
+
+    t = new_table(api)
+    token = as_token(api, mint(api, t, "alice", "watcher")["token"])
+    lobby = as_token(api, api.post("/v1/lobby-tokens", {}).body["token"])
+    calls = count_calls()
+    path = f"/v1/tables/{t}/state"
+    token.get(path)  # warm: the key list read and the key unsealed
+    lobby.get(path)
+    _, op_ddb, op_kms, op_ops = measure(calls, lambda: api.get(path))
+    _, ddb, kms, ops = measure(calls, lambda: token.get(path))
+    assert (ddb, kms) == (op_ddb + 1, op_kms) and ops - op_ops == {"GetItem": 1}
+    calls.clear()
+    r = lobby.get(path)  # refused by scope before anything is read
+    assert code(r) == "token_route_forbidden" and sum(calls.dynamodb.values()) == 0
+    assert sum(calls.kms.values()) == 0
+    calls.clear()
+    r = token.get("/v1/tables/tbl_" + "b" * 16 + "/state")
+    assert code(r) == "token_table_mismatch" and sum(calls.dynamodb.values()) == 0
