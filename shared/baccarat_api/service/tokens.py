@@ -373,7 +373,7 @@ def _issued(
     record = idempotency.record(repo.clock(), idem, operator_id, body)
     if record is not None:
         try:
-            repo.transact("mint token", [Put(record, expired_by=int(time.time()))])
+            repo.transact("mint token", [Put(record, expired_by=idempotency.ttl_now())])
         except ConditionFailed as exc:
             idempotency.check_duplicate(exc)
             raise
