@@ -99,3 +99,22 @@ def test_the_template_routes_each_preflight_unauthorised_to_the_paths_function()
         assert by_key.get(f"OPTIONS {path}") in served, path
         assert auth[f"OPTIONS {path}"] == {"Authorizer": "NONE"}
     assert not any(r.method == "OPTIONS" for r in routes())
+
+
+def test_a_preflight_through_the_lambda_handler_of_its_function(stack: Stack) -> None:
+    """As API Gateway delivers it (no authorizer on the OPTIONS route): the function's app
+    answers it before any route."""
+    from support.stack import LambdaContext, function_module, http_api_event
+
+    for route in routes(preflight=True):
+        if route.method != "OPTIONS":
+            continue
+        path = route.path.format(table_id="tbl_" + "a" * 16, bettor_id="alice", seat=1,
+                                 round_id="tbl_" + "a" * 16 + "_s1_r1")  # fmt: skip
+        headers = {"origin": "https://casino.example", "access-control-request-method": "GET"}
+        event = http_api_event("OPTIONS", path, route, headers=headers)
+        out = function_module(route.code_uri).handler(event, LambdaContext(route.function))
+        assert out["statusCode"] == 204, (route.route_key, out)
+        got = {k.lower(): v for k, v in out["headers"].items()}
+        assert got["access-control-allow-origin"] == "*"
+        assert got["access-control-max-age"] == "600"
