@@ -198,6 +198,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mint a player token for a person at the table (a browser's only credential) */
+        post: operations["mint_token"];
+        /** Revoke every token of a person minted until now at the table (idempotent) */
+        delete: operations["revoke_person_tokens"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/lobby-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mint a lobby token (reads the operator's table list, nothing about people) */
+        post: operations["mint_lobby_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/tokens/{jti}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one token (refused from the very next request; idempotent) */
+        delete: operations["revoke_token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/shoes/{shoe_id}/rounds": {
         parameters: {
             query?: never;
@@ -1650,6 +1702,38 @@ export interface components {
             watchers: number;
             /** @description the open shoe, else the last (null: none yet) */
             shoe: components["schemas"]["LobbyShoeOut"] | null;
+        };
+        /** LobbyTokenOut */
+        LobbyTokenOut: {
+            /**
+             * Token
+             * @description opaque: send it as Authorization: Bearer <token>
+             */
+            token: string;
+            /**
+             * Jti
+             * @description the token's id (to revoke it)
+             */
+            jti: string;
+            /**
+             * Expires At
+             * @description when it stops working (ISO 8601 UTC)
+             */
+            expires_at: string;
+            /**
+             * Role
+             * @default lobby
+             * @constant
+             */
+            role?: "lobby";
+        };
+        /** LobbyTokenRequest */
+        LobbyTokenRequest: {
+            /**
+             * Ttl Seconds
+             * @description the token's lifetime in seconds (default 3600, at most 14400)
+             */
+            ttl_seconds?: number | null;
         };
         /** ManifestOut */
         ManifestOut: {
@@ -3400,6 +3484,8 @@ export interface components {
             clock: components["schemas"]["TableClockOut"] | null;
             /** @description at a book table (`bet_behind: book`): the spectators and watchers counted and the first 20 named (`spectators` and `watchers` are then empty); null elsewhere */
             crowd?: components["schemas"]["CrowdOut"] | null;
+            /** @description a player token's holder: who, the token's role, where they are now and their balance (everyone else's balance and personal limits are then null); null for the operator */
+            you?: components["schemas"]["YouOut"] | null;
         };
         /** TiersOut */
         TiersOut: {
@@ -3407,6 +3493,52 @@ export interface components {
             tiers: {
                 [key: string]: unknown;
             }[];
+        };
+        /** TokenOut */
+        TokenOut: {
+            /**
+             * Token
+             * @description opaque: send it as Authorization: Bearer <token>
+             */
+            token: string;
+            /**
+             * Jti
+             * @description the token's id (to revoke it)
+             */
+            jti: string;
+            /**
+             * Expires At
+             * @description when it stops working (ISO 8601 UTC)
+             */
+            expires_at: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "seat" | "banker" | "spectator" | "watcher";
+            /** Table Id */
+            table_id: string;
+            /** Bettor Id */
+            bettor_id: string;
+        };
+        /** TokenRequest */
+        TokenRequest: {
+            /**
+             * Bettor Id
+             * @description the person the token is for (its only subject)
+             */
+            bettor_id: string;
+            /**
+             * Role
+             * @description what the holder may try (the table state still decides): seat, banker, spectator, watcher
+             * @enum {string}
+             */
+            role: "seat" | "banker" | "spectator" | "watcher";
+            /**
+             * Ttl Seconds
+             * @description the token's lifetime in seconds (default 3600, at most 14400)
+             */
+            ttl_seconds?: number | null;
         };
         /** UrgeOut */
         UrgeOut: {
@@ -3556,6 +3688,29 @@ export interface components {
              */
             secret: string;
         };
+        /**
+         * YouOut
+         * @description The token holder's own place at the table (the player view of ``GET …/state``).
+         */
+        YouOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "seat" | "banker" | "spectator" | "watcher";
+            /**
+             * Place
+             * @description seat 1 … seat 7, banker, spectator, watcher; null: not at the table
+             */
+            place: string | null;
+            /**
+             * Balance
+             * @description their balance (null: a watcher, or not present)
+             */
+            balance: number | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -3608,6 +3763,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3698,6 +3862,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3806,6 +3979,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -3905,6 +4087,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4021,6 +4212,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4117,8 +4317,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4224,6 +4433,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4318,8 +4536,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4427,6 +4654,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4523,8 +4759,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4628,6 +4873,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4715,8 +4969,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4816,8 +5079,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4931,6 +5203,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -5030,6 +5311,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5147,6 +5437,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -5176,6 +5475,422 @@ export interface operations {
             };
             /** @description error codes: idempotency_key_reused */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    mint_token: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    revoke_person_tokens: {
+        parameters: {
+            query: {
+                /** @description the person */
+                bettor_id: string;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    mint_lobby_token: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LobbyTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyTokenOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    revoke_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                /** @description the token's id */
+                jti: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5250,6 +5965,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5363,6 +6087,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -5463,8 +6196,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5568,8 +6310,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5671,6 +6422,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5788,6 +6548,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -5889,8 +6658,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5999,6 +6777,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: payload_too_large */
             413: {
                 headers: {
@@ -6068,6 +6855,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6153,6 +6949,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6459,6 +7264,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -6605,6 +7419,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -6695,8 +7518,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6789,8 +7621,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6879,6 +7720,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6982,6 +7832,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: payload_too_large */
             413: {
                 headers: {
@@ -7061,6 +7920,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7149,6 +8017,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7251,6 +8128,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found, not_in_book, settlement_pending */
             404: {
                 headers: {
@@ -7332,6 +8218,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7499,6 +8394,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -7582,6 +8486,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7732,6 +8645,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: concurrent_update */
             409: {
                 headers: {
@@ -7806,6 +8728,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7898,6 +8829,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: payload_too_large */
             413: {
                 headers: {
@@ -7970,6 +8910,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -273,6 +273,16 @@ def slip_key(operator_id: str, round_id: str, shard: str, bettor_ref: str) -> tu
     return book_pk(operator_id, round_id, shard), SLIP_PREFIX + bettor_ref
 
 
+#: A table's token revocations (docs/design/browsers.md §1), in the table's partition.
+TOKENS_SK = "TOKENS"
+#: The token keys, in the config table (``sk`` = the key id).
+TOKEN_KEY_PK = "TOKENKEY"
+
+
+def tokens_key(operator_id: str, table_id: str) -> tuple[str, str]:
+    return table_pk(operator_id, table_id), TOKENS_SK
+
+
 # Table numbers (桌號) and the lobby ----------------------------------------------------------
 #: The sparse ``Lobby`` index: an operator's numbered tables (``lobby_pk`` = ``OP#<op>``) in
 #: number order (``lobby_sk`` = ``<number:05d>#<table_id>``), on the TABLE item.

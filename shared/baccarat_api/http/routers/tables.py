@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from baccarat_api.http.deps import CallerDep, OperatorId, Rt, errors, unless_not_modified
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
+from baccarat_api.http.player import TOKEN_ERRORS
 from baccarat_api.ids import SHOE_NUMBER
 from baccarat_api.limits import DEFAULT_LOBBY_PAGE, MAX_LOBBY_PAGE
 from baccarat_api.observability import logger, metrics
@@ -128,19 +129,19 @@ def audit_table(
     tags=["read"],
     responses={
         304: {"description": "the state is unchanged since the ETag sent in If-None-Match"},
-        **errors("unauthorized", "not_found"),
+        **errors(*TOKEN_ERRORS, "unauthorized", "not_found"),
     },
 )
 def get_table_state(
     table_id: str,
-    operator: OperatorId,
+    caller: CallerDep,
     rt: Rt,
     response: Response,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> TableStateOut | Response:
     from baccarat_api.service.table_state import table_state
 
-    state, etag = table_state(rt.repo, operator, table_id)
+    state, etag = table_state(rt.repo, caller.operator_id, table_id, caller.player)
     return unless_not_modified(state, etag, response, if_none_match)
 
 
