@@ -64,3 +64,17 @@ def test_the_lobby_page_is_public_and_runs_only_its_own_script(api: Api) -> None
     csp = out["headers"]["content-security-policy"]
     assert f"script-src 'sha256-{digest}'" in csp and "default-src 'none'" in csp
     assert "textContent" in script and "innerHTML" not in script  # names are text, never markup
+
+
+def test_a_lobby_token_reads_the_lobby_from_a_browser_and_nothing_else(api: Api) -> None:
+    """What the lobby page does: a lobby token (no table, no person) reads the operator's
+    lobby, with CORS (a browser on the operator's origin may read it); any other route is
+    refused with its code."""
+    api.post("/v1/tables", {**TABLE, "number": 4, "name": "Four"})
+    token = api.post("/v1/lobby-tokens", {"ttl_seconds": 600}).body["token"]
+    page = api.get("/v1/tables", key=token, headers={"Origin": "https://casino.example"})
+    assert page.status == 200 and [t["number"] for t in page.body["tables"]] == [4]
+    assert page.headers.get("access-control-allow-origin") == "*"
+    assert page.body == api.get("/v1/tables").body
+    other = api.get(f"/v1/tables/{page.body['tables'][0]['table_id']}", key=token)
+    assert (other.status, other.error["code"]) == (403, "token_route_forbidden")
