@@ -137,7 +137,8 @@ def test_a_number_out_of_range_or_not_an_integer_is_refused(number: Any) -> None
         "new\nline",
         "zero\u200bwidth",
         "private\ue000",
-        "e\u0301",  # not NFC
+        "soft\u00adhyphen",
+        "\u3000",  # an ideographic space: blank
     ],
 )
 def test_a_hostile_or_overlong_name_is_refused(name: str) -> None:

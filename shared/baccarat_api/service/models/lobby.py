@@ -5,7 +5,7 @@ a creation request gives it (:data:`TableName`)."""
 
 from __future__ import annotations
 
-import unicodedata
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
@@ -13,28 +13,29 @@ from pydantic import AfterValidator, Field
 from baccarat_api.limits import MAX_TABLE_NAME_CHARS
 from baccarat_api.service.models.common import Banking, CurrencyCode, MinorUnitExponent, Strict
 
-#: Unicode categories a name may not hold: controls, format characters (the bidi embeddings,
-#: overrides and isolates U+202A–202E, U+2066–2069 and the marks among them, zero-width
-#: characters), surrogates, private use, unassigned.
-_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+#: What a name may not hold: controls (C0, DEL, C1), the soft hyphen, the bidi marks, embeddings,
+#: overrides and isolates (U+061C, U+200E–200F, U+202A–202E, U+2066–2069), zero-width and other
+#: invisible format characters (U+180E, U+200B–200D, U+2060–206F, U+FEFF, U+FFF9–FFFB) and the
+#: private-use area — as one character class, so the contract's schema states exactly the rule.
+_REFUSED = (
+    r"\x00-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    r"\ue000-\uf8ff\ufeff\ufff9-\ufffb"
+)
+#: A name: only allowed characters, at least one of them not a space.
+NAME_PATTERN = rf"^[^{_REFUSED}]*[^{_REFUSED}\s][^{_REFUSED}]*$"
+_NAME = re.compile(NAME_PATTERN)
 
 
 def check_table_name(name: str) -> str:
-    """A table's name: 1–32 characters (NFC), not blank, no control, format (bidi override),
-    private-use or unassigned character. A name is shown as text, never as markup (a page
-    renders ``<b>`` as the four characters it is). (The chat's text rules, service/text.py,
-    will be the one place for both: until then, this check.)"""
-    if unicodedata.normalize("NFC", name) != name:
-        raise ValueError("name must be in Unicode NFC")
-    if not name.strip():
-        raise ValueError("name must not be blank")
+    """A table's name: 1–32 characters, not blank, none of the refused characters
+    (:data:`NAME_PATTERN`, which the schema states too: this check is its twin, for callers
+    outside pydantic). A name is shown as text, never as markup (a page renders ``<b>`` as the
+    three characters it is). (The chat's text rules, service/text.py, will be the one place for
+    both: until then, this check.)"""
     if len(name) > MAX_TABLE_NAME_CHARS:
         raise ValueError(f"name must be at most {MAX_TABLE_NAME_CHARS} characters")
-    bad = [c for c in name if unicodedata.category(c) in _REFUSED_CATEGORIES]
-    if bad:
-        raise ValueError(
-            f"name must not contain control, format or bidi characters (U+{ord(bad[0]):04X})"
-        )
+    if not _NAME.fullmatch(name):
+        raise ValueError("name must not be blank nor hold control, format or bidi characters")
     return name
 
 
@@ -43,9 +44,10 @@ TableName = Annotated[
     Field(
         min_length=1,
         max_length=MAX_TABLE_NAME_CHARS,
+        pattern=NAME_PATTERN,
         description=(
-            "the table's name as a lobby shows it (optional; at most 32 characters, no control "
-            "or bidi characters)"
+            "the table's name as a lobby shows it (optional; at most 32 characters; no control, "
+            "bidi or zero-width character, not blank)"
         ),
         examples=["Dragon Hall", "龍廳"],
     ),
