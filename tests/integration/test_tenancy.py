@@ -40,6 +40,8 @@ BODIES: dict[str, Callable[[], Any]] = {
     "POST /v1/tables/{table_id}/pause": lambda: None,
     "POST /v1/tables/{table_id}/resume": lambda: None,
     "POST /v1/tables/{table_id}/client-seeds": lambda: {"client_seed": "theirs"},
+    "POST /v1/tables/{table_id}/chat": lambda: {"text": "hi", "bettor_id": "theirs"},
+    "PUT /v1/tables/{table_id}/chat/mutes/{bettor_id}": lambda: {"seconds": 60},
 }
 #: Routes that name no operator resource (nothing to walk).
 NO_ID = {"GET /v1/tiers", "POST /v1/tables", "GET /verify", "GET /v1/signing-keys"}
@@ -54,7 +56,9 @@ LISTINGS |= {
 }  # fmt: skip
 PARAMS = ("table_id", "shoe_id", "round_id")
 #: Path parameters that name no resource: the same value for the owner's ids and nobody's.
-FIXED = {"seat": "1", "bettor_id": "someone", "round_number": "1"}
+FIXED = {
+    "seat": "1", "bettor_id": "someone", "round_number": "1", "message_id": "ch_2222222222aaaaaa",
+}  # fmt: skip
 
 
 def walked_routes() -> list[str]:

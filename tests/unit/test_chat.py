@@ -20,15 +20,19 @@ from baccarat_api.limits import (
     MAX_CHAT_PAGE,
 )
 from baccarat_api.ports.chat_records import ChatMessage, message_ms
-from baccarat_api.service import chat, events, presence
+from baccarat_api.ports.records import feed_shard
+from baccarat_api.ports.webhooks import Sent
+from baccarat_api.service import chat, events, presence, tables, webhooks
+from baccarat_api.service import feed as operator_feed
 from baccarat_api.service.callers import Caller, Player
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import Replayed, request_for
 from baccarat_api.service.models import ChatIn
+from baccarat_api.service.settling import settle_round
 
-from .conftest import Game
+from .conftest import Game, star_city_bets
 from .test_presence_book import BOOK
-from .test_service import OP, code_of, new_table
+from .test_service import OP, code_of, deal, final_proof, new_table
 
 OPERATOR = Caller(OP)
 #: A window's start, so the test's posts all fall in one window.
@@ -299,3 +303,51 @@ def test_an_idempotent_post_is_answered_again_and_posted_once(game: Game) -> Non
         chat.post(game.repo, OPERATOR, t, body, idem)
     assert again.value.body == first.model_dump(mode="json")
     assert texts(game, t) == ["once"]
+
+
+class _Receiver:
+    """A webhook receiver that answers 200 and keeps every body."""
+
+    def __init__(self) -> None:
+        self.bodies: list[bytes] = []
+
+    def post(self, url: str, body: bytes, headers: dict[str, str]) -> Sent:
+        self.bodies.append(body)
+        return Sent(200, "")
+
+
+def test_chat_during_a_round_is_in_no_feed_webhook_settlement_or_proof(game: Game) -> None:
+    webhooks.set_webhook(game.repo, game.vault, OP, "https://example.com/hook")
+    t = new_table(game)
+    shoe_id = tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
+    bets = star_city_bets()
+    dealt = deal(game, shoe_id, bets)
+    seated = next(b["bettor_id"] for b in bets if b["role"] == "seated")
+    secrets = ["CHATSECRET-one", "CHATSECRET-two <b>x</b>"]
+    for text in secrets:
+        game.clock.advance(0.001)
+        say(game, t, seated, text)
+    gone = say(game, t, seated, "CHATSECRET-removed")
+    chat.remove(game.repo, OP, t, gone.message_id)
+    chat.mute(game.repo, OP, t, seated, 60)
+    settled = settle_round(game.repo, OP, dealt.round_id)
+    tables.close_shoe(game.repo, game.vault, OP, shoe_id)
+    seq = events.table_events(game.repo, OP, t, 0, 1)[0]
+    assert seq.events  # the table has events (moderation's among them)
+    operator_feed.index(game.repo, [(OP, t, 10**6)])
+    receiver = _Receiver()
+    webhooks.deliver(game.repo, game.vault, receiver, OP, feed_shard(t))
+    page = operator_feed.operator_events(game.repo, OP, None, 100)
+    table_events = events.table_events(game.repo, OP, t, 0, 100)[0]
+    seen = {
+        "table events": table_events.model_dump_json(),
+        "operator feed": page.model_dump_json(),
+        "webhooks": b"".join(receiver.bodies).decode(),
+        "settlement": settled.model_dump_json(),
+        "proof": json.dumps(final_proof(game, shoe_id), ensure_ascii=False),
+    }
+    assert receiver.bodies and "chat_muted" in seen["webhooks"]  # moderation is delivered
+    assert "chat_message_deleted" in seen["operator feed"]
+    for where_, text in seen.items():
+        assert "CHATSECRET" not in text, where_
+    assert [m.text for m in chat.recent(game.repo, OPERATOR, t, 10).messages] == secrets

@@ -104,7 +104,7 @@ def test_the_byte_limit_bites_alone() -> None:
         "<script>alert(1)</script>",
         "<img src=x onerror=alert(1)>",
         "&amp; &lt;",
-        '"quoted" \'single\' `tick`',
+        "\"quoted\" 'single' `tick`",
         "👨\u200d👩\u200d👧\u200d👦 family",  # an emoji ZWJ sequence
         "می\u200cخواهم",  # Persian with ZWNJ
         "क्\u200dष",  # Devanagari with ZWJ
