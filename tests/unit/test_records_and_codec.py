@@ -152,7 +152,7 @@ PROGRESS = SettleProgress(
 EMITTED = ChunkEmitted("op", "tbl_aaaaaaaaaaaaaaaa", 1, 2, 3, "2026-01-01T00:00:01.000Z")
 CHAT = ChatMessage(
     "op", "tbl_aaaaaaaaaaaaaaaa", "ch_2222222222aaaaaa", bettor_id="alice", text="<b>好</b> 👍",
-    at="2026-01-01T00:00:01.000Z", expires_at=1_767_312_001, push_epoch=3,
+    at="2026-01-01T00:00:01.000Z", expires_at=1_767_312_001, epoch=3,
 )  # fmt: skip
 CHAT_ITEMS = [
     CHAT,

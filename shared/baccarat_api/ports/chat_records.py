@@ -43,7 +43,8 @@ def message_ms(message_id: str) -> int | None:
 class ChatMessage:
     """One chat line at a table (``sk = CHAT#<at ms, 13 digits>#<message_id>``). ``text`` is
     NFC, checked by ``service/text.py``; ``None`` once removed by moderation (``removed``).
-    ``push_epoch``: the table's push epoch the poster read (the channel it is published on)."""
+    ``epoch``: the table's push epoch the poster read (the channel ``/tables/{t}/e{epoch}`` it
+    is published on; ``None``: the first), as on event items."""
 
     operator_id: str
     table_id: str
@@ -55,7 +56,7 @@ class ChatMessage:
     #: Epoch seconds past which it is gone (the TTL attribute).
     expires_at: int = 0
     removed: bool = False
-    push_epoch: int = 1
+    epoch: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -196,8 +196,8 @@ def post(
             text=text,
             at=now,
             expires_at=now_ms // 1000 + CHAT_KEEP_SECONDS,
-            # the push engineer's epoch on the live state (the channel it goes out on)
-            push_epoch=int(getattr(state.live, "push_epoch", 1) or 1),
+            # the live state's push epoch (service/push.py): the channel it is published on
+            epoch=getattr(state.live, "push_epoch", None),
         )
         answer = out(message)
         writes = post_writes(message, window)
