@@ -351,3 +351,15 @@ def test_chat_during_a_round_is_in_no_feed_webhook_settlement_or_proof(game: Gam
     for where_, text in seen.items():
         assert "CHATSECRET" not in text, where_
     assert [m.text for m in chat.recent(game.repo, OPERATOR, t, 10).messages] == secrets
+
+
+def test_a_post_is_one_batched_read_and_one_transaction(game: Game) -> None:
+    t = table_with_people(game)
+    before = dict(game.repo.calls)
+    say(game, t, "alice")
+    after = dict(game.repo.calls)
+    moved = {k: after.get(k, 0) - before.get(k, 0) for k in after}
+    assert {k: v for k, v in moved.items() if v} == {"batch_get": 1, "transaction": 1}
+    before = dict(game.repo.calls)
+    chat.recent(game.repo, OPERATOR, t, 10)
+    assert dict(game.repo.calls)["query"] == before.get("query", 0) + 1
