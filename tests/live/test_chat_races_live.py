@@ -31,14 +31,20 @@ def chat_table(http: httpx.Client, watchers: list[str]) -> str:
     return table_id
 
 
+#: Seconds a race takes at most here (its posts must all fall in one rate window).
+RACE_SECONDS = 3
+
+
 def early_in_a_window() -> None:
-    """Wait (< 5 s) until at least half a rate window is left: one race, one window."""
+    """Wait (< 3 s) until at least :data:`RACE_SECONDS` of the rate window are left."""
     into = time.time() % CHAT_WINDOW_SECONDS
-    if into > CHAT_WINDOW_SECONDS / 2:
+    if into > CHAT_WINDOW_SECONDS - RACE_SECONDS:
         time.sleep(CHAT_WINDOW_SECONDS - into + 0.05)
 
 
-def race(local: Local, table_id: str, authors: list[str]) -> list[httpx.Response]:
+def race(local: Local, table_id: str, authors: list[str]) -> list[httpx.Response] | None:
+    """Every author posts at once; their answers — ``None`` when the race spanned two rate
+    windows (a loaded machine): the caller races again on a fresh table."""
     answers: list[httpx.Response] = []
 
     def post(who: str, n: int) -> Any:
@@ -51,8 +57,22 @@ def race(local: Local, table_id: str, authors: list[str]) -> list[httpx.Response
         return work
 
     early_in_a_window()
+    started = time.time()
     in_parallel([post(who, n) for n, who in enumerate(authors)])
+    if int(started // CHAT_WINDOW_SECONDS) != int(time.time() // CHAT_WINDOW_SECONDS):
+        return None
     return answers
+
+
+def raced(local: Local, watchers: list[str], authors: list[str]) -> tuple[str, list[Any]]:
+    """A fresh table with ``watchers`` and the answers of one race of ``authors`` in one window."""
+    for _ in range(3):
+        with local.client() as http:
+            table_id = chat_table(http, watchers)
+        answers = race(local, table_id, authors)
+        if answers is not None:
+            return table_id, answers
+    raise AssertionError("every race spanned two rate windows")
 
 
 def stored(local: Local, table_id: str) -> list[str]:
@@ -63,9 +83,7 @@ def stored(local: Local, table_id: str) -> list[str]:
 
 
 def test_one_person_posting_at_once_gets_exactly_the_cap(local: Local) -> None:
-    with local.client() as http:
-        table_id = chat_table(http, ["wes"])
-    answers = race(local, table_id, ["wes"] * RACERS)
+    table_id, answers = raced(local, ["wes"], ["wes"] * RACERS)
     taken = [r for r in answers if r.status_code == 201]
     refused = [r for r in answers if r.status_code != 201]
     assert len(taken) == CHAT_PER_PERSON, [r.text for r in answers]
@@ -80,9 +98,7 @@ def test_one_person_posting_at_once_gets_exactly_the_cap(local: Local) -> None:
 
 def test_a_crowd_posting_at_once_gets_exactly_the_tables_cap(local: Local) -> None:
     crowd = [f"w{n:02d}" for n in range(CHAT_PER_TABLE + 2)]
-    with local.client() as http:
-        table_id = chat_table(http, crowd)
-    answers = race(local, table_id, crowd)
+    table_id, answers = raced(local, crowd, crowd)
     taken = [r for r in answers if r.status_code == 201]
     refused = [r for r in answers if r.status_code != 201]
     assert len(taken) == CHAT_PER_TABLE, [r.text for r in answers]
