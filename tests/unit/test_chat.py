@@ -135,7 +135,7 @@ def test_the_author_is_the_tokens_person(game: Game) -> None:
     lobby = Caller(OP, Player(OP, "lobby", "tk_y", 0, 2**40))
     assert code_of(lambda: say(game, t, "", caller=lobby)) == "token_table_mismatch"
     anonymous = refusal(lambda: chat.post(game.repo, OPERATOR, t, ChatIn(text="who?")))
-    assert anonymous.code == "invalid_request"
+    assert (anonymous.code, anonymous.details) == ("not_at_table", {"bettor_id": None})
 
 
 @pytest.mark.parametrize(

@@ -58,14 +58,14 @@ POST_ATTEMPTS = 6
 
 def author(caller: Caller, table_id: str, named: str | None) -> str:
     """Who posts: the token's person (``named``, if given, must be them), or with the operator
-    key the body's ``bettor_id`` (required)."""
+    key the body's ``bettor_id`` (none: 409 ``not_at_table``, as for anyone not there)."""
     player = caller.player
     if player is None:
-        if named is None:
+        if named is None:  # schema-valid (a token names its person), but nobody posts
             raise DomainError(
-                "invalid_request",
-                "bettor_id: required with the operator key (who posts)",
-                details={"errors": [{"loc": ["body", "bettor_id"], "msg": "required"}]},
+                "not_at_table",
+                "with the operator key, bettor_id names who posts: a person at the table",
+                details={"bettor_id": None},
             )
         return named
     if player.table_id != table_id:
