@@ -25,6 +25,7 @@ from baccarat_api.adapters.memory_book import MemoryBookStore
 from baccarat_api.adapters.memory_chat import MemoryChatReads
 from baccarat_api.adapters.memory_chunks import MemoryChunkStore
 from baccarat_api.adapters.memory_feed import FeedReads, WebhookReads
+from baccarat_api.adapters.memory_tokens import MemoryTokenStore
 from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
@@ -71,6 +72,7 @@ class MemoryRepository(FeedReads, WebhookReads, MemoryChatReads, Repository):
         self.scheduler = NoScheduler() if scheduler is None else scheduler
         self.book = MemoryBookStore(self)
         self.chunks = MemoryChunkStore(self)
+        self.token_store = MemoryTokenStore()
         self.items: dict[Key, Record] = {}
         self.tiers: list[dict[str, Any]] = []
         self.retired: set[str] = set()

@@ -299,3 +299,13 @@ def chat_person_key(operator_id: str, table_id: str, bettor_id: str) -> tuple[st
 
 def chat_window_key(operator_id: str, table_id: str, who: str, window: int) -> tuple[str, str]:
     return table_pk(operator_id, table_id), f"{CHAT_WINDOW_PREFIX}{who}#{window}"
+
+
+#: A table's token revocations (docs/design/browsers.md §1), in the table's partition.
+TOKENS_SK = "TOKENS"
+#: The token keys, in the config table (``sk`` = the key id).
+TOKEN_KEY_PK = "TOKENKEY"
+
+
+def tokens_key(operator_id: str, table_id: str) -> tuple[str, str]:
+    return table_pk(operator_id, table_id), TOKENS_SK

@@ -21,6 +21,8 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "tables.pause_table", "tables.resume_table",
         "tables.give_client_seed",
         "chat.post_chat", "chat.remove_chat_message", "chat.mute_chat", "chat.unmute_chat",
+        "tokens.mint_token", "tokens.mint_lobby_token", "tokens.revoke_token",
+        "tokens.revoke_person_tokens",
     ),
     "deal_and_resolve": (
         "rounds.deal", "betting.open_betting", "betting.place_slip", "betting.cancel_slip",
