@@ -104,3 +104,32 @@ def test_another_operator_reads_and_posts_nothing(api: Api, stack: Stack) -> Non
     post = api.post(f"/v1/tables/{t}/chat", {"bettor_id": "alice", "text": "x"}, key=stack.key_b)
     assert post.status == 404
     assert [m["text"] for m in api.get(f"/v1/tables/{t}/chat").body["messages"]] == ["mine"]
+
+
+def test_a_players_token_posts_as_its_person_and_reads_its_table(api: Api) -> None:
+    t = new_table(api)
+    other = new_table(api)
+    api.call("PUT", f"/v1/tables/{t}/seats/1", {"bettor_id": "alice", "balance": 50_000})
+    api.call("PUT", f"/v1/tables/{t}/watchers/wes")
+
+    def token(table_id: str, bettor_id: str, role: str) -> Api:
+        r = api.post(f"/v1/tables/{table_id}/tokens", {"bettor_id": bettor_id, "role": role})
+        assert r.status == 201, r.body
+        return Api(r.body["token"])
+
+    alice, wes = token(t, "alice", "seat"), token(t, "wes", "watcher")
+    mine = alice.post(f"/v1/tables/{t}/chat", {"text": "<i>hi</i>"})
+    assert mine.status == 201 and mine.body["bettor_id"] == "alice", mine.body
+    as_other = alice.post(f"/v1/tables/{t}/chat", {"text": "x", "bettor_id": "wes"})
+    assert (as_other.status, as_other.error["code"]) == (403, "token_person_mismatch")
+    read = wes.get(f"/v1/tables/{t}/chat")
+    assert read.status == 200 and read.body["messages"] == [mine.body]
+    elsewhere = wes.get(f"/v1/tables/{other}/chat")
+    assert (elsewhere.status, elsewhere.error["code"]) == (403, "token_table_mismatch")
+    muting = alice.call("PUT", f"/v1/tables/{t}/chat/mutes/wes", {"seconds": 60})
+    assert (muting.status, muting.error["code"]) == (403, "token_route_forbidden")
+    removing = alice.call("DELETE", f"/v1/tables/{t}/chat/{mine.body['message_id']}")
+    assert (removing.status, removing.error["code"]) == (403, "token_route_forbidden")
+    stranger = token(t, "nobody", "watcher")  # minted, but not at the table
+    refused = stranger.post(f"/v1/tables/{t}/chat", {"text": "hi"})
+    assert (refused.status, refused.error["code"]) == (409, "not_at_table")
