@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from support.clock import service_clock
+from support.roundtrips import count_calls, measure
 from support.stack import Api, Stack, new_table
 
 from baccarat_api.adapters.dynamodb import keys
@@ -133,3 +134,22 @@ def test_a_players_token_posts_as_its_person_and_reads_its_table(api: Api) -> No
     stranger = token(t, "nobody", "watcher")  # minted, but not at the table
     refused = stranger.post(f"/v1/tables/{t}/chat", {"text": "hi"})
     assert (refused.status, refused.error["code"]) == (409, "not_at_table")
+
+
+def test_round_trips_of_the_chat_routes(api: Api) -> None:
+    """On a warm container: a post is ONE BatchGetItem and ONE TransactWriteItems; a page ONE
+    Query; a mute the table and its live state in one read and one transaction."""
+    t = new_table(api)
+    api.call("PUT", f"/v1/tables/{t}/watchers/wes")
+    api.post(f"/v1/tables/{t}/chat", {"bettor_id": "wes", "text": "warm"})
+    calls = count_calls()
+    _, n, kms, ops = measure(
+        calls, lambda: api.post(f"/v1/tables/{t}/chat", {"bettor_id": "wes", "text": "hi"})
+    )
+    assert (n, kms, dict(ops)) == (2, 0, {"BatchGetItem": 1, "TransactWriteItems": 1})
+    _, n, _, ops = measure(calls, lambda: api.get(f"/v1/tables/{t}/chat"))
+    assert (n, dict(ops)) == (1, {"Query": 1})
+    _, n, _, ops = measure(
+        calls, lambda: api.call("PUT", f"/v1/tables/{t}/chat/mutes/wes", {"seconds": 5})
+    )
+    assert (n, dict(ops)) == (2, {"BatchGetItem": 1, "TransactWriteItems": 1})
