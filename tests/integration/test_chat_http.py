@@ -13,7 +13,7 @@ from support.roundtrips import count_calls, measure
 from support.stack import Api, Stack, new_table
 
 from baccarat_api.adapters.dynamodb import keys
-from baccarat_api.limits import CHAT_KEEP_SECONDS, CHAT_PER_PERSON
+from baccarat_api.limits import CHAT_KEEP_SECONDS, CHAT_PER_PERSON, CHAT_WINDOW_SECONDS
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 
@@ -153,3 +153,29 @@ def test_round_trips_of_the_chat_routes(api: Api) -> None:
         calls, lambda: api.call("PUT", f"/v1/tables/{t}/chat/mutes/wes", {"seconds": 5})
     )
     assert (n, dict(ops)) == (2, {"BatchGetItem": 1, "TransactWriteItems": 1})
+
+
+def test_the_dynamodb_read_skips_expired_and_pages_past_removed(
+    api: Api, stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Query starts at the oldest message not yet expired (TTL deletes late: the item is
+    still there) and reads on past a page of removed ones."""
+    clock = service_clock(monkeypatch)
+    clock.set("2026-12-05T12:00:00.000Z")
+    t = new_table(api)
+    api.call("PUT", f"/v1/tables/{t}/watchers/wes")
+    said = []
+    for n in range(14):
+        clock.advance(CHAT_WINDOW_SECONDS)  # one post per window: no cap in the way
+        r = api.post(f"/v1/tables/{t}/chat", {"bettor_id": "wes", "text": f"line {n}"})
+        assert r.status == 201, r.body
+        said.append(r.body)
+    for gone in said[2:]:  # the 12 newest removed: more than one Query page of them
+        assert api.call("DELETE", f"/v1/tables/{t}/chat/{gone['message_id']}").status == 204
+    page = api.get(f"/v1/tables/{t}/chat", query="limit=2").body["messages"]
+    assert page == said[:2]
+    clock.set("2026-12-06T12:00:10.130Z")  # line 0 (posted at 12:00:10) is past its 24 h
+    assert api.get(f"/v1/tables/{t}/chat").body["messages"] == said[1:2]
+    assert len(chat_items(stack, t)) >= 14  # expired and removed: still stored, never deleted
+    clock.advance(CHAT_KEEP_SECONDS)
+    assert api.get(f"/v1/tables/{t}/chat").body["messages"] == []
