@@ -179,3 +179,19 @@ def test_the_dynamodb_read_skips_expired_and_pages_past_removed(
     assert len(chat_items(stack, t)) >= 14  # expired and removed: still stored, never deleted
     clock.advance(CHAT_KEEP_SECONDS)
     assert api.get(f"/v1/tables/{t}/chat").body["messages"] == []
+
+
+def test_a_book_tables_spectators_and_watchers_post_over_dynamodb(api: Api) -> None:
+    """Their presence is in the book store's items (not the live state): the post's one read
+    takes them too."""
+    t = new_table(api, profile="bid-squeeze", bet_behind="book")
+    seat = {"bettor_id": "alice", "balance": 50_000, "level": 5}
+    assert api.call("PUT", f"/v1/tables/{t}/seats/1", seat).status == 200
+    assert api.call("PUT", f"/v1/tables/{t}/spectators/sam", {"balance": 20_000}).status == 200
+    assert api.call("PUT", f"/v1/tables/{t}/watchers/wil").status == 200
+    for who in ("sam", "wil"):
+        r = api.post(f"/v1/tables/{t}/chat", {"bettor_id": who, "text": f"{who} here"})
+        assert r.status == 201, r.body
+    assert api.call("DELETE", f"/v1/tables/{t}/spectators/sam").status == 200
+    gone = api.post(f"/v1/tables/{t}/chat", {"bettor_id": "sam", "text": "still here?"})
+    assert (gone.status, gone.error["code"]) == (409, "not_at_table")
