@@ -291,7 +291,8 @@ def verify(repo: Repository, vault: SecretVault, token: str, *, expiry: bool = T
     claims = _claims(parts[1])
     now = unix_now(repo)
     key = keyring(repo.token_store).verifying(repo.token_store, vault, claims["kid"], now)
-    if key is None or not hmac.compare_digest(_mac(key, parts[1]), parts[2]):
+    given = parts[2].encode("utf-8", "surrogatepass")  # bytes: any text compares, none raises
+    if key is None or not hmac.compare_digest(_mac(key, parts[1]).encode(), given):
         raise _refused("bad signature")
     if expiry and now >= claims["exp"]:
         raise DomainError("token_expired", details={"expired_at": claims["exp"]})
