@@ -30,6 +30,7 @@ from baccarat_api.service.betting import book_view
 from baccarat_api.service.book_presence import at_book, crowd
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.models import TableStateOut
+from baccarat_api.service.push import current_channel
 from baccarat_api.service.reveals import plan_seconds
 from baccarat_api.service.seating import presence_view
 from baccarat_api.service.views import round_as_shown, shoe_as_shown
@@ -39,8 +40,11 @@ SHOE_FIELDS = ("shoe_id", "shoe_number", "status", "rounds_dealt", "cards_remain
                "roads", "last_round_id")  # fmt: skip
 
 
-def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[TableStateOut, str]:
-    """The table's state now and its ETag."""
+def table_state(
+    repo: Repository, operator_id: str, table_id: str, push_url: str | None = None
+) -> tuple[TableStateOut, str]:
+    """The table's state now and its ETag; ``push_url``: the push channel's URL (a
+    setting)."""
     if parse_table_id(table_id) is None:
         raise not_found("table", table_id)
     snap = repo.load(operator_id, table_id=table_id, live=table_id)
@@ -80,6 +84,8 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
             "round": shown,
             "clock": clock_view(live),
             "crowd": crowd(repo, operator_id, table_id) if at_book(table) else None,
+            "push_url": push_url,
+            "push_channel": current_channel(table_id, live),
         }
     )
     body = state.model_dump_json(exclude={"at"}).encode()

@@ -131,7 +131,7 @@ def get_table_state(
 ) -> TableStateOut | Response:
     from baccarat_api.service.table_state import table_state
 
-    state, etag = table_state(rt.repo, operator, table_id)
+    state, etag = table_state(rt.repo, operator, table_id, rt.settings.push_url)
     return unless_not_modified(state, etag, response, if_none_match)
 
 

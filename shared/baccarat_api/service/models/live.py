@@ -143,3 +143,11 @@ class TableStateOut(Strict):
         description="at a book table (`bet_behind: book`): the spectators and watchers counted "
         "and the first 20 named (`spectators` and `watchers` are then empty); null elsewhere",
     )
+    push_url: str | None = Field(
+        description="the push channel's WebSocket URL (AppSync Events' realtime endpoint; "
+        "`make run`: ws://…/event/realtime); null where no push is configured"
+    )
+    push_channel: str = Field(
+        description="the table's push channel now, `/tables/{table_id}/e{epoch}`: subscribe, "
+        'then read this state (docs/api.md "Push")'
+    )
