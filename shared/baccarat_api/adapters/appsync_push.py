@@ -49,7 +49,11 @@ class AppSyncPublisher:
     endpoint, ending ``/event``)."""
 
     def __init__(
-        self, url: str, credentials: Any = None, send: Send = _urlopen, region: str | None = None
+        self,
+        url: str,
+        credentials: Any = None,
+        send: Send | None = None,
+        region: str | None = None,
     ) -> None:
         if credentials is None:
             import boto3
@@ -74,7 +78,8 @@ class AppSyncPublisher:
         for start in range(0, len(messages), PUSH_MESSAGES_PER_PUBLISH):
             request = self.signed(channel, messages[start : start + PUSH_MESSAGES_PER_PUBLISH])
             body = request.body if isinstance(request.body, bytes) else b""
-            status, answer = self.send(self.url, body, dict(request.headers.items()))
+            send = self.send or _urlopen
+            status, answer = send(self.url, body, dict(request.headers.items()))
             if status != 200:
                 raise PushUnavailable(f"publish to {channel}: HTTP {status} {answer[:200]!r}")
             failed = (json.loads(answer or b"{}") or {}).get("failed") or []

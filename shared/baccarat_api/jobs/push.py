@@ -12,7 +12,7 @@ they have)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,7 @@ CHAT_PREFIX = "CHAT#"
 #: and chat items only.
 FILTER_PATTERN = (
     '{"eventName": ["INSERT"], "dynamodb": {"NewImage": {"sk": {"S": '
-    f'[{{"prefix": "{EVENT_PREFIX}"}}, {{"prefix": "{CHAT_PREFIX}"}}]}}}}}}'
+    f'[{{"prefix": "{EVENT_PREFIX}"}}, {{"prefix": "{CHAT_PREFIX}"}}]}}}}}}}}'
 )
 
 
@@ -137,6 +137,14 @@ def on_records(records: Iterable[Mapping[str, Any]], publisher: Publisher) -> in
     return published
 
 
+class Unconfigured:
+    """No Event API (``sam local``: ``PUSH_PUBLISH_URL`` empty): messages are counted, not
+    sent. template.yaml always gives the deployed function the endpoint (a test checks)."""
+
+    def publish(self, channel: str, messages: Sequence[str]) -> None:
+        return None
+
+
 def lambda_handler() -> Any:
     """``PushFunction``'s handler, built at cold start: publishes with SigV4 to the Event API's
     HTTP endpoint (``PUSH_PUBLISH_URL``)."""
@@ -144,10 +152,8 @@ def lambda_handler() -> Any:
     from baccarat_api.observability import logger, tracer
     from baccarat_api.settings import Settings
 
-    settings = Settings.from_env()
-    if not settings.push_publish_url:
-        raise RuntimeError("PUSH_PUBLISH_URL is not set")
-    publisher = AppSyncPublisher(settings.push_publish_url)
+    url = Settings.from_env().push_publish_url
+    publisher: Publisher = AppSyncPublisher(url) if url else Unconfigured()
 
     @logger.inject_lambda_context(clear_state=True)
     @tracer.capture_lambda_handler
