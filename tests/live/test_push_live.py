@@ -10,12 +10,16 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import boto3
 import httpx
 import pytest
 from support.local_server import LocalServer, local_server
 from support.push_client import init, open_socket, receive, subscribe
 
+from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.service.models.push import PUSH_MESSAGE, PushEvents
+from baccarat_api.service.push import rotate
+from baccarat_dev.local import DEMO_OPERATOR
 
 TABLE = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
 
@@ -129,3 +133,38 @@ def test_the_ack_names_the_timeout_and_ka_arrives(server: LocalServer) -> None:
         assert ack == {"type": "connection_ack", "connectionTimeoutMs": 3000}
         kas = [receive(ws, 2.0, skip_ka=False) for _ in range(2)]
         assert kas == [{"type": "ka"}, {"type": "ka"}]
+
+
+def test_a_rotation_ends_the_old_channel_and_its_subscribers_move_on(
+    server: LocalServer, http: httpx.Client
+) -> None:
+    """What a revocation does to the channel (service/push.py ``rotate``, called here directly
+    on the server's tables): ``push_rotated`` then ``rotate`` on the old channel; the old one
+    refuses new subscriptions, the new one carries the table's next events."""
+    a = new_table(http)
+    client = boto3.client(
+        "dynamodb",
+        endpoint_url=server.dynamodb_url,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+    )
+    repo = DynamoRepository(client, server.tables["StateTable"], server.tables["ConfigTable"])
+    with open_socket(server.url, server.key) as ws:
+        init(ws)
+        assert subscribe(ws, f"/tables/{a}/e1")["type"] == "subscribe_success"
+        assert rotate(repo, DEMO_OPERATOR, a) == 2
+        got = [PUSH_MESSAGE.validate_json(m["event"]) for m in (receive(ws), receive(ws))]
+        assert [m.type for m in got] == ["events", "rotate"]
+        assert isinstance(got[0], PushEvents) and got[0].events[0].type == "push_rotated"
+        assert got[0].events[0].data == {"epoch": 2}
+        assert got[1].model_dump() == {
+            "type": "rotate", "table_id": a, "channel": f"/tables/{a}/e2"
+        }  # fmt: skip
+        assert subscribe(ws, f"/tables/{a}/e1", "again")["type"] == "subscribe_error"
+        assert subscribe(ws, state(http, a)["push_channel"], "new")["type"] == "subscribe_success"
+        assert http.put(f"/v1/tables/{a}/watchers/w9").status_code == 200
+        moved = receive(ws)
+        assert moved["id"] == "new"  # the old subscription's channel is over
+        (event,) = PushEvents.model_validate_json(moved["event"]).events
+        assert (event.seq, event.type) == (2, "watcher_joined")
