@@ -69,6 +69,7 @@ class Subscriber:
     def __init__(self) -> None:
         self.first: dict[int, float] = {}
         self.repeats = 0
+        self.sizes: list[int] = []  # bytes of each message (the AppSync event: its JSON text)
 
     async def run(self, url: str, key: str, channel: str, ready: asyncio.Event) -> None:
         from websockets.asyncio.client import connect
@@ -90,6 +91,7 @@ class Subscriber:
                 msg = json.loads(raw)
                 if msg.get("type") != "data":
                     continue
+                self.sizes.append(len(msg["event"].encode()))
                 for event in json.loads(msg["event"]).get("events", []):
                     if event["seq"] in self.first:
                         self.repeats += 1
@@ -132,6 +134,7 @@ async def measure(port: int, key: str, count: int) -> dict[str, Any]:
         "latencies": latencies,
         "lost": count * ACTIONS - len(latencies),
         "repeats": sum(s.repeats for s in subs),
+        "sizes": subs[0].sizes,
     }
 
 
@@ -151,7 +154,9 @@ def run(counts: tuple[int, ...] = SUBSCRIBERS) -> list[str]:
             lines.append(
                 f"push_latency subscribers={count}: p50 {percentile(lat, 50):.1f} ms, "
                 f"p99 {percentile(lat, 99):.1f} ms, max {max(lat):.1f} ms; "
-                f"lost {got['lost']} of {count * ACTIONS}, repeated {got['repeats']}"
+                f"lost {got['lost']} of {count * ACTIONS}, repeated {got['repeats']}; "
+                f"message bytes p50 {percentile(got['sizes'] or [0], 50):.0f}, "
+                f"max {max(got['sizes'] or [0])}"
             )
     finally:
         proc.terminate()
