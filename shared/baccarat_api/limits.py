@@ -334,5 +334,7 @@ MAX_LOBBY_PAGE = 50
 #: messages per publish request (AppSync's batch of five).
 PUSH_MAX_MESSAGE_BYTES = 240 * 1024
 PUSH_MESSAGES_PER_PUBLISH = 5
+#: How many channels the push job publishes to at once (one stream batch holds many tables).
+PUSH_PUBLISH_CONCURRENCY = 16
 #: A table's push epoch before its first rotation (a live item without one reads it).
 PUSH_FIRST_EPOCH = 1

@@ -14,6 +14,7 @@ import pytest
 
 from baccarat_api.adapters.dynamodb.codec import to_item
 from baccarat_api.jobs import push as job
+from baccarat_api.ports.push import PushUnavailable
 from baccarat_api.ports.records import EventRecord
 from baccarat_api.service import events, push
 from baccarat_api.service.errors import DomainError
@@ -221,3 +222,32 @@ def test_every_message_is_json_of_its_model() -> None:
         assert PUSH_MESSAGE.validate_json(text).model_dump() == json.loads(text)
     with pytest.raises(ValueError):
         PUSH_MESSAGE.validate_json('{"type":"nope","table_id":"t"}')
+
+
+class FailingOn(Recorder):
+    """Fails the publish to one channel, keeps the others."""
+
+    def __init__(self, channel: str) -> None:
+        super().__init__()
+        self.channel = channel
+
+    def publish(self, channel: str, messages: Sequence[str]) -> None:
+        if channel == self.channel:
+            raise PushUnavailable(channel)
+        super().publish(channel, messages)
+
+
+def test_many_tables_publish_at_once_and_a_failure_fails_the_batch(game: Game) -> None:
+    tables = [new_table(game) for _ in range(5)]
+    for t in tables:
+        watchers(game, t, "w1", "w2")
+    records = [r for t in tables for r in records_of(stored_events(game, t))]
+    out = Recorder()
+    assert job.on_records(records, out) == 5
+    assert sorted(c for c, _ in out.published) == sorted(push.channel(t, 1) for t in tables)
+    for _, m in out.parsed():  # each channel's events whole and in order
+        assert isinstance(m, PushEvents) and [e.seq for e in m.events] == [1, 2]
+    failing = FailingOn(push.channel(tables[2], 1))
+    with pytest.raises(PushUnavailable):
+        job.on_records(records, failing)  # the batch is retried whole (at-least-once)
+    assert len(failing.published) == 4  # the others were published meanwhile

@@ -13,12 +13,17 @@ they have)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from baccarat_api.adapters.dynamodb.codec import from_item
 from baccarat_api.adapters.dynamodb.keys import EVENT_PREFIX
-from baccarat_api.limits import PUSH_FIRST_EPOCH, PUSH_MAX_MESSAGE_BYTES
+from baccarat_api.limits import (
+    PUSH_FIRST_EPOCH,
+    PUSH_MAX_MESSAGE_BYTES,
+    PUSH_PUBLISH_CONCURRENCY,
+)
 from baccarat_api.ports.push import Publisher
 from baccarat_api.ports.records import EventRecord
 from baccarat_api.service.models import EventOut
@@ -128,13 +133,21 @@ def messages_of(at: _Channel) -> list[str]:
 
 def on_records(records: Iterable[Mapping[str, Any]], publisher: Publisher) -> int:
     """Publish what the stream ``records`` report to each table's channel; returns how many
-    messages were published. Raises when a publish fails: the batch is retried whole."""
-    published = 0
-    for name, at in collect(records).items():
-        messages = messages_of(at)
-        publisher.publish(name, messages)
-        published += len(messages)
-    return published
+    messages were published. The channels are published at once (up to
+    :data:`PUSH_PUBLISH_CONCURRENCY`: a shard's batch holds many tables, and one HTTPS publish
+    each in a row would make the last table wait for all the others), each channel's messages
+    in order by one call. Raises when a publish fails, once the others are done: the batch is
+    retried whole."""
+    plan = [(name, messages_of(at)) for name, at in collect(records).items()]
+    if len(plan) <= 1:
+        for name, messages in plan:
+            publisher.publish(name, messages)
+    else:
+        with ThreadPoolExecutor(min(PUSH_PUBLISH_CONCURRENCY, len(plan))) as pool:
+            done = [pool.submit(publisher.publish, name, messages) for name, messages in plan]
+            for future in done:
+                future.result()
+    return sum(len(messages) for _, messages in plan)
 
 
 class Unconfigured:
