@@ -159,7 +159,7 @@ def test_a_batch_larger_than_a_message_is_split_in_order(
 
 def test_the_state_names_the_table_channel_and_the_push_url(game: Game) -> None:
     a = new_table(game)
-    state, _ = table_state(game.repo, OP, a, "ws://127.0.0.1:8000/event/realtime")
+    state, _ = table_state(game.repo, OP, a, push_url="ws://127.0.0.1:8000/event/realtime")
     assert state.push_channel == f"/tables/{a}/e1"
     assert state.push_url == "ws://127.0.0.1:8000/event/realtime"
     assert table_state(game.repo, OP, a)[0].push_url is None

@@ -24,6 +24,7 @@ from typing import Any
 from baccarat_api.adapters.memory_book import MemoryBookStore
 from baccarat_api.adapters.memory_chunks import MemoryChunkStore
 from baccarat_api.adapters.memory_feed import FeedReads, WebhookReads
+from baccarat_api.adapters.memory_tokens import MemoryTokenStore
 from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
@@ -61,6 +62,7 @@ class MemoryRepository(FeedReads, WebhookReads, Repository):
         self.scheduler = NoScheduler() if scheduler is None else scheduler
         self.book = MemoryBookStore(self)
         self.chunks = MemoryChunkStore(self)
+        self.token_store = MemoryTokenStore()
         self.items: dict[Key, Record] = {}
         self.tiers: list[dict[str, Any]] = []
         self.retired: set[str] = set()

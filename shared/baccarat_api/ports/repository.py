@@ -34,6 +34,7 @@ from baccarat_api.ports.records import (
     WebhookRecord,
 )
 from baccarat_api.ports.scheduler import Scheduler
+from baccarat_api.ports.tokens import TokenStore
 from baccarat_api.ports.writes import StateWrites
 
 
@@ -128,6 +129,8 @@ class Repository(StateWrites):
     #: A locked book's leaves and its settlement's receipts and pages
     #: (:mod:`baccarat_api.ports.chunks`).
     chunks: ChunkStore
+    #: Player tokens' keys and each table's revocations (:mod:`baccarat_api.ports.tokens`).
+    token_store: TokenStore
     #: Where a book round's settlement chunks are sent once its settlement committed (SQS in
     #: AWS, a thread under ``make run``); ``None``: run at once by the caller
     #: (:class:`baccarat_api.service.settle_chunks.InlineQueue`).

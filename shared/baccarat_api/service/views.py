@@ -237,3 +237,53 @@ def private_round(r: RoundRecord, derived: dict[str, Any]) -> dict[str, Any]:
         "settlement": r.settlement,
         "void": r.void,
     }
+
+
+#: What a person holds or may stake: shown to that person only (docs/design/browsers.md §1).
+_PRIVATE = ("balance", "personal_limits")
+
+
+def _redacted(entry: dict[str, Any]) -> dict[str, Any]:
+    return {k: (None if k in _PRIVATE else v) for k, v in entry.items()}
+
+
+def player_presence(
+    seats: dict[int, dict[str, Any]],
+    banker: dict[str, Any] | None,
+    spectators: dict[str, dict[str, Any]],
+    bettor_id: str,
+) -> tuple[dict[int, dict[str, Any]], dict[str, Any] | None, dict[str, dict[str, Any]]]:
+    """The state's presence as ``bettor_id`` (a token's holder) sees it: what anyone staked is
+    public at the table, what they hold or may stake is theirs — every other person's
+    ``balance`` and ``personal_limits`` are ``None``."""
+    mine = banker is not None and banker["bettor_id"] == bettor_id
+    return (
+        {n: s if s["bettor_id"] == bettor_id else _redacted(s) for n, s in seats.items()},
+        banker if banker is None or mine else _redacted(banker),
+        {b: s if b == bettor_id else _redacted(s) for b, s in spectators.items()},
+    )
+
+
+def you_view(
+    bettor_id: str,
+    role: str,
+    seats: dict[int, dict[str, Any]],
+    banker: dict[str, Any] | None,
+    spectators: dict[str, dict[str, Any]],
+    watchers: list[str],
+) -> dict[str, Any]:
+    """``you`` of a player's state: who the token is for, its role, where that person is now
+    (``seat 1`` … ``seat 7``, ``banker``, ``spectator``, ``watcher``; ``None``: not at the
+    table) and their balance (``None`` where a place has none)."""
+    place: str | None = None
+    balance: int | None = None
+    for n, s in seats.items():
+        if s["bettor_id"] == bettor_id:
+            place, balance = f"seat {n}", s.get("balance")
+    if place is None and banker is not None and banker["bettor_id"] == bettor_id:
+        place, balance = "banker", banker.get("balance")
+    if place is None and bettor_id in spectators:
+        place, balance = "spectator", spectators[bettor_id].get("balance")
+    if place is None and bettor_id in watchers:
+        place = "watcher"
+    return {"bettor_id": bettor_id, "role": role, "place": place, "balance": balance}

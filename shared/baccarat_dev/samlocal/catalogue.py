@@ -117,6 +117,8 @@ def _http_invocations(template: dict[str, Any]) -> Iterator[Invocation]:
             if event.get("Type") != "HttpApi":
                 continue
             ep = event["Properties"]
+            if ep["Method"].upper() == "OPTIONS":  # a CORS preflight: answered before any route
+                continue
             api = apis.get(str((ep.get("ApiId") or {}).get("Ref", "")), {})
             default = api.get("Properties", {}).get("Auth", {}).get("DefaultAuthorizer")
             chosen = ep.get("Auth", {}).get("Authorizer", default)

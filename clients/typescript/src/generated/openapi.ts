@@ -197,6 +197,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mint a player token for a person at the table (a browser's only credential) */
+        post: operations["mint_token"];
+        /** Revoke every token of a person minted until now at the table (idempotent) */
+        delete: operations["revoke_person_tokens"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/lobby-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mint a lobby token (reads the operator's table list, nothing about people) */
+        post: operations["mint_lobby_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/tokens/{jti}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one token (refused from the very next request; idempotent) */
+        delete: operations["revoke_token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/shoes/{shoe_id}/rounds": {
         parameters: {
             query?: never;
@@ -1476,6 +1528,38 @@ export interface components {
              * @enum {string}
              */
             covered_by: "house" | "player_banker";
+        };
+        /** LobbyTokenOut */
+        LobbyTokenOut: {
+            /**
+             * Token
+             * @description opaque: send it as Authorization: Bearer <token>
+             */
+            token: string;
+            /**
+             * Jti
+             * @description the token's id (to revoke it)
+             */
+            jti: string;
+            /**
+             * Expires At
+             * @description when it stops working (ISO 8601 UTC)
+             */
+            expires_at: string;
+            /**
+             * Role
+             * @default lobby
+             * @constant
+             */
+            role?: "lobby";
+        };
+        /** LobbyTokenRequest */
+        LobbyTokenRequest: {
+            /**
+             * Ttl Seconds
+             * @description the token's lifetime in seconds (default 3600, at most 14400)
+             */
+            ttl_seconds?: number | null;
         };
         /** ManifestOut */
         ManifestOut: {
@@ -3216,6 +3300,8 @@ export interface components {
             clock: components["schemas"]["TableClockOut"] | null;
             /** @description at a book table (`bet_behind: book`): the spectators and watchers counted and the first 20 named (`spectators` and `watchers` are then empty); null elsewhere */
             crowd?: components["schemas"]["CrowdOut"] | null;
+            /** @description a player token's holder: who, the token's role, where they are now and their balance (everyone else's balance and personal limits are then null); null for the operator */
+            you?: components["schemas"]["YouOut"] | null;
         };
         /** TiersOut */
         TiersOut: {
@@ -3223,6 +3309,52 @@ export interface components {
             tiers: {
                 [key: string]: unknown;
             }[];
+        };
+        /** TokenOut */
+        TokenOut: {
+            /**
+             * Token
+             * @description opaque: send it as Authorization: Bearer <token>
+             */
+            token: string;
+            /**
+             * Jti
+             * @description the token's id (to revoke it)
+             */
+            jti: string;
+            /**
+             * Expires At
+             * @description when it stops working (ISO 8601 UTC)
+             */
+            expires_at: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "seat" | "banker" | "spectator" | "watcher";
+            /** Table Id */
+            table_id: string;
+            /** Bettor Id */
+            bettor_id: string;
+        };
+        /** TokenRequest */
+        TokenRequest: {
+            /**
+             * Bettor Id
+             * @description the person the token is for (its only subject)
+             */
+            bettor_id: string;
+            /**
+             * Role
+             * @description what the holder may try (the table state still decides): seat, banker, spectator, watcher
+             * @enum {string}
+             */
+            role: "seat" | "banker" | "spectator" | "watcher";
+            /**
+             * Ttl Seconds
+             * @description the token's lifetime in seconds (default 3600, at most 14400)
+             */
+            ttl_seconds?: number | null;
         };
         /** UrgeOut */
         UrgeOut: {
@@ -3372,6 +3504,29 @@ export interface components {
              */
             secret: string;
         };
+        /**
+         * YouOut
+         * @description The token holder's own place at the table (the player view of ``GET …/state``).
+         */
+        YouOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "seat" | "banker" | "spectator" | "watcher";
+            /**
+             * Place
+             * @description seat 1 … seat 7, banker, spectator, watcher; null: not at the table
+             */
+            place: string | null;
+            /**
+             * Balance
+             * @description their balance (null: a watcher, or not present)
+             */
+            balance: number | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -3417,6 +3572,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3525,6 +3689,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -3624,6 +3797,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3740,6 +3922,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -3836,8 +4027,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3943,6 +4143,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4037,8 +4246,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4146,6 +4364,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4242,8 +4469,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4347,6 +4583,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4434,8 +4679,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4535,8 +4789,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4650,6 +4913,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4749,6 +5021,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4866,6 +5147,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4895,6 +5185,422 @@ export interface operations {
             };
             /** @description error codes: idempotency_key_reused */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    mint_token: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    revoke_person_tokens: {
+        parameters: {
+            query: {
+                /** @description the person */
+                bettor_id: string;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    mint_lobby_token: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LobbyTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyTokenOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    revoke_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                /** @description the token's id */
+                jti: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4969,6 +5675,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5082,6 +5797,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -5182,8 +5906,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5287,8 +6020,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5390,6 +6132,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5507,6 +6258,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -5608,8 +6368,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5718,6 +6487,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: payload_too_large */
             413: {
                 headers: {
@@ -5787,6 +6565,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5872,6 +6659,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6178,6 +6974,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -6324,6 +7129,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -6414,8 +7228,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6508,8 +7331,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6598,6 +7430,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6701,6 +7542,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: payload_too_large */
             413: {
                 headers: {
@@ -6780,6 +7630,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6868,6 +7727,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6970,6 +7838,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found, not_in_book, settlement_pending */
             404: {
                 headers: {
@@ -7051,6 +7928,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7218,6 +8104,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -7301,6 +8196,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7395,6 +8299,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: concurrent_update */
             409: {
                 headers: {
@@ -7469,6 +8382,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7561,6 +8483,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: payload_too_large */
             413: {
                 headers: {
@@ -7633,6 +8564,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

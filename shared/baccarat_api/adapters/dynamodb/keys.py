@@ -271,3 +271,13 @@ def window_key(operator_id: str, round_id: str, shard: str) -> tuple[str, str]:
 
 def slip_key(operator_id: str, round_id: str, shard: str, bettor_ref: str) -> tuple[str, str]:
     return book_pk(operator_id, round_id, shard), SLIP_PREFIX + bettor_ref
+
+
+#: A table's token revocations (docs/design/browsers.md §1), in the table's partition.
+TOKENS_SK = "TOKENS"
+#: The token keys, in the config table (``sk`` = the key id).
+TOKEN_KEY_PK = "TOKENKEY"
+
+
+def tokens_key(operator_id: str, table_id: str) -> tuple[str, str]:
+    return table_pk(operator_id, table_id), TOKENS_SK

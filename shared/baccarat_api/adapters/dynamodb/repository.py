@@ -16,6 +16,7 @@ from baccarat_api.adapters.dynamodb.feed import FeedReads
 from baccarat_api.adapters.dynamodb.listings import Listings
 from baccarat_api.adapters.dynamodb.proofs import ProofStore
 from baccarat_api.adapters.dynamodb.reads import StateReads
+from baccarat_api.adapters.dynamodb.tokens import DynamoTokenStore
 from baccarat_api.adapters.dynamodb.writes import WriteRequests
 from baccarat_api.ports.repository import Repository
 
@@ -32,3 +33,4 @@ class DynamoRepository(
         super().__init__(*args, **kwargs)
         self.book = DynamoBookStore(self.client, self.state, self.config, self.clock)
         self.chunks = DynamoChunkStore(self.client, self.state, self.config, self.clock)
+        self.token_store = DynamoTokenStore(self.client, self.state, self.config)

@@ -20,6 +20,8 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "presence.join_watchers", "presence.leave_watchers", "squeeze.urge",
         "tables.pause_table", "tables.resume_table",
         "tables.give_client_seed",
+        "tokens.mint_token", "tokens.mint_lobby_token", "tokens.revoke_token",
+        "tokens.revoke_person_tokens",
     ),
     "deal_and_resolve": (
         "rounds.deal", "betting.open_betting", "betting.place_slip", "betting.cancel_slip",

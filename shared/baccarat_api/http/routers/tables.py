@@ -9,9 +9,10 @@ from typing import Annotated
 from aws_lambda_powertools.metrics import MetricUnit
 from fastapi import APIRouter, Header, Query, Response
 
-from baccarat_api.http.deps import OperatorId, Rt, errors, unless_not_modified
+from baccarat_api.http.deps import CallerDep, OperatorId, Rt, errors, unless_not_modified
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
+from baccarat_api.http.player import TOKEN_ERRORS
 from baccarat_api.ids import SHOE_NUMBER
 from baccarat_api.observability import logger, metrics
 from baccarat_api.service import reading
@@ -119,19 +120,21 @@ def audit_table(
     tags=["read"],
     responses={
         304: {"description": "the state is unchanged since the ETag sent in If-None-Match"},
-        **errors("unauthorized", "not_found"),
+        **errors(*TOKEN_ERRORS, "unauthorized", "not_found"),
     },
 )
 def get_table_state(
     table_id: str,
-    operator: OperatorId,
+    caller: CallerDep,
     rt: Rt,
     response: Response,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> TableStateOut | Response:
     from baccarat_api.service.table_state import table_state
 
-    state, etag = table_state(rt.repo, operator, table_id, rt.settings.push_url)
+    state, etag = table_state(
+        rt.repo, caller.operator_id, table_id, caller.player, rt.settings.push_url
+    )
     return unless_not_modified(state, etag, response, if_none_match)
 
 
