@@ -135,3 +135,34 @@ def test_the_push_function_publishes_what_the_stream_reports(
     (message,) = (json.loads(e) for e in doc["events"])
     assert message["type"] == "events"
     assert [e["type"] for e in message["events"]] == ["watcher_joined"]
+
+
+def test_a_table_token_subscribes_to_its_own_tables_channel_until_revoked(
+    api: Api, stack: Stack
+) -> None:
+    handler = function_module("functions/push_authorizer/").handler
+    ctx = LambdaContext("PushAuthorizerFunction")
+    body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house"}
+    mine, other = (
+        api.post("/v1/tables", body).body["table_id"],
+        api.post("/v1/tables", body).body["table_id"],
+    )
+    minted = api.post(f"/v1/tables/{mine}/tokens", {"bettor_id": "wes", "role": "watcher"})
+    assert minted.status == 201, minted.body
+    bearer = f"Bearer {minted.body['token']}"
+
+    def allowed(operation: str, channel: str | None, token: str = bearer) -> bool:
+        return bool(handler(authorizer_event(operation, token, channel), ctx)["isAuthorized"])
+
+    assert allowed("EVENT_CONNECT", None)
+    assert allowed("EVENT_SUBSCRIBE", f"/tables/{mine}/e1")
+    assert not allowed("EVENT_SUBSCRIBE", f"/tables/{other}/e1")  # another table of its operator
+    assert not allowed("EVENT_SUBSCRIBE", f"/tables/{mine}/e2")  # not the current epoch
+    lobby = f"Bearer {api.post('/v1/lobby-tokens', {}).body['token']}"
+    assert allowed("EVENT_CONNECT", None, lobby)
+    assert not allowed("EVENT_SUBSCRIBE", f"/tables/{mine}/e1", lobby)  # a lobby token: no table
+    tampered = bearer[:-2] + ("AA" if not bearer.endswith("AA") else "BB")
+    assert not allowed("EVENT_SUBSCRIBE", f"/tables/{mine}/e1", tampered)
+    assert api.call("DELETE", f"/v1/tables/{mine}/tokens/{minted.body['jti']}").status == 204
+    assert not allowed("EVENT_CONNECT", None)  # revoked: refused at once
+    assert not allowed("EVENT_SUBSCRIBE", f"/tables/{mine}/e1")

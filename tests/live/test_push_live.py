@@ -168,3 +168,24 @@ def test_a_rotation_ends_the_old_channel_and_its_subscribers_move_on(
         assert moved["id"] == "new"  # the old subscription's channel is over
         (event,) = PushEvents.model_validate_json(moved["event"]).events
         assert (event.seq, event.type) == (2, "watcher_joined")
+
+
+def test_a_table_token_subscribes_to_its_own_table_only(
+    server: LocalServer, http: httpx.Client
+) -> None:
+    a, b = new_table(http), new_table(http)
+    r = http.post(f"/v1/tables/{a}/tokens", json={"bettor_id": "wes", "role": "watcher"})
+    assert r.status_code == 201, r.text
+    token = r.json()["token"]
+    with open_socket(server.url, None) as ws:
+        ws.send(json.dumps({"type": "connection_init"}))
+        assert receive(ws)["type"] == "connection_error"  # no key, no token
+    with open_socket(server.url, key=None, authorization=f"Bearer {token}") as ws:
+        assert init(ws)["type"] == "connection_ack"
+        assert subscribe(ws, f"/tables/{b}/e1", "b")["type"] == "subscribe_error"
+        assert subscribe(ws, f"/tables/{a}/e1", "a")["type"] == "subscribe_success"
+        assert http.put(f"/v1/tables/{a}/watchers/wes").status_code == 200
+        got = receive(ws)
+        assert got["id"] == "a"
+        (event,) = PushEvents.model_validate_json(got["event"]).events
+        assert (event.type, event.data) == ("watcher_joined", {"bettor_id": "wes"})

@@ -27,12 +27,14 @@ def ws_url(http_url: str) -> str:
     return http_url.replace("http://", "ws://", 1) + "/event/realtime"
 
 
-def open_socket(http_url: str, key: str | None) -> ClientConnection:
-    """A socket to the local server's push channel, authorized by ``key`` (``None``: none)."""
-    protocols = [
-        Subprotocol(PROTOCOL),
-        Subprotocol(auth_protocol(None if key is None else f"Bearer {key}")),
-    ]
+def open_socket(
+    http_url: str, key: str | None, authorization: str | None = None
+) -> ClientConnection:
+    """A socket to the local server's push channel, authorized by ``key`` (``None``: none) or
+    by ``authorization`` (a whole ``Authorization`` value: a token's)."""
+    if authorization is None and key is not None:
+        authorization = f"Bearer {key}"
+    protocols = [Subprotocol(PROTOCOL), Subprotocol(auth_protocol(authorization))]
     return connect(ws_url(http_url), subprotocols=protocols, open_timeout=10)
 
 

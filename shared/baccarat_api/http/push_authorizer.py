@@ -2,9 +2,9 @@
 :func:`authorize_subscribe`, for AppSync Events' Lambda authorizer (``PushAuthorizerFunction``,
 :func:`lambda_handler`) and ``make run``'s stand-in (``baccarat_dev/push_local.py``).
 
-Today an operator key, for any channel of its own tables at their current epoch; a player or
-lobby token joins here (through the same verification as ``current_caller``) once tokens land.
-The channel's epoch is checked against the live state, so after a rotation the old channel
+An operator key, for any channel of its own tables; a table token (the same verification as
+``current_caller``: MAC, expiry, the revocation item), for its own table's channel only. The
+channel's epoch is checked against the live state, so after a rotation the old channel
 refuses every new subscription."""
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from typing import Any
 from baccarat_api.http.auth import authenticate
 from baccarat_api.observability import logger
 from baccarat_api.runtime import get_runtime
+from baccarat_api.service import tokens
 from baccarat_api.service.errors import DomainError
-from baccarat_api.service.push import subscribe_refusal
+from baccarat_api.service.push import parse_channel, subscribe_refusal
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,12 +35,24 @@ class PushAccess:
 
 def authorize_subscribe(authorization: str | None, channel: str | None) -> PushAccess:
     """Whether ``authorization`` (an ``Authorization`` header's value) may connect (``channel``
-    ``None``) or subscribe to ``channel``. Raises only when the stores are unavailable."""
+    ``None``) or subscribe to ``channel``: an operator key, to any of its tables' current
+    channel; a table token (verified, unexpired, unrevoked — the revocation item read), to its
+    own table's current channel only; a lobby token connects but subscribes to nothing. Raises
+    only when the stores are unavailable."""
     rt = get_runtime()
+    scheme, _, value = (authorization or "").partition(" ")
+    token = value.strip() if scheme.lower() == "bearer" else ""
     try:
-        operator_id = authenticate(authorization, rt.repo, rt.key_cache)
+        if token.startswith(tokens.PREFIX):
+            player = tokens.authenticate(rt.repo, rt.vault, token)
+            operator_id = player.operator_id
+            wanted = None if channel is None else parse_channel(channel)
+            if channel is not None and (wanted is None or wanted[0] != player.table_id):
+                return PushAccess(operator_id, "token_table_mismatch: not this token's table")
+        else:
+            operator_id = authenticate(authorization, rt.repo, rt.key_cache)
     except DomainError as exc:
-        return PushAccess(error=exc.message)
+        return PushAccess(error=f"{exc.code}: {exc.message}")
     refusal = None if channel is None else subscribe_refusal(rt.repo, operator_id, channel)
     return PushAccess(operator_id, refusal)
 
