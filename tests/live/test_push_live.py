@@ -189,3 +189,20 @@ def test_a_table_token_subscribes_to_its_own_table_only(
         assert got["id"] == "a"
         (event,) = PushEvents.model_validate_json(got["event"]).events
         assert (event.type, event.data) == ("watcher_joined", {"bettor_id": "wes"})
+
+
+def test_a_chat_line_is_pushed_as_posted_after_the_events(
+    server: LocalServer, http: httpx.Client
+) -> None:
+    a = new_table(http)
+    with open_socket(server.url, server.key) as ws:
+        init(ws)
+        assert subscribe(ws, f"/tables/{a}/e1")["type"] == "subscribe_success"
+        assert http.put(f"/v1/tables/{a}/watchers/wes").status_code == 200
+        hostile = '<img src=x onerror="alert(1)">'
+        posted = http.post(f"/v1/tables/{a}/chat", json={"bettor_id": "wes", "text": hostile})
+        assert posted.status_code == 201, posted.text
+        got = [PUSH_MESSAGE.validate_json(receive(ws)["event"]) for _ in range(2)]
+        assert [m.type for m in got] == ["events", "chat"]
+        chat = got[1].model_dump()
+        assert chat == {"type": "chat", "table_id": a, "message": posted.json()}  # as typed

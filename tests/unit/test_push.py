@@ -14,6 +14,7 @@ import pytest
 
 from baccarat_api.adapters.dynamodb.codec import to_item
 from baccarat_api.jobs import push as job
+from baccarat_api.ports.chat_records import ChatMessage, new_message_id
 from baccarat_api.ports.push import PushUnavailable
 from baccarat_api.ports.records import EventRecord
 from baccarat_api.service import events, push
@@ -62,22 +63,13 @@ def records_of(evs: Sequence[EventRecord]) -> list[dict[str, Any]]:
 
 
 def chat_item(table_id: str, n: int, epoch: int | None = None) -> dict[str, Any]:
-    """A chat item as common.md agrees it (the chat part writes it)."""
-    at_ms = 1_767_225_600_000 + n
-    item = {
-        "pk": {"S": f"OP#{OP}#T#{table_id}"},
-        "sk": {"S": f"CHAT#{at_ms:013d}#ch_{n:016d}"},
-        "kind": {"S": "chat"},
-        "message_id": {"S": f"ch_{n:016d}"},
-        "table_id": {"S": table_id},
-        "bettor_id": {"S": "alice"},
-        "text": {"S": f"<b>hello</b> {n}"},
-        "at": {"S": "2026-01-01T00:00:00.000Z"},
-        "expires_at": {"N": "1767312000"},
-    }
-    if epoch is not None:
-        item["epoch"] = {"N": str(epoch)}
-    return item
+    """A chat line's item as the chat part writes it (its record through the codec)."""
+    message_id = new_message_id(1_767_225_600_000 + n)
+    line = ChatMessage(
+        OP, table_id, message_id, "alice", f"<b>hello</b> {n}", "2026-01-01T00:00:00.000Z",
+        1_767_312_000, epoch=epoch,
+    )  # fmt: skip
+    return to_item(line)
 
 
 def test_a_batch_is_one_events_message_per_table_in_seq_order(game: Game) -> None:
@@ -122,14 +114,18 @@ def test_chat_lines_follow_the_events_one_message_each(game: Game) -> None:
     a = new_table(game)
     watchers(game, a, "w1")
     evs = records_of(stored_events(game, a))
-    records = [insert(chat_item(a, 1)), *evs, insert(chat_item(a, 2))]
+    first, second = chat_item(a, 1), chat_item(a, 2)
+    records = [insert(first), *evs, insert(second)]
     out = Recorder()
     assert job.on_records(records, out) == 3
     kinds = [m for _, m in out.parsed()]
     assert isinstance(kinds[0], PushEvents)
     assert [type(m) for m in kinds[1:]] == [PushChat, PushChat]
     chats = [m for m in kinds[1:] if isinstance(m, PushChat)]
-    assert [c.message.message_id for c in chats] == [f"ch_{1:016d}", f"ch_{2:016d}"]
+    assert [c.message.message_id for c in chats] == [
+        first["message_id"]["S"],
+        second["message_id"]["S"],
+    ]
     assert chats[0].message.text == "<b>hello</b> 1"  # as typed: rendered inert by the page
     assert {c for c, _ in out.published} == {push.channel(a, 1)}
 
