@@ -138,7 +138,9 @@ FULL = [
         tick={"step": "close", "key": AT, "due": AT},
         client_seeds=[{"client_seed": "s", "client_hash": "h", "given_at": AT,
                        "for_shoe_number": 2}],
+        push_epoch=3,
     ),
+    dataclasses.replace(EVENT, epoch=2),
     dataclasses.replace(HOOK, removed_at=AT),
     dataclasses.replace(PARKED, delivered_at=AT, retrying_at=AT),
 ]  # fmt: skip
