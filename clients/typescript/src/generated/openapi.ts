@@ -3417,6 +3417,16 @@ export interface components {
             crowd?: components["schemas"]["CrowdOut"] | null;
             /** @description a player token's holder: who, the token's role, where they are now and their balance (everyone else's balance and personal limits are then null); null for the operator */
             you?: components["schemas"]["YouOut"] | null;
+            /**
+             * Push Url
+             * @description the push channel's WebSocket URL (AppSync Events' realtime endpoint; `make run`: ws://…/event/realtime); null where no push is configured
+             */
+            push_url: string | null;
+            /**
+             * Push Channel
+             * @description the table's push channel now, `/tables/{table_id}/e{epoch}`: subscribe, then read this state (docs/api.md "Push")
+             */
+            push_channel: string;
         };
         /** TiersOut */
         TiersOut: {
@@ -3642,6 +3652,76 @@ export interface components {
              */
             balance: number | null;
         };
+        /**
+         * PushChat
+         * @description One chat line posted at the table (best-effort: chat has no ``seq``).
+         */
+        PushChat: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "chat";
+            /** Table Id */
+            table_id: string;
+            message: components["schemas"]["PushChatLine"];
+        };
+        /**
+         * PushChatLine
+         * @description A chat message as ``GET …/chat`` answers it (``ChatOut``'s fields).
+         */
+        PushChatLine: {
+            /**
+             * Message Id
+             * @description `ch_` + 16 base32 characters
+             */
+            message_id: string;
+            /** Bettor Id */
+            bettor_id: string;
+            /** Text */
+            text: string;
+            /**
+             * At
+             * @description when it was posted (ISO 8601 UTC, milliseconds)
+             */
+            at: string;
+        };
+        /**
+         * PushEvents
+         * @description The table's events of one stream batch, in ``seq`` order (as ``GET …/events`` answers
+         *     them); a gap in ``seq`` means a lost message: read ``GET …/events?after=``.
+         */
+        PushEvents: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "events";
+            /** Table Id */
+            table_id: string;
+            /** Events */
+            events: components["schemas"]["EventOut"][];
+        };
+        /**
+         * PushRotate
+         * @description The channel's last message: subscribe to ``channel`` (a token was revoked).
+         */
+        PushRotate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rotate";
+            /** Table Id */
+            table_id: string;
+            /**
+             * Channel
+             * @description the table's new channel, `/tables/{table_id}/e{n+1}`
+             */
+            channel: string;
+        };
+        /** PushMessage */
+        PushMessage: components["schemas"]["PushEvents"] | components["schemas"]["PushChat"] | components["schemas"]["PushRotate"];
     };
     responses: never;
     parameters: never;
