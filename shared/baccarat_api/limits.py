@@ -329,3 +329,12 @@ MAX_TABLE_NAME_CHARS = 32
 #: The lobby's page of tables (GET /v1/tables).
 DEFAULT_LOBBY_PAGE = 25
 MAX_LOBBY_PAGE = 50
+#: The push channel (AppSync Events; ``make run``'s stand-in): one message (an AppSync event,
+#: a JSON string) at most these bytes — AppSync's 240 KB per event — and at most this many
+#: messages per publish request (AppSync's batch of five).
+PUSH_MAX_MESSAGE_BYTES = 240 * 1024
+PUSH_MESSAGES_PER_PUBLISH = 5
+#: How many channels the push job publishes to at once (one stream batch holds many tables).
+PUSH_PUBLISH_CONCURRENCY = 16
+#: A table's push epoch before its first rotation (a live item without one reads it).
+PUSH_FIRST_EPOCH = 1

@@ -40,6 +40,8 @@ BODIES: dict[str, Callable[[], Any]] = {
     "POST /v1/tables/{table_id}/pause": lambda: None,
     "POST /v1/tables/{table_id}/resume": lambda: None,
     "POST /v1/tables/{table_id}/client-seeds": lambda: {"client_seed": "theirs"},
+    "POST /v1/tables/{table_id}/chat": lambda: {"text": "hi", "bettor_id": "theirs"},
+    "PUT /v1/tables/{table_id}/chat/mutes/{bettor_id}": lambda: {"seconds": 60},
     "POST /v1/tables/{table_id}/tokens": lambda: {"bettor_id": "theirs", "role": "seat"},
 }
 #: A valid query for every route that needs one.
@@ -61,7 +63,10 @@ LISTINGS |= {
 LISTINGS |= {"GET /v1/tables"}
 PARAMS = ("table_id", "shoe_id", "round_id")
 #: Path parameters that name no resource: the same value for the owner's ids and nobody's.
-FIXED = {"seat": "1", "bettor_id": "someone", "round_number": "1", "jti": "tk_" + "a" * 26}
+FIXED = {
+    "seat": "1", "bettor_id": "someone", "round_number": "1", "jti": "tk_" + "a" * 26,
+    "message_id": "ch_2222222222aaaaaa",
+}  # fmt: skip
 
 
 def walked_routes() -> list[str]:

@@ -173,6 +173,7 @@ def test_every_route_answers_each_role_as_the_table_says(api: Api, role: str) ->
     fixed = {
         "table_id": t, "shoe_id": f"{t}_s1", "round_id": f"{t}_s1_r1", "bettor_id": "alice",
         "seat": "1", "round_number": "1", "jti": "tk_" + "a" * 26, "event_id": "ev_1",
+        "message_id": "ch_2222222222aaaaaa",
     }  # fmt: skip
     walked = 0
     for method, template, _ in authenticated_routes():

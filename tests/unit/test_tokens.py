@@ -11,7 +11,7 @@ import pytest
 
 from baccarat_api.limits import TOKEN_TTL_DEFAULT_SECONDS, TOKEN_TTL_MAX_SECONDS
 from baccarat_api.ports.tokens import Revocations
-from baccarat_api.service import tokens
+from baccarat_api.service import events, push, tokens
 from baccarat_api.service.errors import DomainError
 
 from .conftest import Game
@@ -188,3 +188,25 @@ def test_concurrent_revocations_both_hold(game: Game) -> None:
     tokens.revoke(game.repo, OP, t, bettor_id="alice")
     store.revocations = real  # type: ignore[method-assign]
     assert set(store.revocations(OP, t).floor) == {"alice", "bob"}
+
+
+def test_a_revocation_moves_the_tables_push_channel_on(game: Game) -> None:
+    """Each revocation: the push epoch + 1, announced by ``push_rotated`` on the old channel; a
+    subscription to the old channel is refused from then on (its revoked holder cannot take
+    the new one: the token is refused first)."""
+    t = new_table(game)
+    a = mint(game, t, "alice")
+    live = game.repo.load(OP, live=t).live
+    before = push.epoch_of(live)
+    assert push.subscribe_refusal(game.repo, OP, push.channel(t, before)) is None
+    tokens.revoke(game.repo, OP, t, jti=a.player.jti)
+    live = game.repo.load(OP, live=t).live
+    assert push.epoch_of(live) == before + 1
+    assert live is not None
+    page, _ = events.table_events(game.repo, OP, t, live.seq - 1, 1)
+    last = page.events[-1]
+    assert (last.type, last.data) == ("push_rotated", {"epoch": before + 1})
+    assert push.subscribe_refusal(game.repo, OP, push.channel(t, before)) is not None
+    assert push.subscribe_refusal(game.repo, OP, push.channel(t, before + 1)) is None
+    tokens.revoke(game.repo, OP, t, bettor_id="alice")
+    assert push.epoch_of(game.repo.load(OP, live=t).live) == before + 2

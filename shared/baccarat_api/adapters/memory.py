@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from baccarat_api.adapters.memory_book import MemoryBookStore
+from baccarat_api.adapters.memory_chat import MemoryChatReads
 from baccarat_api.adapters.memory_chunks import MemoryChunkStore
 from baccarat_api.adapters.memory_feed import FeedReads, WebhookReads
 from baccarat_api.adapters.memory_lobby import LobbyStore
@@ -55,10 +56,19 @@ from baccarat_api.ports.repository import (
     Snapshot,
 )
 from baccarat_api.ports.scheduler import NoScheduler, Scheduler
-from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
+from baccarat_api.ports.writes import ABSENT, Below, Key, Put, Update, Write
 
 
-class MemoryRepository(FeedReads, WebhookReads, LobbyStore, Repository):
+def _expected(value: Any, expected: Any) -> bool:
+    """Whether a stored field's ``value`` holds an update's expectation."""
+    if expected is ABSENT:
+        return value is None
+    if isinstance(expected, Below):
+        return value is None or bool(value < expected.value)
+    return bool(value == expected)
+
+
+class MemoryRepository(FeedReads, WebhookReads, MemoryChatReads, LobbyStore, Repository):
     def __init__(self, clock: Clock = system_clock, scheduler: Scheduler | None = None) -> None:
         self.clock = clock
         self.scheduler = NoScheduler() if scheduler is None else scheduler
@@ -97,11 +107,7 @@ class MemoryRepository(FeedReads, WebhookReads, LobbyStore, Repository):
             if not write.upsert:
                 return False
             stored = self._new_record(write)
-        for name, expected in write.expect.items():
-            value = getattr(stored, name)
-            if (value is not None) if expected is ABSENT else (value != expected):
-                return False
-        return True
+        return all(_expected(getattr(stored, n), e) for n, e in write.expect.items())
 
     #: How long DynamoDB remembers a transaction's token.
     TOKEN_SECONDS = 600

@@ -23,6 +23,9 @@ from baccarat_api.limits import (
     DEFAULT_SQUEEZE_SECONDS,
     DEFAULT_VOID_WINDOW_SECONDS,
 )
+from baccarat_api.ports.chat_records import ChatMessage as ChatMessage
+from baccarat_api.ports.chat_records import ChatPerson as ChatPerson
+from baccarat_api.ports.chat_records import ChatWindow as ChatWindow
 from baccarat_api.ports.chunks import ChunkEmitted as ChunkEmitted
 from baccarat_api.ports.chunks import SettleProgress as SettleProgress
 from baccarat_api.ports.documents import (
@@ -413,6 +416,9 @@ Record = (
     | WebhookFailure
     | SettleProgress
     | ChunkEmitted
+    | ChatMessage
+    | ChatPerson
+    | ChatWindow
     | TableNumber
     | TableNumberCounter
 )
@@ -437,6 +443,9 @@ KEY_FIELDS: dict[type, tuple[str, ...]] = {
     WebhookFailure: ("operator_id", "event_id"),
     SettleProgress: ("operator_id", "table_id", "shoe_number", "round_number"),
     ChunkEmitted: ("operator_id", "table_id", "shoe_number", "round_number", "chunk"),
+    ChatMessage: ("operator_id", "table_id", "message_id"),
+    ChatPerson: ("operator_id", "table_id", "bettor_id"),
+    ChatWindow: ("operator_id", "table_id", "who", "window"),
     TableNumber: ("operator_id", "number"),
     TableNumberCounter: ("operator_id",),
 }

@@ -14,6 +14,7 @@ from typing import Any
 from baccarat_api.clock import Clock
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.book import BookStore
+from baccarat_api.ports.chat import ChatReads
 from baccarat_api.ports.chunks import ChunkQueue, ChunkStore
 from baccarat_api.ports.lobby import LobbyPage, LobbyPosition
 from baccarat_api.ports.records import (
@@ -114,7 +115,7 @@ class FairnessPage:
 DayPosition = tuple[int, str]
 
 
-class Repository(StateWrites):
+class Repository(ChatReads, StateWrites):
     """The repository port: what the service reads (abstract here, one round trip each, in
     each adapter) and the game-state writes, each one transaction, written once for every
     adapter in :class:`~baccarat_api.ports.writes.StateWrites` over the adapter's

@@ -72,6 +72,15 @@ class _Absent:
 #: In :attr:`Update.expect`: the field must be absent (``None``; the item does not store it).
 ABSENT: Final = _Absent()
 
+
+@dataclass(frozen=True, slots=True)
+class Below:
+    """In :attr:`Update.expect`: the field is absent (``None``) or less than ``value`` — a
+    counter under its cap, a time already past (the chat's rate windows and mutes)."""
+
+    value: Any
+
+
 #: A record's key: its kind and the values of its ``KEY_FIELDS``.
 Key = tuple[type, tuple[Any, ...]]
 
@@ -100,9 +109,10 @@ class Update:
     """Change an EXISTING item of ``kind`` named by ``key`` (its ``KEY_FIELDS`` values): set the
     fields of ``set``, remove (make ``None``) those of ``remove``, add the integers of ``add``
     to those fields, only if every field of ``expect`` holds its value (:data:`ABSENT`: is
-    ``None``). With ``upsert`` the item need not exist: a missing one is made from the key and
-    the record's defaults first. With ``return_existing``, a lost condition brings the stored
-    record back (``ConditionFailed.existing``)."""
+    ``None``; :class:`Below`: is ``None`` or less). With ``upsert`` the item need not exist: a
+    missing one is made from the key and the record's defaults first. With
+    ``return_existing``, a lost condition brings the stored record back
+    (``ConditionFailed.existing``)."""
 
     kind: type
     ident: tuple[Any, ...]

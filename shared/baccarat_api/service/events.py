@@ -174,7 +174,7 @@ def emit(
         changes["squeeze"] = squeeze
     events = [*system, *events]
     records = tuple(
-        EventRecord(operator_id, table_id, base.seq + i, kind, at, dict(data))
+        EventRecord(operator_id, table_id, base.seq + i, kind, at, dict(data), base.push_epoch)
         for i, (kind, data) in enumerate(events, start=1)
     )
     assert all(kind in EVENT_TYPES for kind, _ in events), events

@@ -31,6 +31,7 @@ from baccarat_api.service.book_presence import at_book, crowd
 from baccarat_api.service.callers import Player
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.models import TableStateOut
+from baccarat_api.service.push import current_channel
 from baccarat_api.service.reveals import plan_seconds
 from baccarat_api.service.seating import presence_view
 from baccarat_api.service.views import player_presence, round_as_shown, shoe_as_shown, you_view
@@ -41,10 +42,15 @@ SHOE_FIELDS = ("shoe_id", "shoe_number", "status", "rounds_dealt", "cards_remain
 
 
 def table_state(
-    repo: Repository, operator_id: str, table_id: str, player: Player | None = None
+    repo: Repository,
+    operator_id: str,
+    table_id: str,
+    player: Player | None = None,
+    push_url: str | None = None,
 ) -> tuple[TableStateOut, str]:
     """The table's state now and its ETag; with ``player`` (a token's holder) as that person
-    sees it: everyone else's balance and personal limits ``null``, their own in ``you``."""
+    sees it: everyone else's balance and personal limits ``null``, their own in ``you``.
+    ``push_url``: the push channel's URL (a setting)."""
     if parse_table_id(table_id) is None:
         raise not_found("table", table_id)
     snap = repo.load(operator_id, table_id=table_id, live=table_id)
@@ -92,6 +98,8 @@ def table_state(
             "clock": clock_view(live),
             "crowd": crowd(repo, operator_id, table_id) if at_book(table) else None,
             "you": you,
+            "push_url": push_url,
+            "push_channel": current_channel(table_id, live),
         }
     )
     body = state.model_dump_json(exclude={"at"}).encode()

@@ -38,7 +38,7 @@ from baccarat_api.ports.tokens import (
 )
 from baccarat_api.ports.vault import SecretVault
 from baccarat_api.ports.writes import Put
-from baccarat_api.service import idempotency
+from baccarat_api.service import idempotency, push
 from baccarat_api.service.callers import ROLES, Player, Role
 from baccarat_api.service.errors import DomainError, not_found
 from baccarat_api.service.idempotency import IdempotencyRequest
@@ -291,7 +291,8 @@ def verify(repo: Repository, vault: SecretVault, token: str, *, expiry: bool = T
     claims = _claims(parts[1])
     now = unix_now(repo)
     key = keyring(repo.token_store).verifying(repo.token_store, vault, claims["kid"], now)
-    if key is None or not hmac.compare_digest(_mac(key, parts[1]), parts[2]):
+    given = parts[2].encode("utf-8", "surrogatepass")  # bytes: any text compares, none raises
+    if key is None or not hmac.compare_digest(_mac(key, parts[1]).encode(), given):
         raise _refused("bad signature")
     if expiry and now >= claims["exp"]:
         raise DomainError("token_expired", details={"expired_at": claims["exp"]})
@@ -334,7 +335,12 @@ def revoke(
     the operator's tables (another's: ``not_found``). Idempotent. The table's ``TOKENS`` item
     is pruned of entries that can no longer matter (a revoked id past the longest lifetime, a
     person's floor older than it), so it holds at most :data:`TOKEN_TTL_MAX_SECONDS` of
-    revocations."""
+    revocations.
+
+    Then the table's push channel moves on (:func:`~baccarat_api.service.push.rotate`): a
+    subscription opened with the revoked token ends with that channel (its holder cannot
+    subscribe to the next one). A retried revocation rotates again — one more resubscription,
+    nothing else."""
     if repo.get_table(operator_id, table_id) is None:
         raise not_found("table", table_id)
     for _ in range(_REVOKE_ATTEMPTS):
@@ -350,9 +356,10 @@ def revoke(
             repo.token_store.put_revocations(
                 operator_id, table_id, Revocations(revoked, floor, stored.version + 1)
             )
-            return
         except RevocationsMoved:
             continue
+        push.rotate(repo, operator_id, table_id)
+        return
     raise DomainError("unavailable", "too many concurrent revocations at this table; retry")
 
 

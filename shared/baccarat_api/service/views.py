@@ -15,7 +15,8 @@ from baccarat.rules import ShoeRules
 from baccarat_api.limits import DEFAULT_BET_BEHIND, DEFAULT_DEALING, DEFAULT_PAUSE_SECONDS
 from baccarat_api.ports.documents import BookDoc
 from baccarat_api.ports.records import ENDED, RoundRecord, ShoeRecord, TableRecord
-from baccarat_api.service.models import RoundStatus
+from baccarat_api.service.callers import Caller
+from baccarat_api.service.models import PresenceOut, RoundStatus
 from baccarat_api.service.reveals import shown_plan, squeeze_view
 
 
@@ -264,6 +265,18 @@ def player_presence(
         banker if banker is None or mine else _redacted(banker),
         {b: s if b == bettor_id else _redacted(s) for b, s in spectators.items()},
     )
+
+
+def presence_as_seen(out: PresenceOut, caller: Caller) -> PresenceOut:
+    """A presence answer as its caller may see it: whole for the operator; for a token's
+    holder (who leaves their own place) every other person's balance and limits hidden, as in
+    their state (:func:`player_presence`)."""
+    if caller.player is None or caller.player.bettor_id is None:
+        return out
+    seats, banker, spectators = player_presence(
+        out.seats, out.banker, out.spectators, caller.player.bettor_id
+    )
+    return out.model_copy(update={"seats": seats, "banker": banker, "spectators": spectators})
 
 
 def you_view(

@@ -198,6 +198,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table's last chat messages, oldest first (kept 24 h) */
+        get: operations["get_chat"];
+        put?: never;
+        /** Post a chat line as a person at the table (a player token's, or bettor_id's) */
+        post: operations["post_chat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/chat/{message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a chat message (marked removed, its text dropped): chat_message_deleted */
+        delete: operations["remove_chat_message"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/chat/mutes/{bettor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Mute a person's chat at the table for some seconds (at most a day): chat_muted */
+        put: operations["mute_chat"];
+        post?: never;
+        /** End a person's chat mute (chat_unmuted; nothing when they are not muted) */
+        delete: operations["unmute_chat"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tables/{table_id}/tokens": {
         parameters: {
             query?: never;
@@ -1017,6 +1070,50 @@ export interface components {
              */
             next: string | null;
         };
+        /** ChatIn */
+        ChatIn: {
+            /**
+             * Text
+             * @description one line of plain text: at most 200 code points and 800 UTF-8 bytes after NFC normalisation (422 chat_text_too_long); no control, format (bidi), private-use, unassigned or separator characters and no run of more than 4 combining marks (422 chat_text_invalid). Markup is plain text: shown as typed, never as HTML
+             */
+            text: string;
+            /**
+             * Bettor Id
+             * @description the author — required with the operator key; with a player token the token's person (if given, it must be them: 403 token_person_mismatch)
+             */
+            bettor_id?: string | null;
+        };
+        /**
+         * ChatOut
+         * @description A chat message, as ``GET …/chat`` and the push channel show it.
+         */
+        ChatOut: {
+            /**
+             * Message Id
+             * @description ch_ + 16 base32 characters
+             */
+            message_id: string;
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Text
+             * @description NFC, as accepted
+             */
+            text: string;
+            /**
+             * At
+             * @description when it was posted (ISO 8601 UTC, milliseconds)
+             */
+            at: string;
+        };
+        /** ChatPageOut */
+        ChatPageOut: {
+            /**
+             * Messages
+             * @description the newest messages, oldest first (expired and removed ones skipped)
+             */
+            messages: components["schemas"]["ChatOut"][];
+        };
         /**
          * ClientSeedOut
          * @description A client seed as queued: its hash (the seed itself is shown by the shoe it commits),
@@ -1753,6 +1850,24 @@ export interface components {
              * @description SHA-256 (hex) of each page without its signature
              */
             pages: string[];
+        };
+        /** MuteIn */
+        MuteIn: {
+            /**
+             * Seconds
+             * @description how long the mute lasts
+             */
+            seconds: number;
+        };
+        /** MuteOut */
+        MuteOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Until
+             * @description the mute's end (ISO 8601 UTC, milliseconds)
+             */
+            until: string;
         };
         /**
          * NamesOut
@@ -3486,6 +3601,16 @@ export interface components {
             crowd?: components["schemas"]["CrowdOut"] | null;
             /** @description a player token's holder: who, the token's role, where they are now and their balance (everyone else's balance and personal limits are then null); null for the operator */
             you?: components["schemas"]["YouOut"] | null;
+            /**
+             * Push Url
+             * @description the push channel's WebSocket URL (AppSync Events' realtime endpoint; `make run`: ws://…/event/realtime); null where no push is configured
+             */
+            push_url: string | null;
+            /**
+             * Push Channel
+             * @description the table's push channel now, `/tables/{table_id}/e{epoch}`: subscribe, then read this state (docs/api.md "Push")
+             */
+            push_channel: string;
         };
         /** TiersOut */
         TiersOut: {
@@ -3711,6 +3836,76 @@ export interface components {
              */
             balance: number | null;
         };
+        /**
+         * PushChat
+         * @description One chat line posted at the table (best-effort: chat has no ``seq``).
+         */
+        PushChat: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "chat";
+            /** Table Id */
+            table_id: string;
+            message: components["schemas"]["PushChatLine"];
+        };
+        /**
+         * PushChatLine
+         * @description A chat message as ``GET …/chat`` answers it (``ChatOut``'s fields).
+         */
+        PushChatLine: {
+            /**
+             * Message Id
+             * @description `ch_` + 16 base32 characters
+             */
+            message_id: string;
+            /** Bettor Id */
+            bettor_id: string;
+            /** Text */
+            text: string;
+            /**
+             * At
+             * @description when it was posted (ISO 8601 UTC, milliseconds)
+             */
+            at: string;
+        };
+        /**
+         * PushEvents
+         * @description The table's events of one stream batch, in ``seq`` order (as ``GET …/events`` answers
+         *     them); a gap in ``seq`` means a lost message: read ``GET …/events?after=``.
+         */
+        PushEvents: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "events";
+            /** Table Id */
+            table_id: string;
+            /** Events */
+            events: components["schemas"]["EventOut"][];
+        };
+        /**
+         * PushRotate
+         * @description The channel's last message: subscribe to ``channel`` (a token was revoked).
+         */
+        PushRotate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rotate";
+            /** Table Id */
+            table_id: string;
+            /**
+             * Channel
+             * @description the table's new channel, `/tables/{table_id}/e{n+1}`
+             */
+            channel: string;
+        };
+        /** PushMessage */
+        PushMessage: components["schemas"]["PushEvents"] | components["schemas"]["PushChat"] | components["schemas"]["PushRotate"];
     };
     responses: never;
     parameters: never;
@@ -5475,6 +5670,536 @@ export interface operations {
             };
             /** @description error codes: idempotency_key_reused */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_chat: {
+        parameters: {
+            query?: {
+                /** @description most messages (max 100) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_expired, token_revoked, unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden, token_table_mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    post_chat: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_expired, token_revoked, unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: chat_muted, token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: concurrent_update, idempotency_in_progress, not_at_table */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: chat_text_invalid, chat_text_too_long, idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: chat_rate_limited, rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    remove_chat_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: concurrent_update */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    mute_chat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                /** @description the bettor's id */
+                bettor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MuteIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MuteOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: concurrent_update */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    unmute_chat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                /** @description the bettor's id */
+                bettor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: concurrent_update */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

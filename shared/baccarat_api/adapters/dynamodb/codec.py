@@ -16,6 +16,9 @@ from baccarat_api.adapters.dynamodb.shape import Item, Shape, json_text, type_co
 from baccarat_api.ports.documents import TickDoc
 from baccarat_api.ports.records import (
     ENDED,
+    ChatMessage,
+    ChatPerson,
+    ChatWindow,
     ChunkEmitted,
     DeliveryState,
     EventRecord,
@@ -219,6 +222,10 @@ SHAPES: dict[type, Shape] = {
         # A book round's settlement fan-out (adapters/dynamodb/chunks.py adds its number sets).
         Shape("settle_progress", SettleProgress, progress_key, derived=progress_due),
         Shape("chunk_emitted", ChunkEmitted, emitted_key),
+        # A table's chat (ports/chat_records.py): messages, each person's mute, rate windows.
+        Shape("chat", ChatMessage, keys.chat_message_key),
+        Shape("chat_person", ChatPerson, keys.chat_person_key),
+        Shape("chat_window", ChatWindow, keys.chat_window_key),
         # A table's number claimed (put once, with the table) and the operator's counter.
         Shape("table_number", TableNumber, keys.table_number_key),
         Shape("table_number_counter", TableNumberCounter, keys.number_counter_key),

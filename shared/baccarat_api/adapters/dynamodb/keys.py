@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from baccarat_api.ports.chat_records import message_ms
 from baccarat_api.ports.records import feed_shard
 
 #: Partitions of the sparse ``DueRounds`` index (rounds with locked bets awaiting settlement):
@@ -271,6 +272,33 @@ def window_key(operator_id: str, round_id: str, shard: str) -> tuple[str, str]:
 
 def slip_key(operator_id: str, round_id: str, shard: str, bettor_ref: str) -> tuple[str, str]:
     return book_pk(operator_id, round_id, shard), SLIP_PREFIX + bettor_ref
+
+
+# The chat of a table (ports/chat_records.py): items of the table's partition ---------------
+CHAT_PREFIX = "CHAT#"
+CHAT_PERSON_PREFIX = "CHATWHO#"
+CHAT_WINDOW_PREFIX = "CHATRATE#"
+
+
+def chat_sk(at_ms: int, message_id: str = "") -> str:
+    """A message's sort key (``CHAT#<at ms, 13 digits>#<message_id>``): the table's messages
+    in time order. Without ``message_id``: where the messages of ``at_ms`` begin."""
+    return f"{CHAT_PREFIX}{at_ms:013d}#{message_id}"
+
+
+def chat_message_key(operator_id: str, table_id: str, message_id: str) -> tuple[str, str]:
+    at_ms = message_ms(message_id)
+    if at_ms is None:
+        raise ValueError(f"not a message id: {message_id!r}")
+    return table_pk(operator_id, table_id), chat_sk(at_ms, message_id)
+
+
+def chat_person_key(operator_id: str, table_id: str, bettor_id: str) -> tuple[str, str]:
+    return table_pk(operator_id, table_id), CHAT_PERSON_PREFIX + bettor_id
+
+
+def chat_window_key(operator_id: str, table_id: str, who: str, window: int) -> tuple[str, str]:
+    return table_pk(operator_id, table_id), f"{CHAT_WINDOW_PREFIX}{who}#{window}"
 
 
 #: A table's token revocations (docs/design/browsers.md §1), in the table's partition.

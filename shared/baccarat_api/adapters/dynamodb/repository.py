@@ -1,7 +1,7 @@
 """The DynamoDB adapter of :class:`~baccarat_api.ports.repository.Repository`: keys in
 :mod:`.keys`, items in :mod:`.codec`, errors in :mod:`.errors`, and one part per kind of data
 (:mod:`.writes`, :mod:`.reads`, :mod:`.listings`, :mod:`.feed`, :mod:`.proofs`, :mod:`.config`,
-:mod:`.lobby`,
+:mod:`.chat`, :mod:`.lobby`,
 on :mod:`.base`). The game-state writes are the port's own
 (:class:`~baccarat_api.ports.writes.StateWrites`). One instance per warm container; every method
 is exactly one DynamoDB call."""
@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from baccarat_api.adapters.dynamodb.book import DynamoBookStore
+from baccarat_api.adapters.dynamodb.chat import ChatStore
 from baccarat_api.adapters.dynamodb.chunks import DynamoChunkStore
 from baccarat_api.adapters.dynamodb.config import ConfigStore
 from baccarat_api.adapters.dynamodb.feed import FeedReads
@@ -26,7 +27,15 @@ __all__ = ["DynamoRepository"]
 
 
 class DynamoRepository(
-    WriteRequests, StateReads, Listings, FeedReads, ProofStore, ConfigStore, LobbyReads, Repository
+    WriteRequests,
+    StateReads,
+    Listings,
+    FeedReads,
+    ProofStore,
+    ConfigStore,
+    ChatStore,
+    LobbyReads,
+    Repository,
 ):
     """The repository over a state table and a config table (``DynamoRepository(client,
     state_table, config_table)``)."""

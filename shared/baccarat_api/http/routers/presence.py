@@ -20,6 +20,7 @@ from baccarat_api.service.models import (
     WatchersPageOut,
     personal_limits_json,
 )
+from baccarat_api.service.views import presence_as_seen
 
 router = APIRouter(route_class=JsonRoute, tags=["tables and shoes"])
 
@@ -53,7 +54,8 @@ def take_seat(
     responses=errors(*TOKEN_ERRORS, *PLACE_ERRORS),
 )
 def leave_seat(table_id: str, seat: Seat, caller: CallerDep, rt: Rt) -> PresenceOut:
-    return presence.leave_seat(rt.repo, caller.operator_id, table_id, seat, holder(caller))
+    out = presence.leave_seat(rt.repo, caller.operator_id, table_id, seat, holder(caller))
+    return presence_as_seen(out, caller)
 
 
 @router.put(
@@ -78,7 +80,8 @@ def take_banker(table_id: str, body: BankerRequest, operator: OperatorId, rt: Rt
     responses=errors(*TOKEN_ERRORS, *PLACE_ERRORS),
 )
 def leave_banker(table_id: str, caller: CallerDep, rt: Rt) -> PresenceOut:
-    return presence.leave_banker(rt.repo, caller.operator_id, table_id, holder(caller))
+    out = presence.leave_banker(rt.repo, caller.operator_id, table_id, holder(caller))
+    return presence_as_seen(out, caller)
 
 
 @router.put(
@@ -108,7 +111,8 @@ def join_spectators(
     responses=errors(*TOKEN_ERRORS, *PLACE_ERRORS),
 )
 def leave_spectators(table_id: str, bettor_id: Bettor, caller: CallerDep, rt: Rt) -> PresenceOut:
-    return presence.leave_spectators(rt.repo, caller.operator_id, table_id, bettor_id)
+    out = presence.leave_spectators(rt.repo, caller.operator_id, table_id, bettor_id)
+    return presence_as_seen(out, caller)
 
 
 @router.put(
@@ -130,7 +134,8 @@ def join_watchers(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt
     responses=errors(*TOKEN_ERRORS, *PLACE_ERRORS),
 )
 def leave_watchers(table_id: str, bettor_id: Bettor, caller: CallerDep, rt: Rt) -> PresenceOut:
-    return presence.leave_watchers(rt.repo, caller.operator_id, table_id, bettor_id)
+    out = presence.leave_watchers(rt.repo, caller.operator_id, table_id, bettor_id)
+    return presence_as_seen(out, caller)
 
 
 After = Annotated[

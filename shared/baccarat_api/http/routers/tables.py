@@ -141,7 +141,9 @@ def get_table_state(
 ) -> TableStateOut | Response:
     from baccarat_api.service.table_state import table_state
 
-    state, etag = table_state(rt.repo, caller.operator_id, table_id, caller.player)
+    state, etag = table_state(
+        rt.repo, caller.operator_id, table_id, caller.player, rt.settings.push_url
+    )
     return unless_not_modified(state, etag, response, if_none_match)
 
 

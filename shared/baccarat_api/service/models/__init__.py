@@ -14,6 +14,7 @@ from baccarat_api.service.models.bets import (
     PlayerBankerOut,
     personal_limits_json,
 )
+from baccarat_api.service.models.chat import ChatIn, ChatOut, ChatPageOut, MuteIn, MuteOut
 from baccarat_api.service.models.common import (
     RESERVED_BETTOR_IDS,
     RESERVED_SCHEMA,
@@ -159,6 +160,9 @@ __all__ = [
     "BettorId",
     "BookOut",
     "BookPageOut",
+    "ChatIn",
+    "ChatOut",
+    "ChatPageOut",
     "ClientSeedOut",
     "ClientSeedRequest",
     "ClockNextOut",
@@ -191,6 +195,8 @@ __all__ = [
     "ManifestOut",
     "MinorUnitExponent",
     "Money",
+    "MuteIn",
+    "MuteOut",
     "NamesOut",
     "OpenInterventionsOut",
     "OpenShoeFairnessOut",

@@ -160,3 +160,11 @@ class TableStateOut(Strict):
         "their balance (everyone else's balance and personal limits are then null); null for "
         "the operator",
     )
+    push_url: str | None = Field(
+        description="the push channel's WebSocket URL (AppSync Events' realtime endpoint; "
+        "`make run`: ws://…/event/realtime); null where no push is configured"
+    )
+    push_channel: str = Field(
+        description="the table's push channel now, `/tables/{table_id}/e{epoch}`: subscribe, "
+        'then read this state (docs/api.md "Push")'
+    )
