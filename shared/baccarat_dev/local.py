@@ -342,6 +342,12 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             runtime = get_runtime()
             runtime.vault = SeededVault(runtime.vault, seed)  # type: ignore[assignment]
             lines.append("entropy              fixed (BACCARAT_DEV_ENTROPY): demo shoes only")
+        if os.environ.get("BACCARAT_DEMO_TABLES"):  # numbered demo tables, as a lobby lists them
+            from baccarat_api.jobs.seed import lobby_lines, seed_demo_tables
+            from baccarat_api.runtime import get_runtime
+
+            made = seed_demo_tables(get_runtime().repo, get_runtime().vault, DEMO_OPERATOR)
+            lines += [f"demo table           {line}" for line in lobby_lines(made)]
         # the stand-in for AutoSettleFunction's schedule: auto-settle what is due, every minute
         every = float(os.environ.get("BACCARAT_SWEEP_SECONDS", "60"))
         if every > 0:
@@ -375,6 +381,7 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         # make sweep / the admin CLI against this engine: AWS_ENDPOINT_URL=$BACCARAT_DYNAMODB
         dynamodb_export = f" BACCARAT_DYNAMODB={server.dynamodb_url}" if server else ""
         url = f"http://{args.host}:{args.port}"
+        lines.append(f"lobby page           {url}/lobby#token={banner_key}")
         print(
             f"\n  Baccarat engine API  {url}\n"
             + "".join(f"  {line}\n" for line in lines)

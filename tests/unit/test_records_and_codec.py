@@ -31,6 +31,8 @@ from baccarat_api.ports.records import (
     RoundRecord,
     ShoeFairness,
     ShoeRecord,
+    TableNumber,
+    TableNumberCounter,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
@@ -152,6 +154,12 @@ PROGRESS = SettleProgress(
     due_at="2026-01-01T00:01:00.000Z", voided=True,
 )  # fmt: skip
 EMITTED = ChunkEmitted("op", "tbl_aaaaaaaaaaaaaaaa", 1, 2, 3, "2026-01-01T00:00:01.000Z")
+#: A numbered table (issue 27), its number's claim and the operator's counter.
+NUMBERED = dataclasses.replace(
+    TABLE, table_id="tbl_cccccccccccccccc", number=7, name="Dragon 龍 <b>"
+)
+CLAIM = TableNumber("op", 7, "tbl_cccccccccccccccc")
+COUNTER = TableNumberCounter("op", 12)
 CHAT = ChatMessage(
     "op", "tbl_aaaaaaaaaaaaaaaa", "ch_2222222222aaaaaa", bettor_id="alice", text="<b>好</b> 👍",
     at="2026-01-01T00:00:01.000Z", expires_at=1_767_312_001, epoch=3,
@@ -167,7 +175,8 @@ CHAT_ITEMS = [
 ]  # fmt: skip
 RECORDS = [
     TABLE, RUNNING, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM, LIVE, EVENT, HEAD, MARK,
-    ENTRY, HOOK, DELIVERY, PARKED, *FULL, PROGRESS, EMITTED, *CHAT_ITEMS,
+    ENTRY, HOOK, DELIVERY, PARKED, *FULL, PROGRESS, EMITTED, *CHAT_ITEMS, NUMBERED, CLAIM,
+    COUNTER,
 ]  # fmt: skip
 
 

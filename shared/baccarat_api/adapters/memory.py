@@ -25,6 +25,7 @@ from baccarat_api.adapters.memory_book import MemoryBookStore
 from baccarat_api.adapters.memory_chat import MemoryChatReads
 from baccarat_api.adapters.memory_chunks import MemoryChunkStore
 from baccarat_api.adapters.memory_feed import FeedReads, WebhookReads
+from baccarat_api.adapters.memory_lobby import LobbyStore
 from baccarat_api.adapters.memory_tokens import MemoryTokenStore
 from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ids import RoundRef, ShoeRef
@@ -41,6 +42,7 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     SigningKeyRecord,
+    TableNumberCounter,
     TableRecord,
 )
 from baccarat_api.ports.repository import (
@@ -66,7 +68,7 @@ def _expected(value: Any, expected: Any) -> bool:
     return bool(value == expected)
 
 
-class MemoryRepository(FeedReads, WebhookReads, MemoryChatReads, Repository):
+class MemoryRepository(FeedReads, WebhookReads, MemoryChatReads, LobbyStore, Repository):
     def __init__(self, clock: Clock = system_clock, scheduler: Scheduler | None = None) -> None:
         self.clock = clock
         self.scheduler = NoScheduler() if scheduler is None else scheduler
@@ -236,8 +238,9 @@ class MemoryRepository(FeedReads, WebhookReads, MemoryChatReads, Repository):
         tier_id: str | None = None,
         idem_key: str | None = None,
         live: str | None = None,
+        numbers: bool = False,
     ) -> Snapshot:
-        named = [table_id, shoe, round_, tier_id, idem_key, live]
+        named = [table_id, shoe, round_, tier_id, idem_key, live, numbers or None]
         wanted = sum(x is not None for x in named)
         if wanted:
             self.calls["get" if wanted == 1 else "batch_get"] += 1
@@ -261,6 +264,8 @@ class MemoryRepository(FeedReads, WebhookReads, MemoryChatReads, Repository):
                 snap.idempotency = self._one(IdempotencyRecord, operator_id, idem_key)
             if live is not None:
                 snap.live = self._one(LiveRecord, operator_id, live)
+            if numbers:
+                snap.numbers = self._one(TableNumberCounter, operator_id)
         return snap
 
     def table_events(

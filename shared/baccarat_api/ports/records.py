@@ -52,6 +52,8 @@ from baccarat_api.ports.feed_records import WebhookRecord as WebhookRecord
 from baccarat_api.ports.feed_records import feed_shard as feed_shard
 from baccarat_api.ports.live_records import EventRecord as EventRecord
 from baccarat_api.ports.live_records import LiveRecord as LiveRecord
+from baccarat_api.ports.lobby_records import TableNumber as TableNumber
+from baccarat_api.ports.lobby_records import TableNumberCounter as TableNumberCounter
 
 OPEN = "open"
 ENDED = "ended"
@@ -99,6 +101,10 @@ class TableRecord:
     #: ``"book"``: spectators bet behind without a cap (:mod:`baccarat_api.ports.book`);
     #: ``None`` (listed, every bet on the live item) at every other table, stored as before.
     bet_behind: str | None = None
+    #: The table's human number (桌號, unique per operator: claimed by a
+    #: :class:`TableNumber`) and optional name; ``None`` on a table created before numbers.
+    number: int | None = None
+    name: str | None = None
 
     @property
     def profile(self) -> str:
@@ -413,6 +419,8 @@ Record = (
     | ChatMessage
     | ChatPerson
     | ChatWindow
+    | TableNumber
+    | TableNumberCounter
 )
 
 #: The fields that name each record kind's item (its key), in order: a put or an update of one
@@ -438,4 +446,6 @@ KEY_FIELDS: dict[type, tuple[str, ...]] = {
     ChatMessage: ("operator_id", "table_id", "message_id"),
     ChatPerson: ("operator_id", "table_id", "bettor_id"),
     ChatWindow: ("operator_id", "table_id", "who", "window"),
+    TableNumber: ("operator_id", "number"),
+    TableNumberCounter: ("operator_id",),
 }

@@ -47,6 +47,8 @@ def table_view(t: TableRecord) -> dict[str, Any]:
         "dealing": t.dealing or DEFAULT_DEALING,
         "bet_behind": t.bet_behind or DEFAULT_BET_BEHIND,
         "pause_seconds": DEFAULT_PAUSE_SECONDS if t.pause_seconds is None else t.pause_seconds,
+        "number": t.number,
+        "name": t.name,
     }
 
 

@@ -13,7 +13,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The lobby: the operator's numbered tables in number order, a page at a time (ETag) */
+        get: operations["list_tables"];
         put?: never;
         /** Create a table and draw its seed chain (the anchor is returned) */
         post: operations["create_table"];
@@ -757,6 +758,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/lobby": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The lobby page: no key (/lobby#token=<token>&api=<API URL> lists the tables) */
+        get: operations["lobby_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook": {
         parameters: {
             query?: never;
@@ -1254,6 +1272,14 @@ export interface components {
              * @enum {string}
              */
             bet_behind?: "listed" | "book";
+            /**
+             * Number
+             * @description the table's number (桌號), unique among the operator's tables (409 table_number_taken). Default: the operator's next free number
+             * @example 8
+             */
+            number?: number | null;
+            /** Name */
+            name?: string | null;
         };
         /**
          * CrowdOut
@@ -1625,6 +1651,154 @@ export interface components {
              * @enum {string}
              */
             covered_by: "house" | "player_banker";
+        };
+        /** LobbyLimitsOut */
+        LobbyLimitsOut: {
+            /**
+             * Min Bet
+             * @description the smallest bet (minor units)
+             */
+            min_bet: number;
+            /**
+             * Table Max
+             * @description the table's cap per round (minor units)
+             */
+            table_max: number | null;
+            /**
+             * Areas
+             * @description bet area → {min, max} per bettor per round (minor units)
+             */
+            areas: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+        };
+        /** LobbyOut */
+        LobbyOut: {
+            /**
+             * Tables
+             * @description in number order
+             */
+            tables: components["schemas"]["LobbyTableOut"][];
+            /**
+             * Next
+             * @description pass as `after` for the next page (null: the last)
+             */
+            next: string | null;
+        };
+        /** LobbyShoeOut */
+        LobbyShoeOut: {
+            /** Shoe Number */
+            shoe_number: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "ended";
+            /** Rounds Dealt */
+            rounds_dealt: number;
+            /**
+             * Cards Remaining
+             * @description cards left in the shoe (剩餘張數); null while a card of its latest round is face down (the count would tell whether third cards were drawn)
+             */
+            cards_remaining: number | null;
+            /**
+             * History
+             * @description the last 30 rounds shown (歷史開牌), as GET …/state's shoe.history: a round with a card still face down is not in it yet
+             */
+            history: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** LobbyTableOut */
+        LobbyTableOut: {
+            /** Table Id */
+            table_id: string;
+            /**
+             * Number
+             * @description the table's number (桌號), unique per operator
+             */
+            number: number;
+            /** Name */
+            name: string | null;
+            /**
+             * Profile
+             * @enum {string}
+             */
+            profile: "star-city" | "bid-squeeze";
+            /** Tier */
+            tier: string;
+            /** Tier Name */
+            tier_name: string;
+            /** Tier Name Zh */
+            tier_name_zh: string | null;
+            /**
+             * Ratio
+             * @description 倍率: the tier's chip unit to the profile's smallest, e.g. 1:10
+             */
+            ratio: string;
+            /**
+             * Currency
+             * @description every amount's currency: ISO 4217 code, or XCN (play-money coins)
+             */
+            currency: string;
+            /**
+             * Minor Unit Exponent
+             * @description amounts are integers in minor units: amount / 10**minor_unit_exponent
+             */
+            minor_unit_exponent: number;
+            limits: components["schemas"]["LobbyLimitsOut"];
+            /**
+             * Chips
+             * @description the chips' values (minor units): the tier's chips × unit
+             */
+            chips: number[];
+            /**
+             * Banking
+             * @enum {string}
+             */
+            banking: "house" | "player_banker";
+            /**
+             * Dealing
+             * @enum {string}
+             */
+            dealing: "operator" | "auto";
+            /**
+             * Bet Behind
+             * @enum {string}
+             */
+            bet_behind: "listed" | "book";
+            /**
+             * Phase
+             * @description betting (a window open) | in_round (closed, dealt or squeezed, not shown yet) | idle | paused (a running table paused) | waiting (a running table waiting for a client seed or for company)
+             * @enum {string}
+             */
+            phase: "betting" | "in_round" | "idle" | "paused" | "waiting";
+            /**
+             * Deadline
+             * @description betting: closes_at; in_round: the squeeze step's reveal_by or the deal's due time; a running table's idle: its next step's due time
+             */
+            deadline: string | null;
+            /** Seats Taken */
+            seats_taken: number;
+            /**
+             * Banker
+             * @description the player-banker seat is taken
+             */
+            banker: boolean;
+            /**
+             * Spectators
+             * @description how many spectators (at a book table: counted)
+             */
+            spectators: number;
+            /**
+             * Watchers
+             * @description how many watchers (the observer list)
+             */
+            watchers: number;
+            /** @description the open shoe, else the last (null: none yet) */
+            shoe: components["schemas"]["LobbyShoeOut"] | null;
         };
         /** LobbyTokenOut */
         LobbyTokenOut: {
@@ -3244,6 +3418,16 @@ export interface components {
              * @description at a running table: seconds from a round's resolution (its last card shown) to the next window
              */
             pause_seconds: number;
+            /**
+             * Number
+             * @description the table's number (桌號), unique per operator (null: a table created before tables had numbers)
+             */
+            number: number | null;
+            /**
+             * Name
+             * @description the table's name (null: none)
+             */
+            name: string | null;
         };
         /** TableRoundOut */
         TableRoundOut: {
@@ -3731,6 +3915,112 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_tables: {
+        parameters: {
+            query?: {
+                /** @description tables per page (default 25, max 50) */
+                limit?: number;
+                /** @description the `next` of the previous page (opaque) */
+                after?: string | null;
+            };
+            header?: {
+                "if-none-match"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyOut"];
+                };
+            };
+            /** @description the page is unchanged since the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_cursor */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     create_table: {
         parameters: {
             query?: never;
@@ -3783,7 +4073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: idempotency_in_progress */
+            /** @description error codes: concurrent_update, idempotency_in_progress, table_number_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8957,6 +9247,62 @@ export interface operations {
             };
             /** @description error codes: rate_limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    lobby_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the lobby page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

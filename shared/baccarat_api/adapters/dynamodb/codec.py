@@ -34,6 +34,8 @@ from baccarat_api.ports.records import (
     SettleProgress,
     ShoeFairness,
     ShoeRecord,
+    TableNumber,
+    TableNumberCounter,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
@@ -112,6 +114,17 @@ def _shoe_due(shoe: ShoeRecord) -> Item:
     return _idle_due((shoe.operator_id, shoe.table_id, shoe.shoe_number), shoe.close_by)
 
 
+def _lobby(t: TableRecord) -> Item:
+    """A numbered table is in the sparse ``Lobby`` index: its operator's partition, in number
+    order (fixed at its creation; a table without a number is in no lobby)."""
+    if t.number is None:
+        return {}
+    return {
+        "lobby_pk": {"S": keys.lobby_pk(t.operator_id)},
+        "lobby_sk": {"S": keys.lobby_sk(t.number, t.table_id)},
+    }
+
+
 def _round_index_keys(r: RoundRecord) -> Item:
     return _round_indexes(r) | _day(r)
 
@@ -167,7 +180,7 @@ SHAPES: dict[type, Shape] = {
     for s in (
         Shape(
             "table", TableRecord, keys.table_key, attributes={"open_shoe_id": "open_shoe"},
-            packed=TABLE_PACKED,
+            packed=TABLE_PACKED, derived=_lobby,
         ),
         Shape(
             "shoe", ShoeRecord, keys.shoe_key, packed=SHOE_PACKED,
@@ -213,6 +226,9 @@ SHAPES: dict[type, Shape] = {
         Shape("chat", ChatMessage, keys.chat_message_key),
         Shape("chat_person", ChatPerson, keys.chat_person_key),
         Shape("chat_window", ChatWindow, keys.chat_window_key),
+        # A table's number claimed (put once, with the table) and the operator's counter.
+        Shape("table_number", TableNumber, keys.table_number_key),
+        Shape("table_number_counter", TableNumberCounter, keys.number_counter_key),
     )
 }  # fmt: skip
 

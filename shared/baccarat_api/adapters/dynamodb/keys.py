@@ -309,3 +309,46 @@ TOKEN_KEY_PK = "TOKENKEY"
 
 def tokens_key(operator_id: str, table_id: str) -> tuple[str, str]:
     return table_pk(operator_id, table_id), TOKENS_SK
+
+
+# Table numbers (桌號) and the lobby ----------------------------------------------------------
+#: The sparse ``Lobby`` index: an operator's numbered tables (``lobby_pk`` = ``OP#<op>``) in
+#: number order (``lobby_sk`` = ``<number:05d>#<table_id>``), on the TABLE item.
+LOBBY_INDEX = "Lobby"
+#: The sort key of the operator's number counter in its ``TABLENO`` partition (after every
+#: number's: digits sort first).
+NUMBER_COUNTER_SK = "LAST"
+
+
+def table_numbers_pk(operator_id: str) -> str:
+    """The partition of the operator's number claims (one item per number) and counter."""
+    return f"OP#{operator_id}#TABLENO"
+
+
+def table_number_sk(number: int) -> str:
+    return f"{number:05d}"
+
+
+def table_number_key(operator_id: str, number: int) -> tuple[str, str]:
+    return table_numbers_pk(operator_id), table_number_sk(number)
+
+
+def number_counter_key(operator_id: str) -> tuple[str, str]:
+    return table_numbers_pk(operator_id), NUMBER_COUNTER_SK
+
+
+def lobby_pk(operator_id: str) -> str:
+    return f"OP#{operator_id}"
+
+
+def lobby_sk(number: int, table_id: str) -> str:
+    return f"{number:05d}#{table_id}"
+
+
+_LOBBY_SK = re.compile(r"([0-9]{5})#(tbl_[a-z2-7]{16})")
+
+
+def parse_lobby_sk(sk: str) -> tuple[int, str] | None:
+    """(number, table id) of a ``lobby_sk``, or ``None`` if it is not one."""
+    found = _LOBBY_SK.fullmatch(sk)
+    return None if found is None else (int(found.group(1)), found.group(2))

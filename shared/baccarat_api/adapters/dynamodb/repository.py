@@ -1,7 +1,7 @@
 """The DynamoDB adapter of :class:`~baccarat_api.ports.repository.Repository`: keys in
 :mod:`.keys`, items in :mod:`.codec`, errors in :mod:`.errors`, and one part per kind of data
 (:mod:`.writes`, :mod:`.reads`, :mod:`.listings`, :mod:`.feed`, :mod:`.proofs`, :mod:`.config`,
-:mod:`.chat`,
+:mod:`.chat`, :mod:`.lobby`,
 on :mod:`.base`). The game-state writes are the port's own
 (:class:`~baccarat_api.ports.writes.StateWrites`). One instance per warm container; every method
 is exactly one DynamoDB call."""
@@ -16,6 +16,7 @@ from baccarat_api.adapters.dynamodb.chunks import DynamoChunkStore
 from baccarat_api.adapters.dynamodb.config import ConfigStore
 from baccarat_api.adapters.dynamodb.feed import FeedReads
 from baccarat_api.adapters.dynamodb.listings import Listings
+from baccarat_api.adapters.dynamodb.lobby import LobbyReads
 from baccarat_api.adapters.dynamodb.proofs import ProofStore
 from baccarat_api.adapters.dynamodb.reads import StateReads
 from baccarat_api.adapters.dynamodb.tokens import DynamoTokenStore
@@ -33,6 +34,7 @@ class DynamoRepository(
     ProofStore,
     ConfigStore,
     ChatStore,
+    LobbyReads,
     Repository,
 ):
     """The repository over a state table and a config table (``DynamoRepository(client,

@@ -50,6 +50,13 @@ from baccarat_api.service.models.live import (
     TableShoeOut,
     TableStateOut,
 )
+from baccarat_api.service.models.lobby import (
+    LobbyLimitsOut,
+    LobbyOut,
+    LobbyShoeOut,
+    LobbyTableOut,
+    TableName,
+)
 from baccarat_api.service.models.presence import (
     BankerRequest,
     CrowdOut,
@@ -181,6 +188,10 @@ __all__ = [
     "InterventionsOut",
     "JwkOut",
     "LineOut",
+    "LobbyLimitsOut",
+    "LobbyOut",
+    "LobbyShoeOut",
+    "LobbyTableOut",
     "ManifestOut",
     "MinorUnitExponent",
     "Money",
@@ -236,6 +247,7 @@ __all__ = [
     "SpectatorsPageOut",
     "TableCardOut",
     "TableClockOut",
+    "TableName",
     "TableOut",
     "TablePhase",
     "TableRoundOut",
