@@ -8,7 +8,8 @@ over HTTP under a bounded load with a consistency check, and running tables (``d
 on make run's code beside the explicit flow: lateness per step, rounds per hour, per-round
 requests, invocations, timer messages, write units and cost; betting behind at scale (a round's
 book of 10 to 10,000 spectators' slips: confirm, lock, deal, pages, units, cost, the API's RSS;
-benchmarks/out/bet_behind.svg). A section that cannot run here says so
+benchmarks/out/bet_behind.svg); the push channel on make run (action → message at 1, 100, 1,000
+subscribers, messages lost). A section that cannot run here says so
 and the others still run; the exit status is then 1. (The DynamoDB engines — DynamoDB Local vs
 moto, and ``make run``'s memory under load — are ``make bench-engines``: minutes, gigabytes.)"""
 
@@ -34,6 +35,7 @@ def main() -> int:
         http,
         money,
         overhead,
+        push,
         rtp,
         table_clock,
     )
@@ -105,6 +107,7 @@ def main() -> int:
     section("http", http.run)
     section("table clock", table_clock.run)
     section("bet behind", bet_behind.run)
+    section("push", push.run)
     print(
         f"\n# make bench: {time.perf_counter() - started:.0f} s"
         + (f"; FAILED sections: {', '.join(failed)}" if failed else "")

@@ -303,3 +303,38 @@ RECEIPT_BUDGET_BYTES = 8 * 1024
 #: A page of a book round's spectators' money (``…/settlement/bettors?page=k``): 100 bettors of
 #: the longest ids and amounts (a test measures it).
 SETTLEMENT_PAGE_BUDGET_BYTES = 24 * 1024
+
+# Browsers at the table (issue 27; docs/design/browsers.md): player and lobby tokens, chat, the
+# lobby. Each figure is documented in docs/api.md where its route is.
+#: A token's lifetime when the operator names none, and the longest it may name (seconds).
+TOKEN_TTL_DEFAULT_SECONDS = 3_600
+TOKEN_TTL_MAX_SECONDS = 14_400
+#: A chat message: at most this many code points and UTF-8 bytes after NFC normalisation.
+CHAT_MAX_CHARS = 200
+CHAT_MAX_BYTES = 800
+#: Chat posts per person, and per table, in one window of CHAT_WINDOW_SECONDS.
+CHAT_WINDOW_SECONDS = 10
+CHAT_PER_PERSON = 3
+CHAT_PER_TABLE = 10
+#: How long a chat message is kept (its TTL) and how many of the last ones a read answers.
+CHAT_KEEP_SECONDS = 24 * 3_600
+DEFAULT_CHAT_PAGE = 50
+MAX_CHAT_PAGE = 100
+#: The longest mute the operator may set (seconds).
+MAX_MUTE_SECONDS = 86_400
+#: A table's human number (桌號) and optional name.
+MIN_TABLE_NUMBER = 1
+MAX_TABLE_NUMBER = 99_999
+MAX_TABLE_NAME_CHARS = 32
+#: The lobby's page of tables (GET /v1/tables).
+DEFAULT_LOBBY_PAGE = 25
+MAX_LOBBY_PAGE = 50
+#: The push channel (AppSync Events; ``make run``'s stand-in): one message (an AppSync event,
+#: a JSON string) at most these bytes — AppSync's 240 KB per event — and at most this many
+#: messages per publish request (AppSync's batch of five).
+PUSH_MAX_MESSAGE_BYTES = 240 * 1024
+PUSH_MESSAGES_PER_PUBLISH = 5
+#: How many channels the push job publishes to at once (one stream batch holds many tables).
+PUSH_PUBLISH_CONCURRENCY = 16
+#: A table's push epoch before its first rotation (a live item without one reads it).
+PUSH_FIRST_EPOCH = 1

@@ -65,6 +65,11 @@ class Settings(BaseModel):
     #: A book round's settlement chunks: the SQS queue they are sent to (AWS; unset: run at
     #: once in the request, or on a thread under ``make run``).
     settle_chunk_queue_url: str | None = Field(default=None, alias="SETTLE_CHUNK_QUEUE_URL")
+    #: The push channel (docs/api.md "Push"): the WebSocket URL subscribers connect to
+    #: (``GET …/state``'s ``push_url``; ``null`` when unset), and the Event API's HTTP publish
+    #: endpoint (``PushFunction`` only).
+    push_url: str | None = Field(default=None, alias="BACCARAT_PUSH_URL")
+    push_publish_url: str | None = Field(default=None, alias="PUSH_PUBLISH_URL")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -79,6 +84,8 @@ class Settings(BaseModel):
             "DELIVERY_QUEUE_URL",
             "TABLE_CLOCK_QUEUE_URL",
             "SETTLE_CHUNK_QUEUE_URL",
+            "BACCARAT_PUSH_URL",
+            "PUSH_PUBLISH_URL",
         ):
             if not values.get(optional):
                 values.pop(optional, None)

@@ -209,6 +209,19 @@ def _start_feed() -> Any:
     ).start()
 
 
+def _start_push(hub: Any) -> Any:
+    """The push job over the local state table's stream, its own poller (the stand-in for
+    ``PushFunction``: the same ``on_records``) publishing into ``hub``; returns the event that
+    stops it. ``BACCARAT_PUSH_POLL_SECONDS`` (0.05): how often the stream is read."""
+    from baccarat_api.jobs.push import on_records
+    from baccarat_dev.push_local import LocalPublisher
+    from baccarat_dev.streams import state_stream_poller
+
+    publisher = LocalPublisher(hub)
+    every = float(os.environ.get("BACCARAT_PUSH_POLL_SECONDS", "0.05"))
+    return state_stream_poller(lambda records: on_records(records, publisher), every).start()
+
+
 def _start_delivery() -> Any:
     """Webhook delivery (the same passes as ``DeliveryFunction``) over every operator with a
     webhook, in the background; ``WEBHOOK_BACKOFF_SCALE`` shortens its retry schedule."""
@@ -289,6 +302,8 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     sweeping = None
     feeding = None
     delivering = None
+    pushing = None
+    hub: Any = None
     clocking = None
     if stack:
         use_stack(stack)
@@ -307,6 +322,9 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     else:
         if args.add_key:
             parser.error("--add-key needs BACCARAT_STACK (locally, a demo key is made each run)")
+        # the push channel's stand-in is served by this app (GET …/state's push_url)
+        push_url = f"ws://{args.host}:{args.port}/event/realtime"
+        os.environ.setdefault("BACCARAT_PUSH_URL", push_url)
         server, banner_key = start_local_aws()
         admin = f"baccarat operator list --endpoint-url {server.dynamodb_url}"
         if server.tables != LOCAL_TABLES:
@@ -324,6 +342,12 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             runtime = get_runtime()
             runtime.vault = SeededVault(runtime.vault, seed)  # type: ignore[assignment]
             lines.append("entropy              fixed (BACCARAT_DEV_ENTROPY): demo shoes only")
+        if os.environ.get("BACCARAT_DEMO_TABLES"):  # numbered demo tables, as a lobby lists them
+            from baccarat_api.jobs.seed import lobby_lines, seed_demo_tables
+            from baccarat_api.runtime import get_runtime
+
+            made = seed_demo_tables(get_runtime().repo, get_runtime().vault, DEMO_OPERATOR)
+            lines += [f"demo table           {line}" for line in lobby_lines(made)]
         # the stand-in for AutoSettleFunction's schedule: auto-settle what is due, every minute
         every = float(os.environ.get("BACCARAT_SWEEP_SECONDS", "60"))
         if every > 0:
@@ -334,6 +358,11 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         # the stand-in for FeedIndexerFunction: the state table's stream → the feed
         feeding = _start_feed()
         delivering = _start_delivery()
+        from baccarat_dev.push_local import Hub
+
+        hub = Hub()
+        pushing = _start_push(hub)
+        lines.append(f"push url             {os.environ['BACCARAT_PUSH_URL']}")
     clocking = _start_table_clock()
     chunking = _start_settle_chunks()
     if clocking is not None:
@@ -345,9 +374,14 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from baccarat_api.http.routers import all_routers
 
         app = create_app(*all_routers(), docs=True)
+        if pushing is not None:
+            from baccarat_dev.push_local import mount
+
+            mount(app, hub)
         # make sweep / the admin CLI against this engine: AWS_ENDPOINT_URL=$BACCARAT_DYNAMODB
         dynamodb_export = f" BACCARAT_DYNAMODB={server.dynamodb_url}" if server else ""
         url = f"http://{args.host}:{args.port}"
+        lines.append(f"lobby page           {url}/lobby#token={banner_key}")
         print(
             f"\n  Baccarat engine API  {url}\n"
             + "".join(f"  {line}\n" for line in lines)
@@ -381,6 +415,8 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             feeding.set()
         if delivering is not None:
             delivering.set()
+        if pushing is not None:
+            pushing.set()
         if server is not None:
             server.stop()
     print("stopped", file=sys.stderr)

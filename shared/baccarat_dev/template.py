@@ -129,8 +129,10 @@ class Route:
         return f"{self.method} {self.path}"
 
 
-def routes(path: Path = TEMPLATE) -> list[Route]:
-    """Every ``HttpApi`` route of the template with the function (and its code dir) serving it."""
+def routes(path: Path = TEMPLATE, *, preflight: bool = False) -> list[Route]:
+    """Every ``HttpApi`` route of the template with the function (and its code dir) serving it;
+    the player paths' ``OPTIONS`` routes (CORS preflights, answered by ``http/cors.py``) only
+    with ``preflight``."""
     found: list[Route] = []
     for logical_id, resource in load(path)["Resources"].items():
         if resource.get("Type") != "AWS::Serverless::Function":
@@ -139,6 +141,8 @@ def routes(path: Path = TEMPLATE) -> list[Route]:
         for event in props.get("Events", {}).values():
             if event.get("Type") == "HttpApi":
                 ep = event["Properties"]
+                if ep["Method"].upper() == "OPTIONS" and not preflight:
+                    continue
                 found.append(
                     Route(ep["Method"].upper(), ep["Path"], logical_id, str(props["CodeUri"]))
                 )

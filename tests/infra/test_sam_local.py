@@ -53,6 +53,8 @@ def test_every_route_job_and_function_has_exactly_one_event_file() -> None:
         ("TableClockFunction", "ticks"),
         ("SettleChunkFunction", "settle_chunks"),
         ("FeedIndexerFunction", "state_stream"),
+        ("PushAuthorizerFunction", "push_api_authorizer"),
+        ("PushFunction", "push_stream"),
         ("DeliveryFunction", "deliveries"),
         ("SeedTiersFunction", "tiers_seed"),
     ]
@@ -355,7 +357,7 @@ def test_a_new_variable_fails_the_checks_until_the_env_file_is_rewritten(project
     edit_template(
         project,
         lambda t: t.replace(
-            'AUTH_CACHE_SECONDS: "0"', 'AUTH_CACHE_SECONDS: "0"\n          FOO: "1"'
+            'AUTH_CACHE_SECONDS: "0"', 'AUTH_CACHE_SECONDS: "0"\n          FOO: "1"', 1
         ),
     )
     assert samlocal.check(project) == [f"{samlocal.ENV_FILE}: AuthorizerFunction.FOO is missing"]
@@ -468,7 +470,10 @@ def test_take_remembers_ids_and_writes_the_events_they_complete(project: Path) -
 def test_take_reads_every_kind_of_answer(project: Path) -> None:
     issued = {"operator_id": "sam-local", "key": "bk_k", "key_id": "k1", "created_at": "t"}
     assert samlocal.take(project, json.dumps(issued)) == (
-        ["operator sam-local: key bk_k", "→ .aws-sam/events/: operator_key_authorizer.json"],
+        [
+            "operator sam-local: key bk_k",
+            "→ .aws-sam/events/: operator_key_authorizer.json, push_api_authorizer.json",
+        ],
         True,
     )
     assert samlocal.remembered_ids(project) == {"operator_key": "bk_k"}

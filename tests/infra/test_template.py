@@ -9,6 +9,7 @@ from typing import Any
 
 from baccarat_api.http.routers import FUNCTIONS as ROUTE_MAP
 from baccarat_api.http.routers import all_routers, function_router
+from baccarat_api.ports.tokens import TOKEN_KEY_PURPOSE
 from baccarat_api.ports.vault import CHAIN_PURPOSE, REF_KEY_PURPOSE, SHOE_PURPOSE
 from baccarat_dev.template import REPO_ROOT, load, routes, table_definitions
 
@@ -172,7 +173,9 @@ def test_least_privilege() -> None:
     signs = {"kms:Decrypt", "kms:Sign", "kms:GetPublicKey"}  # a final proof: ref key, signature
     assert kms["ReadFunction"] == signs
     assert kms["AutoSettleFunction"] == signs | {"kms:Encrypt"}  # a running table's commit
-    assert kms["SettleBetsFunction"] == kms["SeedTiersFunction"] == set()
+    # the reveal verifies player tokens (their key only); the authorizer too
+    assert kms["SettleBetsFunction"] == kms["AuthorizerFunction"] == {"kms:Decrypt"}
+    assert kms["SeedTiersFunction"] == set()
     for f in FUNCTIONS:
         for st in statements(f):
             assert st["Resource"] != "*", (f, st)
@@ -202,6 +205,15 @@ def test_least_privilege() -> None:
     }
     # they name bettors by ref: the ref key; the sweep also deals a betting window nobody dealt,
     # so it opens that shoe's secret too (as the deal does) — never a chain secret
+    # every function serving a player route opens the player tokens' keys (that purpose
+    # only); shuffle-commit, which mints, also draws one (docs/design/browsers.md §1)
+    token = {TOKEN_KEY_PURPOSE: {"kms:Decrypt"}}
+    for f in ("ReadFunction", "DealAndResolveFunction", "SettleBetsFunction", "AuthorizerFunction"):
+        assert grants[f].pop(TOKEN_KEY_PURPOSE) == token[TOKEN_KEY_PURPOSE], f
+    assert grants["ShuffleCommitFunction"].pop(TOKEN_KEY_PURPOSE) == {
+        "kms:Decrypt", "kms:GenerateDataKey"
+    }  # fmt: skip
+    assert grants.pop("SettleBetsFunction") == grants.pop("AuthorizerFunction") == {}
     assert grants["ReadFunction"] == {REF_KEY_PURPOSE: {"kms:Decrypt"}}
     # and it takes a running table's overdue step as its timer would: a commit opens the chain
     # secret and seals the next shoe's s_i (never draws a chain secret)
@@ -227,6 +239,7 @@ def test_least_privilege() -> None:
         REF_KEY_PURPOSE: {"kms:Decrypt"},
     }
     # the key ids are only given to functions allowed to use them
+    grants |= {"SettleBetsFunction": {}, "AuthorizerFunction": {}}  # token keys (above)
     for name, function in FUNCTIONS.items():
         env = str(function["Properties"].get("Environment", {}))
         assert ("KMS_KEY_ID" in env) == (name in grants), name

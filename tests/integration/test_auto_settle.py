@@ -204,7 +204,7 @@ def test_the_template_schedules_a_least_privilege_sweep() -> None:
     env = json.dumps(fn.get("Environment", {}))
     assert "KMS_KEY_ID" in env and "SIGNING_KEY_ID" in env
     gsi = resources["StateTable"]["Properties"]["GlobalSecondaryIndexes"]
-    assert [g["IndexName"] for g in gsi] == ["DueRounds", "OpenRounds", "RoundsByDay"]
+    assert [g["IndexName"] for g in gsi] == ["DueRounds", "OpenRounds", "RoundsByDay", "Lobby"]
     assert [k["AttributeName"] for k in gsi[0]["KeySchema"]] == ["due_shard", "due_at"]
     assert [k["AttributeName"] for k in gsi[1]["KeySchema"]] == ["open_in"]
     makefile = (REPO_ROOT / "Makefile").read_text()

@@ -313,7 +313,9 @@ PATHS: dict[str, WritePath] = {
         call=lambda api, ctx, h: api.post("/v1/tables", TABLE, headers=h),
         check=_table_ok,
         keyed=[(DDB, "BatchGetItem"), (KMS, GDK), (KMS, GDK), (DDB, "TransactWriteItems")],
-        bare=[(DDB, "GetItem"), (KMS, GDK), (KMS, GDK), (DDB, TRANSACT)],  # + fairness totals
+        # the tier and the operator's number counter; the table + fairness totals + its
+        # number's claim + the counter, one transaction
+        bare=[(DDB, "BatchGetItem"), (KMS, GDK), (KMS, GDK), (DDB, TRANSACT)],
     ),
     "commit shoe": WritePath(
         setup=lambda api: {"table_id": api.post("/v1/tables", TABLE).body["table_id"]},

@@ -121,6 +121,16 @@ def _route(api: Api, route: str) -> Callable[[str], Response]:
         banked = api.post("/v1/tables", {**TABLE, "banking": "player_banker"}).body["table_id"]
         api.call("PUT", f"/v1/tables/{banked}/banker", {"bettor_id": "pat", "balance": 35_000})
         return lambda k: api.post(f"/v1/tables/{banked}/urge", {"bettor_id": "pat"}, headers=key(k))
+    if route == "chat":
+        api.call("PUT", f"/v1/tables/{table_id}/watchers/wes")
+        return lambda k: api.post(
+            f"/v1/tables/{table_id}/chat", {"bettor_id": "wes", "text": "hi"}, headers=key(k)
+        )
+    if route == "mint token":
+        body = {"bettor_id": "alice", "role": "seat"}
+        return lambda k: api.post(f"/v1/tables/{table_id}/tokens", body, headers=key(k))
+    if route == "mint lobby token":
+        return lambda k: api.post("/v1/lobby-tokens", {"ttl_seconds": 60}, headers=key(k))
     running = api.post("/v1/tables", {**TABLE, "dealing": "auto"}).body["table_id"]
     if route == "pause":
         return lambda k: api.post(f"/v1/tables/{running}/pause", headers=key(k))
@@ -148,6 +158,9 @@ POSTS = {
     "resume_table": "resume",
     "retry_webhook_failure": "webhook retry",
     "give_client_seed": "client seed",
+    "post_chat": "chat",
+    "mint_token": "mint token",
+    "mint_lobby_token": "mint lobby token",
 }
 
 

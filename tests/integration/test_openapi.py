@@ -47,9 +47,10 @@ def test_every_route_is_documented_with_the_error_envelope_and_no_bare_422() -> 
                 assert ref.endswith("/ErrorOut")
             secured = "security" in op
             # no key: the proof, the signing keys, a table's fairness summary, a round's public
-            # book pages, the verifier
+            # book pages, the verifier, the lobby page (its token stays in the browser)
             public = path.endswith(("/proof", "/fairness")) or path in (
                 "/verify",
+                "/lobby",
                 "/v1/signing-keys",
                 "/v1/shoes/{shoe_id}/rounds/{round_number}/book",
             )

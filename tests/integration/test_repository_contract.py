@@ -134,7 +134,9 @@ def test_an_idempotency_record_is_put_with_its_effect_or_not_at_all(repo: Reposi
     # a live record with the same key: the transaction loses on it (duplicate), nothing written
     with pytest.raises(ConditionFailed) as lost:
         repo.create_table(
-            dataclasses.replace(_table(repo, rnd), table_id="tbl_bbbbbbbbbbbbbbbb", write_id="wb"),
+            dataclasses.replace(
+                _table(repo, rnd), table_id="tbl_bbbbbbbbbbbbbbbb", write_id="wb", number=None
+            ),
             idem("k1", now + 7200),
         )
     assert lost.value.duplicate
@@ -142,7 +144,9 @@ def test_an_idempotency_record_is_put_with_its_effect_or_not_at_all(repo: Reposi
     # an expired one is replaced
     repo.save_settlement(_other_round(repo, rnd), "t", False, idem=idem("k2", now - 1))
     repo.create_table(
-        dataclasses.replace(_table(repo, rnd), table_id="tbl_cccccccccccccccc", write_id="wc"),
+        dataclasses.replace(
+            _table(repo, rnd), table_id="tbl_cccccccccccccccc", write_id="wc", number=None
+        ),
         idem("k2", now + 60),
     )
     assert repo.load(OP, idem_key="k2").idempotency == idem("k2", now + 60)

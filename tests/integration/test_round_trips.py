@@ -19,7 +19,10 @@ from baccarat_dev.template import REPO_ROOT
 #: route → (DynamoDB calls, KMS calls) on a warm container.
 EXPECTED: dict[str, tuple[int, int]] = {
     "GET /v1/tiers": (1, 0),
-    "POST /v1/tables": (2, 2),  # KMS: the chain secret and the bettor-ref key, each drawn sealed
+    # KMS: the chain secret and the bettor-ref key, each drawn sealed; no number given: the
+    # operator's number counter rides in the first read (a BatchGetItem), moved and the
+    # number claimed in the transaction
+    "POST /v1/tables": (2, 2),
     "GET /v1/tables/{table_id}": (1, 0),
     "POST /v1/tables/{table_id}/shoes": (2, 2),
     "POST /v1/shoes/{shoe_id}/rounds": (2, 0),
@@ -80,6 +83,10 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "POST /v1/rounds/{round_id}/reveal": (2, 0),
     "GET /v1/tables/{table_id}/state": (2, 0),
     "GET /v1/tables/{table_id}/state (304)": (2, 0),
+    # the lobby: a Query of the Lobby index, a BatchGetItem of the page's live states and shoes
+    # (a 304 costs the same: the ETag is the answer's hash)
+    "GET /v1/tables (lobby)": (2, 0),
+    "GET /v1/tables (lobby, 304)": (2, 0),
     "POST /v1/tables/{table_id}/urge": (2, 0),
     # the betting window: BatchGetItem (table + live state), TransactWriteItems (live state +
     # its event); a slip confirmed again changes nothing (the read alone); a from-book deal
@@ -125,6 +132,7 @@ BUDGET = {
     "rounds (replay)": 2,
     "reports": 32,
     "state": 2,
+    "(lobby": 2,
     "urge": 2,
     "reveal": 2,
     # the shoe, then its latest round (while a card of it is face down, the history leaves it out)
@@ -143,6 +151,7 @@ INSTEAD = {
     "state": "GET",
     "GET /v1/events": "events",
     "GET /v1/shoes/{shoe_id}": "GET",
+    "(lobby": "GET",
 }
 
 

@@ -173,6 +173,11 @@ def _walk_table_routes(
     assert now.body["shoe"] is not None, now.body
     same = {"If-None-Match": now.headers["etag"]}
     run("GET /v1/tables/{table_id}/state (304)", lambda: api.get(state, headers=same))
+    api.get("/v1/tables")  # warm: the tiers' units (for 倍率) are now cached
+    lobby = run("GET /v1/tables (lobby)", lambda: api.get("/v1/tables"))
+    assert lobby.body["tables"], lobby.body
+    seen = {"If-None-Match": lobby.headers["etag"]}
+    run("GET /v1/tables (lobby, 304)", lambda: api.get("/v1/tables", headers=seen))
     banked = api.post(
         "/v1/tables",
         {"profile": "star-city", "tier": "star-city-fun", "banking": "player_banker"},

@@ -15,6 +15,7 @@ from baccarat.audit import OPTIONAL_ROUND_FIELDS, ROUND_FIELDS
 from baccarat_api.adapters.dynamodb import keys
 from baccarat_api.adapters.dynamodb.codec import SHAPES, from_item, to_item, to_items
 from baccarat_api.adapters.dynamodb.shape import PACKED, pack, unpack
+from baccarat_api.ports.chat_records import ChatMessage, ChatPerson, ChatWindow
 from baccarat_api.ports.chunks import ChunkEmitted, SettleProgress
 from baccarat_api.ports.records import (
     KEY_FIELDS,
@@ -30,6 +31,8 @@ from baccarat_api.ports.records import (
     RoundRecord,
     ShoeFairness,
     ShoeRecord,
+    TableNumber,
+    TableNumberCounter,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
@@ -137,7 +140,9 @@ FULL = [
         tick={"step": "close", "key": AT, "due": AT},
         client_seeds=[{"client_seed": "s", "client_hash": "h", "given_at": AT,
                        "for_shoe_number": 2}],
+        push_epoch=3,
     ),
+    dataclasses.replace(EVENT, epoch=2),
     dataclasses.replace(HOOK, removed_at=AT),
     dataclasses.replace(PARKED, delivered_at=AT, retrying_at=AT),
 ]  # fmt: skip
@@ -149,9 +154,29 @@ PROGRESS = SettleProgress(
     due_at="2026-01-01T00:01:00.000Z", voided=True,
 )  # fmt: skip
 EMITTED = ChunkEmitted("op", "tbl_aaaaaaaaaaaaaaaa", 1, 2, 3, "2026-01-01T00:00:01.000Z")
+#: A numbered table (issue 27), its number's claim and the operator's counter.
+NUMBERED = dataclasses.replace(
+    TABLE, table_id="tbl_cccccccccccccccc", number=7, name="Dragon 龍 <b>"
+)
+CLAIM = TableNumber("op", 7, "tbl_cccccccccccccccc")
+COUNTER = TableNumberCounter("op", 12)
+CHAT = ChatMessage(
+    "op", "tbl_aaaaaaaaaaaaaaaa", "ch_2222222222aaaaaa", bettor_id="alice", text="<b>好</b> 👍",
+    at="2026-01-01T00:00:01.000Z", expires_at=1_767_312_001, epoch=3,
+)  # fmt: skip
+CHAT_ITEMS = [
+    CHAT,
+    dataclasses.replace(CHAT, text=None, removed=True),
+    ChatPerson(
+        "op", "tbl_aaaaaaaaaaaaaaaa", "alice", muted_until="2026-01-01T00:00:31.000Z", posts=4,
+        last_at="2026-01-01T00:00:01.000Z", expires_at=1_767_312_031,
+    ),
+    ChatWindow("op", "tbl_aaaaaaaaaaaaaaaa", "*", 176_722_560, n=7, expires_at=1_767_225_670),
+]  # fmt: skip
 RECORDS = [
     TABLE, RUNNING, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM, LIVE, EVENT, HEAD, MARK,
-    ENTRY, HOOK, DELIVERY, PARKED, *FULL, PROGRESS, EMITTED,
+    ENTRY, HOOK, DELIVERY, PARKED, *FULL, PROGRESS, EMITTED, *CHAT_ITEMS, NUMBERED, CLAIM,
+    COUNTER,
 ]  # fmt: skip
 
 

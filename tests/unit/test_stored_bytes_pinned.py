@@ -3,8 +3,9 @@
 documents were typed. A refactor of how bets, money, facts, squeeze plans or voids travel through
 the service must leave stored items, hashes and answers exactly as they were.
 
-Run with ``BACCARAT_WRITE_GOLDEN=1`` to rewrite the golden file — only when a change of the
-stored bytes is intended (and the migration of items already written is part of it)."""
+Run with ``BACCARAT_WRITE_GOLDEN=1`` to rewrite the golden file (the numbered one: the one from
+before numbers stays as it was) — only when a change of the stored bytes is intended (and the
+migration of items already written is part of it)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 
 from baccarat_api.adapters.dynamodb.codec import SHAPES, from_item, to_items
+from baccarat_api.adapters.dynamodb.shape import PACKED, unpack
 from baccarat_api.adapters.shoe_cache import ShoeCache
 from baccarat_api.ports.records import KEY_FIELDS
 from baccarat_api.service import betting, presence, reading, tables
@@ -29,7 +31,13 @@ from baccarat_dev.entropy import SeededVault
 
 from .conftest import Game, star_city_bets
 
+#: What the scenario stored before tables had numbers (issue 27): kept as it was, so the items
+#: written then are still proven to read back byte for byte.
 GOLDEN = Path(__file__).parent / "golden" / "stored_items.json"
+#: What it stores since: the same, each table with the number it was assigned (its claim, the
+#: operator's counter, its lobby keys; its write id names the number). A new pinned case: the
+#: old one is never rewritten.
+GOLDEN_NUMBERED = Path(__file__).parent / "golden" / "stored_items_numbered.json"
 OP = "operator-a"
 
 
@@ -143,8 +151,8 @@ def test_stored_items_and_answers_are_the_bytes_they_were(fixed: Game) -> None:
     answers = _scenario(fixed)
     now = {"items": _stored(fixed), "answers": answers}
     if os.environ.get("BACCARAT_WRITE_GOLDEN") == "1":
-        GOLDEN.write_text(json.dumps(now, indent=1, ensure_ascii=False) + "\n")
-    pinned = json.loads(GOLDEN.read_text())
+        GOLDEN_NUMBERED.write_text(json.dumps(now, indent=1, ensure_ascii=False) + "\n")
+    pinned = json.loads(GOLDEN_NUMBERED.read_text())
     assert len(now["items"]) == len(pinned["items"])
     for got, want in zip(now["items"], pinned["items"], strict=True):
         assert got == want, (got["pk"], got["sk"])
@@ -161,11 +169,45 @@ def _unplain(value: Any) -> Any:
     return value
 
 
-def test_the_pinned_items_read_back_and_are_written_again_byte_for_byte() -> None:
+#: What numbering a table adds to its item (the number's claim and the counter are items of
+#: their own).
+NUMBER_ATTRIBUTES = frozenset({"number", "lobby_pk", "lobby_sk"})
+
+
+def test_numbering_changed_nothing_but_the_tables_numbers() -> None:
+    """The numbered golden is the old one item for item and answer for answer, but for each
+    table's number: its attributes, the write id naming it (packed), its claim and the
+    operator's counter. Everything else — shoes, rounds, events, hashes — is the same bytes."""
+    old, new = json.loads(GOLDEN.read_text()), json.loads(GOLDEN_NUMBERED.read_text())
+    assert new["answers"] == old["answers"]
+    before = {(i["pk"]["S"], i["sk"]["S"]): i for i in old["items"]}
+    added = [i for i in new["items"] if (i["pk"]["S"], i["sk"]["S"]) not in before]
+    assert sorted(i["kind"]["S"] for i in added) == [
+        "table_number", "table_number", "table_number", "table_number", "table_number_counter"
+    ]  # fmt: skip
+    numbers = []
+    for item in new["items"]:
+        was = before.get((item["pk"]["S"], item["sk"]["S"]))
+        if was is None:
+            continue
+        if item["kind"]["S"] != "table":
+            assert item == was, item["sk"]
+            continue
+        numbers.append(int(item["number"]["N"]))
+        assert {k: v for k, v in item.items() if k not in NUMBER_ATTRIBUTES | {PACKED}} == {
+            k: v for k, v in was.items() if k != PACKED
+        }
+        doc, doc_was = (json.loads(unpack(_unplain(i)[PACKED]["B"])) for i in (item, was))
+        assert doc.pop("write_id") != doc_was.pop("write_id") and doc == doc_was
+    assert sorted(numbers) == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("golden", [GOLDEN, GOLDEN_NUMBERED], ids=["before numbers", "numbered"])
+def test_the_pinned_items_read_back_and_are_written_again_byte_for_byte(golden: Path) -> None:
     """Items already stored (the golden ones) decode to records whose items are those bytes
     again: reading a stored round, shoe or live table through the typed records loses or
     reorders nothing."""
-    pinned = json.loads(GOLDEN.read_text())["items"]
+    pinned = json.loads(golden.read_text())["items"]
     items = [_unplain(i) for i in pinned]
     by_key = {(i["pk"]["S"], i["sk"]["S"]): i for i in items}
     shapes = {s.kind: s for s in SHAPES.values()}

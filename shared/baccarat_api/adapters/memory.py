@@ -22,8 +22,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from baccarat_api.adapters.memory_book import MemoryBookStore
+from baccarat_api.adapters.memory_chat import MemoryChatReads
 from baccarat_api.adapters.memory_chunks import MemoryChunkStore
 from baccarat_api.adapters.memory_feed import FeedReads, WebhookReads
+from baccarat_api.adapters.memory_lobby import LobbyStore
+from baccarat_api.adapters.memory_tokens import MemoryTokenStore
 from baccarat_api.clock import Clock, system_clock
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.records import (
@@ -39,6 +42,7 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     SigningKeyRecord,
+    TableNumberCounter,
     TableRecord,
 )
 from baccarat_api.ports.repository import (
@@ -52,15 +56,25 @@ from baccarat_api.ports.repository import (
     Snapshot,
 )
 from baccarat_api.ports.scheduler import NoScheduler, Scheduler
-from baccarat_api.ports.writes import ABSENT, Key, Put, Update, Write
+from baccarat_api.ports.writes import ABSENT, Below, Key, Put, Update, Write
 
 
-class MemoryRepository(FeedReads, WebhookReads, Repository):
+def _expected(value: Any, expected: Any) -> bool:
+    """Whether a stored field's ``value`` holds an update's expectation."""
+    if expected is ABSENT:
+        return value is None
+    if isinstance(expected, Below):
+        return value is None or bool(value < expected.value)
+    return bool(value == expected)
+
+
+class MemoryRepository(FeedReads, WebhookReads, MemoryChatReads, LobbyStore, Repository):
     def __init__(self, clock: Clock = system_clock, scheduler: Scheduler | None = None) -> None:
         self.clock = clock
         self.scheduler = NoScheduler() if scheduler is None else scheduler
         self.book = MemoryBookStore(self)
         self.chunks = MemoryChunkStore(self)
+        self.token_store = MemoryTokenStore()
         self.items: dict[Key, Record] = {}
         self.tiers: list[dict[str, Any]] = []
         self.retired: set[str] = set()
@@ -93,11 +107,7 @@ class MemoryRepository(FeedReads, WebhookReads, Repository):
             if not write.upsert:
                 return False
             stored = self._new_record(write)
-        for name, expected in write.expect.items():
-            value = getattr(stored, name)
-            if (value is not None) if expected is ABSENT else (value != expected):
-                return False
-        return True
+        return all(_expected(getattr(stored, n), e) for n, e in write.expect.items())
 
     #: How long DynamoDB remembers a transaction's token.
     TOKEN_SECONDS = 600
@@ -228,8 +238,9 @@ class MemoryRepository(FeedReads, WebhookReads, Repository):
         tier_id: str | None = None,
         idem_key: str | None = None,
         live: str | None = None,
+        numbers: bool = False,
     ) -> Snapshot:
-        named = [table_id, shoe, round_, tier_id, idem_key, live]
+        named = [table_id, shoe, round_, tier_id, idem_key, live, numbers or None]
         wanted = sum(x is not None for x in named)
         if wanted:
             self.calls["get" if wanted == 1 else "batch_get"] += 1
@@ -253,6 +264,8 @@ class MemoryRepository(FeedReads, WebhookReads, Repository):
                 snap.idempotency = self._one(IdempotencyRecord, operator_id, idem_key)
             if live is not None:
                 snap.live = self._one(LiveRecord, operator_id, live)
+            if numbers:
+                snap.numbers = self._one(TableNumberCounter, operator_id)
         return snap
 
     def table_events(

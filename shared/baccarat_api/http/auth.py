@@ -42,7 +42,10 @@ def authorizer_operator(event: Any) -> str | None:
     if not isinstance(event, dict):
         return None
     authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
-    operator_id = (authorizer.get("lambda") or {}).get("operator_id")
+    context = authorizer.get("lambda") or {}
+    if context.get("kind") == "player":  # a token's: the app verifies and scopes it itself
+        return None
+    operator_id = context.get("operator_id")
     return operator_id if isinstance(operator_id, str) and operator_id else None
 
 

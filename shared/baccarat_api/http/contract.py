@@ -93,8 +93,26 @@ def _link(
                 response["links"] = links
 
 
+def _push_messages(schema: dict[str, Any]) -> None:
+    """The push channel's messages (no route answers them: they arrive over the WebSocket,
+    docs/api.md "Push") as ``components/schemas/PushMessage`` and its parts."""
+    from pydantic import TypeAdapter
+
+    from baccarat_api.service.models.push import PushMessage
+
+    doc = TypeAdapter(PushMessage).json_schema(
+        ref_template="#/components/schemas/{model}", mode="serialization"
+    )
+    schemas = schema.setdefault("components", {}).setdefault("schemas", {})
+    for name, part in doc.pop("$defs", {}).items():
+        schemas.setdefault(name, part)
+    schemas["PushMessage"] = {"title": "PushMessage", **doc}
+
+
 def refine(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with the patterns and links above (changed in place, and returned)."""
+    """``schema`` with the patterns and links above and the push channel's messages (changed
+    in place, and returned)."""
+    _push_messages(schema)
     operations = _operations(schema)
     for _, op in operations:
         _pattern_parameters(op)

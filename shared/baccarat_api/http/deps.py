@@ -14,12 +14,17 @@ from pydantic.json_schema import GenerateJsonSchema
 
 from baccarat_api.http.auth import authenticate, authorizer_operator
 from baccarat_api.http.errors import status_of
+from baccarat_api.http.player import scope
 from baccarat_api.http.ratelimit import check
 from baccarat_api.http.threads import call_blocking
 from baccarat_api.limits import BETTOR_ID_PATTERN
 from baccarat_api.observability import logger
 from baccarat_api.runtime import Runtime, get_runtime
+from baccarat_api.service import tokens
+from baccarat_api.service.callers import Caller, Player
+from baccarat_api.service.errors import DomainError
 from baccarat_api.service.models import RESERVED_SCHEMA, ErrorOut, check_bettor_id
+from baccarat_api.service.tokens import PREFIX
 
 #: A bettor's id in a path (slips, spectators, watchers): the same rule as in a body, reserved
 #: names included (``400 invalid_request``).
@@ -45,6 +50,24 @@ async def runtime() -> Runtime:
     return get_runtime()
 
 
+def player_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer bpt1.…`` header (a player or lobby token), or
+    ``None`` (an operator key, or no header)."""
+    scheme, _, value = (authorization or "").partition(" ")
+    value = value.strip()
+    return value if scheme.lower() == "bearer" and value.startswith(PREFIX) else None
+
+
+async def _operator(request: Request, rt: Runtime) -> str:
+    operator_id = authorizer_operator(request.scope.get("aws.event"))
+    if operator_id is None:
+        header = request.headers.get("authorization")
+        operator_id = await call_blocking(authenticate, header, rt.repo, rt.key_cache)
+    logger.thread_safe_append_keys(operator_id=operator_id)
+    check(rt.limiter, operator_id)
+    return operator_id
+
+
 async def current_operator(
     request: Request,
     rt: Annotated[Runtime, Depends(runtime)],
@@ -56,22 +79,50 @@ async def current_operator(
     and API Gateway hands its ``operator_id`` over in the event; without it (``make run``, a
     direct invoke) the same :func:`authenticate` runs here (in a worker thread: it may read
     DynamoDB; on the loop under Lambda: :mod:`baccarat_api.http.threads`): 401 in the error
-    envelope.
+    envelope. A player or lobby token is refused here, before anything is read: 403
+    ``token_route_forbidden`` (an operator-only route).
 
     Async on purpose: the operator id joins the request's logging context in the request's own
     task, which the handler's worker thread then copies (a sync dependency runs in a thread of
     its own whose context changes are lost)."""
-    operator_id = authorizer_operator(request.scope.get("aws.event"))
-    if operator_id is None:
-        header = request.headers.get("authorization")
-        operator_id = await call_blocking(authenticate, header, rt.repo, rt.key_cache)
-    logger.thread_safe_append_keys(operator_id=operator_id)
-    check(rt.limiter, operator_id)
-    return operator_id
+    if player_token(request.headers.get("authorization")) is not None:
+        raise DomainError("token_route_forbidden", "this route takes an operator key only")
+    return await _operator(request, rt)
 
 
 Rt = Annotated[Runtime, Depends(runtime)]
 OperatorId = Annotated[str, Depends(current_operator)]
+
+
+def _player(rt: Runtime, token: str, method: str, path: str, params: dict[str, Any]) -> Player:
+    """Verified (401), scoped to this route (403, before any read of the table), unrevoked
+    (401 ``token_revoked``: the table's ``TOKENS`` item, read strongly consistent)."""
+    player = tokens.verify(rt.repo, rt.vault, token)
+    scope(player, method, path, params)
+    tokens.check_revoked(rt.repo, player)
+    return player
+
+
+async def current_caller(
+    request: Request,
+    rt: Rt,
+    _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Caller:
+    """The caller of a route a player or lobby token may call (``http/player.py``): the
+    operator behind a key, or the person behind a token, scope-checked for the route before
+    it runs. The operator's rate limit counts the tokens' requests too."""
+    token = player_token(request.headers.get("authorization"))
+    if token is None:
+        return Caller(await _operator(request, rt))
+    path = getattr(request.scope.get("route"), "path", request.url.path)
+    params = dict(request.path_params)
+    player = await call_blocking(_player, rt, token, request.method, path, params)
+    logger.thread_safe_append_keys(operator_id=player.operator_id, token_jti=player.jti)
+    check(rt.limiter, player.operator_id)
+    return Caller(player.operator_id, player)
+
+
+CallerDep = Annotated[Caller, Depends(current_caller)]
 
 
 def errors(*codes: str) -> dict[int | str, dict[str, Any]]:
@@ -84,7 +135,8 @@ def errors(*codes: str) -> dict[int | str, dict[str, Any]]:
     at each cold start for a body it never serializes (errors are answered by the handlers of
     :mod:`baccarat_api.http.app`)."""
     by_status: dict[int, list[str]] = {}
-    limited = ("rate_limited",) if "unauthorized" in codes else ()
+    # every authenticated route refuses a player token it is not open to (403)
+    limited = ("rate_limited", "token_route_forbidden") if "unauthorized" in codes else ()
     common = ("invalid_request", "payload_too_large", "internal_error", "unavailable")
     for code in (*codes, *limited, *common):
         by_status.setdefault(status_of(code), []).append(code)

@@ -69,6 +69,16 @@ STATUS: dict[str, int] = {
     "unavailable": 503,
     "settlement_pending": 404,
     "not_in_book": 404,
+    "token_expired": 401,
+    "token_revoked": 401,
+    "token_route_forbidden": 403,
+    "token_table_mismatch": 403,
+    "token_person_mismatch": 403,
+    "table_number_taken": 409,
+    "chat_text_invalid": 422,
+    "chat_text_too_long": 422,
+    "chat_muted": 403,
+    "chat_rate_limited": 429,
 }
 assert set(STATUS) == set(CODES), "every code of the catalogue has exactly one HTTP status"
 #: A refused bet list: the refusal's own code (``baccarat.validation.Refusal``).

@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
 
 from baccarat_api.service.idempotency import HEADER, MAX_KEY_LENGTH, IdempotencyRequest, request_for
+from baccarat_api.service.tokens import unverified_claims
 
 
 async def idempotency_request(
@@ -30,7 +33,21 @@ async def idempotency_request(
         return None
     route = request.scope.get("route")
     status = getattr(route, "status_code", None) or 200
-    return request_for(key, request.method, request.url.path, await request.body(), status)
+    idem = request_for(key, request.method, request.url.path, await request.body(), status)
+    return None if idem is None else scoped(idem, request.headers.get("authorization"))
+
+
+def scoped(idem: IdempotencyRequest, authorization: str | None) -> IdempotencyRequest:
+    """A player token's key, scoped by its person as well as its operator (the records are the
+    operator's): one person cannot replay another's stored answer. The claims are read
+    unverified: a token whose MAC fails is refused before the key is used."""
+    scheme, _, value = (authorization or "").partition(" ")
+    claims = unverified_claims(value.strip()) if scheme.lower() == "bearer" else None
+    if claims is None:
+        return idem
+    subject = f"{claims.get('tbl', '')}/{claims.get('sub', '')}/{claims['role']}"
+    digest = hashlib.sha256(f"{subject}\n{idem.key_hash}".encode()).hexdigest()
+    return dataclasses.replace(idem, key_hash=digest)
 
 
 #: A route parameter: the request's idempotency key, fingerprinted (``None`` without one).

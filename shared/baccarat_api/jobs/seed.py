@@ -1,6 +1,7 @@
 """Seeding the config table: tiers from the one data file (``infra/tiers.json``), and operator
-keys. Used by ``make run``, the tests, and on deploy by the ``TiersSeed`` custom resource
-(``infra/seed_tiers.py`` → :func:`custom_resource`)."""
+keys; and ``make run``'s demo tables, numbered as a lobby lists them. Used by ``make run``, the
+tests, and on deploy by the ``TiersSeed`` custom resource (``infra/seed_tiers.py`` →
+:func:`custom_resource`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Any
 from baccarat.profiles import load_tiers
 from baccarat_api.adapters.dynamodb.repository import DynamoRepository
 from baccarat_api.ports.repository import Repository
+from baccarat_api.ports.vault import SecretVault
+from baccarat_api.service.models import TableOut
 
 
 def tier_docs(path: Path) -> list[dict[str, Any]]:
@@ -42,6 +45,47 @@ def add_operator_key(repo: DynamoRepository, operator_id: str, key: str | None =
         )
     except OperatorError as exc:
         raise ValueError(str(exc)) from None
+
+
+#: ``make run``'s demo tables (``BACCARAT_DEMO_TABLES=1``): number, name, profile, tier, banking.
+DEMO_TABLES: tuple[tuple[int, str, str, str, str], ...] = (
+    (1, "Fun 歡樂", "star-city", "star-city-fun", "house"),
+    (2, "VIP 貴賓", "star-city", "star-city-vip", "house"),
+    (3, "Banker's 莊家", "star-city", "star-city-fun", "player_banker"),
+    (8, "Dragon 龍", "bid-squeeze", "bid-squeeze-standard", "house"),
+    (9, "High 高額", "bid-squeeze", "bid-squeeze-high", "house"),
+)
+
+
+def seed_demo_tables(repo: Repository, vault: SecretVault, operator_id: str) -> list[TableOut]:
+    """The demo tables of :data:`DEMO_TABLES`, each with a shoe committed, in number order (a
+    number already taken — a second run on the same store — is left as it is)."""
+    from baccarat_api.service import tables
+    from baccarat_api.service.errors import DomainError
+    from baccarat_api.service.models import CreateTableRequest
+
+    made: list[TableOut] = []
+    for number, name, profile, tier, banking in DEMO_TABLES:
+        request = CreateTableRequest.model_validate(
+            {"profile": profile, "tier": tier, "banking": banking, "number": number, "name": name}
+        )
+        try:
+            table = tables.create_table(repo, vault, operator_id, request)
+        except DomainError as exc:
+            if exc.code != "table_number_taken":
+                raise
+            continue
+        tables.commit_shoe(repo, vault, operator_id, table.table_id, f"demo-{number}")
+        made.append(table)
+    return made
+
+
+def lobby_lines(made: list[TableOut]) -> list[str]:
+    """The demo tables as a lobby lists them: number, name, profile and tier, banking."""
+    return [
+        f"#{t.number:<3} {t.name or '':14} {t.profile:11} {t.tier:21} {t.banking}  {t.table_id}"
+        for t in made
+    ]
 
 
 # --- CloudFormation custom resource ---------------------------------------------------------

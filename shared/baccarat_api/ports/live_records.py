@@ -76,6 +76,10 @@ class LiveRecord:
     clock: ClockDoc | None = None
     tick: TickDoc | None = None
     client_seeds: list[QueuedSeed] | None = None
+    #: The table's push channel's epoch (``/tables/{table_id}/e{epoch}``; ``service/push.py``):
+    #: moved on by a rotation (a revoked token). ``None``: never rotated, read as
+    #: :data:`~baccarat_api.limits.PUSH_FIRST_EPOCH` (items written before it existed too).
+    push_epoch: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +95,9 @@ class EventRecord:
     #: The change's time (``clock.now()``: ISO 8601 UTC, milliseconds).
     at: str
     data: dict[str, Any] = field(default_factory=dict)
+    #: The push epoch of the live state the change read (``None``: the first), so the push job
+    #: publishes the event to its channel from the stream's image alone.
+    epoch: int | None = None
 
     @property
     def event_id(self) -> str:

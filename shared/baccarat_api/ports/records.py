@@ -23,6 +23,9 @@ from baccarat_api.limits import (
     DEFAULT_SQUEEZE_SECONDS,
     DEFAULT_VOID_WINDOW_SECONDS,
 )
+from baccarat_api.ports.chat_records import ChatMessage as ChatMessage
+from baccarat_api.ports.chat_records import ChatPerson as ChatPerson
+from baccarat_api.ports.chat_records import ChatWindow as ChatWindow
 from baccarat_api.ports.chunks import ChunkEmitted as ChunkEmitted
 from baccarat_api.ports.chunks import SettleProgress as SettleProgress
 from baccarat_api.ports.documents import (
@@ -49,6 +52,8 @@ from baccarat_api.ports.feed_records import WebhookRecord as WebhookRecord
 from baccarat_api.ports.feed_records import feed_shard as feed_shard
 from baccarat_api.ports.live_records import EventRecord as EventRecord
 from baccarat_api.ports.live_records import LiveRecord as LiveRecord
+from baccarat_api.ports.lobby_records import TableNumber as TableNumber
+from baccarat_api.ports.lobby_records import TableNumberCounter as TableNumberCounter
 
 OPEN = "open"
 ENDED = "ended"
@@ -96,6 +101,10 @@ class TableRecord:
     #: ``"book"``: spectators bet behind without a cap (:mod:`baccarat_api.ports.book`);
     #: ``None`` (listed, every bet on the live item) at every other table, stored as before.
     bet_behind: str | None = None
+    #: The table's human number (桌號, unique per operator: claimed by a
+    #: :class:`TableNumber`) and optional name; ``None`` on a table created before numbers.
+    number: int | None = None
+    name: str | None = None
 
     @property
     def profile(self) -> str:
@@ -407,6 +416,11 @@ Record = (
     | WebhookFailure
     | SettleProgress
     | ChunkEmitted
+    | ChatMessage
+    | ChatPerson
+    | ChatWindow
+    | TableNumber
+    | TableNumberCounter
 )
 
 #: The fields that name each record kind's item (its key), in order: a put or an update of one
@@ -429,4 +443,9 @@ KEY_FIELDS: dict[type, tuple[str, ...]] = {
     WebhookFailure: ("operator_id", "event_id"),
     SettleProgress: ("operator_id", "table_id", "shoe_number", "round_number"),
     ChunkEmitted: ("operator_id", "table_id", "shoe_number", "round_number", "chunk"),
+    ChatMessage: ("operator_id", "table_id", "message_id"),
+    ChatPerson: ("operator_id", "table_id", "bettor_id"),
+    ChatWindow: ("operator_id", "table_id", "who", "window"),
+    TableNumber: ("operator_id", "number"),
+    TableNumberCounter: ("operator_id",),
 }

@@ -14,7 +14,9 @@ from typing import Any
 from baccarat_api.clock import Clock
 from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.book import BookStore
+from baccarat_api.ports.chat import ChatReads
 from baccarat_api.ports.chunks import ChunkQueue, ChunkStore
+from baccarat_api.ports.lobby import LobbyPage, LobbyPosition
 from baccarat_api.ports.records import (
     DeliveryState,
     EventRecord,
@@ -29,11 +31,14 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     SigningKeyRecord,
+    TableNumber,
+    TableNumberCounter,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
 )
 from baccarat_api.ports.scheduler import Scheduler
+from baccarat_api.ports.tokens import TokenStore
 from baccarat_api.ports.writes import StateWrites
 
 
@@ -81,6 +86,8 @@ class Snapshot:
     tier: dict[str, Any] | None = None
     idempotency: IdempotencyRecord | None = None
     live: LiveRecord | None = None
+    #: The operator's table-number counter (asked with ``numbers``; ``None``: none yet).
+    numbers: TableNumberCounter | None = None
 
 
 @dataclass(slots=True)
@@ -108,7 +115,7 @@ class FairnessPage:
 DayPosition = tuple[int, str]
 
 
-class Repository(StateWrites):
+class Repository(ChatReads, StateWrites):
     """The repository port: what the service reads (abstract here, one round trip each, in
     each adapter) and the game-state writes, each one transaction, written once for every
     adapter in :class:`~baccarat_api.ports.writes.StateWrites` over the adapter's
@@ -128,6 +135,8 @@ class Repository(StateWrites):
     #: A locked book's leaves and its settlement's receipts and pages
     #: (:mod:`baccarat_api.ports.chunks`).
     chunks: ChunkStore
+    #: Player tokens' keys and each table's revocations (:mod:`baccarat_api.ports.tokens`).
+    token_store: TokenStore
     #: Where a book round's settlement chunks are sent once its settlement committed (SQS in
     #: AWS, a thread under ``make run``); ``None``: run at once by the caller
     #: (:class:`baccarat_api.service.settle_chunks.InlineQueue`).
@@ -172,9 +181,11 @@ class Repository(StateWrites):
         tier_id: str | None = None,
         idem_key: str | None = None,
         live: str | None = None,
+        numbers: bool = False,
     ) -> Snapshot:
         """The named items (the operator's, its idempotency record of ``idem_key``, the live
-        state of table ``live``) in one round trip."""
+        state of table ``live``, with ``numbers`` its table-number counter) in one round
+        trip."""
 
     @abstractmethod
     def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
@@ -313,3 +324,21 @@ class Repository(StateWrites):
 
     @abstractmethod
     def get_webhook_failure(self, operator_id: str, event_id: str) -> WebhookFailure | None: ...
+
+    # --- table numbers and the lobby (service/table_numbers.py, service/lobby.py) -------------
+    @abstractmethod
+    def table_number(self, operator_id: str, number: int) -> TableNumber | None:
+        """The claim of ``number`` (strongly consistent ``GetItem``), or ``None``: free."""
+
+    @abstractmethod
+    def taken_table_numbers(self, operator_id: str, first: int, limit: int) -> list[int]:
+        """The claimed numbers from ``first`` up, ascending, at most ``limit``: one strongly
+        consistent ``Query`` of the claims' partition."""
+
+    @abstractmethod
+    def lobby_page(self, operator_id: str, after: LobbyPosition | None, limit: int) -> LobbyPage:
+        """The operator's numbered tables after ``after`` in number order, at most ``limit``
+        (≤ 50), each with its live state, its shown shoe's progress and, at a book table, its
+        spectators' and watchers' counts: one ``Query`` of the ``Lobby`` index (eventually
+        consistent: a table created a moment ago may be missing) and one ``BatchGetItem``
+        (more only past 100 keys: book tables' count shards)."""

@@ -39,6 +39,7 @@ from baccarat_api.ports.records import (
     RoundRecord,
     ShoeFairness,
     ShoeRecord,
+    TableNumber,
     TableRecord,
 )
 from baccarat_api.ports.scheduler import Scheduler, Tick
@@ -71,6 +72,15 @@ class _Absent:
 #: In :attr:`Update.expect`: the field must be absent (``None``; the item does not store it).
 ABSENT: Final = _Absent()
 
+
+@dataclass(frozen=True, slots=True)
+class Below:
+    """In :attr:`Update.expect`: the field is absent (``None``) or less than ``value`` — a
+    counter under its cap, a time already past (the chat's rate windows and mutes)."""
+
+    value: Any
+
+
 #: A record's key: its kind and the values of its ``KEY_FIELDS``.
 Key = tuple[type, tuple[Any, ...]]
 
@@ -99,9 +109,10 @@ class Update:
     """Change an EXISTING item of ``kind`` named by ``key`` (its ``KEY_FIELDS`` values): set the
     fields of ``set``, remove (make ``None``) those of ``remove``, add the integers of ``add``
     to those fields, only if every field of ``expect`` holds its value (:data:`ABSENT`: is
-    ``None``). With ``upsert`` the item need not exist: a missing one is made from the key and
-    the record's defaults first. With ``return_existing``, a lost condition brings the stored
-    record back (``ConditionFailed.existing``)."""
+    ``None``; :class:`Below`: is ``None`` or less). With ``upsert`` the item need not exist: a
+    missing one is made from the key and the record's defaults first. With
+    ``return_existing``, a lost condition brings the stored record back
+    (``ConditionFailed.existing``)."""
 
     kind: type
     ident: tuple[Any, ...]
@@ -224,15 +235,25 @@ class StateWrites(ABC):
 
     # tables and shoes -------------------------------------------------------------------------
     def create_table(
-        self, table: TableRecord, idem: IdempotencyRecord | None = None, live: Emit | None = None
+        self,
+        table: TableRecord,
+        idem: IdempotencyRecord | None = None,
+        live: Emit | None = None,
+        numbers: Write | None = None,
     ) -> None:
         """Put a new table (``ConditionFailed`` if the id exists) and its public fairness totals
         (zero: the table is known to the fairness route before any of its proofs is final); a
-        running table's live state too (``live``: seq 0, no event)."""
+        running table's live state too (``live``: seq 0, no event); a numbered table's claim
+        of its number (``ConditionFailed`` if another table holds it) and, for a number
+        assigned, the operator's counter moved to it (``numbers``, on its condition)."""
         writes: list[Write] = [
             Put(table),
             Put(FairnessTotals(table.table_id, operator_id=table.operator_id)),
         ]
+        if table.number is not None:
+            writes.append(Put(TableNumber(table.operator_id, table.number, table.table_id)))
+        if numbers is not None:
+            writes.append(numbers)
         if live is None:
             self._write("create table", writes, idem, table.write_id)
         else:

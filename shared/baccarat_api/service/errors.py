@@ -139,6 +139,24 @@ CODES: dict[str, tuple[bool, str]] = {
         "no slip of that bettor in the round's book (a seated bettor's bets are in the proof; "
         "a round of a table without bet_behind: book has no book)",
     ),
+    "token_expired": (False, "the player token has expired: ask the operator for a new one"),
+    "token_revoked": (False, "the player token was revoked by the operator"),
+    "token_route_forbidden": (
+        False,
+        "a player or lobby token may not call this route (or not with its role); see "
+        "docs/api.md, Player tokens",
+    ),
+    "token_table_mismatch": (False, "the token is for another table"),
+    "token_person_mismatch": (False, "the token's holder may act only for themselves"),
+    "table_number_taken": (False, "another table of the operator has that number"),
+    "chat_text_invalid": (
+        False,
+        "the chat text is empty or holds a character refused in chat (details.reason, "
+        "details.index)",
+    ),
+    "chat_text_too_long": (False, "the chat text is longer than the documented maximum"),
+    "chat_muted": (False, "the operator muted this person's chat until details.until"),
+    "chat_rate_limited": (True, "too many chat messages just now; see Retry-After"),
 }
 
 

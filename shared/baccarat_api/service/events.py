@@ -60,6 +60,12 @@ EVENT_TYPES: dict[str, str] = {
     "table_waiting": "reason (no_client_seed: the running table's shoe ended, no seed given)",
     "spectators_removed": "reason (no_seated_bettor), count, first (at most 100 bettor ids): "
     "a book table's spectators removed at once",
+    "chat_message_deleted": "message_id, by (operator): a chat message removed by moderation "
+    "(chat text is never in an event)",
+    "chat_muted": "bettor_id, until (the operator muted the person's chat)",
+    "chat_unmuted": "bettor_id",
+    "push_rotated": "epoch (the table's push channel moved on: a token was revoked; "
+    "subscribers resubscribe to push_channel)",
 }
 
 #: An event to report: its type and its data.
@@ -168,7 +174,7 @@ def emit(
         changes["squeeze"] = squeeze
     events = [*system, *events]
     records = tuple(
-        EventRecord(operator_id, table_id, base.seq + i, kind, at, dict(data))
+        EventRecord(operator_id, table_id, base.seq + i, kind, at, dict(data), base.push_epoch)
         for i, (kind, data) in enumerate(events, start=1)
     )
     assert all(kind in EVENT_TYPES for kind, _ in events), events

@@ -142,13 +142,24 @@ def take_seat(
     return removal.answer(change(repo, operator_id, table_id, decide, seating=bettor_id))
 
 
-def leave_seat(repo: Repository, operator_id: str, table_id: str, seat: int) -> PresenceOut:
+def leave_seat(
+    repo: Repository, operator_id: str, table_id: str, seat: int, holder: str | None = None
+) -> PresenceOut:
+    """The seat left; ``holder`` (a player token's person): only if it is theirs."""
+
     def decide(config: TableConfig, live: LiveRecord) -> Decision:
         if str(seat) not in live.seats:
             raise DomainError("not_found", f"seat {seat} is free", details={"seat": seat})
+        own(holder, live.seats[str(seat)]["bettor_id"])
         return vacate(config, live, str(seat), "left")
 
     return change(repo, operator_id, table_id, decide)
+
+
+def own(holder: str | None, bettor_id: str) -> None:
+    """403 ``token_person_mismatch`` unless the place is ``holder``'s (``None``: an operator)."""
+    if holder is not None and holder != bettor_id:
+        raise DomainError("token_person_mismatch", "the place is someone else's")
 
 
 def take_banker(
@@ -183,10 +194,15 @@ def take_banker(
     return removal.answer(change(repo, operator_id, table_id, decide))
 
 
-def leave_banker(repo: Repository, operator_id: str, table_id: str) -> PresenceOut:
+def leave_banker(
+    repo: Repository, operator_id: str, table_id: str, holder: str | None = None
+) -> PresenceOut:
+    """The player-banker seat left; ``holder`` (a player token's person): only if theirs."""
+
     def decide(config: TableConfig, live: LiveRecord) -> Decision:
         if live.banker is None:
             raise DomainError("not_found", "the player-banker seat is free")
+        own(holder, live.banker["bettor_id"])
         left = ("banker_left", BettorLeft(bettor_id=live.banker["bettor_id"], reason="left"))
         return [left], {"banker": None}
 

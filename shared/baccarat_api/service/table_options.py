@@ -1,6 +1,7 @@
 """How a table's creation request becomes its record's options: the running-table fields and
 ``bet_behind``, each stored only where it applies (so other tables' items are stored as before),
-and the request as the table's write id names it."""
+and the request as the table's write id names it (a number or name not given is not named: the
+same request names the same write as before tables had them)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ def asked(request: CreateTableRequest) -> dict[str, Any]:
     unstored = set() if request.dealing == "auto" else {"dealing", "pause_seconds"}
     if request.bet_behind != "book":
         unstored.add("bet_behind")
+    unstored |= {f for f in ("number", "name") if getattr(request, f) is None}
     return request.model_dump(exclude=unstored)
 
 

@@ -28,19 +28,29 @@ from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.service.betting import book_view
 from baccarat_api.service.book_presence import at_book, crowd
+from baccarat_api.service.callers import Player
 from baccarat_api.service.errors import not_found
 from baccarat_api.service.models import TableStateOut
+from baccarat_api.service.push import current_channel
 from baccarat_api.service.reveals import plan_seconds
 from baccarat_api.service.seating import presence_view
-from baccarat_api.service.views import round_as_shown, shoe_as_shown
+from baccarat_api.service.views import player_presence, round_as_shown, shoe_as_shown, you_view
 from baccarat_api.service.window import window_status
 
 SHOE_FIELDS = ("shoe_id", "shoe_number", "status", "rounds_dealt", "cards_remaining", "history",
                "roads", "last_round_id")  # fmt: skip
 
 
-def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[TableStateOut, str]:
-    """The table's state now and its ETag."""
+def table_state(
+    repo: Repository,
+    operator_id: str,
+    table_id: str,
+    player: Player | None = None,
+    push_url: str | None = None,
+) -> tuple[TableStateOut, str]:
+    """The table's state now and its ETag; with ``player`` (a token's holder) as that person
+    sees it: everyone else's balance and personal limits ``null``, their own in ``you``.
+    ``push_url``: the push channel's URL (a setting)."""
     if parse_table_id(table_id) is None:
         raise not_found("table", table_id)
     snap = repo.load(operator_id, table_id=table_id, live=table_id)
@@ -59,6 +69,13 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
     phase, deadline = _phase(live, rnd, at)
     presence = presence_view(table_id, live)
     shown = None if rnd is None else round_as_shown(rnd, at)
+    seats, banker, spectators = presence.seats, presence.banker, presence.spectators
+    you = None
+    if player is not None and player.bettor_id is not None:
+        you = you_view(player.bettor_id, player.role, seats, banker, spectators, presence.watchers)
+        if you["place"] is None and at_book(table):
+            you = _book_you(repo, operator_id, table_id, you)
+        seats, banker, spectators = player_presence(seats, banker, spectators, player.bettor_id)
     state = TableStateOut.model_validate(
         {
             "table_id": table_id,
@@ -70,9 +87,9 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
             "at": at,
             "phase": phase,
             "deadline": deadline,
-            "seats": presence.seats,
-            "banker": presence.banker,
-            "spectators": presence.spectators,
+            "seats": seats,
+            "banker": banker,
+            "spectators": spectators,
             "watchers": presence.watchers,
             "idle": {} if live is None else dict(live.idle),
             "book": book_view(live, at),
@@ -80,10 +97,22 @@ def table_state(repo: Repository, operator_id: str, table_id: str) -> tuple[Tabl
             "round": shown,
             "clock": clock_view(live),
             "crowd": crowd(repo, operator_id, table_id) if at_book(table) else None,
+            "you": you,
+            "push_url": push_url,
+            "push_channel": current_channel(table_id, live),
         }
     )
     body = state.model_dump_json(exclude={"at"}).encode()
     return state, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def _book_you(
+    repo: Repository, operator_id: str, table_id: str, you: dict[str, Any]
+) -> dict[str, Any]:
+    """``you`` of a person among a book table's spectators (in the book store, not the live
+    item): one more read, for a token's holder only."""
+    found = repo.book.get_spectator(operator_id, table_id, you["bettor_id"])
+    return you if found is None else {**you, "place": "spectator", "balance": found.balance}
 
 
 def clock_view(live: LiveRecord | None) -> dict[str, Any] | None:

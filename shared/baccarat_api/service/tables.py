@@ -1,7 +1,8 @@
 """shuffle-commit: create a table (draw its seed chain), commit a shoe, close a shoe early.
 
-Round trips (DynamoDB): create = GetItem tier + PutItem table (2); commit = GetItem table +
-TransactWriteItems (2); close = GetItem shoe + TransactWriteItems (2). KMS: create =
+Round trips (DynamoDB): create = GetItem tier + TransactWriteItems (table, its number's claim:
+2; + the number's reservation, :mod:`.table_numbers`, when none is given: 3); commit = GetItem
+table + TransactWriteItems (2); close = GetItem shoe + TransactWriteItems (2). KMS: create =
 GenerateDataKey ×2 (the chain secret; the table's bettor-ref key, purpose ``bettor-ref``, only
 its ciphertext kept); commit = Decrypt (s_N) + Encrypt (s_i); close = Decrypt (s_i).
 
@@ -48,8 +49,9 @@ from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import CreateTableRequest, ShoeOut, ShoeStateOut, TableOut
 from baccarat_api.service.reading import shoe_live, table_live
 from baccarat_api.service.reveals import cards_not_shown, face_down
+from baccarat_api.service.table_numbers import write_table
 from baccarat_api.service.table_options import asked, bet_behind, dealing
-from baccarat_api.service.views import shoe_state_view, shoe_view, table_view
+from baccarat_api.service.views import shoe_state_view, shoe_view
 from baccarat_api.service.writeids import write_id
 
 
@@ -61,10 +63,12 @@ def create_table(
     idem: IdempotencyRequest | None = None,
 ) -> TableOut:
     tier = request.tier
+    numbers = request.number is None  # a number to assign: the operator's counter too
     if idem is None:
-        tier_doc = repo.get_tier(tier)
+        snap = repo.load(operator_id, tier_id=tier, numbers=numbers)
     else:  # the tier and the key's record in one round trip (a live record replays)
-        tier_doc = idempotency.load(repo, operator_id, idem, tier_id=tier).tier
+        snap = idempotency.load(repo, operator_id, idem, tier_id=tier, numbers=numbers)
+    tier_doc = snap.tier
     if tier_doc is None:
         raise DomainError("invalid_table", f"unknown tier {tier!r}", details={"tier": tier})
     _check_currency(request, tier_doc)
@@ -101,24 +105,15 @@ def create_table(
         squeeze_seconds=request.squeeze_seconds,
         idle_shoe_close_seconds=request.idle_shoe_close_seconds,
         write_id=write_id(operator_id, "create table", table_id, asked(request), idem),
+        number=request.number,
+        name=request.name,
         **dealing(request),
         **bet_behind(request, config),
     )
     record = replace(record, chain_head=genesis(table_id, record.anchor))
     del top_secret
-    view = table_view(record)
     live = _running_live(record, config, repo.clock())
-    try:
-        repo.create_table(record, idempotency.record(repo.clock(), idem, operator_id, view), live)
-    except (ConditionFailed, OutcomeUnknown) as exc:
-        current = repo.get_table(operator_id, table_id)
-        if current is not None and current.write_id == record.write_id:
-            return TableOut.model_validate(table_view(current))  # it was written: a lost answer
-        if isinstance(exc, OutcomeUnknown):
-            raise
-        idempotency.check_duplicate(exc)
-        raise lost_race() from None  # an 80-bit id collision: practically never; retry is fine
-    return TableOut.model_validate(view)
+    return write_table(repo, record, idem, live, snap.numbers)
 
 
 def _running_live(table: TableRecord, config: TableConfig, at: str) -> Emit | None:

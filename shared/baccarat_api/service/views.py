@@ -15,7 +15,8 @@ from baccarat.rules import ShoeRules
 from baccarat_api.limits import DEFAULT_BET_BEHIND, DEFAULT_DEALING, DEFAULT_PAUSE_SECONDS
 from baccarat_api.ports.documents import BookDoc
 from baccarat_api.ports.records import ENDED, RoundRecord, ShoeRecord, TableRecord
-from baccarat_api.service.models import RoundStatus
+from baccarat_api.service.callers import Caller
+from baccarat_api.service.models import PresenceOut, RoundStatus
 from baccarat_api.service.reveals import shown_plan, squeeze_view
 
 
@@ -46,6 +47,8 @@ def table_view(t: TableRecord) -> dict[str, Any]:
         "dealing": t.dealing or DEFAULT_DEALING,
         "bet_behind": t.bet_behind or DEFAULT_BET_BEHIND,
         "pause_seconds": DEFAULT_PAUSE_SECONDS if t.pause_seconds is None else t.pause_seconds,
+        "number": t.number,
+        "name": t.name,
     }
 
 
@@ -237,3 +240,65 @@ def private_round(r: RoundRecord, derived: dict[str, Any]) -> dict[str, Any]:
         "settlement": r.settlement,
         "void": r.void,
     }
+
+
+#: What a person holds or may stake: shown to that person only (docs/design/browsers.md §1).
+_PRIVATE = ("balance", "personal_limits")
+
+
+def _redacted(entry: dict[str, Any]) -> dict[str, Any]:
+    return {k: (None if k in _PRIVATE else v) for k, v in entry.items()}
+
+
+def player_presence(
+    seats: dict[int, dict[str, Any]],
+    banker: dict[str, Any] | None,
+    spectators: dict[str, dict[str, Any]],
+    bettor_id: str,
+) -> tuple[dict[int, dict[str, Any]], dict[str, Any] | None, dict[str, dict[str, Any]]]:
+    """The state's presence as ``bettor_id`` (a token's holder) sees it: what anyone staked is
+    public at the table, what they hold or may stake is theirs — every other person's
+    ``balance`` and ``personal_limits`` are ``None``."""
+    mine = banker is not None and banker["bettor_id"] == bettor_id
+    return (
+        {n: s if s["bettor_id"] == bettor_id else _redacted(s) for n, s in seats.items()},
+        banker if banker is None or mine else _redacted(banker),
+        {b: s if b == bettor_id else _redacted(s) for b, s in spectators.items()},
+    )
+
+
+def presence_as_seen(out: PresenceOut, caller: Caller) -> PresenceOut:
+    """A presence answer as its caller may see it: whole for the operator; for a token's
+    holder (who leaves their own place) every other person's balance and limits hidden, as in
+    their state (:func:`player_presence`)."""
+    if caller.player is None or caller.player.bettor_id is None:
+        return out
+    seats, banker, spectators = player_presence(
+        out.seats, out.banker, out.spectators, caller.player.bettor_id
+    )
+    return out.model_copy(update={"seats": seats, "banker": banker, "spectators": spectators})
+
+
+def you_view(
+    bettor_id: str,
+    role: str,
+    seats: dict[int, dict[str, Any]],
+    banker: dict[str, Any] | None,
+    spectators: dict[str, dict[str, Any]],
+    watchers: list[str],
+) -> dict[str, Any]:
+    """``you`` of a player's state: who the token is for, its role, where that person is now
+    (``seat 1`` … ``seat 7``, ``banker``, ``spectator``, ``watcher``; ``None``: not at the
+    table) and their balance (``None`` where a place has none)."""
+    place: str | None = None
+    balance: int | None = None
+    for n, s in seats.items():
+        if s["bettor_id"] == bettor_id:
+            place, balance = f"seat {n}", s.get("balance")
+    if place is None and banker is not None and banker["bettor_id"] == bettor_id:
+        place, balance = "banker", banker.get("balance")
+    if place is None and bettor_id in spectators:
+        place, balance = "spectator", spectators[bettor_id].get("balance")
+    if place is None and bettor_id in watchers:
+        place = "watcher"
+    return {"bettor_id": bettor_id, "role": role, "place": place, "balance": balance}

@@ -1,5 +1,6 @@
 """The project's layout and the catalogue: every way template.yaml invokes a function (each
-``HttpApi`` route, each ``Schedule``, the HttpApi Lambda authorizer, each custom resource) and
+``HttpApi`` route, each ``Schedule``, the HttpApi Lambda authorizer, an AppSync Event API's
+Lambda authorizer, each custom resource) and
 the event file it needs, ``events/<name>.json``."""
 
 from __future__ import annotations
@@ -66,7 +67,9 @@ class Invocation:
 
     function: str
     name: str  # the event file's stem
-    kind: str  # "http", "authorizer", "schedule", "stream", "queue" or "custom-resource"
+    # "http", "authorizer", "appsync-authorizer", "schedule", "stream", "queue" or
+    # "custom-resource"
+    kind: str
     source: str  # the template's event, authorizer or resource id
     route: Route | None = None  # "http"
     public: bool = False  # "http": no authorizer in front
@@ -79,6 +82,7 @@ class Invocation:
         what = {
             "http": f"route {self.route.route_key if self.route else '?'}",
             "authorizer": f"HttpApi authorizer {self.source}",
+            "appsync-authorizer": f"AppSync Events authorizer of {self.source}",
             "schedule": f"schedule {self.source}",
             "stream": f"DynamoDB stream {self.source}",
             "queue": f"SQS queue {self.source}",
@@ -113,6 +117,8 @@ def _http_invocations(template: dict[str, Any]) -> Iterator[Invocation]:
             if event.get("Type") != "HttpApi":
                 continue
             ep = event["Properties"]
+            if ep["Method"].upper() == "OPTIONS":  # a CORS preflight: answered before any route
+                continue
             api = apis.get(str((ep.get("ApiId") or {}).get("Ref", "")), {})
             default = api.get("Properties", {}).get("Auth", {}).get("DefaultAuthorizer")
             chosen = ep.get("Auth", {}).get("Authorizer", default)
@@ -124,6 +130,22 @@ def _http_invocations(template: dict[str, Any]) -> Iterator[Invocation]:
             target = referenced_id(authorizer.get("FunctionArn"))
             if target:
                 yield Invocation(target, f"{snake(name)}_authorizer", "authorizer", name)
+
+
+def _appsync_authorizers(template: dict[str, Any]) -> list[Invocation]:
+    """The Lambda authorizers of the template's AppSync Event APIs (connect, subscribe)."""
+    found = []
+    for logical_id, resource in template["Resources"].items():
+        if resource["Type"] != "AWS::AppSync::Api":
+            continue
+        providers = resource["Properties"].get("EventConfig", {}).get("AuthProviders", [])
+        for provider in providers:
+            uri = provider.get("LambdaAuthorizerConfig", {}).get("AuthorizerUri")
+            target = referenced_id(uri)
+            if target:
+                name = f"{snake(logical_id)}_authorizer"
+                found.append(Invocation(target, name, "appsync-authorizer", logical_id))
+    return found
 
 
 def invocations(template: dict[str, Any]) -> tuple[list[Invocation], list[str]]:
@@ -138,6 +160,7 @@ def invocations(template: dict[str, Any]) -> tuple[list[Invocation], list[str]]:
                 found.append(Invocation(function, snake(event_id), "stream", event_id))
             if event.get("Type") == "SQS":
                 found.append(Invocation(function, snake(event_id), "queue", event_id))
+    found += _appsync_authorizers(template)
     for logical_id, resource in template["Resources"].items():
         target = referenced_id(resource.get("Properties", {}).get("ServiceToken"))
         if resource["Type"].startswith("Custom::") and target:

@@ -117,6 +117,16 @@ def _check_authorizer(
     yield from _check_body(event)
 
 
+def _check_appsync_authorizer(
+    inv: Invocation, event: dict[str, Any], _: dict[str, Any]
+) -> Iterator[str]:
+    context = event.get("requestContext") or {}
+    if context.get("operation") not in ("EVENT_CONNECT", "EVENT_SUBSCRIBE"):
+        yield "an AppSync Events authorizer event: operation EVENT_CONNECT or EVENT_SUBSCRIBE"
+    if not isinstance(event.get("authorizationToken"), str):
+        yield "authorizationToken: the Authorization the client sent"
+
+
 def _check_schedule(inv: Invocation, event: dict[str, Any], _: dict[str, Any]) -> Iterator[str]:
     if event.get("detail-type") != "Scheduled Event" or event.get("source") != "aws.events":
         yield "an EventBridge scheduled event: detail-type 'Scheduled Event', source aws.events"
@@ -175,6 +185,7 @@ _CHECKS = {
     "queue": _check_queue,
     "http": _check_http,
     "authorizer": _check_authorizer,
+    "appsync-authorizer": _check_appsync_authorizer,
     "schedule": _check_schedule,
     "custom-resource": _check_custom_resource,
 }

@@ -57,6 +57,7 @@ REFUSED_IN_RECIPE: dict[str, str] = {
     "place_slip": "betting_closed",
     "cancel_slip": "not_found",  # no slip to cancel (the window is not open either)
     "retry_webhook_failure": "not_found",  # an event never parked
+    "remove_chat_message": "not_found",  # a message id nobody posted
 }
 
 

@@ -4,6 +4,7 @@ template.yaml gives it, with the local engines' endpoints, table names and key a
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +55,7 @@ class LocalValue:
 
     value: str
     resource: str | None = None  # a table's or key's logical id
-    kind: str = "plain"  # "plain", "table", "key", "endpoint"
+    kind: str = "plain"  # "plain", "table", "key", "endpoint", "queue", "appsync"
 
 
 def local_value(template: dict[str, Any], name: str, value: Any) -> LocalValue:
@@ -80,10 +81,22 @@ def local_value(template: dict[str, Any], name: str, value: Any) -> LocalValue:
         return LocalValue(local_key_alias(template, key), key, "key")
     if kind == "AWS::SQS::Queue":  # none locally: make run's loop and sam local need no wake-up
         return LocalValue("", str(target), "queue")
+    appsync = _appsync_api(template, value)
+    if appsync is not None:  # none locally: make run serves the push channel's stand-in
+        return LocalValue("", appsync, "appsync")
     parameter = template.get("Parameters", {}).get(target or "")
     if parameter is not None and "Default" in parameter:
         return LocalValue(str(parameter["Default"]))
     raise SamLocalError(f"{name}={value!r}: no local value for it in {__name__}.local_value")
+
+
+def _appsync_api(template: dict[str, Any], value: Any) -> str | None:
+    """The AppSync API a ``!Sub`` names (``${PushApi.Dns.Http}``), if any."""
+    text = value.get("Fn::Sub") if isinstance(value, dict) else None
+    for name in re.findall(r"\$\{(\w+)\.", text if isinstance(text, str) else ""):
+        if template["Resources"].get(name, {}).get("Type") == "AWS::AppSync::Api":
+            return str(name)
+    return None
 
 
 def local_environment(template: dict[str, Any]) -> dict[str, dict[str, str]]:

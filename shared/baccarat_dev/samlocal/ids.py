@@ -73,7 +73,8 @@ def read_answer(out: Any) -> tuple[str, dict[str, str], bool]:
         return _http_answer(out)
     if isinstance(out, dict) and "isAuthorized" in out:
         if out["isAuthorized"] is True:
-            return f"authorized: operator {out.get('context', {}).get('operator_id')}", {}, True
+            context = out.get("context") or out.get("handlerContext") or {}
+            return f"authorized: operator {context.get('operator_id')}", {}, True
         return "refused (isAuthorized: false)", {}, False
     if isinstance(out, dict) and {"operator_id", "key"} <= set(out):
         return (

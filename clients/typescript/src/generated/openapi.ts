@@ -13,7 +13,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The lobby: the operator's numbered tables in number order, a page at a time (ETag) */
+        get: operations["list_tables"];
         put?: never;
         /** Create a table and draw its seed chain (the anchor is returned) */
         post: operations["create_table"];
@@ -192,6 +193,111 @@ export interface paths {
         /** Give a running table a client seed in advance, for its next shoe without one */
         post: operations["give_client_seed"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table's last chat messages, oldest first (kept 24 h) */
+        get: operations["get_chat"];
+        put?: never;
+        /** Post a chat line as a person at the table (a player token's, or bettor_id's) */
+        post: operations["post_chat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/chat/{message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a chat message (marked removed, its text dropped): chat_message_deleted */
+        delete: operations["remove_chat_message"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/chat/mutes/{bettor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Mute a person's chat at the table for some seconds (at most a day): chat_muted */
+        put: operations["mute_chat"];
+        post?: never;
+        /** End a person's chat mute (chat_unmuted; nothing when they are not muted) */
+        delete: operations["unmute_chat"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mint a player token for a person at the table (a browser's only credential) */
+        post: operations["mint_token"];
+        /** Revoke every token of a person minted until now at the table (idempotent) */
+        delete: operations["revoke_person_tokens"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/lobby-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mint a lobby token (reads the operator's table list, nothing about people) */
+        post: operations["mint_lobby_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/tokens/{jti}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one token (refused from the very next request; idempotent) */
+        delete: operations["revoke_token"];
         options?: never;
         head?: never;
         patch?: never;
@@ -652,6 +758,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/lobby": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The lobby page: no key (/lobby#token=<token>&api=<API URL> lists the tables) */
+        get: operations["lobby_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook": {
         parameters: {
             query?: never;
@@ -947,6 +1070,50 @@ export interface components {
              */
             next: string | null;
         };
+        /** ChatIn */
+        ChatIn: {
+            /**
+             * Text
+             * @description one line of plain text: at most 200 code points and 800 UTF-8 bytes after NFC normalisation (422 chat_text_too_long); no control, format (bidi), private-use, unassigned or separator characters and no run of more than 4 combining marks (422 chat_text_invalid). Markup is plain text: shown as typed, never as HTML
+             */
+            text: string;
+            /**
+             * Bettor Id
+             * @description the author — required with the operator key; with a player token the token's person (if given, it must be them: 403 token_person_mismatch)
+             */
+            bettor_id?: string | null;
+        };
+        /**
+         * ChatOut
+         * @description A chat message, as ``GET …/chat`` and the push channel show it.
+         */
+        ChatOut: {
+            /**
+             * Message Id
+             * @description ch_ + 16 base32 characters
+             */
+            message_id: string;
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Text
+             * @description NFC, as accepted
+             */
+            text: string;
+            /**
+             * At
+             * @description when it was posted (ISO 8601 UTC, milliseconds)
+             */
+            at: string;
+        };
+        /** ChatPageOut */
+        ChatPageOut: {
+            /**
+             * Messages
+             * @description the newest messages, oldest first (expired and removed ones skipped)
+             */
+            messages: components["schemas"]["ChatOut"][];
+        };
         /**
          * ClientSeedOut
          * @description A client seed as queued: its hash (the seed itself is shown by the shoe it commits),
@@ -1105,6 +1272,14 @@ export interface components {
              * @enum {string}
              */
             bet_behind?: "listed" | "book";
+            /**
+             * Number
+             * @description the table's number (桌號), unique among the operator's tables (409 table_number_taken). Default: the operator's next free number
+             * @example 8
+             */
+            number?: number | null;
+            /** Name */
+            name?: string | null;
         };
         /**
          * CrowdOut
@@ -1477,6 +1652,186 @@ export interface components {
              */
             covered_by: "house" | "player_banker";
         };
+        /** LobbyLimitsOut */
+        LobbyLimitsOut: {
+            /**
+             * Min Bet
+             * @description the smallest bet (minor units)
+             */
+            min_bet: number;
+            /**
+             * Table Max
+             * @description the table's cap per round (minor units)
+             */
+            table_max: number | null;
+            /**
+             * Areas
+             * @description bet area → {min, max} per bettor per round (minor units)
+             */
+            areas: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+        };
+        /** LobbyOut */
+        LobbyOut: {
+            /**
+             * Tables
+             * @description in number order
+             */
+            tables: components["schemas"]["LobbyTableOut"][];
+            /**
+             * Next
+             * @description pass as `after` for the next page (null: the last)
+             */
+            next: string | null;
+        };
+        /** LobbyShoeOut */
+        LobbyShoeOut: {
+            /** Shoe Number */
+            shoe_number: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "ended";
+            /** Rounds Dealt */
+            rounds_dealt: number;
+            /**
+             * Cards Remaining
+             * @description cards left in the shoe (剩餘張數); null while a card of its latest round is face down (the count would tell whether third cards were drawn)
+             */
+            cards_remaining: number | null;
+            /**
+             * History
+             * @description the last 30 rounds shown (歷史開牌), as GET …/state's shoe.history: a round with a card still face down is not in it yet
+             */
+            history: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** LobbyTableOut */
+        LobbyTableOut: {
+            /** Table Id */
+            table_id: string;
+            /**
+             * Number
+             * @description the table's number (桌號), unique per operator
+             */
+            number: number;
+            /** Name */
+            name: string | null;
+            /**
+             * Profile
+             * @enum {string}
+             */
+            profile: "star-city" | "bid-squeeze";
+            /** Tier */
+            tier: string;
+            /** Tier Name */
+            tier_name: string;
+            /** Tier Name Zh */
+            tier_name_zh: string | null;
+            /**
+             * Ratio
+             * @description 倍率: the tier's chip unit to the profile's smallest, e.g. 1:10
+             */
+            ratio: string;
+            /**
+             * Currency
+             * @description every amount's currency: ISO 4217 code, or XCN (play-money coins)
+             */
+            currency: string;
+            /**
+             * Minor Unit Exponent
+             * @description amounts are integers in minor units: amount / 10**minor_unit_exponent
+             */
+            minor_unit_exponent: number;
+            limits: components["schemas"]["LobbyLimitsOut"];
+            /**
+             * Chips
+             * @description the chips' values (minor units): the tier's chips × unit
+             */
+            chips: number[];
+            /**
+             * Banking
+             * @enum {string}
+             */
+            banking: "house" | "player_banker";
+            /**
+             * Dealing
+             * @enum {string}
+             */
+            dealing: "operator" | "auto";
+            /**
+             * Bet Behind
+             * @enum {string}
+             */
+            bet_behind: "listed" | "book";
+            /**
+             * Phase
+             * @description betting (a window open) | in_round (closed, dealt or squeezed, not shown yet) | idle | paused (a running table paused) | waiting (a running table waiting for a client seed or for company)
+             * @enum {string}
+             */
+            phase: "betting" | "in_round" | "idle" | "paused" | "waiting";
+            /**
+             * Deadline
+             * @description betting: closes_at; in_round: the squeeze step's reveal_by or the deal's due time; a running table's idle: its next step's due time
+             */
+            deadline: string | null;
+            /** Seats Taken */
+            seats_taken: number;
+            /**
+             * Banker
+             * @description the player-banker seat is taken
+             */
+            banker: boolean;
+            /**
+             * Spectators
+             * @description how many spectators (at a book table: counted)
+             */
+            spectators: number;
+            /**
+             * Watchers
+             * @description how many watchers (the observer list)
+             */
+            watchers: number;
+            /** @description the open shoe, else the last (null: none yet) */
+            shoe: components["schemas"]["LobbyShoeOut"] | null;
+        };
+        /** LobbyTokenOut */
+        LobbyTokenOut: {
+            /**
+             * Token
+             * @description opaque: send it as Authorization: Bearer <token>
+             */
+            token: string;
+            /**
+             * Jti
+             * @description the token's id (to revoke it)
+             */
+            jti: string;
+            /**
+             * Expires At
+             * @description when it stops working (ISO 8601 UTC)
+             */
+            expires_at: string;
+            /**
+             * Role
+             * @default lobby
+             * @constant
+             */
+            role?: "lobby";
+        };
+        /** LobbyTokenRequest */
+        LobbyTokenRequest: {
+            /**
+             * Ttl Seconds
+             * @description the token's lifetime in seconds (default 3600, at most 14400)
+             */
+            ttl_seconds?: number | null;
+        };
         /** ManifestOut */
         ManifestOut: {
             /**
@@ -1495,6 +1850,24 @@ export interface components {
              * @description SHA-256 (hex) of each page without its signature
              */
             pages: string[];
+        };
+        /** MuteIn */
+        MuteIn: {
+            /**
+             * Seconds
+             * @description how long the mute lasts
+             */
+            seconds: number;
+        };
+        /** MuteOut */
+        MuteOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Until
+             * @description the mute's end (ISO 8601 UTC, milliseconds)
+             */
+            until: string;
         };
         /**
          * NamesOut
@@ -3045,6 +3418,16 @@ export interface components {
              * @description at a running table: seconds from a round's resolution (its last card shown) to the next window
              */
             pause_seconds: number;
+            /**
+             * Number
+             * @description the table's number (桌號), unique per operator (null: a table created before tables had numbers)
+             */
+            number: number | null;
+            /**
+             * Name
+             * @description the table's name (null: none)
+             */
+            name: string | null;
         };
         /** TableRoundOut */
         TableRoundOut: {
@@ -3216,6 +3599,18 @@ export interface components {
             clock: components["schemas"]["TableClockOut"] | null;
             /** @description at a book table (`bet_behind: book`): the spectators and watchers counted and the first 20 named (`spectators` and `watchers` are then empty); null elsewhere */
             crowd?: components["schemas"]["CrowdOut"] | null;
+            /** @description a player token's holder: who, the token's role, where they are now and their balance (everyone else's balance and personal limits are then null); null for the operator */
+            you?: components["schemas"]["YouOut"] | null;
+            /**
+             * Push Url
+             * @description the push channel's WebSocket URL (AppSync Events' realtime endpoint; `make run`: ws://…/event/realtime); null where no push is configured
+             */
+            push_url: string | null;
+            /**
+             * Push Channel
+             * @description the table's push channel now, `/tables/{table_id}/e{epoch}`: subscribe, then read this state (docs/api.md "Push")
+             */
+            push_channel: string;
         };
         /** TiersOut */
         TiersOut: {
@@ -3223,6 +3618,52 @@ export interface components {
             tiers: {
                 [key: string]: unknown;
             }[];
+        };
+        /** TokenOut */
+        TokenOut: {
+            /**
+             * Token
+             * @description opaque: send it as Authorization: Bearer <token>
+             */
+            token: string;
+            /**
+             * Jti
+             * @description the token's id (to revoke it)
+             */
+            jti: string;
+            /**
+             * Expires At
+             * @description when it stops working (ISO 8601 UTC)
+             */
+            expires_at: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "seat" | "banker" | "spectator" | "watcher";
+            /** Table Id */
+            table_id: string;
+            /** Bettor Id */
+            bettor_id: string;
+        };
+        /** TokenRequest */
+        TokenRequest: {
+            /**
+             * Bettor Id
+             * @description the person the token is for (its only subject)
+             */
+            bettor_id: string;
+            /**
+             * Role
+             * @description what the holder may try (the table state still decides): seat, banker, spectator, watcher
+             * @enum {string}
+             */
+            role: "seat" | "banker" | "spectator" | "watcher";
+            /**
+             * Ttl Seconds
+             * @description the token's lifetime in seconds (default 3600, at most 14400)
+             */
+            ttl_seconds?: number | null;
         };
         /** UrgeOut */
         UrgeOut: {
@@ -3372,6 +3813,99 @@ export interface components {
              */
             secret: string;
         };
+        /**
+         * YouOut
+         * @description The token holder's own place at the table (the player view of ``GET …/state``).
+         */
+        YouOut: {
+            /** Bettor Id */
+            bettor_id: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "seat" | "banker" | "spectator" | "watcher";
+            /**
+             * Place
+             * @description seat 1 … seat 7, banker, spectator, watcher; null: not at the table
+             */
+            place: string | null;
+            /**
+             * Balance
+             * @description their balance (null: a watcher, or not present)
+             */
+            balance: number | null;
+        };
+        /**
+         * PushChat
+         * @description One chat line posted at the table (best-effort: chat has no ``seq``).
+         */
+        PushChat: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "chat";
+            /** Table Id */
+            table_id: string;
+            message: components["schemas"]["PushChatLine"];
+        };
+        /**
+         * PushChatLine
+         * @description A chat message as ``GET …/chat`` answers it (``ChatOut``'s fields).
+         */
+        PushChatLine: {
+            /**
+             * Message Id
+             * @description `ch_` + 16 base32 characters
+             */
+            message_id: string;
+            /** Bettor Id */
+            bettor_id: string;
+            /** Text */
+            text: string;
+            /**
+             * At
+             * @description when it was posted (ISO 8601 UTC, milliseconds)
+             */
+            at: string;
+        };
+        /**
+         * PushEvents
+         * @description The table's events of one stream batch, in ``seq`` order (as ``GET …/events`` answers
+         *     them); a gap in ``seq`` means a lost message: read ``GET …/events?after=``.
+         */
+        PushEvents: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "events";
+            /** Table Id */
+            table_id: string;
+            /** Events */
+            events: components["schemas"]["EventOut"][];
+        };
+        /**
+         * PushRotate
+         * @description The channel's last message: subscribe to ``channel`` (a token was revoked).
+         */
+        PushRotate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rotate";
+            /** Table Id */
+            table_id: string;
+            /**
+             * Channel
+             * @description the table's new channel, `/tables/{table_id}/e{n+1}`
+             */
+            channel: string;
+        };
+        /** PushMessage */
+        PushMessage: components["schemas"]["PushEvents"] | components["schemas"]["PushChat"] | components["schemas"]["PushRotate"];
     };
     responses: never;
     parameters: never;
@@ -3381,6 +3915,112 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_tables: {
+        parameters: {
+            query?: {
+                /** @description tables per page (default 25, max 50) */
+                limit?: number;
+                /** @description the `next` of the previous page (opaque) */
+                after?: string | null;
+            };
+            header?: {
+                "if-none-match"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyOut"];
+                };
+            };
+            /** @description the page is unchanged since the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: invalid_cursor */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     create_table: {
         parameters: {
             query?: never;
@@ -3424,7 +4064,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: idempotency_in_progress */
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: concurrent_update, idempotency_in_progress, table_number_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3518,6 +4167,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3624,6 +4282,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3740,6 +4407,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -3836,8 +4512,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3943,6 +4628,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4037,8 +4731,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4146,6 +4849,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4242,8 +4954,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4347,6 +5068,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4434,8 +5164,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4535,8 +5274,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4650,6 +5398,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4749,6 +5506,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4866,6 +5632,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -4895,6 +5670,952 @@ export interface operations {
             };
             /** @description error codes: idempotency_key_reused */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_chat: {
+        parameters: {
+            query?: {
+                /** @description most messages (max 100) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatPageOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_expired, token_revoked, unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden, token_table_mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    post_chat: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_expired, token_revoked, unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: chat_muted, token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: concurrent_update, idempotency_in_progress, not_at_table */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: chat_text_invalid, chat_text_too_long, idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: chat_rate_limited, rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    remove_chat_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: concurrent_update */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    mute_chat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                /** @description the bettor's id */
+                bettor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MuteIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MuteOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: concurrent_update */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    unmute_chat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                /** @description the bettor's id */
+                bettor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: concurrent_update */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    mint_token: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    revoke_person_tokens: {
+        parameters: {
+            query: {
+                /** @description the person */
+                bettor_id: string;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    mint_lobby_token: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional, 1 to 255 printable ASCII characters (e.g. a UUID): a retry with the same key and body answers the original response for 24 h (header Idempotent-Replayed: true); the same key with another body → 422 idempotency_key_reused; a duplicate while the first is in flight → 409 idempotency_in_progress (retryable) */
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LobbyTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyTokenOut"];
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_in_progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    revoke_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                /** @description the token's id */
+                jti: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4969,6 +6690,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5082,6 +6812,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -5182,8 +6921,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5287,8 +7035,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5390,6 +7147,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5507,6 +7273,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -5608,8 +7383,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5718,6 +7502,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: payload_too_large */
             413: {
                 headers: {
@@ -5787,6 +7580,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5872,6 +7674,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6178,6 +7989,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -6324,6 +8144,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -6414,8 +8243,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6508,8 +8346,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unauthorized */
+            /** @description error codes: token_expired, token_revoked, unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_person_mismatch, token_route_forbidden, token_table_mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6598,6 +8445,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6701,6 +8557,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: payload_too_large */
             413: {
                 headers: {
@@ -6780,6 +8645,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6868,6 +8742,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6970,6 +8853,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found, not_in_book, settlement_pending */
             404: {
                 headers: {
@@ -7051,6 +8943,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7218,6 +9119,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -7308,6 +9218,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: not_found */
             404: {
                 headers: {
@@ -7328,6 +9247,62 @@ export interface operations {
             };
             /** @description error codes: rate_limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    lobby_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the lobby page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7388,6 +9363,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7469,6 +9453,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7561,6 +9554,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description error codes: token_route_forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description error codes: payload_too_large */
             413: {
                 headers: {
@@ -7633,6 +9635,15 @@ export interface operations {
             };
             /** @description error codes: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: token_route_forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -16,6 +16,9 @@ from baccarat_api.adapters.dynamodb.shape import Item, Shape, json_text, type_co
 from baccarat_api.ports.documents import TickDoc
 from baccarat_api.ports.records import (
     ENDED,
+    ChatMessage,
+    ChatPerson,
+    ChatWindow,
     ChunkEmitted,
     DeliveryState,
     EventRecord,
@@ -31,6 +34,8 @@ from baccarat_api.ports.records import (
     SettleProgress,
     ShoeFairness,
     ShoeRecord,
+    TableNumber,
+    TableNumberCounter,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
@@ -109,6 +114,17 @@ def _shoe_due(shoe: ShoeRecord) -> Item:
     return _idle_due((shoe.operator_id, shoe.table_id, shoe.shoe_number), shoe.close_by)
 
 
+def _lobby(t: TableRecord) -> Item:
+    """A numbered table is in the sparse ``Lobby`` index: its operator's partition, in number
+    order (fixed at its creation; a table without a number is in no lobby)."""
+    if t.number is None:
+        return {}
+    return {
+        "lobby_pk": {"S": keys.lobby_pk(t.operator_id)},
+        "lobby_sk": {"S": keys.lobby_sk(t.number, t.table_id)},
+    }
+
+
 def _round_index_keys(r: RoundRecord) -> Item:
     return _round_indexes(r) | _day(r)
 
@@ -164,7 +180,7 @@ SHAPES: dict[type, Shape] = {
     for s in (
         Shape(
             "table", TableRecord, keys.table_key, attributes={"open_shoe_id": "open_shoe"},
-            packed=TABLE_PACKED,
+            packed=TABLE_PACKED, derived=_lobby,
         ),
         Shape(
             "shoe", ShoeRecord, keys.shoe_key, packed=SHOE_PACKED,
@@ -206,6 +222,13 @@ SHAPES: dict[type, Shape] = {
         # A book round's settlement fan-out (adapters/dynamodb/chunks.py adds its number sets).
         Shape("settle_progress", SettleProgress, progress_key, derived=progress_due),
         Shape("chunk_emitted", ChunkEmitted, emitted_key),
+        # A table's chat (ports/chat_records.py): messages, each person's mute, rate windows.
+        Shape("chat", ChatMessage, keys.chat_message_key),
+        Shape("chat_person", ChatPerson, keys.chat_person_key),
+        Shape("chat_window", ChatWindow, keys.chat_window_key),
+        # A table's number claimed (put once, with the table) and the operator's counter.
+        Shape("table_number", TableNumber, keys.table_number_key),
+        Shape("table_number_counter", TableNumberCounter, keys.number_counter_key),
     )
 }  # fmt: skip
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from baccarat_api.ports.chat_records import message_ms
 from baccarat_api.ports.records import feed_shard
 
 #: Partitions of the sparse ``DueRounds`` index (rounds with locked bets awaiting settlement):
@@ -271,3 +272,83 @@ def window_key(operator_id: str, round_id: str, shard: str) -> tuple[str, str]:
 
 def slip_key(operator_id: str, round_id: str, shard: str, bettor_ref: str) -> tuple[str, str]:
     return book_pk(operator_id, round_id, shard), SLIP_PREFIX + bettor_ref
+
+
+# The chat of a table (ports/chat_records.py): items of the table's partition ---------------
+CHAT_PREFIX = "CHAT#"
+CHAT_PERSON_PREFIX = "CHATWHO#"
+CHAT_WINDOW_PREFIX = "CHATRATE#"
+
+
+def chat_sk(at_ms: int, message_id: str = "") -> str:
+    """A message's sort key (``CHAT#<at ms, 13 digits>#<message_id>``): the table's messages
+    in time order. Without ``message_id``: where the messages of ``at_ms`` begin."""
+    return f"{CHAT_PREFIX}{at_ms:013d}#{message_id}"
+
+
+def chat_message_key(operator_id: str, table_id: str, message_id: str) -> tuple[str, str]:
+    at_ms = message_ms(message_id)
+    if at_ms is None:
+        raise ValueError(f"not a message id: {message_id!r}")
+    return table_pk(operator_id, table_id), chat_sk(at_ms, message_id)
+
+
+def chat_person_key(operator_id: str, table_id: str, bettor_id: str) -> tuple[str, str]:
+    return table_pk(operator_id, table_id), CHAT_PERSON_PREFIX + bettor_id
+
+
+def chat_window_key(operator_id: str, table_id: str, who: str, window: int) -> tuple[str, str]:
+    return table_pk(operator_id, table_id), f"{CHAT_WINDOW_PREFIX}{who}#{window}"
+
+
+#: A table's token revocations (docs/design/browsers.md §1), in the table's partition.
+TOKENS_SK = "TOKENS"
+#: The token keys, in the config table (``sk`` = the key id).
+TOKEN_KEY_PK = "TOKENKEY"
+
+
+def tokens_key(operator_id: str, table_id: str) -> tuple[str, str]:
+    return table_pk(operator_id, table_id), TOKENS_SK
+
+
+# Table numbers (桌號) and the lobby ----------------------------------------------------------
+#: The sparse ``Lobby`` index: an operator's numbered tables (``lobby_pk`` = ``OP#<op>``) in
+#: number order (``lobby_sk`` = ``<number:05d>#<table_id>``), on the TABLE item.
+LOBBY_INDEX = "Lobby"
+#: The sort key of the operator's number counter in its ``TABLENO`` partition (after every
+#: number's: digits sort first).
+NUMBER_COUNTER_SK = "LAST"
+
+
+def table_numbers_pk(operator_id: str) -> str:
+    """The partition of the operator's number claims (one item per number) and counter."""
+    return f"OP#{operator_id}#TABLENO"
+
+
+def table_number_sk(number: int) -> str:
+    return f"{number:05d}"
+
+
+def table_number_key(operator_id: str, number: int) -> tuple[str, str]:
+    return table_numbers_pk(operator_id), table_number_sk(number)
+
+
+def number_counter_key(operator_id: str) -> tuple[str, str]:
+    return table_numbers_pk(operator_id), NUMBER_COUNTER_SK
+
+
+def lobby_pk(operator_id: str) -> str:
+    return f"OP#{operator_id}"
+
+
+def lobby_sk(number: int, table_id: str) -> str:
+    return f"{number:05d}#{table_id}"
+
+
+_LOBBY_SK = re.compile(r"([0-9]{5})#(tbl_[a-z2-7]{16})")
+
+
+def parse_lobby_sk(sk: str) -> tuple[int, str] | None:
+    """(number, table id) of a ``lobby_sk``, or ``None`` if it is not one."""
+    found = _LOBBY_SK.fullmatch(sk)
+    return None if found is None else (int(found.group(1)), found.group(2))

@@ -1,6 +1,7 @@
 """The DynamoDB adapter of :class:`~baccarat_api.ports.repository.Repository`: keys in
 :mod:`.keys`, items in :mod:`.codec`, errors in :mod:`.errors`, and one part per kind of data
 (:mod:`.writes`, :mod:`.reads`, :mod:`.listings`, :mod:`.feed`, :mod:`.proofs`, :mod:`.config`,
+:mod:`.chat`, :mod:`.lobby`,
 on :mod:`.base`). The game-state writes are the port's own
 (:class:`~baccarat_api.ports.writes.StateWrites`). One instance per warm container; every method
 is exactly one DynamoDB call."""
@@ -10,12 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from baccarat_api.adapters.dynamodb.book import DynamoBookStore
+from baccarat_api.adapters.dynamodb.chat import ChatStore
 from baccarat_api.adapters.dynamodb.chunks import DynamoChunkStore
 from baccarat_api.adapters.dynamodb.config import ConfigStore
 from baccarat_api.adapters.dynamodb.feed import FeedReads
 from baccarat_api.adapters.dynamodb.listings import Listings
+from baccarat_api.adapters.dynamodb.lobby import LobbyReads
 from baccarat_api.adapters.dynamodb.proofs import ProofStore
 from baccarat_api.adapters.dynamodb.reads import StateReads
+from baccarat_api.adapters.dynamodb.tokens import DynamoTokenStore
 from baccarat_api.adapters.dynamodb.writes import WriteRequests
 from baccarat_api.ports.repository import Repository
 
@@ -23,7 +27,15 @@ __all__ = ["DynamoRepository"]
 
 
 class DynamoRepository(
-    WriteRequests, StateReads, Listings, FeedReads, ProofStore, ConfigStore, Repository
+    WriteRequests,
+    StateReads,
+    Listings,
+    FeedReads,
+    ProofStore,
+    ConfigStore,
+    ChatStore,
+    LobbyReads,
+    Repository,
 ):
     """The repository over a state table and a config table (``DynamoRepository(client,
     state_table, config_table)``)."""
@@ -32,3 +44,4 @@ class DynamoRepository(
         super().__init__(*args, **kwargs)
         self.book = DynamoBookStore(self.client, self.state, self.config, self.clock)
         self.chunks = DynamoChunkStore(self.client, self.state, self.config, self.clock)
+        self.token_store = DynamoTokenStore(self.client, self.state, self.config)

@@ -13,7 +13,7 @@ from baccarat_api.adapters.dynamodb.errors import cancellation_reasons, mapped_e
 from baccarat_api.adapters.dynamodb.shape import Item, Shape
 from baccarat_api.ports.records import KEY_FIELDS, IdempotencyRecord
 from baccarat_api.ports.repository import ConditionFailed
-from baccarat_api.ports.writes import ABSENT, Put, Update, Write
+from baccarat_api.ports.writes import ABSENT, Below, Put, Update, Write
 
 _NEW = "attribute_not_exists(pk)"
 
@@ -116,6 +116,9 @@ class WriteRequests(DynamoBase):
         for f, v in write.expect.items():
             if v is ABSENT:
                 conditions.append(f"attribute_not_exists({name(f)})")
+            elif isinstance(v, Below):
+                ref = name(f)
+                conditions.append(f"(attribute_not_exists({ref}) OR {ref} < {value(f, v.value)})")
             else:
                 conditions.append(f"{name(f)} = {value(f, v)}")
         clauses = [("SET", sets), ("ADD", adds), ("REMOVE", removed)]

@@ -20,6 +20,9 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "presence.join_watchers", "presence.leave_watchers", "squeeze.urge",
         "tables.pause_table", "tables.resume_table",
         "tables.give_client_seed",
+        "chat.post_chat", "chat.remove_chat_message", "chat.mute_chat", "chat.unmute_chat",
+        "tokens.mint_token", "tokens.mint_lobby_token", "tokens.revoke_token",
+        "tokens.revoke_person_tokens",
     ),
     "deal_and_resolve": (
         "rounds.deal", "betting.open_betting", "betting.place_slip", "betting.cancel_slip",
@@ -33,6 +36,8 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "betting.get_book",
         "rounds.get_receipt", "rounds.settlement_bettors", "proofs.get_book_page",
         "presence.list_spectators", "presence.list_watchers",
+        "chat.get_chat",
+        "tables.list_tables", "tables.lobby_page",
     ),
     "webhooks": (
         "webhooks.set_webhook", "webhooks.delete_webhook", "webhooks.list_webhook_failures",

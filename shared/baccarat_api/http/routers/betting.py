@@ -7,9 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from baccarat.validation import Refusal
-from baccarat_api.http.deps import Bettor, OperatorId, Rt, errors
+from baccarat_api.http.deps import Bettor, CallerDep, OperatorId, Rt, errors
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
+from baccarat_api.http.player import TOKEN_ERRORS
 from baccarat_api.service import betting
 from baccarat_api.service.models import BookOut, BookPageOut, SlipRequest
 
@@ -35,16 +36,16 @@ def open_betting(table_id: str, operator: OperatorId, rt: Rt, idem: Idem) -> Boo
     response_model=BookOut,
     operation_id="place_slip",
     summary="Confirm the bettor's slip for the open window (replaces an earlier one)",
-    responses=errors(
+    responses=errors(*TOKEN_ERRORS,
         "unauthorized", "not_found", "betting_closed", "not_at_table", "concurrent_update",
         "round_mismatch",
         *(r.value for r in Refusal),
     ),
 )  # fmt: skip
 def place_slip(
-    table_id: str, bettor_id: Bettor, body: SlipRequest, operator: OperatorId, rt: Rt
+    table_id: str, bettor_id: Bettor, body: SlipRequest, caller: CallerDep, rt: Rt
 ) -> BookOut:
-    return betting.place_slip(rt.repo, operator, table_id, bettor_id, body)
+    return betting.place_slip(rt.repo, caller.operator_id, table_id, bettor_id, body)
 
 
 @router.delete(
@@ -52,10 +53,12 @@ def place_slip(
     response_model=BookOut,
     operation_id="cancel_slip",
     summary="Cancel the bettor's slip while betting is open",
-    responses=errors("unauthorized", "not_found", "betting_closed", "concurrent_update"),
+    responses=errors(
+        *TOKEN_ERRORS, "unauthorized", "not_found", "betting_closed", "concurrent_update"
+    ),
 )
-def cancel_slip(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt) -> BookOut:
-    return betting.cancel_slip(rt.repo, operator, table_id, bettor_id)
+def cancel_slip(table_id: str, bettor_id: Bettor, caller: CallerDep, rt: Rt) -> BookOut:
+    return betting.cancel_slip(rt.repo, caller.operator_id, table_id, bettor_id)
 
 
 @router.get(

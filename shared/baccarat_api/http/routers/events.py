@@ -6,8 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Response
 
-from baccarat_api.http.deps import OperatorId, Rt, errors, unless_not_modified
+from baccarat_api.http.deps import CallerDep, OperatorId, Rt, errors, unless_not_modified
 from baccarat_api.http.json_body import JsonRoute
+from baccarat_api.http.player import TOKEN_ERRORS
 from baccarat_api.limits import DEFAULT_EVENTS_PAGE, MAX_EVENTS_PAGE
 from baccarat_api.service import events, feed
 from baccarat_api.service.models import EventsPageOut, FeedPageOut
@@ -22,12 +23,12 @@ router = APIRouter(route_class=JsonRoute, tags=["read"])
     summary="The table's events after a sequence number, in order (ETag / If-None-Match: 304)",
     responses={
         304: {"description": "the page is unchanged since the ETag sent in If-None-Match"},
-        **errors("unauthorized", "not_found"),
+        **errors(*TOKEN_ERRORS, "unauthorized", "not_found"),
     },
 )
 def table_events(
     table_id: str,
-    operator: OperatorId,
+    caller: CallerDep,
     rt: Rt,
     response: Response,
     after: Annotated[
@@ -39,7 +40,7 @@ def table_events(
     ] = DEFAULT_EVENTS_PAGE,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> EventsPageOut | Response:
-    page, etag = events.table_events(rt.repo, operator, table_id, after, limit)
+    page, etag = events.table_events(rt.repo, caller.operator_id, table_id, after, limit)
     return unless_not_modified(page, etag, response, if_none_match)
 
 

@@ -6,8 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from baccarat_api.http.deps import Bettor, OperatorId, Rt, errors
+from baccarat_api.http.deps import Bettor, CallerDep, OperatorId, Rt, errors
 from baccarat_api.http.json_body import JsonRoute
+from baccarat_api.http.player import TOKEN_ERRORS, holder
 from baccarat_api.limits import DEFAULT_NAMES_PAGE, MAX_ID_LENGTH, MAX_NAMES_PAGE
 from baccarat_api.service import presence, presence_reads
 from baccarat_api.service.models import (
@@ -19,6 +20,7 @@ from baccarat_api.service.models import (
     WatchersPageOut,
     personal_limits_json,
 )
+from baccarat_api.service.views import presence_as_seen
 
 router = APIRouter(route_class=JsonRoute, tags=["tables and shoes"])
 
@@ -49,10 +51,11 @@ def take_seat(
     response_model=PresenceOut,
     operation_id="leave_seat",
     summary="Leave the seat (the last seated bettor leaving removes the spectators)",
-    responses=errors(*PLACE_ERRORS),
+    responses=errors(*TOKEN_ERRORS, *PLACE_ERRORS),
 )
-def leave_seat(table_id: str, seat: Seat, operator: OperatorId, rt: Rt) -> PresenceOut:
-    return presence.leave_seat(rt.repo, operator, table_id, seat)
+def leave_seat(table_id: str, seat: Seat, caller: CallerDep, rt: Rt) -> PresenceOut:
+    out = presence.leave_seat(rt.repo, caller.operator_id, table_id, seat, holder(caller))
+    return presence_as_seen(out, caller)
 
 
 @router.put(
@@ -74,10 +77,11 @@ def take_banker(table_id: str, body: BankerRequest, operator: OperatorId, rt: Rt
     response_model=PresenceOut,
     operation_id="leave_banker",
     summary="Leave the player-banker seat",
-    responses=errors(*PLACE_ERRORS),
+    responses=errors(*TOKEN_ERRORS, *PLACE_ERRORS),
 )
-def leave_banker(table_id: str, operator: OperatorId, rt: Rt) -> PresenceOut:
-    return presence.leave_banker(rt.repo, operator, table_id)
+def leave_banker(table_id: str, caller: CallerDep, rt: Rt) -> PresenceOut:
+    out = presence.leave_banker(rt.repo, caller.operator_id, table_id, holder(caller))
+    return presence_as_seen(out, caller)
 
 
 @router.put(
@@ -104,10 +108,11 @@ def join_spectators(
     response_model=PresenceOut,
     operation_id="leave_spectators",
     summary="Stop spectating",
-    responses=errors(*PLACE_ERRORS),
+    responses=errors(*TOKEN_ERRORS, *PLACE_ERRORS),
 )
-def leave_spectators(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt) -> PresenceOut:
-    return presence.leave_spectators(rt.repo, operator, table_id, bettor_id)
+def leave_spectators(table_id: str, bettor_id: Bettor, caller: CallerDep, rt: Rt) -> PresenceOut:
+    out = presence.leave_spectators(rt.repo, caller.operator_id, table_id, bettor_id)
+    return presence_as_seen(out, caller)
 
 
 @router.put(
@@ -126,10 +131,11 @@ def join_watchers(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt
     response_model=PresenceOut,
     operation_id="leave_watchers",
     summary="Stop watching",
-    responses=errors(*PLACE_ERRORS),
+    responses=errors(*TOKEN_ERRORS, *PLACE_ERRORS),
 )
-def leave_watchers(table_id: str, bettor_id: Bettor, operator: OperatorId, rt: Rt) -> PresenceOut:
-    return presence.leave_watchers(rt.repo, operator, table_id, bettor_id)
+def leave_watchers(table_id: str, bettor_id: Bettor, caller: CallerDep, rt: Rt) -> PresenceOut:
+    out = presence.leave_watchers(rt.repo, caller.operator_id, table_id, bettor_id)
+    return presence_as_seen(out, caller)
 
 
 After = Annotated[

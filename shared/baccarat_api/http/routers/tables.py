@@ -8,11 +8,14 @@ from typing import Annotated
 
 from aws_lambda_powertools.metrics import MetricUnit
 from fastapi import APIRouter, Header, Query, Response
+from fastapi.responses import HTMLResponse
 
-from baccarat_api.http.deps import OperatorId, Rt, errors, unless_not_modified
+from baccarat_api.http.deps import CallerDep, OperatorId, Rt, errors, unless_not_modified
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
+from baccarat_api.http.player import TOKEN_ERRORS
 from baccarat_api.ids import SHOE_NUMBER
+from baccarat_api.limits import DEFAULT_LOBBY_PAGE, MAX_LOBBY_PAGE
 from baccarat_api.observability import logger, metrics
 from baccarat_api.service import reading
 from baccarat_api.service.models import (
@@ -20,6 +23,7 @@ from baccarat_api.service.models import (
     ClientSeedOut,
     ClientSeedRequest,
     CreateTableRequest,
+    LobbyOut,
     TableClockOut,
     TableOut,
     TableStateOut,
@@ -41,7 +45,13 @@ HASH_PATTERN = "^[0-9a-f]{64}$"
     summary="Create a table and draw its seed chain (the anchor is returned)",
     tags=["tables and shoes"],
     responses=errors(
-        "unauthorized", "invalid_table", "unknown_currency", "currency_mismatch", *IDEM_ERRORS
+        "unauthorized",
+        "invalid_table",
+        "unknown_currency",
+        "currency_mismatch",
+        "table_number_taken",
+        "concurrent_update",
+        *IDEM_ERRORS,
     ),
 )
 def create_table(body: CreateTableRequest, operator: OperatorId, rt: Rt, idem: Idem) -> TableOut:
@@ -119,19 +129,21 @@ def audit_table(
     tags=["read"],
     responses={
         304: {"description": "the state is unchanged since the ETag sent in If-None-Match"},
-        **errors("unauthorized", "not_found"),
+        **errors(*TOKEN_ERRORS, "unauthorized", "not_found"),
     },
 )
 def get_table_state(
     table_id: str,
-    operator: OperatorId,
+    caller: CallerDep,
     rt: Rt,
     response: Response,
     if_none_match: Annotated[str | None, Header()] = None,
 ) -> TableStateOut | Response:
     from baccarat_api.service.table_state import table_state
 
-    state, etag = table_state(rt.repo, operator, table_id)
+    state, etag = table_state(
+        rt.repo, caller.operator_id, table_id, caller.player, rt.settings.push_url
+    )
     return unless_not_modified(state, etag, response, if_none_match)
 
 
@@ -192,3 +204,60 @@ def give_client_seed(
     out = give(rt.repo, operator, table_id, body.client_seed, idem)
     logger.info("client seed given", extra={"table_id": table_id, "client_hash": out.client_hash})
     return out
+
+
+@router.get(
+    "/v1/tables",
+    response_model=LobbyOut,
+    operation_id="list_tables",
+    summary="The lobby: the operator's numbered tables in number order, a page at a time (ETag)",
+    tags=["read"],
+    responses={
+        304: {"description": "the page is unchanged since the ETag sent in If-None-Match"},
+        **errors("unauthorized", "invalid_cursor"),
+    },
+)
+def list_tables(
+    caller: CallerDep,
+    rt: Rt,
+    response: Response,
+    limit: Annotated[
+        int, Query(ge=1, le=MAX_LOBBY_PAGE, description="tables per page (default 25, max 50)")
+    ] = DEFAULT_LOBBY_PAGE,
+    after: Annotated[
+        str | None,
+        Query(description="the `next` of the previous page (opaque)"),
+    ] = None,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> LobbyOut | Response:
+    from baccarat_api.service.lobby import list_tables
+
+    page, etag = list_tables(rt.repo, caller.operator_id, limit, after)
+    response.headers["Cache-Control"] = "max-age=2"
+    return unless_not_modified(page, etag, response, if_none_match)
+
+
+@router.get(
+    "/lobby",
+    response_class=HTMLResponse,
+    operation_id="lobby_page",
+    tags=["lobby"],
+    summary="The lobby page: no key (/lobby#token=<token>&api=<API URL> lists the tables)",
+    responses={
+        200: {"content": {"text/html": {}}, "description": "the lobby page"},
+        **{  # errors are JSON in the envelope, whatever this route's own media type
+            status: {
+                "description": response["description"],
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}
+                },
+            }
+            for status, response in errors().items()
+        },
+    },
+)
+def lobby_page() -> HTMLResponse:
+    from baccarat_api.http.lobby_page import lobby_page
+
+    page = lobby_page()
+    return HTMLResponse(page.html, headers=page.headers)

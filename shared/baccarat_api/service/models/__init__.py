@@ -14,6 +14,7 @@ from baccarat_api.service.models.bets import (
     PlayerBankerOut,
     personal_limits_json,
 )
+from baccarat_api.service.models.chat import ChatIn, ChatOut, ChatPageOut, MuteIn, MuteOut
 from baccarat_api.service.models.common import (
     RESERVED_BETTOR_IDS,
     RESERVED_SCHEMA,
@@ -48,6 +49,13 @@ from baccarat_api.service.models.live import (
     TableRoundOut,
     TableShoeOut,
     TableStateOut,
+)
+from baccarat_api.service.models.lobby import (
+    LobbyLimitsOut,
+    LobbyOut,
+    LobbyShoeOut,
+    LobbyTableOut,
+    TableName,
 )
 from baccarat_api.service.models.presence import (
     BankerRequest,
@@ -152,6 +160,9 @@ __all__ = [
     "BettorId",
     "BookOut",
     "BookPageOut",
+    "ChatIn",
+    "ChatOut",
+    "ChatPageOut",
     "ClientSeedOut",
     "ClientSeedRequest",
     "ClockNextOut",
@@ -177,9 +188,15 @@ __all__ = [
     "InterventionsOut",
     "JwkOut",
     "LineOut",
+    "LobbyLimitsOut",
+    "LobbyOut",
+    "LobbyShoeOut",
+    "LobbyTableOut",
     "ManifestOut",
     "MinorUnitExponent",
     "Money",
+    "MuteIn",
+    "MuteOut",
     "NamesOut",
     "OpenInterventionsOut",
     "OpenShoeFairnessOut",
@@ -230,6 +247,7 @@ __all__ = [
     "SpectatorsPageOut",
     "TableCardOut",
     "TableClockOut",
+    "TableName",
     "TableOut",
     "TablePhase",
     "TableRoundOut",

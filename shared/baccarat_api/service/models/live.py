@@ -102,6 +102,17 @@ class TableClockOut(Strict):
     client_seeds_queued: int = Field(description="client seeds given in advance, not used yet")
 
 
+class YouOut(Strict):
+    """The token holder's own place at the table (the player view of ``GET …/state``)."""
+
+    bettor_id: str
+    role: Literal["seat", "banker", "spectator", "watcher"]
+    place: str | None = Field(
+        description="seat 1 … seat 7, banker, spectator, watcher; null: not at the table"
+    )
+    balance: int | None = Field(description="their balance (null: a watcher, or not present)")
+
+
 class TableStateOut(Strict):
     """Everything a frontend draws of one table now; then follow the feed from ``seq``."""
 
@@ -142,4 +153,18 @@ class TableStateOut(Strict):
         default=None,
         description="at a book table (`bet_behind: book`): the spectators and watchers counted "
         "and the first 20 named (`spectators` and `watchers` are then empty); null elsewhere",
+    )
+    you: YouOut | None = Field(
+        default=None,
+        description="a player token's holder: who, the token's role, where they are now and "
+        "their balance (everyone else's balance and personal limits are then null); null for "
+        "the operator",
+    )
+    push_url: str | None = Field(
+        description="the push channel's WebSocket URL (AppSync Events' realtime endpoint; "
+        "`make run`: ws://…/event/realtime); null where no push is configured"
+    )
+    push_channel: str = Field(
+        description="the table's push channel now, `/tables/{table_id}/e{epoch}`: subscribe, "
+        'then read this state (docs/api.md "Push")'
     )

@@ -20,8 +20,10 @@ from baccarat_api.limits import (
     MAX_PAUSE_SECONDS,
     MAX_SETTLE_DEADLINE_SECONDS,
     MAX_SQUEEZE_SECONDS,
+    MAX_TABLE_NUMBER,
     MAX_VOID_WINDOW_SECONDS,
     MIN_IDLE_SHOE_CLOSE_SECONDS,
+    MIN_TABLE_NUMBER,
 )
 from baccarat_api.service.models.common import (
     Banking,
@@ -31,6 +33,7 @@ from baccarat_api.service.models.common import (
     RulesOut,
     Strict,
 )
+from baccarat_api.service.models.lobby import TableName
 
 #: How a table is dealt (``limits.DEALING_MODES``).
 Dealing = Literal["operator", "auto"]
@@ -145,6 +148,17 @@ class CreateTableRequest(Strict):
             "bettor's money is in a receipt, the proof stays small). Elsewhere only listed."
         ),
     )
+    number: StrictInt | None = Field(
+        default=None,
+        ge=MIN_TABLE_NUMBER,
+        le=MAX_TABLE_NUMBER,
+        description=(
+            "the table's number (桌號), unique among the operator's tables (409 "
+            "table_number_taken). Default: the operator's next free number"
+        ),
+        examples=[8],
+    )
+    name: TableName | None = None
 
 
 class TableOut(Strict):
@@ -183,6 +197,11 @@ class TableOut(Strict):
         description="at a running table: seconds from a round's resolution (its last card "
         "shown) to the next window"
     )
+    number: int | None = Field(
+        description="the table's number (桌號), unique per operator (null: a table created "
+        "before tables had numbers)"
+    )
+    name: str | None = Field(description="the table's name (null: none)")
 
 
 class TiersOut(Strict):
