@@ -82,7 +82,7 @@ test:
 	$(MAKE) --no-print-directory install; installed=$$?; \
 	if [[ $$installed == 0 ]]; then \
 		echo "make test: sam-local-test runs in the background (log: $(SAM_LOCAL_LOG))"; \
-		nice -n 10 $(MAKE) --no-print-directory sam-local-test >$(SAM_LOCAL_LOG) 2>&1 & sam=$$!; \
+		nice -n 19 $(MAKE) --no-print-directory sam-local-test >$(SAM_LOCAL_LOG) 2>&1 & sam=$$!; \
 		$(MAKE) --no-print-directory checks; checks=$$?; \
 		wait $$sam; samrc=$$?; \
 		echo "--- make sam-local-test (exit $$samrc; $(SAM_LOCAL_LOG)):"; tail -n 40 $(SAM_LOCAL_LOG); \

@@ -267,10 +267,12 @@ def test_artifacts_hold_what_the_functions_import_and_nothing_for_development(
     layer = built / "SharedLayer" / "python"
     assert not list(layer.rglob("baccarat_dev*"))
     assert not list(layer.rglob("__pycache__"))
-    # GET /verify's page: the web/ files themselves (copied, not links), nothing else of web/
+    # GET /verify's and GET /lobby's pages: the web/ files themselves (copied, not links),
+    # nothing else of web/
     web = built / "SharedLayer" / "python" / "baccarat_api" / "http" / "web"
     assert sorted(p.name for p in web.iterdir()) == [
-        "bacc-pf-v1.js", "booktree.js", "receipt.js", "roads.js", "verify.html", "verify.js"
+        "bacc-pf-v1.js", "booktree.js", "lobby.html", "lobby.js", "receipt.js", "roads.js",
+        "verify.html", "verify.js",
     ]  # fmt: skip
     for page in web.iterdir():
         assert not page.is_symlink()
@@ -368,6 +370,8 @@ def test_each_built_function_answers_every_event_file_in_a_clean_interpreter(
     assert go("get_shoe")["json"]["shoe_id"] == ids["shoe_id"]
     seated = go("take_seat")  # a round is dealt only when someone is seated
     assert seated["statusCode"] == 200, seated
+    said = go("post_chat")  # someone at the table chats (the seated one)
+    assert said["statusCode"] == 201 and said["function"] == "ShuffleCommitFunction", said
     dealt = go("deal_round")
     assert dealt["statusCode"] == 201 and dealt["function"] == "DealAndResolveFunction", dealt
     settled = go("settle_round")

@@ -31,6 +31,7 @@ def server(shared_dynamodb: Any) -> Iterator[LocalServer]:
         "BACCARAT_SWEEP_SECONDS": "0",
         "BACCARAT_PUSH_KA_SECONDS": "0.5",
         "BACCARAT_PUSH_TIMEOUT_MS": "3000",
+        "BACCARAT_PUSH_POLL_SECONDS": "0.05",  # make run's
     }
     with local_server(env, dynamodb=shared_dynamodb) as served:
         yield served

@@ -74,8 +74,9 @@ def test_skipping_a_run_of_taken_numbers_costs_a_few_round_trips(game: Game) -> 
     game.repo.calls.clear()
     assert _create(game).number == 41
     # tier + counter, transaction lost (1 is taken), the table and the claim read, the taken
-    # numbers' query, the transaction: 6 — not one per taken number
-    assert sum(game.repo.calls.values()) == 6
+    # numbers' query, the counter read again (its taker may have moved it), the transaction:
+    # 7 — not one per taken number
+    assert sum(game.repo.calls.values()) == 7
     assert game.repo.items[(TableNumberCounter, (OP,))] == TableNumberCounter(OP, 41)
 
 

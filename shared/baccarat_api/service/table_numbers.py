@@ -27,8 +27,11 @@ from baccarat_api.service.models import TableOut
 from baccarat_api.service.views import table_view
 
 #: Numbers tried for a table created without one before answering 409 ``concurrent_update``
-#: (each try lost to another creation moving the counter, or met a taken number).
-NUMBER_TRIES = 16
+#: (each try lost to another creation moving the counter, or met a taken number). Of N
+#: creations racing at one operator one wins each round, so the last of them tries N times:
+#: 64 covers a storm of 64 at once (8 clients × 8 tables each took ≤ 16 in a CI run, and
+#: more than 16 once).
+NUMBER_TRIES = 64
 #: Claims read at once to skip a run of taken numbers.
 SKIP_SCAN = 1000
 
@@ -62,9 +65,12 @@ def write_table(
         numbered = replace(record, number=number, write_id=_numbered(record.write_id, number))
         try:
             return _attempt(repo, numbered, idem, live, _move(operator_id, counter, number))
-        except _Taken:  # a table created with that number: past the run of taken ones
+        except _Taken:  # a table created with that number: past the run of taken ones, and
+            # past the counter as it is now (the taker may have moved it: trying with the
+            # counter as first read would only lose to it once more)
             taken = repo.taken_table_numbers(operator_id, number, SKIP_SCAN)
-            number = first_free(taken, number)
+            counter = repo.load(operator_id, numbers=True).numbers
+            number = max(first_free(taken, number), (0 if counter is None else counter.last) + 1)
         except _Moved:  # another creation took the counter's next number: from where it is
             counter = repo.load(operator_id, numbers=True).numbers
             number = (0 if counter is None else counter.last) + 1
