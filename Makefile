@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint template typecheck unit suite bench bench-engines build run sweep openapi regen rng-report clean \
+.PHONY: install test lint template typecheck unit suite coverage bench bench-engines build run sweep openapi regen rng-report clean \
 	sam-local sam-local-test checks
 
 # SAM CLI (template checks, the build test): no telemetry.
@@ -54,8 +54,8 @@ unit: $(TEST_STAMP)
 
 # Every tier (unit, integration, infra, live), thorough Hypothesis profile, the browser, DynamoDB
 # Local and the TypeScript client's npm packages (clients/typescript, `npm ci` once) required.
-# Ends with the statement coverage of shared/ and functions/ (pytest-cov, [tool.coverage] in
-# pyproject.toml; `.venv/bin/coverage report` then lists it by file). Files go to the 2 workers
+# Without coverage measurement (its tracing slows the in-process tiers; `make coverage` runs this
+# same suite measured). Files go to the 2 workers
 # heaviest first (tests/support/ordering.py, tests/file_durations.json), not in xdist's order by
 # test count, which left a one-minute live file for the end and the other worker idle.
 suite: $(STAMP)
@@ -63,7 +63,12 @@ suite: $(STAMP)
 	scripts/ensure-dynamodb-local.sh >/dev/null
 	scripts/ensure-typescript-client.sh >/dev/null
 	HYPOTHESIS_PROFILE=ci BACC_REQUIRE_BROWSER=1 BACC_REQUIRE_DYNAMODB_LOCAL=1 BACC_REQUIRE_TS_CLIENT=1 \
-		$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder -m "not sam_local" --cov --cov-report=
+		$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder -m "not sam_local" $(SUITE_ARGS)
+
+# The suite above with the statement coverage of shared/ and functions/ (pytest-cov,
+# [tool.coverage] in pyproject.toml; `.venv/bin/coverage report` then lists it by file).
+coverage: $(STAMP)
+	$(MAKE) --no-print-directory suite SUITE_ARGS="--cov --cov-report="
 	@echo "coverage of shared/ and functions/ by the suite: $$($(BIN)/coverage report --format=total)%"
 
 # template.yaml: CloudFormation lint and SAM's own validation (no AWS account needed).

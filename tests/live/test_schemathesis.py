@@ -4,7 +4,7 @@ seeded operator key: every
 phase (examples, coverage, fuzzing, stateful through the document's links) and every check, above
 all no 5xx and every response — errors included — as the document says (one error envelope).
 
-Bounded: ``BACC_FUZZ_EXAMPLES`` cases per operation (default 12, for make test's time: ~90
+Bounded: ``BACC_FUZZ_EXAMPLES`` cases per operation (default 8, for make test's time: ~90
 operations; raise it to dig deeper) with a fixed seed, one worker,
 a hard timeout. Real ids are mixed into the generated ones (tests/live/schemathesis_hooks.py), so
 fuzzed bodies reach bet validation, dealing and settlement. The per-operator rate limit is
@@ -31,7 +31,7 @@ from baccarat_api.limits import MAX_BODY_BYTES
 from baccarat_dev.openapi import OPENAPI_JSON
 
 ST = Path(sys.executable).with_name("st")
-EXAMPLES = int(os.environ.get("BACC_FUZZ_EXAMPLES", "12"))
+EXAMPLES = int(os.environ.get("BACC_FUZZ_EXAMPLES", "8"))
 SEED = 20260511
 
 
