@@ -65,13 +65,15 @@ def test_log_lines_carry_their_own_requests_operator_and_correlation_id(
     lock = threading.Lock()
     barrier = threading.Barrier(THREADS)
 
-    def work(operator_id: str) -> None:
+    def work(operator_id: str, k: int) -> None:
         try:
             headers = {"authorization": f"Bearer {keys[operator_id]}"}
             with httpx.Client(base_url=server.url, headers=headers, timeout=30) as http:
                 barrier.wait(timeout=30)
-                for _ in range(TABLES_PER_THREAD):
-                    r = http.post("/v1/tables", json=TABLE)
+                for i in range(TABLES_PER_THREAD):
+                    # numbered by the client: this test is about the logs, not about 128
+                    # creations assigned numbers at once (tests/live/test_table_numbers_races.py)
+                    r = http.post("/v1/tables", json={**TABLE, "number": 100 * k + i + 1})
                     assert r.status_code == 201, r.text
                     got = Made(r.headers["x-request-id"], operator_id, r.json()["table_id"])
                     with lock:
@@ -80,7 +82,8 @@ def test_log_lines_carry_their_own_requests_operator_and_correlation_id(
             errors.append(exc)
 
     threads = [
-        threading.Thread(target=work, args=(op,), daemon=True) for op in [*keys] * (THREADS // 2)
+        threading.Thread(target=work, args=(op, k), daemon=True)
+        for k, op in enumerate([*keys] * (THREADS // 2))
     ]
     for t in threads:
         t.start()

@@ -358,9 +358,25 @@ def revoke(
             )
         except RevocationsMoved:
             continue
-        push.rotate(repo, operator_id, table_id)
+        # the channel as it is now, the revocation written: a rotation past it ends every
+        # subscription the revoked token made (a later one is refused by the authorizer)
+        written = push.epoch_of(repo.load(operator_id, live=table_id).live)
+        _rotate_past(repo, operator_id, table_id, written)
         return
     raise DomainError("unavailable", "too many concurrent revocations at this table; retry")
+
+
+def _rotate_past(repo: Repository, operator_id: str, table_id: str, before: int) -> None:
+    """The table's push channel past epoch ``before`` (read once the revocation was written):
+    rotated here, or — when this rotation keeps losing to concurrent ones (revocations at once) —
+    by them: any rotation past it ends the revoked token's channel too."""
+    try:
+        push.rotate(repo, operator_id, table_id)
+    except DomainError as exc:
+        if exc.code != "concurrent_update":
+            raise
+        if push.epoch_of(repo.load(operator_id, live=table_id).live) <= before:
+            raise
 
 
 # --- the operator's routes ---------------------------------------------------------------------
