@@ -275,12 +275,12 @@ var BaccaratPush = (() => {
         });
       }, ms);
     }
-    function armToken() {
+    function armToken(renewed = false) {
       tokenTimer = clear(tokenTimer);
       if (expiresAt === null || closed) return;
-      const renewIn = expiresAt * 1e3 - TOKEN_RENEW_BEFORE_MS - clock.now();
-      if (!o.onTokenExpiring || renewIn < -TOKEN_RENEW_BEFORE_MS + 1e3) {
-        const endIn = expiresAt * 1e3 - clock.now();
+      const endIn = expiresAt * 1e3 - clock.now();
+      const renewIn = endIn - TOKEN_RENEW_BEFORE_MS;
+      if (!o.onTokenExpiring || renewed && renewIn <= 0) {
         tokenTimer = clock.setTimeout(() => finish("token_expired"), Math.max(0, endIn));
         return;
       }
@@ -298,7 +298,7 @@ var BaccaratPush = (() => {
         expiresAt = tokenExpiry(fresh);
         pollEtag = null;
         if (conn && conn.active !== null && channel !== void 0) resubscribe(channel, "token");
-        armToken();
+        armToken(true);
       } catch (err) {
         report(err);
         if (deadline !== null && !closed) {

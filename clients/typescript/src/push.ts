@@ -369,12 +369,14 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     }, ms);
   }
 
-  function armToken(): void {
+  /** Renewal 60 s before `exp` (at once when already that close, unless it was just renewed:
+   * a page answering a token as short-lived is not asked again and again); the close at `exp`. */
+  function armToken(renewed = false): void {
     tokenTimer = clear(tokenTimer);
     if (expiresAt === null || closed) return;
-    const renewIn = expiresAt * 1000 - TOKEN_RENEW_BEFORE_MS - clock.now();
-    if (!o.onTokenExpiring || renewIn < -TOKEN_RENEW_BEFORE_MS + 1000) {
-      const endIn = expiresAt * 1000 - clock.now();
+    const endIn = expiresAt * 1000 - clock.now();
+    const renewIn = endIn - TOKEN_RENEW_BEFORE_MS;
+    if (!o.onTokenExpiring || (renewed && renewIn <= 0)) {
       tokenTimer = clock.setTimeout(() => finish('token_expired'), Math.max(0, endIn));
       return;
     }
@@ -393,7 +395,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
       expiresAt = tokenExpiry(fresh);
       pollEtag = null;
       if (conn && conn.active !== null && channel !== undefined) resubscribe(channel, 'token');
-      armToken();
+      armToken(true);
     } catch (err) {
       report(err);
       if (deadline !== null && !closed) {
