@@ -545,3 +545,29 @@ test('a token\'s exp claim is read when the page answers only the token', () => 
   assert.equal(P.tokenExpiry('bk_operatorkey'), null);
   assert.equal(P.tokenExpiry({ token: 'x', expiresAt: 5 }), 5);
 });
+
+test('a mint\'s channel rotated since is refused: the state names the current one, subscribed there', async () => {
+  const svc = fakeService();
+  svc.add(3);
+  svc.channel = `/tables/${TABLE}/e2`;
+  svc.refuse.add(`/tables/${TABLE}/e1`);
+  const { seen, clock } = follow(svc, { pushUrl: PUSH, channel: `/tables/${TABLE}/e1` });
+  await clock.advance(0);
+  const ws = svc.socket();
+  assert.deepEqual(ws.sent.filter((m) => m.type === 'subscribe').map((m) => m.channel), [
+    `/tables/${TABLE}/e1`,
+    `/tables/${TABLE}/e2`,
+  ]);
+  assert.deepEqual(seen.snapshots, [3]);
+  assert.equal(seen.statuses.at(-1), 'live');
+  svc.add(1);
+  ws.events(4);
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [4]);
+  // refused again on the state's own channel: final
+  svc.refuse.add(`/tables/${TABLE}/e3`);
+  svc.channel = `/tables/${TABLE}/e3`;
+  ws.data(ws.subId(), { type: 'rotate', table_id: TABLE, channel: svc.channel });
+  await clock.advance(0);
+  assert.equal(seen.statuses.at(-1), 'closed:subscribe_refused');
+});

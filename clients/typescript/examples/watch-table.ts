@@ -69,6 +69,7 @@ async function main(): Promise<number> {
   // [mint]
   // the operator's server: a token for alice at this table, handed to her page
   const minted = await mintTableToken(operator, tableId, { bettor_id: 'alice', role: 'seat', ttl_seconds: 600 });
+  // minted.push_url, minted.push_channel: where her page subscribes (before its first state read)
   // [/mint]
 
   const seen: number[] = [];
@@ -84,6 +85,8 @@ async function main(): Promise<number> {
     api: url,
     tableId,
     token: minted.token,
+    pushUrl: minted.push_url,
+    channel: minted.push_channel,
     WebSocket: WebSocket as unknown as PushSocketConstructor,
     expiresAt: expiresAtSeconds(minted),
     onTokenExpiring: () => mintTableToken(operator, tableId, { bettor_id: 'alice', role: 'seat' }),
@@ -143,6 +146,8 @@ async function main(): Promise<number> {
   const inOrder = seen.every((s, i) => s === start + i);
   const summary = {
     table_id: tableId,
+    push_url: minted.push_url,
+    push_channel: minted.push_channel,
     snapshot_seq: snapshotSeq,
     final_seq: finalSeq,
     last_seq: sub.lastSeq(),

@@ -178,6 +178,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
   let expiresAt: number | null = o.expiresAt ?? null;
   let pushUrl: string | null | undefined = o.pushUrl;
   let channel: string | undefined = o.channel;
+  let channelFromState = false; // a refusal of a channel the state named is final
   let last: number | null = null;
   let you: string | null = null;
   let closed = false;
@@ -277,6 +278,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     pushUrl = state.push_url;
     last = state.seq;
     you = state.you?.bettor_id ?? null;
+    channelFromState = true;
     safely(() => o.onSnapshot(state));
     if (channel !== undefined && state.push_channel !== channel && conn) resubscribe(state.push_channel, 'rotate');
     channel = state.push_channel;
@@ -519,11 +521,19 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
         void run(() => resume(why));
         return;
       }
-      case 'subscribe_error':
-        if (id !== null && c.pending.has(id)) {
-          failed(new PushRefusedError('subscribe_refused', JSON.stringify(msg['errors'] ?? [])));
-        }
+      case 'subscribe_error': {
+        if (id === null || !c.pending.has(id)) return;
+        c.pending.delete(id);
+        const refused = new PushRefusedError('subscribe_refused', JSON.stringify(msg['errors'] ?? []));
+        if (channelFromState) return failed(refused);
+        // the mint's channel may have rotated since: the state names the current one
+        void run(async () => {
+          const tried = channel;
+          await snapshot();
+          if (channel === tried) throw refused;
+        });
         return;
+      }
       case 'data': {
         if (id === null || id !== c.active) return;
         let m: PushMessage;
