@@ -1,21 +1,22 @@
 """The push client (clients/typescript/src/push.ts, the source of web/push.js) against the local
 server's push channel with a real WebSocket (``ws``), as its README's example runs it
-(examples/watch-table.ts): the operator mints alice a player token (its answer names the
-channel), her page subscribes with only that token, the table gets busy (watchers joining in
-concurrent bursts, a chat line) and every event from the snapshot on arrives exactly once, in
-seq order; revoking her token ends her channel with ``rotate`` and her resubscription is
-refused (the page is told ``closed``)."""
+(examples/watch-table.ts; its outcome line is the README's): the operator mints alice a player
+token (its answer names the channel), her page subscribes with only that token, the table gets
+busy (watchers joining in concurrent bursts, a chat line) and every event from the snapshot on
+arrives exactly once, in seq order; revoking her token ends her channel with ``rotate`` and her
+resubscription is refused (the page is told ``closed``)."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.local_server import LocalServer, local_server
-from support.typescript_client import output, require_client, run
+from support.typescript_client import CLIENT, output, require_client, run
 
 
 @pytest.fixture(scope="module")
@@ -32,26 +33,31 @@ def api(shared_dynamodb: Any) -> Iterator[LocalServer]:
         yield server
 
 
-def watch(api: LocalServer, tmp: Path, *args: str) -> dict[str, Any]:
-    summary = tmp / "summary.json"
-    proc = run(
-        ["tsx", "examples/watch-table.ts", "--quiet", "--summary-json", str(summary), *args],
-        env={"BACCARAT_URL": api.url, "KEY": api.key},
-        timeout=120,
-    )
-    assert proc.returncode == 0, output(proc)
-    return dict(json.loads(summary.read_text()))
+def readme_line() -> str:
+    """The outcome line clients/typescript/README.md shows for ``watch-table.ts --revoke``."""
+    text = (CLIENT / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"--revoke`\)[^`]*?```\n(received [^\n]*)\n```", text, re.S)
+    assert shown, "the README shows no outcome line of watch-table.ts"
+    return shown[1]
 
 
 def test_every_event_arrives_once_in_order_and_a_revoked_token_is_closed(
     api: LocalServer, tmp_path: Path
 ) -> None:
-    got = watch(api, tmp_path, "--actions", "40", "--revoke")
+    summary = tmp_path / "summary.json"
+    proc = run(
+        ["tsx", "examples/watch-table.ts", "--quiet", "--revoke", "--summary-json", str(summary)],
+        env={"BACCARAT_URL": api.url, "KEY": api.key},
+        timeout=120,
+    )
+    assert proc.returncode == 0, output(proc)
+    assert proc.stdout.strip().splitlines()[-1] == readme_line(), output(proc)
+    got = json.loads(summary.read_text())
     table = got["table_id"]
     assert got["push_url"] == api.url.replace("http://", "ws://") + "/event/realtime"
     assert got["push_channel"] == f"/tables/{table}/e1"  # the mint's answer
-    # the snapshot, then every event after it: 40 joins, then the revocation's push_rotated
-    assert got["final_seq"] == got["snapshot_seq"] + 40
+    # the snapshot, then every event after it: 24 joins, then the revocation's push_rotated
+    assert got["final_seq"] == got["snapshot_seq"] + 24
     assert got["last_seq"] == got["final_seq"] + 1 == got["rotated"][-1]
     assert got["received"] == got["last_seq"] - got["snapshot_seq"]
     assert (got["duplicates"], got["lost"], got["in_order"]) == (0, 0, True)
