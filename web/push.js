@@ -243,7 +243,7 @@ var BaccaratPush = (() => {
       if (why !== "token") {
         if (last === null) await snapshot();
         else {
-          setStatus("resyncing", "resume");
+          if (status !== "connecting") setStatus("resyncing", "resume");
           const { more, own } = await readFeed(1);
           if (more || own) await snapshot();
         }
@@ -346,7 +346,7 @@ var BaccaratPush = (() => {
       setStatus("reconnecting");
       reconnectTimer = clock.setTimeout(() => {
         reconnectTimer = null;
-        connect();
+        begin();
       }, pushBackoffMs(attempt++, random));
     }
     function armKa(c) {
@@ -447,19 +447,21 @@ var BaccaratPush = (() => {
           return;
       }
     }
-    setStatus("connecting");
-    armToken();
-    void run(async () => {
-      if (pushUrl === void 0 || channel === void 0) {
+    function begin() {
+      if (pushUrl && channel !== void 0) return connect();
+      void run(async () => {
         await snapshot();
         if (pushUrl === null) {
           await readChat();
           setStatus("live", "poll");
           return armQuiet(POLL_ONLY_MS);
         }
-      }
-      connect();
-    });
+        connect();
+      });
+    }
+    setStatus("connecting");
+    armToken();
+    begin();
     return {
       close: () => finish("closed"),
       lastSeq: () => last ?? 0,

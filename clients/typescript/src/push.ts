@@ -333,7 +333,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     if (why !== 'token') {
       if (last === null) await snapshot();
       else {
-        setStatus('resyncing', 'resume');
+        if (status !== 'connecting') setStatus('resyncing', 'resume');
         const { more, own } = await readFeed(1);
         if (more || own) await snapshot(); // more than a page behind: a fresh snapshot
       }
@@ -449,7 +449,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     setStatus('reconnecting');
     reconnectTimer = clock.setTimeout(() => {
       reconnectTimer = null;
-      connect();
+      begin();
     }, pushBackoffMs(attempt++, random));
   }
 
@@ -556,19 +556,23 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
   }
 
   // --- start ------------------------------------------------------------------------------------
-  setStatus('connecting');
-  armToken();
-  void run(async () => {
-    if (pushUrl === undefined || channel === undefined) {
+  /** Connect; first read the state when the URL or the channel is not known yet. */
+  function begin(): void {
+    if (pushUrl && channel !== undefined) return connect();
+    void run(async () => {
       await snapshot(); // learn the URL and the channel; the resume then reads the feed from it
       if (pushUrl === null) {
         await readChat();
         setStatus('live', 'poll');
         return armQuiet(POLL_ONLY_MS);
       }
-    }
-    connect();
-  });
+      connect();
+    });
+  }
+
+  setStatus('connecting');
+  armToken();
+  begin();
 
   return {
     close: () => finish('closed'),
