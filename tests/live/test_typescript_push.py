@@ -22,13 +22,7 @@ from support.typescript_client import CLIENT, output, require_client, run
 @pytest.fixture(scope="module")
 def api(shared_dynamodb: Any) -> Iterator[LocalServer]:
     require_client()  # before starting a server for nothing
-    env = {
-        "RATE_LIMIT_PER_SECOND": "0",
-        "BACCARAT_SWEEP_SECONDS": "0",
-        "BACCARAT_PUSH_KA_SECONDS": "0.5",
-        "BACCARAT_PUSH_TIMEOUT_MS": "3000",
-        "BACCARAT_PUSH_POLL_SECONDS": "0.05",  # make run's
-    }
+    env = {"RATE_LIMIT_PER_SECOND": "0", "BACCARAT_PUSH_POLL_SECONDS": "0.05"}  # make run's poll
     with local_server(env, dynamodb=shared_dynamodb) as server:
         yield server
 
