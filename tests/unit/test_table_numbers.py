@@ -93,9 +93,9 @@ def test_a_number_drawn_costs_one_write_and_a_refused_creation_draws_none(game: 
     assert game.repo.items == before
 
 
-def test_creations_racing_draw_their_own_numbers_none_retries(game: Game) -> None:
-    """Another creation between our draw and our write draws the next number: each keeps its
-    own (no condition on the counter to lose)."""
+def _between_draw_and_write(game: Game, other: Any) -> list[Any]:
+    """The repository's next draw runs ``other()`` (other creations) between our draw of a
+    number and our write; what they answered is filled in the list returned."""
     real = game.repo.next_table_number
     raced: list[Any] = []
 
@@ -103,10 +103,18 @@ def test_creations_racing_draw_their_own_numbers_none_retries(game: Game) -> Non
         mine = real(operator_id)
         if not raced:
             raced.append(None)
-            raced[0] = _create(game)  # another creation, between our draw and our write
+            raced[:] = other()
+            game.repo.next_table_number = real  # type: ignore[method-assign]
         return mine
 
     game.repo.next_table_number = draw  # type: ignore[method-assign]
+    return raced
+
+
+def test_creations_racing_draw_their_own_numbers_none_retries(game: Game) -> None:
+    """Another creation between our draw and our write draws the next number: each keeps its
+    own (no condition on the counter to lose)."""
+    raced = _between_draw_and_write(game, lambda: [_create(game)])
     game.repo.calls.clear()
     mine = _create(game)
     assert (mine.number, raced[0].number) == (1, 2)
@@ -115,22 +123,11 @@ def test_creations_racing_draw_their_own_numbers_none_retries(game: Game) -> Non
 
 
 def test_a_drawn_number_taken_meanwhile_by_a_table_given_it_lifts_past_it(game: Game) -> None:
-    """A table created WITH number 1 (and 2) between our draw of 1 and our write: ours is 3,
-    and the counter is not moved back."""
-    real = game.repo.next_table_number
-    raced: list[Any] = []
-
-    def draw(operator_id: str) -> int:
-        mine = real(operator_id)
-        if not raced:
-            raced.append(None)
-            raced.extend([_create(game, number=1), _create(game, number=2)])
-        return mine
-
-    game.repo.next_table_number = draw  # type: ignore[method-assign]
+    """Tables created WITH numbers 1 and 2 between our draw of 1 and our write: ours is 3, and
+    the counter is not moved back."""
+    _between_draw_and_write(game, lambda: [_create(game, number=1), _create(game, number=2)])
     assert _create(game).number == 3
     assert game.repo.items[(TableNumberCounter, (OP,))] == TableNumberCounter(OP, 3)
-    game.repo.next_table_number = real  # type: ignore[method-assign]
     assert _create(game).number == 4
 
 
