@@ -208,3 +208,32 @@ def chain_info_json(chain: Chain) -> dict[str, Any]:
     if chain.is_test:
         info |= {"period_ms": chain.period_ms, "genesis_ms": chain.genesis_ms}
     return info
+
+
+def chain_from_info(info: Mapping[str, Any]) -> Chain:
+    """The chain a ``/info`` answer describes: quicknet when its hash is quicknet's and it says
+    exactly quicknet's parameters, else a test beacon whose hash must be its own
+    (:func:`local_chain`); anything else is refused. Never trusts a claimed hash."""
+    key = _check_hex(info.get("public_key"), PUBLIC_KEY_BYTES, "public_key")
+    if info.get("schemeID") != SCHEME:
+        raise BeaconError(f"schemeID: only {SCHEME}")
+    if info.get("hash") == QUICKNET.chain_hash:
+        if info_is_quicknets(info, key):
+            return QUICKNET
+        raise BeaconError("quicknet's hash with other parameters")
+    genesis, period = info.get("genesis_ms"), info.get("period_ms")
+    if type(genesis) is not int or type(period) is not int:
+        raise BeaconError("a test beacon's info gives genesis_ms and period_ms")
+    chain = local_chain(key, genesis, period)
+    if info.get("hash") != chain.chain_hash:
+        raise BeaconError("hash: not the test beacon's own")
+    return chain
+
+
+def info_is_quicknets(info: Mapping[str, Any], key: bytes) -> bool:
+    """Whether an ``/info`` answer states quicknet's key, genesis and period."""
+    return (
+        key == QUICKNET.public_key
+        and info.get("genesis_time") == QUICKNET.genesis_ms // 1000
+        and info.get("period") == QUICKNET.period_ms // 1000
+    )
