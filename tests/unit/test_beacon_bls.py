@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import make_beacon_vectors
 import py_arkworks_bls12381 as ark
 import pytest
 
@@ -87,3 +88,16 @@ def test_a_malformed_signature_fails_without_raising(name: str) -> None:
 @pytest.mark.parametrize("raw", [b"", b"\xb4", bytes(47), bytes(49), bytes(96)])
 def test_a_signature_of_the_wrong_length_fails(raw: bytes) -> None:
     assert not verify_signature(QUICKNET.public_key, 1000, raw)
+
+
+def test_the_test_beacon_vectors_are_the_local_beacons_and_never_quicknets() -> None:
+    made = make_beacon_vectors.vectors()
+    kept = json.loads(make_beacon_vectors.OUT.read_text(encoding="utf-8"))
+    assert kept == made  # tests/make_beacon_vectors.py made them
+    chain = beacon.chain_from_info(kept["info"])
+    assert chain.is_test and chain.chain_hash != QUICKNET.chain_hash
+    for doc in kept["rounds"]:
+        got = beacon.beacon_from_json(chain, doc)
+        assert verify_beacon(chain, got)
+        assert not verify_beacon(QUICKNET, got)
+        assert not verify_signature(QUICKNET.public_key, got.round, got.signature)
