@@ -10,8 +10,8 @@ import json
 import shutil
 import statistics
 import subprocess
-import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from baccarat import beacon
@@ -82,14 +82,8 @@ def beacon_waits_ms(locks: int = LOCKS) -> list[float]:
             time.sleep(0.02)
         waits.append(time.time_ns() / 1e6 - lock_ms)
 
-    threads = [
-        threading.Thread(target=one, args=(i * chain.period_ms / locks / 1000,))
-        for i in range(locks)
-    ]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    with ThreadPoolExecutor(locks) as pool:
+        list(pool.map(one, [i * chain.period_ms / locks / 1000 for i in range(locks)]))
     server.stop()
     return sorted(waits)
 

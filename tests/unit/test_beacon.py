@@ -146,3 +146,31 @@ def test_a_chain_refuses_a_bad_key_or_period() -> None:
         beacon.local_chain(KEY[:48], 0, 3000)
     with pytest.raises(BeaconError):
         beacon.local_chain(KEY, 0, 0)
+
+
+QUICKNET_INFO = {  # drand's /info for quicknet, as its relays serve it
+    "public_key": QUICKNET.public_key.hex(),
+    "period": 3,
+    "genesis_time": 1692803367,
+    "hash": QUICKNET.chain_hash,
+    "groupHash": "f477d5c89f21a17c863a7f937c6a6d15859414d2be09cd448d4279af331c5d3e",
+    "schemeID": "bls-unchained-g1-rfc9380",
+    "metadata": {"beaconID": "quicknet"},
+}
+
+
+def test_an_info_answer_names_quicknet_only_with_quicknets_parameters() -> None:
+    assert beacon.chain_from_info(QUICKNET_INFO) is QUICKNET
+    local = beacon.local_chain(KEY, 1_000, 500)
+    assert beacon.chain_from_info(beacon.chain_info_json(local)) == local
+    for change in (
+        {"period": 30},
+        {"genesis_time": 1692803368},
+        {"schemeID": "pedersen-bls-chained"},
+        {"public_key": "00" * 96},
+        {"hash": "00" * 32},  # not quicknet, and no test beacon's own hash
+    ):
+        with pytest.raises(BeaconError):
+            beacon.chain_from_info(QUICKNET_INFO | change)
+    with pytest.raises(BeaconError):  # a test beacon claiming another test beacon's hash
+        beacon.chain_from_info(beacon.chain_info_json(local) | {"period_ms": 501})

@@ -102,3 +102,14 @@ test('round times as drand defines them', () => {
   assert.throws(() => D.roundTime(D.QUICKNET, 0), RangeError);
   assert.equal(D.roundTime(testChain, 2), T.info.genesis_ms + T.info.period_ms);
 });
+
+test('web/drand.js is a classic script: a bare global context runs it, the page can inline it', () => {
+  const vm = require('node:vm');
+  const code = fs.readFileSync(path.join(__dirname, '..', 'drand.js'), 'utf8');
+  assert.equal(/<\/script/i.test(code), false);
+  const context = { TextEncoder, TextDecoder };
+  vm.runInNewContext(code, context);
+  const G = context.BaccaratDrand;
+  assert.equal(typeof G.verifyBeacon, 'function');
+  assert.equal(G.verifyBeacon(G.QUICKNET, quick(R1000)), true);
+});
