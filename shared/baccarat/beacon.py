@@ -97,6 +97,12 @@ QUICKNET_RELAYS = (
 _TEST_HASH_TAG = b"bacc-test-beacon-v1"
 
 
+def label(chain: Chain) -> str:
+    """How a verifier names a chain: "drand quicknet" only for quicknet itself (its hash, its
+    key, not flagged a test), "test beacon" for anything else."""
+    return "drand quicknet" if chain == QUICKNET else "test beacon"
+
+
 def local_chain(public_key: bytes, genesis_ms: int, period_ms: int) -> Chain:
     """A local test beacon's chain. Its hash is SHA-256 of ``bacc-test-beacon-v1`` ‖ the public
     key ‖ genesis (ms, 8 bytes big-endian) ‖ period (ms, 8 bytes): its own, never quicknet's."""

@@ -40,7 +40,7 @@ def verify_signature(public_key: bytes, round_: int, signature: bytes) -> bool:
         msg = message(round_)
         key = _public_key(bytes(public_key))
         sig = _point(signature)
-    except (BeaconError, ValueError):
+    except (BeaconError, ValueError, TypeError):  # BeaconError is a ValueError; said for clarity
         return False
     hashed = ark.G1Point.hash_to_curve(msg, DST)
     return bool(ark.GT.multi_pairing([sig, hashed], [_G2_NEG, key]) == _ONE)

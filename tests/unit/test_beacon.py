@@ -24,7 +24,7 @@ chains = st.builds(
 moments = st.integers(0, 2**43)
 
 
-@settings(max_examples=examples(30))
+@settings(max_examples=examples(3))
 @given(chains, moments)
 def test_a_moment_belongs_to_the_last_round_due_at_or_before_it(chain: Chain, t: int) -> None:
     r = beacon.round_at(chain, t)
@@ -34,7 +34,7 @@ def test_a_moment_belongs_to_the_last_round_due_at_or_before_it(chain: Chain, t:
     assert beacon.round_time(chain, r) <= t < beacon.round_time(chain, r + 1)
 
 
-@settings(max_examples=examples(30))
+@settings(max_examples=examples(3))
 @given(chains, st.integers(1, 2**40))
 def test_a_round_is_current_from_its_time_until_the_next(chain: Chain, r: int) -> None:
     t = beacon.round_time(chain, r)
@@ -43,7 +43,7 @@ def test_a_round_is_current_from_its_time_until_the_next(chain: Chain, r: int) -
     assert beacon.round_at(chain, t - 1) == r - 1
 
 
-@settings(max_examples=examples(30))
+@settings(max_examples=examples(3))
 @given(chains, moments, st.integers(0, 120_000))
 def test_the_beacon_round_of_a_lock_is_the_first_due_a_margin_after_it(
     chain: Chain, lock: int, margin: int
@@ -56,7 +56,7 @@ def test_the_beacon_round_of_a_lock_is_the_first_due_a_margin_after_it(
     )
 
 
-@settings(max_examples=examples(10))
+@settings(max_examples=examples(2))
 @given(chains, moments)
 def test_the_default_margin_leaves_the_lock_a_period_at_most_of_extra_wait(
     chain: Chain, lock: int
@@ -79,7 +79,7 @@ def test_quicknet_known_times() -> None:
     assert beacon.lock_round(QUICKNET, beacon.round_time(QUICKNET, 1000)) == 1001
 
 
-@settings(max_examples=examples(10))
+@settings(max_examples=examples(2))
 @given(st.integers(0, beacon.ROUND_MAX))
 def test_the_message_is_sha256_of_the_round_big_endian(r: int) -> None:
     raw = bytes((r >> (8 * (7 - i))) & 0xFF for i in range(8))

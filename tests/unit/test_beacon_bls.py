@@ -15,6 +15,9 @@ from typing import Any
 import make_beacon_vectors
 import py_arkworks_bls12381 as ark
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support.examples import examples
 
 from baccarat import beacon
 from baccarat.beacon import QUICKNET, Beacon
@@ -101,3 +104,17 @@ def test_the_test_beacon_vectors_are_the_local_beacons_and_never_quicknets() -> 
         assert verify_beacon(chain, got)
         assert not verify_beacon(QUICKNET, got)
         assert not verify_signature(QUICKNET.public_key, got.round, got.signature)
+
+
+@settings(max_examples=examples(1))
+@given(st.binary(min_size=48, max_size=48), st.integers(-1, 2**64))
+def test_random_bytes_never_verify_and_never_raise(raw: bytes, round_: int) -> None:
+    assert not verify_signature(QUICKNET.public_key, round_, raw)
+    assert not verify_signature(QUICKNET.public_key, round_, raw.hex())  # type: ignore[arg-type]
+
+
+def test_only_quicknet_is_named_drand() -> None:
+    local = beacon.local_chain(QUICKNET.public_key, QUICKNET.genesis_ms, QUICKNET.period_ms)
+    assert beacon.label(QUICKNET) == "drand quicknet"
+    assert beacon.label(local) == "test beacon"
+    assert beacon.label(dataclasses.replace(QUICKNET, is_test=True)) == "test beacon"
