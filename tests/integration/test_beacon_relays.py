@@ -239,3 +239,11 @@ def test_a_test_beacons_info_cannot_claim_quicknet(relays: list[Relay]) -> None:
     relays.append(relay)
     with pytest.raises(beacon.BeaconError):
         DrandHttp.of_test_beacon(relay.url)
+
+
+def test_the_runtime_wires_quicknet_unless_a_test_beacon_is_configured(local: BeaconServer) -> None:
+    drand = DrandHttp.configured(None)
+    assert drand.chain is QUICKNET and drand.relays == list(beacon.QUICKNET_RELAYS)
+    assert DrandHttp.configured("").chain is QUICKNET
+    test = DrandHttp.configured(local.url)
+    assert test.chain == local.beacon.chain and beacon.label(test.chain) == "test beacon"

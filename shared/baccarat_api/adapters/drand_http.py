@@ -19,7 +19,15 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from baccarat.beacon import Beacon, BeaconError, Chain, beacon_from_json, chain_from_info
+from baccarat.beacon import (
+    QUICKNET,
+    QUICKNET_RELAYS,
+    Beacon,
+    BeaconError,
+    Chain,
+    beacon_from_json,
+    chain_from_info,
+)
 from baccarat_bls import verify_beacon
 
 log = logging.getLogger(__name__)
@@ -54,6 +62,15 @@ class DrandHttp:
         if not isinstance(info, dict):
             raise BeaconError("info: not an object")
         return cls(chain_from_info(info), [url], timeout_s)
+
+    @classmethod
+    def configured(cls, test_beacon_url: str | None) -> DrandHttp:
+        """What the runtime wires: drand quicknet on its public relays, or — when a test beacon's
+        URL is configured (``make run`` sets ``BACCARAT_BEACON_URL``) — that test beacon, whose
+        rounds every proof and verifier then shows as "test beacon"."""
+        if test_beacon_url:
+            return cls.of_test_beacon(test_beacon_url)
+        return cls(QUICKNET, QUICKNET_RELAYS)
 
     def get(self, round_: int) -> Beacon | None:
         with self._lock:
