@@ -118,3 +118,13 @@ def test_only_quicknet_is_named_drand() -> None:
     assert beacon.label(QUICKNET) == "drand quicknet"
     assert beacon.label(local) == "test beacon"
     assert beacon.label(dataclasses.replace(QUICKNET, is_test=True)) == "test beacon"
+
+
+def test_the_malleated_vector_passes_the_pairing_so_only_the_subgroup_check_refuses_it() -> None:
+    raw = bytes.fromhex(VECTORS["malformed_signatures"]["malleated_outside_subgroup"])
+    unchecked = ark.G1Point.from_compressed_bytes_unchecked(raw)
+    hashed = ark.G1Point.hash_to_curve(beacon.message(1000), beacon.DST)
+    key = ark.G2Point.from_compressed_bytes(QUICKNET.public_key)
+    assert ark.GT.multi_pairing([unchecked, hashed], [-ark.G2Point(), key]) == ark.GT.one()
+    assert beacon.randomness(raw).hex() != R1000["randomness"]
+    assert not verify_signature(QUICKNET.public_key, 1000, raw)
