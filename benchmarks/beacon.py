@@ -1,7 +1,7 @@
 """The beacon's costs: one BLS verification of a real drand quicknet round in Python
 (``baccarat_bls``, py-arkworks-bls12381) and in node with the browser's bundle (``web/drand.js``,
 @noble/curves), p50 of N each and their ratio; and the local test beacon's wait from a lock to
-its beacon round being served (``LOCK_MARGIN_MS`` and the 3 s period, as ``make run`` has them),
+its beacon round being served (``BEACON_MARGIN_MS`` and the 3 s period, as ``make run`` has them),
 polled through the real client (``DrandHttp``) over loopback, several locks at once."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from baccarat import beacon
-from baccarat.beacon import LOCK_MARGIN_MS, QUICKNET
+from baccarat.beacon import BEACON_MARGIN_MS, QUICKNET
 from baccarat_api.adapters.drand_http import DrandHttp
 from baccarat_bls import verify_signature
 from baccarat_dev.beacon_local import BeaconServer, LocalBeacon
@@ -102,10 +102,10 @@ def run() -> list[str]:
             if js is not None
             else "verify, node: node not installed"
         ),
-        f"lock → beacon round served (local beacon, margin {LOCK_MARGIN_MS} ms, period "
+        f"lock → beacon round served (local beacon, margin {BEACON_MARGIN_MS} ms, period "
         f"{period} ms, {len(waits)} locks over a period): min {waits[0]:.0f} ms, "
         f"p50 {statistics.median(waits):.0f} ms, max {waits[-1]:.0f} ms "
-        f"(due: {LOCK_MARGIN_MS}–{LOCK_MARGIN_MS + period} ms)",
+        f"(due: {BEACON_MARGIN_MS}–{BEACON_MARGIN_MS + period} ms)",
     ]
     return lines
 

@@ -33,11 +33,13 @@ PUBLIC_KEY_BYTES = 96
 ROUND_MAX = 2**64 - 1
 
 #: The beacon round of a lock is the first round whose time is at least this long after the lock.
-#: One quicknet period (3 s): the lock record is written in the lock's own transaction (public in
-#: the table feed when it commits, tens of milliseconds), and the margin still covers the clocks'
-#: disagreement (ours NTP-synced, drand's nodes' likewise: far under a second) and a relay serving
-#: a round a little early. Waiting costs 3 to 6 s (4.5 s on average) per round.
-LOCK_MARGIN_MS = 3_000
+#: One quicknet period (3 s): the lock record must reach watchers before that round exists — the
+#: lock's transaction commits it (tens of milliseconds), then the push message and the feed (from
+#: the table's stream: typically under a second, more under load) carry it — and the margin also
+#: covers the clocks' disagreement (ours and drand's nodes' NTP-synced: far under a second) and a
+#: relay serving a round a little early. 1 s would be the floor; 3 s leaves the stream room. The
+#: wait is 3 to 6 s per round (4.5 s on average; ``make bench``'s "beacon" measures it).
+BEACON_MARGIN_MS = 3_000
 
 _HEX = re.compile(r"\A[0-9a-f]*\Z")
 
@@ -137,9 +139,9 @@ def first_round_at_or_after(chain: Chain, t_ms: int) -> int:
     return -(-(t_ms - chain.genesis_ms) // chain.period_ms) + 1
 
 
-def lock_round(chain: Chain, lock_ms: int, margin_ms: int = LOCK_MARGIN_MS) -> int:
+def lock_round(chain: Chain, lock_ms: int, margin_ms: int = BEACON_MARGIN_MS) -> int:
     """The beacon round of a lock at ``lock_ms``: the first round due at or after the lock time
-    plus the margin (:data:`LOCK_MARGIN_MS`)."""
+    plus the margin (:data:`BEACON_MARGIN_MS`)."""
     return first_round_at_or_after(chain, lock_ms + margin_ms)
 
 

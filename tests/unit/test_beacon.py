@@ -1,6 +1,6 @@
 """The beacon's arithmetic in the core (``baccarat.beacon``): round ↔ time as drand defines it
 (round 1 at genesis, round r at genesis + (r − 1) × period), the beacon round of a lock (the first
-round due at least ``LOCK_MARGIN_MS`` after it), the signed message, and the parsing of drand's
+round due at least ``BEACON_MARGIN_MS`` after it), the signed message, and the parsing of drand's
 JSON. The BLS check itself: ``test_beacon_bls.py``."""
 
 from __future__ import annotations
@@ -62,10 +62,10 @@ def test_the_default_margin_leaves_the_lock_a_period_at_most_of_extra_wait(
     chain: Chain, lock: int
 ) -> None:
     wait = beacon.round_time(chain, beacon.lock_round(chain, lock)) - lock
-    if lock + beacon.LOCK_MARGIN_MS <= chain.genesis_ms:  # before the chain: its first round
+    if lock + beacon.BEACON_MARGIN_MS <= chain.genesis_ms:  # before the chain: its first round
         assert wait == chain.genesis_ms - lock
         return
-    assert beacon.LOCK_MARGIN_MS <= wait < beacon.LOCK_MARGIN_MS + chain.period_ms
+    assert beacon.BEACON_MARGIN_MS <= wait < beacon.BEACON_MARGIN_MS + chain.period_ms
 
 
 def test_quicknet_known_times() -> None:
