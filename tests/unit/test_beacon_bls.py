@@ -128,3 +128,24 @@ def test_the_malleated_vector_passes_the_pairing_so_only_the_subgroup_check_refu
     assert ark.GT.multi_pairing([unchecked, hashed], [-ark.G2Point(), key]) == ark.GT.one()
     assert beacon.randomness(raw).hex() != R1000["randomness"]
     assert not verify_signature(QUICKNET.public_key, 1000, raw)
+
+
+def test_the_service_tests_fake_beacon_is_a_verified_source_on_the_manual_clock() -> None:
+    from support.beacon import FakeBeacon
+    from support.clock import ManualClock
+
+    from baccarat_api.clock import ms_of
+    from baccarat_api.ports.beacon import BeaconSource
+
+    clock = ManualClock("2026-12-05T15:00:00.500Z")
+    source = FakeBeacon(clock, genesis_ms=ms_of("2026-12-05T15:00:00.000Z"))
+    fake: BeaconSource = source  # the port's type
+    lock = beacon.lock_round(fake.chain, ms_of(clock()))
+    assert lock == 3 and fake.get(lock) is None  # due at +6 s
+    clock.advance(5.5)
+    got = fake.get(lock)
+    assert got is not None and verify_beacon(fake.chain, got) and got.is_test
+    latest = fake.latest()
+    assert latest is not None and latest.round == lock
+    source.down = True
+    assert fake.get(lock) is None and fake.latest() is None
