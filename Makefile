@@ -166,10 +166,12 @@ openapi: $(STAMP)
 	$(BIN)/python -m baccarat_dev.openapi
 
 # Everything generated from the contract: docs/openapi.json, then the TypeScript client's types
-# (clients/typescript/src/generated/openapi.ts). Tests fail while either is stale.
+# (clients/typescript/src/generated/openapi.ts); and web/drand.js (the browser's BLS check,
+# scripts/build-web-drand.sh). Tests fail while any is stale.
 regen: openapi
 	scripts/ensure-typescript-client.sh >/dev/null
 	cd clients/typescript && npm run --silent generate
+	scripts/build-web-drand.sh
 
 clean:
 	rm -rf $(VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache clients/typescript/node_modules
