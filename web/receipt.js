@@ -9,10 +9,11 @@
  *   - verifyReceipt(proof, receipt): the receipt's round found by its number, its leaf a
  *     spectator's bacc-book-v1 leaf of that round, tree_size = the round's book.count, root =
  *     book.root, and the leaf hash reaching the root by its path (RFC 9162, web/booktree.js).
- *     The slip's money is NOT recomputed here (this page has no settlement engine): the result
- *     says so, and `baccarat verify --receipt` recomputes it.
+ *     Then the slip is paid exactly: its money recomputed by web/money.js from the leaf's lines,
+ *     the round's cards and the pay table the proof's table_config names (a voided round: its
+ *     stake back, net 0), and compared with the receipt's settlement.
  *
- * One file: in a page, a classic <script> after bacc-pf-v1.js and booktree.js
+ * One file: in a page, a classic <script> after bacc-pf-v1.js, booktree.js and money.js
  * (globalThis.BaccReceipt); under Node, require('./receipt.js').
  */
 (function (root) {
@@ -23,8 +24,8 @@
   const PAGE_ENTRIES = 100;
   const BOOK_FIELDS = ['root', 'count', 'pages', 'totals'];
   const HOUSE_FIELDS = ['covered', 'commission', 'take'];
-  const MONEY_NOTE = 'the slip\'s money is not recomputed on this page: run ' +
-    '"baccarat verify --receipt <receipt> <proof>" to check it was paid exactly';
+  const MONEY_NOTE = 'the slip\'s money is recomputed on this page from its lines, the round\'s ' +
+    'cards and the table\'s pay table (web/money.js), independently of "baccarat verify --receipt"';
 
   function lib(name, file) {
     if (root[name]) return root[name];
@@ -33,6 +34,7 @@
   }
   const pf = () => lib('BaccPF', './bacc-pf-v1.js');
   const book = () => lib('BaccBook', './booktree.js');
+  const money = () => lib('BaccMoney', './money.js');
 
   const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
   const isInt = (v) => Number.isSafeInteger(v);
@@ -104,12 +106,39 @@
   }
 
   /**
+   * The slip's money as the receipt should state it: recomputed from its leaf's lines on the
+   * round's cards under the proof's table_config (a voided round: {voided, stake, net: 0}).
+   */
+  function slipMoney(proof, round, leaf) {
+    const M = money();
+    if (round.settlement == null && isObject(round.void)) {
+      const stake = leaf.lines.reduce((a, l) => a + l.amount, 0);
+      return { voided: true, stake, net: 0 };
+    }
+    return M.slip(proof.table_config, M.roundFacts(round.player, round.banker), leaf.lines);
+  }
+
+  /** A problem in words when the receipt's settlement is not the slip's money, else null. */
+  function moneyProblem(proof, round, receipt) {
+    let expected;
+    try {
+      expected = slipMoney(proof, round, receipt.leaf);
+    } catch (e) {
+      return `the slip's money cannot be recomputed: ${e.message}`;
+    }
+    const hit = money().firstDifference('settlement', expected, receipt.settlement);
+    if (!hit) return null;
+    return `the slip was NOT paid exactly: ${hit.field}: expected ${show(hit.expected)}, found ${show(hit.found)}`;
+  }
+
+  /**
    * Is `receipt` a slip of the book locked at the deal of its round in `proof` (the assembled,
-   * verified proof)? {ok, line, problems, moneyChecked: false, note}.
+   * verified proof), and was it paid exactly? {ok, line, problems, moneyChecked, note}.
    */
   async function verifyReceipt(proof, receipt) {
     const problems = [];
-    const result = (line) => ({ ok: problems.length === 0, line, problems, moneyChecked: false, note: MONEY_NOTE });
+    let moneyChecked = false;
+    const result = (line) => ({ ok: problems.length === 0, line, problems, moneyChecked, note: MONEY_NOTE });
     if (!isObject(receipt)) return result((problems.push('a receipt is a JSON object'), problems[0]));
     if (receipt.spec !== RECEIPT_SPEC) {
       problems.push(`the receipt's spec: expected ${RECEIPT_SPEC}, found ${show(receipt.spec)}`);
@@ -160,8 +189,14 @@
         `reach the root ${b.root} by its path`);
     }
     if (problems.length) return result(problems[0]);
+    const unpaid = moneyProblem(proof, round, receipt);
+    if (unpaid) {
+      problems.push(unpaid);
+      return result(unpaid);
+    }
+    moneyChecked = true;
     return result(`slip in the book locked at the deal of round ${n} (leaf ` +
-      `${receipt.leaf_index + 1} of ${receipt.tree_size}); its money: not checked on this page`);
+      `${receipt.leaf_index + 1} of ${receipt.tree_size}) and paid exactly: net ${receipt.settlement.net}`);
   }
 
   const api = Object.freeze({ SPEC_V11, RECEIPT_SPEC, PAGE_ENTRIES, MONEY_NOTE, pageCount, checkBook, verifyReceipt });
