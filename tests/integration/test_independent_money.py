@@ -20,8 +20,8 @@ from support.examples import examples
 from baccarat.cards import codes
 from baccarat.outcome import deal_round
 from baccarat.paytables import PUBLISHED
-from baccarat.proofchecks import recompute_settlement
 from baccarat.profiles import PROFILES, Banking
+from baccarat.proofchecks import recompute_settlement
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -33,9 +33,9 @@ TIERS = {
     "star-city": json.loads((VECTORS / "proof_v2_sample.json").read_text())["pages"][0][
         "table_config"
     ]["tier"],
-    "bid-squeeze": json.loads((VECTORS / "receipts.json").read_text())["proof"][0][
-        "table_config"
-    ]["tier"],
+    "bid-squeeze": json.loads((VECTORS / "receipts.json").read_text())["proof"][0]["table_config"][
+        "tier"
+    ],
 }
 SETTLEMENT = ("result", "lines", "bettors", "player_banker", "house", "nets")
 REFS = [f"br_{c * 24}" for c in "abcde"]

@@ -395,7 +395,8 @@ def test_a_payout_off_by_one_minor_unit_is_caught_though_balanced_and_signed(
     s["nets"][ref] += 1
     s["house"]["commission"] -= 1
     s["house"]["take"] -= 1
-    page.goto(f"{server.url}/verify?proof={quote(server.serve_pages(resign(signed_pages), signing_keys))}")
+    path = server.serve_pages(resign(signed_pages), signing_keys)
+    page.goto(f"{server.url}/verify?proof={quote(path)}")
     v = page.wait_verdict()
     assert v["state"] == "failed", v
     assert v["detail"] == (
