@@ -792,15 +792,10 @@
       let lifecycleBad = 0;
       proofRounds.forEach((raw, i) => {
         if (!isObject(raw)) return;
-        const row = report.rounds[i];
         const where = `round ${i + 1}`;
         const bad = (field, expected, found, message) => {
-          const m = fail({ where, field, expected, found, message });
+          markRound(report, fail, i, { field, expected, found, message });
           lifecycleBad++;
-          if (row) {
-            row.mismatches.push(m);
-            row.status = 'mismatch';
-          }
         };
         previousDeal = checkLifecycle(where, raw, previousDeal, proof.ended_at, bad) || previousDeal;
       });
@@ -838,6 +833,17 @@
     return finish();
   }
 
+
+  /** A mismatch of round `i` (from 0): reported, and marked on the round's row. */
+  function markRound(report, fail, i, m) {
+    const made = fail({ where: `round ${i + 1}`, ...m });
+    const row = report.rounds[i];
+    if (row) {
+      row.mismatches.push(made);
+      row.status = 'mismatch';
+    }
+    return made;
+  }
 
   /** A settlement's field in words, with the bettor it belongs to (lines[i], bettors[i], nets.<ref>). */
   function moneyField(path, doc) {
@@ -889,14 +895,9 @@
       const voidDoc = v2 && isObject(raw) && isObject(raw.void) ? raw.void : null;
       if (!isObject(raw) || !d || (raw.settlement == null && !voidDoc)) return;
       const where = `round ${i + 1}`;
-      const row = report.rounds[i];
       const note = (field, expected, found, message) => {
-        const m = fail({ where, field, expected, found, message });
+        markRound(report, fail, i, { field, expected, found, message });
         bad++;
-        if (row) {
-          row.mismatches.push(m);
-          row.status = 'mismatch';
-        }
       };
       let ours;
       try {
