@@ -99,6 +99,17 @@
    */
   function priced(config) {
     if (!isObject(config)) throw new MoneyError('no table configuration (table_config)');
+    // a proof's rounds share one configuration object: priced once (a changed object is new)
+    const known = PRICED.get(config);
+    if (known && known.key === JSON.stringify(config)) return known.table;
+    const table = pricedAnew(config);
+    PRICED.set(config, { key: JSON.stringify(config), table });
+    return table;
+  }
+
+  const PRICED = new WeakMap();
+
+  function pricedAnew(config) {
     const version = versionOf(config);
     const t = own(PAY_TABLES, version) ? PAY_TABLES[version] : null;
     if (!t || t.name !== config.profile) {
@@ -367,26 +378,36 @@
    * counts; a list's count must match.
    */
   function firstDifference(path, expected, found) {
+    const hit = difference(expected, found, false);
+    if (!hit) return null;
+    return { field: path + hit.steps.reverse().join(''), expected: hit.expected, found: hit.found };
+  }
+
+  /** firstDifference's walk: the steps to the first difference are collected on the way out. */
+  function difference(expected, found, isNets) {
     if (isObject(expected) && isObject(found)) {
-      if (/nets$/.test(path)) {
-        const a = Object.keys(expected).sort().join();
-        if (a !== Object.keys(found).sort().join()) return { field: `${path} (participants)`, expected: Object.keys(expected).sort(), found: Object.keys(found).sort() };
+      if (isNets) {
+        const a = Object.keys(expected).sort();
+        const b = Object.keys(found).sort();
+        if (a.join() !== b.join()) return { steps: [' (participants)'], expected: a, found: b };
       }
-      for (const [k, v] of Object.entries(expected)) {
-        if (!own(found, k)) return { field: `${path}.${k}`, expected: v, found: undefined };
-        const hit = firstDifference(`${path}.${k}`, v, found[k]);
-        if (hit) return hit;
+      for (const k in expected) {
+        const hit = own(found, k)
+          ? difference(expected[k], found[k], k === 'nets')
+          : { steps: [], expected: expected[k], found: undefined };
+        if (hit) return (hit.steps.push(`.${k}`), hit);
       }
       return null;
     }
     if (Array.isArray(expected) && Array.isArray(found)) {
-      for (let i = 0; i < Math.min(expected.length, found.length); i++) {
-        const hit = firstDifference(`${path}[${i}]`, expected[i], found[i]);
-        if (hit) return hit;
+      const n = Math.min(expected.length, found.length);
+      for (let i = 0; i < n; i++) {
+        const hit = difference(expected[i], found[i], false);
+        if (hit) return (hit.steps.push(`[${i}]`), hit);
       }
-      return expected.length === found.length ? null : { field: `${path} (count)`, expected: expected.length, found: found.length };
+      return expected.length === found.length ? null : { steps: [' (count)'], expected: expected.length, found: found.length };
     }
-    return expected === found ? null : { field: path, expected, found };
+    return expected === found ? null : { steps: [], expected, found };
   }
 
   const api = Object.freeze({
