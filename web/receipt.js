@@ -199,7 +199,114 @@
       `${receipt.leaf_index + 1} of ${receipt.tree_size}) and paid exactly: net ${receipt.settlement.net}`);
   }
 
-  const api = Object.freeze({ SPEC_V11, RECEIPT_SPEC, PAGE_ENTRIES, MONEY_NOTE, pageCount, checkBook, verifyReceipt });
+  /** True for a public book page (bacc-book-v1: a round's slips with their money). */
+  function isBookPage(doc) {
+    return isObject(doc) && doc.spec === book().SPEC && Array.isArray(doc.entries);
+  }
+
+  /**
+   * A round's public book pages against the proof (docs/bacc-pf-v1.md, "Public book pages"):
+   * every page of the round, once; each naming the proof's shoe, the round, book.root, count and
+   * pages; 100 entries a page but the last; every leaf a spectator's leaf of the round, refs
+   * strictly ascending; the leaves' root = book.root; every slip's money recomputed; the slips'
+   * money summed = book.totals. A list of problems in words (empty: all exact).
+   */
+  async function checkRoundBook(proof, round, pages) {
+    const where = `round ${round.round_number}`;
+    const b = round.book;
+    const out = [];
+    const byNumber = new Map();
+    for (const p of pages) {
+      const n = isObject(p.page) ? p.page.number : undefined;
+      if (byNumber.has(n)) return [`${where}: book page ${show(n)} given twice`];
+      byNumber.set(n, p);
+      for (const [field, want] of [['shoe_id', proof.shoe_id], ['root', b.root], ['count', b.count]]) {
+        if (p[field] !== want) out.push(`${where}: book page ${show(n)}'s ${field}: expected ${show(want)}, found ${show(p[field])}`);
+      }
+      if (!isObject(p.page) || p.page.count !== b.pages) {
+        out.push(`${where}: book page ${show(n)}'s page count: expected ${b.pages}, found ${show(isObject(p.page) ? p.page.count : undefined)}`);
+      }
+    }
+    if (out.length) return out;
+    const missing = [];
+    for (let k = 0; k < b.pages; k++) if (!byNumber.has(k)) missing.push(k);
+    if (missing.length || byNumber.size !== b.pages) {
+      return [`${where}: the book has ${b.pages} page(s) (0 … ${b.pages - 1}), given ${[...byNumber.keys()].map(show).join(', ')}`];
+    }
+    const entries = [];
+    for (let k = 0; k < b.pages; k++) {
+      const e = byNumber.get(k).entries;
+      const want = k < b.pages - 1 ? PAGE_ENTRIES : b.count - PAGE_ENTRIES * (b.pages - 1);
+      if (e.length !== want) out.push(`${where}: book page ${k} holds ${e.length} entries, expected ${want}`);
+      entries.push(...e);
+    }
+    if (out.length) return out;
+    const roundId = roundIdOf(round);
+    const M = money();
+    const voided = round.settlement == null && isObject(round.void);
+    const facts = M.roundFacts(round.player, round.banker);
+    const settled = [];
+    let previous = null;
+    for (const [i, e] of entries.entries()) {
+      const leaf = isObject(e) ? e.leaf : undefined;
+      const bad = leafProblem(leaf, roundId === undefined && isObject(leaf) ? leaf.round_id : roundId);
+      if (bad) return [`${where}: book entry ${i}: ${bad}`];
+      if (previous !== null && !(previous < leaf.bettor_ref)) {
+        return [`${where}: book entry ${i}: refs must be strictly ascending (${leaf.bettor_ref} after ${previous})`];
+      }
+      previous = leaf.bettor_ref;
+      let slipDoc;
+      try {
+        slipDoc = M.slip(proof.table_config, facts, leaf.lines);
+      } catch (err) {
+        return [`${where}: book entry ${i}: the slip's money cannot be recomputed: ${err.message}`];
+      }
+      settled.push(slipDoc);
+      const expected = voided ? { voided: true, stake: leaf.lines.reduce((a, l) => a + l.amount, 0), net: 0 } : slipDoc;
+      const hit = M.firstDifference('settlement', expected, e.settlement);
+      if (hit) {
+        out.push(`${where}, book entry ${i}, ${hit.field} (bettor ${leaf.bettor_ref}): expected ${show(hit.expected)}, found ${show(hit.found)}`);
+        return out;
+      }
+    }
+    const B = pf();
+    const root = B.toHex(await book().root(entries.map((e) => B.canonicalBytes(e.leaf))));
+    if (root !== b.root) out.push(`${where}: the book pages' leaves give the root ${root}, the proof's book.root is ${b.root}`);
+    const hit = M.firstDifference('book.totals', M.bookTotals(settled), b.totals);
+    if (hit) out.push(`${where}, ${hit.field}: expected ${show(hit.expected)}, found ${show(hit.found)} (the slips' money summed)`);
+    return out;
+  }
+
+  /**
+   * The public book pages given beside a proof, per round: {checked: rounds fully checked,
+   * slips, problems: [{round_number, message}]}. Rounds whose pages were not given are skipped.
+   */
+  async function checkBookPages(proof, pages) {
+    const result = { checked: 0, slips: 0, problems: [] };
+    const rounds = (Array.isArray(proof.rounds) ? proof.rounds : []).filter((r) => isObject(r) && isObject(r.book));
+    for (const p of pages) {
+      const r = rounds.find((x) => x.round_number === p.round_number);
+      if (!r || p.shoe_id !== proof.shoe_id) {
+        result.problems.push({ round_number: p.round_number, message: `a book page of shoe ${show(p.shoe_id)} round ` +
+          `${show(p.round_number)}, which is not a round with a book of this proof` });
+      }
+    }
+    for (const r of rounds) {
+      const mine = pages.filter((p) => p.round_number === r.round_number && p.shoe_id === proof.shoe_id);
+      if (!mine.length) continue;
+      const bad = await checkRoundBook(proof, r, mine);
+      for (const message of bad) result.problems.push({ round_number: r.round_number, message });
+      if (!bad.length) {
+        result.checked++;
+        result.slips += r.book.count;
+      }
+    }
+    return result;
+  }
+
+  const api = Object.freeze({
+    SPEC_V11, RECEIPT_SPEC, PAGE_ENTRIES, MONEY_NOTE, pageCount, checkBook, verifyReceipt, isBookPage, checkBookPages,
+  });
   root.BaccReceipt = api;
   if (typeof module === 'object' && module && typeof module.exports === 'object') {
     module.exports = api;

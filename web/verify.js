@@ -504,6 +504,13 @@
         return finish();
       }
     }
+    // public book pages given beside the proof's (bacc-book-v1): checked against it below
+    const bookPages = [...(options.bookPages || [])];
+    if (isObject(doc) && Array.isArray(doc.pages) && !('page' in doc)) doc = doc.pages;
+    if (Array.isArray(doc) && doc.some((d) => receipts().isBookPage(d))) {
+      bookPages.push(...doc.filter((d) => receipts().isBookPage(d)));
+      doc = doc.filter((d) => !receipts().isBookPage(d));
+    }
     let pages;
     try {
       pages = proofPages(doc);
@@ -824,6 +831,7 @@
 
     // 8. The money: every settlement (and what each void replaced) recomputed (web/money.js).
     checkMoney(proof, proofRounds, shoe ? derived : null, v2, fail, check, report);
+    if (bookPages.length) await checkBookPages(proof, bookPages, fail, check, report);
 
     checkPayTable(proof.table_config, fail, check, report);
     checkCommit(proof, proofRounds, fail, check, report);
@@ -833,6 +841,30 @@
     return finish();
   }
 
+
+  /**
+   * The public book pages given beside a v1.1 proof (web/receipt.js checkBookPages): each
+   * round's pages whole, their leaves giving book.root, every slip's money recomputed and the
+   * slips summing to book.totals.
+   */
+  async function checkBookPages(proof, pages, fail, check, report) {
+    const label = "Public book pages: every slip in its book and paid exactly";
+    let got;
+    try {
+      got = await receipts().checkBookPages(proof, pages);
+    } catch (e) {
+      got = { checked: 0, slips: 0, problems: [{ round_number: null, message: `the book pages cannot be checked: ${e.message}` }] };
+    }
+    for (const p of got.problems) {
+      const i = (Array.isArray(proof.rounds) ? proof.rounds : []).findIndex((r) => isObject(r) && r.round_number === p.round_number);
+      if (i >= 0) markRound(report, fail, i, { field: 'book pages', message: p.message });
+      else fail({ where: 'book pages', field: 'book pages', message: p.message });
+    }
+    report.info.book_pages = pages.length;
+    check('book_pages', label, got.problems.length === 0, got.problems.length ? mismatchesText(fail)
+      : `${plural(pages.length, 'book page')}: ${plural(got.slips, 'slip')} of ${plural(got.checked, 'round')} ` +
+        'in their books (the leaves give each book.root), each paid exactly, summing to book.totals');
+  }
 
   /** A mismatch of round `i` (from 0): reported, and marked on the round's row. */
   function markRound(report, fail, i, m) {
@@ -907,7 +939,7 @@
         note('settlement', 'bets that can be settled', raw.bets, `${where}, settlement: cannot be recomputed: ${e.message}`);
         return;
       }
-      lines += ours.lines.length;
+      if (raw.settlement != null) lines += ours.lines.length;
       const bookHouse = isObject(raw.book) && isObject(raw.book.totals) && isObject(raw.book.totals.house) ? raw.book.totals.house : null;
       if (bookHouse) {
         for (const k of ['covered', 'commission', 'take']) {
@@ -965,7 +997,7 @@
       bad ? mismatchesText(fail)
         : `${plural(withBook.length, 'round')} with a book (${plural(slips, 'slip')}): pages, one slip ` +
           'per leaf and totals that balance; the roots and every slip\'s money are checked from the ' +
-          'public book pages by "baccarat verify --books"');
+          'public book pages (given beside the proof here, or by "baccarat verify --books")');
   }
 
   /**

@@ -175,3 +175,23 @@ test('a receipt paid one minor unit short is not paid exactly', async () => {
   assert.equal(v.moneyChecked, false);
   assert.match(v.line, /^the slip was NOT paid exactly: settlement\.net: expected \d+, found \d+$/);
 });
+
+test('public book pages beside a v1.1 proof: every slip paid exactly, the books whole', async () => {
+  const KEYS = { keys: [read('TEST-ONLY-proof-signing-key.json').public_jwk] };
+  const ok = await V.verifyProof([...clone(BOOKS.proof), ...clone(BOOKS.book_pages)], { keys: KEYS });
+  assert.equal(ok.verified, true, ok.reason);
+  assert.equal(ok.checks.find((c) => c.id === 'book_pages').detail,
+    '2 book pages: 9 slips of 2 rounds in their books (the leaves give each book.root), each paid exactly, summing to book.totals');
+  const pages = clone(BOOKS.book_pages);
+  const entry = pages[0].entries[1];
+  entry.settlement.net += 1;
+  const bad = await V.verifyProof({ pages: [...clone(BOOKS.proof), ...pages] }, { keys: KEYS });
+  assert.equal(bad.verified, false);
+  assert.equal(bad.reason, `round 1, book entry 1, settlement.net (bettor ${entry.leaf.bettor_ref}): expected ` +
+    `${entry.settlement.net - 1}, found ${entry.settlement.net}`);
+  assert.equal(bad.rounds[0].status, 'mismatch');
+  // a page left out: the book is not whole
+  const short = await V.verifyProof([...clone(BOOKS.proof), clone(BOOKS.book_pages[1])], { keys: KEYS });
+  assert.equal(short.verified, true, short.reason); // round 2's book alone is whole: round 1 unchecked
+  assert.match(short.checks.find((c) => c.id === 'book_pages').detail, /^1 book page: 2 slips of 1 round/);
+});
