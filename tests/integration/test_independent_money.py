@@ -69,12 +69,14 @@ amounts = st.one_of(st.integers(1, 300), st.integers(1, 10**14))
 @st.composite
 def cases(draw: st.DrawFn) -> dict[str, Any]:
     config = draw(table_configs())
+    # v2 proofs name bettors by ref; old v1 proofs by id (participants as "id")
+    id_field = draw(st.sampled_from(["bettor_ref", "bettor_id"]))
     types = sorted(PUBLISHED[config.get("pay_table", f"{config['profile']}@1")].offered)
     bets = draw(
         st.lists(
             st.fixed_dictionaries(
                 {
-                    "bettor_ref": st.sampled_from(REFS),
+                    id_field: st.sampled_from(REFS),
                     "role": st.just("seated"),
                     "type": st.sampled_from(types),
                     "amount": amounts,
@@ -85,13 +87,21 @@ def cases(draw: st.DrawFn) -> dict[str, Any]:
     )
     # six cards of an 8-deck shoe: same-rank and same-card pairs, naturals and draws all occur
     cards = draw(st.lists(st.integers(0, 52 * 8 - 1), min_size=6, max_size=6))
-    pb = {"bettor_ref": PLAYER_BANKER} if config["banking"] == Banking.PLAYER_BANKER.value else None
-    return {"table_config": config, "cards": cards, "bets": bets, "player_banker": pb}
+    pb = {id_field: PLAYER_BANKER} if config["banking"] == Banking.PLAYER_BANKER.value else None
+    return {
+        "table_config": config,
+        "cards": cards,
+        "bets": bets,
+        "player_banker": pb,
+        "id_field": id_field,
+    }
 
 
 def _python(case: dict[str, Any]) -> dict[str, Any]:
     round_ = deal_round(case["cards"], 0)
-    proof = {"table_config": case["table_config"], "interventions": {}}
+    proof: dict[str, Any] = {"table_config": case["table_config"]}
+    if case["id_field"] == "bettor_ref":
+        proof["interventions"] = {}  # what makes a proof v2 (bettors by ref)
     doc = recompute_settlement(proof, case, round_)
     assert isinstance(doc, dict), doc
     return {k: doc[k] for k in SETTLEMENT}
