@@ -11,7 +11,10 @@
  *     book.root, and the leaf hash reaching the root by its path (RFC 9162, web/booktree.js).
  *     Then the slip is paid exactly: its money recomputed by web/money.js from the leaf's lines,
  *     the round's cards and the pay table the proof's table_config names (a voided round: its
- *     stake back, net 0), and compared with the receipt's settlement.
+ *     stake back, net 0), and compared with the receipt's settlement;
+ *   - checkBookPages(proof, pages): public book pages given beside the proof — each round's
+ *     pages whole, their leaves giving book.root, every slip's money recomputed, the slips
+ *     summing to book.totals.
  *
  * One file: in a page, a classic <script> after bacc-pf-v1.js, booktree.js and money.js
  * (globalThis.BaccReceipt); under Node, require('./receipt.js').
