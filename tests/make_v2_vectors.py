@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import hmac
+import itertools
 import json
 import sys
 import textwrap
@@ -44,7 +45,6 @@ from baccarat.fairness_v2 import (  # noqa: E402
     BeaconDraw,
     RoundInput,
     ShoeV2,
-    round_key,
     shoe_from_key_v2,
 )
 from baccarat.outcome import Round  # noqa: E402
@@ -107,11 +107,9 @@ def round_message(number: int, item: RoundInput) -> bytes:
 
 def _whole(key: bytes, rules: ShoeRules, inputs: list[RoundInput]) -> ShoeV2:
     """The shoe dealt with as many of ``inputs`` as it takes to end by its rules."""
-    for n in range(1, len(inputs) + 1):
-        shoe = shoe_from_key_v2(key, rules, inputs[:n])
-        if shoe.ended_by_rules:
-            return shoe
-    raise AssertionError("more inputs needed")
+    shoe = shoe_from_key_v2(key, rules, inputs, until_end=True)
+    assert shoe.ended_by_rules, "more inputs needed"
+    return shoe
 
 
 def _hand(cards: tuple[int, ...], total: int) -> str:
@@ -141,7 +139,7 @@ def _spaced(raw: bytes) -> str:
 def _fields(msg: bytes) -> str:
     """``K_r``'s message cut into its fields: tag ‖ u32 ‖ 32 ‖ 32 ‖ u64 ‖ u16 ‖ signature."""
     cuts = (0, 16, 20, 52, 84, 92, 94, len(msg))
-    return " ‖ ".join(msg[a:b].hex() for a, b in zip(cuts, cuts[1:], strict=False))
+    return " ‖ ".join(msg[a:b].hex() for a, b in itertools.pairwise(cuts))
 
 
 def _burn(shoe: ShoeV2) -> str:
@@ -311,7 +309,9 @@ def guesses_data() -> dict[str, str]:
 
     head = msg[: 16 + 4 + 32 + 32]
     right = k1(msg)
-    sig_hex = k1(head + b.round.to_bytes(8, "big") + (96).to_bytes(2, "big") + b.signature.hex().encode())
+    sig_hex = k1(
+        head + b.round.to_bytes(8, "big") + (96).to_bytes(2, "big") + b.signature.hex().encode()
+    )
     randomness = hashlib.sha256(b.signature).digest()
     as_random = k1(head + b.round.to_bytes(8, "big") + (32).to_bytes(2, "big") + randomness)
     as_u32 = k1(head + b.round.to_bytes(4, "big") + (48).to_bytes(2, "big") + b.signature)

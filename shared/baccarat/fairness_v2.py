@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .cards import burn_count, points
@@ -196,9 +196,12 @@ class ShoeV2:
         return tuple(d.round for d in self.draws if d is not None)
 
 
-def shoe_from_key_v2(key: bytes, rules: ShoeRules, inputs: Sequence[RoundInput]) -> ShoeV2:
-    """Draw rounds 1, 2, … with ``inputs[r − 1]`` until the rules end the shoe or the inputs
-    run out (a shoe closed early, or still open). Inputs past the shoe's end are refused."""
+def shoe_from_key_v2(
+    key: bytes, rules: ShoeRules, inputs: Iterable[RoundInput], until_end: bool = False
+) -> ShoeV2:
+    """Draw rounds 1, 2, … with the ``inputs`` in order until the rules end the shoe or the
+    inputs run out (a shoe closed early, or still open). An input past the shoe's end is refused
+    (a proof with a round too many), or, with ``until_end``, left unread."""
     rules.check()
     cut = cut_index_of(key, rules)
     end = ShoeEnd(rules, cut)
@@ -208,6 +211,8 @@ def shoe_from_key_v2(key: bytes, rules: ShoeRules, inputs: Sequence[RoundInput])
     first = burn = None
     for number, item in enumerate(inputs, start=1):
         if end.ended:
+            if until_end:
+                break
             raise FairnessError(f"round {number}: the shoe ended after round {number - 1}")
         if item.beacon is None:
             draws.append(None)

@@ -42,12 +42,8 @@ rule_sets = st.sampled_from(
 
 def _whole_shoe(key: bytes, rules: ShoeRules, inputs: list[RoundInput]) -> ShoeV2:
     """Deal round after round until the rules end the shoe (inputs cycled as needed)."""
-    shoe = shoe_from_key_v2(key, rules, [])
-    feed = itertools.cycle(inputs)
-    used: list[RoundInput] = []
-    while not shoe.ended_by_rules:
-        used.append(next(feed))
-        shoe = shoe_from_key_v2(key, rules, used)
+    shoe = shoe_from_key_v2(key, rules, itertools.cycle(inputs), until_end=True)
+    assert shoe.ended_by_rules
     return shoe
 
 

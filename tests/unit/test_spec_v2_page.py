@@ -9,9 +9,8 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 import make_v2_vectors as v2
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "bacc-pf-v2.md"
