@@ -30,6 +30,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "shared"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from support.spec_text import kv as _kv  # noqa: E402
+from support.spec_text import round_text as _round  # noqa: E402
 
 from baccarat.cards import codes  # noqa: E402
 from baccarat.fairness import (  # noqa: E402
@@ -47,7 +51,6 @@ from baccarat.fairness_v2 import (  # noqa: E402
     ShoeV2,
     shoe_from_key_v2,
 )
-from baccarat.outcome import Round  # noqa: E402
 from baccarat.rules import BID_SQUEEZE_RULES, ShoeRules  # noqa: E402
 
 VECTOR_FILE = ROOT / "tests" / "vectors" / "v2.json"
@@ -112,24 +115,8 @@ def _whole(key: bytes, rules: ShoeRules, inputs: list[RoundInput]) -> ShoeV2:
     return shoe
 
 
-def _hand(cards: tuple[int, ...], total: int) -> str:
-    return f"{' '.join(codes(cards))} ({total})"
-
-
-def _round(r: Round) -> str:
-    return (
-        f"start {r.start}: Player {_hand(r.player, r.player_total)}, "
-        f"Banker {_hand(r.banker, r.banker_total)} → {r.result.value}"
-    )
-
-
 def _perm_hash(cards: tuple[int, ...]) -> str:
     return hashlib.sha256(b"".join(c.to_bytes(2, "big") for c in cards)).hexdigest()
-
-
-def _kv(rows: list[tuple[str, Any]]) -> str:
-    width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k.ljust(width)} = {v}" for k, v in rows)
 
 
 def _spaced(raw: bytes) -> str:

@@ -16,9 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.examples import examples
+from support.shoe_strategies import beacons, key32, round_inputs, safe_rules
 
 from baccarat.cards import codes
-from baccarat.fairness_v2 import BeaconDraw, RoundInput, shoe_from_key_v2
+from baccarat.fairness_v2 import RoundInput, shoe_from_key_v2
 from baccarat.rules import ShoeRules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,29 +39,11 @@ process.stdin.on('end', async () => {
 """
 
 
-@st.composite
-def safe_rules(draw: st.DrawFn) -> ShoeRules:
-    decks = draw(st.integers(4, 8))
-    burn = draw(st.integers(0, 1))
-    if draw(st.booleans()):
-        cut_min = draw(st.integers(11, 60))
-        cut_max = draw(st.integers(cut_min, 80))
-        limit = draw(st.sampled_from([0, 0, 10, 40]))
-    else:
-        cut_min = cut_max = 0
-        limit = draw(st.integers(1, (52 * decks - 11) // 6))
-    return ShoeRules(decks, burn, cut_min, cut_max, limit)
-
-
-key32 = st.binary(min_size=32, max_size=32)
-beacons = st.builds(
-    BeaconDraw,
-    chain_hash=key32,
-    round=st.integers(0, 2**53 - 1),
-    signature=st.binary(min_size=1, max_size=96),
+shoes = st.tuples(
+    key32,
+    safe_rules(),
+    st.lists(round_inputs(st.none() | beacons(2**53 - 1, 96)), min_size=1, max_size=5),
 )
-round_inputs = st.builds(RoundInput, book_root=key32, beacon=st.none() | beacons)
-shoes = st.tuples(key32, safe_rules(), st.lists(round_inputs, min_size=1, max_size=5))
 
 
 def _wire(item: RoundInput) -> dict[str, Any]:

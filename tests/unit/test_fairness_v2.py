@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.examples import examples
+from support.shoe_strategies import key32
+from support.shoe_strategies import round_inputs as inputs_strategy
 
 from baccarat.cards import burn_count
 from baccarat.fairness import FairnessError, stream_words, uniform
@@ -27,14 +29,7 @@ from baccarat.fairness_v2 import (
 )
 from baccarat.rules import BID_SQUEEZE_RULES, STAR_CITY_RULES, ShoeRules
 
-key32 = st.binary(min_size=32, max_size=32)
-beacons = st.builds(
-    BeaconDraw,
-    chain_hash=key32,
-    round=st.integers(0, 2**64 - 1),
-    signature=st.binary(min_size=48, max_size=48),
-)
-round_inputs = st.builds(RoundInput, book_root=key32, beacon=beacons)
+round_inputs = inputs_strategy()
 rule_sets = st.sampled_from(
     [STAR_CITY_RULES, BID_SQUEEZE_RULES, ShoeRules(6, 1, 11, 11, 0), ShoeRules(4, 1, 0, 0, 32)]
 )
