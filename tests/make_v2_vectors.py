@@ -51,7 +51,7 @@ from baccarat.fairness_v2 import (  # noqa: E402
     ShoeV2,
     shoe_from_key_v2,
 )
-from baccarat.rules import BID_SQUEEZE_RULES, ShoeRules  # noqa: E402
+from baccarat.rules import BID_SQUEEZE_RULES, STAR_CITY_RULES, ShoeRules  # noqa: E402
 
 VECTOR_FILE = ROOT / "tests" / "vectors" / "v2.json"
 SPEC_PHRASE = b"bacc-pf-v1 example chain secret - never use in production"
@@ -87,6 +87,27 @@ SHORT_INPUTS = [
     )
     for n in range(1, 8)
 ]  # fmt: skip
+
+
+#: Real quicknet rounds (they BLS-verify against quicknet's public key), from the same public
+#: record as the beacon's known-answer vectors (tests/vectors/quicknet.json on the beacon side):
+#: github.com/Bas3d-Labs/drand-quicknet-evm, contracts/test/fixtures/quicknet-kat.json.
+QUICKNET_ROUNDS = {
+    13335: "a38ab268d58c04ce2d22b8317e4b66ecda5fa8841c7215bf7733af8dbaed6c5e"
+    "7d8d60b77817294a64b891f719bc1b40",
+    16777216: "a38ae8fa3645078723fe002a4769499a9a267557f67ac7263113339718b6b0b7"
+    "8a5dd59a03321240b5b6554dffeac194",
+    31089008: "87b3b9c9f99cc1e7fc326e249538f33b84a1c4ef8bd85920a267af642b570bcd"
+    "62bf70900a3862f742e574164b5f17f3",
+}
+QUICKNET_INPUTS = [
+    RoundInput(NO_BOOK_ROOT, BeaconDraw(QUICKNET, number, bytes.fromhex(sig)))
+    for number, sig in QUICKNET_ROUNDS.items()
+]
+#: The lock of the round-record example: 4.5 s before quicknet round 13335 was due
+#: (2023-08-24T02:16:09.000Z), so its beacon round — the first at or after the lock + 3 s — is
+#: 13335 (``tests/unit/test_spec_v2_page.py`` checks it with ``baccarat.beacon``).
+RECORD_LOCKED_AT = "2023-08-24T02:16:04.500Z"
 
 
 def long_inputs(count: int) -> list[RoundInput]:
@@ -193,6 +214,7 @@ def vectors() -> dict[str, Any]:
             _case("example-rounds", BID_SQUEEZE_RULES, EXAMPLE_INPUTS, whole=False),
             _case("short-shoe", SHORT_RULES, SHORT_INPUTS, whole=True),
             _case("bid-squeeze-shoe", BID_SQUEEZE_RULES, long_inputs(120), whole=True),
+            _case("quicknet-rounds", STAR_CITY_RULES, QUICKNET_INPUTS, whole=False),
         ],
         "guesses": guesses_data(),
     }
@@ -370,8 +392,47 @@ def block_guesses() -> str:
     return _kv([(k, v) for k, v in g.items()])
 
 
+def block_quicknet() -> str:
+    key = _key(STAR_CITY_RULES)
+    shoe = shoe_from_key_v2(key, STAR_CITY_RULES, QUICKNET_INPUTS)
+    rows: list[tuple[str, Any]] = [("K (star-city rules)", key.hex())]
+    for n, (item, d) in enumerate(zip(QUICKNET_INPUTS, shoe.draws, strict=True), start=1):
+        assert d is not None and item.beacon is not None
+        rows.append((f"r = {n} quicknet round", item.beacon.round))
+        rows.append((f"r = {n} signature", item.beacon.signature.hex()))
+        rows.append((f"K_{n}", d.key.hex()))
+        rows.append((f"round {n}", _round(d.round)))
+    return _kv(rows)
+
+
+def round_record() -> dict[str, Any]:
+    """Round 1 of the quicknet block as its round record (the lock, then the beacon)."""
+    item = QUICKNET_INPUTS[0]
+    assert item.beacon is not None
+    return {
+        "lock": {
+            "round_number": 1,
+            "locked_at": RECORD_LOCKED_AT,
+            "beacon_round": item.beacon.round,
+            "book_root": item.book_root.hex(),
+        },
+        "beacon": {
+            "chain_hash": item.beacon.chain_hash.hex(),
+            "round": item.beacon.round,
+            "signature": item.beacon.signature.hex(),
+            "test": False,
+        },
+    }
+
+
+def block_round_record() -> str:
+    return json.dumps(round_record(), indent=2)
+
+
 BLOCKS = {
     "v2-round-keys": block_round_keys,
+    "v2-quicknet": block_quicknet,
+    "v2-round-record": block_round_record,
     "v2-short-shoe": block_short_shoe,
     "v2-whole-shoe": block_long_shoe,
     "v2-guesses": block_guesses,
