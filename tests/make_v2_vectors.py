@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from support.spec_text import kv as _kv  # noqa: E402
 from support.spec_text import round_text as _round  # noqa: E402
 
+from baccarat import booktree  # noqa: E402
 from baccarat.cards import codes  # noqa: E402
 from baccarat.fairness import (  # noqa: E402
     client_hash,
@@ -45,10 +46,13 @@ from baccarat.fairness import (  # noqa: E402
     uniform,
 )
 from baccarat.fairness_v2 import (  # noqa: E402
-    NO_BOOK_ROOT,
+    EMPTY_ROOT,
+    NO_BETS_ROOT,
     BeaconDraw,
     RoundInput,
     ShoeV2,
+    locked_root,
+    seated_root,
     shoe_from_key_v2,
 )
 from baccarat.rules import BID_SQUEEZE_RULES, STAR_CITY_RULES, ShoeRules  # noqa: E402
@@ -75,15 +79,27 @@ def _key(rules: ShoeRules) -> bytes:
     return shoe_key(_s1(), client_hash(CLIENT_SEED), 1, rules)
 
 
+#: Round 2's seated bets (as the proof lists them, in accepted order); its spectators' book is
+#: the receipts vector's round-1 book.
+EXAMPLE_BETS = [
+    {"bettor_ref": "br_5vlw5ybyvrxgdzesreuutrxh", "role": "seated", "seat": 1, "type": "banker",
+     "amount": 1100},
+    {"bettor_ref": "br_pgtpdh2gjc5xsv4hf2swij6a", "role": "seated", "seat": 2, "type": "player",
+     "amount": 2000},
+    {"bettor_ref": "br_5vlw5ybyvrxgdzesreuutrxh", "role": "seated", "seat": 1, "type": "tie",
+     "amount": 100},
+]  # fmt: skip
+EXAMPLE_ROUND_ID = "tbl_vector_s1_r2"
+SEATED_ROOT = seated_root(EXAMPLE_ROUND_ID, EXAMPLE_BETS)
 EXAMPLE_INPUTS = [
-    RoundInput(NO_BOOK_ROOT, example_beacon(20_000_001)),
-    RoundInput(BOOK_ROOT, example_beacon(20_000_004)),
-    RoundInput(NO_BOOK_ROOT, example_beacon(20_000_007)),
+    RoundInput(NO_BETS_ROOT, example_beacon(20_000_001)),
+    RoundInput(locked_root(SEATED_ROOT, BOOK_ROOT), example_beacon(20_000_004)),
+    RoundInput(NO_BETS_ROOT, example_beacon(20_000_007)),
 ]
 #: Round 3 voided ``beacon_unavailable``: no beacon, no card.
 SHORT_INPUTS = [
-    RoundInput(NO_BOOK_ROOT, example_beacon(21_000_000 + 2 * n)) if n != 3 else RoundInput(
-        NO_BOOK_ROOT, None
+    RoundInput(NO_BETS_ROOT, example_beacon(21_000_000 + 2 * n)) if n != 3 else RoundInput(
+        NO_BETS_ROOT, None
     )
     for n in range(1, 8)
 ]  # fmt: skip
@@ -101,7 +117,7 @@ QUICKNET_ROUNDS = {
     "62bf70900a3862f742e574164b5f17f3",
 }
 QUICKNET_INPUTS = [
-    RoundInput(NO_BOOK_ROOT, BeaconDraw(QUICKNET, number, bytes.fromhex(sig)))
+    RoundInput(NO_BETS_ROOT, BeaconDraw(QUICKNET, number, bytes.fromhex(sig)))
     for number, sig in QUICKNET_ROUNDS.items()
 ]
 #: The lock of the round-record example: 4.5 s before quicknet round 13335 was due
@@ -111,7 +127,7 @@ RECORD_LOCKED_AT = "2023-08-24T02:16:04.500Z"
 
 
 def long_inputs(count: int) -> list[RoundInput]:
-    return [RoundInput(NO_BOOK_ROOT, example_beacon(22_000_000 + 5 * n)) for n in range(1, count)]
+    return [RoundInput(NO_BETS_ROOT, example_beacon(22_000_000 + 5 * n)) for n in range(1, count)]
 
 
 def round_message(number: int, item: RoundInput) -> bytes:
@@ -217,10 +233,38 @@ def vectors() -> dict[str, Any]:
             _case("quicknet-rounds", STAR_CITY_RULES, QUICKNET_INPUTS, whole=False),
         ],
         "guesses": guesses_data(),
+        "book_roots": {
+            "empty": EMPTY_ROOT.hex(),
+            "no_bets": NO_BETS_ROOT.hex(),
+            "seated_root": SEATED_ROOT.hex(),
+            "spectators_root": BOOK_ROOT.hex(),
+            "book_root": locked_root(SEATED_ROOT, BOOK_ROOT).hex(),
+        },
     }
 
 
 # --- the spec page's blocks ----------------------------------------------------------------
+
+
+def block_book_root() -> str:
+    seated = [
+        booktree.leaf_bytes(EXAMPLE_ROUND_ID, "br_5vlw5ybyvrxgdzesreuutrxh", "seated", [
+            {"type": "banker", "amount": 1100, "order": 0},
+            {"type": "tie", "amount": 100, "order": 1}], 1),
+        booktree.leaf_bytes(EXAMPLE_ROUND_ID, "br_pgtpdh2gjc5xsv4hf2swij6a", "seated", [
+            {"type": "player", "amount": 2000, "order": 0}], 2),
+    ]  # fmt: skip
+    assert booktree.root(seated) == SEATED_ROOT
+    rows: list[tuple[str, Any]] = [
+        ("empty tree root", EMPTY_ROOT.hex()),
+        ("nobody bet: book_root", f"{NO_BETS_ROOT.hex()} (NO_BETS_ROOT)"),
+        ("round 2 seated leaf 1", seated[0].decode()),
+        ("round 2 seated leaf 2", seated[1].decode()),
+        ("round 2 seated_root", SEATED_ROOT.hex()),
+        ("round 2 spectators_root", f"{BOOK_ROOT.hex()} (v1.1's book.root)"),
+        ("round 2 book_root", locked_root(SEATED_ROOT, BOOK_ROOT).hex()),
+    ]
+    return _kv(rows)
 
 
 def block_round_keys() -> str:
@@ -231,7 +275,7 @@ def block_round_keys() -> str:
     rows: list[tuple[str, Any]] = [
         ("K (v1's, shoe 1)", key.hex()),
         ("cut_index", f"{shoe.cut_index} (K's first word {next(stream_words(key))})"),
-        ("r = 1 book_root", f"{first.book_root.hex()} (no book)"),
+        ("r = 1 book_root", f"{first.book_root.hex()} (nobody bet)"),
         ("r = 1 beacon", f"chain {first.beacon.chain_hash.hex()}, round {first.beacon.round}"),
         ("r = 1 signature", first.beacon.signature.hex()),
         (f"K_1 message ({len(round_message(1, first))} bytes)", _fields(round_message(1, first))),
@@ -291,7 +335,10 @@ def block_long_shoe() -> str:
         else f"round {last.number} starts at {last.start} ≥ cut_index {shoe.cut_index}: the last"
     )
     rows: list[tuple[str, Any]] = [
-        ("beacons", "round r uses beacon round 22000000 + 5·r; every book_root = no book"),
+        (
+            "beacons",
+            "round r uses beacon round 22000000 + 5·r; nobody bets (book_root = NO_BETS_ROOT)",
+        ),
         ("K", shoe.key.hex()),
         ("cut_index", shoe.cut_index),
         ("burn", _burn(shoe)),
@@ -430,6 +477,7 @@ def block_round_record() -> str:
 
 
 BLOCKS = {
+    "v2-book-root": block_book_root,
     "v2-round-keys": block_round_keys,
     "v2-quicknet": block_quicknet,
     "v2-round-record": block_round_record,

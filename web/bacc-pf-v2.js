@@ -22,8 +22,8 @@
   const enc = new TextEncoder();
   const ROUND_TAG = enc.encode('bacc-pf-v2/round'); // TAG2 ‖ "round", 16 bytes
   const STREAM_TAG = enc.encode('bacc-pf-v1/stream'); // K_r's stream is v1's stream
-  /** The book root of a round without a book: SHA-256 of nothing (the empty bacc-book-v1 tree). */
-  const NO_BOOK_ROOT = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+  /** The root of an empty bacc-book-v1 tree: SHA-256 of nothing. */
+  const EMPTY_ROOT = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
   const MAX_U64 = (1n << 64n) - 1n;
 
   function subtle() {
@@ -57,6 +57,19 @@
 
   async function hmac(raw, msg) {
     return new Uint8Array(await subtle().sign('HMAC', await hmacKey(raw), msg));
+  }
+
+  /**
+   * A round's book_root: SHA-256(0x01 ‖ seated_root ‖ spectators_root), the tree node over the
+   * seated bettors' slips and the spectators' (v1.1's book.root; EMPTY_ROOT without a book).
+   */
+  async function lockedRoot(seatedRootHex, spectatorsRootHex) {
+    const msg = join([
+      Uint8Array.of(1),
+      v1.fromHex(seatedRootHex, 32, 'seated root'),
+      v1.fromHex(spectatorsRootHex, 32, 'spectators root'),
+    ]);
+    return v1.toHex(new Uint8Array(await subtle().digest('SHA-256', msg)));
   }
 
   /** A beacon round as a BigInt (JSON numbers, decimal strings and BigInts accepted). */
@@ -255,7 +268,8 @@
 
   const api = Object.freeze({
     version: 'bacc-pf-v2',
-    NO_BOOK_ROOT,
+    EMPTY_ROOT,
+    lockedRoot,
     roundKey,
     cutIndex,
     shoeFromKey,

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from . import booktree
 from .cards import burn_count, points
 from .fairness import (
     SECRET_BYTES,
@@ -31,12 +33,47 @@ SPEC = "bacc-pf-v2"
 TAG = b"bacc-pf-v2/"
 _ROUND = TAG + b"round"
 HASH_BYTES = 32
-#: The book root of a round without a bet-behind book: the ``bacc-book-v1`` tree of no leaves,
-#: ``SHA-256("")`` — a constant, so it is fixed before any beacon exists.
-NO_BOOK_ROOT = hashlib.sha256(b"").digest()
+#: The root of a ``bacc-book-v1`` tree without leaves: ``SHA-256("")``.
+EMPTY_ROOT = booktree.root([])
 MAX_BEACON_ROUND = (1 << 64) - 1
 MAX_SIGNATURE_BYTES = 0xFFFF
 MAX_ROUND_NUMBER = 0xFFFFFFFF
+
+
+def locked_root(seated_root: bytes, spectators_root: bytes) -> bytes:
+    """A round's ``book_root`` in v2: every slip locked at the lock, as one 32-byte value —
+    ``SHA-256(0x01 ‖ seated_root ‖ spectators_root)``, the ``bacc-book-v1`` interior node over the
+    seated bettors' tree and the spectators' (v1.1's ``book.root``; the empty tree's root at a
+    table without a book). The seated bets are public in the proof, so anyone recomputes it from
+    the proof alone."""
+    if len(seated_root) != HASH_BYTES or len(spectators_root) != HASH_BYTES:
+        raise FairnessError(f"a tree root is {HASH_BYTES} bytes")
+    return booktree.node_hash(seated_root, spectators_root)
+
+
+def seated_root(round_id: str, bets: Iterable[Mapping[str, Any]]) -> bytes:
+    """The ``bacc-book-v1`` root over the seated bettors' slips of a round, from its bets as the
+    proof lists them (``{bettor_ref, role, seat, type, amount}``, in accepted order): one leaf per
+    seated bettor, its lines' ``order`` their place among that bettor's bets; spectators' bets
+    are not in it."""
+    slips: dict[str, tuple[int, list[dict[str, Any]]]] = {}
+    for bet in bets:
+        if bet.get("role") != booktree.SEATED:
+            continue
+        seat, lines = slips.setdefault(bet["bettor_ref"], (bet["seat"], []))
+        if bet["seat"] != seat:
+            raise FairnessError(f"{bet['bettor_ref']} bets from two seats")
+        lines.append({"type": bet["type"], "amount": bet["amount"], "order": len(lines)})
+    refs = booktree.in_book_order(slips, lambda ref: ref)
+    leaves = [
+        booktree.leaf_bytes(round_id, ref, booktree.SEATED, slips[ref][1], slips[ref][0])
+        for ref in refs
+    ]
+    return booktree.root(leaves)
+
+
+#: The ``book_root`` of a round nobody bet on: both trees empty.
+NO_BETS_ROOT = locked_root(EMPTY_ROOT, EMPTY_ROOT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +99,8 @@ class BeaconDraw:
 
 @dataclass(frozen=True, slots=True)
 class RoundInput:
-    """What a round's key mixes in besides ``K`` and the round number: the root of the book
-    locked at its lock (``NO_BOOK_ROOT`` without a book) and the beacon round the lock fixed.
+    """What a round's key mixes in besides ``K`` and the round number: the root of every slip
+    locked at its lock (:func:`locked_root`) and the beacon round the lock fixed.
     ``beacon`` is ``None`` for a round voided ``beacon_unavailable``: it draws no card."""
 
     book_root: bytes

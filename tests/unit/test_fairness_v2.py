@@ -16,15 +16,19 @@ from support.examples import examples
 from support.shoe_strategies import key32
 from support.shoe_strategies import round_inputs as inputs_strategy
 
+from baccarat import booktree
 from baccarat.cards import burn_count
 from baccarat.fairness import FairnessError, stream_words, uniform
 from baccarat.fairness_v2 import (
-    NO_BOOK_ROOT,
+    EMPTY_ROOT,
+    NO_BETS_ROOT,
     BeaconDraw,
     RoundInput,
     ShoeV2,
     draw_card,
+    locked_root,
     round_key,
+    seated_root,
     shoe_from_key_v2,
 )
 from baccarat.rules import BID_SQUEEZE_RULES, STAR_CITY_RULES, ShoeRules
@@ -151,8 +155,8 @@ def test_a_word_at_the_limit_is_discarded_and_the_next_one_used(m: int) -> None:
 
 def test_a_round_without_beacon_draws_nothing_and_the_limit_counts_dealt_rounds() -> None:
     beacon = BeaconDraw(bytes(32), 1, bytes(48))
-    dealt = RoundInput(NO_BOOK_ROOT, beacon)
-    void = RoundInput(NO_BOOK_ROOT, None)
+    dealt = RoundInput(NO_BETS_ROOT, beacon)
+    void = RoundInput(NO_BETS_ROOT, None)
     key = bytes(range(32))
     shoe = shoe_from_key_v2(key, STAR_CITY_RULES, [dealt, void, *[dealt] * 29])
     assert shoe.draws[1] is None and len(shoe.rounds) == 30 and shoe.ended_by_rules
@@ -173,12 +177,12 @@ def test_the_cut_card_is_the_first_draw_of_ks_stream() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ((bytes(31), 1, NO_BOOK_ROOT, BeaconDraw(bytes(32), 1, b"s")), "shoe key"),
-        ((bytes(32), 0, NO_BOOK_ROOT, BeaconDraw(bytes(32), 1, b"s")), "round number"),
+        ((bytes(31), 1, NO_BETS_ROOT, BeaconDraw(bytes(32), 1, b"s")), "shoe key"),
+        ((bytes(32), 0, NO_BETS_ROOT, BeaconDraw(bytes(32), 1, b"s")), "round number"),
         ((bytes(32), 1, bytes(31), BeaconDraw(bytes(32), 1, b"s")), "book root"),
-        ((bytes(32), 1, NO_BOOK_ROOT, BeaconDraw(bytes(33), 1, b"s")), "chain hash"),
-        ((bytes(32), 1, NO_BOOK_ROOT, BeaconDraw(bytes(32), 2**64, b"s")), "u64"),
-        ((bytes(32), 1, NO_BOOK_ROOT, BeaconDraw(bytes(32), 1, b"")), "signature"),
+        ((bytes(32), 1, NO_BETS_ROOT, BeaconDraw(bytes(33), 1, b"s")), "chain hash"),
+        ((bytes(32), 1, NO_BETS_ROOT, BeaconDraw(bytes(32), 2**64, b"s")), "u64"),
+        ((bytes(32), 1, NO_BETS_ROOT, BeaconDraw(bytes(32), 1, b"")), "signature"),
     ],
 )
 def test_round_key_refuses_what_does_not_encode(
@@ -186,3 +190,25 @@ def test_round_key_refuses_what_does_not_encode(
 ) -> None:
     with pytest.raises(FairnessError, match=message):
         round_key(*args)
+
+
+def test_the_seated_root_has_one_leaf_per_seated_bettor_with_its_lines_order() -> None:
+    bets = [
+        {"bettor_ref": "br_b", "role": "seated", "seat": 2, "type": "player", "amount": 200},
+        {"bettor_ref": "br_a", "role": "seated", "seat": 1, "type": "tie", "amount": 100},
+        {"bettor_ref": "br_s", "role": "spectator", "type": "banker", "amount": 500},
+        {"bettor_ref": "br_a", "role": "seated", "seat": 1, "type": "banker", "amount": 300},
+    ]
+    a = booktree.leaf_bytes("t_s1_r4", "br_a", "seated", [
+        {"type": "tie", "amount": 100, "order": 0}, {"type": "banker", "amount": 300, "order": 1}
+    ], seat=1)  # fmt: skip
+    b = booktree.leaf_bytes(
+        "t_s1_r4", "br_b", "seated", [{"type": "player", "amount": 200, "order": 0}], seat=2
+    )
+    assert seated_root("t_s1_r4", bets) == booktree.root([a, b])  # book order, no spectator
+    assert seated_root("t_s1_r4", []) == EMPTY_ROOT
+    assert locked_root(EMPTY_ROOT, EMPTY_ROOT) == NO_BETS_ROOT
+    assert locked_root(a[:32], b[:32]) != locked_root(b[:32], a[:32])
+    moved = [*bets[:3], {**bets[3], "seat": 3}]
+    with pytest.raises(FairnessError, match="two seats"):
+        seated_root("t_s1_r4", moved)

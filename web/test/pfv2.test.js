@@ -107,5 +107,14 @@ test('inputs that do not encode are refused', async () => {
     V2.roundKey(shoe.key, 1, r1.book_root, { ...r1.beacon, signature: '' }),
     /signature/,
   );
-  assert.equal(V2.NO_BOOK_ROOT, shoe.rounds[0].book_root);
+});
+
+test('book roots: nobody bet, and two seated bettors with a spectators\' book', async () => {
+  const b = VECTORS.book_roots;
+  assert.equal(await V2.lockedRoot(V2.EMPTY_ROOT, V2.EMPTY_ROOT), b.no_bets);
+  assert.equal(await V2.lockedRoot(b.seated_root, b.spectators_root), b.book_root);
+  assert.notEqual(await V2.lockedRoot(b.spectators_root, b.seated_root), b.book_root);
+  assert.equal(V2.EMPTY_ROOT, b.empty);
+  assert.equal(VECTORS.shoes[0].rounds[0].book_root, b.no_bets);
+  assert.equal(VECTORS.shoes[0].rounds[1].book_root, b.book_root);
 });
