@@ -463,7 +463,7 @@ var BaccaratPush = (() => {
     armToken();
     begin();
     return {
-      close: () => finish("closed"),
+      close: () => finish(),
       lastSeq: () => last ?? 0,
       refresh: () => run(snapshot)
     };

@@ -243,7 +243,8 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     drop();
     scheduleReconnect();
   }
-  function finish(detail: string): void {
+  /** The end: `detail` says why, none when the page closed it. */
+  function finish(detail?: string): void {
     if (closed) return;
     closed = true;
     reconnectTimer = clear(reconnectTimer);
@@ -575,7 +576,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
   begin();
 
   return {
-    close: () => finish('closed'),
+    close: () => finish(),
     lastSeq: () => last ?? 0,
     refresh: () => run(snapshot),
   };
