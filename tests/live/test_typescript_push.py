@@ -4,7 +4,8 @@ server's push channel with a real WebSocket (``ws``), as its README's example ru
 token (its answer names the channel), her page subscribes with only that token, the table gets
 busy (watchers joining in concurrent bursts, a chat line) and every event from the snapshot on
 arrives exactly once, in seq order; revoking her token ends her channel with ``rotate`` and her
-resubscription is refused (the page is told ``closed``)."""
+resubscription is refused (the page is told ``closed``), while bob's page (another token) follows
+the rotation onto the new channel without losing an event."""
 
 from __future__ import annotations
 
@@ -27,12 +28,12 @@ def api(shared_dynamodb: Any) -> Iterator[LocalServer]:
         yield server
 
 
-def readme_line() -> str:
-    """The outcome line clients/typescript/README.md shows for ``watch-table.ts --revoke``."""
+def readme_lines() -> list[str]:
+    """The outcome lines clients/typescript/README.md shows for ``watch-table.ts --revoke``."""
     text = (CLIENT / "README.md").read_text(encoding="utf-8")
-    shown = re.search(r"--revoke`\)[^`]*?```\n(received [^\n]*)\n```", text, re.S)
-    assert shown, "the README shows no outcome line of watch-table.ts"
-    return shown[1]
+    shown = re.search(r"--revoke`\)[^`]*?```\n(received [^`]*?)\n```", text, re.S)
+    assert shown, "the README shows no outcome of watch-table.ts"
+    return shown[1].splitlines()
 
 
 def test_every_event_arrives_once_in_order_and_a_revoked_token_is_closed(
@@ -45,7 +46,7 @@ def test_every_event_arrives_once_in_order_and_a_revoked_token_is_closed(
         timeout=120,
     )
     assert proc.returncode == 0, output(proc)
-    assert proc.stdout.strip().splitlines()[-1] == readme_line(), output(proc)
+    assert proc.stdout.strip().splitlines()[-2:] == readme_lines(), output(proc)
     got = json.loads(summary.read_text())
     table = got["table_id"]
     assert got["push_url"] == api.url.replace("http://", "ws://") + "/event/realtime"
@@ -59,3 +60,9 @@ def test_every_event_arrives_once_in_order_and_a_revoked_token_is_closed(
     assert got["statuses"][-1] == "closed subscribe_refused"
     assert got["closed"] == "subscribe_refused"
     assert "live" in got["statuses"]
+    # bob's page (a watcher's token) follows the rotation: 3 joins after it, on the new channel
+    bob = got["bob"]
+    assert bob["last_seq"] == got["last_seq"] + 3
+    assert bob["received"] == bob["last_seq"] - bob["snapshot_seq"]
+    assert (bob["duplicates"], bob["lost"], bob["in_order"]) == (0, 0, True)
+    assert got["last_seq"] in bob["rotated"] and bob["closed"] == "closed"
