@@ -26,6 +26,7 @@ var BaccaratPush = (() => {
   // src/push.ts
   var push_exports = {};
   __export(push_exports, {
+    CONNECT_TIMEOUT_MS: () => CONNECT_TIMEOUT_MS,
     POLL_ONLY_MS: () => POLL_ONLY_MS,
     PUSH_PROTOCOL: () => PUSH_PROTOCOL,
     PushHttpError: () => PushHttpError,
@@ -62,6 +63,7 @@ var BaccaratPush = (() => {
   var RESUME_MAX_EVENTS = 100;
   var POLL_ONLY_MS = 2e3;
   var DEFAULT_TIMEOUT_MS = 3e5;
+  var CONNECT_TIMEOUT_MS = 3e4;
   var CHAT_SEEN_MAX = 1e3;
   var OWN_BALANCE_EVENTS = /* @__PURE__ */ new Set(["seat_updated", "banker_updated", "spectator_updated"]);
   function pushBackoffMs(attempt, random = Math.random) {
@@ -368,7 +370,7 @@ var BaccaratPush = (() => {
         report(err);
         return scheduleReconnect();
       }
-      const c = { ws, timeoutMs: DEFAULT_TIMEOUT_MS, kaTimer: null, active: null, pending: /* @__PURE__ */ new Map() };
+      const c = { ws, timeoutMs: CONNECT_TIMEOUT_MS, kaTimer: null, active: null, pending: /* @__PURE__ */ new Map() };
       conn = c;
       armKa(c);
       ws.onopen = () => send(c, { type: "connection_init" });

@@ -109,7 +109,10 @@ export const TOKEN_RENEW_BEFORE_MS = 60_000;
 export const RESUME_MAX_EVENTS = 100;
 /** No push URL configured: the feed is polled this often instead. */
 export const POLL_ONLY_MS = 2_000;
+/** The ack's `connectionTimeoutMs` when it names none (AppSync's default). */
 const DEFAULT_TIMEOUT_MS = 300_000;
+/** From the socket's creation to `connection_ack`: longer → closed, reconnected. */
+export const CONNECT_TIMEOUT_MS = 30_000;
 const CHAT_SEEN_MAX = 1_000;
 const OWN_BALANCE_EVENTS = new Set(['seat_updated', 'banker_updated', 'spectator_updated']);
 
@@ -474,7 +477,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
       report(err);
       return scheduleReconnect();
     }
-    const c: Connection = { ws, timeoutMs: DEFAULT_TIMEOUT_MS, kaTimer: null, active: null, pending: new Map() };
+    const c: Connection = { ws, timeoutMs: CONNECT_TIMEOUT_MS, kaTimer: null, active: null, pending: new Map() };
     conn = c;
     armKa(c);
     ws.onopen = () => send(c, { type: 'connection_init' });
