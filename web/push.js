@@ -39,6 +39,8 @@ var BaccaratPush = (() => {
     subscribeTable: () => subscribeTable,
     tokenExpiry: () => tokenExpiry
   });
+
+  // src/push-wire.ts
   var PushHttpError = class extends Error {
     constructor(status, code, url) {
       super(`${status}${code ? ` ${code}` : ""} from ${url}`);
@@ -98,6 +100,8 @@ var BaccaratPush = (() => {
     setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
     clearTimeout: (h) => globalThis.clearTimeout(h)
   };
+
+  // src/push.ts
   function subscribeTable(options) {
     const o = options;
     const clock = o.clock ?? systemClock;
