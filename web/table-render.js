@@ -81,10 +81,12 @@
   }
 
   /** The balance to show: the latest reported one (`base`, which includes every net up to the
-   * report at `baseSeq`) plus the own nets of rounds settled after it. */
-  function displayBalance(base, baseSeq, nets) {
+   * report at `baseSeq`) plus the own nets of rounds settled after it, up to the snapshot drawn
+   * (`upTo`: its seq) — a net is never shown before the cards of its round are drawn. */
+  function displayBalance(base, baseSeq, nets, upTo) {
     if (base === null || base === undefined) return null;
-    return nets.filter((n) => n.seq > baseSeq).reduce((sum, n) => sum + n.net, base);
+    return nets.filter((n) => n.seq > baseSeq && n.seq <= upTo)
+      .reduce((sum, n) => sum + n.net, base);
   }
 
   /** The squeeze now: the counting step, its deadline, who squeezes which hand, and whether

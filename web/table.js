@@ -20,7 +20,7 @@
   const S = {
     lang: 'en', token: '', lobby: null, api: '', tableId: '', me: '', role: '',
     info: null, state: null, offset: 0, firstSeq: null,
-    reports: [], nets: [], lastNet: null, systemReveals: 0,
+    base: null, baseSeq: 0, nets: [], lastNet: null, systemReveals: 0,
     chip: null, draft: {}, draftRound: null, busy: false, chat: new Map(), notice: '',
     sub: null, actions: null, refreshTimer: null,
   };
@@ -90,7 +90,13 @@
   function onSnapshot(state) {
     S.state = state;
     S.offset = Date.parse(state.at) - Date.now();
+    // the operator's report is in the snapshot when the balance it shows changed (its event
+    // may never be delivered: the channel skips what a snapshot already holds); it includes
+    // every own net settled up to then
+    const balance = state.you ? state.you.balance : null;
+    if (S.firstSeq === null || balance !== S.base) S.baseSeq = state.seq;
     if (S.firstSeq === null) S.firstSeq = state.seq;
+    S.base = balance;
     const window_ = state.book && state.book.betting;
     const round = window_ && window_.status === 'open' ? window_.round_number : null;
     if (round !== S.draftRound) {
@@ -108,9 +114,7 @@
       if ((e.type === 'round_settled' || e.type === 'round_auto_settled') && d.nets &&
           S.me in d.nets) {
         S.nets.push({ seq: e.seq, net: d.nets[S.me] });
-        S.lastNet = d.nets[S.me];
-      } else if (/^(seat|banker|spectator)_updated$/.test(e.type) && d.bettor_id === S.me) {
-        S.reports.push(e.seq);
+        S.lastNet = { seq: e.seq, net: d.nets[S.me] };
       } else if (e.type === 'squeeze_revealed') {
         if (d.by === 'system') S.systemReveals += 1;
         S.notice = d.by === 'system' ? t('squeeze.system') : t('squeeze.opened_by', { name: d.by });
@@ -157,14 +161,13 @@
       if (!area || area.disabled || !bettingOpen()) return;
       const id = area.dataset.area;
       S.draft[id] = (S.draft[id] || 0) + (S.chip || 0);
-      renderAreas();
-      renderSlipStatus();
+      render();
     });
     $('chips').addEventListener('click', (ev) => {
       const chip = ev.target.closest('.chip');
       if (!chip) return;
       S.chip = Number(chip.dataset.amount);
-      renderChips();
+      render();
     });
     $('clear').addEventListener('click', () => { S.draft = {}; render(); });
     $('confirm').addEventListener('click', () => act(() => {
@@ -389,14 +392,13 @@
     const you = s.you || {};
     $('me-name').textContent = `${S.me} (${t('you')})`;
     $('me-place').textContent = you.place || '';
-    const baseSeq = Math.max(S.firstSeq, ...S.reports.filter((q) => q <= s.seq));
-    const balance = R.displayBalance(you.balance, baseSeq, S.nets);
+    const balance = R.displayBalance(S.base, S.baseSeq, S.nets, s.seq);
     $('balance').textContent = R.money(balance, x);
     $('balance').dataset.value = balance === null ? '' : balance;
+    const last = S.lastNet && S.lastNet.seq <= s.seq ? S.lastNet.net : null;
     const net = $('net');
-    net.className = S.lastNet === null ? '' : S.lastNet >= 0 ? 'win' : 'lose';
-    net.textContent = S.lastNet === null ? '' :
-      t('net', { net: (S.lastNet > 0 ? '+' : '') + R.money(S.lastNet, x) });
+    net.className = last === null ? '' : last >= 0 ? 'win' : 'lose';
+    net.textContent = last === null ? '' : t('net', { net: (last > 0 ? '+' : '') + R.money(last, x) });
     $('history').replaceChildren(
       ...R.historyBeads(s.shoe ? s.shoe.history : []).map((b) => R.beadNode(document, b)));
     const road = window.BaccRoads.renderBigRoad(document, R.roadRounds(s.shoe), { minColumns: 11 });

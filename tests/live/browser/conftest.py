@@ -260,8 +260,15 @@ class Browser:
                     raise CDPError("event not seen in time")
                 self._cond.wait(left)
 
-    def new_page(self) -> Page:
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    def new_context(self) -> str:
+        """A browser context of its own (like an incognito window: its own storage and
+        cookies): two people at one table, each in theirs."""
+        context: str = self.send("Target.createBrowserContext")["browserContextId"]
+        return context
+
+    def new_page(self, context: str | None = None) -> Page:
+        params = {"url": "about:blank", **({"browserContextId": context} if context else {})}
+        target = self.send("Target.createTarget", params)["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
             "sessionId"
         ]
