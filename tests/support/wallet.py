@@ -117,7 +117,7 @@ class Wallet:
                 for table_id in list(self.seqs):
                     try:
                         self.follow(table_id)
-                    except Exception as err:  # noqa: BLE001 - shown by the test
+                    except Exception as err:  # shown by the test
                         self.errors.append(repr(err))
 
         self._thread = threading.Thread(target=run, daemon=True)

@@ -71,7 +71,7 @@ class Person:
         while True:
             try:
                 value = self.js(expression)
-            except Exception as err:  # noqa: BLE001 - a navigation (leaving) in flight
+            except Exception as err:  # a navigation (leaving) in flight
                 if "navigated" not in str(err):
                     raise
                 value = None
@@ -167,7 +167,8 @@ SEEDS: dict[str, dict[str, Any]] = {
         "rounds": [
             ([(1000, "banker"), (1000, "banker")], [(1000, "player"), (1000, "big")]),
             ([(2500, "banker"), (1000, "tie")], [(1000, "player")]),
-            ([(1000, "banker_no_commission"), (1000, "banker")], [(2500, "player"), (1000, "lucky6")]),
+            ([(1000, "banker_no_commission"), (1000, "banker")],
+             [(2500, "player"), (1000, "lucky6")]),
         ],
         "opens": ["alice", "alice", "alice"], "system": [True, True, True],
     },
