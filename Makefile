@@ -166,10 +166,12 @@ openapi: $(STAMP)
 	$(BIN)/python -m baccarat_dev.openapi
 
 # Everything generated from the contract: docs/openapi.json, then the TypeScript client's types
-# (clients/typescript/src/generated/openapi.ts). Tests fail while either is stale.
+# (clients/typescript/src/generated/openapi.ts), then web/push.js (built from the client's
+# src/push.ts). Tests fail while any is stale.
 regen: openapi
 	scripts/ensure-typescript-client.sh >/dev/null
 	cd clients/typescript && npm run --silent generate
+	cd clients/typescript && npm run --silent build-push
 
 clean:
 	rm -rf $(VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache clients/typescript/node_modules
