@@ -34,6 +34,23 @@
     return sign + whole + (exponent ? '.' + digits.slice(digits.length - exponent) : '');
   }
 
+  /** A chip's face: short for big values (2,500 → 2.5K, 100,000 → 100K); its value stays exact
+   * in the button's data-amount. */
+  function chipLabel(amount, exponent = 0) {
+    if (exponent || amount < 1000 || amount % 100 !== 0) return money(amount, exponent);
+    const thousands = Math.floor(amount / 1000);
+    const tenths = (amount % 1000) / 100;
+    return `${thousands}${tenths ? '.' + tenths : ''}K`;
+  }
+
+  /** Where someone is, in the page's words ("seat 3" → 座位 3). */
+  function placeLabel(lang, place) {
+    if (!place) return '';
+    const seat = /^seat (\d)$/.exec(place);
+    if (seat) return I18n.t(lang, 'seat', { n: seat[1] });
+    return I18n.t(lang, `place.${place}`);
+  }
+
   /** 歷史開牌: each of the last 30 results as a circle — red banker, blue player, green tie —
    * with the winner's points (both on a tie), and pair dots red (莊一對) / blue (閒一對). */
   function historyBeads(history) {
@@ -170,7 +187,7 @@
   }
 
   const api = Object.freeze({
-    AREAS, BIG_SMALL_LAST_ROUND, money, historyBeads, roadRounds, secondsLeft, areasFor,
+    AREAS, BIG_SMALL_LAST_ROUND, money, chipLabel, placeLabel, historyBeads, roadRounds, secondsLeft, areasFor,
     displayBalance, squeezeView, cardFace, draftBets, el, beadNode, cardNode, slipNode,
   });
   root.BaccTableRender = api;

@@ -287,7 +287,9 @@
     const showCards = s.round && ['squeeze', 'dealt', 'settled'].includes(phase);
     for (const hand of ['player', 'banker']) {
       const cards = showCards ? s.round.cards.filter((c) => c.hand === hand) : [];
-      $(`${hand}-cards`).replaceChildren(...cards.map((c) => R.cardNode(document, c, S.lang)));
+      $(`${hand}-cards`).replaceChildren(...(cards.length
+        ? cards.map((c) => R.cardNode(document, c, S.lang))
+        : [el('div', 'slot'), el('div', 'slot')]));
     }
     $('phase').textContent = t(`phase.${phase}`);
     const result = showCards && s.round.result ? s.round.result : '';
@@ -327,9 +329,9 @@
     const chips = S.info ? S.info.chips : [];
     if (S.chip === null && chips.length) S.chip = chips[0];
     $('chips').replaceChildren(...chips.map((c) => {
-      const b = el('button', `chip${c === S.chip ? ' selected' : ''}`,
-        R.money(c, S.state.minor_unit_exponent), { type: 'button', 'data-amount': c });
-      return b;
+      return el('button', `chip${c === S.chip ? ' selected' : ''}`,
+        R.chipLabel(c, S.state.minor_unit_exponent),
+        { type: 'button', 'data-amount': c, title: R.money(c, S.state.minor_unit_exponent) });
     }));
     const open = bettingOpen();
     $('confirm').disabled = !open || S.busy || !R.draftBets(S.draft, S.state.profile).length;
@@ -391,7 +393,7 @@
     const x = s.minor_unit_exponent;
     const you = s.you || {};
     $('me-name').textContent = `${S.me} (${t('you')})`;
-    $('me-place').textContent = you.place || '';
+    $('me-place').textContent = R.placeLabel(S.lang, you.place);
     const balance = R.displayBalance(S.base, S.baseSeq, S.nets, s.seq);
     $('balance').textContent = R.money(balance, x);
     $('balance').dataset.value = balance === null ? '' : balance;
