@@ -170,13 +170,14 @@
       render();
     });
     $('clear').addEventListener('click', () => { S.draft = {}; render(); });
-    $('confirm').addEventListener('click', () => act(() => {
+    $('confirm').addEventListener('click', () => act(async () => {
       const bets = R.draftBets(S.draft, S.state.profile);
-      return S.actions.confirm(S.draftRound, bets);
+      takeBook(await S.actions.confirm(S.draftRound, bets));
     }));
-    $('cancel').addEventListener('click', () => act(() => S.actions.cancel().then(() => {
+    $('cancel').addEventListener('click', () => act(async () => {
+      takeBook(await S.actions.cancel());
       S.draft = {};
-    })));
+    }));
     $('open').addEventListener('click', () => act(() => {
       const view = R.squeezeView(S.state.round, S.me);
       return S.actions.reveal(S.state.round.round_id, view.step);
@@ -190,6 +191,14 @@
       act(() => S.actions.say(text).then((m) => { input.value = ''; addChat(m); }));
     });
     $('leave').addEventListener('click', () => act(leave));
+  }
+
+  /** The book a confirm or cancel answered: the slip shows at once (the snapshot follows). */
+  function takeBook(book) {
+    const mine = S.state.book && S.state.book.betting;
+    if (book && book.betting && mine && book.betting.round_number === mine.round_number) {
+      S.state = { ...S.state, book };
+    }
   }
 
   async function leave() {

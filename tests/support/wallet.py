@@ -58,19 +58,25 @@ class Wallet:
         self.events[table_id] = []
         return table_id
 
-    def seat(self, player: Player, role: str = "seat", ttl_seconds: int = 900) -> Player:
-        """Seats ``player`` with their balance and mints their page's token."""
-        body: dict[str, Any] = {"bettor_id": player.bettor_id, "balance": player.balance}
-        if player.level is not None:
-            body["level"] = player.level
-        self._call("PUT", f"/v1/tables/{player.table_id}/seats/{player.seat}", body)
+    def mint(self, player: Player, role: str = "seat", ttl_seconds: int = 900) -> Player:
+        """``player``'s token for their page (minting needs no presence: the page may open
+        before they sit down)."""
         minted = self._call(
             "POST",
             f"/v1/tables/{player.table_id}/tokens",
             {"bettor_id": player.bettor_id, "role": role, "ttl_seconds": ttl_seconds},
         )
         player.token = minted["token"]
-        self.players[(player.table_id, player.bettor_id)] = player
+        return player
+
+    def seat(self, player: Player) -> Player:
+        """Seats ``player`` with their wallet's balance; from then on their nets are paid."""
+        body: dict[str, Any] = {"bettor_id": player.bettor_id, "balance": player.balance}
+        if player.level is not None:
+            body["level"] = player.level
+        with self._lock:
+            self.players[(player.table_id, player.bettor_id)] = player
+        self._call("PUT", f"/v1/tables/{player.table_id}/seats/{player.seat}", body)
         return player
 
     def balance(self, table_id: str, bettor_id: str) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -181,9 +182,13 @@ def test_two_players_play_both_seeds_through_the_page(
     started = time.monotonic()
     lobby_token = wallet._call("POST", "/v1/lobby-tokens", {"ttl_seconds": 900})["token"]
     lobby = f"{served.url}/lobby#token={lobby_token}"
-    for n, (seed, plan) in enumerate(SEEDS.items()):
-        langs = ("zh", "en") if n == 0 else ("en", "zh")
-        play(served, wallet, browser, seed, plan, langs, lobby)
+    with ThreadPoolExecutor(len(SEEDS)) as pool:  # both tables at once: each waits on its timers
+        played = [
+            pool.submit(play, served, wallet, browser, seed, plan, langs, lobby)
+            for (seed, plan), langs in zip(SEEDS.items(), (("zh", "en"), ("en", "zh")), strict=True)
+        ]
+        for future in played:
+            future.result()
     print(f"both seeds played in {time.monotonic() - started:.1f} s")
 
 
@@ -199,12 +204,16 @@ def play(
     table_id = wallet.open_table({**plan["table"], **TIMINGS})
     people = []
     for seat, (name, lang) in enumerate(zip(("alice", "bob"), langs, strict=True), start=1):
-        player = wallet.seat(Player(table_id, name, seat, plan["balance"], plan["level"]))
+        player = wallet.mint(Player(table_id, name, seat, plan["balance"], plan["level"]))
         page = browser.new_page(browser.new_context())
         page.goto(f"{served.url}/table#token={player.token}&lang={lang}&lobby={quote(lobby)}")
         assert "token=" not in page.eval("location.href")  # the token left the address bar
         people.append(Person(page, player, f"{seed}/{name}"))
     alice, bob = people
+    for p in people:  # the pages are live: they sit down (the table opens its first window)
+        p.until("the live channel", "document.getElementById('push-status').dataset.status "
+                "=== 'live'", timeout=10)  # fmt: skip
+        wallet.seat(p.player)
     try:
         for i, (a_bets, b_bets) in enumerate(plan["rounds"]):
             play_round(wallet, table_id, people, (a_bets, b_bets), plan["opens"][i],
@@ -247,7 +256,7 @@ def play_round(
     bob.bet(b_bets)
     alice.confirmed()
     bob.confirmed()
-    print(f"window {window}: both confirmed in {time.monotonic() - t0:.2f} s")
+    print(f"{alice.name} window {window}: both confirmed in {time.monotonic() - t0:.2f} s")
     # each sees the other's slip on the other's seat (對應押注區)
     alice.until("bob's slip on seat 2", "document.querySelectorAll('.seat[data-seat=\"2\"] .line')"
                 f".length === {len({a for _, a in b_bets})}", timeout=5)  # fmt: skip
