@@ -20,7 +20,7 @@ class Player:
 
     table_id: str
     bettor_id: str
-    seat: int
+    seat: int | None  # None: the player-banker seat
     balance: int
     level: int | None = None
     token: str = ""
@@ -58,26 +58,31 @@ class Wallet:
         self.events[table_id] = []
         return table_id
 
-    def mint(self, player: Player, role: str = "seat", ttl_seconds: int = 900) -> Player:
+    def mint(self, player: Player, ttl_seconds: int = 900) -> Player:
         """``player``'s token for their page (minting needs no presence: the page may open
         before they sit down)."""
         minted = self._call(
             "POST",
             f"/v1/tables/{player.table_id}/tokens",
-            {"bettor_id": player.bettor_id, "role": role, "ttl_seconds": ttl_seconds},
+            {"bettor_id": player.bettor_id, "role": "banker" if player.seat is None else "seat",
+             "ttl_seconds": ttl_seconds},
         )
         player.token = minted["token"]
         return player
 
     def seat(self, player: Player) -> Player:
         """Seats ``player`` with their wallet's balance; from then on their nets are paid."""
+        with self._lock:
+            self.players[(player.table_id, player.bettor_id)] = player
+        self._report(player)
+        return player
+
+    def _report(self, player: Player) -> None:
         body: dict[str, Any] = {"bettor_id": player.bettor_id, "balance": player.balance}
         if player.level is not None:
             body["level"] = player.level
-        with self._lock:
-            self.players[(player.table_id, player.bettor_id)] = player
-        self._call("PUT", f"/v1/tables/{player.table_id}/seats/{player.seat}", body)
-        return player
+        place = "banker" if player.seat is None else f"seats/{player.seat}"
+        self._call("PUT", f"/v1/tables/{player.table_id}/{place}", body)
 
     def balance(self, table_id: str, bettor_id: str) -> int:
         with self._lock:
@@ -96,7 +101,7 @@ class Wallet:
         for e in new:
             if e["type"] in ("round_settled", "round_auto_settled"):
                 self._pay(table_id, e["data"]["round_id"], e["data"]["nets"])
-            elif e["type"] == "seat_vacated":  # gone: nothing more is reported for them here
+            elif e["type"] in ("seat_vacated", "banker_left"):  # gone: nothing more reported
                 with self._lock:
                     self.players.pop((table_id, e["data"]["bettor_id"]), None)
         with self._lock:
@@ -110,10 +115,7 @@ class Wallet:
                 continue
             with self._lock:
                 player.balance += net
-            body: dict[str, Any] = {"bettor_id": bettor_id, "balance": player.balance}
-            if player.level is not None:
-                body["level"] = player.level
-            self._call("PUT", f"/v1/tables/{table_id}/seats/{player.seat}", body)
+            self._report(player)
         with self._lock:
             self.settled[round_id] = dict(nets)
 

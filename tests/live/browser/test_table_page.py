@@ -147,8 +147,10 @@ def watch_until(
 
 SEEDS: dict[str, dict[str, Any]] = {
     "star-city": {
-        "table": {"profile": "star-city", "tier": "star-city-fun", "banking": "house",
+        "table": {"profile": "star-city", "tier": "star-city-fun", "banking": "player_banker",
                   "number": 8, "name": "星城 8"},
+        # the player-banker (荷官) plays at the page too: the urge button is theirs alone
+        "banker": ("carol", 10_000_000, "zh"),
         "level": None, "balance": 50_000,
         # (alice's bets, bob's bets) per round: the larger stake leads the squeeze (seed 000)
         "rounds": [
@@ -203,13 +205,20 @@ def play(
 ) -> None:
     table_id = wallet.open_table({**plan["table"], **TIMINGS})
     people = []
-    for seat, (name, lang) in enumerate(zip(("alice", "bob"), langs, strict=True), start=1):
-        player = wallet.mint(Player(table_id, name, seat, plan["balance"], plan["level"]))
+    seated: list[tuple[str, int | None, int, str]] = [
+        ("alice", 1, plan["balance"], langs[0]),
+        ("bob", 2, plan["balance"], langs[1]),
+    ]
+    if "banker" in plan:
+        name, balance, lang = plan["banker"]
+        seated.append((name, None, balance, lang))
+    for name, seat, balance, lang in seated:
+        player = wallet.mint(Player(table_id, name, seat, balance, plan["level"]))
         page = browser.new_page(browser.new_context())
         page.goto(f"{served.url}/table#token={player.token}&lang={lang}&lobby={quote(lobby)}")
         assert "token=" not in page.eval("location.href")  # the token left the address bar
         people.append(Person(page, player, f"{seed}/{name}"))
-    alice, bob = people
+    alice, bob = people[:2]
     for p in people:  # the pages are live: they sit down (the table opens its first window)
         p.until("the live channel", "document.getElementById('push-status').dataset.status "
                 "=== 'live'", timeout=10)  # fmt: skip
@@ -217,20 +226,21 @@ def play(
     try:
         for i, (a_bets, b_bets) in enumerate(plan["rounds"]):
             play_round(wallet, table_id, people, (a_bets, b_bets), plan["opens"][i],
-                       plan["system"][i])  # fmt: skip
+                       plan["system"][i], urge=i == 0)  # fmt: skip
             if i == 0:
                 chat(alice, bob, "大家好 good luck 🍀")
             if i == 1:
                 hostile_chat(bob, alice)
-                for p, lang in zip(people, langs, strict=True):
+                for p, (_, _, _, lang) in zip(people, seated, strict=True):
                     p.shot(f"{seed}-{p.player.bettor_id}-{lang}")
         for p in people:
             assert p.page.errors() == [], p.page.errors()
             p.click("#leave")
             p.until("the lobby", "location.pathname === '/lobby' && "
                     "document.querySelectorAll('.table').length > 0", timeout=10)  # fmt: skip
-        left = [e for e in wallet.events[table_id] if e["type"] == "seat_vacated"]
-        assert {e["data"]["bettor_id"] for e in wallet.follow(table_id) + left} >= {"alice", "bob"}
+        gone = ("seat_vacated", "banker_left")
+        left = [e for e in wallet.events[table_id] + wallet.follow(table_id) if e["type"] in gone]
+        assert {e["data"]["bettor_id"] for e in left} == {p.player.bettor_id for p in people}
     finally:
         for p in people:
             p.page.close()
@@ -243,14 +253,23 @@ def play_round(
     bets: tuple[list[tuple[int, str]], list[tuple[int, str]]],
     opener: str | None,
     system: bool,
+    urge: bool = False,
 ) -> None:
-    alice, bob = people
+    alice, bob = people[:2]
     a_bets, b_bets = bets
     for p in people:
         p.until("a betting window", "document.body.dataset.phase === 'betting' && "
                 "document.body.dataset.window !== ''")  # fmt: skip
     window = alice.view()["window"]
-    assert bob.view()["window"] == window
+    assert {p.view()["window"] for p in people} == {window}
+    for p in people:  # the urge button (催促鈕) is the player-banker's alone
+        assert p.js("!document.getElementById('urge').hidden") == (p.player.seat is None)
+    if urge and len(people) > 2:
+        banker = people[2]
+        banker.click("#urge")
+        for p in (alice, bob):
+            p.until("the urge", "document.getElementById('notice').textContent.includes("
+                    f"{json.dumps(banker.player.bettor_id)})", timeout=5)  # fmt: skip
     t0 = time.monotonic()
     alice.bet(a_bets)
     bob.bet(b_bets)
