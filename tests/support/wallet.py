@@ -64,8 +64,11 @@ class Wallet:
         minted = self._call(
             "POST",
             f"/v1/tables/{player.table_id}/tokens",
-            {"bettor_id": player.bettor_id, "role": "banker" if player.seat is None else "seat",
-             "ttl_seconds": ttl_seconds},
+            {
+                "bettor_id": player.bettor_id,
+                "role": "banker" if player.seat is None else "seat",
+                "ttl_seconds": ttl_seconds,
+            },
         )
         player.token = minted["token"]
         return player
