@@ -32,7 +32,8 @@
     'watchers': { zh: '觀局清單', en: 'Observers' },
     'nobody': { zh: '（無）', en: '(none)' },
     'you': { zh: '你', en: 'you' },
-    'balance': { zh: '星幣', en: 'Balance' },
+    'balance': { zh: '餘額', en: 'Balance' },
+    'balance.star-city': { zh: '星幣', en: 'Star coins' },
     'chips': { zh: '押注籌碼', en: 'Chips' },
     'areas': { zh: '押注區', en: 'Bet areas' },
     'confirm': { zh: '確認押注', en: 'Confirm bets' },
@@ -97,9 +98,16 @@
     return /^zh/i.test(navigatorLanguage || '') ? 'zh' : 'en';
   }
 
+  /** A profile's own form of a key: `area.banker_pair` → `area.star-city.banker_pair`,
+   * `balance` → `balance.star-city`. */
+  function ownForm(key, profile) {
+    const dot = key.indexOf('.');
+    return dot < 0 ? `${key}.${profile}` : `${key.slice(0, dot)}.${profile}${key.slice(dot)}`;
+  }
+
   /** The label of `key` in `lang` (a profile's own form first), its `{name}`s filled in. */
   function t(lang, key, args = {}, profile = null) {
-    const entry = (profile && LABELS[key.replace(/^([a-z_]+)\./, `$1.${profile}.`)]) || LABELS[key];
+    const entry = (profile && LABELS[ownForm(key, profile)]) || LABELS[key];
     const text = entry ? entry[lang] || entry.en : key;
     return text.replace(/\{(\w+)\}/g, (m, name) => (name in args ? String(args[name]) : m));
   }
