@@ -10,17 +10,11 @@ const I18n = require('../i18n.js');
 const R = require('../table-render.js');
 const Actions = require('../table-actions.js');
 
-/** A tiny seeded generator (mulberry32): the properties below are reproducible. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded linear congruential generator (Numerical Recipes' constants): reproducible runs. */
+const rng = (seed) => {
+  let s = seed >>> 0;
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
+};
 
 test('history beads: red banker, blue player, green tie; the winner\'s points, both on a tie; pair dots', () => {
   const beads = R.historyBeads([
