@@ -234,16 +234,27 @@
 
   // --- drawing -----------------------------------------------------------------------------------
 
-  function bettingOpen() {
+  /** Only a seated bettor or a spectator bets (the player-banker covers, a watcher watches). */
+  function bettor() {
+    const you = S.state && S.state.you;
+    return Boolean(you && you.place && /^(seat \d|spectator)$/.test(you.place));
+  }
+
+  /** The window takes bets now (on the server's clock). */
+  function windowOpen() {
     const s = S.state;
     if (!s || s.phase !== 'betting' || S.draftRound === null) return false;
     return R.secondsLeft(s.deadline, S.offset, Date.now()) > 0;
   }
 
+  function bettingOpen() {
+    return windowOpen() && bettor();
+  }
+
   function shownPhase() {
     const s = S.state;
     if (!s) return 'idle';
-    if (s.phase === 'betting' && !bettingOpen()) return 'closed';
+    if (s.phase === 'betting' && !windowOpen()) return 'closed';
     return s.phase;
   }
 

@@ -225,14 +225,15 @@ def play(
         wallet.seat(p.player)
     try:
         for i, (a_bets, b_bets) in enumerate(plan["rounds"]):
+            shots = [
+                f"{seed}-{p.player.bettor_id}-{s[3]}" for p, s in zip(people, seated, strict=True)
+            ]
             play_round(wallet, table_id, people, (a_bets, b_bets), plan["opens"][i],
-                       plan["system"][i], urge=i == 0)  # fmt: skip
+                       plan["system"][i], urge=i == 0, shots=shots if i == 2 else None)  # fmt: skip
             if i == 0:
-                chat(alice, bob, "大家好 good luck 🍀")
+                chat(alice, bob, "大家好 good luck!")
             if i == 1:
                 hostile_chat(bob, alice)
-                for p, (_, _, _, lang) in zip(people, seated, strict=True):
-                    p.shot(f"{seed}-{p.player.bettor_id}-{lang}")
         for p in people:
             assert p.page.errors() == [], p.page.errors()
             p.click("#leave")
@@ -254,6 +255,7 @@ def play_round(
     opener: str | None,
     system: bool,
     urge: bool = False,
+    shots: list[str] | None = None,
 ) -> None:
     alice, bob = people[:2]
     a_bets, b_bets = bets
@@ -262,8 +264,10 @@ def play_round(
                 "document.body.dataset.window !== ''")  # fmt: skip
     window = alice.view()["window"]
     assert {p.view()["window"] for p in people} == {window}
-    for p in people:  # the urge button (催促鈕) is the player-banker's alone
+    for p in people:  # the urge button (催促鈕) is the player-banker's alone; they do not bet
         assert p.js("!document.getElementById('urge').hidden") == (p.player.seat is None)
+        areas = "[...document.querySelectorAll('.area')].filter((a) => !a.disabled).length"
+        assert (p.js(areas) > 0) == (p.player.seat is not None), p.name
     if urge and len(people) > 2:
         banker = people[2]
         banker.click("#urge")
@@ -315,6 +319,8 @@ def play_round(
         ),
         unchanged_until_shown,
     )
+    for p, name in zip(people, shots or [], strict=False):  # the cards and the result, shown
+        p.shot(name)
     nets = wallet.settled[str(dealt())]
     for p in people:
         want = before[p.player.bettor_id] + nets.get(p.player.bettor_id, 0)
