@@ -425,8 +425,11 @@
       ...R.historyBeads(s.shoe ? s.shoe.history : []).map((b) => R.beadNode(document, b)));
     const road = window.BaccRoads.renderBigRoad(document, R.roadRounds(s.shoe), { minColumns: 11 });
     $('big-road').replaceChildren(road);
-    const watchers = s.watchers || [];
-    $('watchers').textContent = watchers.length ? watchers.join(' · ') : t('nobody');
+    // at a book table the crowd is counted, the first 20 named
+    const crowd = s.crowd && s.crowd.watchers;
+    const watchers = crowd ? crowd.first : s.watchers || [];
+    $('watchers').textContent = (watchers.length ? watchers.join(' · ') : t('nobody')) +
+      (crowd && crowd.count > watchers.length ? ` (+${crowd.count - watchers.length})` : '');
   }
 
   function renderChat() {

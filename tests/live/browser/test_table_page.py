@@ -263,6 +263,9 @@ def play_round(
         p.until("a betting window", "document.body.dataset.phase === 'betting' && "
                 "document.body.dataset.window !== ''")  # fmt: skip
     window = alice.view()["window"]
+    # the countdown runs from closes_at on the server's clock: within the window's seconds
+    left = alice.js("document.getElementById('countdown').textContent.match(/\\d+/)[0]")
+    assert 0 <= int(left) <= TIMINGS["betting_seconds"], left
     assert {p.view()["window"] for p in people} == {window}
     for p in people:  # the urge button (催促鈕) is the player-banker's alone; they do not bet
         assert p.js("!document.getElementById('urge').hidden") == (p.player.seat is None)
