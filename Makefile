@@ -167,11 +167,13 @@ openapi: $(STAMP)
 
 # Everything generated from the contract: docs/openapi.json, then the TypeScript client's types
 # (clients/typescript/src/generated/openapi.ts), then web/push.js (built from the client's
-# src/push.ts). Tests fail while any is stale.
+# src/push.ts); and web/drand.js (the browser's BLS check, scripts/build-web-drand.sh). Tests
+# fail while any is stale.
 regen: openapi
 	scripts/ensure-typescript-client.sh >/dev/null
 	cd clients/typescript && npm run --silent generate
 	cd clients/typescript && npm run --silent build-push
+	scripts/build-web-drand.sh
 
 clean:
 	rm -rf $(VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache clients/typescript/node_modules

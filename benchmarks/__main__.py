@@ -9,7 +9,8 @@ on make run's code beside the explicit flow: lateness per step, rounds per hour,
 requests, invocations, timer messages, write units and cost; betting behind at scale (a round's
 book of 10 to 10,000 spectators' slips: confirm, lock, deal, pages, units, cost, the API's RSS;
 benchmarks/out/bet_behind.svg); the push channel on make run (action → message at 1, 100, 1,000
-subscribers, messages lost). A section that cannot run here says so
+subscribers, messages lost); the beacon (a BLS verification in Python and in node, the wait from a
+lock to its beacon round). A section that cannot run here says so
 and the others still run; the exit status is then 1. (The DynamoDB engines — DynamoDB Local vs
 moto, and ``make run``'s memory under load — are ``make bench-engines``: minutes, gigabytes.)"""
 
@@ -28,6 +29,7 @@ def main() -> int:
     from . import (
         api,
         artifacts,
+        beacon,
         bet_behind,
         coldstart,
         cost,
@@ -61,7 +63,7 @@ def main() -> int:
         print("\n".join(lines))
         print(f"[{name}: {time.perf_counter() - t0:.0f} s]", flush=True)
 
-    for name, mod in (("engine", engine), ("money", money), ("rtp", rtp)):
+    for name, mod in (("engine", engine), ("money", money), ("rtp", rtp), ("beacon", beacon)):
         section(name, mod.run)
 
     measured: list[api.Measured] = []

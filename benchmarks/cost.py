@@ -28,6 +28,11 @@ PRICES = {
     "dynamodb_read_request_unit": 0.125 / 1e6,
     "http_api_request": 1.00 / 1e6,  # first 300 M a month
     "kms_request": 0.03 / 1e4,
+    # the push channel (docs/architecture.md "Push: AppSync Events")
+    "appsync_events_operation": 1.00 / 1e6,  # each publish and each delivery
+    "appsync_connection_minute": 0.08 / 1e6,
+    "apigw_websocket_message": 1.00 / 1e6,  # billed per 32 KB
+    "apigw_websocket_connection_minute": 0.25 / 1e6,
 }
 PRICES_AS_OF = "2025 list prices, us-east-1 (assumption)"
 ROUNDS_PER_SHOE = 30

@@ -88,12 +88,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(port: int, key: str) -> subprocess.Popen[str]:
+def start_server(port: int, key: str, **settings: str) -> subprocess.Popen[str]:
+    """``make run``'s server (``baccarat_dev.local``) on ``port`` with ``key`` seeded, quiet, with
+    ``settings`` (environment variables) on top."""
     env = {
         **os.environ,
         "BACCARAT_DEMO_KEY": key,
         "POWERTOOLS_LOG_LEVEL": "WARNING",
         "POWERTOOLS_METRICS_DISABLED": "true",
+        **settings,
     }
     env.pop("BACCARAT_STACK", None)
     env.pop("AWS_ENDPOINT_URL", None)

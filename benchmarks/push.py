@@ -15,7 +15,6 @@ import asyncio
 import base64
 import http.client
 import json
-import os
 import secrets
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from typing import Any
 
 from ._lambda import percentile
 from .http import free_port, wait_ready
+from .http import start_server as http_server
 
 SUBSCRIBERS = (1, 100, 1000)
 ACTIONS = 20
@@ -32,23 +32,12 @@ CONNECT_AT_ONCE = 50
 
 
 def start_server(port: int, key: str) -> subprocess.Popen[str]:
-    env = {
-        **os.environ,
-        "BACCARAT_DEMO_KEY": key,
-        "POWERTOOLS_LOG_LEVEL": "WARNING",
-        "POWERTOOLS_METRICS_DISABLED": "true",
-        "RATE_LIMIT_PER_SECOND": "0",
-        "BACCARAT_SWEEP_SECONDS": "0",
-        "BACCARAT_PUSH_KA_SECONDS": "30",
-    }
-    env.pop("BACCARAT_STACK", None)
-    env.pop("AWS_ENDPOINT_URL", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "baccarat_dev.local", "--host", "127.0.0.1", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+    return http_server(
+        port,
+        key,
+        RATE_LIMIT_PER_SECOND="0",
+        BACCARAT_SWEEP_SECONDS="0",
+        BACCARAT_PUSH_KA_SECONDS="30",
     )
 
 
@@ -64,12 +53,15 @@ def call(port: int, key: str, method: str, path: str, body: Any = None) -> dict[
 
 
 class Subscriber:
-    """One socket subscribed to the table's channel: when each seq first arrived."""
+    """One socket subscribed to the table's channel: when each seq first arrived (and with
+    ``keep``, every message: wall-clock arrival, its JSON, its bytes)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: bool = False) -> None:
         self.first: dict[int, float] = {}
         self.repeats = 0
         self.sizes: list[int] = []  # bytes of each message (the AppSync event: its JSON text)
+        self.keep = keep
+        self.kept: list[tuple[float, dict[str, Any], int]] = []
 
     async def run(self, url: str, key: str, channel: str, ready: asyncio.Event) -> None:
         from websockets.asyncio.client import connect
@@ -92,7 +84,10 @@ class Subscriber:
                 if msg.get("type") != "data":
                     continue
                 self.sizes.append(len(msg["event"].encode()))
-                for event in json.loads(msg["event"]).get("events", []):
+                payload = json.loads(msg["event"])
+                if self.keep:
+                    self.kept.append((time.time(), payload, self.sizes[-1]))
+                for event in payload.get("events", []):
                     if event["seq"] in self.first:
                         self.repeats += 1
                     else:
@@ -138,7 +133,10 @@ async def measure(port: int, key: str, count: int) -> dict[str, Any]:
     }
 
 
-def run(counts: tuple[int, ...] = SUBSCRIBERS) -> list[str]:
+def run(counts: tuple[int, ...] = SUBSCRIBERS, clock: bool = True) -> list[str]:
+    """The push_latency lines, then (``clock``) :mod:`.push_clock`'s on the same server."""
+    from . import push_clock
+
     port = free_port()
     key = "bk_bench_" + secrets.token_urlsafe(24)
     proc = start_server(port, key)
@@ -158,6 +156,8 @@ def run(counts: tuple[int, ...] = SUBSCRIBERS) -> list[str]:
                 f"message bytes p50 {percentile(got['sizes'] or [0], 50):.0f}, "
                 f"max {max(got['sizes'] or [0])}"
             )
+        if clock:
+            lines += push_clock.lines(port, key)
     finally:
         proc.terminate()
         try:

@@ -107,6 +107,7 @@ var BaccaratPush = (() => {
     let expiresAt = o.expiresAt ?? null;
     let pushUrl = o.pushUrl;
     let channel = o.channel;
+    let channelFromState = false;
     let last = null;
     let you = null;
     let closed = false;
@@ -194,6 +195,7 @@ var BaccaratPush = (() => {
       pushUrl = state.push_url;
       last = state.seq;
       you = state.you?.bettor_id ?? null;
+      channelFromState = true;
       safely(() => o.onSnapshot(state));
       if (channel !== void 0 && state.push_channel !== channel && conn) resubscribe(state.push_channel, "rotate");
       channel = state.push_channel;
@@ -241,7 +243,7 @@ var BaccaratPush = (() => {
       if (why !== "token") {
         if (last === null) await snapshot();
         else {
-          setStatus("resyncing", "resume");
+          if (status !== "connecting") setStatus("resyncing", "resume");
           const { more, own } = await readFeed(1);
           if (more || own) await snapshot();
         }
@@ -344,7 +346,7 @@ var BaccaratPush = (() => {
       setStatus("reconnecting");
       reconnectTimer = clock.setTimeout(() => {
         reconnectTimer = null;
-        connect();
+        begin();
       }, pushBackoffMs(attempt++, random));
     }
     function armKa(c) {
@@ -413,11 +415,18 @@ var BaccaratPush = (() => {
           void run(() => resume(why));
           return;
         }
-        case "subscribe_error":
-          if (id !== null && c.pending.has(id)) {
-            failed(new PushRefusedError("subscribe_refused", JSON.stringify(msg["errors"] ?? [])));
-          }
+        case "subscribe_error": {
+          if (id === null || !c.pending.has(id)) return;
+          c.pending.delete(id);
+          const refused = new PushRefusedError("subscribe_refused", JSON.stringify(msg["errors"] ?? []));
+          if (channelFromState) return failed(refused);
+          void run(async () => {
+            const tried = channel;
+            await snapshot();
+            if (channel === tried) throw refused;
+          });
           return;
+        }
         case "data": {
           if (id === null || id !== c.active) return;
           let m;
@@ -438,21 +447,23 @@ var BaccaratPush = (() => {
           return;
       }
     }
-    setStatus("connecting");
-    armToken();
-    void run(async () => {
-      if (pushUrl === void 0 || channel === void 0) {
+    function begin() {
+      if (pushUrl && channel !== void 0) return connect();
+      void run(async () => {
         await snapshot();
         if (pushUrl === null) {
           await readChat();
           setStatus("live", "poll");
           return armQuiet(POLL_ONLY_MS);
         }
-      }
-      connect();
-    });
+        connect();
+      });
+    }
+    setStatus("connecting");
+    armToken();
+    begin();
     return {
-      close: () => finish("closed"),
+      close: () => finish(),
       lastSeq: () => last ?? 0,
       refresh: () => run(snapshot)
     };

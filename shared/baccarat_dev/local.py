@@ -270,6 +270,17 @@ def _start_settle_chunks() -> Any:
     return None if rt.settings.settle_chunk_queue_url else start_background(rt)
 
 
+def _start_beacon() -> Any:
+    """The local test beacon (drand's HTTP API, its own key; baccarat_dev.beacon_local): its URL
+    in ``BACCARAT_BEACON_URL`` unless set, the period in ``BACCARAT_BEACON_PERIOD_MS``. Its
+    thread is a daemon: it ends with the process, nothing to stop."""
+    from baccarat_dev.beacon_local import DEFAULT_PERIOD_MS, start
+
+    beacon = start(int(os.environ.get("BACCARAT_BEACON_PERIOD_MS", DEFAULT_PERIOD_MS)))
+    os.environ.setdefault("BACCARAT_BEACON_URL", beacon.url)
+    return beacon
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     """SIGTERM as Ctrl-C: the same orderly stop (uvicorn, then moto and DynamoDB Local)."""
     raise KeyboardInterrupt
@@ -363,6 +374,10 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         hub = Hub()
         pushing = _start_push(hub)
         lines.append(f"push url             {os.environ['BACCARAT_PUSH_URL']}")
+        beaconing = _start_beacon()
+        lines.append(
+            f"beacon               {beaconing.url} (a test beacon, its own key: not drand)"
+        )
     clocking = _start_table_clock()
     chunking = _start_settle_chunks()
     if clocking is not None:

@@ -263,7 +263,7 @@ def test_artifacts_hold_what_the_functions_import_and_nothing_for_development(
     assert not {"uvicorn", "moto", "yaml", "pytest", "mypy_boto3_dynamodb", "boto3_stubs"} & deps
     shared = {p.name for p in (built / "SharedLayer" / "python").iterdir()}
     # the product's packages and nothing else: never the development package (shared/Makefile)
-    assert shared == {"baccarat", "baccarat_api"}
+    assert shared == {"baccarat", "baccarat_api", "baccarat_bls"}
     layer = built / "SharedLayer" / "python"
     assert not list(layer.rglob("baccarat_dev*"))
     assert not list(layer.rglob("__pycache__"))
@@ -271,9 +271,9 @@ def test_artifacts_hold_what_the_functions_import_and_nothing_for_development(
     # links), nothing else of web/
     web = built / "SharedLayer" / "python" / "baccarat_api" / "http" / "web"
     assert sorted(p.name for p in web.iterdir()) == [
-        "bacc-pf-v1.js", "booktree.js", "i18n.js", "lobby.html", "lobby.js", "push.js",
-        "receipt.js", "roads.js", "table-actions.js", "table-render.js", "table.html", "table.js",
-        "verify.html", "verify.js",
+        "bacc-pf-v1.js", "booktree.js", "i18n.js", "lobby.html", "lobby.js", "money.js",
+        "push.js", "receipt.js", "roads.js", "table-actions.js", "table-render.js", "table.html",
+        "table.js", "verify.html", "verify.js",
     ]  # fmt: skip
     for page in web.iterdir():
         assert not page.is_symlink()

@@ -255,6 +255,10 @@ class WritePath:
     #: how it re-reads its primary item: one GetItem — a shoe, with its constants' item, one
     #: BatchGetItem
     reread: str = "GetItem"
+    #: the call that draws a table number from the operator's counter (an atomic increment,
+    #: not the commit): a fault there or after it may leave the counter moved by one — that
+    #: number unused (docs/storage.md) — and nothing else
+    drawn_at: int | None = None
 
 
 def _table_ok(api: Api, stack: Stack, ctx: dict[str, Any], body: dict[str, Any]) -> None:
@@ -312,10 +316,11 @@ PATHS: dict[str, WritePath] = {
         setup=lambda api: {},
         call=lambda api, ctx, h: api.post("/v1/tables", TABLE, headers=h),
         check=_table_ok,
-        keyed=[(DDB, "BatchGetItem"), (KMS, GDK), (KMS, GDK), (DDB, "TransactWriteItems")],
-        # the tier and the operator's number counter; the table + fairness totals + its
-        # number's claim + the counter, one transaction
-        bare=[(DDB, "BatchGetItem"), (KMS, GDK), (KMS, GDK), (DDB, TRANSACT)],
+        # the tier (and the key's record); the table's number drawn from the operator's
+        # counter; the table + fairness totals + its number's claim, one transaction
+        keyed=[(DDB, "BatchGetItem"), (KMS, GDK), (KMS, GDK), (DDB, "UpdateItem"), (DDB, TRANSACT)],
+        bare=[(DDB, "GetItem"), (KMS, GDK), (KMS, GDK), (DDB, "UpdateItem"), (DDB, TRANSACT)],
+        drawn_at=3,
     ),
     "commit shoe": WritePath(
         setup=lambda api: {"table_id": api.post("/v1/tables", TABLE).body["table_id"]},
@@ -379,6 +384,8 @@ def _cases() -> list[Any]:
                         continue  # a transaction's cancellation reason
                     if kind in ("crash", *LOST) and op not in WRITES:
                         continue  # between computing and committing / after committing
+                    if kind in LOST and index == path.drawn_at:
+                        continue  # an increment's lost answer is an error like a timeout
                     label = f"{name}-{'key' if keyed else 'nokey'}-{index}:{service}.{op}-{kind}"
                     cases.append(pytest.param(name, keyed, index, kind, id=label))
     return cases
@@ -398,6 +405,23 @@ def state(stack: Stack) -> list[dict[str, Any]]:
             args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         out += sorted(items, key=lambda i: (i["pk"]["S"], i["sk"]["S"]))
     return out
+
+
+def _drawn(after: list[dict[str, Any]], before: list[dict[str, Any]], path: WritePath) -> Any:
+    """``after`` with the operator's number counter as it was ``before`` — when the path draws
+    a number and the failed request moved the counter by exactly one (else ``after``)."""
+    if path.drawn_at is None:
+        return after
+
+    def counter(items: list[dict[str, Any]]) -> int:
+        found = [i for i in items if i["pk"]["S"].endswith("#TABLENO") and i["sk"]["S"] == "LAST"]
+        return int(found[0]["last"]["N"]) if found else 0
+
+    if counter(after) - counter(before) != 1:
+        return after
+    rest = [i for i in after if not (i["pk"]["S"].endswith("#TABLENO") and i["sk"]["S"] == "LAST")]
+    old = [i for i in before if i["pk"]["S"].endswith("#TABLENO") and i["sk"]["S"] == "LAST"]
+    return sorted(rest + old, key=lambda i: (i["pk"]["S"], i["sk"]["S"]))
 
 
 def _rereads(path_name: str, keyed: bool, op: str, kind: str) -> bool:
@@ -438,7 +462,7 @@ def test_a_fault_leaves_no_partial_state_and_the_retry_succeeds(
             assert failed.status == 503, failed.body
             assert failed.error["code"] == "unavailable" and failed.error["retryable"] is True
             assert failed.error["request_id"] == failed.request_id
-        rereads = _rereads(path_name, keyed, calls[index][1], kind)
+        rereads = index != path.drawn_at and _rereads(path_name, keyed, calls[index][1], kind)
         reread = [(DDB, path.reread)] if rereads else []
         assert plan.seen == calls[: index + 1] + reread, "the fault did not hit the intended call"
     finally:
@@ -454,7 +478,7 @@ def test_a_fault_leaves_no_partial_state_and_the_retry_succeeds(
             assert state(stack) == after
         path.check(api, stack, ctx, answered.body)
         return
-    assert after == before, "a failed request left partial state"
+    assert _drawn(after, before, path) == before, "a failed request left partial state"
 
     plan = Plan(fail_at=None, kind="none")
     install(plan)  # the same wrapper, no fault: the retry's calls are counted too

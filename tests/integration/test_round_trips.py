@@ -19,10 +19,9 @@ from baccarat_dev.template import REPO_ROOT
 #: route → (DynamoDB calls, KMS calls) on a warm container.
 EXPECTED: dict[str, tuple[int, int]] = {
     "GET /v1/tiers": (1, 0),
-    # KMS: the chain secret and the bettor-ref key, each drawn sealed; no number given: the
-    # operator's number counter rides in the first read (a BatchGetItem), moved and the
-    # number claimed in the transaction
-    "POST /v1/tables": (2, 2),
+    # KMS: the chain secret and the bettor-ref key, each drawn sealed; no number given: one
+    # drawn from the operator's counter (an UpdateItem ADD) and claimed in the transaction
+    "POST /v1/tables": (3, 2),
     "GET /v1/tables/{table_id}": (1, 0),
     "POST /v1/tables/{table_id}/shoes": (2, 2),
     "POST /v1/shoes/{shoe_id}/rounds": (2, 0),
@@ -44,7 +43,7 @@ EXPECTED: dict[str, tuple[int, int]] = {
     "GET /v1/tables/{table_id}/fairness": (1, 0),
     # with an Idempotency-Key the record rides along (BatchGetItem with the item's read,
     # a Put in the same transaction): the same counts; a replay answers from the one read
-    "POST /v1/tables (Idempotency-Key)": (2, 2),
+    "POST /v1/tables (Idempotency-Key)": (3, 2),
     "POST /v1/tables (replay)": (1, 0),
     "POST /v1/tables/{table_id}/shoes (Idempotency-Key)": (2, 2),
     "POST /v1/tables/{table_id}/shoes (replay)": (1, 0),

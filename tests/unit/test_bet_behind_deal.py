@@ -584,3 +584,37 @@ def test_a_locked_book_whose_deal_is_refused_for_good_is_cancelled_by_the_sweep(
     found = game.repo.book.window(OP, round_id_of(shoe_id, 1))
     assert found is not None and found.status == "cancelled"
     assert game.repo.get_round(OP, parse_round_id(round_id_of(shoe_id, 1))) is None  # type: ignore[arg-type]
+
+
+def test_a_settlement_that_unseats_the_last_bettor_removes_the_books_spectators(
+    game: Game,
+) -> None:
+    """alice, the only seated bettor, loses her stake and falls below the tier's minimum: the
+    settlement unseats her (reason ``balance``) and — no seated bettor left at a book table —
+    the book's spectators go in the same request (one ``spectators_removed``), not at the next
+    join."""
+    from baccarat_api.service.settling import settle_round
+
+    t = new_table(game, **BOOK)
+    shoe_id = tables.commit_shoe(game.repo, game.vault, OP, t, "seed").shoe_id
+    table = game.repo.load(OP, table_id=t).table
+    assert table is not None
+    floor = TableConfig.from_dict(table.config).tier.bettor_min_balance
+    stake = 20_000
+    presence.take_seat(game.repo, OP, t, 1, "alice", floor + stake - 1, 1)
+    for b in ("carol", "dave"):
+        spectator(game, t, b)
+    winner = cards_of(game, shoe_id, 1).result.value
+    assert winner != "tie", "the test's seed must deal a decided round 1 (a tie pushes)"
+    losing = "player" if winner == "banker" else "banker"
+    betting.open_betting(game.repo, OP, t)
+    betting.place_slip(game.repo, OP, t, "alice", slip((losing, stake)))
+    betting.place_slip(game.repo, OP, t, "carol", slip(("tie", 1_000)))
+    out = from_book(game, shoe_id)
+    before = seq(game, t)
+    settle_round(game.repo, OP, out.round_id)
+    after = kinds(game, t, before)
+    assert after[:2] == ["round_settled", "seat_vacated"]
+    assert after.count("spectators_removed") == 1
+    assert game.repo.book.spectators(OP, t, 5).count == 0
+    assert game.repo.book.get_spectator(OP, t, "carol") is None

@@ -31,6 +31,8 @@ BAD_IMPORTS: dict[str, list[tuple[str, str]]] = {
     "The packages: the dev tools over the service and the verifier, both over the core": [
         ("baccarat.cards", "baccarat_api.ids"),
         ("baccarat_verify.cli", "baccarat_api.ids"),
+        ("baccarat_bls.verify", "baccarat_api.ids"),
+        ("baccarat.beacon", "baccarat_bls.verify"),
     ],
     "The service's rooms: entry points, wiring, use cases and adapters, ports": [
         ("baccarat_api.runtime", "baccarat_api.http.errors"),  # jobs → runtime → http

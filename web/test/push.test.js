@@ -225,13 +225,12 @@ test('connects with the AppSync subprotocols, subscribes to the state\'s channel
   assert.deepEqual(ws.sent.map((m) => m.type), ['connection_init', 'subscribe']);
   assert.equal(ws.sent[1].channel, `/tables/${TABLE}/e1`);
   assert.deepEqual(seen.snapshots, [3]);
-  assert.equal(seen.statuses[0], 'connecting');
-  assert.equal(seen.statuses.at(-1), 'live');
+  assert.deepEqual(seen.statuses, ['connecting', 'live']);
   assert.equal(sub.lastSeq(), 3);
   assert.ok(svc.requests.every((r) => r.headers.Authorization === 'Bearer tok1'));
   sub.close();
   assert.equal(ws.closedWith, 1000);
-  assert.equal(seen.statuses.at(-1), 'closed:closed');
+  assert.equal(seen.statuses.at(-1), 'closed'); // no reason: the page closed it
 });
 
 test('events pushed before the snapshot answers are buffered: those after its seq applied, in order, once', async () => {
@@ -544,4 +543,72 @@ test('a token\'s exp claim is read when the page answers only the token', () => 
   assert.equal(P.tokenExpiry(`bpt1.${claims}.mac`), 1893456000);
   assert.equal(P.tokenExpiry('bk_operatorkey'), null);
   assert.equal(P.tokenExpiry({ token: 'x', expiresAt: 5 }), 5);
+});
+
+test('a mint\'s channel rotated since is refused: the state names the current one, subscribed there', async () => {
+  const svc = fakeService();
+  svc.add(3);
+  svc.channel = `/tables/${TABLE}/e2`;
+  svc.refuse.add(`/tables/${TABLE}/e1`);
+  const { seen, clock } = follow(svc, { pushUrl: PUSH, channel: `/tables/${TABLE}/e1` });
+  await clock.advance(0);
+  const ws = svc.socket();
+  assert.deepEqual(ws.sent.filter((m) => m.type === 'subscribe').map((m) => m.channel), [
+    `/tables/${TABLE}/e1`,
+    `/tables/${TABLE}/e2`,
+  ]);
+  assert.deepEqual(seen.snapshots, [3]);
+  assert.equal(seen.statuses.at(-1), 'live');
+  svc.add(1);
+  ws.events(4);
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [4]);
+  // refused again on the state's own channel: final
+  svc.refuse.add(`/tables/${TABLE}/e3`);
+  svc.channel = `/tables/${TABLE}/e3`;
+  ws.data(ws.subId(), { type: 'rotate', table_id: TABLE, channel: svc.channel });
+  await clock.advance(0);
+  assert.equal(seen.statuses.at(-1), 'closed:subscribe_refused');
+});
+
+test('an API out of reach at the start is tried again with backoff, then followed', async () => {
+  const svc = fakeService();
+  svc.add(2);
+  const real = svc.fetch;
+  let down = 2;
+  svc.fetch = async (url, init) => {
+    if (down > 0) {
+      down--;
+      throw new TypeError('fetch failed');
+    }
+    return real(url, init);
+  };
+  const { seen, clock } = follow(svc);
+  await clock.advance(0);
+  assert.equal(seen.statuses.at(-1), 'reconnecting');
+  assert.equal(svc.sockets.length, 0);
+  await clock.advance(500 + 1000);
+  assert.deepEqual(seen.snapshots, [2]);
+  assert.equal(svc.sockets.length, 1);
+  assert.equal(seen.statuses.at(-1), 'live');
+  assert.equal(seen.errors.length, 2);
+});
+
+test('a state without push_url (no push configured) is followed by polling the feed', async () => {
+  const svc = fakeService();
+  svc.add(1);
+  const real = svc.fetch;
+  svc.fetch = async (url, init) => {
+    const r = await real(url, init);
+    if (!url.includes('/state')) return r;
+    const body = await r.json();
+    return { ...r, json: async () => ({ ...body, push_url: null }) };
+  };
+  const { seen, clock } = follow(svc);
+  await clock.advance(0);
+  assert.deepEqual(seen.statuses, ['connecting', 'live:poll']);
+  svc.add(2);
+  await clock.advance(P.POLL_ONLY_MS);
+  assert.deepEqual(seen.events, [2, 3]);
+  assert.equal(svc.sockets.length, 0);
 });

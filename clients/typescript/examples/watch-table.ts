@@ -21,6 +21,7 @@ import WebSocket from 'ws';
 
 import {
   BaccaratApiError,
+  type BaccaratClient,
   createBaccaratClient,
   expiresAtSeconds,
   mintTableToken,
@@ -29,6 +30,8 @@ import {
   revokeToken,
   subscribeTable,
   type TableEvent,
+  type TableSubscription,
+  type TokenOut,
   unwrap,
 } from '../src/index.ts';
 
@@ -42,7 +45,6 @@ const { values: args } = parseArgs({
 });
 const url = process.env['BACCARAT_URL'] ?? 'http://127.0.0.1:8000';
 const key = process.env['KEY'] ?? '';
-const log = (line: string): void => void (args.quiet || console.log(line));
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
@@ -53,12 +55,85 @@ async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void
   }
 }
 
+/** What one page was told. */
+interface Page {
+  who: string;
+  sub: TableSubscription;
+  seen: number[];
+  statuses: string[];
+  chat: string[];
+  rotated: number[];
+  snapshotSeq: number | null;
+  closed: string | null;
+}
+
+function openPage(operator: BaccaratClient, tableId: string, who: string, minted: TokenOut): Page {
+  const page = { who, seen: [], statuses: [], chat: [], rotated: [], snapshotSeq: null, closed: null } as Omit<Page, 'sub'>;
+  const log = (line: string): void => void (args.quiet || console.log(`${who}: ${line}`));
+  // [subscribe]
+  // the page: only the token (the browser passes its own WebSocket; Node, ws's)
+  const sub = subscribeTable({
+    api: url,
+    tableId,
+    token: minted.token,
+    pushUrl: minted.push_url,
+    channel: minted.push_channel,
+    WebSocket: WebSocket as unknown as PushSocketConstructor,
+    expiresAt: expiresAtSeconds(minted),
+    onTokenExpiring: () => mintTableToken(operator, tableId, { bettor_id: minted.bettor_id, role: minted.role }),
+    onSnapshot: (state) => {
+      page.snapshotSeq = state.seq; // draw the whole table from it
+      log(`snapshot seq ${state.seq}, phase ${state.phase}, you ${JSON.stringify(state.you)}`);
+    },
+    onEvents: (events: TableEvent[]) => {
+      for (const e of events) {
+        page.seen.push(e.seq); // apply each to what is drawn
+        if (e.type === 'push_rotated') page.rotated.push(e.seq);
+      }
+      log(`events ${events.map((e) => `${e.seq} ${e.type}`).join(', ')}`);
+    },
+    onChat: (message) => void page.chat.push(`${message.bettor_id}: ${message.text}`),
+    onStatus: (status: PushStatus, detail?: string) => {
+      page.statuses.push(detail ? `${status} ${detail}` : status);
+      if (status === 'closed') page.closed = detail ?? 'closed';
+      log(`status ${status}${detail ? ` (${detail})` : ''}`);
+    },
+    onError: (err) => log(`push: ${String(err)}`),
+  });
+  // [/subscribe]
+  return Object.assign(page, { sub });
+}
+
+/** Each event from the page's snapshot on, once, in order? */
+function outcome(page: Page) {
+  const start = (page.snapshotSeq ?? 0) + 1;
+  const last = page.sub.lastSeq();
+  return {
+    snapshot_seq: page.snapshotSeq,
+    last_seq: last,
+    received: page.seen.length,
+    duplicates: page.seen.length - new Set(page.seen).size,
+    lost: last - start + 1 - new Set(page.seen).size,
+    in_order: page.seen.every((s, i) => s === start + i),
+    rotated: page.rotated,
+    chat: page.chat,
+    statuses: page.statuses,
+    closed: page.closed,
+  };
+}
+
 async function main(): Promise<number> {
   const operator = createBaccaratClient({ baseUrl: url, apiKey: key });
   const table = await unwrap(
     operator.POST('/v1/tables', { body: { profile: 'star-city', tier: 'star-city-fun', banking: 'house' } }),
   );
   const tableId = table.table_id;
+  const watchers = (numbers: number[]) =>
+    Promise.all(
+      numbers.map((n) =>
+        unwrap(operator.PUT('/v1/tables/{table_id}/watchers/{bettor_id}', { params: { path: { table_id: tableId, bettor_id: `w${n}` } } })),
+      ),
+    );
   await unwrap(
     operator.PUT('/v1/tables/{table_id}/seats/{seat}', {
       params: { path: { table_id: tableId, seat: 1 } },
@@ -69,54 +144,19 @@ async function main(): Promise<number> {
   // [mint]
   // the operator's server: a token for alice at this table, handed to her page
   const minted = await mintTableToken(operator, tableId, { bettor_id: 'alice', role: 'seat', ttl_seconds: 600 });
+  // minted.push_url, minted.push_channel: where her page subscribes (before its first state read)
   // [/mint]
+  const alice = openPage(operator, tableId, 'alice', minted);
+  // with --revoke, bob watches too: alice's revocation rotates his channel, he follows it
+  const bob = args.revoke
+    ? openPage(operator, tableId, 'bob', await mintTableToken(operator, tableId, { bettor_id: 'bob', role: 'watcher' }))
+    : null;
+  await until('live', () => [alice, bob].every((p) => p === null || p.statuses.includes('live')));
 
-  const seen: number[] = [];
-  const statuses: string[] = [];
-  const chat: string[] = [];
-  const rotated: number[] = [];
-  let snapshotSeq: number | null = null;
-  let closedDetail: string | null = null;
-
-  // [subscribe]
-  // her page: only the token (the browser passes its own WebSocket; Node, ws's)
-  const sub = subscribeTable({
-    api: url,
-    tableId,
-    token: minted.token,
-    WebSocket: WebSocket as unknown as PushSocketConstructor,
-    expiresAt: expiresAtSeconds(minted),
-    onTokenExpiring: () => mintTableToken(operator, tableId, { bettor_id: 'alice', role: 'seat' }),
-    onSnapshot: (state) => {
-      snapshotSeq = state.seq; // draw the whole table from it
-      log(`snapshot seq ${state.seq}, phase ${state.phase}, you ${JSON.stringify(state.you)}`);
-    },
-    onEvents: (events: TableEvent[]) => {
-      for (const e of events) {
-        seen.push(e.seq); // apply each to what is drawn
-        if (e.type === 'push_rotated') rotated.push(e.seq);
-      }
-      log(`events ${events.map((e) => `${e.seq} ${e.type}`).join(', ')}`);
-    },
-    onChat: (message) => void chat.push(`${message.bettor_id}: ${message.text}`),
-    onStatus: (status: PushStatus, detail?: string) => {
-      statuses.push(detail ? `${status} ${detail}` : status);
-      if (status === 'closed') closedDetail = detail ?? null;
-      log(`status ${status}${detail ? ` (${detail})` : ''}`);
-    },
-    onError: (err) => log(`push: ${String(err)}`),
-  });
-  // [/subscribe]
-
-  await until('live', () => statuses.includes('live'));
   const actions = Number(args.actions);
   const bursts = 4;
   for (let b = 0; b < bursts; b++) {
-    const burst = [];
-    for (let n = b; n < actions; n += bursts) {
-      burst.push(unwrap(operator.PUT('/v1/tables/{table_id}/watchers/{bettor_id}', { params: { path: { table_id: tableId, bettor_id: `w${n}` } } })));
-    }
-    await Promise.all(burst);
+    await watchers(Array.from({ length: actions }, (_, n) => n).filter((n) => n % bursts === b)); // at once
     await sleep(30);
   }
   const line = await fetch(`${url}/v1/tables/${tableId}/chat`, {
@@ -125,41 +165,37 @@ async function main(): Promise<number> {
     body: JSON.stringify({ text: 'good luck 祝好運' }),
   });
   if (line.status !== 201) throw new Error(`chat answered ${line.status}`);
-  const finalSeq = (await unwrap(operator.GET('/v1/tables/{table_id}/state', { params: { path: { table_id: tableId } } }))).seq;
-  await until(`seq ${finalSeq}`, () => sub.lastSeq() >= finalSeq && chat.length > 0);
+  const state = () => unwrap(operator.GET('/v1/tables/{table_id}/state', { params: { path: { table_id: tableId } } }));
+  const finalSeq = (await state()).seq;
+  await until(`seq ${finalSeq}`, () => alice.sub.lastSeq() >= finalSeq && alice.chat.length > 0);
 
-  if (args.revoke) {
+  if (args.revoke && bob) {
     // [revoke]
     await revokeToken(operator, tableId, minted.jti); // her channel rotates; her page is closed
     // [/revoke]
-    await until('closed', () => closedDetail !== null);
+    await until('closed', () => alice.closed !== null);
+    await watchers([actions, actions + 1, actions + 2]); // the table goes on: bob, on the new channel, sees it
+    const after = (await state()).seq;
+    await until(`bob at seq ${after}`, () => bob.sub.lastSeq() >= after);
+    bob.sub.close();
   } else {
-    sub.close();
+    alice.sub.close();
   }
 
-  const unique = new Set(seen);
-  const start = (snapshotSeq ?? 0) + 1;
-  const expected = (sub.lastSeq() || finalSeq) - start + 1;
-  const inOrder = seen.every((s, i) => s === start + i);
-  const summary = {
-    table_id: tableId,
-    snapshot_seq: snapshotSeq,
-    final_seq: finalSeq,
-    last_seq: sub.lastSeq(),
-    received: seen.length,
-    duplicates: seen.length - unique.size,
-    lost: expected - unique.size,
-    in_order: inOrder,
-    rotated,
-    chat,
-    statuses,
-    closed: closedDetail,
-  };
+  const summary = { table_id: tableId, push_url: minted.push_url, push_channel: minted.push_channel,
+    final_seq: finalSeq, ...outcome(alice), bob: bob && outcome(bob) };
   if (args['summary-json']) writeFileSync(args['summary-json'], JSON.stringify(summary, null, 2));
+  const pages = [summary, ...(summary.bob ? [summary.bob] : [])];
   console.log(
-    `received ${summary.received} events (seq ${start}…${summary.last_seq}), duplicates ${summary.duplicates}, lost ${summary.lost}, in order ${inOrder}; chat ${chat.length}; closed: ${closedDetail}`,
+    `received ${summary.received} events (seq ${(summary.snapshot_seq ?? 0) + 1}…${summary.last_seq}), duplicates ${summary.duplicates}, lost ${summary.lost}, in order ${summary.in_order}; chat ${summary.chat.length}; closed: ${summary.closed}`,
   );
-  const ok = summary.duplicates === 0 && summary.lost === 0 && inOrder && (!args.revoke || closedDetail === 'subscribe_refused');
+  if (summary.bob) {
+    const b = summary.bob;
+    console.log(`bob: received ${b.received} events (seq ${(b.snapshot_seq ?? 0) + 1}…${b.last_seq}) across the rotation, duplicates ${b.duplicates}, lost ${b.lost}, in order ${b.in_order}`);
+  }
+  const ok =
+    pages.every((p) => p.duplicates === 0 && p.lost === 0 && p.in_order) &&
+    (!args.revoke || (summary.closed === 'subscribe_refused' && summary.bob?.closed === 'closed'));
   return ok ? 0 : 1;
 }
 

@@ -178,6 +178,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
   let expiresAt: number | null = o.expiresAt ?? null;
   let pushUrl: string | null | undefined = o.pushUrl;
   let channel: string | undefined = o.channel;
+  let channelFromState = false; // a refusal of a channel the state named is final
   let last: number | null = null;
   let you: string | null = null;
   let closed = false;
@@ -242,7 +243,8 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     drop();
     scheduleReconnect();
   }
-  function finish(detail: string): void {
+  /** The end: `detail` says why, none when the page closed it. */
+  function finish(detail?: string): void {
     if (closed) return;
     closed = true;
     reconnectTimer = clear(reconnectTimer);
@@ -277,6 +279,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     pushUrl = state.push_url;
     last = state.seq;
     you = state.you?.bettor_id ?? null;
+    channelFromState = true;
     safely(() => o.onSnapshot(state));
     if (channel !== undefined && state.push_channel !== channel && conn) resubscribe(state.push_channel, 'rotate');
     channel = state.push_channel;
@@ -331,7 +334,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     if (why !== 'token') {
       if (last === null) await snapshot();
       else {
-        setStatus('resyncing', 'resume');
+        if (status !== 'connecting') setStatus('resyncing', 'resume');
         const { more, own } = await readFeed(1);
         if (more || own) await snapshot(); // more than a page behind: a fresh snapshot
       }
@@ -447,7 +450,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     setStatus('reconnecting');
     reconnectTimer = clock.setTimeout(() => {
       reconnectTimer = null;
-      connect();
+      begin();
     }, pushBackoffMs(attempt++, random));
   }
 
@@ -519,11 +522,19 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
         void run(() => resume(why));
         return;
       }
-      case 'subscribe_error':
-        if (id !== null && c.pending.has(id)) {
-          failed(new PushRefusedError('subscribe_refused', JSON.stringify(msg['errors'] ?? [])));
-        }
+      case 'subscribe_error': {
+        if (id === null || !c.pending.has(id)) return;
+        c.pending.delete(id);
+        const refused = new PushRefusedError('subscribe_refused', JSON.stringify(msg['errors'] ?? []));
+        if (channelFromState) return failed(refused);
+        // the mint's channel may have rotated since: the state names the current one
+        void run(async () => {
+          const tried = channel;
+          await snapshot();
+          if (channel === tried) throw refused;
+        });
         return;
+      }
       case 'data': {
         if (id === null || id !== c.active) return;
         let m: PushMessage;
@@ -546,22 +557,26 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
   }
 
   // --- start ------------------------------------------------------------------------------------
-  setStatus('connecting');
-  armToken();
-  void run(async () => {
-    if (pushUrl === undefined || channel === undefined) {
+  /** Connect; first read the state when the URL or the channel is not known yet. */
+  function begin(): void {
+    if (pushUrl && channel !== undefined) return connect();
+    void run(async () => {
       await snapshot(); // learn the URL and the channel; the resume then reads the feed from it
       if (pushUrl === null) {
         await readChat();
         setStatus('live', 'poll');
         return armQuiet(POLL_ONLY_MS);
       }
-    }
-    connect();
-  });
+      connect();
+    });
+  }
+
+  setStatus('connecting');
+  armToken();
+  begin();
 
   return {
-    close: () => finish('closed'),
+    close: () => finish(),
     lastSeq: () => last ?? 0,
     refresh: () => run(snapshot),
   };

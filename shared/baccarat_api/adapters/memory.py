@@ -42,7 +42,6 @@ from baccarat_api.ports.records import (
     ShoeFairness,
     ShoeRecord,
     SigningKeyRecord,
-    TableNumberCounter,
     TableRecord,
 )
 from baccarat_api.ports.repository import (
@@ -238,9 +237,8 @@ class MemoryRepository(FeedReads, WebhookReads, MemoryChatReads, LobbyStore, Rep
         tier_id: str | None = None,
         idem_key: str | None = None,
         live: str | None = None,
-        numbers: bool = False,
     ) -> Snapshot:
-        named = [table_id, shoe, round_, tier_id, idem_key, live, numbers or None]
+        named = [table_id, shoe, round_, tier_id, idem_key, live]
         wanted = sum(x is not None for x in named)
         if wanted:
             self.calls["get" if wanted == 1 else "batch_get"] += 1
@@ -264,8 +262,6 @@ class MemoryRepository(FeedReads, WebhookReads, MemoryChatReads, LobbyStore, Rep
                 snap.idempotency = self._one(IdempotencyRecord, operator_id, idem_key)
             if live is not None:
                 snap.live = self._one(LiveRecord, operator_id, live)
-            if numbers:
-                snap.numbers = self._one(TableNumberCounter, operator_id)
         return snap
 
     def table_events(

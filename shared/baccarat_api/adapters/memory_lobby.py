@@ -21,6 +21,7 @@ from baccarat_api.ports.records import (
     Record,
     ShoeRecord,
     TableNumber,
+    TableNumberCounter,
     TableRecord,
 )
 from baccarat_api.ports.writes import Key
@@ -39,6 +40,15 @@ class LobbyStore:
         with self._lock:
             found = self.items.get((TableNumber, (operator_id, number)))
             return found if isinstance(found, TableNumber) else None
+
+    def next_table_number(self, operator_id: str) -> int:
+        self.calls["write"] += 1
+        with self._lock:
+            key: Key = (TableNumberCounter, (operator_id,))
+            found = self.items.get(key)
+            last = found.last if isinstance(found, TableNumberCounter) else 0
+            self.items[key] = TableNumberCounter(operator_id, last + 1)
+            return last + 1
 
     def taken_table_numbers(self, operator_id: str, first: int, limit: int) -> list[int]:
         self.calls["query"] += 1

@@ -32,7 +32,6 @@ from baccarat_api.ports.records import (
     ShoeRecord,
     SigningKeyRecord,
     TableNumber,
-    TableNumberCounter,
     TableRecord,
     WebhookFailure,
     WebhookRecord,
@@ -86,8 +85,6 @@ class Snapshot:
     tier: dict[str, Any] | None = None
     idempotency: IdempotencyRecord | None = None
     live: LiveRecord | None = None
-    #: The operator's table-number counter (asked with ``numbers``; ``None``: none yet).
-    numbers: TableNumberCounter | None = None
 
 
 @dataclass(slots=True)
@@ -181,11 +178,9 @@ class Repository(ChatReads, StateWrites):
         tier_id: str | None = None,
         idem_key: str | None = None,
         live: str | None = None,
-        numbers: bool = False,
     ) -> Snapshot:
         """The named items (the operator's, its idempotency record of ``idem_key``, the live
-        state of table ``live``, with ``numbers`` its table-number counter) in one round
-        trip."""
+        state of table ``live``) in one round trip."""
 
     @abstractmethod
     def due_rounds(self, now: str, limit: int) -> list[tuple[str, RoundRef]]:
@@ -329,6 +324,11 @@ class Repository(ChatReads, StateWrites):
     @abstractmethod
     def table_number(self, operator_id: str, number: int) -> TableNumber | None:
         """The claim of ``number`` (strongly consistent ``GetItem``), or ``None``: free."""
+
+    @abstractmethod
+    def next_table_number(self, operator_id: str) -> int:
+        """The operator's number counter moved up by one, atomically, and its new value (one
+        ``UpdateItem`` ``ADD``: racing callers each get their own number, none retries)."""
 
     @abstractmethod
     def taken_table_numbers(self, operator_id: str, first: int, limit: int) -> list[int]:

@@ -239,21 +239,17 @@ class StateWrites(ABC):
         table: TableRecord,
         idem: IdempotencyRecord | None = None,
         live: Emit | None = None,
-        numbers: Write | None = None,
     ) -> None:
         """Put a new table (``ConditionFailed`` if the id exists) and its public fairness totals
         (zero: the table is known to the fairness route before any of its proofs is final); a
         running table's live state too (``live``: seq 0, no event); a numbered table's claim
-        of its number (``ConditionFailed`` if another table holds it) and, for a number
-        assigned, the operator's counter moved to it (``numbers``, on its condition)."""
+        of its number (``ConditionFailed`` if another table holds it)."""
         writes: list[Write] = [
             Put(table),
             Put(FairnessTotals(table.table_id, operator_id=table.operator_id)),
         ]
         if table.number is not None:
             writes.append(Put(TableNumber(table.operator_id, table.number, table.table_id)))
-        if numbers is not None:
-            writes.append(numbers)
         if live is None:
             self._write("create table", writes, idem, table.write_id)
         else:

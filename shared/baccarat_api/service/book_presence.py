@@ -30,9 +30,10 @@ from baccarat.validation import BetRefused, check_personal_limits
 from baccarat_api.limits import FIRST_NAMES, REMOVAL_PAGE
 from baccarat_api.lru import Lru
 from baccarat_api.ports.book import NamesPage, NotPresent, PresenceMoved, Spectator, Watcher
-from baccarat_api.ports.records import LiveRecord, TableRecord
+from baccarat_api.ports.records import LiveRecord, RoundRecord, TableRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.ports.vault import SecretVault, ref_key_context
+from baccarat_api.ports.writes import Emit
 from baccarat_api.service.bets import refusal
 from baccarat_api.service.book_slips import book_round_id, in_window, is_book_window, validate_slip
 from baccarat_api.service.errors import DomainError
@@ -240,6 +241,17 @@ def leave_watcher(
             "not_found", f"{bettor_id} is not watching", details={"bettor_id": bettor_id}
         )
     return view(repo, table, live)
+
+
+def after_resolution(repo: Repository, r: RoundRecord, ev: Emit) -> None:
+    """A settlement or void ``ev`` that left a book table with no seated bettor (its last seat
+    vacated by the round's balances, or already empty at a book round): the spectators go now,
+    in the resolving request — not at the next join (:func:`remove_spectators`)."""
+    if ev.after.seats:
+        return
+    emptied = ev.before is not None and bool(ev.before.seats)
+    if emptied or r.book is not None:
+        remove_spectators(repo, r.operator_id, r.table_id)
 
 
 def remove_spectators(

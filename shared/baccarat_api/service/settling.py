@@ -19,7 +19,7 @@ from dataclasses import replace
 from baccarat.profiles import TableConfig
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
-from baccarat_api.service import idempotency, settle_chunks
+from baccarat_api.service import book_presence, idempotency, settle_chunks
 from baccarat_api.service.after_round import after_resolution
 from baccarat_api.service.events import emit, retrying, settled_event
 from baccarat_api.service.idempotency import IdempotencyRequest
@@ -78,6 +78,7 @@ def _settle_round(
     except (ConditionFailed, OutcomeUnknown) as exc:
         return _answer_after_lost_write(repo, r, exc)
     settle_chunks.start(repo, settled)  # a book round: its receipts and pages, in chunks
+    book_presence.after_resolution(repo, settled, ev)
     return settlement_out(settled)
 
 

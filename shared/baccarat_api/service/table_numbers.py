@@ -1,37 +1,38 @@
 """A new table's number (桌號), written with the table in ONE transaction: the number given,
 claimed (409 ``table_number_taken`` when another table of the operator holds it); or, none
-given, the operator's next number — the counter read with the creation's first read, moved to
-it on condition that it is still as read, and the number claimed, in the table's transaction (so
-a failed creation moves nothing). A number held by a table created with it is skipped with the
-run of taken numbers after it. Of creations racing for one number exactly one gets it: a claim
-is put only if absent.
+given, the operator's next number — drawn from its counter by an atomic increment (racing
+creations each draw their own number, none waits for another) and claimed in the table's
+transaction. A drawn number met taken (a table created with it) lifts the counter past the run
+of taken numbers after it, and the next is drawn. Of creations racing for one number exactly one
+gets it: a claim is put only if absent.
 
-Round trips (DynamoDB): none more than a creation's (the counter rides in its first read, a
-``BatchGetItem``); a creation that lost the counter or met a taken number reads again (the
-table, the counter and the claim; the taken run: a ``Query``) and tries the next."""
+Numbers are unique per operator and increasing in creation order, not necessarily consecutive:
+a creation that fails after drawing its number (its transaction refused, its answer an error)
+leaves that number unused. Round trips (DynamoDB): one more than a numbered creation's (the
+increment, an ``UpdateItem``); a taken number costs a ``Query`` of the taken run and one
+conditional ``UpdateItem``."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
+from contextlib import suppress
 from dataclasses import replace
 
 from baccarat_api.limits import MAX_TABLE_NUMBER
 from baccarat_api.ports.records import TableNumberCounter, TableRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
-from baccarat_api.ports.writes import Emit, Put, Update, Write
+from baccarat_api.ports.writes import Below, Emit, Update
 from baccarat_api.service import idempotency
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import TableOut
 from baccarat_api.service.views import table_view
 
-#: Numbers tried for a table created without one before answering 409 ``concurrent_update``
-#: (each try lost to another creation moving the counter, or met a taken number). Of N
-#: creations racing at one operator one wins each round, so the last of them tries N times:
-#: 64 covers a storm of 64 at once (8 clients × 8 tables each took ≤ 16 in a CI run, and
-#: more than 16 once).
-NUMBER_TRIES = 64
+#: Numbers drawn for a table created without one before answering 409 ``concurrent_update``:
+#: a try fails only on a number taken by a table created with it (each lifts the counter past
+#: the run it meets), or taken by an explicit creation racing the same moment.
+NUMBER_TRIES = 8
 #: Claims read at once to skip a run of taken numbers.
 SKIP_SCAN = 1000
 
@@ -47,47 +48,36 @@ def write_table(
     record: TableRecord,
     idem: IdempotencyRequest | None,
     live: Emit | None,
-    counter: TableNumberCounter | None,
 ) -> TableOut:
-    """Write the new table ``record`` (its number given, or ``None``: assigned here from
-    ``counter``, the operator's as read), its claim and ``live``, and answer it."""
+    """Write the new table ``record`` (its number given, or ``None``: drawn here), its claim
+    and ``live``, and answer it."""
     if record.number is not None:
         try:
-            return _attempt(repo, record, idem, live, None)
+            return _attempt(repo, record, idem, live)
         except _Taken as held:
             raise _taken_error(record.number, held.holder) from None
     operator_id = record.operator_id
-    last = 0 if counter is None else counter.last
-    number = last + 1
     for _ in range(NUMBER_TRIES):
+        number = repo.next_table_number(operator_id)
         if number > MAX_TABLE_NUMBER:
             raise _exhausted()
         numbered = replace(record, number=number, write_id=_numbered(record.write_id, number))
         try:
-            return _attempt(repo, numbered, idem, live, _move(operator_id, counter, number))
-        except _Taken:  # a table created with that number: past the run of taken ones, and
-            # past the counter as it is now (the taker may have moved it: trying with the
-            # counter as first read would only lose to it once more)
+            return _attempt(repo, numbered, idem, live)
+        except _Taken:  # created with that number: the counter past the run of taken ones
             taken = repo.taken_table_numbers(operator_id, number, SKIP_SCAN)
-            counter = repo.load(operator_id, numbers=True).numbers
-            number = max(first_free(taken, number), (0 if counter is None else counter.last) + 1)
-        except _Moved:  # another creation took the counter's next number: from where it is
-            counter = repo.load(operator_id, numbers=True).numbers
-            number = (0 if counter is None else counter.last) + 1
+            _lift(repo, operator_id, first_free(taken, number) - 1)
     raise lost_race()
 
 
-class _Moved(Exception):
-    """The counter is no longer as read: another creation assigned a number meanwhile."""
-
-
-def _move(operator_id: str, counter: TableNumberCounter | None, number: int) -> Write:
-    """The counter from as read to ``number`` (put if there was none)."""
-    if counter is None:
-        return Put(TableNumberCounter(operator_id, number))
-    return Update(
-        TableNumberCounter, (operator_id,), set={"last": number}, expect={"last": counter.last}
+def _lift(repo: Repository, operator_id: str, last: int) -> None:
+    """The operator's counter moved up to ``last`` unless it is there or past it already (one
+    conditional write; its lost condition is the answer "already past")."""
+    lift = Update(
+        TableNumberCounter, (operator_id,), set={"last": last}, expect={"last": Below(last)}
     )
+    with suppress(ConditionFailed):
+        repo.transact("table number counter", [replace(lift, upsert=True)])
 
 
 def first_free(taken: list[int], start: int) -> int:
@@ -105,17 +95,13 @@ def _attempt(
     record: TableRecord,
     idem: IdempotencyRequest | None,
     live: Emit | None,
-    numbers: Write | None,
 ) -> TableOut:
-    """One transaction: the table with its number's claim (and the counter moved). A lost
-    answer (this very write is there) answers it; the number held by another table raises
-    :class:`_Taken`, the counter moved :class:`_Moved`."""
+    """One transaction: the table with its number's claim. A lost answer (this very write is
+    there) answers it; the number held by another table raises :class:`_Taken`."""
     operator_id, table_id = record.operator_id, record.table_id
     view = table_view(record)
     try:
-        repo.create_table(
-            record, idempotency.record(repo.clock(), idem, operator_id, view), live, numbers
-        )
+        repo.create_table(record, idempotency.record(repo.clock(), idem, operator_id, view), live)
     except (ConditionFailed, OutcomeUnknown) as exc:
         current = repo.get_table(operator_id, table_id)
         if current is not None and current.write_id == record.write_id:
@@ -127,8 +113,6 @@ def _attempt(
         holder = repo.table_number(operator_id, record.number)
         if holder is not None and holder.table_id != table_id:
             raise _Taken(holder.table_id) from None
-        if numbers is not None:
-            raise _Moved from None
         raise lost_race() from None  # an 80-bit id collision: practically never; retry is fine
     return TableOut.model_validate(view)
 

@@ -1,7 +1,8 @@
 """shuffle-commit: create a table (draw its seed chain), commit a shoe, close a shoe early.
 
 Round trips (DynamoDB): create = GetItem tier + TransactWriteItems (table, its number's claim:
-2; + the number's reservation, :mod:`.table_numbers`, when none is given: 3); commit = GetItem
+2; + the number drawn from the operator's counter, :mod:`.table_numbers`, when none is
+given: 3); commit = GetItem
 table + TransactWriteItems (2); close = GetItem shoe + TransactWriteItems (2). KMS: create =
 GenerateDataKey ×2 (the chain secret; the table's bettor-ref key, purpose ``bettor-ref``, only
 its ciphertext kept); commit = Decrypt (s_N) + Encrypt (s_i); close = Decrypt (s_i).
@@ -63,11 +64,10 @@ def create_table(
     idem: IdempotencyRequest | None = None,
 ) -> TableOut:
     tier = request.tier
-    numbers = request.number is None  # a number to assign: the operator's counter too
     if idem is None:
-        snap = repo.load(operator_id, tier_id=tier, numbers=numbers)
+        snap = repo.load(operator_id, tier_id=tier)
     else:  # the tier and the key's record in one round trip (a live record replays)
-        snap = idempotency.load(repo, operator_id, idem, tier_id=tier, numbers=numbers)
+        snap = idempotency.load(repo, operator_id, idem, tier_id=tier)
     tier_doc = snap.tier
     if tier_doc is None:
         raise DomainError("invalid_table", f"unknown tier {tier!r}", details={"tier": tier})
@@ -113,7 +113,7 @@ def create_table(
     record = replace(record, chain_head=genesis(table_id, record.anchor))
     del top_secret
     live = _running_live(record, config, repo.clock())
-    return write_table(repo, record, idem, live, snap.numbers)
+    return write_table(repo, record, idem, live)
 
 
 def _running_live(table: TableRecord, config: TableConfig, at: str) -> Emit | None:

@@ -21,7 +21,7 @@ from baccarat_api.ports.documents import Replaced, Void
 from baccarat_api.ports.records import LiveRecord, RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.writes import Emit
-from baccarat_api.service import idempotency, settle_chunks
+from baccarat_api.service import book_presence, idempotency, settle_chunks
 from baccarat_api.service.after_round import after_resolution
 from baccarat_api.service.errors import DomainError, lost_race
 from baccarat_api.service.events import LiveMoved, emit, money_summary, retrying
@@ -124,12 +124,14 @@ def _void_round(
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem, seq)
     record = idempotency.record(repo.clock(), idem, operator_id, round_id=round_id)
+    ev = _void_events(r, live, void)
     try:
-        repo.void_round(r, void, record, write_id=wid, emit=_void_events(r, live, void))
+        repo.void_round(r, void, record, write_id=wid, emit=ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
         return _answer_after_lost_write(repo, r, exc)
     voided = replace(r, void=void, resolve_write_id=wid)
     settle_chunks.start(repo, voided)  # a book round: its voided receipts and pages, in chunks
+    book_presence.after_resolution(repo, voided, ev)
     return void_out(voided)
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from baccarat_api.adapters.dynamodb import keys
-from baccarat_api.adapters.dynamodb.base import DynamoBase
 from baccarat_api.adapters.dynamodb.codec import from_item, shape
 from baccarat_api.adapters.dynamodb.errors import mapped_errors
 from baccarat_api.adapters.dynamodb.shape import Item
+from baccarat_api.adapters.dynamodb.writes import WriteRequests
 from baccarat_api.ports.book import COUNT_SHARDS
 from baccarat_api.ports.lobby import (
     LobbyPage,
@@ -19,18 +19,32 @@ from baccarat_api.ports.lobby import (
     LobbyShoe,
     shown_shoe_number,
 )
-from baccarat_api.ports.records import LiveRecord, ShoeRecord, TableNumber, TableRecord
+from baccarat_api.ports.records import (
+    LiveRecord,
+    ShoeRecord,
+    TableNumber,
+    TableNumberCounter,
+    TableRecord,
+)
+from baccarat_api.ports.writes import Update
 
 #: Keys of one ``BatchGetItem`` (DynamoDB's limit).
 BATCH_KEYS = 100
 
 
-class LobbyReads(DynamoBase):
+class LobbyReads(WriteRequests):
     """The counter, the claims, the lobby's pages."""
 
     def table_number(self, operator_id: str, number: int) -> TableNumber | None:
         item = self._get("table number", *keys.table_number_key(operator_id, number))
         return None if item is None else from_item(TableNumber, item)
+
+    def next_table_number(self, operator_id: str) -> int:
+        draw = Update(TableNumberCounter, (operator_id,), set={}, add={"last": 1}, upsert=True)
+        with mapped_errors("table number counter"):
+            out = self.client.update_item(**self._update(draw), ReturnValues="UPDATED_NEW")
+        last = shape(TableNumberCounter).field("last")
+        return int(last.decode(out["Attributes"]))
 
     def taken_table_numbers(self, operator_id: str, first: int, limit: int) -> list[int]:
         last = keys.table_number_sk(99_999)

@@ -13,7 +13,6 @@ from baccarat_api.ports.records import (
     LiveRecord,
     RoundRecord,
     ShoeRecord,
-    TableNumberCounter,
     TableRecord,
 )
 from baccarat_api.ports.repository import ShoeHistory, Snapshot
@@ -44,7 +43,6 @@ class StateReads(DynamoBase):
         tier_id: str | None = None,
         idem_key: str | None = None,
         live: str | None = None,
-        numbers: bool = False,
     ) -> Snapshot:
         """The named items in ONE round trip: ``GetItem`` for one, ``BatchGetItem`` for more
         (strongly consistent on the state table; unprocessed keys, which only throttling
@@ -67,8 +65,6 @@ class StateReads(DynamoBase):
             wanted[keys.idempotency_key(operator_id, idem_key)] = ("idem", self.state)
         if live is not None:
             wanted[keys.live_key(operator_id, live)] = ("live", self.state)
-        if numbers:
-            wanted[keys.number_counter_key(operator_id)] = ("numbers", self.state)
         snap = Snapshot()
         found = self._fetch(wanted)
         packed = next((item for slot, item in found if slot == "shoe_packed"), None)
@@ -85,8 +81,6 @@ class StateReads(DynamoBase):
                 snap.tier = tier_doc(item)
             elif slot == "live":
                 snap.live = from_item(LiveRecord, item)
-            elif slot == "numbers":
-                snap.numbers = from_item(TableNumberCounter, item)
             else:
                 snap.idempotency = from_item(IdempotencyRecord, item)
         return snap

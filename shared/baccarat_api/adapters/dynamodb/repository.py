@@ -20,21 +20,19 @@ from baccarat_api.adapters.dynamodb.lobby import LobbyReads
 from baccarat_api.adapters.dynamodb.proofs import ProofStore
 from baccarat_api.adapters.dynamodb.reads import StateReads
 from baccarat_api.adapters.dynamodb.tokens import DynamoTokenStore
-from baccarat_api.adapters.dynamodb.writes import WriteRequests
 from baccarat_api.ports.repository import Repository
 
 __all__ = ["DynamoRepository"]
 
 
 class DynamoRepository(
-    WriteRequests,
+    LobbyReads,  # (over WriteRequests: its counter's increment is an update)
     StateReads,
     Listings,
     FeedReads,
     ProofStore,
     ConfigStore,
     ChatStore,
-    LobbyReads,
     Repository,
 ):
     """The repository over a state table and a config table (``DynamoRepository(client,
