@@ -270,7 +270,10 @@ def play_round(
     for p in people:  # the urge button (催促鈕) is the player-banker's alone; they do not bet
         assert p.js("!document.getElementById('urge').hidden") == (p.player.seat is None)
         areas = "[...document.querySelectorAll('.area')].filter((a) => !a.disabled).length"
-        assert (p.js(areas) > 0) == (p.player.seat is not None), p.name
+        if p.player.seat is None:
+            assert p.js(areas) == 0, p.name
+        else:  # once the page has drawn them seated
+            p.until("the areas open", f"{areas} > 0", timeout=5)
     if urge and len(people) > 2:
         banker = people[2]
         banker.click("#urge")
