@@ -14,6 +14,7 @@
   const I18n = window.BaccI18n;
   const R = window.BaccTableRender;
   const Actions = window.BaccTableActions;
+  const REFRESH_MS = 80;
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text, attrs) => R.el(document, tag, cls, text, attrs);
 
@@ -131,13 +132,14 @@
     scheduleRefresh();
   }
 
-  /** What the events do not carry (cards, slips' lines, presence) comes with a new snapshot. */
+  /** What the events do not carry (cards, slips' lines, presence) comes with a new snapshot:
+   * one re-read for a burst of batches (REFRESH_MS), not one per batch. */
   function scheduleRefresh() {
     if (S.refreshTimer !== null) return;
     S.refreshTimer = window.setTimeout(() => {
       S.refreshTimer = null;
       S.sub.refresh();
-    }, 30);
+    }, REFRESH_MS);
   }
 
   function onStatus(status, detail) {
