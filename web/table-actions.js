@@ -21,6 +21,18 @@
     }
   }
 
+  /** The lobby URL to go to on leaving, resolved against the page's: only http(s) (never a
+   * `javascript:` or `data:` link someone slipped into the fragment); null otherwise. */
+  function safeUrl(raw, base) {
+    if (!raw) return null;
+    try {
+      const url = new URL(raw, base);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+    } catch (err) {
+      return null;
+    }
+  }
+
   /** The route that gives up a place ("seat 3", "banker", "spectator", "watcher"). */
   function leavePath(place, me) {
     if (!place) return null;
@@ -88,7 +100,7 @@
     return `k-${Date.now()}-${Math.random().toString(36).slice(2)}`;
   }
 
-  const api = Object.freeze({ claims, leavePath, make });
+  const api = Object.freeze({ claims, leavePath, safeUrl, make });
   root.BaccTableActions = api;
   if (typeof module === 'object' && module && typeof module.exports === 'object') {
     module.exports = api;

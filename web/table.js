@@ -35,23 +35,12 @@
     S.token = p.get('token') || '';
     S.lang = I18n.pickLang(p.get('lang'), navigator.language);
     S.api = (p.get('api') || window.location.origin).replace(/\/+$/, '');
-    S.lobby = safeUrl(p.get('lobby'));
+    S.lobby = Actions.safeUrl(p.get('lobby'), window.location.href);
     const claims = Actions.claims(S.token) || {};
     S.tableId = p.get('table') || claims.tbl || '';
     S.me = claims.sub || '';
     S.role = claims.role || '';
     return claims;
-  }
-
-  /** Only an http(s) URL is followed on leaving (never `javascript:` or `data:`). */
-  function safeUrl(raw) {
-    if (!raw) return null;
-    try {
-      const url = new URL(raw, window.location.href);
-      return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-    } catch (err) {
-      return null;
-    }
   }
 
   function start() {

@@ -145,7 +145,7 @@ test('every label in both languages; the language from the link, else the browse
   assert.equal(R.placeLabel('zh', 'seat 3'), '座位 3');
 });
 
-test('the calls: a token\'s table and person, the place a leave gives up', () => {
+test('the calls: a token\'s table and person, the place a leave gives up, only an http(s) lobby', () => {
   const claims = { v: 1, tbl: 'tbl_x', sub: 'alice', role: 'seat', exp: 2 ** 31 };
   const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
   assert.deepEqual(Actions.claims(`bpt1.${payload}.mac`), claims);
@@ -154,6 +154,12 @@ test('the calls: a token\'s table and person, the place a leave gives up', () =>
   assert.equal(Actions.leavePath('banker', 'alice'), '/banker');
   assert.equal(Actions.leavePath('spectator', 'a b'), '/spectators/a%20b');
   assert.equal(Actions.leavePath(null, 'alice'), null);
+  const page = 'https://api.example/table';
+  assert.equal(Actions.safeUrl('https://casino.example/lobby#x', page), 'https://casino.example/lobby#x');
+  assert.equal(Actions.safeUrl('/lobby', page), 'https://api.example/lobby');
+  for (const bad of ['javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'data:text/html,<b>x', 'http://[', '']) {
+    assert.equal(Actions.safeUrl(bad, page), null, bad);
+  }
 });
 
 test('an API error reaches the page with its code, never swallowed', async () => {
