@@ -3645,6 +3645,16 @@ export interface components {
             table_id: string;
             /** Bettor Id */
             bettor_id: string;
+            /**
+             * Push Url
+             * @description where the holder's page subscribes: the push channel's WebSocket URL, as `GET …/state` answers it (null where no push is configured)
+             */
+            push_url: string | null;
+            /**
+             * Push Channel
+             * @description the table's push channel at the mint, `/tables/{table_id}/e{epoch}` (a rotation since moves it on: `GET …/state` names the current one)
+             */
+            push_channel: string;
         };
         /** TokenRequest */
         TokenRequest: {
