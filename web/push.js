@@ -64,10 +64,7 @@ var BaccaratPush = (() => {
   var TOKEN_RENEW_BEFORE_MS = 6e4;
   var RESUME_MAX_EVENTS = 100;
   var POLL_ONLY_MS = 2e3;
-  var DEFAULT_TIMEOUT_MS = 3e5;
   var CONNECT_TIMEOUT_MS = 3e4;
-  var CHAT_SEEN_MAX = 1e3;
-  var OWN_BALANCE_EVENTS = /* @__PURE__ */ new Set(["seat_updated", "banker_updated", "spectator_updated"]);
   function pushBackoffMs(attempt, random = Math.random) {
     const d = Math.min(3e4, 500 * 2 ** Math.min(attempt, 16));
     return Math.round(d / 2 + random() * d / 2);
@@ -95,13 +92,16 @@ var BaccaratPush = (() => {
       return null;
     }
   }
+
+  // src/push.ts
+  var DEFAULT_TIMEOUT_MS = 3e5;
+  var CHAT_SEEN_MAX = 1e3;
+  var OWN_BALANCE_EVENTS = /* @__PURE__ */ new Set(["seat_updated", "banker_updated", "spectator_updated"]);
   var systemClock = {
     now: () => Date.now(),
     setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
     clearTimeout: (h) => globalThis.clearTimeout(h)
   };
-
-  // src/push.ts
   function subscribeTable(options) {
     const o = options;
     const clock = o.clock ?? systemClock;

@@ -1,7 +1,7 @@
 // The push client's wire and its settings: AppSync Events' subprotocols, the backoff, the errors,
 // a token's expiry — pure, no runtime import (src/push.ts's only runtime import; both are bundled
 // into web/push.js).
-import type { FreshToken, PushClock } from './push-types.ts';
+import type { FreshToken } from './push-types.ts';
 
 /** An answer of the API other than 2xx/304 (its envelope's `code`, when there is one). */
 export class PushHttpError extends Error {
@@ -34,15 +34,8 @@ export const TOKEN_RENEW_BEFORE_MS = 60_000;
 export const RESUME_MAX_EVENTS = 100;
 /** No push URL configured: the feed is polled this often instead. */
 export const POLL_ONLY_MS = 2_000;
-/** The ack's `connectionTimeoutMs` when it names none (AppSync's default). */
-export const DEFAULT_TIMEOUT_MS = 300_000;
 /** From the socket's creation to `connection_ack`: longer → closed, reconnected. */
 export const CONNECT_TIMEOUT_MS = 30_000;
-/** Chat message ids remembered to tell a repeat. */
-export const CHAT_SEEN_MAX = 1_000;
-/** Events whose person's balance changed (an operator report): the own one re-reads the state. */
-export const OWN_BALANCE_EVENTS = new Set(['seat_updated', 'banker_updated', 'spectator_updated']);
-
 /** Reconnect delay of the n-th attempt (from 0): 500 ms · 2^n, capped at 30 s, drawn from [d/2, d]. */
 export function pushBackoffMs(attempt: number, random: () => number = Math.random): number {
   const d = Math.min(30_000, 500 * 2 ** Math.min(attempt, 16));
@@ -75,10 +68,3 @@ export function tokenExpiry(fresh: FreshToken): number | null {
     return null;
   }
 }
-
-/** The clock of the page (or of Node): `Date.now` and the global timers. */
-export const systemClock: PushClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
-  clearTimeout: (h) => globalThis.clearTimeout(h as ReturnType<typeof globalThis.setTimeout>),
-};

@@ -12,6 +12,7 @@ import type {
   FeedPage,
   FreshToken,
   PushChatLine,
+  PushClock,
   PushFetch,
   PushMessage,
   PushSocket,
@@ -23,11 +24,8 @@ import type {
   TableSubscription,
 } from './push-types.ts';
 import {
-  CHAT_SEEN_MAX,
   CONNECT_TIMEOUT_MS,
-  DEFAULT_TIMEOUT_MS,
   headerProtocol,
-  OWN_BALANCE_EVENTS,
   POLL_ONLY_MS,
   PUSH_PROTOCOL,
   PushHttpError,
@@ -35,25 +33,25 @@ import {
   pushBackoffMs,
   QUIET_POLL_MS,
   RESUME_MAX_EVENTS,
-  systemClock,
   TOKEN_RENEW_BEFORE_MS,
   tokenExpiry,
 } from './push-wire.ts';
 
-export {
-  CONNECT_TIMEOUT_MS,
-  headerProtocol,
-  POLL_ONLY_MS,
-  PUSH_PROTOCOL,
-  PushHttpError,
-  PushRefusedError,
-  pushBackoffMs,
-  QUIET_POLL_MS,
-  RESUME_MAX_EVENTS,
-  TOKEN_RENEW_BEFORE_MS,
-  tokenExpiry,
-} from './push-wire.ts';
+export * from './push-wire.ts';
 export type * from './push-types.ts';
+
+/** The ack's `connectionTimeoutMs` when it names none (AppSync's default). */
+const DEFAULT_TIMEOUT_MS = 300_000;
+/** Chat message ids remembered to tell a repeat. */
+const CHAT_SEEN_MAX = 1_000;
+/** Events whose person's balance changed (an operator report): the own one re-reads the state. */
+const OWN_BALANCE_EVENTS = new Set(['seat_updated', 'banker_updated', 'spectator_updated']);
+/** The clock of the page (or of Node): `Date.now` and the global timers. */
+const systemClock: PushClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
+  clearTimeout: (h) => globalThis.clearTimeout(h as ReturnType<typeof globalThis.setTimeout>),
+};
 
 interface Connection {
   ws: PushSocket;
