@@ -26,6 +26,7 @@ var BaccaratPush = (() => {
   // src/push.ts
   var push_exports = {};
   __export(push_exports, {
+    CONNECT_TIMEOUT_MS: () => CONNECT_TIMEOUT_MS,
     POLL_ONLY_MS: () => POLL_ONLY_MS,
     PUSH_PROTOCOL: () => PUSH_PROTOCOL,
     PushHttpError: () => PushHttpError,
@@ -38,6 +39,8 @@ var BaccaratPush = (() => {
     subscribeTable: () => subscribeTable,
     tokenExpiry: () => tokenExpiry
   });
+
+  // src/push-wire.ts
   var PushHttpError = class extends Error {
     constructor(status, code, url) {
       super(`${status}${code ? ` ${code}` : ""} from ${url}`);
@@ -61,9 +64,7 @@ var BaccaratPush = (() => {
   var TOKEN_RENEW_BEFORE_MS = 6e4;
   var RESUME_MAX_EVENTS = 100;
   var POLL_ONLY_MS = 2e3;
-  var DEFAULT_TIMEOUT_MS = 3e5;
-  var CHAT_SEEN_MAX = 1e3;
-  var OWN_BALANCE_EVENTS = /* @__PURE__ */ new Set(["seat_updated", "banker_updated", "spectator_updated"]);
+  var CONNECT_TIMEOUT_MS = 3e4;
   function pushBackoffMs(attempt, random = Math.random) {
     const d = Math.min(3e4, 500 * 2 ** Math.min(attempt, 16));
     return Math.round(d / 2 + random() * d / 2);
@@ -91,6 +92,11 @@ var BaccaratPush = (() => {
       return null;
     }
   }
+
+  // src/push.ts
+  var DEFAULT_TIMEOUT_MS = 3e5;
+  var CHAT_SEEN_MAX = 1e3;
+  var OWN_BALANCE_EVENTS = /* @__PURE__ */ new Set(["seat_updated", "banker_updated", "spectator_updated"]);
   var systemClock = {
     now: () => Date.now(),
     setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
@@ -368,7 +374,7 @@ var BaccaratPush = (() => {
         report(err);
         return scheduleReconnect();
       }
-      const c = { ws, timeoutMs: DEFAULT_TIMEOUT_MS, kaTimer: null, active: null, pending: /* @__PURE__ */ new Map() };
+      const c = { ws, timeoutMs: CONNECT_TIMEOUT_MS, kaTimer: null, active: null, pending: /* @__PURE__ */ new Map() };
       conn = c;
       armKa(c);
       ws.onopen = () => send(c, { type: "connection_init" });

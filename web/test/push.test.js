@@ -612,3 +612,19 @@ test('a state without push_url (no push configured) is followed by polling the f
   assert.deepEqual(seen.events, [2, 3]);
   assert.equal(svc.sockets.length, 0);
 });
+
+test('a socket that opens but never acknowledges is given up after CONNECT_TIMEOUT_MS', async () => {
+  const svc = fakeService({ silent: true });
+  svc.add(1);
+  const { seen, clock } = follow(svc, { pushUrl: PUSH, channel: svc.channel });
+  await clock.advance(0);
+  svc.socket().open(); // connection_init sent, never answered
+  assert.deepEqual(svc.socket().sent.map((m) => m.type), ['connection_init']);
+  await clock.advance(P.CONNECT_TIMEOUT_MS - 1);
+  assert.equal(svc.socket().closedWith, null);
+  await clock.advance(1);
+  assert.equal(svc.sockets[0].closedWith, 4000);
+  assert.equal(seen.statuses.at(-1), 'reconnecting');
+  await clock.advance(500);
+  assert.equal(svc.sockets.length, 2);
+});

@@ -32,6 +32,7 @@ export {
   webhookSignature,
 } from './webhook.ts';
 export {
+  CONNECT_TIMEOUT_MS,
   type FreshToken,
   headerProtocol,
   POLL_ONLY_MS,

@@ -4,148 +4,49 @@
 // silence, rotations, an expiring token).
 //
 // Written once: the browser's web/push.js is GENERATED from this file (esbuild, an IIFE defining
-// the global `BaccaratPush`; `make regen`), so it is self-contained — no runtime import, no Node
-// API; the WebSocket constructor, fetch and the clock are injected (defaults: globalThis's).
-import type { components } from './generated/openapi.ts';
+// the global `BaccaratPush`; `make regen`), so it is self-contained — no runtime import but its
+// own push-wire.ts (types from push-types.ts), no Node API; the WebSocket constructor, fetch and
+// the clock are injected (defaults: globalThis's).
+import type {
+  ChatPage,
+  FeedPage,
+  FreshToken,
+  PushChatLine,
+  PushClock,
+  PushFetch,
+  PushMessage,
+  PushSocket,
+  PushSocketConstructor,
+  PushStatus,
+  SubscribeTableOptions,
+  TableEvent,
+  TableState,
+  TableSubscription,
+} from './push-types.ts';
+import {
+  CONNECT_TIMEOUT_MS,
+  headerProtocol,
+  POLL_ONLY_MS,
+  PUSH_PROTOCOL,
+  PushHttpError,
+  PushRefusedError,
+  pushBackoffMs,
+  QUIET_POLL_MS,
+  RESUME_MAX_EVENTS,
+  TOKEN_RENEW_BEFORE_MS,
+  tokenExpiry,
+} from './push-wire.ts';
 
-type Schemas = components['schemas'];
-export type PushMessage = Schemas['PushMessage'];
-export type PushEvents = Schemas['PushEvents'];
-export type PushChat = Schemas['PushChat'];
-export type PushRotate = Schemas['PushRotate'];
-export type PushChatLine = Schemas['PushChatLine'];
-export type TableEvent = Schemas['EventOut'];
-export type TableState = Schemas['TableStateOut'];
+export * from './push-wire.ts';
+export type * from './push-types.ts';
 
-export type PushStatus = 'connecting' | 'live' | 'resyncing' | 'reconnecting' | 'closed';
-
-/** The few timer functions the helper uses (tests pass a manual clock). */
-export interface PushClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** What `onTokenExpiring` may answer: the token, or the mint answer (`TokenOut`) itself. */
-export type FreshToken = string | { token: string; expires_at?: string; expiresAt?: number };
-
-/** The WebSocket the helper needs: the browser's own, or `ws`'s in Node. */
-export interface PushSocket {
-  readonly readyState: number;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-  onopen: ((ev: unknown) => void) | null;
-  onmessage: ((ev: { data: unknown }) => void) | null;
-  onclose: ((ev: unknown) => void) | null;
-  onerror: ((ev: unknown) => void) | null;
-}
-export type PushSocketConstructor = new (url: string, protocols: string[]) => PushSocket;
-export type PushFetch = (url: string, init: { headers: Record<string, string> }) => Promise<Response>;
-
-export interface SubscribeTableOptions {
-  /** The API's base URL, e.g. `https://api.example.com` (no trailing `/v1`). */
-  api: string;
-  tableId: string;
-  /** A player token of that table (or the operator key). */
-  token: string;
-  WebSocket?: PushSocketConstructor;
-  fetch?: PushFetch;
-  /** The state: at the start, after a resync too far behind, and on `refresh()`. */
-  onSnapshot(state: TableState): void;
-  /** Table events in seq order, each once, each after the last snapshot's `seq`. */
-  onEvents(events: TableEvent[]): void;
-  /** Chat lines, each once (by `message_id`): the recent ones at the start and after a rotation, then as posted. */
-  onChat?(message: PushChatLine): void;
-  onStatus?(status: PushStatus, detail?: string): void;
-  onError?(err: unknown): void;
-  /** The token's expiry (Unix seconds): the mint answer's `expires_at`. */
-  expiresAt?: number;
-  /** Called 60 s before `expiresAt`: the operator's page answers a fresh token. */
-  onTokenExpiring?(): Promise<FreshToken>;
-  /** The mint answer's `push_url` and `push_channel`: subscribe before the first state read. */
-  pushUrl?: string | null;
-  channel?: string;
-  /** Tests: a manual clock, a fixed random. */
-  clock?: PushClock;
-  random?: () => number;
-}
-
-export interface TableSubscription {
-  close(): void;
-  /** The last seq applied (0 before the first snapshot). */
-  lastSeq(): number;
-  /** Re-read the state → onSnapshot. */
-  refresh(): Promise<void>;
-}
-
-/** An answer of the API other than 2xx/304 (its envelope's `code`, when there is one). */
-export class PushHttpError extends Error {
-  readonly status: number;
-  readonly code: string | null;
-  constructor(status: number, code: string | null, url: string) {
-    super(`${status}${code ? ` ${code}` : ''} from ${url}`);
-    this.name = 'PushHttpError';
-    this.status = status;
-    this.code = code;
-  }
-}
-
-/** The channel refused us (`connection_error`, `subscribe_error`) or the token ran out. */
-export class PushRefusedError extends Error {
-  readonly kind: string;
-  constructor(kind: string, message: string) {
-    super(`${kind}: ${message}`);
-    this.name = 'PushRefusedError';
-    this.kind = kind;
-  }
-}
-
-export const PUSH_PROTOCOL = 'aws-appsync-event-ws';
-/** No table message for this long → the feed is polled (a publish lost at a quiet table). */
-export const QUIET_POLL_MS = 30_000;
-/** The operator's page is asked for a fresh token this long before the token's `exp`. */
-export const TOKEN_RENEW_BEFORE_MS = 60_000;
-/** A reconnect resumes from the feed unless it is more than this many events behind. */
-export const RESUME_MAX_EVENTS = 100;
-/** No push URL configured: the feed is polled this often instead. */
-export const POLL_ONLY_MS = 2_000;
+/** The ack's `connectionTimeoutMs` when it names none (AppSync's default). */
 const DEFAULT_TIMEOUT_MS = 300_000;
+/** Chat message ids remembered to tell a repeat. */
 const CHAT_SEEN_MAX = 1_000;
+/** Events whose person's balance changed (an operator report): the own one re-reads the state. */
 const OWN_BALANCE_EVENTS = new Set(['seat_updated', 'banker_updated', 'spectator_updated']);
-
-/** Reconnect delay of the n-th attempt (from 0): 500 ms · 2^n, capped at 30 s, drawn from [d/2, d]. */
-export function pushBackoffMs(attempt: number, random: () => number = Math.random): number {
-  const d = Math.min(30_000, 500 * 2 ** Math.min(attempt, 16));
-  return Math.round(d / 2 + (random() * d) / 2);
-}
-
-/** `header-<base64url of {host, Authorization}>` (no padding): the socket's credentials. */
-export function headerProtocol(pushUrl: string, authorization: string): string {
-  const host = new URL(pushUrl).host.replace('appsync-realtime-api', 'appsync-api');
-  const json = JSON.stringify({ host, Authorization: authorization });
-  const bytes = new TextEncoder().encode(json);
-  let binary = '';
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return 'header-' + btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/** A fresh token's expiry (Unix s): given, or the `exp` claim a `bpt1.` token carries, else null. */
-export function tokenExpiry(fresh: FreshToken): number | null {
-  if (typeof fresh !== 'string') {
-    if (fresh.expiresAt !== undefined) return fresh.expiresAt;
-    if (fresh.expires_at !== undefined) return Math.floor(Date.parse(fresh.expires_at) / 1000);
-    return tokenExpiry(fresh.token);
-  }
-  const part = fresh.startsWith('bpt1.') ? fresh.split('.')[1] : undefined;
-  if (!part) return null;
-  try {
-    const claims = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: unknown };
-    return typeof claims.exp === 'number' ? claims.exp : null;
-  } catch {
-    return null;
-  }
-}
-
+/** The clock of the page (or of Node): `Date.now` and the global timers. */
 const systemClock: PushClock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
@@ -162,8 +63,6 @@ interface Connection {
   pending: Map<string, 'start' | 'rotate' | 'token'>;
 }
 
-type FeedPage = Schemas['EventsPageOut'];
-type ChatPage = Schemas['ChatPageOut'];
 
 /** Follow one table: snapshot, then its events once each in order (docs/api.md "Push"). */
 export function subscribeTable(options: SubscribeTableOptions): TableSubscription {
@@ -474,7 +373,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
       report(err);
       return scheduleReconnect();
     }
-    const c: Connection = { ws, timeoutMs: DEFAULT_TIMEOUT_MS, kaTimer: null, active: null, pending: new Map() };
+    const c: Connection = { ws, timeoutMs: CONNECT_TIMEOUT_MS, kaTimer: null, active: null, pending: new Map() };
     conn = c;
     armKa(c);
     ws.onopen = () => send(c, { type: 'connection_init' });
