@@ -42,6 +42,8 @@ class Verdict:
     #: What the proof is of, as signed (v2): its table and shoe, and whether that is the shoe
     #: asked for, e.g. ``table tbl_…, shoe tbl_…_s2 (the shoe asked for)``; None: unreadable.
     subject: str | None = None
+    #: The beacon a bacc-pf-v2 proof's rounds waited for: "drand quicknet" or "test beacon".
+    beacon: str | None = None
 
     def line(self) -> str:
         about = f"; {self.subject}" if self.subject else ""
@@ -54,6 +56,10 @@ class Verdict:
         """``interventions: <the one line>`` (v2 proofs), or None."""
         if self.interventions is None:
             return None
+        if "beacon_voids" in self.interventions:  # bacc-pf-v2: the beacon voids apart
+            from .pf2proof import interventions_v2_text
+
+            return f"interventions: {interventions_v2_text(self.interventions)}"
         return f"interventions: {interventions_text(self.interventions)}"
 
     def as_dict(self) -> dict[str, Any]:
@@ -66,6 +72,7 @@ class Verdict:
             "interventions": self.interventions,
             "interventions_line": self.interventions_line(),
             "subject": self.subject,
+            **({"beacon": self.beacon} if self.beacon else {}),
             "mismatches": [
                 {"where": m.where, "field": m.field, "expected": m.expected, "found": m.found}
                 | ({"message": m.message} if m.message else {})

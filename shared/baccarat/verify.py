@@ -10,13 +10,15 @@ match, in plain words.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from . import proofdoc
+from .beacon import Beacon, BeaconError, Chain
 from .cards import code, codes
 from .fairness import SPEC, FairnessError, Shoe, client_hash, derive_shoe, verify_link
+from .fairness_v2 import SPEC as SPEC_PF2
 from .proofbook import SPEC_V11
 from .proofbytes import ProofFormatError
 from .proofchecks import SETTLEMENT_FIELDS as SETTLEMENT_FIELDS
@@ -42,6 +44,9 @@ from .verdict import ProofError as ProofError
 from .verdict import SettlementCheck as SettlementCheck
 from .verdict import SignatureCheck as SignatureCheck
 from .verdict import Verdict as Verdict
+
+#: ``beacon_check(chain, beacon) -> bool``: the BLS check of a beacon (``baccarat_bls``).
+BeaconCheck = Callable[[Chain, Beacon], bool]
 
 
 def _get(proof: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
@@ -246,10 +251,19 @@ def _summary(number: int, n: int, walked: _Rounds, closed_early: bool) -> str:
     )
 
 
-def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) -> Verdict:
-    """The cards and money of one proof (assembled from its pages for v2)."""
+def _verify(
+    proof: Mapping[str, Any],
+    settlement_check: SettlementCheck | None,
+    beacon_check: BeaconCheck | None = None,
+) -> Verdict:
+    """The cards and money of one proof (assembled from its pages for v2); a bacc-pf-v2 shoe's
+    are :func:`baccarat.pf2verify.verify_pf2`'s."""
     v2 = is_v2(proof)
     spec = _get(proof, "spec", str)
+    if v2 and spec == SPEC_PF2:
+        from .pf2verify import verify_pf2
+
+        return verify_pf2(proof, settlement_check, beacon_check)
     if spec != SPEC and not (v2 and spec == SPEC_V11):
         return Verdict(
             ok=False, summary=f"unknown spec {spec!r}; this verifier knows {SPEC} and {SPEC_V11}"
@@ -315,6 +329,7 @@ def verify(
     require_signature: bool = True,
     settlement_check: SettlementCheck | None = check_settlement,
     shoe_id: str | None = None,
+    beacon_check: BeaconCheck | None = None,
 ) -> Verdict:
     """Everything a proof claims: a v2 proof (a page, a list of pages or a bundle) with its
     pages, signature (``keys``: the JWK set ``{"keys": [...]}`` of ``GET /v1/signing-keys``,
@@ -323,7 +338,10 @@ def verify(
 
     ``shoe_id``: the shoe asked for (the id in the proof's URL, or the one the user names): a
     proof of any other shoe — another table's clean signed proof served at this shoe's URL —
-    fails, whatever else holds. The verdict names the table and the shoe the proof is of."""
+    fails, whatever else holds. The verdict names the table and the shoe the proof is of.
+
+    ``beacon_check(chain, beacon)``: the BLS check of a bacc-pf-v2 proof's beacons
+    (``baccarat_bls.verify_beacon``); without it such a proof does not verify."""
     try:
         pages = proof_pages(document)
         if pages is None:
@@ -335,7 +353,7 @@ def verify(
         sig_bad, how = check_signature(
             pages, proof, keys, keys_source, signature_check, require_signature
         )
-        verdict = _verify(proof, settlement_check)
+        verdict = _verify(proof, settlement_check, beacon_check)
         subject_bad, verdict.subject = check_subject(proof, shoe_id)
         verdict.mismatches[:0] = subject_bad + sig_bad + front
         verdict.ok = not verdict.mismatches
@@ -345,5 +363,5 @@ def verify(
         elif pages[0].get("signature") is None:
             verdict.summary += "; unsigned"
         return verdict
-    except (ProofError, FairnessError, UnsafeRulesError, ProofFormatError) as exc:
+    except (ProofError, FairnessError, UnsafeRulesError, ProofFormatError, BeaconError) as exc:
         return Verdict(ok=False, summary=f"unreadable proof: {exc}")

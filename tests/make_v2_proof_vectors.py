@@ -1,0 +1,189 @@
+"""Make the signed sample proof of a whole ``bacc-pf-v2`` shoe: ``tests/vectors/pf2_sample_proof.json``
+(``docs/bacc-pf-v2.md``, "The proof document"; the CLI and the browser verify it, and every
+tamper test starts from it).
+
+    .venv/bin/python tests/make_v2_proof_vectors.py
+
+The shoe is played in the core alone, as the service would: star-city rules (4 decks, 30
+rounds), the spec's example chain (shoe 3), three seated bettors betting at random (a fixed
+``random.Random`` seed), each round locked at a time, its book root computed at the lock from
+the locked bets, its beacon round the lock's (``beacon.lock_round``), signed by a local **test
+beacon** with a fixed key (``baccarat_dev.beacon_local``; the proof says ``test: true``), the
+cards drawn by ``fairness_v2``, every settlement by ``baccarat.settlement``. Round 7 is voided
+``beacon_unavailable`` and its beacon came later (priced), round 19 likewise and its beacon never
+came, round 12 is a misdeal after its cards: 30 rounds deal cards, the shoe ends by its rules
+after round 32. Signed with the TEST ONLY key; an unchanged manifest keeps its signature.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from make_beacon_vectors import GENESIS_MS, SECRET  # noqa: E402
+from support.signed_proofs import (  # noqa: E402
+    SIGNED_AT,
+    TEST_KEY_ID,
+    TEST_REF_KEY,
+    sign_with_test_key,
+)
+
+from baccarat import beacon, fairness_v2, pf2proof, proofdoc  # noqa: E402
+from baccarat.bets import Bet, BetType, Role  # noqa: E402
+from baccarat.cards import code  # noqa: E402
+from baccarat.fairness import anchor_of, client_hash, round_json, walk_chain  # noqa: E402
+from baccarat.profiles import STAR_CITY, TableConfig, repo_tiers  # noqa: E402
+from baccarat.settlement import settle  # noqa: E402
+from baccarat_dev.beacon_local import LocalBeacon  # noqa: E402
+
+SAMPLE = HERE / "vectors" / "pf2_sample_proof.json"
+TABLE_ID = "tbl_vector"
+SHOE_NUMBER = 3
+SEED = "bacc-pf-v2 sample"
+CHAIN_TOP = hashlib.sha256(b"bacc-pf-v1 example chain secret - never use in production").digest()
+#: 2025-12-02T00:00:00Z: a day after the test beacon's genesis.
+T0_MS = GENESIS_MS + 86_400_000
+BEACON_VOIDS = {7: "late", 19: "never"}
+MISDEAL = 12
+ROUNDS = 32
+BUDGET = 20_000
+BETTORS = (("alice", 1), ("bob", 2), ("carol", 3))
+TYPES = ("banker", "player", "tie", "player_pair", "banker_pair")
+
+
+def _at(ms: int) -> str:
+    moment = dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _bets(rng: random.Random) -> list[dict[str, Any]]:
+    """0 to 3 bettors, each one or two lines, in accepted order (API form)."""
+    out = []
+    for who, seat in BETTORS:
+        if rng.random() < 0.3:
+            continue
+        for kind in rng.sample(TYPES[:2], 1) + (rng.sample(TYPES[2:], 1) if rng.random() < 0.3 else []):
+            most = 5000 if kind in ("banker", "player") else 1000
+            out.append({"bettor_id": who, "role": "seated", "seat": seat, "type": kind,
+                        "amount": 100 * rng.randint(1, most // 100), "balance": 90_000})  # fmt: skip
+    rng.shuffle(out)
+    return out
+
+
+def _book_root(round_id: str, bets: list[dict[str, Any]]) -> str:
+    """The lock's book root, as the service computes it from the locked bets (by ref)."""
+    public = proofdoc.public_bets(bets, proofdoc.refs_for(TEST_REF_KEY, TABLE_ID))
+    seated = fairness_v2.seated_root(round_id, public)
+    return fairness_v2.locked_root(seated, fairness_v2.EMPTY_ROOT).hex()
+
+
+def _settlement(config: TableConfig, rnd: Any, raw: list[dict[str, Any]], n: int, at: str) -> dict[str, Any]:
+    bets = [Bet(b["bettor_id"], Role(b["role"]), BetType(b["type"]), b["amount"], order=i)
+            for i, b in enumerate(raw)]  # fmt: skip
+    s = settle(config, rnd, bets)
+    return {"round_id": f"{TABLE_ID}_s{SHOE_NUMBER}_r{n}", "round_number": n, **s.as_dict(),
+            "nets": s.nets(), "settled_at": at, "auto_settled": False}  # fmt: skip
+
+
+def private_proof() -> dict[str, Any]:
+    """The private final proof of the sample shoe (the core alone, no service)."""
+    config = TableConfig(STAR_CITY, repo_tiers()["star-city-fun"])
+    rules = config.profile.shoe_rules
+    signer = LocalBeacon(secret=SECRET, period_ms=3_000, genesis_ms=GENESIS_MS)
+    chain = signer.chain
+    secret = walk_chain(CHAIN_TOP, 10 - SHOE_NUMBER)
+    header = {"server_seed": secret.hex(), "client_seed": SEED, "shoe_number": SHOE_NUMBER,
+              "rules": rules.as_dict()}  # fmt: skip
+    key, _ = pf2proof.key_of(header)
+    rng = random.Random(28)
+    rows: list[dict[str, Any]] = []
+    inputs: list[fairness_v2.RoundInput] = []
+    for n in range(1, ROUNDS + 1):
+        locked = T0_MS + 45_000 * n + rng.randint(0, 2_999)
+        bets = _bets(rng)
+        root = _book_root(f"{TABLE_ID}_s{SHOE_NUMBER}_r{n}", bets)
+        b_round = beacon.lock_round(chain, locked)
+        sig = signer.sign(b_round).signature
+        row: dict[str, Any] = {"round_number": n, "bets": bets, "player_banker": None,
+                               "lock": {"locked_at": _at(locked), "book_root": root,
+                                        "beacon_round": b_round}}  # fmt: skip
+        if n in BEACON_VOIDS:
+            row["void"] = {"reason": pf2proof.BEACON_VOID, "note": "drand did not answer in time",
+                           "voided_at": _at(locked + 30_000)}  # fmt: skip
+            row["settlement"] = None
+            if BEACON_VOIDS[n] == "late":
+                row["beacon"] = {"round": b_round, "signature": sig.hex()}
+            inputs.append(fairness_v2.RoundInput(bytes.fromhex(root), None))
+        else:
+            row["beacon"] = {"round": b_round, "signature": sig.hex()}
+            draw = fairness_v2.BeaconDraw(bytes.fromhex(chain.chain_hash), b_round, sig)
+            inputs.append(fairness_v2.RoundInput(bytes.fromhex(root), draw))
+        rows.append(row)
+    shoe = fairness_v2.shoe_from_key_v2(key, rules, inputs)
+    assert shoe.ended_by_rules and len(shoe.draws) == ROUNDS
+    for row, drawn in zip(rows, shoe.draws, strict=True):
+        if drawn is None:
+            continue
+        n = row["round_number"]
+        dealt = beacon.round_time(chain, row["beacon"]["round"]) + 400 + rng.randint(0, 300)
+        row |= round_json(drawn.round) | {"dealt_at": _at(dealt)}
+        if n == MISDEAL:
+            row["settlement"] = None
+            row["void"] = {"reason": "misdeal", "note": "a card face up", "voided_at": _at(dealt + 9_000)}
+        else:
+            row["settlement"] = _settlement(config, drawn.round, row["bets"], n, _at(dealt + 15_000))
+    last = rows[-1]
+    return {
+        "spec": "bacc-pf-v1",
+        "fairness": pf2proof.SPEC,
+        "beacon": pf2proof.chain_json(chain),
+        "shoe_id": f"{TABLE_ID}_s{SHOE_NUMBER}",
+        "table_id": TABLE_ID,
+        "anchor": anchor_of(secret, SHOE_NUMBER).hex(),
+        "shoe_number": SHOE_NUMBER,
+        "client_seed": SEED,
+        "client_hash": client_hash(SEED).hex(),
+        "rules": rules.as_dict(),
+        "server_seed": secret.hex(),
+        "end_reason": "rules",
+        "ended_at": last["settlement"]["settled_at"],
+        "cut_index": shoe.cut_index,
+        "burn": len(shoe.burned),
+        "burn_exposed": None if shoe.burn_exposed is None else code(shoe.burn_exposed),
+        "first_round_start": shoe.first_start,
+        "table_config": config.to_dict(),
+        "rounds": rows,
+    }
+
+
+def sample_pages(previous: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    public = proofdoc.public_proof(private_proof(), TEST_REF_KEY)
+    pages = proofdoc.paginate(public, BUDGET)
+    manifest = proofdoc.manifest(pages, TEST_KEY_ID, SIGNED_AT)
+    kept = previous[0]["signature"] if previous else None
+    if kept and kept["manifest"] == manifest:
+
+        def signer(_: bytes) -> bytes:
+            return proofdoc.b64url_decode(kept["value"])
+    else:
+        signer = sign_with_test_key
+    return proofdoc.sign(pages, signer, TEST_KEY_ID, SIGNED_AT)
+
+
+def main() -> None:
+    previous = json.loads(SAMPLE.read_text(encoding="utf-8"))["pages"] if SAMPLE.exists() else None
+    pages = sample_pages(previous)
+    SAMPLE.write_text(json.dumps({"pages": pages}, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {SAMPLE.relative_to(HERE.parent)}: {len(pages)} pages")
+
+
+if __name__ == "__main__":
+    main()
