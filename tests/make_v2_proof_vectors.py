@@ -12,7 +12,9 @@ beacon** with a fixed key (``baccarat_dev.beacon_local``; the proof says ``test:
 cards drawn by ``fairness_v2``, every settlement by ``baccarat.settlement``. Round 7 is voided
 ``beacon_unavailable`` and its beacon came later (priced), round 19 likewise and its beacon never
 came, round 12 is a misdeal after its cards: 30 rounds deal cards, the shoe ends by its rules
-after round 32. Signed with the TEST ONLY key; an unchanged manifest keeps its signature.
+after round 32. And ``tests/vectors/pf2_quicknet_proof.json``: five rounds keyed by five REAL
+drand quicknet rounds (``tests/vectors/quicknet.json``), closed early. Both signed with the TEST
+ONLY key; an unchanged manifest keeps its signature.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import hashlib
 import json
 import random
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +49,8 @@ from baccarat.settlement import settle  # noqa: E402
 from baccarat_dev.beacon_local import LocalBeacon  # noqa: E402
 
 SAMPLE = HERE / "vectors" / "pf2_sample_proof.json"
+QUICKNET_SAMPLE = HERE / "vectors" / "pf2_quicknet_proof.json"
+QUICKNET = HERE / "vectors" / "quicknet.json"
 TABLE_ID = "tbl_vector"
 SHOE_NUMBER = 3
 SEED = "bacc-pf-v2 sample"
@@ -85,76 +91,123 @@ def _book_root(round_id: str, bets: list[dict[str, Any]]) -> str:
     return fairness_v2.locked_root(seated, fairness_v2.EMPTY_ROOT).hex()
 
 
-def _settlement(config: TableConfig, rnd: Any, raw: list[dict[str, Any]], n: int, at: str) -> dict[str, Any]:
+def _settlement(
+    config: TableConfig, rnd: Any, raw: list[dict[str, Any]], shoe: int, n: int, at: str
+) -> dict[str, Any]:
     bets = [Bet(b["bettor_id"], Role(b["role"]), BetType(b["type"]), b["amount"], order=i)
             for i, b in enumerate(raw)]  # fmt: skip
     s = settle(config, rnd, bets)
-    return {"round_id": f"{TABLE_ID}_s{SHOE_NUMBER}_r{n}", "round_number": n, **s.as_dict(),
+    return {"round_id": f"{TABLE_ID}_s{shoe}_r{n}", "round_number": n, **s.as_dict(),
             "nets": s.nets(), "settled_at": at, "auto_settled": False}  # fmt: skip
 
 
-def private_proof() -> dict[str, Any]:
-    """The private final proof of the sample shoe (the core alone, no service)."""
+@dataclass(frozen=True)
+class Plan:
+    """What a sample shoe is played with: its beacon chain and signer, when each round locks,
+    which rounds are voided and how, and how many round numbers are used."""
+
+    chain: beacon.Chain
+    sign: Callable[[int], bytes]
+    lock_ms: Callable[[int, random.Random], int]
+    rounds: int
+    beacon_voids: dict[int, str]
+    misdeal: int | None
+    shoe_number: int
+    client_seed: str
+
+
+def test_beacon_plan() -> Plan:
+    """The whole shoe on a local test beacon (the module docstring)."""
+    signer = LocalBeacon(secret=SECRET, period_ms=3_000, genesis_ms=GENESIS_MS)
+    return Plan(
+        chain=signer.chain,
+        sign=lambda r: signer.sign(r).signature,
+        lock_ms=lambda n, rng: T0_MS + 45_000 * n + rng.randint(0, 2_999),
+        rounds=ROUNDS,
+        beacon_voids=BEACON_VOIDS,
+        misdeal=MISDEAL,
+        shoe_number=SHOE_NUMBER,
+        client_seed=SEED,
+    )
+
+
+def quicknet_plan() -> Plan:
+    """Five rounds keyed by five REAL drand quicknet rounds (tests/vectors/quicknet.json), each
+    locked 4.5 s before its round was due; the shoe closed early."""
+    real = json.loads(QUICKNET.read_text(encoding="utf-8"))["rounds"]
+    sigs = {r["round"]: bytes.fromhex(r["signature"]) for r in real}
+    order = sorted(sigs)
+    return Plan(
+        chain=beacon.QUICKNET,
+        sign=lambda r: sigs[r],
+        lock_ms=lambda n, _: beacon.round_time(beacon.QUICKNET, order[n - 1]) - 4_500,
+        rounds=len(order),
+        beacon_voids={},
+        misdeal=None,
+        shoe_number=4,
+        client_seed="bacc-pf-v2 quicknet sample",
+    )
+
+
+def private_proof(plan: Plan) -> dict[str, Any]:
+    """The private final proof of a sample shoe (the core alone, no service)."""
     config = TableConfig(STAR_CITY, repo_tiers()["star-city-fun"])
     rules = config.profile.shoe_rules
-    signer = LocalBeacon(secret=SECRET, period_ms=3_000, genesis_ms=GENESIS_MS)
-    chain = signer.chain
-    secret = walk_chain(CHAIN_TOP, 10 - SHOE_NUMBER)
-    header = {"server_seed": secret.hex(), "client_seed": SEED, "shoe_number": SHOE_NUMBER,
-              "rules": rules.as_dict()}  # fmt: skip
+    chain, number = plan.chain, plan.shoe_number
+    secret = walk_chain(CHAIN_TOP, 10 - number)
+    header = {"server_seed": secret.hex(), "client_seed": plan.client_seed,
+              "shoe_number": number, "rules": rules.as_dict()}  # fmt: skip
     key, _ = pf2proof.key_of(header)
-    rng = random.Random(28)
+    rng = random.Random(28 + number)
     rows: list[dict[str, Any]] = []
     inputs: list[fairness_v2.RoundInput] = []
-    for n in range(1, ROUNDS + 1):
-        locked = T0_MS + 45_000 * n + rng.randint(0, 2_999)
+    for n in range(1, plan.rounds + 1):
+        locked = plan.lock_ms(n, rng)
         bets = _bets(rng)
-        root = _book_root(f"{TABLE_ID}_s{SHOE_NUMBER}_r{n}", bets)
+        root = _book_root(f"{TABLE_ID}_s{number}_r{n}", bets)
         b_round = beacon.lock_round(chain, locked)
-        sig = signer.sign(b_round).signature
+        sig = plan.sign(b_round)
         row: dict[str, Any] = {"round_number": n, "bets": bets, "player_banker": None,
                                "lock": {"locked_at": _at(locked), "book_root": root,
                                         "beacon_round": b_round}}  # fmt: skip
-        if n in BEACON_VOIDS:
+        draw = fairness_v2.BeaconDraw(bytes.fromhex(chain.chain_hash), b_round, sig)
+        if n in plan.beacon_voids:
             row["void"] = {"reason": pf2proof.BEACON_VOID, "note": "drand did not answer in time",
                            "voided_at": _at(locked + 30_000)}  # fmt: skip
             row["settlement"] = None
-            if BEACON_VOIDS[n] == "late":
+            if plan.beacon_voids[n] == "late":
                 row["beacon"] = {"round": b_round, "signature": sig.hex()}
-            inputs.append(fairness_v2.RoundInput(bytes.fromhex(root), None))
+            draw = None
         else:
             row["beacon"] = {"round": b_round, "signature": sig.hex()}
-            draw = fairness_v2.BeaconDraw(bytes.fromhex(chain.chain_hash), b_round, sig)
-            inputs.append(fairness_v2.RoundInput(bytes.fromhex(root), draw))
+        inputs.append(fairness_v2.RoundInput(bytes.fromhex(root), draw))
         rows.append(row)
     shoe = fairness_v2.shoe_from_key_v2(key, rules, inputs)
-    assert shoe.ended_by_rules and len(shoe.draws) == ROUNDS
     for row, drawn in zip(rows, shoe.draws, strict=True):
         if drawn is None:
             continue
         n = row["round_number"]
         dealt = beacon.round_time(chain, row["beacon"]["round"]) + 400 + rng.randint(0, 300)
         row |= round_json(drawn.round) | {"dealt_at": _at(dealt)}
-        if n == MISDEAL:
+        if n == plan.misdeal:
             row["settlement"] = None
             row["void"] = {"reason": "misdeal", "note": "a card face up", "voided_at": _at(dealt + 9_000)}
         else:
-            row["settlement"] = _settlement(config, drawn.round, row["bets"], n, _at(dealt + 15_000))
-    last = rows[-1]
+            row["settlement"] = _settlement(config, drawn.round, row["bets"], number, n, _at(dealt + 15_000))
     return {
         "spec": "bacc-pf-v1",
         "fairness": pf2proof.SPEC,
         "beacon": pf2proof.chain_json(chain),
-        "shoe_id": f"{TABLE_ID}_s{SHOE_NUMBER}",
+        "shoe_id": f"{TABLE_ID}_s{number}",
         "table_id": TABLE_ID,
-        "anchor": anchor_of(secret, SHOE_NUMBER).hex(),
-        "shoe_number": SHOE_NUMBER,
-        "client_seed": SEED,
-        "client_hash": client_hash(SEED).hex(),
+        "anchor": anchor_of(secret, number).hex(),
+        "shoe_number": number,
+        "client_seed": plan.client_seed,
+        "client_hash": client_hash(plan.client_seed).hex(),
         "rules": rules.as_dict(),
         "server_seed": secret.hex(),
-        "end_reason": "rules",
-        "ended_at": last["settlement"]["settled_at"],
+        "end_reason": "rules" if shoe.ended_by_rules else "closed",
+        "ended_at": rows[-1]["settlement"]["settled_at"],
         "cut_index": shoe.cut_index,
         "burn": len(shoe.burned),
         "burn_exposed": None if shoe.burn_exposed is None else code(shoe.burn_exposed),
@@ -164,8 +217,8 @@ def private_proof() -> dict[str, Any]:
     }
 
 
-def sample_pages(previous: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    public = proofdoc.public_proof(private_proof(), TEST_REF_KEY)
+def sample_pages(plan: Plan, previous: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    public = proofdoc.public_proof(private_proof(plan), TEST_REF_KEY)
     pages = proofdoc.paginate(public, BUDGET)
     manifest = proofdoc.manifest(pages, TEST_KEY_ID, SIGNED_AT)
     kept = previous[0]["signature"] if previous else None
@@ -179,10 +232,11 @@ def sample_pages(previous: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    previous = json.loads(SAMPLE.read_text(encoding="utf-8"))["pages"] if SAMPLE.exists() else None
-    pages = sample_pages(previous)
-    SAMPLE.write_text(json.dumps({"pages": pages}, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {SAMPLE.relative_to(HERE.parent)}: {len(pages)} pages")
+    for out, plan in ((SAMPLE, test_beacon_plan()), (QUICKNET_SAMPLE, quicknet_plan())):
+        previous = json.loads(out.read_text(encoding="utf-8"))["pages"] if out.exists() else None
+        pages = sample_pages(plan, previous)
+        out.write_text(json.dumps({"pages": pages}, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {out.relative_to(HERE.parent)}: {len(pages)} pages")
 
 
 if __name__ == "__main__":
