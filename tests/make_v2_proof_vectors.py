@@ -1,4 +1,4 @@
-"""Make the signed sample proof of a whole ``bacc-pf-v2`` shoe: ``tests/vectors/pf2_sample_proof.json``
+"""Make the signed sample proofs of ``bacc-pf-v2`` shoes: ``tests/vectors/pf2_sample_proof.json``
 (``docs/bacc-pf-v2.md``, "The proof document"; the CLI and the browser verify it, and every
 tamper test starts from it).
 
@@ -34,10 +34,8 @@ sys.path.insert(0, str(HERE))
 
 from make_beacon_vectors import GENESIS_MS, SECRET  # noqa: E402
 from support.signed_proofs import (  # noqa: E402
-    SIGNED_AT,
-    TEST_KEY_ID,
     TEST_REF_KEY,
-    sign_with_test_key,
+    sign_keeping,
 )
 
 from baccarat import beacon, fairness_v2, pf2proof, proofdoc  # noqa: E402
@@ -76,10 +74,13 @@ def _bets(rng: random.Random) -> list[dict[str, Any]]:
     for who, seat in BETTORS:
         if rng.random() < 0.3:
             continue
-        for kind in rng.sample(TYPES[:2], 1) + (rng.sample(TYPES[2:], 1) if rng.random() < 0.3 else []):
+        for kind in rng.sample(TYPES[:2], 1) + (
+            rng.sample(TYPES[2:], 1) if rng.random() < 0.3 else []
+        ):
             most = 5000 if kind in ("banker", "player") else 1000
+            amount = 100 * rng.randint(1, most // 100)
             out.append({"bettor_id": who, "role": "seated", "seat": seat, "type": kind,
-                        "amount": 100 * rng.randint(1, most // 100), "balance": 90_000})  # fmt: skip
+                        "amount": amount, "balance": 90_000})  # fmt: skip
     rng.shuffle(out)
     return out
 
@@ -116,7 +117,7 @@ class Plan:
     client_seed: str
 
 
-def test_beacon_plan() -> Plan:
+def whole_shoe_plan() -> Plan:
     """The whole shoe on a local test beacon (the module docstring)."""
     signer = LocalBeacon(secret=SECRET, period_ms=3_000, genesis_ms=GENESIS_MS)
     return Plan(
@@ -191,9 +192,15 @@ def private_proof(plan: Plan) -> dict[str, Any]:
         row |= round_json(drawn.round) | {"dealt_at": _at(dealt)}
         if n == plan.misdeal:
             row["settlement"] = None
-            row["void"] = {"reason": "misdeal", "note": "a card face up", "voided_at": _at(dealt + 9_000)}
+            row["void"] = {
+                "reason": "misdeal",
+                "note": "a card face up",
+                "voided_at": _at(dealt + 9_000),
+            }
         else:
-            row["settlement"] = _settlement(config, drawn.round, row["bets"], number, n, _at(dealt + 15_000))
+            row["settlement"] = _settlement(
+                config, drawn.round, row["bets"], number, n, _at(dealt + 15_000)
+            )
     return {
         "spec": "bacc-pf-v1",
         "fairness": pf2proof.SPEC,
@@ -218,21 +225,13 @@ def private_proof(plan: Plan) -> dict[str, Any]:
 
 
 def sample_pages(plan: Plan, previous: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    public = proofdoc.public_proof(private_proof(plan), TEST_REF_KEY)
+    public = pf2proof.public_proof_v2(private_proof(plan), TEST_REF_KEY)
     pages = proofdoc.paginate(public, BUDGET)
-    manifest = proofdoc.manifest(pages, TEST_KEY_ID, SIGNED_AT)
-    kept = previous[0]["signature"] if previous else None
-    if kept and kept["manifest"] == manifest:
-
-        def signer(_: bytes) -> bytes:
-            return proofdoc.b64url_decode(kept["value"])
-    else:
-        signer = sign_with_test_key
-    return proofdoc.sign(pages, signer, TEST_KEY_ID, SIGNED_AT)
+    return sign_keeping(pages, previous)
 
 
 def main() -> None:
-    for out, plan in ((SAMPLE, test_beacon_plan()), (QUICKNET_SAMPLE, quicknet_plan())):
+    for out, plan in ((SAMPLE, whole_shoe_plan()), (QUICKNET_SAMPLE, quicknet_plan())):
         previous = json.loads(out.read_text(encoding="utf-8"))["pages"] if out.exists() else None
         pages = sample_pages(plan, previous)
         out.write_text(json.dumps({"pages": pages}, indent=1) + "\n", encoding="utf-8")

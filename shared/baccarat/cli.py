@@ -17,6 +17,7 @@ from .fairness import SECRET_BYTES, FairnessError, derive_shoe, verify_link
 from .rules import PROFILE_RULES, ShoeRules, UnsafeRulesError
 
 if TYPE_CHECKING:
+    from .verdict import Verdict
     from .verify import BeaconCheck, SignatureCheck
 
 
@@ -248,6 +249,22 @@ def _asked_shoe(args: argparse.Namespace) -> str | None:
     return asked.pop() if asked else None
 
 
+def _print_verdict(as_json: bool, verdict: Verdict, extra: list[tuple[str, Any]]) -> None:
+    """The verdict (and the receipt's and books' checks) as lines, or as one JSON report."""
+    if as_json:
+        report = verdict.as_dict() | {name: v.as_dict() for name, v in extra}
+        print(json.dumps(report, ensure_ascii=False))
+        return
+    print(verdict.line())
+    if verdict.beacon is not None:
+        never = "" if verdict.beacon == "drand quicknet" else " (never drand)"
+        print(f"beacon: {verdict.beacon}{never}")
+    if (line := verdict.interventions_line()) is not None:
+        print(line)
+    for _, v in extra:
+        print("\n".join(v.lines()))
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from .bookcli import checks
     from .verify import verify
@@ -278,17 +295,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         extra = checks(args, document, _read_proof, verdict.ok)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    if args.json:
-        report = verdict.as_dict() | {name: v.as_dict() for name, v in extra}
-        print(json.dumps(report, ensure_ascii=False))
-    else:
-        print(verdict.line())
-        if verdict.beacon is not None:
-            print(f"beacon: {verdict.beacon}" + (" (never drand)" * (verdict.beacon != "drand quicknet")))
-        if (line := verdict.interventions_line()) is not None:
-            print(line)
-        for _, v in extra:
-            print("\n".join(v.lines()))
+    _print_verdict(args.json, verdict, extra)
     return 0 if verdict.ok and all(v.ok for _, v in extra) else 1
 
 

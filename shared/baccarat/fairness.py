@@ -153,8 +153,7 @@ class Shoe:
 
     def rounds_json(self) -> list[dict[str, Any]]:
         """Every round as JSON (the ``rounds`` of ``baccarat shoe`` and of the API's proof)."""
-        return [round_json(r) for r in self.rounds
-        ]
+        return [round_json(r) for r in self.rounds]
 
 
 def _limit(m: int) -> int:

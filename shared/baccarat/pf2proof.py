@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from . import beacon, fairness_v2, proofdoc
-from .fairness import client_hash, shoe_key
+from .fairness import FairnessError, client_hash, shoe_key
 from .fairness_v2 import BeaconDraw, RoundDraw, RoundInput, ShoeV2, shoe_from_key_v2
 from .interventions import interventions, voided_nets
 from .profiles import TableConfig
@@ -110,7 +110,7 @@ def beacon_draw(round_: Mapping[str, Any], chain_hash: bytes, where: str) -> Bea
     signature = _hex(doc.get("signature"), None, f"{where}'s beacon.signature")
     try:
         return BeaconDraw(chain_hash, doc["round"], signature).check()
-    except fairness_v2.FairnessError as exc:
+    except FairnessError as exc:
         raise ProofFormatError(f"{where}: {exc}") from None
 
 
@@ -118,9 +118,7 @@ def key_of(header: Mapping[str, Any]) -> tuple[bytes, ShoeRules]:
     """The shoe key ``K`` (v1's) and the rules, from the revealed header."""
     rules = ShoeRules.from_dict(header["rules"])
     secret = bytes.fromhex(header["server_seed"])
-    return shoe_key(
-        secret, client_hash(header["client_seed"]), header["shoe_number"], rules
-    ), rules
+    return shoe_key(secret, client_hash(header["client_seed"]), header["shoe_number"], rules), rules
 
 
 def priced_draw(
@@ -268,3 +266,23 @@ def public_proof_v2(proof: Mapping[str, Any], ref_key: bytes) -> dict[str, Any]:
         "interventions": interventions_v2(header["end_reason"], public, possible),
         "rounds": public,
     }
+
+
+def final_pages(
+    proof: Mapping[str, Any],
+    *,
+    ref_key: bytes,
+    signer: proofdoc.Signer,
+    key_id: str,
+    signed_at: str,
+    budget: int = proofdoc.PAGE_BUDGET,
+) -> list[dict[str, Any]]:
+    """The private final proof → its signed public pages, whichever the shoe's fairness: a
+    ``bacc-pf-v2`` shoe (``fairness``) by :func:`public_proof_v2`, any other by
+    :func:`baccarat.proofdoc.public_proof`; then pages and signature as v1's."""
+    public = (
+        public_proof_v2(proof, ref_key)
+        if proof.get("fairness") == SPEC
+        else proofdoc.public_proof(proof, ref_key)
+    )
+    return proofdoc.sign(proofdoc.paginate(public, budget), signer, key_id, signed_at)

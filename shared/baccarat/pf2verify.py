@@ -23,7 +23,7 @@ from .pf2proof import (
     beacon_draw,
     chain_of,
     interventions_v2,
-    is_beacon_void,
+    interventions_v2_text,
     key_of,
     ms_of,
     priced_draw,
@@ -40,9 +40,9 @@ from .proofchecks import (
     is_timestamp,
     recompute_settlement,
 )
+from .proofsteps import card_mismatches, field_of, plural, seed_mismatches, seeds_of
 from .rules import ShoeRules
-from .verdict import Mismatch, SettlementCheck, Verdict
-from .verify import BeaconCheck, _card_mismatches, _get, _plural, _seed_mismatches, _seeds
+from .verdict import BeaconCheck, Mismatch, SettlementCheck, Verdict
 
 NO_BLS = Mismatch(
     "proof",
@@ -161,13 +161,13 @@ class _Walk:
     def dealt(self, where: str, got: Mapping[str, Any], want: Any) -> None:
         """Cards, lifecycle (locked before the deal, dealt once the beacon round was due),
         money."""
-        self.bad.extend(_card_mismatches(where, got, want))
+        self.bad.extend(card_mismatches(where, got, want))
         dealt = got.get("dealt_at")
         view = {**got, "bets_locked_at": dealt}  # v1's "locked at the deal" is v2's lock check
         self.bad.extend(
             check_lifecycle(where, view, self.previous_deal, self.proof.get("ended_at"))
         )
-        if not is_timestamp(dealt):
+        if not isinstance(dealt, str) or not is_timestamp(dealt):
             return
         self.previous_deal = dealt
         due = beacon.round_time(self.chain, got["lock"]["beacon_round"])
@@ -189,8 +189,14 @@ class _Walk:
         for k in ("dealt_at", "settlement", *_CARD_KEYS):
             if got.get(k) is not None:
                 self.bad.append(
-                    Mismatch(where, k, None, got[k], f"{where}: a beacon_unavailable void has no "
-                             f"cards, deal or settlement, found {k}")  # fmt: skip
+                    Mismatch(
+                        where,
+                        k,
+                        None,
+                        got[k],
+                        f"{where}: a beacon_unavailable void has no "
+                        f"cards, deal or settlement, found {k}",
+                    )
                 )
         void, at = got["void"], got.get("voided_at")
         if got.get("voided") is not True:
@@ -222,9 +228,7 @@ class _Walk:
                 self.dealt(where, got, drawn.round)
 
 
-def _shoe_mismatches(
-    proof: Mapping[str, Any], shoe: fairness_v2.ShoeV2, n: int
-) -> list[Mismatch]:
+def _shoe_mismatches(proof: Mapping[str, Any], shoe: fairness_v2.ShoeV2, n: int) -> list[Mismatch]:
     """The header's cut card, burn and first round as drawn; the end as the rules say."""
     exposed = None if shoe.burn_exposed is None else code(shoe.burn_exposed)
     checks = (
@@ -239,15 +243,24 @@ def _shoe_mismatches(
         bad.append(Mismatch("shoe", "end_reason", f"one of {proofdoc.END_REASONS}", end))
     if len(shoe.draws) < n:
         bad.append(
-            Mismatch("shoe", "number of rounds", len(shoe.draws), n,
-                     f"the shoe ended by its rules after round {len(shoe.draws)}; the proof has "
-                     f"{n} rounds")  # fmt: skip
+            Mismatch(
+                "shoe",
+                "number of rounds",
+                len(shoe.draws),
+                n,
+                f"the shoe ended by its rules after round {len(shoe.draws)}; the proof has "
+                f"{n} rounds",
+            )
         )
     elif end == "rules" and not shoe.ended_by_rules:
         bad.append(
-            Mismatch("shoe", "end_reason", "closed", end,
-                     f"end_reason is rules, but by its rules the shoe had not ended after round "
-                     f"{n}")  # fmt: skip
+            Mismatch(
+                "shoe",
+                "end_reason",
+                "closed",
+                end,
+                f"end_reason is rules, but by its rules the shoe had not ended after round {n}",
+            )
         )
     return bad
 
@@ -272,12 +285,12 @@ def verify_pf2(
 ) -> Verdict:
     """The cards, beacons and money of an assembled ``bacc-pf-v2`` proof. Raises
     ``ProofFormatError`` / ``ProofError`` / ``BeaconError`` on an unreadable one."""
-    seeds = _seeds(proof)
-    bad = _seed_mismatches(proof, seeds)
+    seeds = seeds_of(proof)
+    bad = seed_mismatches(proof, seeds)
     if proof.get("fairness") != fairness_v2.SPEC:
         bad.append(Mismatch("shoe", "fairness", fairness_v2.SPEC, proof.get("fairness")))
     chain = chain_of(proof.get("beacon"))
-    rounds = _get(proof, "rounds", list)
+    rounds = field_of(proof, "rounds", list)
     chain_hash = bytes.fromhex(chain.chain_hash)
     for i, r in enumerate(rounds, 1):
         if not isinstance(r, Mapping):
@@ -305,21 +318,22 @@ def verify_pf2(
         rounds_checked=len(shoe.rounds),
         settlements_checked=walk.settled,
         interventions=recomputed,
+        interventions_words=interventions_v2_text(recomputed),
         beacon=beacon.label(chain),
     )
 
 
 def _summary(proof: Mapping[str, Any], chain: beacon.Chain, walk: _Walk, dealt: int) -> str:
     name = beacon.label(chain)
-    beacons = f"{_plural(walk.beacons_verified, 'beacon round')} of " + (
+    beacons = f"{plural(walk.beacons_verified, 'beacon round')} of " + (
         "a test beacon (NOT drand: its own key)" if chain.is_test else name
     )
-    voids = f", {_plural(walk.voided, 'voided round')} priced" if walk.voided else ""
+    voids = f", {plural(walk.voided, 'voided round')} priced" if walk.voided else ""
     if walk.beacon_voids:
         voids += f", {walk.beacon_voids} beacon_unavailable (apart)"
     return (
         f"bacc-pf-v2 shoe {proof.get('shoe_number')}: server seed reaches the anchor, client "
         f"hash, {beacons} BLS-verified, each round's beacon round fixed by its lock, "
-        f"{_plural(dealt, 'round')} drawn from the remaining cards, book roots and "
-        f"{_plural(walk.settled, 'settlement')} re-derived and matching{voids}"
+        f"{plural(dealt, 'round')} drawn from the remaining cards, book roots and "
+        f"{plural(walk.settled, 'settlement')} re-derived and matching{voids}"
     )

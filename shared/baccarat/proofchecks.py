@@ -293,7 +293,7 @@ def check_round_book(
                 "book",
                 None,
                 "a book",
-                f"{where} carries a book, which only a {SPEC_V11} or bacc-pf-v2 proof may",
+                f"{where} carries a book, which only a {SPEC_V11} proof may (or a bacc-pf-v2 one)",
             )
         ]
     return check_book(where, got["book"])

@@ -329,12 +329,8 @@ with_book_house = _with_book_house
 def public_proof(proof: Mapping[str, Any], ref_key: bytes) -> dict[str, Any]:
     """The public proof (one object, before pages and signature) from the private final proof
     (module docstring). Raises :class:`ProofFormatError` on a round that is not resolved, lacks
-    ``dealt_at``, or was voided for an unknown reason. A ``bacc-pf-v2`` shoe's (``fairness``) is
-    :func:`baccarat.pf2proof.public_proof_v2`."""
-    if proof.get("fairness") == "bacc-pf-v2":
-        from .pf2proof import public_proof_v2
-
-        return public_proof_v2(proof, ref_key)
+    ``dealt_at``, or was voided for an unknown reason. A ``bacc-pf-v2`` shoe's is
+    :func:`baccarat.pf2proof.public_proof_v2` (:func:`baccarat.pf2proof.final_pages` picks)."""
     header = {k: proof[k] for k in HEADER_FIELDS}
     header |= {k: proof[k] for k in COMMIT_FIELDS if k in proof}
     if header["end_reason"] not in END_REASONS:

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from baccarat.cli import Subcommands, parse, run
-from baccarat_bls import verify_beacon
 from baccarat.cli import build_parser as core_parser
+from baccarat_bls import verify_beacon
 
 from .es256 import check
 
