@@ -18,7 +18,17 @@ from importlib import resources
 
 #: The page and the scripts it loads by relative path, in its order.
 PAGE = "verify.html"
-SCRIPTS = ("bacc-pf-v1.js", "roads.js", "booktree.js", "money.js", "receipt.js", "verify.js")
+SCRIPTS = (
+    "bacc-pf-v1.js",
+    "roads.js",
+    "booktree.js",
+    "money.js",
+    "receipt.js",
+    "bacc-pf-v2.js",
+    "drand.js",
+    "verify-v2.js",
+    "verify.js",
+)
 _SCRIPT_TAG = re.compile(r'<script src="([\w.-]+\.js)"></script>')
 
 
