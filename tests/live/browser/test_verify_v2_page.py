@@ -46,7 +46,7 @@ def _payout(pages: list[dict[str, Any]]) -> None:
 
 
 TAMPERS = {
-    "beacon signature": (_sign_of_other_round, 3, "'s signature does not verify under the test beacon's"),
+    "beacon signature": (_sign_of_other_round, 3, "'s signature does not verify under the test"),
     "book root": (_root, 2, ": book root 0000"),
     "card": (_card, 6, ", player cards: expected"),
     "payout": (_payout, None, ", settlement.lines[0].net"),
