@@ -232,3 +232,14 @@ def test_any_one_change_to_a_dealt_round_fails_the_proof(index: int, what: str, 
         r["lock"]["locked_at"] = r["lock"]["locked_at"][:-5] + "999Z"
         r["bets_locked_at"] = "1999-01-01T00:00:00.000Z"
     assert not _verify(proof).ok
+
+
+def test_the_specs_example_output_is_what_baccarat_verify_prints(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = (HERE.parent / "docs" / "bacc-pf-v2.md").read_text(encoding="utf-8")
+    block = doc.split("<!-- example: pf2-verify-output -->\n```text\n", 1)[1].split("\n```", 1)[0]
+    (tmp_path / "keys.json").write_text(json.dumps(TEST_KEYS), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify", str(SAMPLE), "--keys", "keys.json", "--shoe", "tbl_vector_s3"]) == 0
+    assert capsys.readouterr().out.strip() == block
