@@ -38,16 +38,19 @@ from support.signed_proofs import (  # noqa: E402
     sign_keeping,
 )
 
-from baccarat import beacon, fairness_v2, pf2proof, proofdoc  # noqa: E402
+from baccarat import beacon, booktree, fairness_v2, pf2proof, proofdoc  # noqa: E402
 from baccarat.bets import Bet, BetType, Role  # noqa: E402
+from baccarat.bookmoney import BookTotals, slip_doc, slip_settlement  # noqa: E402
 from baccarat.cards import code  # noqa: E402
 from baccarat.fairness import anchor_of, client_hash, round_json, walk_chain  # noqa: E402
 from baccarat.profiles import STAR_CITY, TableConfig, repo_tiers  # noqa: E402
+from baccarat.receipts import receipt_doc  # noqa: E402
 from baccarat.settlement import settle  # noqa: E402
 from baccarat_dev.beacon_local import LocalBeacon  # noqa: E402
 
 SAMPLE = HERE / "vectors" / "pf2_sample_proof.json"
 QUICKNET_SAMPLE = HERE / "vectors" / "pf2_quicknet_proof.json"
+RECEIPT = HERE / "vectors" / "pf2_sample_receipt.json"
 QUICKNET = HERE / "vectors" / "quicknet.json"
 TABLE_ID = "tbl_vector"
 SHOE_NUMBER = 3
@@ -56,6 +59,14 @@ CHAIN_TOP = hashlib.sha256(b"bacc-pf-v1 example chain secret - never use in prod
 #: 2025-12-02T00:00:00Z: a day after the test beacon's genesis.
 T0_MS = GENESIS_MS + 86_400_000
 BEACON_VOIDS = {7: "late", 19: "never"}
+#: Round 5's spectators' book (a bet-behind table's slips: the spectators' subtree of its root).
+BOOKS = {
+    5: {
+        "dave": [{"type": "player", "amount": 500}],
+        "erin": [{"type": "banker", "amount": 1000}, {"type": "tie", "amount": 100}],
+        "frank": [{"type": "player_pair", "amount": 200}],
+    }
+}
 MISDEAL = 12
 ROUNDS = 32
 BUDGET = 20_000
@@ -85,11 +96,55 @@ def _bets(rng: random.Random) -> list[dict[str, Any]]:
     return out
 
 
-def _book_root(round_id: str, bets: list[dict[str, Any]]) -> str:
-    """The lock's book root, as the service computes it from the locked bets (by ref)."""
+def _book_root(round_id: str, bets: list[dict[str, Any]], leaves: list[dict[str, Any]]) -> str:
+    """The lock's book root, as the service computes it from the locked bets (by ref) and the
+    spectators' leaves."""
     public = proofdoc.public_bets(bets, proofdoc.refs_for(TEST_REF_KEY, TABLE_ID))
     seated = fairness_v2.seated_root(round_id, public)
-    return fairness_v2.locked_root(seated, fairness_v2.EMPTY_ROOT).hex()
+    spectators = booktree.root([proofdoc.canonical(d) for d in leaves])
+    return fairness_v2.locked_root(seated, spectators).hex()
+
+
+def book_leaves(round_id: str, slips: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """A round's spectators' leaves, in book order."""
+    refs = proofdoc.refs_for(TEST_REF_KEY, TABLE_ID)
+    docs = [
+        booktree.leaf_doc(round_id, refs(who), "spectator", lines) for who, lines in slips.items()
+    ]
+    return booktree.in_book_order(docs, lambda d: str(d["bettor_ref"]))
+
+
+def _stored_book(config: TableConfig, rnd: Any, leaves: list[dict[str, Any]]) -> dict[str, Any]:
+    """The round's book as the deal stores it: root, count, the slips' money summed."""
+    totals = BookTotals()
+    for leaf in leaves:
+        totals.add(slip_settlement(config, rnd, leaf["lines"]))
+    root = booktree.root([proofdoc.canonical(d) for d in leaves]).hex()
+    return {"root": root, "count": len(leaves), "totals": totals.as_dict()}
+
+
+def sample_receipt(plan: Plan) -> dict[str, Any]:
+    """The receipt of the first slip of the plan's first book (as the service gives a player)."""
+    config = TableConfig(STAR_CITY, repo_tiers()["star-city-fun"])
+    n, slips = next(iter(plan.books.items()))
+    shoe_id = f"{TABLE_ID}_s{plan.shoe_number}"
+    leaves = book_leaves(f"{shoe_id}_r{n}", slips)
+    data = [proofdoc.canonical(d) for d in leaves]
+    public = pf2proof.public_proof_v2(private_proof(plan), TEST_REF_KEY)
+    rnd = pf2proof.rounds_by_number(public)[n - 1]
+    assert rnd is not None
+    return receipt_doc(
+        shoe_id,
+        n,
+        f"{shoe_id}_r{n}",
+        leaves[0],
+        0,
+        len(leaves),
+        booktree.root(data).hex(),
+        [h.hex() for h in booktree.inclusion_paths(data)[0]],
+        slip_doc(slip_settlement(config, rnd, leaves[0]["lines"])),
+        f"/v1/shoes/{shoe_id}/proof",
+    )
 
 
 def _settlement(
@@ -113,6 +168,7 @@ class Plan:
     rounds: int
     beacon_voids: dict[int, str]
     misdeal: int | None
+    books: dict[int, dict[str, list[dict[str, Any]]]]
     shoe_number: int
     client_seed: str
 
@@ -127,6 +183,7 @@ def whole_shoe_plan() -> Plan:
         rounds=ROUNDS,
         beacon_voids=BEACON_VOIDS,
         misdeal=MISDEAL,
+        books=BOOKS,
         shoe_number=SHOE_NUMBER,
         client_seed=SEED,
     )
@@ -145,6 +202,7 @@ def quicknet_plan() -> Plan:
         rounds=len(order),
         beacon_voids={},
         misdeal=None,
+        books={},
         shoe_number=4,
         client_seed="bacc-pf-v2 quicknet sample",
     )
@@ -165,7 +223,8 @@ def private_proof(plan: Plan) -> dict[str, Any]:
     for n in range(1, plan.rounds + 1):
         locked = plan.lock_ms(n, rng)
         bets = _bets(rng)
-        root = _book_root(f"{TABLE_ID}_s{number}_r{n}", bets)
+        leaves = book_leaves(f"{TABLE_ID}_s{number}_r{n}", plan.books[n]) if n in plan.books else []
+        root = _book_root(f"{TABLE_ID}_s{number}_r{n}", bets, leaves)
         b_round = beacon.lock_round(chain, locked)
         sig = plan.sign(b_round)
         row: dict[str, Any] = {"round_number": n, "bets": bets, "player_banker": None,
@@ -190,6 +249,9 @@ def private_proof(plan: Plan) -> dict[str, Any]:
         n = row["round_number"]
         dealt = beacon.round_time(chain, row["beacon"]["round"]) + 400 + rng.randint(0, 300)
         row |= round_json(drawn.round) | {"dealt_at": _at(dealt)}
+        if n in plan.books:
+            leaves = book_leaves(f"{TABLE_ID}_s{number}_r{n}", plan.books[n])
+            row["book"] = _stored_book(config, drawn.round, leaves)
         if n == plan.misdeal:
             row["settlement"] = None
             row["void"] = {
@@ -236,6 +298,9 @@ def main() -> None:
         pages = sample_pages(plan, previous)
         out.write_text(json.dumps({"pages": pages}, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {out.relative_to(HERE.parent)}: {len(pages)} pages")
+    RECEIPT.write_text(
+        json.dumps(sample_receipt(whole_shoe_plan()), indent=1) + "\n", encoding="utf-8"
+    )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from . import beacon, fairness_v2, proofdoc
 from .fairness import FairnessError, client_hash, shoe_key
 from .fairness_v2 import BeaconDraw, RoundDraw, RoundInput, ShoeV2, shoe_from_key_v2
 from .interventions import interventions, voided_nets
+from .outcome import Round
 from .profiles import TableConfig
 from .proofbook import public_book
 from .proofbytes import ProofFormatError
@@ -137,6 +138,27 @@ def priced_draw(
         before.cards_drawn,
         burn=bool(rules.burn) and before.cards_drawn == 0,
     )
+
+
+def rounds_by_number(proof: Mapping[str, Any]) -> tuple[Round | None, ...]:
+    """Round ``n``'s cards at index ``n - 1`` of a public ``bacc-pf-v2`` proof, drawn again: a
+    ``beacon_unavailable`` void's are those it would have had when its beacon is in the proof
+    (what prices it), else ``None``. Raises on an unreadable proof (``ValueError``s)."""
+    chain_hash = bytes.fromhex(chain_of(proof["beacon"]).chain_hash)
+    rounds = proof["rounds"]
+    inputs = [round_input(r, chain_hash, f"round {i}") for i, r in enumerate(rounds, 1)]
+    key, rules = key_of(proof)
+    shoe = shoe_from_key_v2(key, rules, inputs, until_end=True)
+    out: list[Round | None] = []
+    for i, drawn in enumerate(shoe.draws):
+        if drawn is not None:
+            out.append(drawn.round)
+        elif rounds[i].get("beacon") is not None:
+            later = beacon_draw(rounds[i], chain_hash, f"round {i + 1}")
+            out.append(priced_draw(key, rules, inputs, i, later).round)
+        else:
+            out.append(None)
+    return tuple(out)
 
 
 def rounds_possible(shoe: ShoeV2, rules: ShoeRules) -> int | None:

@@ -243,3 +243,23 @@ def test_the_specs_example_output_is_what_baccarat_verify_prints(
     monkeypatch.chdir(tmp_path)
     assert main(["verify", str(SAMPLE), "--keys", "keys.json", "--shoe", "tbl_vector_s3"]) == 0
     assert capsys.readouterr().out.strip() == block
+
+
+def test_a_spectators_receipt_is_checked_against_the_v2_book_and_cards(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    receipt = json.loads((HERE / "vectors" / "pf2_sample_receipt.json").read_text("utf-8"))
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps(TEST_KEYS), encoding="utf-8")
+    lock = _assembled(SAMPLE)["rounds"][receipt["round_number"] - 1]["lock"]
+    given = tmp_path / "receipt.json"
+    given.write_text(json.dumps(receipt), encoding="utf-8")
+    assert main(["verify", str(SAMPLE), "--keys", str(keys), "--receipt", str(given)]) == 0
+    assert (
+        f"verified: slip in the book locked before beacon round {lock['beacon_round']} (round "
+        f"{receipt['round_number']}) (leaf 1 of 3) and paid exactly"
+    ) in capsys.readouterr().out
+    receipt["settlement"]["net"] += 1  # paid one unit more than its lines win on v2's cards
+    given.write_text(json.dumps(receipt), encoding="utf-8")
+    assert main(["verify", str(SAMPLE), "--keys", str(keys), "--receipt", str(given)]) == 1
+    assert "the slip was not paid what its lines win" in capsys.readouterr().out

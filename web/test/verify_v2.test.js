@@ -53,7 +53,7 @@ test('the whole test-beacon shoe verifies: cards, beacons, money, voids apart, "
   assert.equal(report.beacon, 'test beacon');
   assert.match(report.reason, /^bacc-pf-v2 shoe 3: .*31 beacon rounds of a test beacon \(NOT drand: its own key\) BLS-verified/);
   assert.doesNotMatch(report.reason, /drand quicknet/);
-  assert.equal(report.interventionsLine, '1 voided round, players would have netted -1,724; played to the end ' +
+  assert.equal(report.interventionsLine, '1 voided round, players would have netted +489; played to the end ' +
     '(30 of 30 rounds); 2 beacon_unavailable voids (no beacon in time), 1 priced: players would have netted +760');
   const money = report.checks.find((c) => c.id === 'settlements');
   assert.equal(money.ok, true);
@@ -137,4 +137,19 @@ test('the test beacon chain hash and the lock round agree with the Python defini
   assert.equal(await V2.testChainHash(info.public_key, info.genesis_ms, info.period_ms), info.hash);
   const chain = { genesis_ms: 1000, period_ms: 3000 };
   assert.deepEqual([0, 1, 999, 1000, 1001, 3000].map((t) => V2.lockRound(chain, t - 3000)), [1, 1, 1, 1, 2, 2]);
+});
+
+test("a spectator's receipt: in the book locked before the beacon round, paid exactly (or not)", async () => {
+  remembered();
+  const receipt = load('pf2_sample_receipt.json');
+  const { proof } = await V.verifyProof(clone(SAMPLE), { keys: KEYS, keysSource: 'the test key' });
+  const lock = proof.rounds[receipt.round_number - 1].lock;
+  const R = require('../receipt.js');
+  const ok = await R.verifyReceipt(proof, receipt);
+  assert.equal(ok.ok, true, ok.line);
+  assert.match(ok.line, new RegExp(`^slip in the book locked before beacon round ${lock.beacon_round} ` +
+    `\\(round ${receipt.round_number}\\) \\(leaf 1 of 3\\) and paid exactly: net ${receipt.settlement.net}$`));
+  const short = clone(receipt);
+  short.settlement.net -= 1;
+  assert.equal((await R.verifyReceipt(proof, short)).ok, false);
 });
