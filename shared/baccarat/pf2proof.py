@@ -259,7 +259,8 @@ def public_proof_v2(proof: Mapping[str, Any], ref_key: bytes) -> dict[str, Any]:
     interventions with those voids apart (:func:`interventions_v2`)."""
     header = {k: proof[k] for k in proofdoc.HEADER_FIELDS}
     header |= {k: proof[k] for k in proofdoc.COMMIT_FIELDS if k in proof}
-    chain = chain_of(proof["beacon"])
+    # the shoe's stored chain (its BeaconDoc) may carry its name: the proof states the chain
+    chain = chain_of({k: v for k, v in proof["beacon"].items() if k != "name"})
     header |= {"spec": SPEC, "fairness": SPEC, "beacon": chain_json(chain)}
     if header["end_reason"] not in proofdoc.END_REASONS:
         raise ProofFormatError(f"end_reason {header['end_reason']!r} is not one of the reasons")

@@ -263,3 +263,22 @@ def test_a_spectators_receipt_is_checked_against_the_v2_book_and_cards(
     given.write_text(json.dumps(receipt), encoding="utf-8")
     assert main(["verify", str(SAMPLE), "--keys", str(keys), "--receipt", str(given)]) == 1
     assert "the slip was not paid what its lines win" in capsys.readouterr().out
+
+
+def test_the_builder_takes_the_shoes_stored_chain_and_the_service_path_picks_v2() -> None:
+    """The shoe's ``BeaconDoc`` names its chain (``name``): the proof states the chain alone;
+    ``pf2proof.final_pages`` (what the service signs with) builds a v2 shoe's proof by its
+    ``fairness``."""
+    private = private_proof(whole_shoe_plan())
+    private["beacon"] = {**private["beacon"], "name": "test"}
+    pages = pf2proof.final_pages(
+        private,
+        ref_key=TEST_REF_KEY,
+        signer=lambda _: bytes(64),
+        key_id="k",
+        signed_at="2025-12-03T00:00:00.000Z",
+        budget=20_000,
+    )
+    assert {**proofdoc.header_of(pages[0]), "rounds": [r for p in pages for r in p["rounds"]]} == (
+        _assembled(SAMPLE)
+    )
