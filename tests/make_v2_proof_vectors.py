@@ -41,7 +41,6 @@ from support.signed_proofs import (  # noqa: E402
 from baccarat import beacon, booktree, fairness_v2, pf2proof, proofdoc  # noqa: E402
 from baccarat.bets import Bet, BetType, Role  # noqa: E402
 from baccarat.bookmoney import BookTotals, slip_doc, slip_settlement  # noqa: E402
-from baccarat.cards import code  # noqa: E402
 from baccarat.fairness import anchor_of, client_hash, round_json, walk_chain  # noqa: E402
 from baccarat.profiles import STAR_CITY, TableConfig, repo_tiers  # noqa: E402
 from baccarat.receipts import receipt_doc  # noqa: E402
@@ -277,10 +276,6 @@ def private_proof(plan: Plan) -> dict[str, Any]:
         "server_seed": secret.hex(),
         "end_reason": "rules" if shoe.ended_by_rules else "closed",
         "ended_at": rows[-1]["settlement"]["settled_at"],
-        "cut_index": shoe.cut_index,
-        "burn": len(shoe.burned),
-        "burn_exposed": None if shoe.burn_exposed is None else code(shoe.burn_exposed),
-        "first_round_start": shoe.first_start,
         "table_config": config.to_dict(),
         "rounds": rows,
     }

@@ -11,7 +11,8 @@ from datetime import datetime
 from typing import Any
 
 from . import beacon, fairness_v2, proofdoc
-from .fairness import FairnessError, client_hash, shoe_key
+from .cards import code
+from .fairness import FairnessError, client_hash, round_json, shoe_key
 from .fairness_v2 import BeaconDraw, RoundDraw, RoundInput, ShoeV2, shoe_from_key_v2
 from .interventions import interventions, voided_nets
 from .outcome import Round
@@ -25,6 +26,8 @@ SPEC = fairness_v2.SPEC
 BEACON_VOID = "beacon_unavailable"
 #: The header's ``beacon``: the chain every round of the shoe waits for.
 CHAIN_FIELDS = ("chain_hash", "public_key", "scheme", "genesis_ms", "period_ms", "test")
+#: The header's fields the draw fixes (the private proof need not carry them).
+DRAWN_FIELDS = ("cut_index", "burn", "burn_exposed", "first_round_start")
 #: A v2 proof's ``interventions`` besides v1's: the beacon voids, apart.
 BEACON_VOID_FIELDS = (
     "beacon_voids",
@@ -256,8 +259,14 @@ def public_proof_v2(proof: Mapping[str, Any], ref_key: bytes) -> dict[str, Any]:
     (:func:`baccarat.proofdoc.public_proof`'s rules), ``spec`` and ``fairness`` ``bacc-pf-v2``,
     the header's ``beacon`` (:data:`CHAIN_FIELDS`), each round's ``lock`` and ``beacon``
     (``bets_locked_at`` = its lock), the ``beacon_unavailable`` voids without cards, and the
-    interventions with those voids apart (:func:`interventions_v2`)."""
-    header = {k: proof[k] for k in proofdoc.HEADER_FIELDS}
+    interventions with those voids apart (:func:`interventions_v2`).
+
+    What the service gives: v1's header but the fields the draw fixes (:data:`DRAWN_FIELDS`,
+    filled in here), ``beacon`` (the shoe's chain), and each round record's ``lock``, ``beacon``
+    (absent for a beacon void whose beacon never came), ``dealt_at``, ``bets``,
+    ``player_banker``, ``settlement`` / ``void`` and ``book``; every round's cards are drawn
+    here, as v1's are re-derived from the seed, never copied from a record."""
+    header = {k: proof[k] for k in proofdoc.HEADER_FIELDS if k not in DRAWN_FIELDS}
     header |= {k: proof[k] for k in proofdoc.COMMIT_FIELDS if k in proof}
     # the shoe's stored chain (its BeaconDoc) may carry its name: the proof states the chain
     chain = chain_of({k: v for k, v in proof["beacon"].items() if k != "name"})
@@ -269,6 +278,12 @@ def public_proof_v2(proof: Mapping[str, Any], ref_key: bytes) -> dict[str, Any]:
     rounds = proof["rounds"]
     inputs = [round_input(r, chain_hash, f"round {i}") for i, r in enumerate(rounds, 1)]
     shoe = shoe_from_key_v2(key, rules, inputs)
+    header |= {
+        "cut_index": shoe.cut_index,
+        "burn": len(shoe.burned),
+        "burn_exposed": None if shoe.burn_exposed is None else code(shoe.burn_exposed),
+        "first_round_start": shoe.first_start,
+    }
     config = TableConfig.from_dict(header["table_config"])
     ref = proofdoc.refs_for(ref_key, header["table_id"])
     public = []
@@ -280,7 +295,7 @@ def public_proof_v2(proof: Mapping[str, Any], ref_key: bytes) -> dict[str, Any]:
                 priced = _replaced(config, later, r, ref)
             public.append(_beacon_void_round(r, priced, ref))
             continue
-        row = proofdoc.public_round(r, drawn.round, config, ref)
+        row = proofdoc.public_round({**r, **round_json(drawn.round)}, drawn.round, config, ref)
         row |= {"bets_locked_at": r["lock"]["locked_at"], "lock": dict(r["lock"])}
         public.append(row | {"beacon": dict(r["beacon"])})
     possible = rounds_possible(shoe, rules)
