@@ -1500,7 +1500,7 @@
             h('td', {}, cards(pr.banker)),
             h('td', { class: 'num', text: show(pr.banker_total) }),
             h('td', {}, refs(r)),
-            h('td', {}, resultBadge(pr.result), pr.voided ? h('span', { class: 'tag', text: 'void' }) : null,
+            h('td', {}, pr.beacon_void ? null : resultBadge(pr.result), pr.voided ? h('span', { class: 'tag', text: 'void' }) : null,
               pr.beacon_void ? h('span', { class: 'tag', text: 'beacon_unavailable' }) : null,
               pr.settlement != null ? h('span', { class: 'tag', text: 'settled' }) : null,
               pr.book ? h('span', {

@@ -8,12 +8,14 @@ wrong. The page as the API serves it (GET /verify, its scripts as siblings)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 
+SCREENSHOT_DIR = Path(os.environ.get("BACC_SCREENSHOT_DIR", "/tmp"))
 SAMPLE = Path(__file__).resolve().parents[3] / "tests" / "vectors" / "pf2_sample_proof.json"
 
 
@@ -85,6 +87,7 @@ def test_a_whole_v2_shoe_verifies_in_chromium_with_its_beacon_named(
     assert all(s in ("ok", "beacon void") for _, s in state["rows"])
     assert "2 beacon_unavailable voids (no beacon in time), 1 priced" in state["interventions"]
     assert page.errors() == []
+    page.screenshot(SCREENSHOT_DIR / "bacc-verify-v2.png")
 
 
 @pytest.mark.parametrize("name", list(TAMPERS))
