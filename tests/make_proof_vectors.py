@@ -34,7 +34,7 @@ from support.signed_proofs import (  # noqa: E402
     TEST_KEY_ID,
     TEST_PUBLIC_JWK,
     TEST_REF_KEY,
-    sign_with_test_key,
+    sign_keeping,
 )
 
 from baccarat import proofdoc  # noqa: E402
@@ -193,15 +193,7 @@ def sample_private_proof() -> dict[str, Any]:
 def sample_pages(previous: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     public = proofdoc.public_proof(sample_private_proof(), TEST_REF_KEY)
     pages = proofdoc.paginate(public, SAMPLE_BUDGET)
-    manifest = proofdoc.manifest(pages, TEST_KEY_ID, SIGNED_AT)
-    kept = previous[0]["signature"] if previous else None
-    if kept and kept["manifest"] == manifest:
-
-        def signer(_: bytes) -> bytes:
-            return proofdoc.b64url_decode(kept["value"])
-    else:
-        signer = sign_with_test_key
-    return proofdoc.sign(pages, signer, TEST_KEY_ID, SIGNED_AT)
+    return sign_keeping(pages, previous)
 
 
 def build() -> tuple[dict[str, Any], dict[str, Any]]:

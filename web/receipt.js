@@ -198,7 +198,9 @@
       return result(unpaid);
     }
     moneyChecked = true;
-    return result(`slip in the book locked at the deal of round ${n} (leaf ` +
+    const when = isObject(round.lock) // bacc-pf-v2: locked before its beacon round existed
+      ? `before beacon round ${round.lock.beacon_round} (round ${n})` : `at the deal of round ${n}`;
+    return result(`slip in the book locked ${when} (leaf ` +
       `${receipt.leaf_index + 1} of ${receipt.tree_size}) and paid exactly: net ${receipt.settlement.net}`);
   }
 

@@ -36,6 +36,7 @@
   const roads = () => lib('BaccRoads', './roads.js');
   const receipts = () => lib('BaccReceipt', './receipt.js');
   const money = () => lib('BaccMoney', './money.js');
+  const pf2 = () => lib('BaccVerifyV2', './verify-v2.js');
 
   // ---------------------------------------------------------------------------------------------
   // Values in plain words
@@ -81,6 +82,7 @@
       settlement: round.settlement,
       book: isObject(round.book) ? round.book : null,
       voided: round.voided === true || round.void === true || round.status === 'void',
+      beacon_void: isObject(round.void) && round.void.reason === 'beacon_unavailable',
     };
   }
 
@@ -476,6 +478,7 @@
       interventionsLine: null,
       bettors: [],
       subject: null,
+      beacon: null, // a bacc-pf-v2 proof's: 'drand quicknet' or 'test beacon'
     };
     const fail = (m) => {
       m.message = m.message || wordMismatch(m);
@@ -546,13 +549,14 @@
 
     // Spec and fields (a paged proof may be bacc-pf-v1.1: rounds with a book).
     const V11 = receipts().SPEC_V11;
-    if (proof.spec !== SPEC && !(v2 && proof.spec === V11)) {
+    const isPf2 = v2 && proof.spec === pf2().SPEC; // bacc-pf-v2: cards keyed by a public beacon
+    if (proof.spec !== SPEC && !(v2 && proof.spec === V11) && !isPf2) {
       fail({
         where: 'proof',
         field: 'spec',
         expected: SPEC,
         found: proof.spec,
-        message: `the proof is for spec ${show(proof.spec)}, this page verifies ${SPEC} and ${V11}`,
+        message: `the proof is for spec ${show(proof.spec)}, this page verifies ${SPEC}, ${V11} and ${pf2().SPEC}`,
       });
       check('spec', `Spec ${SPEC}`, false, mismatches[mismatches.length - 1].message);
     } else {
@@ -646,7 +650,31 @@
 
     // 4. Re-derive the shoe.
     let shoe = null;
-    if (rulesOk && numberOk && 'server_seed' in proof && 'client_seed' in proof) {
+    let chain = null;
+    const pf2Notes = []; // [round index, mismatch] of the lock and beacon checks
+    if (isPf2 && rulesOk && numberOk && Array.isArray(proof.rounds)) {
+      try {
+        chain = await pf2().chainOf(proof.beacon);
+        report.beacon = chain.label;
+        check('beacon', 'Beacon chain', true, chain.is_test
+          ? 'a test beacon (its own key, NOT drand): its rounds prove nothing about drand'
+          : 'drand quicknet (the League of Entropy), its published key');
+        shoe = await pf2().derive(proof, chain);
+        // the spec's order: each round's lock and beacon before its cards
+        const beacons = await pf2().checkRounds(proof, chain, (i, m) => {
+          pf2Notes.push([i, fail({ where: `round ${i + 1}`, ...m })]);
+        });
+        Object.assign(report.info, { beacons_verified: beacons.verified, beacon_voids: beacons.beaconVoids });
+        check('beacons', 'Each round locked before its beacon; every beacon BLS-verified', !pf2Notes.length,
+          pf2Notes.length ? pf2Notes[0][1].message
+            : `${plural(beacons.verified, 'beacon round')} of ${chain.is_test ? 'a test beacon (NOT drand)' : 'drand quicknet'} ` +
+              `BLS-verified, each the first due 3 s or more after its round's lock; every book root ` +
+              `recomputed from the locked bets${beacons.beaconVoids ? `; ${plural(beacons.beaconVoids, 'beacon_unavailable void')} without cards` : ''}`);
+      } catch (e) {
+        const m = fail({ where: 'shoe', field: 'beacon', message: `the shoe cannot be re-derived: ${e.message}` });
+        check('beacon', 'Beacon chain', false, m.message);
+      }
+    } else if (rulesOk && numberOk && 'server_seed' in proof && 'client_seed' in proof) {
       try {
         shoe = await B.deriveShoe({
           server_seed: proof.server_seed,
@@ -728,6 +756,10 @@
       if (raw.round_number !== d.round_number) {
         bad('round number', d.round_number, raw.round_number);
       }
+      if (isPf2 && pf2().isBeaconVoid(raw)) {
+        row.status = 'beacon void'; // no cards: its lock, beacon and price are checked below
+        continue;
+      }
       if (raw.start !== d.start) bad('start', d.start, raw.start);
       for (const side of ['player', 'banker']) {
         const h = proofHand(raw, side);
@@ -749,6 +781,16 @@
       }
       if (row.status !== 'ok') roundsBad++;
     }
+    for (const [i, m] of pf2Notes) {
+      if (report.rounds[i]) {
+        report.rounds[i].mismatches.push(m);
+        report.rounds[i].status = 'mismatch';
+      }
+    }
+    if (isPf2 && shoe && endReason === 'rules' && !shoe.ended_by_rules) {
+      fail({ where: 'shoe', field: 'end_reason', expected: 'closed', found: endReason,
+        message: `end_reason is rules, but by its rules the shoe had not ended after round ${proofRounds.length}` });
+    }
     if (shoe) {
       const shown = Math.min(proofRounds.length, derived.length);
       const ok = roundsBad === 0 && (proofRounds.length === derived.length || closedEarly) &&
@@ -769,7 +811,8 @@
         ['cut_index', 'cut index', shoe.cut_index],
         ['burn_exposed', 'burn card', shoe.burn_exposed],
         ['burn', 'cards burned', shoe.burn],
-        ['first_round_start', 'first round start', derived.length ? derived[0].start : undefined],
+        ['first_round_start', 'first round start',
+          isPf2 ? shoe.first_start : derived.length ? derived[0].start : undefined],
         ['cards', 'cards', shoe.cards],
       ];
       for (const [key, field, expected] of extra) {
@@ -804,33 +847,41 @@
           markRound(report, fail, i, { field, expected, found, message });
           lifecycleBad++;
         };
-        previousDeal = checkLifecycle(where, raw, previousDeal, proof.ended_at, bad) || previousDeal;
+        if (isPf2 && pf2().isBeaconVoid(raw)) return; // no deal: checked with its lock
+        const view = isPf2 ? { ...raw, bets_locked_at: raw.dealt_at } : raw; // v2 locks before the deal
+        previousDeal = checkLifecycle(where, view, previousDeal, proof.ended_at, bad) || previousDeal;
       });
       check('lifecycle', 'Bets locked at every deal; every round settled or voided after it',
         lifecycleBad === 0,
         lifecycleBad ? mismatchesText(fail)
-          : `${plural(proofRounds.length, 'round')}: bets_locked_at = dealt_at, then settled or voided once`);
+          : isPf2 ? `${plural(proofRounds.length, 'round')}: dealt after the lock, then settled or voided once`
+            : `${plural(proofRounds.length, 'round')}: bets_locked_at = dealt_at, then settled or voided once`);
       checkBooks(proof, proofRounds, fail, check, report);
       report.bettors = bettorSummary(proofRounds);
       if (shoe) {
-        const recomputed = B.interventionsOf(endReason, proofRounds, derived.length);
+        const possible = !isPf2 ? derived.length
+          : shoe.ended_by_rules ? shoe.dealt : proof.rules.cut_max > 0 ? null : proof.rules.round_limit;
+        const recomputed = isPf2
+          ? pf2().interventions(endReason, proofRounds, possible, B.interventionsOf)
+          : B.interventionsOf(endReason, proofRounds, possible);
         const claimed = isObject(proof.interventions) ? proof.interventions : {};
         let ivBad = 0;
-        for (const [k, expected] of Object.entries(B.asClaimed(recomputed, claimed))) {
+        for (const [k, expected] of Object.entries(isPf2 ? recomputed : B.asClaimed(recomputed, claimed))) {
           if (claimed[k] !== expected) {
             fail({ where: 'shoe', field: `interventions.${k}`, expected, found: claimed[k] });
             ivBad++;
           }
         }
         report.interventions = recomputed;
-        report.interventionsLine = B.interventionsText(recomputed);
+        report.interventionsLine = isPf2 ? pf2().interventionsText(recomputed, B.interventionsText)
+          : B.interventionsText(recomputed);
         check('interventions', 'Interventions re-derived from the rounds and the seed', ivBad === 0,
           ivBad ? mismatchesText(fail) : report.interventionsLine);
       }
     }
 
     // 8. The money: every settlement (and what each void replaced) recomputed (web/money.js).
-    checkMoney(proof, proofRounds, shoe ? derived : null, v2, fail, check, report);
+    checkMoney(proof, proofRounds, shoe ? (isPf2 ? shoe.money : derived) : null, v2, fail, check, report);
     if (bookPages.length) await checkBookPages(proof, bookPages, fail, check, report);
 
     checkPayTable(proof.table_config, fail, check, report);
@@ -899,7 +950,7 @@
    */
   function checkMoney(proof, rounds, derived, v2, fail, check, report) {
     const settled = rounds.filter((r) => isObject(r) && r.settlement != null).length;
-    const replaced = v2 ? rounds.filter((r) => isObject(r) && isObject(r.void)).length : 0;
+    const replaced = v2 ? rounds.filter((r) => isObject(r) && isObject(r.void) && r.void.replaced !== null).length : 0;
     report.info.settlements = settled;
     if (!settled && !replaced) return;
     const M = money();
@@ -971,8 +1022,8 @@
    */
   function checkBooks(proof, rounds, fail, check, report) {
     const withBook = rounds.filter((r) => isObject(r) && 'book' in r);
-    const v11 = proof.spec === receipts().SPEC_V11;
-    if (!withBook.length && !v11) return;
+    const v11 = proof.spec === receipts().SPEC_V11 || proof.spec === pf2().SPEC; // v2: a book is the spectators' subtree
+    if (!withBook.length && proof.spec !== receipts().SPEC_V11) return;
     let bad = 0;
     const note = (m) => {
       bad++;
@@ -1096,8 +1147,15 @@
     if (report.info.closed_early && n < report.info.rounds_by_rules) {
       s += ` (closed early, of ${report.info.rounds_by_rules})`;
     }
+    if (report.beacon) {
+      const b = report.info;
+      s = `${p.spec} ${s}; ${plural(b.beacons_verified, 'beacon round')} of ` +
+        `${report.beacon === 'drand quicknet' ? 'drand quicknet' : 'a test beacon (NOT drand: its own key)'} ` +
+        'BLS-verified, each round locked before its beacon round and its cards drawn from the remaining ones' +
+        (b.beacon_voids ? `; ${plural(b.beacon_voids, 'beacon_unavailable void')} apart` : '');
+    }
     if (report.pages) {
-      s += '; every round\'s bets locked at its deal';
+      if (!report.beacon) s += '; every round\'s bets locked at its deal';
       const sig = report.signature;
       s += sig
         ? `; signed by key ${sig.key_id} of ${sig.source} (ES256, ${plural(sig.pages, 'page')})`
@@ -1383,6 +1441,9 @@
         ['Burn', shoe ? (shoe.burn_exposed ? `${shoe.burn_exposed} exposed, ${plural(shoe.burn, 'card')} burned` : 'none') : undefined],
         ['Rounds', shoe ? `${report.info.rounds_in_proof} in the proof, ${report.info.rounds_by_rules} by the rules` : report.info.rounds_in_proof],
         ['End', p.end_reason],
+        ['Beacon', report.beacon === null ? undefined : report.beacon === 'drand quicknet'
+          ? 'drand quicknet (the League of Entropy): every round\'s beacon checked against drand\'s published key'
+          : 'test beacon: its own key, NOT drand (a local or test run)'],
         ['Pages', report.pages],
         ['Books', (p.rounds || []).some((r) => isObject(r) && isObject(r.book))
           ? `${p.spec}: ${(p.rounds || []).filter((r) => isObject(r) && isObject(r.book)).length} rounds with a book of spectators' slips (root and count per round below)`
@@ -1399,7 +1460,7 @@
 
       // Roads, drawn from the proof's rounds; rounds that do not match are outlined.
       const flat = report.rounds
-        .filter((r) => r.proof)
+        .filter((r) => r.proof && !r.proof.beacon_void) // a beacon void has no cards, no result
         .map((r) => ({ ...r.proof, round_number: r.round_number, flagged: r.status !== 'ok' && r.status !== 'unchecked' }));
       const R = roads();
       ui.bead.replaceChildren(R.renderBeadPlate(doc, flat));
@@ -1412,13 +1473,14 @@
         const pr = r.proof;
         const status = r.status;
         const ok = status === 'ok';
-        const markText = { ok: '✓', mismatch: '✗', missing: '✗', unchecked: '?', 'not dealt': '–' }[status];
+        const markText = { ok: '✓', mismatch: '✗', missing: '✗', unchecked: '?', 'not dealt': '–', 'beacon void': '✓' }[status];
         const label = {
           ok: 'matches',
           mismatch: 'does not match',
           missing: 'missing from the proof',
           unchecked: 'not checked',
           'not dealt': 'not dealt (shoe closed early)',
+          'beacon void': 'voided beacon_unavailable: no beacon in time, no cards; its lock and price match',
         }[status];
         if (status === 'not dealt') continue;
         const tr = h('tr', {
@@ -1427,7 +1489,7 @@
           'data-status': status,
         });
         const markCell = h('td', { class: 'mark-cell' },
-          h('span', { class: `mark ${ok ? 'ok' : status === 'unchecked' ? 'info' : 'bad'}`, 'aria-hidden': 'true', text: markText }),
+          h('span', { class: `mark ${ok || status === 'beacon void' ? 'ok' : status === 'unchecked' ? 'info' : 'bad'}`, 'aria-hidden': 'true', text: markText }),
           h('span', { class: 'visually-hidden', text: label }));
         if (pr) {
           tr.append(
@@ -1438,7 +1500,8 @@
             h('td', {}, cards(pr.banker)),
             h('td', { class: 'num', text: show(pr.banker_total) }),
             h('td', {}, refs(r)),
-            h('td', {}, resultBadge(pr.result), pr.voided ? h('span', { class: 'tag', text: 'void' }) : null,
+            h('td', {}, pr.beacon_void ? null : resultBadge(pr.result), pr.voided ? h('span', { class: 'tag', text: 'void' }) : null,
+              pr.beacon_void ? h('span', { class: 'tag', text: 'beacon_unavailable' }) : null,
               pr.settlement != null ? h('span', { class: 'tag', text: 'settled' }) : null,
               pr.book ? h('span', {
                 class: 'tag book', 'data-book-root': show(pr.book.root), 'data-book-count': show(pr.book.count),

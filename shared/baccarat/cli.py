@@ -17,7 +17,8 @@ from .fairness import SECRET_BYTES, FairnessError, derive_shoe, verify_link
 from .rules import PROFILE_RULES, ShoeRules, UnsafeRulesError
 
 if TYPE_CHECKING:
-    from .verify import SignatureCheck
+    from .verdict import Verdict
+    from .verify import BeaconCheck, SignatureCheck
 
 
 class CliError(Exception):
@@ -248,6 +249,22 @@ def _asked_shoe(args: argparse.Namespace) -> str | None:
     return asked.pop() if asked else None
 
 
+def _print_verdict(as_json: bool, verdict: Verdict, extra: list[tuple[str, Any]]) -> None:
+    """The verdict (and the receipt's and books' checks) as lines, or as one JSON report."""
+    if as_json:
+        report = verdict.as_dict() | {name: v.as_dict() for name, v in extra}
+        print(json.dumps(report, ensure_ascii=False))
+        return
+    print(verdict.line())
+    if verdict.beacon is not None:
+        never = "" if verdict.beacon == "drand quicknet" else " (never drand)"
+        print(f"beacon: {verdict.beacon}{never}")
+    if (line := verdict.interventions_line()) is not None:
+        print(line)
+    for _, v in extra:
+        print("\n".join(v.lines()))
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from .bookcli import checks
     from .verify import verify
@@ -272,20 +289,13 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         signature_check=args.signature_check,
         require_signature=not args.allow_unsigned,
         shoe_id=_asked_shoe(args),
+        beacon_check=args.beacon_check,
     )
     try:
         extra = checks(args, document, _read_proof, verdict.ok)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    if args.json:
-        report = verdict.as_dict() | {name: v.as_dict() for name, v in extra}
-        print(json.dumps(report, ensure_ascii=False))
-    else:
-        print(verdict.line())
-        if (line := verdict.interventions_line()) is not None:
-            print(line)
-        for _, v in extra:
-            print("\n".join(v.lines()))
+    _print_verdict(args.json, verdict, extra)
     return 0 if verdict.ok and all(v.ok for _, v in extra) else 1
 
 
@@ -301,10 +311,12 @@ Subcommands = argparse._SubParsersAction  # (typeshed's name for what add_subpar
 
 def build_parser(
     signature_check: SignatureCheck | None = None,
+    beacon_check: BeaconCheck | None = None,
 ) -> tuple[argparse.ArgumentParser, Subcommands[Any]]:
     """The parser and its subcommands (``baccarat_api.cli`` adds ``operator`` to them; each
     subcommand sets ``func``, which :func:`run` calls). ``verify`` checks ES256 signatures with
-    ``signature_check`` (the core has no ECDSA: ``baccarat_verify.cli`` passes one)."""
+    ``signature_check`` and a bacc-pf-v2 proof's beacons with ``beacon_check`` (the core has no
+    ECDSA and no pairing: ``baccarat_verify.cli`` passes both)."""
     p = _Parser(prog="baccarat", description="Provably fair baccarat engine.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -359,7 +371,7 @@ def build_parser(
     )
     v.add_argument("--json", action="store_true", help="print the full report as JSON")
     add_arguments(v)
-    v.set_defaults(func=_cmd_verify, signature_check=signature_check)
+    v.set_defaults(func=_cmd_verify, signature_check=signature_check, beacon_check=beacon_check)
     return p, sub
 
 

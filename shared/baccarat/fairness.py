@@ -153,18 +153,7 @@ class Shoe:
 
     def rounds_json(self) -> list[dict[str, Any]]:
         """Every round as JSON (the ``rounds`` of ``baccarat shoe`` and of the API's proof)."""
-        return [
-            {
-                "round_number": r.number,
-                "start": r.start,
-                "player": codes(r.player),
-                "banker": codes(r.banker),
-                "player_total": r.player_total,
-                "banker_total": r.banker_total,
-                "result": r.result.value,
-            }
-            for r in self.rounds
-        ]
+        return [round_json(r) for r in self.rounds]
 
 
 def _limit(m: int) -> int:
@@ -364,3 +353,16 @@ def shoe_from_key(key: bytes, rules: ShoeRules) -> Shoe:
         words_used=used,
         words_discarded=discarded,
     )
+
+
+def round_json(r: Round) -> dict[str, Any]:
+    """A round as JSON: its number, start, cards (codes), totals and result."""
+    return {
+        "round_number": r.number,
+        "start": r.start,
+        "player": codes(r.player),
+        "banker": codes(r.banker),
+        "player_total": r.player_total,
+        "banker_total": r.banker_total,
+        "result": r.result.value,
+    }

@@ -286,14 +286,14 @@ def check_round_book(
     (:func:`baccarat.proofbook.check_book`)."""
     if "book" not in got:
         return []
-    if proof.get("spec") != SPEC_V11:
+    if proof.get("spec") not in (SPEC_V11, "bacc-pf-v2"):
         return [
             Mismatch(
                 where,
                 "book",
                 None,
                 "a book",
-                f"{where} carries a book, which only a {SPEC_V11} proof may",
+                f"{where} carries a book, which only a {SPEC_V11} proof may (or a bacc-pf-v2 one)",
             )
         ]
     return check_book(where, got["book"])

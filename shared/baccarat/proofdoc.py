@@ -320,10 +320,17 @@ def _public_round(
     return out
 
 
+#: One dealt round of the private proof → its public form, and a settlement with a v1.1 book's
+#: house figures (:mod:`baccarat.pf2proof` builds on both).
+public_round = _public_round
+with_book_house = _with_book_house
+
+
 def public_proof(proof: Mapping[str, Any], ref_key: bytes) -> dict[str, Any]:
     """The public proof (one object, before pages and signature) from the private final proof
     (module docstring). Raises :class:`ProofFormatError` on a round that is not resolved, lacks
-    ``dealt_at``, or was voided for an unknown reason."""
+    ``dealt_at``, or was voided for an unknown reason. A ``bacc-pf-v2`` shoe's is
+    :func:`baccarat.pf2proof.public_proof_v2` (:func:`baccarat.pf2proof.final_pages` picks)."""
     header = {k: proof[k] for k in HEADER_FIELDS}
     header |= {k: proof[k] for k in COMMIT_FIELDS if k in proof}
     if header["end_reason"] not in END_REASONS:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import booktree
+from . import booktree, pf2proof
 from .audit import canonical
 from .bookmoney import BookTotals, slip_doc, slip_settlement
 from .fairness import FairnessError, derive_shoe
@@ -66,13 +66,15 @@ class _Shoe:
     """What every slip is settled from: the proof's table and the rounds its seed deals."""
 
     config: TableConfig
-    rounds: tuple[Round, ...]
+    rounds: tuple[Round | None, ...]  # None: a bacc-pf-v2 beacon void that has no beacon
 
 
 def _shoe(proof: Mapping[str, Any]) -> _Shoe:
     try:
         config = TableConfig.from_dict(proof["table_config"])
         rules = ShoeRules.from_dict(proof["rules"])
+        if proof.get("fairness") == pf2proof.SPEC:  # cards keyed by each round's beacon
+            return _Shoe(config, pf2proof.rounds_by_number(proof))
         shoe = derive_shoe(
             bytes.fromhex(proof["server_seed"]), proof["client_seed"], proof["shoe_number"], rules
         )
@@ -127,8 +129,18 @@ def _settled(shoe: _Shoe, number: int, leaf: Mapping[str, Any]) -> Settlement:
     """The slip's money on round ``number`` of the re-derived shoe."""
     if not 1 <= number <= len(shoe.rounds):
         raise _Unusable(Mismatch(f"round {number}", "round", "a round the shoe deals", number))
+    cards = shoe.rounds[number - 1]
+    if cards is None:
+        raise _Unusable(
+            Mismatch(
+                f"round {number}",
+                "round",
+                "a round with cards",
+                "a beacon_unavailable void whose beacon never came: no cards to settle the slip on",
+            )
+        )
     try:
-        return slip_settlement(shoe.config, shoe.rounds[number - 1], leaf["lines"])
+        return slip_settlement(shoe.config, cards, leaf["lines"])
     except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
         raise _Unusable(
             Mismatch(f"round {number}", "slip", "lines that can be settled", str(exc))
@@ -213,10 +225,14 @@ def _receipt_mismatches(
         )
     net = want["net"]
     paid = "voided: stake back, net 0" if want.get("voided") else f"net {net:+,}"
+    lock = round_.get("lock")
+    when = (
+        f"before beacon round {lock.get('beacon_round')} (round {number})"
+        if isinstance(lock, Mapping)  # bacc-pf-v2: locked before the beacon existed
+        else f"at the deal of round {number}"
+    )
     words = (
-        f"slip in the book locked at the deal of round {number} (leaf {_nth(index)} of {size}) "
-        "and "
-        f"paid exactly: {paid}"
+        f"slip in the book locked {when} (leaf {_nth(index)} of {size}) and paid exactly: {paid}"
     )
     return bad, words
 

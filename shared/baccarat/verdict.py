@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .beacon import Beacon, Chain
 from .interventions import interventions_text
 
 
@@ -42,6 +43,10 @@ class Verdict:
     #: What the proof is of, as signed (v2): its table and shoe, and whether that is the shoe
     #: asked for, e.g. ``table tbl_…, shoe tbl_…_s2 (the shoe asked for)``; None: unreadable.
     subject: str | None = None
+    #: The beacon a bacc-pf-v2 proof's rounds waited for: "drand quicknet" or "test beacon".
+    beacon: str | None = None
+    #: The interventions in words when they are not v1's (bacc-pf-v2: the beacon voids apart).
+    interventions_words: str | None = None
 
     def line(self) -> str:
         about = f"; {self.subject}" if self.subject else ""
@@ -54,6 +59,8 @@ class Verdict:
         """``interventions: <the one line>`` (v2 proofs), or None."""
         if self.interventions is None:
             return None
+        if self.interventions_words is not None:
+            return f"interventions: {self.interventions_words}"
         return f"interventions: {interventions_text(self.interventions)}"
 
     def as_dict(self) -> dict[str, Any]:
@@ -66,6 +73,7 @@ class Verdict:
             "interventions": self.interventions,
             "interventions_line": self.interventions_line(),
             "subject": self.subject,
+            **({"beacon": self.beacon} if self.beacon else {}),
             "mismatches": [
                 {"where": m.where, "field": m.field, "expected": m.expected, "found": m.found}
                 | ({"message": m.message} if m.message else {})
@@ -92,6 +100,10 @@ UNSIGNED = Mismatch(
     "unchanged (an old v1 proof's cards and money can still be checked with --allow-unsigned)",
 )
 
+
+#: ``beacon_check(chain, beacon) -> bool``: does a beacon's BLS signature verify under its
+#: chain's key (``baccarat_bls.verify_beacon``; the core has no pairing)?
+BeaconCheck = Callable[[Chain, Beacon], bool]
 
 #: ``settlement_check(proof, round_json, round) -> mismatches``: what checks a settled round.
 SettlementCheck = Callable[[Mapping[str, Any], Mapping[str, Any], Any], list[Mismatch]]

@@ -15,8 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import proofdoc
-from .cards import code, codes
-from .fairness import SPEC, FairnessError, Shoe, client_hash, derive_shoe, verify_link
+from .beacon import BeaconError
+from .cards import code
+from .fairness import SPEC, FairnessError, Shoe, derive_shoe
+from .fairness_v2 import SPEC as SPEC_PF2
+from .pf2verify import verify_pf2
 from .proofbook import SPEC_V11
 from .proofbytes import ProofFormatError
 from .proofchecks import SETTLEMENT_FIELDS as SETTLEMENT_FIELDS
@@ -35,82 +38,17 @@ from .proofchecks import check_settlement as check_settlement
 from .proofchecks import recompute_settlement as recompute_settlement
 from .proofpages import Incomplete, assemble, check_signature
 from .proofpages import proof_pages as proof_pages
-from .rules import ShoeRules, UnsafeRulesError
+from .proofsteps import card_mismatches, field_of, plural, seed_mismatches, seeds_of
+from .rules import UnsafeRulesError
 from .verdict import UNSIGNED as UNSIGNED
+from .verdict import BeaconCheck as BeaconCheck
 from .verdict import Mismatch as Mismatch
 from .verdict import ProofError as ProofError
 from .verdict import SettlementCheck as SettlementCheck
 from .verdict import SignatureCheck as SignatureCheck
 from .verdict import Verdict as Verdict
 
-
-def _get(proof: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
-    if key not in proof:
-        raise ProofError(f"the proof has no {key!r}")
-    value = proof[key]
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise ProofError(f"the proof's {key!r} has the wrong type")
-    return value
-
-
-def _hex32(proof: Mapping[str, Any], key: str) -> bytes:
-    text = _get(proof, key, str)
-    try:
-        raw = bytes.fromhex(text)
-    except ValueError:
-        raise ProofError(f"the proof's {key!r} is not hex") from None
-    if len(raw) != 32:
-        raise ProofError(f"the proof's {key!r} is not 32 bytes")
-    return raw
-
-
-def _hand_codes(value: Any) -> Any:
-    """Round hands may be given as a list of codes or as ``{"cards": [...], ...}``."""
-    if isinstance(value, Mapping):
-        return value.get("cards")
-    return value
-
-
-def _hand_total(value: Any, fallback: Any) -> Any:
-    if isinstance(value, Mapping) and "total" in value:
-        return value["total"]
-    return fallback
-
-
 # --- the steps of one verification --------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Seeds:
-    """What the shoe is derived from, as the proof states it."""
-
-    anchor: bytes
-    secret: bytes
-    number: int
-    client_seed: str
-    rules: ShoeRules
-
-
-def _seeds(proof: Mapping[str, Any]) -> _Seeds:
-    anchor, secret = _hex32(proof, "anchor"), _hex32(proof, "server_seed")
-    number, seed = _get(proof, "shoe_number", int), _get(proof, "client_seed", str)
-    try:
-        rules = ShoeRules.from_dict(_get(proof, "rules", Mapping))
-    except (KeyError, TypeError):
-        raise ProofError("the proof's 'rules' are incomplete") from None
-    return _Seeds(anchor, secret, number, seed, rules)
-
-
-def _seed_mismatches(proof: Mapping[str, Any], s: _Seeds) -> list[Mismatch]:
-    """The server seed reaches the anchor; the client hash is the client seed's."""
-    bad: list[Mismatch] = []
-    if not verify_link(s.secret, s.number, s.anchor):
-        want = f"a seed reaching the anchor in {s.number} steps"
-        bad.append(Mismatch("seed chain", "server_seed", want, proof["server_seed"]))
-    c_hash = client_hash(s.client_seed).hex()
-    if proof.get("client_hash", c_hash) != c_hash:
-        bad.append(Mismatch("shoe", "client_hash", c_hash, proof.get("client_hash")))
-    return bad
 
 
 def _shoe_mismatches(proof: Mapping[str, Any], shoe: Shoe, v2: bool) -> list[Mismatch]:
@@ -144,22 +82,6 @@ def _count_mismatches(n_proof: int, n_shoe: int, closed_early: bool) -> list[Mis
     if not closed_early and n_proof < n_shoe:
         return [Mismatch("shoe", "number of rounds (the shoe ended by its rules)", n_shoe, n_proof)]
     return []
-
-
-def _card_mismatches(where: str, got: Mapping[str, Any], want: Any) -> list[Mismatch]:
-    """One round's number, start, cards, totals and result against the re-derived round."""
-    player_total = _hand_total(got.get("player"), got.get("player_total"))
-    banker_total = _hand_total(got.get("banker"), got.get("banker_total"))
-    checks: list[tuple[str, Any, Any]] = [
-        ("round_number", want.number, got.get("round_number", want.number)),
-        ("start", want.start, got.get("start")),
-        ("player cards", codes(want.player), _hand_codes(got.get("player"))),
-        ("banker cards", codes(want.banker), _hand_codes(got.get("banker"))),
-        ("player total", want.player_total, player_total),
-        ("banker total", want.banker_total, banker_total),
-        ("result", want.result.value, got.get("result")),
-    ]
-    return [Mismatch(where, name, e, f) for name, e, f in checks if e != f]
 
 
 def _v1_void_mismatches(where: str, got: Mapping[str, Any]) -> list[Mismatch]:
@@ -214,7 +136,7 @@ class _Rounds:
             where = f"round {i}"
             if not isinstance(got, Mapping):
                 raise ProofError(f"{where} is not an object")
-            self.bad.extend(_card_mismatches(where, got, want))
+            self.bad.extend(card_mismatches(where, got, want))
             if self.v2:
                 self.v2_round(where, got, want)
             elif got.get("voided") is True:
@@ -224,41 +146,44 @@ class _Rounds:
                 self.money(got, want)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _summary(number: int, n: int, walked: _Rounds, closed_early: bool) -> str:
     voids = ""
     if walked.voided:
-        voids = f", {_plural(walked.voided, 'voided round')}"
+        voids = f", {plural(walked.voided, 'voided round')}"
         if walked.v2 and walked.settlement_check:
             voids += " (the settlement each replaced re-derived)"
     if walked.books:
-        voids += f", {_plural(walked.books, 'book')} of spectators' slips (root and totals)"
+        voids += f", {plural(walked.books, 'book')} of spectators' slips (root and totals)"
     spec = str(walked.proof.get("spec"))
     return (
         f"{spec} shoe {number}: server seed reaches the anchor, client hash, "
-        f"{_plural(n, 'round')} and {_plural(walked.settled, 'settlement')} re-derived and "
+        f"{plural(n, 'round')} and {plural(walked.settled, 'settlement')} re-derived and "
         f"matching{voids}"
         + (", every round's bets locked at its deal" if walked.v2 and n else "")
         + (" (shoe closed early)" if closed_early else "")
     )
 
 
-def _verify(proof: Mapping[str, Any], settlement_check: SettlementCheck | None) -> Verdict:
-    """The cards and money of one proof (assembled from its pages for v2)."""
+def _verify(
+    proof: Mapping[str, Any],
+    settlement_check: SettlementCheck | None,
+    beacon_check: BeaconCheck | None = None,
+) -> Verdict:
+    """The cards and money of one proof (assembled from its pages for v2); a bacc-pf-v2 shoe's
+    are :func:`baccarat.pf2verify.verify_pf2`'s."""
     v2 = is_v2(proof)
-    spec = _get(proof, "spec", str)
+    spec = field_of(proof, "spec", str)
+    if v2 and spec == SPEC_PF2:
+        return verify_pf2(proof, settlement_check, beacon_check)
     if spec != SPEC and not (v2 and spec == SPEC_V11):
         return Verdict(
             ok=False, summary=f"unknown spec {spec!r}; this verifier knows {SPEC} and {SPEC_V11}"
         )
-    seeds = _seeds(proof)
-    bad = _seed_mismatches(proof, seeds)
+    seeds = seeds_of(proof)
+    bad = seed_mismatches(proof, seeds)
     shoe = derive_shoe(seeds.secret, seeds.client_seed, seeds.number, seeds.rules)
     bad.extend(_shoe_mismatches(proof, shoe, v2))
-    rounds = _get(proof, "rounds", list)
+    rounds = field_of(proof, "rounds", list)
     closed_early = _closed_early(proof, v2)
     bad.extend(_count_mismatches(len(rounds), len(shoe.rounds), closed_early))
     raw_config = proof.get("table_config")
@@ -315,6 +240,7 @@ def verify(
     require_signature: bool = True,
     settlement_check: SettlementCheck | None = check_settlement,
     shoe_id: str | None = None,
+    beacon_check: BeaconCheck | None = None,
 ) -> Verdict:
     """Everything a proof claims: a v2 proof (a page, a list of pages or a bundle) with its
     pages, signature (``keys``: the JWK set ``{"keys": [...]}`` of ``GET /v1/signing-keys``,
@@ -323,7 +249,10 @@ def verify(
 
     ``shoe_id``: the shoe asked for (the id in the proof's URL, or the one the user names): a
     proof of any other shoe — another table's clean signed proof served at this shoe's URL —
-    fails, whatever else holds. The verdict names the table and the shoe the proof is of."""
+    fails, whatever else holds. The verdict names the table and the shoe the proof is of.
+
+    ``beacon_check(chain, beacon)``: the BLS check of a bacc-pf-v2 proof's beacons
+    (``baccarat_bls.verify_beacon``); without it such a proof does not verify."""
     try:
         pages = proof_pages(document)
         if pages is None:
@@ -335,7 +264,7 @@ def verify(
         sig_bad, how = check_signature(
             pages, proof, keys, keys_source, signature_check, require_signature
         )
-        verdict = _verify(proof, settlement_check)
+        verdict = _verify(proof, settlement_check, beacon_check)
         subject_bad, verdict.subject = check_subject(proof, shoe_id)
         verdict.mismatches[:0] = subject_bad + sig_bad + front
         verdict.ok = not verdict.mismatches
@@ -345,5 +274,5 @@ def verify(
         elif pages[0].get("signature") is None:
             verdict.summary += "; unsigned"
         return verdict
-    except (ProofError, FairnessError, UnsafeRulesError, ProofFormatError) as exc:
+    except (ProofError, FairnessError, UnsafeRulesError, ProofFormatError, BeaconError) as exc:
         return Verdict(ok=False, summary=f"unreadable proof: {exc}")

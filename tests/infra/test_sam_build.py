@@ -271,9 +271,9 @@ def test_artifacts_hold_what_the_functions_import_and_nothing_for_development(
     # links), nothing else of web/
     web = built / "SharedLayer" / "python" / "baccarat_api" / "http" / "web"
     assert sorted(p.name for p in web.iterdir()) == [
-        "bacc-pf-v1.js", "booktree.js", "i18n.js", "lobby.html", "lobby.js", "money.js",
-        "push.js", "receipt.js", "roads.js", "table-actions.js", "table-render.js", "table.html",
-        "table.js", "verify.html", "verify.js",
+        "bacc-pf-v1.js", "bacc-pf-v2.js", "booktree.js", "drand.js", "i18n.js", "lobby.html",
+        "lobby.js", "money.js", "push.js", "receipt.js", "roads.js", "table-actions.js",
+        "table-render.js", "table.html", "table.js", "verify-v2.js", "verify.html", "verify.js",
     ]  # fmt: skip
     for page in web.iterdir():
         assert not page.is_symlink()

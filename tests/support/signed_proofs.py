@@ -80,3 +80,20 @@ def private_from_api(
             row["settlement"] = None
         out["rounds"].append(row)
     return out
+
+
+def sign_keeping(
+    pages: Sequence[Mapping[str, Any]], previous: Sequence[Mapping[str, Any]] | None
+) -> list[dict[str, Any]]:
+    """``pages`` signed with the TEST ONLY key at :data:`SIGNED_AT` — with the ``previous``
+    pages' signature when their manifest is the same (ECDSA is randomised: a vector script run
+    again then changes nothing)."""
+    manifest = proofdoc.manifest(pages, TEST_KEY_ID, SIGNED_AT)
+    kept = previous[0]["signature"] if previous else None
+    signer: Callable[[bytes], bytes] = sign_with_test_key
+    if kept and kept["manifest"] == manifest:
+
+        def signer(_: bytes) -> bytes:
+            return proofdoc.b64url_decode(kept["value"])
+
+    return proofdoc.sign(pages, signer, TEST_KEY_ID, SIGNED_AT)

@@ -11,7 +11,17 @@ from baccarat_api.http.pages import Page, build_page
 
 #: The page and the scripts it loads by relative path, in its order.
 PAGE = "verify.html"
-SCRIPTS = ("bacc-pf-v1.js", "roads.js", "booktree.js", "money.js", "receipt.js", "verify.js")
+SCRIPTS = (
+    "bacc-pf-v1.js",
+    "roads.js",
+    "booktree.js",
+    "money.js",
+    "receipt.js",
+    "bacc-pf-v2.js",
+    "drand.js",
+    "verify-v2.js",
+    "verify.js",
+)
 
 
 def verifier_page() -> Page:

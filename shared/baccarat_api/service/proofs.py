@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict, cast
 
-from baccarat import proofdoc
+from baccarat import pf2proof, proofdoc
 from baccarat_api.ids import RoundRef, ShoeRef, parse_shoe_id, parse_table_id
 from baccarat_api.ports.documents import Interventions, ProofSignature, Replaced
 from baccarat_api.ports.records import (
@@ -111,7 +111,7 @@ def finalise(
     signed_at = repo.clock()
     # the key's history first: every key that ever signed is listed, valid at this signed_at
     repo.record_signing_key(jwk, signed_at)
-    pages = proofdoc.final_pages(
+    pages = pf2proof.final_pages(  # a bacc-pf-v2 shoe (its "fairness") or v1
         private_proof(shoe, rounds),
         ref_key=ref_keys(shoe),
         signer=vault.sign,
