@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.examples import examples
+from support.shoe_strategies import safe_rules
 
 from baccarat.cli import shoe_json
 from baccarat.rules import ShoeRules
@@ -38,20 +39,6 @@ def _node_shoe(secret: bytes, number: int, seed: str, rules: ShoeRules) -> dict[
     out = subprocess.run(args, capture_output=True, text=True, check=True, timeout=30)
     result: dict[str, object] = json.loads(out.stdout)
     return result
-
-
-@st.composite
-def safe_rules(draw: st.DrawFn) -> ShoeRules:
-    decks = draw(st.integers(4, 8))
-    burn = draw(st.integers(0, 1))
-    if draw(st.booleans()):
-        cut_min = draw(st.integers(11, 60))
-        cut_max = draw(st.integers(cut_min, 80))
-        limit = draw(st.sampled_from([0, 0, 10, 40]))
-    else:
-        cut_min = cut_max = 0
-        limit = draw(st.integers(1, (52 * decks - 11) // 6))
-    return ShoeRules(decks, burn, cut_min, cut_max, limit)
 
 
 seeds = st.text(

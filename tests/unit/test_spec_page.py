@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.spec_text import hand, kv, round_text
 
 from baccarat import booktree, paytables, proofdoc
 from baccarat.audit import canonical
@@ -30,7 +31,6 @@ from baccarat.fairness import (
     stream_block,
     uniform,
 )
-from baccarat.outcome import Round
 from baccarat.rules import BID_SQUEEZE_RULES, ShoeRules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,20 +52,7 @@ RECEIPTS = _load("receipts.json")
 SPEC_PHRASE = b"bacc-pf-v1 example chain secret - never use in production"
 
 
-def _kv(rows: list[tuple[str, Any]]) -> str:
-    width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k.ljust(width)} = {v}" for k, v in rows)
-
-
-def _hand(cards: tuple[int, ...], total: int) -> str:
-    return f"{' '.join(codes(cards))} ({total})"
-
-
-def _round(r: Round) -> str:
-    return (
-        f"start {r.start}: Player {_hand(r.player, r.player_total)}, "
-        f"Banker {_hand(r.banker, r.banker_total)} → {r.result.value}"
-    )
+_kv, _hand, _round = kv, hand, round_text
 
 
 def _rules_bytes(rules: ShoeRules) -> str:

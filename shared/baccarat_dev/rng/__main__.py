@@ -24,16 +24,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--workers", type=int, default=defaults.workers, help="processes (≤ 2 here)"
     )
+    parser.add_argument(
+        "--v2-shoes", type=int, default=defaults.v2_shoes, help="bacc-pf-v2 shoes per deck count"
+    )
     parser.add_argument("--out", type=Path, default=Path("docs/rng-report.md"))
     args = parser.parse_args(argv)
-    if min(args.shoes, args.draws, args.sequences, args.workers) < 1:
-        parser.error("--shoes, --draws, --sequences and --workers must be at least 1")
+    if min(args.shoes, args.draws, args.sequences, args.workers, args.v2_shoes) < 1:
+        parser.error("--shoes, --draws, --sequences, --workers and --v2-shoes must be at least 1")
     start = time.perf_counter()
     # Imported here: Matplotlib is only needed once the numbers exist.
     from .plots import all_figures
     from .render import render
 
-    res = run(Config(args.seed, args.shoes, args.draws, args.sequences, args.workers))
+    res = run(
+        Config(args.seed, args.shoes, args.draws, args.sequences, args.workers, args.v2_shoes)
+    )
     figure_dir = args.out.parent / "rng"
     for stale in figure_dir.glob("*.png"):  # from scratch: no figure of an earlier run survives
         stale.unlink()

@@ -14,6 +14,7 @@ SECTIONS = {
     "serial": "3. Serial structure",
     "outcomes": "4. Game outcomes against exact probabilities",
     "stream": "5. The stream: NIST SP 800-22",
+    "v2": "6. bacc-pf-v2: cards drawn round by round",
 }
 
 

@@ -28,6 +28,7 @@ from .stream import (
     dealt_p_values,
     long_stream_p_values,
 )
+from .v2 import V2_DECKS, v2_checks, v2_shoe_task
 
 DECKS = (4, 6, 8)
 SHOE_CHUNK = 5_000
@@ -42,6 +43,7 @@ class Config:
     draws: int = 1_000_000  # per m
     sequences: int = 1_000  # per stream view
     workers: int = 2
+    v2_shoes: int = 50_000  # per deck count of V2_DECKS (a v2 shoe costs ~5× a v1 shoe)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,7 @@ class Results:
     discards: list[Check] = field(default_factory=list)
     streams: list[Battery] = field(default_factory=list)
     controls: list[Control] = field(default_factory=list)
+    v2: list[Check] = field(default_factory=list)  # bacc-pf-v2's draw
     checks: list[Check] = field(default_factory=list)  # the family, Holm-adjusted
     cpu_seconds: dict[str, float] = field(default_factory=dict)
     wall_seconds: float = 0.0
@@ -136,6 +139,7 @@ def run(config: Config) -> Results:
         deck_tables = _submit_shoes(tasks, res)
         _submit_scaling(tasks, res)
         _submit_streams(tasks, res, deck_tables[8])
+        _submit_v2_shoes(tasks, res)
         done = tasks.results()
     res.cpu_seconds = {s: sum(t for _, t in parts) for s, parts in done.items()}
     out = {s: [r for r, _ in parts] for s, parts in done.items()}
@@ -146,6 +150,8 @@ def run(config: Config) -> Results:
         Battery("as dealt", np.concatenate(out["stream dealt"])),
     ]
     res.controls = out["controls"][0]
+    for decks in V2_DECKS:
+        res.v2 += v2_checks(decks, merge(out[f"{decks}-deck v2 shoes"]))
     res.checks = holm(_family(res))
     res.wall_seconds = time.perf_counter() - start
     return res
@@ -166,6 +172,20 @@ def _submit_shoes(tasks: _Tasks, res: Results) -> dict[int, tuple[Table, list[by
                 f"{decks}-deck shoes", _shoe_task, table, secrets[a : a + SHOE_CHUNK], a + 1
             )
     return deck_tables
+
+
+def _submit_v2_shoes(tasks: _Tasks, res: Results) -> None:
+    """bacc-pf-v2's shoes of each deck count (:mod:`.v2`), in chunks."""
+    config = res.config
+    for decks in V2_DECKS:
+        label = f"{decks}-deck bacc-pf-v2 table"
+        table = Table(config.seed, label, RULES_BY_DECKS[decks], config.v2_shoes)
+        anchor, secrets = table.secrets()
+        check_anchor(table, anchor, secrets)
+        res.anchors[table.label] = (table, anchor)
+        for a in range(0, config.v2_shoes, SHOE_CHUNK):
+            chunk = secrets[a : a + SHOE_CHUNK]
+            tasks.submit(f"{decks}-deck v2 shoes", v2_shoe_task, table, chunk, a + 1)
 
 
 def _submit_scaling(tasks: _Tasks, res: Results) -> None:
@@ -229,4 +249,5 @@ def _family(res: Results) -> list[Check]:
         family += o.checks("outcomes")
     for b in res.streams:
         family += b.checks()
+    family += res.v2
     return family
