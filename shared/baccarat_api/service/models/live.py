@@ -120,6 +120,9 @@ class TableStateOut(Strict):
     profile: Literal["star-city", "bid-squeeze"]
     tier: str
     banking: Banking
+    fairness: Literal["bacc-pf-v1", "bacc-pf-v2"] = Field(
+        default="bacc-pf-v1", description="bacc-pf-v2: each round's cards wait for its beacon"
+    )
     currency: CurrencyCode
     minor_unit_exponent: MinorUnitExponent
     seq: int = Field(description="the table's last event number: follow the feed after it")
