@@ -363,8 +363,7 @@ class StateWrites(ABC):
         emit: Emit,
         write_id: str,
     ) -> None:
-        """Lock a bacc-pf-v2 round: the shoe's ``v2`` (its locked round) moved from ``before``
-        (same version, still open) and the table's events, no round item yet (no card)."""
+        """Lock a bacc-pf-v2 round: the shoe's ``v2.locked`` and the events (no card yet)."""
         self.emitting("lock round", [self._shoe_update(before, after)], emit, idem, write_id)
 
     def close_shoe(
