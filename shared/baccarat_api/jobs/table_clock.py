@@ -136,20 +136,23 @@ def _run(rt: Wiring, tick: Tick, sleep: Callable[[float], None]) -> table_clock.
 
     for pause in RETRY_PAUSES:
         try:
-            return table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick, _beacon(rt))
+            return _run_tick(rt, tick)
         except DomainError as exc:
             if not exc.retryable:
                 raise
         except StoreUnavailable:
             pass
         sleep(pause)
-    return table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick, _beacon(rt))
+    return _run_tick(rt, tick)
 
 
-def _beacon(rt: Wiring) -> BeaconSource | None:
-    """The runtime's beacon source (a wiring without one: none — a draw then waits, and voids)."""
+def _run_tick(rt: Wiring, tick: Tick) -> table_clock.Outcome:
+    """:func:`~.service.table_clock.run_tick` with the runtime's beacon source, for a
+    bacc-pf-v2 round's ``draw`` (a wiring without one: none — a draw then waits, and voids)."""
     source: BeaconSource | None = getattr(rt, "beacon", None)
-    return source
+    if source is None:
+        return table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick)
+    return table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick, source)
 
 
 # --- AWS: the queue's function --------------------------------------------------------------

@@ -151,7 +151,10 @@ def _tick_due(
             tick = ticks.tick_of(repo.load(operator_id, live=table_id).live)
             if tick is None or tick["due"] > overdue:
                 continue  # taken a moment ago (the index lags), or a newer step not due yet
-            if table_clock.run_tick(repo, shoes, vault, tick, beacon) == "done":
+            args = (
+                (repo, shoes, vault, tick) if beacon is None else (repo, shoes, vault, tick, beacon)
+            )
+            if table_clock.run_tick(*args) == "done":
                 report.ticked.append(f"{table_id}:{tick['step']}")
         except StoreUnavailable:
             report.failed[f"{table_id}:tick"] = "unavailable"
