@@ -12,7 +12,7 @@ from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id, parse_tabl
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.repository import Repository, Snapshot
 from baccarat_api.service import idempotency
-from baccarat_api.service.errors import DomainError, not_found
+from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import (
     LockedRoundOut,
@@ -164,6 +164,8 @@ def _missing(repo: Repository, operator_id: str, round_id: str) -> DomainError:
     lock = locked(shoe)
     if shoe is not None and ref is not None and lock and lock["round_number"] == ref.round_number:
         return round_locked(shoe, lock, repo.clock(), "it is resolved or squeezed")
+    if shoe is not None and ref is not None and shoe.v2 and shoe.rounds_dealt >= ref.round_number:
+        return lost_race()  # drawn between the two reads: retry
     return not_found("round", round_id)
 
 
@@ -188,15 +190,17 @@ def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailO
     (its cards wait for its beacon round) or voided ``beacon_unavailable`` (no card)."""
     try:
         r = round_record(repo, operator_id, round_id)
-    except DomainError as exc:
-        if exc.code != "not_found":
-            raise
+    except DomainError:
         ref = parse_round_id(round_id)
         shoe = None if ref is None else repo.load(operator_id, shoe=ref.shoe).shoe
-        lock = locked(shoe)
-        if shoe is None or ref is None or lock is None or lock["round_number"] != ref.round_number:
+        if shoe is None or ref is None or shoe.v2 is None:
             raise
-        return LockedRoundOut.model_validate(locked_view(shoe, lock))
+        lock = locked(shoe)
+        if lock is not None and lock["round_number"] == ref.round_number:
+            return LockedRoundOut.model_validate(locked_view(shoe, lock))
+        if shoe.rounds_dealt < ref.round_number:
+            raise
+        r = round_record(repo, operator_id, round_id)  # drawn between the two reads
     if r.lock is not None and r.beacon is None:  # voided beacon_unavailable: no card
         shoe = repo.load(operator_id, shoe=r.ref.shoe).shoe
         assert shoe is not None
