@@ -26,6 +26,7 @@ from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import Replayed
 from baccarat_api.service.models import CreateTableRequest, DealRequest, LockedRoundOut, SlipRequest
+from baccarat_api.service.table_state import table_state
 
 from .conftest import Game, star_city_bets
 
@@ -247,6 +248,10 @@ def test_a_running_v2_table_plays_a_whole_shoe(game: Game) -> None:
         if tick["step"] == "commit" and live.open_shoe_id is None:
             break
         out = v2.deliver(tick)
+        state, _ = table_state(v2.repo, OP, table_id)  # what a frontend draws, at every step
+        if tick["step"] == "close" and out == "done":  # locked: no card, the draw is next
+            assert state.clock is not None and state.clock.next is not None
+            assert state.clock.next.step == "draw"
         if tick["step"] == "open" and out == "done":
             betting.place_slip(v2.repo, OP, table_id, "alice", slip)
     shoe = v2.shoe()

@@ -77,8 +77,9 @@ class TableRoundOut(Strict):
 
 
 class ClockNextOut(Strict):
-    step: Literal["open", "close", "reveal", "settle", "commit"] = Field(
-        description="what the table does next by itself"
+    step: Literal["open", "close", "reveal", "settle", "commit", "draw"] = Field(
+        description="what the table does next by itself (draw: a bacc-pf-v2 round's cards, when "
+        "its beacon round exists)"
     )
     due: str = Field(description="when (it happens at this time, or as soon as it can after)")
 
