@@ -166,11 +166,13 @@ openapi: $(STAMP)
 	$(BIN)/python -m baccarat_dev.openapi
 
 # Everything generated from the contract: docs/openapi.json, then the TypeScript client's types
-# (clients/typescript/src/generated/openapi.ts); and web/drand.js (the browser's BLS check,
-# scripts/build-web-drand.sh). Tests fail while any is stale.
+# (clients/typescript/src/generated/openapi.ts), then web/push.js (built from the client's
+# src/push.ts); and web/drand.js (the browser's BLS check, scripts/build-web-drand.sh). Tests
+# fail while any is stale.
 regen: openapi
 	scripts/ensure-typescript-client.sh >/dev/null
 	cd clients/typescript && npm run --silent generate
+	cd clients/typescript && npm run --silent build-push
 	scripts/build-web-drand.sh
 
 clean:

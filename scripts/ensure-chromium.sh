@@ -24,7 +24,12 @@ give_up() {
   exit 1
 }
 
-if path=$(found); then
+# The table page's zh-Hant labels need a CJK font, or its screenshots (for people to look at)
+# show empty boxes: Debian's small one, installed beside chromium when none is there.
+has_cjk_font() { command -v fc-list >/dev/null 2>&1 && [[ -n "$(fc-list :lang=zh)" ]]; }
+CJK_FONT=fonts-wqy-microhei
+
+if path=$(found) && has_cjk_font; then
   echo "ensure-chromium: $path is installed"
   exit 0
 fi
@@ -40,12 +45,12 @@ else
   give_up "chromium is missing and installing it needs root: run 'sudo apt-get install chromium'"
 fi
 
-echo "ensure-chromium: installing Debian's chromium with apt-get"
+echo "ensure-chromium: installing Debian's chromium and $CJK_FONT with apt-get"
 export DEBIAN_FRONTEND=noninteractive
 ${SUDO[@]+"${SUDO[@]}"} apt-get update -qq ||
   give_up "apt-get update failed"
-${SUDO[@]+"${SUDO[@]}"} apt-get install -y -qq --no-install-recommends chromium >/dev/null ||
-  give_up "apt-get install chromium failed"
+${SUDO[@]+"${SUDO[@]}"} apt-get install -y -qq --no-install-recommends chromium "$CJK_FONT" >/dev/null ||
+  give_up "apt-get install chromium $CJK_FONT failed"
 
 path=$(found) || give_up "chromium was installed but is not on PATH"
 echo "ensure-chromium: installed $path"

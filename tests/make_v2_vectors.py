@@ -372,6 +372,8 @@ def guesses_data() -> dict[str, str]:
     as_random = k1(head + b.round.to_bytes(8, "big") + (32).to_bytes(2, "big") + randomness)
     as_u32 = k1(head + b.round.to_bytes(4, "big") + (48).to_bytes(2, "big") + b.signature)
     no_len = k1(head + b.round.to_bytes(8, "big") + b.signature)
+    assert item.book_root == NO_BETS_ROOT
+    empty = k1(msg.replace(NO_BETS_ROOT, EMPTY_ROOT, 1))
     one = stream_words(right)  # the right draw: burn and cards from the one stream of K_1
     round1 = _draw_text(one, one)
     d = shoe_from_key_v2(key, BID_SQUEEZE_RULES, EXAMPLE_INPUTS[:1]).draws[0]
@@ -388,6 +390,7 @@ def guesses_data() -> dict[str, str]:
         "randomness SHA-256(sig) instead of sig": as_random.hex(),
         "beacon round as u32": as_u32.hex(),
         "no u16 length before sig": no_len.hex(),
+        "nobody bet as SHA-256(\"\")": empty.hex(),
         "round 1": round1,
         "K_1's stream tagged bacc-pf-v2/stream": _draw_text(v2_tag, _words(right, V2_TAG)),
         "remaining kept in swap order": _draw_text(stream_words(right), stream_words(right), False),

@@ -7,15 +7,20 @@
  *       prints the derived shoe as JSON.
  *   node web/cli.js vector
  *       checks the known-answer vector of the spec; exit status 0 = all match, 1 = mismatch.
+ *   node web/cli.js settle < cases.json
+ *       settles each case {table_config, player, banker, bets, player_banker} of a JSON list with
+ *       web/money.js and prints the list of settlements ({error} where one cannot be settled).
  */
 'use strict';
 
 const BaccPF = require('./bacc-pf-v1.js');
+const BaccMoney = require('./money.js');
 
 const USAGE = `usage:
   node web/cli.js shoe --server-seed HEX --shoe-number I --client-seed TEXT
                        --decks D --burn 0|1 --cut-min A --cut-max B --round-limit R
-  node web/cli.js vector`;
+  node web/cli.js vector
+  node web/cli.js settle < cases.json`;
 
 const SHOE_OPTIONS = [
   'server-seed',
@@ -158,9 +163,31 @@ async function commandVector() {
   return failures === 0 ? 0 : 1;
 }
 
+/** Each case of the JSON list on stdin settled by web/money.js, as a JSON list on stdout. */
+async function commandSettle() {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  const cases = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  const out = cases.map((c) => {
+    try {
+      const facts = BaccMoney.roundFacts(c.player, c.banker);
+      return BaccMoney.settle(c.table_config, facts, c.bets, c.player_banker, c.id_field || 'bettor_ref');
+    } catch (e) {
+      if (!(e instanceof BaccMoney.MoneyError)) throw e;
+      return { error: e.message };
+    }
+  });
+  process.stdout.write(JSON.stringify(out) + '\n');
+  return 0;
+}
+
 async function main(argv) {
   const [command, ...rest] = argv;
   if (command === 'shoe') return commandShoe(rest);
+  if (command === 'settle') {
+    if (rest.length) throw new Error('settle takes no arguments');
+    return commandSettle();
+  }
   if (command === 'vector') {
     if (rest.length) throw new Error('vector takes no arguments');
     return commandVector();

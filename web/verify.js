@@ -35,6 +35,7 @@
   const pf = () => lib('BaccPF', './bacc-pf-v1.js');
   const roads = () => lib('BaccRoads', './roads.js');
   const receipts = () => lib('BaccReceipt', './receipt.js');
+  const money = () => lib('BaccMoney', './money.js');
 
   // ---------------------------------------------------------------------------------------------
   // Values in plain words
@@ -503,6 +504,13 @@
         return finish();
       }
     }
+    // public book pages given beside the proof's (bacc-book-v1): checked against it below
+    const bookPages = [...(options.bookPages || [])];
+    if (isObject(doc) && Array.isArray(doc.pages) && !('page' in doc)) doc = doc.pages;
+    if (Array.isArray(doc) && doc.some((d) => receipts().isBookPage(d))) {
+      bookPages.push(...doc.filter((d) => receipts().isBookPage(d)));
+      doc = doc.filter((d) => !receipts().isBookPage(d));
+    }
     let pages;
     try {
       pages = proofPages(doc);
@@ -791,15 +799,10 @@
       let lifecycleBad = 0;
       proofRounds.forEach((raw, i) => {
         if (!isObject(raw)) return;
-        const row = report.rounds[i];
         const where = `round ${i + 1}`;
         const bad = (field, expected, found, message) => {
-          const m = fail({ where, field, expected, found, message });
+          markRound(report, fail, i, { field, expected, found, message });
           lifecycleBad++;
-          if (row) {
-            row.mismatches.push(m);
-            row.status = 'mismatch';
-          }
         };
         previousDeal = checkLifecycle(where, raw, previousDeal, proof.ended_at, bad) || previousDeal;
       });
@@ -826,15 +829,9 @@
       }
     }
 
-    // Settlements are money, not cards: the page does not recompute them.
-    const settled = proofRounds.filter((r) => isObject(r) && r.settlement != null).length;
-    report.info.settlements = settled;
-    if (settled) {
-      check('settlements', 'Settlements', null,
-        `${plural(settled, 'round')} ${settled === 1 ? 'carries' : 'carry'} a settlement; ` +
-          'this page checks cards, not money ' +
-          '(run "baccarat verify" to recompute settlements)');
-    }
+    // 8. The money: every settlement (and what each void replaced) recomputed (web/money.js).
+    checkMoney(proof, proofRounds, shoe ? derived : null, v2, fail, check, report);
+    if (bookPages.length) await checkBookPages(proof, bookPages, fail, check, report);
 
     checkPayTable(proof.table_config, fail, check, report);
     checkCommit(proof, proofRounds, fail, check, report);
@@ -844,6 +841,129 @@
     return finish();
   }
 
+
+  /**
+   * The public book pages given beside a v1.1 proof (web/receipt.js checkBookPages): each
+   * round's pages whole, their leaves giving book.root, every slip's money recomputed and the
+   * slips summing to book.totals.
+   */
+  async function checkBookPages(proof, pages, fail, check, report) {
+    const label = "Public book pages: every slip in its book and paid exactly";
+    let got;
+    try {
+      got = await receipts().checkBookPages(proof, pages);
+    } catch (e) {
+      got = { checked: 0, slips: 0, problems: [{ round_number: null, message: `the book pages cannot be checked: ${e.message}` }] };
+    }
+    for (const p of got.problems) {
+      const i = (Array.isArray(proof.rounds) ? proof.rounds : []).findIndex((r) => isObject(r) && r.round_number === p.round_number);
+      if (i >= 0) markRound(report, fail, i, { field: 'book pages', message: p.message });
+      else fail({ where: 'book pages', field: 'book pages', message: p.message });
+    }
+    report.info.book_pages = pages.length;
+    check('book_pages', label, got.problems.length === 0, got.problems.length ? mismatchesText(fail)
+      : `${plural(pages.length, 'book page')}: ${plural(got.slips, 'slip')} of ${plural(got.checked, 'round')} ` +
+        'in their books (the leaves give each book.root), each paid exactly, summing to book.totals');
+  }
+
+  /** A mismatch of round `i` (from 0): reported, and marked on the round's row. */
+  function markRound(report, fail, i, m) {
+    const made = fail({ where: `round ${i + 1}`, ...m });
+    const row = report.rounds[i];
+    if (row) {
+      row.mismatches.push(made);
+      row.status = 'mismatch';
+    }
+    return made;
+  }
+
+  /** A settlement's field in words, with the bettor it belongs to (lines[i], bettors[i], nets.<ref>). */
+  function moneyField(path, doc) {
+    const m = /^[\w ]+?\.(lines|bettors)\[(\d+)\]/.exec(path) || /\.nets\.(br_\w+|[^.]+)$/.exec(path);
+    let who = null;
+    if (m && m[2] !== undefined) {
+      const item = isObject(doc) && Array.isArray(doc[m[1]]) ? doc[m[1]][Number(m[2])] : null;
+      who = isObject(item) ? item.bettor_ref || item.bettor_id || item.id : null;
+    } else if (m) {
+      who = m[1];
+    }
+    return who ? `${path} (bettor ${who})` : path;
+  }
+
+  /**
+   * Every settled round's settlement — each line, each bettor's and the player-banker's net, the
+   * house's figures, the nets — and every v2 void's replaced settlement, recomputed from the
+   * round's public bets, its re-derived cards and the pay table table_config names
+   * (web/money.js). A v1.1 round's house figures include its book's totals. The first difference
+   * of each round is reported (round, field, bettor, expected vs found).
+   */
+  function checkMoney(proof, rounds, derived, v2, fail, check, report) {
+    const settled = rounds.filter((r) => isObject(r) && r.settlement != null).length;
+    const replaced = v2 ? rounds.filter((r) => isObject(r) && isObject(r.void)).length : 0;
+    report.info.settlements = settled;
+    if (!settled && !replaced) return;
+    const M = money();
+    const label = 'Settlements recomputed (money)';
+    const config = proof.table_config;
+    if (!isObject(config) || !derived) {
+      check('settlements', label, null, `${plural(settled, 'round')} ${settled === 1 ? 'carries' : 'carry'} a ` +
+        `settlement; not recomputed: ${derived ? 'the proof names no table configuration' : 'the shoe could not be re-derived'}`);
+      return;
+    }
+    try {
+      M.priced(config);
+    } catch (e) {
+      if (Object.prototype.hasOwnProperty.call(PAY_TABLES, payTableOf(config))) {
+        fail({ where: 'shoe', field: 'table_config', message: `shoe, table_config: ${e.message}` });
+      }
+      check('settlements', label, false, `not recomputed: ${e.message}`);
+      return;
+    }
+    const idField = v2 ? 'bettor_ref' : 'bettor_id';
+    let bad = 0;
+    let lines = 0;
+    rounds.forEach((raw, i) => {
+      const d = derived[i];
+      const voidDoc = v2 && isObject(raw) && isObject(raw.void) ? raw.void : null;
+      if (!isObject(raw) || !d || (raw.settlement == null && !voidDoc)) return;
+      const where = `round ${i + 1}`;
+      const note = (field, expected, found, message) => {
+        markRound(report, fail, i, { field, expected, found, message });
+        bad++;
+      };
+      let ours;
+      try {
+        ours = M.settle(config, M.roundFacts(d.player, d.banker), Array.isArray(raw.bets) ? raw.bets : raw.bets == null ? [] : raw.bets,
+          raw.player_banker, idField);
+      } catch (e) {
+        note('settlement', 'bets that can be settled', raw.bets, `${where}, settlement: cannot be recomputed: ${e.message}`);
+        return;
+      }
+      if (raw.settlement != null) lines += ours.lines.length;
+      const bookHouse = isObject(raw.book) && isObject(raw.book.totals) && isObject(raw.book.totals.house) ? raw.book.totals.house : null;
+      if (bookHouse) {
+        for (const k of ['covered', 'commission', 'take']) {
+          if (Number.isSafeInteger(bookHouse[k])) ours.house[k] += bookHouse[k];
+        }
+      }
+      let hit;
+      if (raw.settlement != null) {
+        const tier = isObject(config.tier) ? config.tier.id : config.tier;
+        const expected = { round_number: d.round_number, profile: config.profile, tier, banking: config.banking,
+          rounding: M.priced(config).rounding, ...ours };
+        hit = M.firstDifference('settlement', expected, raw.settlement);
+        if (hit) hit.field = moneyField(hit.field, isObject(raw.settlement) ? raw.settlement : expected);
+      } else {
+        hit = M.firstDifference('void replaced', { nets: ours.nets, house_take: ours.house.take }, voidDoc.replaced);
+        if (hit) hit.field = moneyField(hit.field, null);
+      }
+      if (hit) note(hit.field, hit.expected, hit.found);
+    });
+    check('settlements', label, bad === 0, bad ? mismatchesText(fail)
+      : `${plural(settled, 'settlement')} (${plural(lines, 'bet line')}, every bettor's net, the house's take)` +
+        `${replaced ? ` and what ${plural(replaced, 'void')} replaced` : ''} recomputed from the bets, the cards and ` +
+        `${M.versionOf(config)}: all exact`);
+  }
 
   /**
    * bacc-pf-v1.1: each round's book (web/receipt.js checkBook) — only in a v1.1 proof, where it
@@ -877,7 +997,7 @@
       bad ? mismatchesText(fail)
         : `${plural(withBook.length, 'round')} with a book (${plural(slips, 'slip')}): pages, one slip ` +
           'per leaf and totals that balance; the roots and every slip\'s money are checked from the ' +
-          'public book pages by "baccarat verify --books"');
+          'public book pages (given beside the proof here, or by "baccarat verify --books")');
   }
 
   /**

@@ -267,12 +267,13 @@ def test_artifacts_hold_what_the_functions_import_and_nothing_for_development(
     layer = built / "SharedLayer" / "python"
     assert not list(layer.rglob("baccarat_dev*"))
     assert not list(layer.rglob("__pycache__"))
-    # GET /verify's and GET /lobby's pages: the web/ files themselves (copied, not links),
-    # nothing else of web/
+    # GET /verify's, GET /lobby's and GET /table's pages: the web/ files themselves (copied, not
+    # links), nothing else of web/
     web = built / "SharedLayer" / "python" / "baccarat_api" / "http" / "web"
     assert sorted(p.name for p in web.iterdir()) == [
-        "bacc-pf-v1.js", "booktree.js", "lobby.html", "lobby.js", "receipt.js", "roads.js",
-        "verify.html", "verify.js",
+        "bacc-pf-v1.js", "booktree.js", "i18n.js", "lobby.html", "lobby.js", "money.js",
+        "push.js", "receipt.js", "roads.js", "table-actions.js", "table-render.js", "table.html",
+        "table.js", "verify.html", "verify.js",
     ]  # fmt: skip
     for page in web.iterdir():
         assert not page.is_symlink()

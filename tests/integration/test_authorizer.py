@@ -206,6 +206,7 @@ def test_the_template_puts_every_route_but_the_public_ones_behind_the_authorizer
         "GET /v1/shoes/{shoe_id}/rounds/{round_number}/book",
         "GET /verify",
         "GET /lobby",  # the lobby page: its token stays in the browser's fragment
+        "GET /table",  # the table page: its player token stays in the browser's fragment
     }
     # nothing that touches an operator's state is public
     assert all(key.startswith("GET ") for key in public), public

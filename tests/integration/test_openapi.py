@@ -51,6 +51,7 @@ def test_every_route_is_documented_with_the_error_envelope_and_no_bare_422() -> 
             public = path.endswith(("/proof", "/fairness")) or path in (
                 "/verify",
                 "/lobby",
+                "/table",
                 "/v1/signing-keys",
                 "/v1/shoes/{shoe_id}/rounds/{round_number}/book",
             )

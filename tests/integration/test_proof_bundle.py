@@ -204,7 +204,7 @@ def test_verify_page_is_served_whole_and_public(api: Api) -> None:
     assert headers["content-type"].startswith("text/html")
     assert "<script src=" not in html
     inline = re.findall(r"<script>(.*?)</script>", html, flags=re.S)
-    names = ("bacc-pf-v1.js", "roads.js", "booktree.js", "receipt.js", "verify.js")
+    names = ("bacc-pf-v1.js", "roads.js", "booktree.js", "money.js", "receipt.js", "verify.js")
     assert len(inline) == len(names)
     for code, name in zip(inline, names, strict=True):
         assert code.strip() == (WEB / name).read_text(encoding="utf-8").strip(), name

@@ -48,7 +48,7 @@ BODIES: dict[str, Callable[[], Any]] = {
 QUERIES = {"DELETE /v1/tables/{table_id}/tokens": "bettor_id=theirs"}
 #: Routes that name no operator resource (nothing to walk).
 NO_ID = {"GET /v1/tiers", "POST /v1/tables", "GET /verify", "GET /v1/signing-keys",
-         "POST /v1/lobby-tokens", "GET /lobby"}  # fmt: skip
+         "POST /v1/lobby-tokens", "GET /lobby", "GET /table"}  # fmt: skip
 #: Routes that list the caller's own resources (their isolation: the test below the walk).
 LISTINGS = {"GET /v1/rounds", "GET /v1/reports/daily"}
 #: The operator's own feed and webhook (no id of a table, shoe or round in the path; each read

@@ -47,7 +47,9 @@ def test_a_token_reads_its_table_and_acts_only_for_its_person(api: Api, stack: S
     seated(api, t, 1, "alice")
     seated(api, t, 2, "bob")
     minted = mint(api, t, "alice", "seat")
-    assert set(minted) == {"token", "jti", "expires_at", "role", "table_id", "bettor_id"}
+    assert set(minted) == {
+        "token", "jti", "expires_at", "role", "table_id", "bettor_id", "push_url", "push_channel",
+    }  # fmt: skip
     alice = as_token(api, minted["token"])
     state = alice.get(f"/v1/tables/{t}/state")
     assert state.status == 200, state.body
@@ -70,6 +72,22 @@ def test_a_token_reads_its_table_and_acts_only_for_its_person(api: Api, stack: S
     assert api.get(f"/v1/tables/{t}/state").body["seats"]["2"]["bettor_id"] == "bob"
     r = alice.call("DELETE", f"/v1/tables/{t}/seats/1")  # leave: own place
     assert r.status == 200, r.body
+
+
+def test_the_mint_answer_names_where_the_page_subscribes_as_the_state_does(api: Api) -> None:
+    """``push_url`` and ``push_channel`` of the mint are the state's: the page subscribes before
+    its first state read (docs/design/browsers.md §2, step 1); a rotation moves the next mint's."""
+    t = new_table(api)
+    first = mint(api, t, "alice", "watcher")
+    state = api.get(f"/v1/tables/{t}/state").body
+    assert (first["push_url"], first["push_channel"]) == (state["push_url"], f"/tables/{t}/e1")
+    assert first["push_channel"] == state["push_channel"]
+    assert api.call("DELETE", f"/v1/tables/{t}/tokens/{first['jti']}").status == 204
+    again = mint(api, t, "bob", "watcher")
+    assert again["push_channel"] == f"/tables/{t}/e2"
+    assert again["push_channel"] == api.get(f"/v1/tables/{t}/state").body["push_channel"]
+    missing = api.post(f"/v1/tables/tbl_{'a' * 16}/tokens", {"bettor_id": "x", "role": "watcher"})
+    assert missing.status == 404
 
 
 def test_revocation_refuses_the_very_next_request(api: Api, stack: Stack) -> None:

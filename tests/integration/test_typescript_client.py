@@ -46,12 +46,26 @@ def test_committed_types_are_generated_from_the_apps_current_document(tmp_path: 
     )
 
 
-def test_make_regen_writes_the_document_then_the_types() -> None:
+def test_make_regen_writes_the_document_then_the_types_then_web_push_js() -> None:
     plan = subprocess.run(
         ["make", "-n", "regen"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     document, types = plan.find("-m baccarat_dev.openapi"), plan.find("npm run --silent generate")
-    assert 0 <= document < types, plan
+    push = plan.find("npm run --silent build-push")
+    assert 0 <= document < types < push, plan
+
+
+def test_committed_web_push_js_is_built_from_the_clients_push_ts(tmp_path: Path) -> None:
+    """web/push.js (the pages' push client) is src/push.ts as esbuild builds it: never a second
+    implementation, never stale — ``make regen`` writes it."""
+    fresh = tmp_path / "push.js"
+    proc = run(["node", "scripts/build-push.mjs", "--out", str(fresh)], timeout=120)
+    assert proc.returncode == 0, output(proc)
+    built = fresh.read_text(encoding="utf-8")
+    assert "var BaccaratPush = (() => {" in built and "subscribeTable" in built
+    assert (ROOT / "web" / "push.js").read_text(encoding="utf-8") == built, (
+        "web/push.js is stale against clients/typescript/src/push.ts: run make regen and commit it"
+    )
 
 
 def test_the_client_its_tests_and_its_examples_type_check_strict() -> None:

@@ -13,6 +13,8 @@ from pathlib import Path
 import make_v2_vectors as v2
 import pytest
 
+from baccarat import beacon
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "bacc-pf-v2.md"
 BLOCK = re.compile(r"<!-- vector: ([\w:.-]+) -->\n```[\w-]*\n(.*?)\n```", re.DOTALL)
@@ -37,9 +39,7 @@ def test_the_stored_vectors_are_current() -> None:
 
 
 def test_the_round_record_examples_beacon_round_is_its_locks() -> None:
-    """The beacon round of the example's lock, by the beacon module's rule and quicknet's times
-    (skipped until ``baccarat.beacon`` is on this branch)."""
-    beacon = pytest.importorskip("baccarat.beacon")
+    """The beacon round of the example's lock, by the beacon module's rule and quicknet's times."""
     record = v2.round_record()
     when = datetime.fromisoformat(record["lock"]["locked_at"].replace("Z", "+00:00"))
     lock_ms = int(when.timestamp() * 1000)

@@ -1,5 +1,6 @@
 // @baccarat/client: the generated types of docs/openapi.json, an openapi-fetch client with
-// Idempotency-Key retries, typed errors, and webhook signature checks. See README.md.
+// Idempotency-Key retries, typed errors, webhook signature checks, and the table push client
+// (subscribeTable; web/push.js is generated from it). See README.md.
 export { type BaccaratClient, type BaccaratClientOptions, createBaccaratClient, type Schema, unwrap } from './client.ts';
 export {
   BaccaratApiError,
@@ -30,3 +31,41 @@ export {
   type WebhookSignatureFailure,
   webhookSignature,
 } from './webhook.ts';
+export {
+  type FreshToken,
+  headerProtocol,
+  POLL_ONLY_MS,
+  PUSH_PROTOCOL,
+  type PushChat,
+  type PushChatLine,
+  type PushClock,
+  type PushEvents,
+  type PushFetch,
+  PushHttpError,
+  type PushMessage,
+  PushRefusedError,
+  type PushRotate,
+  type PushSocket,
+  type PushSocketConstructor,
+  type PushStatus,
+  pushBackoffMs,
+  QUIET_POLL_MS,
+  RESUME_MAX_EVENTS,
+  type SubscribeTableOptions,
+  subscribeTable,
+  type TableEvent,
+  type TableState,
+  type TableSubscription,
+  TOKEN_RENEW_BEFORE_MS,
+  tokenExpiry,
+} from './push.ts';
+export {
+  expiresAtSeconds,
+  type LobbyTokenOut,
+  mintLobbyToken,
+  mintTableToken,
+  revokePersonTokens,
+  revokeToken,
+  type TokenOut,
+  type TokenRequest,
+} from './tokens.ts';

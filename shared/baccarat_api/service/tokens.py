@@ -48,6 +48,7 @@ from baccarat_api.service.models.tokens import (
     TokenOut,
     TokenRequest,
 )
+from baccarat_api.service.reading import table_live
 
 PREFIX = "bpt1."
 VERSION = 1
@@ -191,6 +192,8 @@ def rotate(store: TokenStore, vault: SecretVault, now: int) -> str:
 class Minted:
     token: str
     player: Player
+    #: a table token's push channel now (``GET …/state``'s ``push_channel``); ``None``: a lobby's
+    channel: str | None = None
 
 
 def mint(
@@ -216,8 +219,9 @@ def mint(
     if (role == "lobby") != (table_id is None) or (table_id is None) != (bettor_id is None):
         raise DomainError("invalid_request", "a table token names a table and a person; a lobby "
                           "token neither")  # fmt: skip
-    if table_id is not None and repo.get_table(operator_id, table_id) is None:
-        raise not_found("table", table_id)
+    channel = None
+    if table_id is not None:  # one of the operator's tables (else not_found), and its epoch
+        channel = push.current_channel(table_id, table_live(repo, operator_id, table_id)[1])
     now = unix_now(repo)
     kid, key = keyring(repo.token_store).signing(repo.token_store, vault, now)
     claims: dict[str, Any] = {
@@ -227,7 +231,7 @@ def mint(
     if table_id is not None:
         claims["tbl"], claims["sub"] = table_id, bettor_id
     payload = _b64(canonical(claims))
-    return Minted(f"{PREFIX}{payload}.{_mac(key, payload)}", _player(claims))
+    return Minted(f"{PREFIX}{payload}.{_mac(key, payload)}", _player(claims), channel)
 
 
 def _player(claims: dict[str, Any]) -> Player:
@@ -410,17 +414,21 @@ def issue(
     table_id: str,
     request: TokenRequest,
     idem: IdempotencyRequest | None = None,
+    push_url: str | None = None,
 ) -> dict[str, Any]:
-    """``POST /v1/tables/{table_id}/tokens``: a table token's answer (``TokenOut``)."""
+    """``POST /v1/tables/{table_id}/tokens``: a table token's answer (``TokenOut``), with where
+    its page subscribes (``push_url``: a setting, as ``GET …/state`` answers it)."""
 
     def make() -> TokenOut:
         minted = mint(
             repo, vault, operator_id, request.role, table_id=table_id,
             bettor_id=request.bettor_id, ttl_seconds=request.ttl_seconds,
         )  # fmt: skip
+        assert minted.channel is not None  # a table token's mint names its table's channel
         return TokenOut(
             token=minted.token, jti=minted.player.jti, expires_at=at_ms(minted.player.exp * 1000),
             role=request.role, table_id=table_id, bettor_id=request.bettor_id,
+            push_url=push_url, push_channel=minted.channel,
         )  # fmt: skip
 
     return _issued(repo, operator_id, idem, make)

@@ -224,13 +224,15 @@ class Browser:
         session: str | None = None,
         timeout: float = 30,
     ) -> dict[str, Any]:
-        with self._lock:
+        with self._lock:  # one message at a time on the pipe (tests may drive tabs on threads)
             self._next_id += 1
             msg_id = self._next_id
-        msg: dict[str, Any] = {"id": msg_id, "method": method, "params": params or {}}
-        if session:
-            msg["sessionId"] = session
-        os.write(self._to_chrome, json.dumps(msg).encode() + b"\0")
+            msg: dict[str, Any] = {"id": msg_id, "method": method, "params": params or {}}
+            if session:
+                msg["sessionId"] = session
+            data = json.dumps(msg).encode() + b"\0"
+            while data:
+                data = data[os.write(self._to_chrome, data) :]
         deadline = time.monotonic() + timeout
         with self._cond:
             while msg_id not in self._replies:
@@ -260,8 +262,15 @@ class Browser:
                     raise CDPError("event not seen in time")
                 self._cond.wait(left)
 
-    def new_page(self) -> Page:
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    def new_context(self) -> str:
+        """A browser context of its own (like an incognito window: its own storage and
+        cookies): two people at one table, each in theirs."""
+        context: str = self.send("Target.createBrowserContext")["browserContextId"]
+        return context
+
+    def new_page(self, context: str | None = None) -> Page:
+        params = {"url": "about:blank", **({"browserContextId": context} if context else {})}
+        target = self.send("Target.createTarget", params)["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
             "sessionId"
         ]

@@ -229,7 +229,7 @@ def test_works_as_one_inlined_page(page: Any, server: Any, proof_json: str) -> N
         return f"<script>\n{code}\n</script>"
 
     single, n = re.subn(r'<script src="([\w.-]+\.js)"></script>', inline, html)
-    assert n == 5
+    assert n == 6
     (server.proofs / "single.html").write_text(single, encoding="utf-8")
     server.add_proof("good.json", proof_json)
     _chosen_on_page(page, f"{server.url}/proofs/single.html", "good.json")
@@ -376,6 +376,36 @@ def test_any_changed_byte_fails_in_chromium(
     assert v["state"] == "failed", v
     assert v["text"] == "NOT verified"
     assert v["detail"].startswith(f"{words}: its SHA-256 is "), v
+    assert page.errors() == []
+
+
+def test_a_payout_off_by_one_minor_unit_is_caught_though_balanced_and_signed(
+    page: Any, server: Any, signed_pages: list[dict[str, Any]], signing_keys: dict[str, Any]
+) -> None:
+    """A dishonest signer's proof: round 1's Banker winner paid one minor unit more (his round
+    commission one less, the house's take one less: the settlement still balances), signed again.
+    Only recomputing the money finds it: the page names the round, the field, the bettor and
+    both amounts."""
+    from support.signed_proofs import resign
+
+    s = signed_pages[0]["rounds"][0]["settlement"]
+    ref = s["bettors"][0]["bettor_ref"]
+    s["bettors"][0]["commission"] -= 1
+    s["bettors"][0]["net"] += 1
+    s["nets"][ref] += 1
+    s["house"]["commission"] -= 1
+    s["house"]["take"] -= 1
+    path = server.serve_pages(resign(signed_pages), signing_keys)
+    page.goto(f"{server.url}/verify?proof={quote(path)}")
+    v = page.wait_verdict()
+    assert v["state"] == "failed", v
+    assert v["detail"] == (
+        f"round 1, settlement.bettors[0].commission (bettor {ref}): expected 11, found 10"
+    ), v
+    state = _signed_state(page)
+    checks = dict(state["checks"])
+    assert checks["signature"] == "ok" and checks["settlements"] != "ok", checks
+    assert state["rows"][0] == [1, "mismatch"]
     assert page.errors() == []
 
 
@@ -555,14 +585,18 @@ def _receipt_state(page: Any) -> dict[str, Any]:
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("tampered", [False, True])
+@pytest.mark.parametrize("tampered", ["no", "amount", "payout"])
 def test_a_receipt_beside_a_v11_proof(
-    page: Any, server: Any, signing_keys: dict[str, Any], tampered: bool
+    page: Any, server: Any, signing_keys: dict[str, Any], tampered: str
 ) -> None:
     """A v1.1 proof shows each round's book (root, count); a receipt given by ``?receipt=`` is
-    found in its round's book, and one with a changed amount is not."""
+    found in its round's book and paid exactly; one with a changed amount is not in the book, one
+    paid a minor unit short is not paid exactly."""
     path = server.serve_pages(RECEIPTS["proof"], keys=signing_keys)
-    receipt = RECEIPTS["failing"][0]["receipt"] if tampered else RECEIPTS["receipts"][3]
+    receipt = RECEIPTS["failing"][0]["receipt"] if tampered == "amount" else RECEIPTS["receipts"][3]
+    if tampered == "payout":
+        receipt = json.loads(json.dumps(receipt))
+        receipt["settlement"]["net"] -= 1
     server.route("/receipt.json", 200, receipt)
     page.goto(f"{server.url}/verify?proof={quote(path)}&receipt={quote('/receipt.json')}")
     v = page.wait_verdict()
@@ -570,16 +604,23 @@ def test_a_receipt_beside_a_v11_proof(
     state = _receipt_state(page)
     books = [r["book"] for p in RECEIPTS["proof"] for r in p["rounds"]]
     assert state["books"] == [[str(b["count"]), b["root"]] for b in books]
-    if tampered:
+    net = RECEIPTS["receipts"][3]["settlement"]["net"]
+    if tampered == "amount":
         assert state["state"] == "failed", state
         assert state["text"].startswith(
             "Receipt: NOT verified: the slip is NOT in the book locked at the deal of round 1"
         ), state
+    elif tampered == "payout":
+        assert state["state"] == "failed", state
+        assert state["text"] == (
+            "Receipt: NOT verified: the slip was NOT paid exactly: settlement.net: "
+            f"expected {net}, found {net - 1}"
+        ), state
     else:
         assert state["state"] == "verified", state
         assert state["text"].startswith(
-            "Receipt: verified: slip in the book locked at the deal of round 1 (leaf 4 of 7)"
+            "Receipt: verified: slip in the book locked at the deal of round 1 (leaf 4 of 7) "
+            f"and paid exactly: net {net} (the slip's money is recomputed on this page"
         ), state
-        assert "baccarat verify --receipt" in state["text"]
     assert page.errors() == []
     _assert_local_only(page)

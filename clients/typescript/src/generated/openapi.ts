@@ -775,6 +775,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/table": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table page people play at: no key (/table#token=<player token>&lang=zh|en&lobby=<lobby URL>) */
+        get: operations["table_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook": {
         parameters: {
             query?: never;
@@ -3645,6 +3662,16 @@ export interface components {
             table_id: string;
             /** Bettor Id */
             bettor_id: string;
+            /**
+             * Push Url
+             * @description where the holder's page subscribes: the push channel's WebSocket URL, as `GET …/state` answers it (null where no push is configured)
+             */
+            push_url: string | null;
+            /**
+             * Push Channel
+             * @description the table's push channel at the mint, `/tables/{table_id}/e{epoch}` (a rotation since moves it on: `GET …/state` names the current one)
+             */
+            push_channel: string;
         };
         /** TokenRequest */
         TokenRequest: {
@@ -9284,6 +9311,62 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description the lobby page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description error codes: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    table_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the table page */
             200: {
                 headers: {
                     [name: string]: unknown;

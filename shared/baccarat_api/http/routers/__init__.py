@@ -37,7 +37,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "rounds.get_receipt", "rounds.settlement_bettors", "proofs.get_book_page",
         "presence.list_spectators", "presence.list_watchers",
         "chat.get_chat",
-        "tables.list_tables", "tables.lobby_page",
+        "tables.list_tables", "tables.lobby_page", "tables.table_page",
     ),
     "webhooks": (
         "webhooks.set_webhook", "webhooks.delete_webhook", "webhooks.list_webhook_failures",

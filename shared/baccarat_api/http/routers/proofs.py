@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 from baccarat import proofdoc
 from baccarat_api.http.deps import Rt, errors
 from baccarat_api.http.json_body import JsonRoute
+from baccarat_api.http.pages import page_responses
 from baccarat_api.service import proofs
 from baccarat_api.service.models import FairnessOut, ProofPageOut, SigningKeysOut
 from baccarat_api.service.models.bookpages import PublicBookPageOut
@@ -91,18 +92,7 @@ def table_fairness(
     operation_id="verify_page",
     tags=["verify"],
     summary="The browser verifier: one page, no key (/verify?proof=<proof URL> checks a proof)",
-    responses={
-        200: {"content": {"text/html": {}}, "description": "the verifier page"},
-        **{  # errors are JSON in the envelope, whatever this route's own media type
-            status: {
-                "description": response["description"],
-                "content": {
-                    "application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}
-                },
-            }
-            for status, response in errors().items()
-        },
-    },
+    responses=page_responses("the verifier page"),
 )
 def verify_page() -> HTMLResponse:
     from baccarat_api.http.verifier import verifier_page

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from baccarat_api.http.deps import CallerDep, OperatorId, Rt, errors, unless_not_modified
 from baccarat_api.http.idempotency import IDEM_ERRORS, Idem
 from baccarat_api.http.json_body import JsonRoute
+from baccarat_api.http.pages import page_responses
 from baccarat_api.http.player import TOKEN_ERRORS
 from baccarat_api.ids import SHOE_NUMBER
 from baccarat_api.limits import DEFAULT_LOBBY_PAGE, MAX_LOBBY_PAGE
@@ -245,21 +246,26 @@ def list_tables(
     operation_id="lobby_page",
     tags=["lobby"],
     summary="The lobby page: no key (/lobby#token=<token>&api=<API URL> lists the tables)",
-    responses={
-        200: {"content": {"text/html": {}}, "description": "the lobby page"},
-        **{  # errors are JSON in the envelope, whatever this route's own media type
-            status: {
-                "description": response["description"],
-                "content": {
-                    "application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}
-                },
-            }
-            for status, response in errors().items()
-        },
-    },
+    responses=page_responses("the lobby page"),
 )
 def lobby_page() -> HTMLResponse:
     from baccarat_api.http.lobby_page import lobby_page
 
     page = lobby_page()
+    return HTMLResponse(page.html, headers=page.headers)
+
+
+@router.get(
+    "/table",
+    response_class=HTMLResponse,
+    operation_id="table_page",
+    tags=["lobby"],
+    summary="The table page people play at: no key (/table#token=<player token>&lang=zh|en"
+    "&lobby=<lobby URL>)",
+    responses=page_responses("the table page"),
+)
+def table_page() -> HTMLResponse:
+    from baccarat_api.http.table_page import table_page
+
+    page = table_page()
     return HTMLResponse(page.html, headers=page.headers)

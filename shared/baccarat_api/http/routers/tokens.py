@@ -37,7 +37,7 @@ Jti = Annotated[str, Path(pattern="^tk_[a-z2-7]{26}$", description="the token's 
 def mint_token(
     table_id: str, body: TokenRequest, operator: OperatorId, rt: Rt, idem: Idem
 ) -> dict[str, Any]:
-    return tokens.issue(rt.repo, rt.vault, operator, table_id, body, idem)
+    return tokens.issue(rt.repo, rt.vault, operator, table_id, body, idem, rt.settings.push_url)
 
 
 @router.post(

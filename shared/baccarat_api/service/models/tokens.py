@@ -48,3 +48,11 @@ class TokenOut(Strict):
     role: TableRole
     table_id: str
     bettor_id: str
+    push_url: str | None = Field(
+        description="where the holder's page subscribes: the push channel's WebSocket URL, as "
+        "`GET …/state` answers it (null where no push is configured)"
+    )
+    push_channel: str = Field(
+        description="the table's push channel at the mint, `/tables/{table_id}/e{epoch}` (a "
+        "rotation since moves it on: `GET …/state` names the current one)"
+    )

@@ -1,0 +1,583 @@
+// The table's push channel, followed the one way docs/api.md "Push" (the client algorithm) and
+// docs/design/browsers.md §2 describe: `subscribeTable(options)` hands the page a snapshot, then
+// every table event once, in seq order — whatever the socket does (repeats, losses, closes, ka
+// silence, rotations, an expiring token).
+//
+// Written once: the browser's web/push.js is GENERATED from this file (esbuild, an IIFE defining
+// the global `BaccaratPush`; `make regen`), so it is self-contained — no runtime import, no Node
+// API; the WebSocket constructor, fetch and the clock are injected (defaults: globalThis's).
+import type { components } from './generated/openapi.ts';
+
+type Schemas = components['schemas'];
+export type PushMessage = Schemas['PushMessage'];
+export type PushEvents = Schemas['PushEvents'];
+export type PushChat = Schemas['PushChat'];
+export type PushRotate = Schemas['PushRotate'];
+export type PushChatLine = Schemas['PushChatLine'];
+export type TableEvent = Schemas['EventOut'];
+export type TableState = Schemas['TableStateOut'];
+
+export type PushStatus = 'connecting' | 'live' | 'resyncing' | 'reconnecting' | 'closed';
+
+/** The few timer functions the helper uses (tests pass a manual clock). */
+export interface PushClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** What `onTokenExpiring` may answer: the token, or the mint answer (`TokenOut`) itself. */
+export type FreshToken = string | { token: string; expires_at?: string; expiresAt?: number };
+
+/** The WebSocket the helper needs: the browser's own, or `ws`'s in Node. */
+export interface PushSocket {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: unknown) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+}
+export type PushSocketConstructor = new (url: string, protocols: string[]) => PushSocket;
+export type PushFetch = (url: string, init: { headers: Record<string, string> }) => Promise<Response>;
+
+export interface SubscribeTableOptions {
+  /** The API's base URL, e.g. `https://api.example.com` (no trailing `/v1`). */
+  api: string;
+  tableId: string;
+  /** A player token of that table (or the operator key). */
+  token: string;
+  WebSocket?: PushSocketConstructor;
+  fetch?: PushFetch;
+  /** The state: at the start, after a resync too far behind, and on `refresh()`. */
+  onSnapshot(state: TableState): void;
+  /** Table events in seq order, each once, each after the last snapshot's `seq`. */
+  onEvents(events: TableEvent[]): void;
+  /** Chat lines, each once (by `message_id`): the recent ones at the start and after a rotation, then as posted. */
+  onChat?(message: PushChatLine): void;
+  onStatus?(status: PushStatus, detail?: string): void;
+  onError?(err: unknown): void;
+  /** The token's expiry (Unix seconds): the mint answer's `expires_at`. */
+  expiresAt?: number;
+  /** Called 60 s before `expiresAt`: the operator's page answers a fresh token. */
+  onTokenExpiring?(): Promise<FreshToken>;
+  /** The mint answer's `push_url` and `push_channel`: subscribe before the first state read. */
+  pushUrl?: string | null;
+  channel?: string;
+  /** Tests: a manual clock, a fixed random. */
+  clock?: PushClock;
+  random?: () => number;
+}
+
+export interface TableSubscription {
+  close(): void;
+  /** The last seq applied (0 before the first snapshot). */
+  lastSeq(): number;
+  /** Re-read the state → onSnapshot. */
+  refresh(): Promise<void>;
+}
+
+/** An answer of the API other than 2xx/304 (its envelope's `code`, when there is one). */
+export class PushHttpError extends Error {
+  readonly status: number;
+  readonly code: string | null;
+  constructor(status: number, code: string | null, url: string) {
+    super(`${status}${code ? ` ${code}` : ''} from ${url}`);
+    this.name = 'PushHttpError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** The channel refused us (`connection_error`, `subscribe_error`) or the token ran out. */
+export class PushRefusedError extends Error {
+  readonly kind: string;
+  constructor(kind: string, message: string) {
+    super(`${kind}: ${message}`);
+    this.name = 'PushRefusedError';
+    this.kind = kind;
+  }
+}
+
+export const PUSH_PROTOCOL = 'aws-appsync-event-ws';
+/** No table message for this long → the feed is polled (a publish lost at a quiet table). */
+export const QUIET_POLL_MS = 30_000;
+/** The operator's page is asked for a fresh token this long before the token's `exp`. */
+export const TOKEN_RENEW_BEFORE_MS = 60_000;
+/** A reconnect resumes from the feed unless it is more than this many events behind. */
+export const RESUME_MAX_EVENTS = 100;
+/** No push URL configured: the feed is polled this often instead. */
+export const POLL_ONLY_MS = 2_000;
+const DEFAULT_TIMEOUT_MS = 300_000;
+const CHAT_SEEN_MAX = 1_000;
+const OWN_BALANCE_EVENTS = new Set(['seat_updated', 'banker_updated', 'spectator_updated']);
+
+/** Reconnect delay of the n-th attempt (from 0): 500 ms · 2^n, capped at 30 s, drawn from [d/2, d]. */
+export function pushBackoffMs(attempt: number, random: () => number = Math.random): number {
+  const d = Math.min(30_000, 500 * 2 ** Math.min(attempt, 16));
+  return Math.round(d / 2 + (random() * d) / 2);
+}
+
+/** `header-<base64url of {host, Authorization}>` (no padding): the socket's credentials. */
+export function headerProtocol(pushUrl: string, authorization: string): string {
+  const host = new URL(pushUrl).host.replace('appsync-realtime-api', 'appsync-api');
+  const json = JSON.stringify({ host, Authorization: authorization });
+  const bytes = new TextEncoder().encode(json);
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return 'header-' + btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** A fresh token's expiry (Unix s): given, or the `exp` claim a `bpt1.` token carries, else null. */
+export function tokenExpiry(fresh: FreshToken): number | null {
+  if (typeof fresh !== 'string') {
+    if (fresh.expiresAt !== undefined) return fresh.expiresAt;
+    if (fresh.expires_at !== undefined) return Math.floor(Date.parse(fresh.expires_at) / 1000);
+    return tokenExpiry(fresh.token);
+  }
+  const part = fresh.startsWith('bpt1.') ? fresh.split('.')[1] : undefined;
+  if (!part) return null;
+  try {
+    const claims = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: unknown };
+    return typeof claims.exp === 'number' ? claims.exp : null;
+  } catch {
+    return null;
+  }
+}
+
+const systemClock: PushClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
+  clearTimeout: (h) => globalThis.clearTimeout(h as ReturnType<typeof globalThis.setTimeout>),
+};
+
+interface Connection {
+  ws: PushSocket;
+  timeoutMs: number;
+  kaTimer: unknown;
+  /** the subscription id whose data we apply */
+  active: string | null;
+  /** subscribe sent, not answered: id → why */
+  pending: Map<string, 'start' | 'rotate' | 'token'>;
+}
+
+type FeedPage = Schemas['EventsPageOut'];
+type ChatPage = Schemas['ChatPageOut'];
+
+/** Follow one table: snapshot, then its events once each in order (docs/api.md "Push"). */
+export function subscribeTable(options: SubscribeTableOptions): TableSubscription {
+  const o = options;
+  const clock = o.clock ?? systemClock;
+  const random = o.random ?? Math.random;
+  const Socket = o.WebSocket ?? (globalThis as unknown as { WebSocket: PushSocketConstructor }).WebSocket;
+  const doFetch: PushFetch = o.fetch ?? ((url, init) => globalThis.fetch(url, init));
+  const base = `${o.api.replace(/\/+$/, '')}/v1/tables/${encodeURIComponent(o.tableId)}`;
+
+  let token = o.token;
+  let expiresAt: number | null = o.expiresAt ?? null;
+  let pushUrl: string | null | undefined = o.pushUrl;
+  let channel: string | undefined = o.channel;
+  let channelFromState = false; // a refusal of a channel the state named is final
+  let last: number | null = null;
+  let you: string | null = null;
+  let closed = false;
+  let status: PushStatus | null = null;
+  let attempt = 0;
+  let subCounter = 0;
+  let conn: Connection | null = null;
+  let reconnectTimer: unknown = null;
+  let quietTimer: unknown = null;
+  let tokenTimer: unknown = null;
+  let pollEtag: { after: number; etag: string } | null = null;
+  const chatSeen = new Set<string>();
+  let chatRead = false;
+  let work: Promise<void> = Promise.resolve();
+
+  const safely = (fn: () => void): void => {
+    try {
+      fn();
+    } catch (err) {
+      report(err);
+    }
+  };
+  function report(err: unknown): void {
+    if (o.onError) {
+      try {
+        o.onError(err);
+      } catch {
+        /* the page's own handler failed: nothing more to tell */
+      }
+    }
+  }
+  function setStatus(next: PushStatus, detail?: string): void {
+    if (next === status && detail === undefined) return;
+    status = next;
+    safely(() => (detail === undefined ? o.onStatus?.(next) : o.onStatus?.(next, detail)));
+  }
+  function clear(timer: unknown): null {
+    if (timer !== null) clock.clearTimeout(timer);
+    return null;
+  }
+
+  /** One task at a time, in arrival order: what came while a task waited is its buffer. A task's
+   * failure goes to `failed` (never a rejection). */
+  function run(task: () => Promise<void>): Promise<void> {
+    work = work
+      .then(async () => {
+        if (!closed) await task();
+      })
+      .catch(failed);
+    return work;
+  }
+
+  function fatal(err: unknown): boolean {
+    if (err instanceof PushRefusedError) return true;
+    return err instanceof PushHttpError && [401, 403, 404].includes(err.status);
+  }
+  function failed(err: unknown): void {
+    if (closed) return;
+    report(err);
+    if (fatal(err)) return finish(err instanceof PushHttpError ? (err.code ?? String(err.status)) : (err as PushRefusedError).kind);
+    if (pushUrl === null) return armQuiet(POLL_ONLY_MS);
+    drop();
+    scheduleReconnect();
+  }
+  /** The end: `detail` says why, none when the page closed it. */
+  function finish(detail?: string): void {
+    if (closed) return;
+    closed = true;
+    reconnectTimer = clear(reconnectTimer);
+    quietTimer = clear(quietTimer);
+    tokenTimer = clear(tokenTimer);
+    drop(1000);
+    setStatus('closed', detail);
+  }
+
+  // --- HTTP -------------------------------------------------------------------------------------
+  async function get<T>(path: string, etag?: string): Promise<{ status: number; body: T | null; etag: string | null }> {
+    const url = base + path;
+    const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+    if (etag) headers['If-None-Match'] = etag;
+    const r = await doFetch(url, { headers });
+    if (r.status === 304) return { status: 304, body: null, etag: etag ?? null };
+    if (!r.ok) {
+      let code: string | null = null;
+      try {
+        code = ((await r.json()) as { error?: { code?: string } }).error?.code ?? null;
+      } catch {
+        /* not the envelope */
+      }
+      throw new PushHttpError(r.status, code, url);
+    }
+    return { status: r.status, body: (await r.json()) as T, etag: r.headers.get('etag') };
+  }
+
+  async function snapshot(): Promise<void> {
+    const { body } = await get<TableState>('/state');
+    const state = body as TableState;
+    pushUrl = state.push_url;
+    last = state.seq;
+    you = state.you?.bettor_id ?? null;
+    channelFromState = true;
+    safely(() => o.onSnapshot(state));
+    if (channel !== undefined && state.push_channel !== channel && conn) resubscribe(state.push_channel, 'rotate');
+    channel = state.push_channel;
+  }
+
+  /** Apply events (any order, repeats): those after `last`, contiguous, to the page. */
+  function deliver(events: readonly TableEvent[]): boolean {
+    const fresh: TableEvent[] = [];
+    for (const e of [...events].sort((a, b) => a.seq - b.seq)) {
+      if (last === null || e.seq !== last + 1) continue;
+      fresh.push(e);
+      last = e.seq;
+    }
+    if (fresh.length) safely(() => o.onEvents(fresh));
+    return you !== null && fresh.some((e) => OWN_BALANCE_EVENTS.has(e.type) && e.data['bettor_id'] === you);
+  }
+
+  /** `GET …/events?after=last` until `more` is false (or, `limit` given, one page: is there more?). */
+  async function readFeed(pages = Infinity): Promise<{ more: boolean; own: boolean }> {
+    let own = false;
+    for (let n = 0; n < pages; n++) {
+      const after = last ?? 0;
+      const reuse = pollEtag && pollEtag.after === after ? pollEtag.etag : undefined;
+      const page = await get<FeedPage>(`/events?after=${after}&limit=${RESUME_MAX_EVENTS}`, reuse);
+      if (page.status === 304 || !page.body) return { more: false, own };
+      if (page.etag) pollEtag = { after, etag: page.etag };
+      if (n + 1 === pages && page.body.more) return { more: true, own };
+      own = deliver(page.body.events) || own;
+      if (!page.body.more) return { more: false, own };
+    }
+    return { more: false, own };
+  }
+
+  async function take(events: readonly TableEvent[]): Promise<void> {
+    if (last === null) return;
+    let own = false;
+    const sorted = [...events].sort((a, b) => a.seq - b.seq);
+    for (const e of sorted) {
+      if (e.seq <= last) continue; // a repeat
+      if (e.seq > last + 1) {
+        setStatus('resyncing', 'gap');
+        own = (await readFeed()).own || own;
+        setStatus('live');
+      }
+      own = deliver([e]) || own;
+    }
+    if (own) await snapshot();
+  }
+
+  /** After a (re)subscription: the snapshot the first time, else the feed from `last`. */
+  async function resume(why: 'start' | 'rotate' | 'token'): Promise<void> {
+    if (why !== 'token') {
+      if (last === null) await snapshot();
+      else {
+        if (status !== 'connecting') setStatus('resyncing', 'resume');
+        const { more, own } = await readFeed(1);
+        if (more || own) await snapshot(); // more than a page behind: a fresh snapshot
+      }
+      if (why === 'rotate' || !chatRead) await readChat();
+    }
+    attempt = 0;
+    setStatus('live');
+    armQuiet(QUIET_POLL_MS);
+  }
+
+  async function readChat(): Promise<void> {
+    if (!o.onChat) return;
+    chatRead = true;
+    const { body } = await get<ChatPage>('/chat');
+    for (const m of body?.messages ?? []) chat(m);
+  }
+  function chat(m: PushChatLine): void {
+    if (chatSeen.has(m.message_id)) return;
+    chatSeen.add(m.message_id);
+    if (chatSeen.size > CHAT_SEEN_MAX) chatSeen.delete(chatSeen.values().next().value as string);
+    safely(() => o.onChat?.(m));
+  }
+
+  // --- timers -----------------------------------------------------------------------------------
+  function armQuiet(ms: number): void {
+    quietTimer = clear(quietTimer);
+    if (closed) return;
+    quietTimer = clock.setTimeout(() => {
+      quietTimer = null;
+      void run(async () => {
+        const { own } = await readFeed();
+        if (own) await snapshot();
+        armQuiet(pushUrl === null ? POLL_ONLY_MS : QUIET_POLL_MS);
+      });
+    }, ms);
+  }
+
+  /** Renewal 60 s before `exp` (at once when already that close, unless it was just renewed:
+   * a page answering a token as short-lived is not asked again and again); the close at `exp`. */
+  function armToken(renewed = false): void {
+    tokenTimer = clear(tokenTimer);
+    if (expiresAt === null || closed) return;
+    const endIn = expiresAt * 1000 - clock.now();
+    const renewIn = endIn - TOKEN_RENEW_BEFORE_MS;
+    if (!o.onTokenExpiring || (renewed && renewIn <= 0)) {
+      tokenTimer = clock.setTimeout(() => finish('token_expired'), Math.max(0, endIn));
+      return;
+    }
+    tokenTimer = clock.setTimeout(() => {
+      tokenTimer = null;
+      void renew();
+    }, Math.max(0, renewIn));
+  }
+
+  async function renew(): Promise<void> {
+    const deadline = expiresAt;
+    try {
+      const fresh = await (o.onTokenExpiring as () => Promise<FreshToken>)();
+      if (closed) return;
+      token = typeof fresh === 'string' ? fresh : fresh.token;
+      expiresAt = tokenExpiry(fresh);
+      pollEtag = null;
+      if (conn && conn.active !== null && channel !== undefined) resubscribe(channel, 'token');
+      armToken(true);
+    } catch (err) {
+      report(err);
+      if (deadline !== null && !closed) {
+        tokenTimer = clock.setTimeout(() => finish('token_expired'), Math.max(0, deadline * 1000 - clock.now()));
+      }
+    }
+  }
+
+  // --- the socket -------------------------------------------------------------------------------
+  function send(c: Connection, msg: unknown): void {
+    try {
+      c.ws.send(JSON.stringify(msg));
+    } catch (err) {
+      report(err);
+    }
+  }
+
+  function resubscribe(to: string, why: 'rotate' | 'token'): void {
+    const c = conn;
+    channel = to;
+    if (!c) return;
+    const id = `s${++subCounter}`;
+    c.pending.set(id, why);
+    const msg: Record<string, unknown> = { type: 'subscribe', id, channel: to };
+    if (why === 'token') msg['authorization'] = { Authorization: `Bearer ${token}` };
+    if (why === 'rotate' && c.active !== null) {
+      send(c, { type: 'unsubscribe', id: c.active });
+      c.active = null;
+    }
+    send(c, msg);
+  }
+
+  function drop(code = 4000): void {
+    const c = conn;
+    conn = null;
+    if (!c) return;
+    clear(c.kaTimer);
+    c.ws.onopen = c.ws.onmessage = c.ws.onclose = c.ws.onerror = null;
+    try {
+      c.ws.close(code);
+    } catch {
+      /* already closing */
+    }
+  }
+
+  function scheduleReconnect(): void {
+    if (closed || reconnectTimer !== null) return;
+    quietTimer = clear(quietTimer);
+    setStatus('reconnecting');
+    reconnectTimer = clock.setTimeout(() => {
+      reconnectTimer = null;
+      begin();
+    }, pushBackoffMs(attempt++, random));
+  }
+
+  function armKa(c: Connection): void {
+    clear(c.kaTimer);
+    c.kaTimer = clock.setTimeout(() => {
+      if (conn !== c) return;
+      report(new Error(`push: no ka for ${c.timeoutMs} ms`));
+      drop();
+      scheduleReconnect();
+    }, c.timeoutMs);
+  }
+
+  function connect(): void {
+    if (closed || !pushUrl || channel === undefined) return;
+    if (status !== 'reconnecting') setStatus('connecting');
+    let ws: PushSocket;
+    try {
+      ws = new Socket(pushUrl, [PUSH_PROTOCOL, headerProtocol(pushUrl, `Bearer ${token}`)]);
+    } catch (err) {
+      report(err);
+      return scheduleReconnect();
+    }
+    const c: Connection = { ws, timeoutMs: DEFAULT_TIMEOUT_MS, kaTimer: null, active: null, pending: new Map() };
+    conn = c;
+    armKa(c);
+    ws.onopen = () => send(c, { type: 'connection_init' });
+    ws.onclose = () => {
+      if (conn !== c) return;
+      conn = null;
+      clear(c.kaTimer);
+      scheduleReconnect();
+    };
+    ws.onerror = () => undefined; // a close follows
+    ws.onmessage = (ev) => {
+      if (conn !== c) return;
+      let msg: Record<string, unknown>;
+      try {
+        msg = JSON.parse(String(ev.data)) as Record<string, unknown>;
+      } catch (err) {
+        return report(err);
+      }
+      armKa(c);
+      frame(c, msg);
+    };
+  }
+
+  function frame(c: Connection, msg: Record<string, unknown>): void {
+    const id = typeof msg['id'] === 'string' ? msg['id'] : null;
+    switch (msg['type']) {
+      case 'connection_ack': {
+        const t = msg['connectionTimeoutMs'];
+        c.timeoutMs = typeof t === 'number' && t > 0 ? t : DEFAULT_TIMEOUT_MS;
+        armKa(c);
+        const sid = `s${++subCounter}`;
+        c.pending.set(sid, 'start');
+        send(c, { type: 'subscribe', id: sid, channel });
+        return;
+      }
+      case 'connection_error':
+        return failed(new PushRefusedError('connection_refused', JSON.stringify(msg['errors'] ?? [])));
+      case 'subscribe_success': {
+        const why = id === null ? undefined : c.pending.get(id);
+        if (why === undefined || id === null) return;
+        c.pending.delete(id);
+        const before = c.active;
+        c.active = id;
+        if (why === 'token' && before !== null && before !== id) send(c, { type: 'unsubscribe', id: before });
+        void run(() => resume(why));
+        return;
+      }
+      case 'subscribe_error': {
+        if (id === null || !c.pending.has(id)) return;
+        c.pending.delete(id);
+        const refused = new PushRefusedError('subscribe_refused', JSON.stringify(msg['errors'] ?? []));
+        if (channelFromState) return failed(refused);
+        // the mint's channel may have rotated since: the state names the current one
+        void run(async () => {
+          const tried = channel;
+          await snapshot();
+          if (channel === tried) throw refused;
+        });
+        return;
+      }
+      case 'data': {
+        if (id === null || id !== c.active) return;
+        let m: PushMessage;
+        try {
+          m = JSON.parse(String(msg['event'])) as PushMessage;
+        } catch (err) {
+          return report(err);
+        }
+        if (m.table_id !== o.tableId) return;
+        if (m.type === 'events') {
+          armQuiet(QUIET_POLL_MS);
+          void run(() => take(m.events));
+        } else if (m.type === 'chat') void run(async () => chat(m.message));
+        else if (m.type === 'rotate') void run(async () => resubscribe(m.channel, 'rotate'));
+        return;
+      }
+      default:
+        return; // ka, unsubscribe_success, error: nothing to do (the ka timer was reset)
+    }
+  }
+
+  // --- start ------------------------------------------------------------------------------------
+  /** Connect; first read the state when the URL or the channel is not known yet. */
+  function begin(): void {
+    if (pushUrl && channel !== undefined) return connect();
+    void run(async () => {
+      await snapshot(); // learn the URL and the channel; the resume then reads the feed from it
+      if (pushUrl === null) {
+        await readChat();
+        setStatus('live', 'poll');
+        return armQuiet(POLL_ONLY_MS);
+      }
+      connect();
+    });
+  }
+
+  setStatus('connecting');
+  armToken();
+  begin();
+
+  return {
+    close: () => finish(),
+    lastSeq: () => last ?? 0,
+    refresh: () => run(snapshot),
+  };
+}

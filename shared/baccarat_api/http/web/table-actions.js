@@ -1,0 +1,1 @@
+../../../../web/table-actions.js
