@@ -252,6 +252,8 @@ def test_a_running_v2_table_plays_a_whole_shoe(game: Game) -> None:
         if tick["step"] == "close" and out == "done":  # locked: no card, the draw is next
             assert state.clock is not None and state.clock.next is not None
             assert state.clock.next.step == "draw"
+            assert state.phase == "locked" and state.locked is not None
+            assert state.deadline == state.locked.beacon.expected_at == state.clock.next.due
         if tick["step"] == "open" and out == "done":
             betting.place_slip(v2.repo, OP, table_id, "alice", slip)
     shoe = v2.shoe()

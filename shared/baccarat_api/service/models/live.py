@@ -15,7 +15,7 @@ from baccarat_api.service.models.common import (
     Strict,
 )
 from baccarat_api.service.models.presence import CrowdOut
-from baccarat_api.service.models.rounds import RoundStatus
+from baccarat_api.service.models.rounds import LockedRoundOut, RoundStatus
 from baccarat_api.service.models.slips import BookOut
 
 
@@ -34,7 +34,7 @@ class EventsPageOut(Strict):
     more: bool = Field(description="more events follow this page right now")
 
 
-TablePhase = Literal["idle", "betting", "closed", "squeeze", "dealt", "settled"]
+TablePhase = Literal["idle", "betting", "closed", "locked", "squeeze", "dealt", "settled"]
 
 
 class TableShoeOut(Strict):
@@ -129,8 +129,10 @@ class TableStateOut(Strict):
     seq: int = Field(description="the table's last event number: follow the feed after it")
     at: str = Field(description="the moment this state describes (phases move with time)")
     phase: TablePhase = Field(
-        description="idle | betting (window open) | closed (no more bets, not dealt) | squeeze "
-        "(a reveal step counting down) | dealt (all shown, not settled) | settled"
+        description="idle | betting (window open) | closed (no more bets, not dealt) | locked "
+        "(a bacc-pf-v2 round's bets locked, its cards waiting for its beacon round: deadline "
+        "= its expected_at) | squeeze (a reveal step counting down) | dealt (all shown, not "
+        "settled) | settled"
     )
     deadline: str | None = Field(
         description="betting: closes_at; closed: from when the sweep may deal the book; squeeze: "
@@ -152,6 +154,11 @@ class TableStateOut(Strict):
     round: TableRoundOut | None = Field(description="the latest round of that shoe (null: none)")
     clock: TableClockOut | None = Field(
         description="a running table's clock (dealing auto); null at an operator table"
+    )
+    locked: LockedRoundOut | None = Field(
+        default=None,
+        description="a bacc-pf-v2 round locked, its cards waiting for its beacon round (as GET "
+        "/v1/rounds/{id} answers it: beacon.round, beacon.expected_at); null otherwise",
     )
     crowd: CrowdOut | None = Field(
         default=None,
