@@ -10,7 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.beacon import FakeBeacon
+from support.examples import examples
 from support.scheduler import ManualScheduler
 
 from baccarat.beacon import BEACON_MARGIN_MS, lock_round, round_time
@@ -42,7 +45,7 @@ class V2:
         game.clock.set(START)
         self.beacon = FakeBeacon(game.clock)
         body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house",
-                "fairness": "bacc-pf-v2", **fields}  # fmt: skip
+                "fairness": "bacc-pf-v2", "chain_length": 2, **fields}  # fmt: skip
         request = CreateTableRequest.model_validate(body)
         self.table = tables.create_table(
             game.repo, game.vault, OP, request, None, self.beacon.chain
@@ -267,3 +270,41 @@ def test_a_running_v2_table_plays_a_whole_shoe(game: Game) -> None:
     for e in v2.events():  # every lock public before its beacon round's time
         if e.type == "round_locked":
             assert ms_of(e.at) + BEACON_MARGIN_MS <= ms_of(e.data["beacon"]["expected_at"])
+
+
+@settings(max_examples=examples(0.1))
+@given(st.lists(st.sampled_from(["up", "late", "out"]), min_size=1, max_size=5))
+def test_whatever_the_beacon_does_the_shoe_stays_one_permutation(beacon: list[str]) -> None:
+    """Round by round the beacon is there at its time, late (then there at the first retry),
+    or out past the wait: each round is drawn or voided ``beacon_unavailable`` accordingly,
+    the cards drawn are exactly the dealt rounds' (the shoe's bitmap, its cursor), and the core
+    re-derives every dealt round from the locks' book roots and the beacons."""
+    v2 = V2(Game(), squeeze_seconds=0)
+    v2.seat()
+    v2.commit()
+    for n, fate in enumerate(beacon, start=1):
+        v2.deal([] if n % 2 else None)
+        v2.beacon.down = fate != "up"
+        for _ in range(2 * BEACON_WAIT_SECONDS):
+            tick = v2.sched.take()
+            assert tick is not None and tick["step"] == "draw"
+            if v2.deliver(tick) == "done":
+                break
+            v2.beacon.down = fate == "out"
+        v2.sched.ticks.clear()
+        r = v2.round(f"{v2.shoe_id}_r{n}")
+        assert r is not None and (r.void is not None) == (fate == "out")
+        if r.void is None and r.settled_at is None:
+            settling.settle_round(v2.repo, OP, r.round_id)
+    shoe = v2.shoe()
+    rounds = [v2.round(f"{v2.shoe_id}_r{n}") for n in range(1, len(beacon) + 1)]
+    draws = rederived(v2, shoe, [r for r in rounds if r is not None])
+    for r, d in zip(rounds, draws, strict=True):
+        assert r is not None and (d is None) == (r.void is not None)
+        assert d is None or d.round.facts() == r.facts
+    dealt = [c for d in draws if d is not None for c in (*d.round.player, *d.round.banker)]
+    assert len(set(dealt)) == len(dealt) == shoe.cursor
+    assert shoe.v2 is not None
+    bits = bytes.fromhex(shoe.v2["drawn"])
+    size = ShoeRules.from_dict(shoe.rules).size
+    assert {c for c in range(size) if bits[c // 8] >> (c % 8) & 1} == set(dealt)
