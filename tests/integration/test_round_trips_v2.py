@@ -66,3 +66,31 @@ def test_a_v2_round_costs_a_deals_round_trips(api: Api, rt: runtime.Runtime) -> 
     assert sum(calls.kms.values()) == 0
     dealt = api.get(f"/v1/rounds/{locked.body['round_id']}").body
     assert dealt["beacon"]["round"] == locked.body["beacon"]["round"]
+
+
+def test_the_lock_over_http_202_its_replay_and_round_locked(api: Api, rt: runtime.Runtime) -> None:
+    """Over HTTP API v2 events: the deal answers 202 with the locked round; its
+    Idempotency-Key replays that answer (202, the same round) without a second lock; settling
+    the locked round, and dealing another, is 409 round_locked (retryable, Retry-After); once
+    drawn, the same key answers the dealt round."""
+    table = api.post("/v1/tables", {"squeeze_seconds": 0, "profile": "star-city",
+                                    "tier": "star-city-fun", "banking": "house",
+                                    "fairness": "bacc-pf-v2"}).body  # fmt: skip
+    shoe_id = api.post(f"/v1/tables/{table['table_id']}/shoes", {"client_seed": "y"}).body[
+        "shoe_id"
+    ]
+    key = {"idempotency-key": "v2-lock-1"}
+    bets = {"bets": star_city_bets()}
+    locked = api.post(f"/v1/shoes/{shoe_id}/rounds", bets, headers=key)
+    again = api.post(f"/v1/shoes/{shoe_id}/rounds", bets, headers=key)
+    assert locked.status == again.status == 202 and again.body == locked.body
+    for path, body in ((f"/v1/rounds/{locked.body['round_id']}/settlement", None),
+                       (f"/v1/shoes/{shoe_id}/rounds", {"bets": []})):  # fmt: skip
+        refused = api.post(path, body)
+        assert refused.status == 409 and refused.error["code"] == "round_locked"
+        assert refused.error["retryable"] is True and refused.headers.get("retry-after")
+    assert (
+        drawing.draw(rt.repo, rt.shoes, rt.beacon, "operator-a", locked.body["round_id"]) == "done"
+    )
+    dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", bets, headers=key)
+    assert dealt.body["round_id"] == locked.body["round_id"] and dealt.body["beacon"]
