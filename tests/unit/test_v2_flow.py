@@ -24,7 +24,16 @@ from baccarat_api.ids import parse_round_id
 from baccarat_api.limits import BEACON_WAIT_SECONDS
 from baccarat_api.ports.records import EventRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.scheduler import Tick
-from baccarat_api.service import betting, presence, reading, settling, table_clock, tables
+from baccarat_api.service import (
+    audit,
+    betting,
+    presence,
+    reading,
+    reconciliation,
+    settling,
+    table_clock,
+    tables,
+)
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.idempotency import Replayed
@@ -94,6 +103,10 @@ class V2:
 
     def draws(self) -> list[Tick]:
         return [t for t in self.sched.ticks if t["step"] == "draw"]
+
+
+def game_clock(v2: V2) -> str:
+    return v2.game.clock()
 
 
 def rederived(v2: V2, shoe: ShoeRecord, rounds: list[RoundRecord]) -> list[Any]:
@@ -223,6 +236,11 @@ def test_a_late_beacon_is_tried_again_and_an_outage_voids(game: Game) -> None:
     assert shoe.cursor == cursor and shoe.rounds_dealt == 2 and shoe.v2["locked"] is None  # type: ignore[index]
     shown = reading.get_round(v2.repo, OP, second.round_id)
     assert isinstance(shown, LockedRoundOut) and shown.status == "voided"
+    # every other reader of a round takes a round without cards
+    state, _ = table_state(v2.repo, OP, v2.table.table_id)
+    assert state.shoe is not None and state.shoe.rounds_dealt == 2
+    assert reconciliation.summary(r2, game.clock()).result is None
+    assert audit.audit_table(v2.repo, OP, v2.table.table_id).verified  # the chain holds
     # the shoe goes on: round 3 draws from the same remaining cards as round 2 would have
     v2.beacon.down = False
     third = v2.deal([])
@@ -296,6 +314,8 @@ def test_whatever_the_beacon_does_the_shoe_stays_one_permutation(beacon: list[st
         assert r is not None and (r.void is not None) == (fate == "out")
         if r.void is None and r.settled_at is None:
             settling.settle_round(v2.repo, OP, r.round_id)
+        table_state(v2.repo, OP, v2.table.table_id)  # drawn or voided: the table shows it
+        assert reconciliation.summary(r, game_clock(v2)).round_id == r.round_id
     shoe = v2.shoe()
     rounds = [v2.round(f"{v2.shoe_id}_r{n}") for n in range(1, len(beacon) + 1)]
     draws = rederived(v2, shoe, [r for r in rounds if r is not None])

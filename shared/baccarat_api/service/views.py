@@ -143,7 +143,7 @@ def shoe_as_shown(s: ShoeRecord, r: RoundRecord | None, at: str) -> dict[str, An
     hidden = None
     if r is not None and r.round_number == s.rounds_dealt and r.shoe_number == s.shoe_number:
         shown = round_as_shown(r, at)
-        if shown["result"] is None:
+        if shown["result"] is None and r.facts:  # (a beacon void has no card to hide)
             hidden = int(r.facts["cards_dealt"]) - len(shown["cards"])
     if hidden is None:
         return shoe_state_view(s)
@@ -178,7 +178,7 @@ def round_as_shown(r: RoundRecord, at: str) -> dict[str, Any]:
         "bettors": len({b["bettor_id"] for b in r.bets}),
         "squeeze": plan,
         "cards": cards,
-        "result": r.facts["result"] if shown else None,
+        "result": r.facts.get("result") if shown else None,  # none: a beacon void, no card
     }
 
 
