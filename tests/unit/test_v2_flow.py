@@ -328,3 +328,32 @@ def test_whatever_the_beacon_does_the_shoe_stays_one_permutation(beacon: list[st
     bits = bytes.fromhex(shoe.v2["drawn"])
     size = ShoeRules.from_dict(shoe.rules).size
     assert {c for c in range(size) if bits[c // 8] >> (c % 8) & 1} == set(dealt)
+
+
+def test_a_running_table_voids_on_an_outage_and_plays_on(game: Game) -> None:
+    v2 = V2(game, dealing="auto", pause_seconds=1, squeeze_seconds=0, betting_seconds=2)
+    table_id = v2.table.table_id
+    presence.take_seat(v2.repo, OP, table_id, 1, "alice", 500_000, 3)
+    v2.commit()
+    slip = SlipRequest.model_validate({"bets": [{"type": "banker", "amount": 2000}]})
+    v2.beacon.down = True
+    steps = []
+    for _ in range(200):
+        tick = v2.sched.take()
+        assert tick is not None
+        out = v2.deliver(tick)
+        steps.append((tick["step"], out))
+        if tick["step"] == "open" and out == "done":
+            betting.place_slip(v2.repo, OP, table_id, "alice", slip)
+        if any(e.type == "round_voided" for e in v2.events()):
+            v2.beacon.down = False
+        if any(e.type == "round_settled" for e in v2.events()):
+            break
+    kinds = [e.type for e in v2.events() if e.type.startswith(("round_", "betting_"))]
+    assert kinds[:4] == ["betting_opened", "betting_closed", "round_locked", "round_voided"]
+    assert kinds[4:] == ["betting_opened", "betting_closed", "round_locked", "round_dealt",
+                         "round_settled"]  # fmt: skip
+    r1, r2 = v2.round(f"{v2.shoe_id}_r1"), v2.round(f"{v2.shoe_id}_r2")
+    assert r1 is not None and r1.void is not None and r1.void["reason"] == "beacon_unavailable"
+    assert r2 is not None and r2.beacon is not None and r2.settled_at is not None
+    assert r1.bets == r2.bets  # the same slip, returned then bet again
