@@ -39,6 +39,12 @@ def _until(check: Any, timeout: float = 30.0) -> Any:
     raise AssertionError("timed out")
 
 
+def _event(api: httpx.Client, table_id: str, kind: str, round_id: str) -> dict[str, Any] | None:
+    events = api.get(f"/v1/tables/{table_id}/events?limit=100").json()["events"]
+    found = [e for e in events if e["type"] == kind and e["data"]["round_id"] == round_id]
+    return found[0] if found else None
+
+
 def test_a_running_v2_table_locks_draws_with_the_beacon_and_settles(shared_dynamodb: Any) -> None:
     env = {"BACCARAT_SWEEP_SECONDS": "0", "BACCARAT_BEACON_PERIOD_MS": "500"}
     with local_server(env, dynamodb=shared_dynamodb) as server:
@@ -54,6 +60,7 @@ def test_a_running_v2_table_locks_draws_with_the_beacon_and_settles(shared_dynam
         api.post(f"/v1/tables/{t}/client-seeds", json={"client_seed": "live v2"})
         api.put(f"/v1/tables/{t}/seats/1", json={"bettor_id": "alice", "balance": 500_000})
         shoe_id = f"{t}_s1"
+        seen_before: list[float] = []
         for n in range(1, ROUNDS + 1):
 
             def window_open(n: int = n) -> bool | None:
@@ -63,6 +70,9 @@ def test_a_running_v2_table_locks_draws_with_the_beacon_and_settles(shared_dynam
             _until(window_open)
             slip = {"bets": [{"type": "banker", "amount": 2000}], "round_number": n}
             assert api.put(f"/v1/tables/{t}/bets/alice", json=slip).status_code == 200
+            # a watcher of the feed sees the lock before its beacon round exists
+            lock = _until(lambda n=n: _event(api, t, "round_locked", f"{shoe_id}_r{n}"))
+            seen_before.append(_ms(lock["data"]["beacon"]["expected_at"]) - time.time() * 1000)
         last = f"{shoe_id}_r{ROUNDS}"
         _until(lambda: True if api.get(f"/v1/rounds/{last}").json().get("settlement") else None)
         assert api.post(f"/v1/tables/{t}/pause").status_code == 200
@@ -77,6 +87,8 @@ def test_a_running_v2_table_locks_draws_with_the_beacon_and_settles(shared_dynam
         rounds = [api.get(f"/v1/rounds/{shoe_id}_r{k}").json()
                   for k in range(1, shoe["rounds_dealt"] + 1)]  # fmt: skip
     assert shoe["rounds_dealt"] >= ROUNDS and shoe["server_seed"]
+    print(f"\nround_locked read from the feed ms before its beacon round: {sorted(seen_before)}")
+    assert min(seen_before) > 0
     b = table["beacon"]
     chain = bc.Chain(b["name"], b["chain_hash"], bytes.fromhex(b["public_key"]), b["genesis_ms"],
                      b["period_ms"], b["test"], b["scheme"])  # fmt: skip
