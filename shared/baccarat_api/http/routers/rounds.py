@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.metrics import MetricUnit
-from fastapi import APIRouter, Body, Query, Response
+from fastapi import APIRouter, Body, Query
+from fastapi.responses import JSONResponse
 
 from baccarat.validation import Refusal
 from baccarat_api.http.deps import OperatorId, Rt, errors
@@ -30,9 +31,10 @@ from baccarat_api.service.v2_rounds import wait_until
 
 router = APIRouter(route_class=JsonRoute)
 
-#: The deal's other success: a bacc-pf-v2 round locked (its cards follow).
+#: The deal's other success: a bacc-pf-v2 round locked (its cards follow). Answered as its own
+#: JSONResponse: a union response model would serialize the dealt round differently.
 _LOCKED: dict[int | str, dict[str, Any]] = {
-    202: {"description": "bacc-pf-v2: the round locked, its cards to follow"}
+    202: {"model": LockedRoundOut, "description": "bacc-pf-v2: the round locked, cards to follow"}
 }
 INSTANT = "a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z)"
 
@@ -40,7 +42,7 @@ INSTANT = "a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z
 @router.post(
     "/v1/shoes/{shoe_id}/rounds",
     status_code=201,
-    response_model=RoundOut | LockedRoundOut,
+    response_model=RoundOut,
     operation_id="deal_round",
     summary="Deal the shoe's next round with its bets (validated and locked before any card)",
     description="201: the round dealt. 202 (a bacc-pf-v2 table): the round locked — its cards "
@@ -65,16 +67,15 @@ INSTANT = "a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z
     ),
 )
 def deal(
-    shoe_id: str, body: DealRequest, operator: OperatorId, rt: Rt, idem: Idem, response: Response
-) -> RoundOut | LockedRoundOut:
+    shoe_id: str, body: DealRequest, operator: OperatorId, rt: Rt, idem: Idem
+) -> RoundOut | JSONResponse:
     from baccarat_api.service.dealing import deal_round
 
     out = deal_round(rt.repo, rt.shoes, operator, shoe_id, body, idem)
     if isinstance(out, LockedRoundOut):  # bacc-pf-v2: the cards follow
-        response.status_code = 202
         metrics.add_metric(name="RoundsLocked", unit=MetricUnit.Count, value=1)
         logger.info("round locked", extra={"round_id": out.round_id, "beacon": out.beacon.round})
-        return out
+        return JSONResponse(out.model_dump(mode="json"), status_code=202)
     metrics.add_metric(name="RoundsDealt", unit=MetricUnit.Count, value=1)
     logger.info(
         "round dealt",
@@ -153,21 +154,23 @@ def void(
 
 @router.get(
     "/v1/rounds/{round_id}",
-    response_model=RoundDetailOut | LockedRoundOut,
+    response_model=RoundDetailOut,
     operation_id="get_round",
     summary="The round and its settlement, if any",
-    description="A bacc-pf-v2 round locked and not drawn yet answers status locked with "
-    "Retry-After (seconds to its beacon round); voided beacon_unavailable, status voided.",
+    description="A bacc-pf-v2 round locked and not drawn yet answers LockedRoundOut (the "
+    "deal's 202 body) with status locked and Retry-After (seconds to its beacon round); "
+    "voided beacon_unavailable (no card), status voided.",
     tags=["read"],
     responses=errors("unauthorized", "not_found"),
 )
-def get_round(
-    round_id: str, operator: OperatorId, rt: Rt, response: Response
-) -> RoundDetailOut | LockedRoundOut:
+def get_round(round_id: str, operator: OperatorId, rt: Rt) -> RoundDetailOut | JSONResponse:
     out = reading.get_round(rt.repo, operator, round_id)
-    if isinstance(out, LockedRoundOut) and out.status == "locked":
-        response.headers["Retry-After"] = str(wait_until(out.beacon.expected_at, rt.repo.clock()))
-    return out
+    if not isinstance(out, LockedRoundOut):
+        return out
+    headers = {}
+    if out.status == "locked":  # its cards follow the beacon round
+        headers["Retry-After"] = str(wait_until(out.beacon.expected_at, rt.repo.clock()))
+    return JSONResponse(out.model_dump(mode="json"), headers=headers)
 
 
 @router.get(
