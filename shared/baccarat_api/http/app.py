@@ -128,8 +128,11 @@ async def _replayed(request: Request, exc: Exception) -> JSONResponse:
     by the route's response model, as the first answer was)."""
     assert isinstance(exc, Replayed)
     body: Any = exc.body
-    model = getattr(request.scope.get("route"), "response_model", None)
-    if isinstance(model, type) and issubclass(model, BaseModel):
+    route = request.scope.get("route")
+    model = getattr(route, "response_model", None)
+    # (a bacc-pf-v2 deal's 202, its locked round, is not the route's model: answered as stored)
+    same = exc.status == (getattr(route, "status_code", None) or 200)
+    if same and isinstance(model, type) and issubclass(model, BaseModel):
         body = model.model_validate(body).model_dump(mode="json")
     return JSONResponse(body, status_code=exc.status, headers={REPLAYED_HEADER: "true"})
 

@@ -59,7 +59,8 @@ def summary(r: RoundRecord, at: str) -> RoundSummaryOut:
         status=status,
         dealt_at=r.dealt_at,
         resolved_at=r.void["voided_at"] if r.void is not None else r.settled_at,
-        result=None if face_down(r, at) is not None else r.facts["result"],
+        # (a bacc-pf-v2 round voided beacon_unavailable has no card: no result)
+        result=None if face_down(r, at) is not None else r.facts.get("result"),
         **currency.of_config(r.config),
         lines=len(money.get("lines") or ()),
         staked=sum(int(line["stake"]) for line in money.get("lines") or ()),

@@ -24,6 +24,7 @@ from typing import Any
 from baccarat import currency
 from baccarat.squeeze import step_hands, timeline
 from baccarat_api.ids import RoundRef, ShoeRef, parse_round_id, parse_table_id
+from baccarat_api.limits import DEFAULT_FAIRNESS
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.service.betting import book_view
@@ -34,6 +35,7 @@ from baccarat_api.service.models import TableStateOut
 from baccarat_api.service.push import current_channel
 from baccarat_api.service.reveals import plan_seconds
 from baccarat_api.service.seating import presence_view
+from baccarat_api.service.v2_rounds import locked, locked_view
 from baccarat_api.service.views import player_presence, round_as_shown, shoe_as_shown, you_view
 from baccarat_api.service.window import window_status
 
@@ -67,6 +69,9 @@ def table_state(
         found = repo.load(operator_id, shoe=ShoeRef(table_id, number), round_=wanted)
         shoe, rnd = found.shoe, found.round
     phase, deadline = _phase(live, rnd, at)
+    held = locked(shoe)
+    if shoe is not None and held is not None:  # bacc-pf-v2: its cards wait for the beacon
+        phase, deadline = "locked", held["expected_at"]
     presence = presence_view(table_id, live)
     shown = None if rnd is None else round_as_shown(rnd, at)
     seats, banker, spectators = presence.seats, presence.banker, presence.spectators
@@ -82,6 +87,7 @@ def table_state(
             "profile": table.profile,
             "tier": table.tier_id,
             "banking": table.banking,
+            "fairness": table.fairness or DEFAULT_FAIRNESS,
             **currency.of_config(table.config),
             "seq": 0 if live is None else live.seq,
             "at": at,
@@ -96,6 +102,7 @@ def table_state(
             "shoe": None if shoe is None else _shoe(shoe, rnd, at),
             "round": shown,
             "clock": clock_view(live),
+            "locked": None if shoe is None or held is None else locked_view(shoe, held),
             "crowd": crowd(repo, operator_id, table_id) if at_book(table) else None,
             "you": you,
             "push_url": push_url,

@@ -12,7 +12,12 @@ from baccarat.fairness import SPEC, derive_shoe
 from baccarat.profiles import TableConfig
 from baccarat.roads import RoundSummary, roads
 from baccarat.rules import ShoeRules
-from baccarat_api.limits import DEFAULT_BET_BEHIND, DEFAULT_DEALING, DEFAULT_PAUSE_SECONDS
+from baccarat_api.limits import (
+    DEFAULT_BET_BEHIND,
+    DEFAULT_DEALING,
+    DEFAULT_FAIRNESS,
+    DEFAULT_PAUSE_SECONDS,
+)
 from baccarat_api.ports.documents import BookDoc
 from baccarat_api.ports.records import ENDED, RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.service.callers import Caller
@@ -49,6 +54,8 @@ def table_view(t: TableRecord) -> dict[str, Any]:
         "pause_seconds": DEFAULT_PAUSE_SECONDS if t.pause_seconds is None else t.pause_seconds,
         "number": t.number,
         "name": t.name,
+        "fairness": t.fairness or DEFAULT_FAIRNESS,
+        "beacon": t.beacon,
     }
 
 
@@ -105,6 +112,7 @@ def round_view(r: RoundRecord, at: str | None = None) -> dict[str, Any]:
         "prev_hash": r.prev_hash,
         "round_hash": r.round_hash,
         **({} if r.book is None else {"book": book_shown(r.book, money=False)}),
+        **({} if r.lock is None else {"lock": r.lock, "beacon": r.beacon}),
     }
 
 
@@ -135,7 +143,7 @@ def shoe_as_shown(s: ShoeRecord, r: RoundRecord | None, at: str) -> dict[str, An
     hidden = None
     if r is not None and r.round_number == s.rounds_dealt and r.shoe_number == s.shoe_number:
         shown = round_as_shown(r, at)
-        if shown["result"] is None:
+        if shown["result"] is None and r.facts:  # (a beacon void has no card to hide)
             hidden = int(r.facts["cards_dealt"]) - len(shown["cards"])
     if hidden is None:
         return shoe_state_view(s)
@@ -170,7 +178,7 @@ def round_as_shown(r: RoundRecord, at: str) -> dict[str, Any]:
         "bettors": len({b["bettor_id"] for b in r.bets}),
         "squeeze": plan,
         "cards": cards,
-        "result": r.facts["result"] if shown else None,
+        "result": r.facts.get("result") if shown else None,  # none: a beacon void, no card
     }
 
 

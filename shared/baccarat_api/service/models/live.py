@@ -15,7 +15,7 @@ from baccarat_api.service.models.common import (
     Strict,
 )
 from baccarat_api.service.models.presence import CrowdOut
-from baccarat_api.service.models.rounds import RoundStatus
+from baccarat_api.service.models.rounds import LockedRoundOut, RoundStatus
 from baccarat_api.service.models.slips import BookOut
 
 
@@ -34,7 +34,7 @@ class EventsPageOut(Strict):
     more: bool = Field(description="more events follow this page right now")
 
 
-TablePhase = Literal["idle", "betting", "closed", "squeeze", "dealt", "settled"]
+TablePhase = Literal["idle", "betting", "closed", "locked", "squeeze", "dealt", "settled"]
 
 
 class TableShoeOut(Strict):
@@ -77,8 +77,9 @@ class TableRoundOut(Strict):
 
 
 class ClockNextOut(Strict):
-    step: Literal["open", "close", "reveal", "settle", "commit"] = Field(
-        description="what the table does next by itself"
+    step: Literal["open", "close", "reveal", "settle", "commit", "draw"] = Field(
+        description="what the table does next by itself (draw: a bacc-pf-v2 round's cards, when "
+        "its beacon round exists)"
     )
     due: str = Field(description="when (it happens at this time, or as soon as it can after)")
 
@@ -120,13 +121,18 @@ class TableStateOut(Strict):
     profile: Literal["star-city", "bid-squeeze"]
     tier: str
     banking: Banking
+    fairness: Literal["bacc-pf-v1", "bacc-pf-v2"] = Field(
+        default="bacc-pf-v1", description="bacc-pf-v2: each round's cards wait for its beacon"
+    )
     currency: CurrencyCode
     minor_unit_exponent: MinorUnitExponent
     seq: int = Field(description="the table's last event number: follow the feed after it")
     at: str = Field(description="the moment this state describes (phases move with time)")
     phase: TablePhase = Field(
-        description="idle | betting (window open) | closed (no more bets, not dealt) | squeeze "
-        "(a reveal step counting down) | dealt (all shown, not settled) | settled"
+        description="idle | betting (window open) | closed (no more bets, not dealt) | locked "
+        "(a bacc-pf-v2 round's bets locked, its cards waiting for its beacon round: deadline "
+        "= its expected_at) | squeeze (a reveal step counting down) | dealt (all shown, not "
+        "settled) | settled"
     )
     deadline: str | None = Field(
         description="betting: closes_at; closed: from when the sweep may deal the book; squeeze: "
@@ -148,6 +154,11 @@ class TableStateOut(Strict):
     round: TableRoundOut | None = Field(description="the latest round of that shoe (null: none)")
     clock: TableClockOut | None = Field(
         description="a running table's clock (dealing auto); null at an operator table"
+    )
+    locked: LockedRoundOut | None = Field(
+        default=None,
+        description="a bacc-pf-v2 round locked, its cards waiting for its beacon round (as GET "
+        "/v1/rounds/{id} answers it: beacon.round, beacon.expected_at); null otherwise",
     )
     crowd: CrowdOut | None = Field(
         default=None,
