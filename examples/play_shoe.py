@@ -264,8 +264,12 @@ def play(
     void_rounds: frozenset[int] = frozenset(),
     rng: random.Random,
     log: Any,
+    fairness: str = "bacc-pf-v1",
 ) -> Played:
-    table = client.post("/v1/tables", {"profile": profile, "tier": tier, "banking": banking})
+    asked = {"profile": profile, "tier": tier, "banking": banking}
+    if fairness != "bacc-pf-v1":  # each round's cards wait for a public beacon round
+        asked["fairness"] = fairness
+    table = client.post("/v1/tables", asked)
     shoe = client.post(f"/v1/tables/{table['table_id']}/shoes", {"client_seed": client_seed})
     log(f"table {table['table_id']} ({profile}, {tier}, {banking}); anchor {table['anchor'][:16]}…")
     log(f"shoe  {shoe['shoe_id']} committed: client hash {shoe['client_hash'][:16]}…")
@@ -289,8 +293,15 @@ def play(
                 "balance": played.balances[PLAYER_BANKER],
             }
         dealt = client.post(f"/v1/shoes/{shoe['shoe_id']}/rounds", body)
+        if dealt.get("status") == "locked":  # bacc-pf-v2 (202): the cards follow the beacon
+            dealt = wait_drawn(client, dealt)
         played.rounds.append(dealt)
         played.bets_placed += len(bets)
+        if dealt.get("status") == "voided":  # bacc-pf-v2: its beacon never came, no cards
+            played.voids[dealt["round_number"]] = dealt
+            status = client.get(f"/v1/shoes/{shoe['shoe_id']}")["status"]
+            log(f"round {dealt['round_number']:>2}: voided beacon_unavailable, stakes returned")
+            continue
         status = dealt["shoe_status"]
         if dealt["round_number"] in void_rounds:  # e.g. a misdeal: every stake goes back
             why = {"reason": "misdeal", "note": "a card was exposed"}
@@ -517,6 +528,79 @@ def session(client: Client, *, client_seed: str, log: Any) -> dict[str, Any]:
 NOT_NOW = ("already_revealed", "reveal_out_of_order", "reveal_deadline_passed")
 
 
+V2_VERIFIED = (
+    "verified: every lock before its beacon round, every beacon signature, every card re-drawn "
+    "from the revealed seed, the book roots and beacons"
+)
+
+
+def wait_drawn(client: Client, locked: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:
+    """A bacc-pf-v2 round answered ``202`` ``locked``: its bets are locked and its cards are
+    drawn once the beacon round its lock fixed exists (seconds). ``GET /v1/rounds/{id}`` answers
+    ``status: locked`` (with ``Retry-After``) until then, then the dealt round — or, when the
+    beacon never came, ``status: voided`` (``beacon_unavailable``)."""
+    path = f"/v1/rounds/{locked['round_id']}"
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        shown: dict[str, Any] = client.get(path)
+        if shown.get("status") != "locked":
+            return shown
+        time.sleep(0.2)
+    raise ApiFailure("GET", path, 0, {"code": "still_locked", "message": "no draw in time"})
+
+
+def check_v2(client: Client, played: Played) -> list[str]:
+    """A bacc-pf-v2 shoe checked from what we were answered and the seed revealed at its end,
+    with the core alone: each lock's beacon round is the first at least the margin after the
+    lock, each beacon's BLS signature verifies under the table's beacon chain, and every card
+    is the one ``K``, the lock's book root and the beacon draw (``baccarat.fairness_v2``)."""
+    from datetime import datetime
+
+    from baccarat import beacon as bc
+    from baccarat.fairness_v2 import BeaconDraw, RoundInput, derive_shoe_v2
+    from baccarat.rules import ShoeRules
+    from baccarat_bls import verify_beacon
+
+    shoe = client.get(f"/v1/shoes/{played.shoe['shoe_id']}")
+    if not shoe.get("server_seed"):
+        return ["the shoe's seed is not revealed"]
+    b = played.table["beacon"]
+    chain = bc.Chain(b["name"], b["chain_hash"], bytes.fromhex(b["public_key"]), b["genesis_ms"],
+                     b["period_ms"], b["test"], b["scheme"])  # fmt: skip
+    problems: list[str] = []
+    inputs: list[RoundInput] = []
+    for r in played.rounds:
+        n = r["round_number"]
+        if r.get("status") == "voided":
+            lock = {"locked_at": r["locked_at"], "book_root": r["book_root"],
+                    "beacon_round": r["beacon"]["round"]}  # fmt: skip
+            drawn = None
+        else:
+            lock, drawn = r["lock"], r["beacon"]
+        at = datetime.fromisoformat(lock["locked_at"].replace("Z", "+00:00"))
+        if lock["beacon_round"] != bc.lock_round(chain, int(at.timestamp() * 1000)):
+            problems.append(f"round {n}: its beacon round is not its lock's")
+        beacon = None
+        if drawn is not None:
+            sig = bytes.fromhex(drawn["signature"])
+            if not verify_beacon(
+                chain, bc.Beacon(chain.chain_hash, drawn["round"], sig, chain.is_test)
+            ):
+                problems.append(f"round {n}: its beacon does not verify")
+            beacon = BeaconDraw(bytes.fromhex(chain.chain_hash), drawn["round"], sig)
+        inputs.append(RoundInput(bytes.fromhex(lock["book_root"]), beacon))
+    rules = ShoeRules.from_dict(shoe["rules"])
+    v2 = derive_shoe_v2(bytes.fromhex(shoe["server_seed"]), played.shoe["client_seed"],
+                        shoe["shoe_number"], rules, inputs)  # fmt: skip
+    for r, d in zip(played.rounds, v2.draws, strict=True):
+        if d is None:
+            continue
+        facts = d.round.facts()
+        if any(facts[k] != r[k] for k in ("player", "banker", "result")):
+            problems.append(f"round {r['round_number']}: not the cards the beacon draws")
+    return problems
+
+
 def settle_when_shown(client: Client, dealt: dict[str, Any]) -> dict[str, Any]:
     """Nothing of a round's outcome reaches the table before its cards are shown: the squeezers
     open their cards (the initial step, then the draws, the player's hand first), then the round
@@ -561,6 +645,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         metavar="N",
         help="void round N instead of settling it (repeatable)",
+    )
+    parser.add_argument(
+        "--fairness",
+        choices=("bacc-pf-v1", "bacc-pf-v2"),
+        default="bacc-pf-v1",
+        help="bacc-pf-v2: each round's cards drawn after its lock with a public beacon",
     )
     parser.add_argument("--rng-seed", type=int, default=None, help="seed of the bet choices")
     parser.add_argument("--save-proof", type=Path, metavar="FILE", help="write the proof here")
@@ -611,7 +701,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             void_rounds=frozenset(args.void_round),
             rng=rng,
             log=log,
+            fairness=args.fairness,
         )
+        if args.fairness == "bacc-pf-v2":
+            problems = check_v2(client, played)
+            print(f"\nshoe {played.shoe['shoe_id']} (bacc-pf-v2, beacon "
+                  f"{'test beacon' if played.table['beacon']['test'] else 'drand quicknet'}): "
+                  f"{len(played.rounds)} rounds (ended: {played.end_reason}), "
+                  f"{len(played.voids)} voided")  # fmt: skip
+            for problem in problems:
+                print(f"NOT consistent: {problem}")
+            if not problems:
+                print(V2_VERIFIED)
+            return 1 if problems else 0
         proof_path = f"/v1/shoes/{played.shoe['shoe_id']}/proof"
         pages = client.proof(played.shoe["shoe_id"])
         keys = client.public_get("/v1/signing-keys")

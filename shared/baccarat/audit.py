@@ -38,9 +38,10 @@ ROUND_FIELDS = (
     "prev_hash",
 )
 #: Fields a round record has only at some tables (``book``: a bet-behind book's commitment and
-#: totals): hashed when present, absent from the hashed view otherwise — so the hash of every
-#: round without one is what it always was.
-OPTIONAL_ROUND_FIELDS = ("book",)
+#: totals; ``lock`` and ``beacon``: a bacc-pf-v2 round's lock and beacon): hashed when present,
+#: absent from the hashed view otherwise — so the hash of every round without one is what it
+#: always was.
+OPTIONAL_ROUND_FIELDS = ("book", "lock", "beacon")
 
 
 def canonical(doc: Any) -> bytes:

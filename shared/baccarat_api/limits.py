@@ -338,3 +338,12 @@ PUSH_MESSAGES_PER_PUBLISH = 5
 PUSH_PUBLISH_CONCURRENCY = 16
 #: A table's push epoch before its first rotation (a live item without one reads it).
 PUSH_FIRST_EPOCH = 1
+#: bacc-pf-v2 (docs/design/beacon.md): a locked round whose beacon round is not verified this
+#: long after its lock is voided ``beacon_unavailable`` (10 quicknet rounds: a relay failover
+#: and a short outage); until then its draw is tried again every BEACON_RETRY_SECONDS.
+BEACON_WAIT_SECONDS = 30
+BEACON_RETRY_SECONDS = 1
+#: A table's fairness scheme: bacc-pf-v1 (the whole shoe fixed at its commit) or bacc-pf-v2
+#: (each round's cards drawn after its lock with a public beacon).
+DEFAULT_FAIRNESS: Final = "bacc-pf-v1"
+FAIRNESS_V2: Final = "bacc-pf-v2"

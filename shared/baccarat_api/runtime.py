@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from baccarat_api.adapters.dynamodb.repository import DynamoRepository
     from baccarat_api.adapters.kms import KmsVault
     from baccarat_api.adapters.shoe_cache import ShoeCache
+    from baccarat_api.ports.beacon import BeaconSource
     from baccarat_api.ports.chunks import ChunkQueue
     from baccarat_api.ports.scheduler import Scheduler
     from baccarat_api.ports.webhooks import Sender, Wakeup
@@ -106,6 +107,16 @@ class Runtime:
 
         url = self.settings.delivery_queue_url
         return NoWakeup() if not url else SqsWakeup(aws.client("sqs"), url)
+
+    @cached_property
+    def beacon(self) -> BeaconSource:
+        """The deployment's beacon (bacc-pf-v2 tables): drand quicknet on its relays, or the
+        test beacon at ``BACCARAT_BEACON_URL`` (``make run`` sets it)."""
+        import os
+
+        from baccarat_api.adapters.drand_http import DrandHttp
+
+        return DrandHttp.configured(os.environ.get("BACCARAT_BEACON_URL"))
 
     @cached_property
     def shoes(self) -> ShoeCache:

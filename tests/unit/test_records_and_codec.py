@@ -65,6 +65,19 @@ VOIDED = dataclasses.replace(
     auto_settled=False,
     void={"reason": "misdeal", "note": None, "voided_at": "2026-01-01T00:00:10.000Z"},
 )
+BEACON = {
+    "name": "test", "chain_hash": "cd" * 32, "public_key": "ab" * 96,
+    "scheme": "bls-unchained-g1-rfc9380", "period_ms": 3000, "genesis_ms": 0, "test": True,
+}  # fmt: skip
+V2_TABLE = dataclasses.replace(TABLE, fairness="bacc-pf-v2", beacon=BEACON)  # type: ignore[arg-type]
+V2_SHOE = dataclasses.replace(
+    SHOE, status="open", fairness="bacc-pf-v2", beacon=BEACON,  # type: ignore[arg-type]
+    v2={"drawn": "0f" + "00" * 51, "dealt": 1, "last_due": False, "locked": None},
+)  # fmt: skip
+V2_ROUND = dataclasses.replace(
+    ROUND, lock={"locked_at": "2026-01-01T00:00:00.000Z", "book_root": "ee" * 32,
+                 "beacon_round": 7}, beacon={"round": 7, "signature": "99" * 48},
+)  # fmt: skip
 PROOF = ProofRecord(
     "tbl_aaaaaaaaaaaaaaaa_s1", "tbl_aaaaaaaaaaaaaaaa", 1, "ab", "seed", "hash", RULES, "ff", 3,
     "rules", "2026-01-01T00:01:00.000Z", CONFIG, "op",
@@ -175,8 +188,8 @@ CHAT_ITEMS = [
 ]  # fmt: skip
 RECORDS = [
     TABLE, RUNNING, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM, LIVE, EVENT, HEAD, MARK,
-    ENTRY, HOOK, DELIVERY, PARKED, *FULL, PROGRESS, EMITTED, *CHAT_ITEMS, NUMBERED, CLAIM,
-    COUNTER,
+    V2_TABLE, V2_SHOE, V2_ROUND, ENTRY, HOOK, DELIVERY, PARKED, *FULL, PROGRESS, EMITTED,
+    *CHAT_ITEMS, NUMBERED, CLAIM, COUNTER,
 ]  # fmt: skip
 
 
@@ -212,7 +225,10 @@ def test_a_shoes_constants_are_an_item_of_their_own_beside_it() -> None:
     item, apart = to_items(SHOE)
     assert apart["pk"] == item["pk"] and apart["sk"] == {"S": "SHOE#000001#COMMIT"}
     assert item["sk"]["S"] < apart["sk"]["S"] < keys.round_sk(1, 1)
-    assert PACKED not in item and set(packed_doc(apart)) == SHAPES[ShoeRecord].packed
+    v2_only = {"fairness", "beacon"}  # a bacc-pf-v1 shoe stores them not at all
+    assert PACKED not in item and set(packed_doc(apart)) == SHAPES[ShoeRecord].packed - v2_only
+    _, apart = to_items(V2_SHOE)
+    assert set(packed_doc(apart)) == SHAPES[ShoeRecord].packed
     assert set(apart) == {"pk", "sk", "kind", PACKED}
     with pytest.raises(KeyError):  # the shoe is not readable without them
         from_item(ShoeRecord, item)

@@ -79,6 +79,8 @@ STATUS: dict[str, int] = {
     "chat_text_too_long": 422,
     "chat_muted": 403,
     "chat_rate_limited": 429,
+    "round_locked": 409,
+    "no_beacon": 503,
 }
 assert set(STATUS) == set(CODES), "every code of the catalogue has exactly one HTTP status"
 #: A refused bet list: the refusal's own code (``baccarat.validation.Refusal``).

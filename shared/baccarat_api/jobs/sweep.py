@@ -55,6 +55,7 @@ def run_sweep(
         ref_keys=runtime.shoes.ref_key if runtime is not None and signs else None,
         shoes=runtime.shoes if runtime is not None else None,
         unseal=runtime.vault if runtime is not None else None,
+        beacon=runtime.beacon if runtime is not None else None,
     )
 
 

@@ -26,6 +26,7 @@ from baccarat_api.service import table_clock
 
 if TYPE_CHECKING:
     from baccarat_api.adapters.thread_scheduler import ThreadScheduler
+    from baccarat_api.ports.beacon import BeaconSource
     from baccarat_api.ports.repository import Repository
     from baccarat_api.ports.shoes import ShoeSource
     from baccarat_api.ports.vault import SecretVault
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 #: one due later is scheduled again (a wait longer than SQS's 15 minutes, a skewed clock).
 ALIGN_SECONDS = 1.5
 
-_STEPS = frozenset({"open", "close", "reveal", "settle", "commit"})
+_STEPS = frozenset({"open", "close", "reveal", "settle", "commit", "draw"})
 #: The pauses before a step that failed for a moment is tried again (then its failure goes up).
 RETRY_PAUSES = (0.1, 0.3)
 
@@ -135,14 +136,23 @@ def _run(rt: Wiring, tick: Tick, sleep: Callable[[float], None]) -> table_clock.
 
     for pause in RETRY_PAUSES:
         try:
-            return table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick)
+            return _run_tick(rt, tick)
         except DomainError as exc:
             if not exc.retryable:
                 raise
         except StoreUnavailable:
             pass
         sleep(pause)
-    return table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick)
+    return _run_tick(rt, tick)
+
+
+def _run_tick(rt: Wiring, tick: Tick) -> table_clock.Outcome:
+    """:func:`~.service.table_clock.run_tick` with the runtime's beacon source, for a
+    bacc-pf-v2 round's ``draw`` (a wiring without one: none — a draw then waits, and voids)."""
+    source: BeaconSource | None = getattr(rt, "beacon", None)
+    if source is None:
+        return table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick)
+    return table_clock.run_tick(rt.repo, rt.shoes, rt.vault, tick, source)
 
 
 # --- AWS: the queue's function --------------------------------------------------------------

@@ -256,7 +256,7 @@ class TickDoc(TypedDict):
     """The running table's next time-driven step (``ports/scheduler.py`` ``Tick`` without the
     table's ids): what, on which state, when."""
 
-    step: Literal["open", "close", "reveal", "settle", "commit"]
+    step: Literal["open", "close", "reveal", "settle", "commit", "draw"]
     key: str
     due: str
 
@@ -336,6 +336,10 @@ class LastRound(TypedDict):
     round_number: int
     resolved: bool
     spectators: list[str]
+    #: A bacc-pf-v2 round locked, not drawn: when its beacon round is due (its ``draw``
+    #: step's time) and when, with no beacon, it is voided ``beacon_unavailable``.
+    draw_at: NotRequired[str]
+    void_at: NotRequired[str]
 
 
 class Manifest(TypedDict):
@@ -381,3 +385,69 @@ class LiveSqueeze(TypedDict):
     hands: dict[str, dict[str, str | None]]
     reveals: list[Reveal]
     noticed: list[str]
+
+
+class BeaconDoc(TypedDict):
+    """The beacon chain a ``bacc-pf-v2`` table's rounds wait for, copied into the table (and
+    each shoe) at its creation — a table never changes beacon: drand ``quicknet`` in AWS, the
+    local test beacon on ``make run`` (``test``: never shown as drand)."""
+
+    name: str
+    chain_hash: str
+    public_key: str
+    scheme: str
+    period_ms: int
+    genesis_ms: int
+    test: bool
+
+
+class LockDoc(TypedDict):
+    """A ``bacc-pf-v2`` round locked and not drawn yet (docs/design/beacon.md §3): its bets,
+    fixed by ``book_root``, wait for beacon round ``beacon_round`` (due ``expected_at``); no
+    beacon verified by ``void_at`` voids it ``beacon_unavailable``. What the draw needs to
+    deal it exactly as the deal would have: the request's digest, bets and player-banker, the
+    seated bettors judged present (``present``: seated, not betting), the bettors of the idle
+    seats it vacated, its write id."""
+
+    round_number: int
+    locked_at: str
+    book_root: str
+    beacon_round: int
+    expected_at: str
+    void_at: str
+    bets: list[LockedBet]
+    player_banker: LockedPlayerBanker | None
+    from_book: bool
+    request_digest: str
+    idle_out: list[str] | None
+    present: list[str]
+    seq: int
+    write_id: str
+
+
+class RoundLock(TypedDict):
+    """A bacc-pf-v2 round's lock as its record and proof carry it: when, the root of every
+    slip locked (``baccarat.fairness_v2.locked_root``, hex), the beacon round it fixed."""
+
+    locked_at: str
+    book_root: str
+    beacon_round: int
+
+
+class RoundBeacon(TypedDict):
+    """The verified beacon a bacc-pf-v2 round's cards were drawn with (signature hex)."""
+
+    round: int
+    signature: str
+
+
+class ShoeV2Doc(TypedDict):
+    """A ``bacc-pf-v2`` shoe's draw state on its shoe item: the cards drawn so far (a bitmap,
+    hex, bit ``c`` of byte ``c // 8`` — the remaining cards are the others, ascending), how
+    many rounds drew cards and whether the cut card asked for one last round (the rules' end,
+    :class:`baccarat.fairness_v2.ShoeEnd`), and the round locked and waiting for its beacon."""
+
+    drawn: str
+    dealt: int
+    last_due: bool
+    locked: LockDoc | None

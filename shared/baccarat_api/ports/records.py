@@ -29,6 +29,7 @@ from baccarat_api.ports.chat_records import ChatWindow as ChatWindow
 from baccarat_api.ports.chunks import ChunkEmitted as ChunkEmitted
 from baccarat_api.ports.chunks import SettleProgress as SettleProgress
 from baccarat_api.ports.documents import (
+    BeaconDoc,
     BookDoc,
     FactsDoc,
     Interventions,
@@ -38,7 +39,10 @@ from baccarat_api.ports.documents import (
     ProofSignature,
     Reveal,
     RoadResult,
+    RoundBeacon,
+    RoundLock,
     Settlement,
+    ShoeV2Doc,
     SqueezePlan,
     Void,
 )
@@ -105,6 +109,10 @@ class TableRecord:
     #: :class:`TableNumber`) and optional name; ``None`` on a table created before numbers.
     number: int | None = None
     name: str | None = None
+    #: ``"bacc-pf-v2"``: each round's cards wait for a public beacon (docs/design/beacon.md),
+    #: whose chain is ``beacon``, copied at creation; ``None`` (bacc-pf-v1): stored as before.
+    fairness: str | None = None
+    beacon: BeaconDoc | None = None
 
     @property
     def profile(self) -> str:
@@ -167,6 +175,11 @@ class ShoeRecord:
     close_by: str | None = None
     #: Set when the running table committed the shoe itself: when its client seed was given.
     client_seed_given_at: str | None = None
+    #: Copied from the table at commit: ``"bacc-pf-v2"`` and its beacon chain (``None``:
+    #: bacc-pf-v1, stored as before); a v2 shoe's draw state (the cards drawn, the locked round).
+    fairness: str | None = None
+    beacon: BeaconDoc | None = None
+    v2: ShoeV2Doc | None = None
 
     @property
     def ref(self) -> ShoeRef:
@@ -240,6 +253,11 @@ class RoundRecord:
     #: At a ``bet_behind: book`` table: the locked book of spectators' slips — its Merkle root,
     #: count, chunks and money, fixed at the deal (hashed when present); ``None`` elsewhere.
     book: BookDoc | None = None
+    #: At a ``bacc-pf-v2`` table (docs/bacc-pf-v2.md's round record): the lock that fixed the
+    #: round's bets before its beacon round existed, and that beacon (``None``: a round voided
+    #: ``beacon_unavailable``, which has no card). Hashed when present; ``None`` elsewhere.
+    lock: RoundLock | None = None
+    beacon: RoundBeacon | None = None
 
     #: bacc-audit-v1 (:data:`baccarat.audit.ROUND_FIELDS`) hashes every field of the round as
     #: dealt EXCEPT these (written later, or the hash itself). A new field is hashed unless it

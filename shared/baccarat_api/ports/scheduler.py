@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Literal, Protocol, TypedDict
 
 #: The steps a running table takes by itself.
-Step = Literal["open", "close", "reveal", "settle", "commit"]
+Step = Literal["open", "close", "reveal", "settle", "commit", "draw"]
 
 
 class Tick(TypedDict):

@@ -314,6 +314,8 @@ class StateWrites(ABC):
             remove = ("close_by",)
         elif after.close_by is not None:
             moved["close_by"] = after.close_by
+        if after.v2 is not None:  # a bacc-pf-v2 shoe: the cards drawn, the round locked
+            moved["v2"] = after.v2
         return Update(
             ShoeRecord,
             (before.operator_id, before.table_id, before.shoe_number),
@@ -352,6 +354,17 @@ class StateWrites(ABC):
         if proof is not None:
             writes += self._shoe_end_writes(before, proof, after.chain_head)
         self.emitting("deal round", writes, emit, idem, round_.write_id)
+
+    def lock_round(
+        self,
+        before: ShoeRecord,
+        after: ShoeRecord,
+        idem: IdempotencyRecord | None,
+        emit: Emit,
+        write_id: str,
+    ) -> None:
+        """Lock a bacc-pf-v2 round: the shoe's ``v2.locked`` and the events (no card yet)."""
+        self.emitting("lock round", [self._shoe_update(before, after)], emit, idem, write_id)
 
     def close_shoe(
         self,

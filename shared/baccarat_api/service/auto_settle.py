@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from baccarat_api.clock import seconds_after
+from baccarat_api.ports.beacon import BeaconSource
 from baccarat_api.ports.repository import Repository, StoreUnavailable
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.vault import SecretVault
@@ -113,14 +114,16 @@ def sweep(
     ref_keys: RefKeys | None = None,
     shoes: ShoeSource | None = None,
     unseal: SecretVault | None = None,
+    beacon: BeaconSource | None = None,
 ) -> SweepReport:
     """With ``shoes``, deal the betting windows due at ``at`` (default: now) from their books;
     settle every round whose locked bets are past their deadline; with ``unseal`` (a vault that
     opens shoe secrets), close the shoes idle by then; then, with ``vault`` and ``ref_keys``,
-    finalise the proofs that have become final."""
+    finalise the proofs that have become final. ``beacon``: for a bacc-pf-v2 round's overdue
+    ``draw``."""
     report = SweepReport(now=_instant(at) if at else repo.clock())
     if shoes is not None and unseal is not None:
-        _tick_due(repo, shoes, unseal, report, limit)
+        _tick_due(repo, shoes, unseal, report, limit, beacon)
     if shoes is not None:
         _deal_due(repo, shoes, report, limit)
     _settle_due(repo, report, limit)
@@ -135,8 +138,9 @@ def sweep(
 
 
 def _tick_due(
-    repo: Repository, shoes: ShoeSource, vault: SecretVault, report: SweepReport, limit: int
-) -> None:
+    repo: Repository, shoes: ShoeSource, vault: SecretVault, report: SweepReport, limit: int,
+    beacon: BeaconSource | None = None,
+) -> None:  # fmt: skip
     """Take each running table's step overdue by :data:`TICK_GRACE_SECONDS` (its timer was
     lost: a failed send, a crash between the commit and the send, a message dead-lettered),
     exactly as its timer would (:func:`.table_clock.run_tick`: conditional, so a timer arriving
@@ -147,7 +151,10 @@ def _tick_due(
             tick = ticks.tick_of(repo.load(operator_id, live=table_id).live)
             if tick is None or tick["due"] > overdue:
                 continue  # taken a moment ago (the index lags), or a newer step not due yet
-            if table_clock.run_tick(repo, shoes, vault, tick) == "done":
+            args = (
+                (repo, shoes, vault, tick) if beacon is None else (repo, shoes, vault, tick, beacon)
+            )
+            if table_clock.run_tick(*args) == "done":
                 report.ticked.append(f"{table_id}:{tick['step']}")
         except StoreUnavailable:
             report.failed[f"{table_id}:tick"] = "unavailable"

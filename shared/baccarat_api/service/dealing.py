@@ -21,11 +21,11 @@ from baccarat.outcome import Round
 from baccarat.profiles import TableConfig
 from baccarat.proofdoc import refs_for, replaced_amounts
 from baccarat.squeeze import reveal_plan, squeeze_rights
-from baccarat.validation import AcceptedRound, BetRefused, validate_bets
+from baccarat.validation import AcceptedRound
 from baccarat_api import limits
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id
-from baccarat_api.ports.documents import RoadResult, SqueezePlan
+from baccarat_api.ports.documents import RoadResult, RoundBeacon, RoundLock, SqueezePlan
 from baccarat_api.ports.records import (
     ENDED,
     OPEN,
@@ -37,19 +37,20 @@ from baccarat_api.ports.records import (
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.writes import Emit
-from baccarat_api.service import after_round, betting, book_lock, idempotency
+from baccarat_api.service import after_round, book_lock, idempotency, locking
 from baccarat_api.service.audit import record_hash
-from baccarat_api.service.bets import DealBets, refusal
-from baccarat_api.service.book import book_banker, book_bets
+from baccarat_api.service.bets import DealBets
 from baccarat_api.service.book_lock import Sealed
 from baccarat_api.service.common import digest
+from baccarat_api.service.deal_inputs import accepted_bets, bets_of, present
 from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.events import Change, LiveMoved, emit, retrying, settled_event
 from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
-from baccarat_api.service.models import DealRequest, RoundOut
+from baccarat_api.service.models import DealRequest, LockedRoundOut, RoundOut
 from baccarat_api.service.money import round_money
 from baccarat_api.service.reveals import live_squeeze, squeeze_seconds
 from baccarat_api.service.tables import end_shoe, shoe_ended_change
+from baccarat_api.service.v2_rounds import locked, locked_view
 from baccarat_api.service.views import round_view
 from baccarat_api.service.writeids import write_id
 
@@ -82,6 +83,9 @@ def _read(
             named = parse_round_id(round_id)
             assert named is not None
             found = repo.get_round(operator_id, named)
+        held = locked(snap.shoe)
+        if found is None and held is not None and snap.shoe is not None:
+            return locked_view(snap.shoe, held)  # a bacc-pf-v2 lock, not drawn yet
         assert found is not None, (
             f"the idempotency record names a round that is not there: {round_id}"
         )
@@ -135,17 +139,18 @@ def deal_round(
     request: DealRequest,
     idem: IdempotencyRequest | None = None,
     window: str | None = None,
-) -> RoundOut:
+) -> RoundOut | LockedRoundOut:
     """Deal the shoe's next round with the request's bets (and player-banker), validated and
     locked with it; their money is computed now and stored with the round. Reports
     ``round_dealt`` (and ``round_settled`` for a round nobody bet on, ``shoe_ended`` for the
     shoe's last round). ``window`` (the sweep's): a from-book deal of the window opened at that
-    time only (409 ``no_betting_window`` once another waits)."""
+    time only (409 ``no_betting_window`` once another waits). At a bacc-pf-v2 table the round
+    is locked instead (:mod:`.locking`: 202, its cards drawn by its ``draw`` step)."""
     return retrying(lambda: _deal_round(repo, shoes, operator_id, shoe_id, request, idem, window))
 
 
 @dataclass(frozen=True, slots=True)
-class _Deal:
+class Deal:
     """One deal as read and decided: the shoe and the table's live state it read, the round it
     deals, and the bets it locks (validated, with the core's objects for the money)."""
 
@@ -165,6 +170,9 @@ class _Deal:
     player_banker: PlayerBanker | None
     #: A book table's window: its locked book of spectators' slips, sealed (else ``None``).
     book: Sealed | None = None
+    #: A bacc-pf-v2 round (drawn by :mod:`.drawing`): its lock and the beacon that drew it.
+    lock: RoundLock | None = None
+    beacon: RoundBeacon | None = None
 
     @property
     def ref(self) -> RoundRef:
@@ -188,7 +196,7 @@ def _deal_round(
     request: DealRequest,
     idem: IdempotencyRequest | None,
     window: str | None = None,
-) -> RoundOut:
+) -> RoundOut | LockedRoundOut:
     request.bets_or_book()
     shoe, found, live = _read(repo, operator_id, shoe_id, request.round_number, idem)
     table = live or LiveRecord(operator_id, shoe.table_id)
@@ -198,21 +206,23 @@ def _deal_round(
     _check_round_number(shoe, request.round_number, found, request_digest)
     if shoe.status == ENDED:
         raise DomainError("shoe_ended", f"shoe {shoe_id} has ended; commit a new shoe")
+    if shoe.v2 is not None:  # bacc-pf-v2: the bets are locked now, the cards drawn later
+        return locking.lock_round(repo, shoes, shoe, live, asked, request_digest, idem, window)
     rnd, last, secret = _round_of(shoe, shoes)
     at = repo.clock()
     config = TableConfig.from_dict(shoe.config)
-    given = _bets_of(asked, config, table, shoe.shoe_id, rnd.number, window, at)
-    accepted, pb = _accepted_bets(config, table, given, rnd.number)
+    given = bets_of(asked, config, table, shoe.shoe_id, rnd.number, window, at)
+    accepted, pb = accepted_bets(config, present(table, given), given, rnd.number)
     sealed = book_lock.sealed_book(repo, request.from_book, table, config, rnd, at)
-    deal = _Deal(
+    deal = Deal(
         operator_id, shoe, live, table, config, request.from_book, request_digest, rnd, last,
         given, accepted, pb, sealed,
     )  # fmt: skip
     idle = after_round.idle_seats(config, table, deal.bettors)
-    record = _round_record(deal, shoes, idle, idem, at)
+    record = round_record(deal, shoes, idle_names(table, idle), idem, at)
     if sealed is not None:  # before the deal's write: the same bytes if it is retried
         repo.chunks.put_leaves(operator_id, record.round_id, sealed.leaves)
-    after, proof = _shoe_after(deal, record, secret)
+    after, proof = shoe_after(deal, record, secret)
     ev = _deal_events(deal, record, after, idle)
     try:
         repo.record_round(
@@ -238,64 +248,22 @@ def _request_digest(asked: DealBets | None, round_number: int | None, shoe: Shoe
     return digest({"bets": asked.bets or [], "player_banker": asked.player_banker})
 
 
-def _bets_of(
-    asked: DealBets | None,
-    config: TableConfig,
-    table: LiveRecord,
-    shoe_id: str,
-    number: int,
-    window: str | None,
-    at: str,
-) -> DealBets:
-    """The bets the deal locks: those ``asked``, or (``None``) the book's — the window waiting
-    for round ``number``; with ``window``, only the one opened then — each after the seeds'
-    rules for such a deal (the company; no explicit deal over a waiting window or an
-    unsettled round)."""
-    if window is None:  # an operator's deal (the sweep and a table's clock name the window)
-        betting.not_auto(table, "it deals")
-    if asked is not None:
-        betting.explicit_deal_allowed(table, shoe_id, at)
-        betting.previous_resolved(table)
-        betting.check_company(config, table, "a round is dealt")
-        return asked
-    waiting = betting.book_window(table, shoe_id, number)
-    if window is not None and waiting["opened_at"] != window:
-        raise DomainError(
-            "no_betting_window",
-            f"the window of round {number} opened at {window} no longer waits",
-            details={"round_number": number},
-        )
-    betting.check_company(config, table, "a round is dealt from the book")
-    book = book_bets(table)
-    return DealBets(book, book_banker(config, table, book))
+def idle_names(table: LiveRecord, idle: tuple[dict[str, int], list[str]]) -> list[str] | None:
+    """The bettors of the seats a deal vacates for idleness (``None``: nobody is seated)."""
+    return [table.seats[s]["bettor_id"] for s in idle[1]] if table.seats else None
 
 
-def _accepted_bets(
-    config: TableConfig, table: LiveRecord, given: DealBets, number: int
-) -> tuple[AcceptedRound, PlayerBanker | None]:
-    """The bets accepted (all or nothing) and the player-banker; "an empty table" is judged by
-    presence: a seated bettor sitting this round out still sits."""
-    bets, pb = given.objects()
-    betting_now = {b.bettor_id for b in bets}
-    seated = [w["bettor_id"] for w in table.seats.values() if w["bettor_id"] not in betting_now]
-    try:
-        return validate_bets(config, bets, number, pb, seated_present=seated), pb
-    except BetRefused as exc:
-        raise refusal(exc) from None
-
-
-def _round_record(
-    deal: _Deal, shoes: ShoeSource, idle: tuple[dict[str, int], list[str]],
+def round_record(
+    deal: Deal, shoes: ShoeSource, idle_out: list[str] | None,
     idem: IdempotencyRequest | None, dealt_at: str,
 ) -> RoundRecord:  # fmt: skip
     """The round as dealt: cards, locked bets, their money, its squeeze plan, its place in the
     audit chain — settled at once if nobody bet; refused if its item could outgrow its budget."""
-    shoe, table, rnd = deal.shoe, deal.table, deal.rnd
+    shoe, rnd = deal.shoe, deal.rnd
     refs = refs_for(shoes.ref_key(shoe), shoe.table_id)
     bets, player_banker = deal.bets.locked_bets(refs)
     pb_id = None if deal.player_banker is None else deal.player_banker.bettor_id
     rights = squeeze_rights(deal.config.profile.name, deal.accepted.bets, player_banker_id=pb_id)
-    idle_out = [table.seats[s]["bettor_id"] for s in idle[1]] if table.seats else None
     money = round_money(
         deal.ref, deal.config, rnd, deal.accepted.bets, deal.player_banker, shoe.recent_bettors,
         refs, idle_out,
@@ -324,6 +292,8 @@ def _round_record(
         request_digest=deal.request_digest,
         prev_hash=shoe.chain_head,
         book=book,
+        lock=deal.lock,
+        beacon=deal.beacon,
         write_id=write_id(
             deal.operator_id,
             "deal",
@@ -340,8 +310,8 @@ def _round_record(
     return record
 
 
-def _shoe_after(
-    deal: _Deal, record: RoundRecord, secret: bytes
+def shoe_after(
+    deal: Deal, record: RoundRecord, secret: bytes
 ) -> tuple[ShoeRecord, ProofRecord | None]:
     """The shoe after the deal, idle from it on (the sweep closes the shoe once nothing is dealt
     for its idle time), and — the shoe's last round — ended, with its proof."""
@@ -356,7 +326,7 @@ def _shoe_after(
 
 
 def _deal_events(
-    deal: _Deal, record: RoundRecord, after: ShoeRecord, idle: tuple[dict[str, int], list[str]]
+    deal: Deal, record: RoundRecord, after: ShoeRecord, idle: tuple[dict[str, int], list[str]]
 ) -> Emit:
     """The deal's events (``betting_closed``, ``round_dealt``, ``round_settled`` for a round
     nobody bet on, ``shoe_ended``, idle seats vacated) and the live state they leave."""
@@ -454,10 +424,7 @@ def _shoe_after_round(
     shoe: ShoeRecord, rnd: Round, config: TableConfig, bettors: list[str], head: str
 ) -> ShoeRecord:
     """The shoe after dealing ``rnd``: cursor, version, roads' results, recent bettors, head."""
-    recent = shoe.recent_bettors
-    limit = config.profile.idle_round_limit
-    if limit is not None:
-        recent = [*recent, bettors][-2 * limit :]
+    recent = recent_after(shoe.recent_bettors, config, bettors)
     result: RoadResult = {
         "result": rnd.result.value,
         "player_total": rnd.player_total,
@@ -474,3 +441,12 @@ def _shoe_after_round(
         recent_bettors=recent,
         chain_head=head,
     )
+
+
+def recent_after(
+    recent: list[list[str]], config: TableConfig, bettors: list[str]
+) -> list[list[str]]:
+    """The shoe's recent bettors after a round whose bettors are ``bettors`` (kept for the
+    profile's idle rule only)."""
+    limit = config.profile.idle_round_limit
+    return recent if limit is None else [*recent, bettors][-2 * limit :]

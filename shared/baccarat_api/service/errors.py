@@ -157,6 +157,12 @@ CODES: dict[str, tuple[bool, str]] = {
     "chat_text_too_long": (False, "the chat text is longer than the documented maximum"),
     "chat_muted": (False, "the operator muted this person's chat until details.until"),
     "chat_rate_limited": (True, "too many chat messages just now; see Retry-After"),
+    "round_locked": (
+        True,
+        "a bacc-pf-v2 round is locked and its cards wait for its beacon round (details."
+        "expected_at): settle it once it is dealt; one deal at a time",
+    ),
+    "no_beacon": (True, "this deployment has no beacon source: bacc-pf-v2 is unavailable"),
 }
 
 

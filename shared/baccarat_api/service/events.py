@@ -42,14 +42,18 @@ EVENT_TYPES: dict[str, str] = {
     "betting_closed": "shoe_id, round_number",
     "betting_cancelled": "shoe_id, round_number, reason (the code that refused its deal), "
     "slips (count)",
-    "round_dealt": "round_id, shoe_id, round_number, bettors (count), bets (count)",
+    "round_dealt": "round_id, shoe_id, round_number, bettors (count), bets (count) (and, at a "
+    "bacc-pf-v2 table, beacon: round, signature)",
+    "round_locked": "round_id, shoe_id, round_number, locked_at, book_root, beacon (chain_hash, "
+    "round, expected_at): a bacc-pf-v2 round's bets locked, its cards wait for that beacon",
     "squeeze_revealed": "round_id, step (initial | draws), by (bettor id or system), hands, "
     "revealed_at",
     "urge": "bettor_id, round_id",
     "round_settled": "round_id, nets, house_take, lines, auto_settled (and book.totals at a "
     "book round)",
     "round_auto_settled": "round_id, nets, house_take, lines, auto_settled (true)",
-    "round_voided": "round_id, reason, nets (replaced), house_take (replaced)",
+    "round_voided": "round_id, reason, nets (replaced), house_take (replaced) (reason "
+    "beacon_unavailable: a locked bacc-pf-v2 round whose beacon never came; no cards)",
     "round_settlement_page": "round_id, page, pages, bettors (at most 100 spectators of a book "
     "round: bettor_id, bettor_ref, stake, net; one event per settlement page)",
     "shoe_committed": "shoe_id, shoe_number",

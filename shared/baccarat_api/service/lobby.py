@@ -24,7 +24,7 @@ from baccarat.roads import RoundSummary, history
 from baccarat.rules import ShoeRules
 from baccarat.squeeze import live_steps
 from baccarat_api.ids import parse_round_id
-from baccarat_api.limits import MAX_TABLE_NUMBER, MIN_TABLE_NUMBER
+from baccarat_api.limits import DEFAULT_FAIRNESS, MAX_TABLE_NUMBER, MIN_TABLE_NUMBER
 from baccarat_api.lru import Lru
 from baccarat_api.ports.lobby import LobbyPosition, LobbyRow, LobbyShoe
 from baccarat_api.ports.records import LiveRecord, TableRecord
@@ -121,6 +121,7 @@ def entry(row: LobbyRow, at: str, units: dict[tuple[str, str], int]) -> dict[str
         "banking": t.banking,
         "dealing": t.dealing or "operator",
         "bet_behind": t.bet_behind or "listed",
+        "fairness": t.fairness or DEFAULT_FAIRNESS,
         "phase": phase,
         "deadline": deadline,
         "seats_taken": 0 if live is None else len(live.seats),

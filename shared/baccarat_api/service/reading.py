@@ -12,10 +12,17 @@ from baccarat_api.ids import RoundRef, parse_round_id, parse_shoe_id, parse_tabl
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.ports.repository import Repository, Snapshot
 from baccarat_api.service import idempotency
-from baccarat_api.service.errors import not_found
+from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.idempotency import IdempotencyRequest
-from baccarat_api.service.models import RoundDetailOut, ShoeStateOut, TableOut, TiersOut
+from baccarat_api.service.models import (
+    LockedRoundOut,
+    RoundDetailOut,
+    ShoeStateOut,
+    TableOut,
+    TiersOut,
+)
 from baccarat_api.service.money import settlement_out
+from baccarat_api.service.v2_rounds import beacon_void_view, locked, locked_view, round_locked
 from baccarat_api.service.views import book_shown, round_view, shoe_as_shown, table_view
 
 
@@ -145,8 +152,21 @@ def round_live(
                 repo, operator_id, idem, _render(answer), round_=ref, live=ref.table_id
             )
     if snap.round is None:
-        raise not_found("round", round_id)
+        raise _missing(repo, operator_id, round_id)
     return snap.round, snap.live
+
+
+def _missing(repo: Repository, operator_id: str, round_id: str) -> DomainError:
+    """A round that is not there: 409 ``round_locked`` while it is a bacc-pf-v2 round locked
+    and not drawn (its shoe holds its lock: one more GetItem), else 404."""
+    ref = parse_round_id(round_id)
+    shoe = None if ref is None else repo.load(operator_id, shoe=ref.shoe).shoe
+    lock = locked(shoe)
+    if shoe is not None and ref is not None and lock and lock["round_number"] == ref.round_number:
+        return round_locked(shoe, lock, repo.clock(), "it is resolved or squeezed")
+    if shoe is not None and ref is not None and shoe.v2 and shoe.rounds_dealt >= ref.round_number:
+        return lost_race()  # drawn between the two reads: retry
+    return not_found("round", round_id)
 
 
 def get_table(repo: Repository, operator_id: str, table_id: str) -> TableOut:
@@ -165,8 +185,26 @@ def get_shoe(repo: Repository, operator_id: str, shoe_id: str) -> ShoeStateOut:
     return ShoeStateOut.model_validate(shoe_as_shown(shoe, latest, repo.clock()))
 
 
-def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailOut:
-    r = round_record(repo, operator_id, round_id)
+def get_round(repo: Repository, operator_id: str, round_id: str) -> RoundDetailOut | LockedRoundOut:
+    """The round: dealt (its settlement once resolved), or — a bacc-pf-v2 round — locked
+    (its cards wait for its beacon round) or voided ``beacon_unavailable`` (no card)."""
+    try:
+        r = round_record(repo, operator_id, round_id)
+    except DomainError:
+        ref = parse_round_id(round_id)
+        shoe = None if ref is None else repo.load(operator_id, shoe=ref.shoe).shoe
+        if shoe is None or ref is None or shoe.v2 is None:
+            raise
+        lock = locked(shoe)
+        if lock is not None and lock["round_number"] == ref.round_number:
+            return LockedRoundOut.model_validate(locked_view(shoe, lock))
+        if shoe.rounds_dealt < ref.round_number:
+            raise
+        r = round_record(repo, operator_id, round_id)  # drawn between the two reads
+    if r.lock is not None and r.beacon is None:  # voided beacon_unavailable: no card
+        shoe = repo.load(operator_id, shoe=r.ref.shoe).shoe
+        assert shoe is not None
+        return LockedRoundOut.model_validate(beacon_void_view(r, shoe))
     settlement = settlement_out(r).model_dump() if r.resolved else None
     shown = round_view(r, repo.clock())
     if r.book is not None:  # its totals shown as its money is: once resolved

@@ -15,14 +15,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
+from baccarat_api.clock import seconds_after
 from baccarat_api.ids import parse_table_id
+from baccarat_api.limits import BEACON_RETRY_SECONDS
+from baccarat_api.ports.beacon import BeaconSource
 from baccarat_api.ports.documents import ClockDoc, TickDoc
 from baccarat_api.ports.records import LiveRecord, TableRecord
 from baccarat_api.ports.repository import Repository
-from baccarat_api.ports.scheduler import Tick
+from baccarat_api.ports.scheduler import Scheduler, Tick
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.vault import SecretVault
-from baccarat_api.service import betting, client_seeds, squeezing, ticks
+from baccarat_api.service import betting, client_seeds, drawing, squeezing, ticks
 from baccarat_api.service.dealing import deal_round
 from baccarat_api.service.errors import DomainError, not_found
 from baccarat_api.service.events import ATTEMPTS
@@ -33,16 +36,24 @@ from baccarat_api.service.settling import settle_round
 from baccarat_api.service.table_state import clock_view
 
 #: What delivering a tick did: the step was taken; the tick was no longer the table's next step
-#: (or the table changed: nothing written); it is not due yet (deliver again later).
-Outcome = Literal["done", "stale", "early"]
+#: (or the table changed: nothing written); it is not due yet (deliver again later); a draw
+#: waits for its beacon (its own timer tries again).
+Outcome = Literal["done", "stale", "early", "waiting"]
 #: A step's own answer: an :data:`Outcome`, or "again" (the table moved between the read and
 #: the step's decision: read it and decide again).
-_StepOut = Literal["done", "stale", "early", "again"]
+_StepOut = Literal["done", "stale", "early", "again", "waiting"]
 
 
-def run_tick(repo: Repository, shoes: ShoeSource, vault: SecretVault, tick: Tick) -> Outcome:
+def run_tick(
+    repo: Repository,
+    shoes: ShoeSource,
+    vault: SecretVault,
+    tick: Tick,
+    beacon: BeaconSource | None = None,
+) -> Outcome:
     """Take the step ``tick`` names if it is still the table's next step and due: the live
-    state read again (strongly consistent) and the step derived from it now."""
+    state read again (strongly consistent) and the step derived from it now. ``beacon``: the
+    deployment's, for a bacc-pf-v2 round's ``draw``."""
     for _ in range(ATTEMPTS):
         live = repo.load(tick["operator_id"], live=tick["table_id"]).live
         if live is None:
@@ -53,7 +64,10 @@ def run_tick(repo: Repository, shoes: ShoeSource, vault: SecretVault, tick: Tick
             return "stale"
         if current["due"] > now:
             return "early"
-        out = _STEPS[current["step"]](repo, shoes, vault, live, current)
+        if current["step"] == "draw":
+            out = _draw(repo, shoes, beacon, live, current)
+        else:
+            out = _STEPS[current["step"]](repo, shoes, vault, live, current)
         if out != "again":
             return out
     return "stale"  # the table kept changing: the change that moved it derived its next step
@@ -84,6 +98,27 @@ def _close(
         )  # fmt: skip
         return "done" if cancelled else "again"  # the table moved since it was read: decide again
     return "done"
+
+
+def _draw(
+    repo: Repository,
+    shoes: ShoeSource,
+    beacon: BeaconSource | None,
+    live: LiveRecord,
+    tick: TickDoc,
+) -> _StepOut:
+    """Draw the locked round with its beacon, or void it once its wait is over
+    (:func:`.drawing.draw`); its beacon not there yet: the same step again in
+    ``BEACON_RETRY_SECONDS`` (its own timer; the sweep would find it too)."""
+    out = drawing.draw(repo, shoes, beacon, live.operator_id, tick["key"])
+    if out != "wait":
+        return out
+    scheduler: Scheduler | None = getattr(repo, "scheduler", None)
+    if scheduler is not None:
+        due = seconds_after(repo.clock(), BEACON_RETRY_SECONDS)
+        scheduler.schedule(Tick(operator_id=live.operator_id, table_id=live.table_id,
+                                step="draw", key=tick["key"], due=due))  # fmt: skip
+    return "waiting"
 
 
 def _reveal(

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from baccarat.beacon import Chain
 from baccarat.profiles import Banking, TableConfig
+from baccarat_api.limits import DEFAULT_FAIRNESS, FAIRNESS_V2
+from baccarat_api.ports.documents import BeaconDoc
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.models import CreateTableRequest
 
@@ -18,6 +21,8 @@ def asked(request: CreateTableRequest) -> dict[str, Any]:
     unstored = set() if request.dealing == "auto" else {"dealing", "pause_seconds"}
     if request.bet_behind != "book":
         unstored.add("bet_behind")
+    if request.fairness == DEFAULT_FAIRNESS:
+        unstored.add("fairness")
     unstored |= {f for f in ("number", "name") if getattr(request, f) is None}
     return request.model_dump(exclude=unstored)
 
@@ -45,3 +50,49 @@ def dealing(request: CreateTableRequest) -> dict[str, Any]:
     if request.dealing != "auto":
         return {}
     return {"dealing": "auto", "pause_seconds": request.pause_seconds}
+
+
+def fairness(request: CreateTableRequest, beacon: Chain | None) -> dict[str, Any]:
+    """The table record's ``fairness`` and ``beacon``: set only at a bacc-pf-v2 table, which
+    copies the deployment's beacon chain (``beacon``) for its life. Refused (422
+    ``invalid_table``) at a book table — its spectators' book is sealed with the cards, not
+    before them — and (503 ``no_beacon``) where the deployment has no beacon."""
+    if request.fairness != FAIRNESS_V2:
+        return {}
+    if request.bet_behind == "book":
+        raise DomainError(
+            "invalid_table",
+            "bacc-pf-v2 is not offered at a bet_behind book table yet",
+            details={"fairness": FAIRNESS_V2, "bet_behind": "book"},
+        )
+    if beacon is None:
+        raise DomainError(
+            "no_beacon", "this deployment has no beacon: bacc-pf-v2 tables cannot open"
+        )
+    return {"fairness": FAIRNESS_V2, "beacon": beacon_doc(beacon)}
+
+
+def beacon_doc(chain: Chain) -> BeaconDoc:
+    """A beacon chain as a table stores and shows it."""
+    return {
+        "name": chain.name,
+        "chain_hash": chain.chain_hash,
+        "public_key": chain.public_key.hex(),
+        "scheme": chain.scheme,
+        "period_ms": chain.period_ms,
+        "genesis_ms": chain.genesis_ms,
+        "test": chain.is_test,
+    }
+
+
+def chain_of(doc: BeaconDoc) -> Chain:
+    """The chain a table (or shoe) stored (:func:`beacon_doc`)."""
+    return Chain(
+        name=doc["name"],
+        chain_hash=doc["chain_hash"],
+        public_key=bytes.fromhex(doc["public_key"]),
+        genesis_ms=doc["genesis_ms"],
+        period_ms=doc["period_ms"],
+        is_test=doc["test"],
+        scheme=doc["scheme"],
+    )

@@ -24,6 +24,7 @@ from typing import Any
 from baccarat import currency
 from baccarat.squeeze import step_hands, timeline
 from baccarat_api.ids import RoundRef, ShoeRef, parse_round_id, parse_table_id
+from baccarat_api.limits import DEFAULT_FAIRNESS
 from baccarat_api.ports.records import LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.service.betting import book_view
@@ -82,6 +83,7 @@ def table_state(
             "profile": table.profile,
             "tier": table.tier_id,
             "banking": table.banking,
+            "fairness": table.fairness or DEFAULT_FAIRNESS,
             **currency.of_config(table.config),
             "seq": 0 if live is None else live.seq,
             "at": at,

@@ -18,12 +18,14 @@ from typing import Any
 
 from baccarat import currency
 from baccarat.audit import genesis
+from baccarat.beacon import Chain
 from baccarat.fairness import anchor_of, client_hash, derive_shoe, shoe_secret
 from baccarat.profiles import PROFILES, Banking, Rounding, TableConfig, Tier, TierError
 from baccarat.rules import ShoeRules
 from baccarat_api.clock import seconds_after
 from baccarat_api.ids import RoundRef, ShoeRef, new_table_id
-from baccarat_api.ports.documents import ClockDoc, QueuedSeed
+from baccarat_api.limits import FAIRNESS_V2
+from baccarat_api.ports.documents import ClockDoc, QueuedSeed, ShoeV2Doc
 from baccarat_api.ports.records import (
     ENDED,
     OPEN,
@@ -51,7 +53,8 @@ from baccarat_api.service.models import CreateTableRequest, ShoeOut, ShoeStateOu
 from baccarat_api.service.reading import shoe_live, table_live
 from baccarat_api.service.reveals import cards_not_shown, face_down
 from baccarat_api.service.table_numbers import write_table
-from baccarat_api.service.table_options import asked, bet_behind, dealing
+from baccarat_api.service.table_options import asked, bet_behind, dealing, fairness
+from baccarat_api.service.v2_rounds import locked, round_locked
 from baccarat_api.service.views import shoe_state_view, shoe_view
 from baccarat_api.service.writeids import write_id
 
@@ -62,7 +65,10 @@ def create_table(
     operator_id: str,
     request: CreateTableRequest,
     idem: IdempotencyRequest | None = None,
+    beacon: Chain | None = None,
 ) -> TableOut:
+    """Create a table (``beacon``: the deployment's beacon chain, which a bacc-pf-v2 table
+    copies)."""
     tier = request.tier
     if idem is None:
         snap = repo.load(operator_id, tier_id=tier)
@@ -109,6 +115,7 @@ def create_table(
         name=request.name,
         **dealing(request),
         **bet_behind(request, config),
+        **fairness(request, beacon),
     )
     record = replace(record, chain_head=genesis(table_id, record.anchor))
     del top_secret
@@ -231,7 +238,8 @@ def commit_next_shoe(
     top_secret = vault.unseal(table.chain_secret_ct, chain_context(operator_id, table_id))
     secret = shoe_secret(top_secret, table.chain_length, number)
     del top_secret
-    first_start = derive_shoe(secret, client_seed, number, rules).first_start
+    v2 = table.fairness == FAIRNESS_V2  # its cards are drawn round by round, none before
+    first_start = 0 if v2 else derive_shoe(secret, client_seed, number, rules).first_start
     shoe = ShoeRecord(
         operator_id=operator_id,
         table_id=table_id,
@@ -257,6 +265,7 @@ def commit_next_shoe(
         chain_head=table.chain_head,
         write_id=write_id(operator_id, "commit shoe", table_id, client_seed, idem, [number, seq]),
         client_seed_given_at=None if queued is None else queued["given_at"],
+        **(v2_shoe(table, rules) if v2 else {}),
     )
     shoe = replace(shoe, close_by=seconds_after(shoe.created_at, shoe.idle_shoe_close_seconds))
     del secret
@@ -295,6 +304,15 @@ def _clock_changes(live: LiveRecord | None, queued: QueuedSeed | None) -> dict[s
     if queued is not None:
         changes["client_seeds"] = list(live.client_seeds or [])[1:]
     return changes
+
+
+def v2_shoe(table: TableRecord, rules: ShoeRules) -> dict[str, Any]:
+    """A bacc-pf-v2 shoe's fields at its commit: the table's fairness and beacon, no card
+    drawn, no round locked."""
+    state: ShoeV2Doc = {
+        "drawn": bytes(-(-rules.size // 8)).hex(), "dealt": 0, "last_due": False, "locked": None,
+    }  # fmt: skip
+    return {"fairness": FAIRNESS_V2, "beacon": table.beacon, "v2": state}
 
 
 def end_shoe(
@@ -430,6 +448,8 @@ def _close_shoe(
     shoe, live = shoe_live(repo, operator_id, shoe_id, idem)
     if shoe.status == ENDED:
         raise DomainError("shoe_ended", f"shoe {shoe_id} has already ended")
+    if (held := locked(shoe)) is not None:  # bacc-pf-v2: its locked round is drawn or voided first
+        raise round_locked(shoe, held, repo.clock(), "the shoe closes")
     if idle_at is not None and (why := idle_reason(repo, shoe, live, idle_at)) is not None:
         raise NotIdle(why)
     if idle_at is None and (squeezed := _squeezed_error(repo, shoe, repo.clock())) is not None:

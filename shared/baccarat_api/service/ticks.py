@@ -34,9 +34,10 @@ from baccarat_api.service.window import WAITING
 def derive(live: LiveRecord, at: str) -> TickDoc | None:
     """The table's next step as of ``at`` (``None``: an operator table, paused, waiting for
     company or a client seed)."""
+    drawing = draw_step(live)
     clock = live.clock
-    if clock is None:
-        return None
+    if clock is None or drawing is not None:
+        return drawing
     betting = live.betting
     if (
         betting is not None
@@ -54,6 +55,17 @@ def derive(live: LiveRecord, at: str) -> TickDoc | None:
     if live.open_shoe_id is None:
         return _commit_step(live, clock, at)
     return _open_step(live, clock, at)
+
+
+def draw_step(live: LiveRecord) -> TickDoc | None:
+    """A bacc-pf-v2 round locked and not drawn: ``draw`` at its beacon round's time (key: the
+    round id) — at an operator table too (its only time-driven step). The step, until the
+    beacon is verified, tries again every ``BEACON_RETRY_SECONDS`` (its own timer) and voids
+    the round at its ``void_at``."""
+    last = live.last_round
+    if last is None or last["resolved"] or "draw_at" not in last:
+        return None
+    return TickDoc(step="draw", key=last["round_id"], due=last["draw_at"])
 
 
 def _squeeze_step(round_id: str, sq: LiveSqueeze | None, at: str) -> TickDoc:
@@ -133,8 +145,9 @@ def clock_after(before: LiveRecord, after: LiveRecord, at: str) -> LiveRecord:
     """``after`` (a running table's live state after a change at ``at``) with its clock's
     ``resolved_at`` moved when the change resolved the latest round or committed a shoe (then
     no longer waiting for a client seed), and its next step derived again."""
-    if after.clock is None:
-        return after
+    if after.clock is None:  # an operator table: only a locked round's draw
+        drawing = draw_step(after)
+        return after if drawing == after.tick else replace(after, tick=drawing)
     if _became_ready(before, after):
         clock = ClockDoc(**after.clock)
         clock["resolved_at"] = at

@@ -12,7 +12,12 @@ from baccarat.fairness import SPEC, derive_shoe
 from baccarat.profiles import TableConfig
 from baccarat.roads import RoundSummary, roads
 from baccarat.rules import ShoeRules
-from baccarat_api.limits import DEFAULT_BET_BEHIND, DEFAULT_DEALING, DEFAULT_PAUSE_SECONDS
+from baccarat_api.limits import (
+    DEFAULT_BET_BEHIND,
+    DEFAULT_DEALING,
+    DEFAULT_FAIRNESS,
+    DEFAULT_PAUSE_SECONDS,
+)
 from baccarat_api.ports.documents import BookDoc
 from baccarat_api.ports.records import ENDED, RoundRecord, ShoeRecord, TableRecord
 from baccarat_api.service.callers import Caller
@@ -49,6 +54,8 @@ def table_view(t: TableRecord) -> dict[str, Any]:
         "pause_seconds": DEFAULT_PAUSE_SECONDS if t.pause_seconds is None else t.pause_seconds,
         "number": t.number,
         "name": t.name,
+        "fairness": t.fairness or DEFAULT_FAIRNESS,
+        "beacon": t.beacon,
     }
 
 
@@ -105,6 +112,7 @@ def round_view(r: RoundRecord, at: str | None = None) -> dict[str, Any]:
         "prev_hash": r.prev_hash,
         "round_hash": r.round_hash,
         **({} if r.book is None else {"book": book_shown(r.book, money=False)}),
+        **({} if r.lock is None else {"lock": r.lock, "beacon": r.beacon}),
     }
 
 

@@ -143,7 +143,7 @@ ROUND_PACKED = frozenset(
     {
         "facts", "config", "bets", "player_banker", "squeeze", "shoe_status",
         "previous_bettors", "created_at", "money", "void_window_seconds", "request_digest",
-        "write_id", "prev_hash", "round_hash",
+        "write_id", "prev_hash", "round_hash", "lock", "beacon",
     }
 )  # fmt: skip
 
@@ -156,6 +156,7 @@ SHOE_PACKED = frozenset(
         "client_seed", "client_hash", "rules", "anchor", "config", "secret_ct", "created_at",
         "settle_deadline_seconds", "void_window_seconds", "ref_key_ct", "write_id",
         "chain_start", "betting_seconds", "squeeze_seconds", "idle_shoe_close_seconds",
+        "fairness", "beacon",
     }
 )  # fmt: skip
 
@@ -165,7 +166,7 @@ TABLE_PACKED = frozenset(
     {
         "config", "rules", "anchor", "chain_length", "chain_secret_ct", "created_at",
         "settle_deadline_seconds", "ref_key_ct", "void_window_seconds", "write_id",
-        "betting_seconds", "squeeze_seconds", "idle_shoe_close_seconds",
+        "betting_seconds", "squeeze_seconds", "idle_shoe_close_seconds", "fairness", "beacon",
     }
 )  # fmt: skip
 

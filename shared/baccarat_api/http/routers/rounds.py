@@ -3,10 +3,10 @@ case is imported by its handler: a function imports only the use cases it serves
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from aws_lambda_powertools.metrics import MetricUnit
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Response
 
 from baccarat.validation import Refusal
 from baccarat_api.http.deps import OperatorId, Rt, errors
@@ -16,6 +16,7 @@ from baccarat_api.observability import logger, metrics
 from baccarat_api.service import reading
 from baccarat_api.service.models import (
     DealRequest,
+    LockedRoundOut,
     RoundDetailOut,
     RoundListOut,
     RoundOut,
@@ -25,20 +26,28 @@ from baccarat_api.service.models import (
     VoidRequest,
 )
 from baccarat_api.service.models.receipts import ReceiptOut, SettlementBettorsOut
+from baccarat_api.service.v2_rounds import wait_until
 
 router = APIRouter(route_class=JsonRoute)
 
+#: The deal's other success: a bacc-pf-v2 round locked (its cards follow).
+_LOCKED: dict[int | str, dict[str, Any]] = {
+    202: {"description": "bacc-pf-v2: the round locked, its cards to follow"}
+}
 INSTANT = "a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z)"
 
 
 @router.post(
     "/v1/shoes/{shoe_id}/rounds",
     status_code=201,
-    response_model=RoundOut,
+    response_model=RoundOut | LockedRoundOut,
     operation_id="deal_round",
     summary="Deal the shoe's next round with its bets (validated and locked before any card)",
+    description="201: the round dealt. 202 (a bacc-pf-v2 table): the round locked — its cards "
+    "are drawn once its beacon round exists (GET /v1/rounds/{round_id}, the feed, push).",
     tags=["rounds"],
-    responses=errors(
+    responses=_LOCKED
+    | errors(
         "unauthorized",
         "not_found",
         "shoe_ended",
@@ -50,14 +59,22 @@ INSTANT = "a UTC day (YYYY-MM-DD: its start) or time (YYYY-MM-DDTHH:MM:SS[.mmm]Z
         "betting_in_progress",
         "company_required",
         "auto_dealing",
+        "round_locked",
         *IDEM_ERRORS,
         *(r.value for r in Refusal),
     ),
 )
-def deal(shoe_id: str, body: DealRequest, operator: OperatorId, rt: Rt, idem: Idem) -> RoundOut:
+def deal(
+    shoe_id: str, body: DealRequest, operator: OperatorId, rt: Rt, idem: Idem, response: Response
+) -> RoundOut | LockedRoundOut:
     from baccarat_api.service.dealing import deal_round
 
     out = deal_round(rt.repo, rt.shoes, operator, shoe_id, body, idem)
+    if isinstance(out, LockedRoundOut):  # bacc-pf-v2: the cards follow
+        response.status_code = 202
+        metrics.add_metric(name="RoundsLocked", unit=MetricUnit.Count, value=1)
+        logger.info("round locked", extra={"round_id": out.round_id, "beacon": out.beacon.round})
+        return out
     metrics.add_metric(name="RoundsDealt", unit=MetricUnit.Count, value=1)
     logger.info(
         "round dealt",
@@ -83,6 +100,7 @@ def deal(shoe_id: str, body: DealRequest, operator: OperatorId, rt: Rt, idem: Id
         "unauthorized",
         "not_found",
         "round_voided",
+        "round_locked",
         "concurrent_update",
         *IDEM_ERRORS,
     ),
@@ -117,6 +135,7 @@ def settle(
         "not_found",
         "round_settled",
         "void_window_closed",
+        "round_locked",
         "concurrent_update",
         *IDEM_ERRORS,
     ),
@@ -134,14 +153,21 @@ def void(
 
 @router.get(
     "/v1/rounds/{round_id}",
-    response_model=RoundDetailOut,
+    response_model=RoundDetailOut | LockedRoundOut,
     operation_id="get_round",
     summary="The round and its settlement, if any",
+    description="A bacc-pf-v2 round locked and not drawn yet answers status locked with "
+    "Retry-After (seconds to its beacon round); voided beacon_unavailable, status voided.",
     tags=["read"],
     responses=errors("unauthorized", "not_found"),
 )
-def get_round(round_id: str, operator: OperatorId, rt: Rt) -> RoundDetailOut:
-    return reading.get_round(rt.repo, operator, round_id)
+def get_round(
+    round_id: str, operator: OperatorId, rt: Rt, response: Response
+) -> RoundDetailOut | LockedRoundOut:
+    out = reading.get_round(rt.repo, operator, round_id)
+    if isinstance(out, LockedRoundOut) and out.status == "locked":
+        response.headers["Retry-After"] = str(wait_until(out.beacon.expected_at, rt.repo.clock()))
+    return out
 
 
 @router.get(

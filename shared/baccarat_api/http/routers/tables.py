@@ -48,6 +48,7 @@ HASH_PATTERN = "^[0-9a-f]{64}$"
     responses=errors(
         "unauthorized",
         "invalid_table",
+        "no_beacon",
         "unknown_currency",
         "currency_mismatch",
         "table_number_taken",
@@ -58,7 +59,8 @@ HASH_PATTERN = "^[0-9a-f]{64}$"
 def create_table(body: CreateTableRequest, operator: OperatorId, rt: Rt, idem: Idem) -> TableOut:
     from baccarat_api.service import tables
 
-    out = tables.create_table(rt.repo, rt.vault, operator, body, idem)
+    beacon = rt.beacon.chain if body.fairness == "bacc-pf-v2" else None
+    out = tables.create_table(rt.repo, rt.vault, operator, body, idem, beacon)
     metrics.add_metric(name="TablesCreated", unit=MetricUnit.Count, value=1)
     logger.info("table created", extra={"table_id": out.table_id, "anchor": out.anchor})
     return out

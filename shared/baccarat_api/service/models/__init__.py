@@ -95,6 +95,7 @@ from baccarat_api.service.models.reports import (
 from baccarat_api.service.models.rounds import (
     DealRequest,
     HandOut,
+    LockedRoundOut,
     RoundDetailOut,
     RoundOut,
     RoundStatus,
@@ -192,6 +193,7 @@ __all__ = [
     "LobbyOut",
     "LobbyShoeOut",
     "LobbyTableOut",
+    "LockedRoundOut",
     "ManifestOut",
     "MinorUnitExponent",
     "Money",

@@ -77,8 +77,9 @@ class TableRoundOut(Strict):
 
 
 class ClockNextOut(Strict):
-    step: Literal["open", "close", "reveal", "settle", "commit"] = Field(
-        description="what the table does next by itself"
+    step: Literal["open", "close", "reveal", "settle", "commit", "draw"] = Field(
+        description="what the table does next by itself (draw: a bacc-pf-v2 round's cards, when "
+        "its beacon round exists)"
     )
     due: str = Field(description="when (it happens at this time, or as soon as it can after)")
 
@@ -120,6 +121,9 @@ class TableStateOut(Strict):
     profile: Literal["star-city", "bid-squeeze"]
     tier: str
     banking: Banking
+    fairness: Literal["bacc-pf-v1", "bacc-pf-v2"] = Field(
+        default="bacc-pf-v1", description="bacc-pf-v2: each round's cards wait for its beacon"
+    )
     currency: CurrencyCode
     minor_unit_exponent: MinorUnitExponent
     seq: int = Field(description="the table's last event number: follow the feed after it")

@@ -97,6 +97,9 @@ class LobbyTableOut(Strict):
     banking: Banking
     dealing: Literal["operator", "auto"]
     bet_behind: Literal["listed", "book"]
+    fairness: Literal["bacc-pf-v1", "bacc-pf-v2"] = Field(
+        default="bacc-pf-v1", description="bacc-pf-v2: each round's cards wait for its beacon"
+    )
     phase: LobbyPhase = Field(
         description="betting (a window open) | in_round (closed, dealt or squeezed, not shown "
         "yet) | idle | paused (a running table paused) | waiting (a running table waiting for "

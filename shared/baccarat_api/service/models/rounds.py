@@ -134,6 +134,56 @@ class RoundOut(Strict):
         exclude_if=lambda v: v is None,
         description="a bet_behind book table's locked book (absent elsewhere)",
     )
+    lock: RoundLockOut | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="a bacc-pf-v2 round's lock: its bets fixed before its beacon existed",
+    )
+    beacon: RoundBeaconOut | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="the verified beacon a bacc-pf-v2 round's cards were drawn with",
+    )
+
+
+class RoundLockOut(Strict):
+    locked_at: str = Field(description="when the round's bets were locked")
+    book_root: str = Field(description="SHA-256 root of every slip locked (hex, bacc-pf-v2)")
+    beacon_round: int = Field(description="the beacon round the lock fixed")
+
+
+class RoundBeaconOut(Strict):
+    round: int
+    signature: str = Field(description="the beacon round's BLS signature (hex)")
+
+
+class LockedBeaconOut(Strict):
+    chain_hash: str = Field(description="the beacon chain (drand quicknet, or a test beacon)")
+    round: int = Field(description="the beacon round whose signature draws the cards")
+    expected_at: str | None = Field(description="when that round is due (null once voided)")
+
+
+class LockedRoundOut(Strict):
+    """A bacc-pf-v2 round locked, its cards not drawn yet (the deal's 202; ``GET
+    /v1/rounds/{id}`` until dealt, with ``Retry-After``), or voided ``beacon_unavailable``."""
+
+    round_id: str
+    shoe_id: str
+    table_id: str
+    round_number: int
+    status: Literal["locked", "voided"] = Field(
+        description="locked: the cards follow once the beacon round exists (poll this round, "
+        "or follow round_dealt on the feed or push); voided: beacon_unavailable, no cards"
+    )
+    locked_at: str
+    book_root: str = Field(description="SHA-256 root of every slip locked (hex, bacc-pf-v2)")
+    beacon: LockedBeaconOut
+    void_at: str | None = Field(
+        description="with no verified beacon by then the round is voided beacon_unavailable"
+    )
+    bets: list[dict[str, Any]] = Field(description="the bets locked (accepted order)")
+    player_banker: dict[str, Any] | None
+    void: dict[str, Any] | None = Field(description="the beacon void (status voided)")
 
 
 class RoundDetailOut(RoundOut):

@@ -38,6 +38,20 @@ from baccarat_api.service.models.lobby import TableName
 #: How a table is dealt (``limits.DEALING_MODES``).
 Dealing = Literal["operator", "auto"]
 BetBehind = Literal["listed", "book"]
+#: How a table's cards are fixed (``limits.DEFAULT_FAIRNESS``, ``limits.FAIRNESS_V2``).
+Fairness = Literal["bacc-pf-v1", "bacc-pf-v2"]
+
+
+class BeaconOut(Strict):
+    """The public randomness beacon a bacc-pf-v2 table's rounds wait for."""
+
+    name: str = Field(description="quicknet, or test (make run's local test beacon)")
+    chain_hash: str
+    public_key: str = Field(description="the chain's BLS public key (hex, G2 compressed)")
+    scheme: str
+    period_ms: int
+    genesis_ms: int
+    test: bool = Field(description="a local test beacon, never drand")
 
 
 class CreateTableRequest(Strict):
@@ -159,6 +173,16 @@ class CreateTableRequest(Strict):
         examples=[8],
     )
     name: TableName | None = None
+    fairness: Fairness = Field(
+        default="bacc-pf-v1",
+        description=(
+            "bacc-pf-v1 (the default): every card of a shoe fixed at its commit. bacc-pf-v2: "
+            "each round's cards drawn only once its bets are locked and the public beacon round "
+            "its lock fixes exists (drand quicknet; make run: its local test beacon) — nobody, "
+            "the operator included, can know them before (docs/bacc-pf-v2.md). Fixed for the "
+            "table's life; not at a bet_behind book table"
+        ),
+    )
 
 
 class TableOut(Strict):
@@ -202,6 +226,10 @@ class TableOut(Strict):
         "before tables had numbers)"
     )
     name: str | None = Field(description="the table's name (null: none)")
+    fairness: Fairness = Field(description="bacc-pf-v1, or bacc-pf-v2: cards drawn after the lock")
+    beacon: BeaconOut | None = Field(
+        description="at a bacc-pf-v2 table: the beacon chain its rounds wait for (null: v1)"
+    )
 
 
 class TiersOut(Strict):

@@ -1,0 +1,108 @@
+"""A running bacc-pf-v2 table on the local server (DynamoDB Local, the table clock on its thread,
+``make run``'s local test beacon with a 500 ms period): the bettor only confirms a slip each
+window; the table locks each round at ``closes_at`` (``round_locked``, public before its beacon
+round), draws it when the beacon round exists (``round_dealt`` with the beacon), settles and
+opens the next — four rounds, then the operator pauses it and closes the shoe. Every round is
+then re-drawn by the core alone from the revealed seed, the locks' book roots and the beacons
+(each BLS-verified), and every lock was written at least the margin before its beacon round."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Any
+
+import httpx
+import pytest
+from support.local_server import local_server
+
+from baccarat import beacon as bc
+from baccarat.fairness_v2 import BeaconDraw, RoundInput, derive_shoe_v2
+from baccarat.rules import ShoeRules
+from baccarat_bls import verify_beacon
+
+pytestmark = pytest.mark.live
+
+ROUNDS = 4
+
+
+def _ms(iso: str) -> int:
+    return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def _until(check: Any, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if (got := check()) is not None:
+            return got
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def test_a_running_v2_table_locks_draws_with_the_beacon_and_settles(shared_dynamodb: Any) -> None:
+    env = {"BACCARAT_SWEEP_SECONDS": "0", "BACCARAT_BEACON_PERIOD_MS": "500"}
+    with local_server(env, dynamodb=shared_dynamodb) as server:
+        api = httpx.Client(base_url=server.url, timeout=30,
+                           headers={"Authorization": f"Bearer {server.key}"})  # fmt: skip
+        table = api.post("/v1/tables", json={
+            "profile": "star-city", "tier": "star-city-fun", "banking": "house",
+            "dealing": "auto", "betting_seconds": 1, "squeeze_seconds": 0, "pause_seconds": 0,
+            "fairness": "bacc-pf-v2",
+        }).json()  # fmt: skip
+        t = table["table_id"]
+        assert table["fairness"] == "bacc-pf-v2" and table["beacon"]["test"] is True
+        api.post(f"/v1/tables/{t}/client-seeds", json={"client_seed": "live v2"})
+        api.put(f"/v1/tables/{t}/seats/1", json={"bettor_id": "alice", "balance": 500_000})
+        shoe_id = f"{t}_s1"
+        for n in range(1, ROUNDS + 1):
+
+            def window_open(n: int = n) -> bool | None:
+                b = api.get(f"/v1/tables/{t}/state").json()["book"]["betting"]
+                return True if b and b["round_number"] == n and b["status"] == "open" else None
+
+            _until(window_open)
+            slip = {"bets": [{"type": "banker", "amount": 2000}], "round_number": n}
+            assert api.put(f"/v1/tables/{t}/bets/alice", json=slip).status_code == 200
+        last = f"{shoe_id}_r{ROUNDS}"
+        _until(lambda: True if api.get(f"/v1/rounds/{last}").json().get("settlement") else None)
+        assert api.post(f"/v1/tables/{t}/pause").status_code == 200
+
+        def closed() -> dict[str, Any] | None:
+            r = api.post(f"/v1/shoes/{shoe_id}/close")
+            return r.json() if r.status_code == 200 else None  # 409 while a round is locked
+
+        _until(closed)
+        shoe = api.get(f"/v1/shoes/{shoe_id}").json()
+        events = api.get(f"/v1/tables/{t}/events?limit=100").json()["events"]
+        rounds = [api.get(f"/v1/rounds/{shoe_id}_r{k}").json()
+                  for k in range(1, shoe["rounds_dealt"] + 1)]  # fmt: skip
+    assert shoe["rounds_dealt"] >= ROUNDS and shoe["server_seed"]
+    b = table["beacon"]
+    chain = bc.Chain(b["name"], b["chain_hash"], bytes.fromhex(b["public_key"]), b["genesis_ms"],
+                     b["period_ms"], b["test"], b["scheme"])  # fmt: skip
+    locked = {e["data"]["round_id"]: e for e in events if e["type"] == "round_locked"}
+    dealt = {e["data"]["round_id"]: e for e in events if e["type"] == "round_dealt"}
+    inputs = []
+    for r in rounds:
+        lock, beacon, lock_event = r["lock"], r["beacon"], locked[r["round_id"]]
+        # the lock public (its event written) at least the margin before its beacon round
+        assert lock["beacon_round"] == bc.lock_round(chain, _ms(lock["locked_at"]))
+        assert lock_event["seq"] < dealt[r["round_id"]]["seq"]
+        due = bc.round_time(chain, lock["beacon_round"])
+        assert _ms(lock_event["at"]) + bc.BEACON_MARGIN_MS <= due <= _ms(r["dealt_at"])
+        sig = bytes.fromhex(beacon["signature"])
+        assert verify_beacon(chain, bc.Beacon(chain.chain_hash, beacon["round"], sig, True))
+        assert dealt[r["round_id"]]["data"]["beacon"] == beacon
+        drawn = BeaconDraw(bytes.fromhex(chain.chain_hash), beacon["round"], sig)
+        inputs.append(RoundInput(bytes.fromhex(lock["book_root"]), drawn))
+    v2 = derive_shoe_v2(bytes.fromhex(shoe["server_seed"]), "live v2", 1,
+                        ShoeRules.from_dict(shoe["rules"]), inputs)  # fmt: skip
+    for r, d in zip(rounds, v2.draws, strict=True):
+        assert d is not None
+        facts = d.round.facts()
+        assert (facts["player"], facts["banker"], facts["result"]) == (
+            r["player"],
+            r["banker"],
+            r["result"],
+        )
+        assert r["settlement"] is not None
