@@ -1,15 +1,17 @@
 """A bacc-pf-v2 shoe played by the service (v2flow's lock → beacon → draw, over the in-memory
 repository, the ``ManualClock`` and ``FakeBeacon``) has a proof that ``baccarat verify`` accepts
-(``service/proofs.private_proof`` → ``pf2proof.final_pages``): every round's lock, beacon, cards
-and money, a beacon outage's void apart, the test beacon named — and a changed card fails."""
+(``service/proofs.private_proof`` → ``pf2proof.final_pages``, finalised and served by
+``proofs.proof_page``): every round's lock, beacon, cards and money, a beacon outage's void
+apart (in the fairness summary too), the test beacon named — and a changed card fails."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from baccarat import pf2proof, proofdoc
 from baccarat.verify import verify
-from baccarat_api.service import settling, tables
+from baccarat_api.service import proofs, settling, tables
 from baccarat_api.service.proofs import private_proof
 from baccarat_bls import verify_beacon
 from baccarat_verify.es256 import check
@@ -44,14 +46,14 @@ def test_a_v2_shoe_played_by_the_service_has_a_proof_both_checks_accept(game: Ga
         assert _draw(v2) == "done"
         settling.settle_round(v2.repo, OP, locked.round_id)
     tables.close_shoe(v2.repo, game.vault, OP, v2.shoe_id)
-    private = private_proof(v2.shoe(), _round_records(v2))
-    pages = pf2proof.final_pages(
-        private,
-        ref_key=game.ref_keys(v2.shoe()),
-        signer=game.vault.sign,
-        key_id=game.vault.public_jwk()["kid"],
-        signed_at=game.clock(),
-    )
+    assert private_proof(v2.shoe(), _round_records(v2))["fairness"] == pf2proof.SPEC
+    first = json.loads(proofs.proof_page(v2.repo, game.vault, game.ref_keys, v2.shoe_id, 1).body)
+    pages = [first] + [
+        json.loads(proofs.proof_page(v2.repo, game.vault, game.ref_keys, v2.shoe_id, k).body)
+        for k in range(2, first["page"]["count"] + 1)
+    ]
+    summary = proofs.fairness(v2.repo, v2.table.table_id).shoes[0].interventions
+    assert (summary.voided_rounds, summary.beacon_voids, summary.rounds_dealt) == (0, 1, 3)
     keys = {"keys": [game.vault.public_jwk()]}
     verdict = verify(pages, keys=keys, signature_check=check, beacon_check=verify_beacon)
     assert verdict.ok, verdict.mismatches
