@@ -58,9 +58,14 @@ def chain_of(doc: Any) -> beacon.Chain:
     genesis, period, test = doc["genesis_ms"], doc["period_ms"], doc["test"]
     if type(genesis) is not int or type(period) is not int or type(test) is not bool:
         raise beacon.BeaconError("genesis_ms and period_ms are integers, test a boolean")
+    if not (0 <= genesis < 2**63 and 0 < period < 2**63):
+        raise beacon.BeaconError("genesis_ms is not before 1970 and period_ms is positive")
     if doc["scheme"] != beacon.SCHEME:
         raise beacon.BeaconError(f"scheme: only {beacon.SCHEME}")
-    key = bytes.fromhex(doc["public_key"]) if isinstance(doc["public_key"], str) else b""
+    try:
+        key = _hex(doc["public_key"], beacon.PUBLIC_KEY_BYTES, "the beacon's public_key")
+    except ProofFormatError as exc:
+        raise beacon.BeaconError(str(exc)) from None
     if not test:
         if chain_json(beacon.QUICKNET) != dict(doc):
             raise beacon.BeaconError(

@@ -170,14 +170,16 @@ class _Walk:
         if not isinstance(dealt, str) or not is_timestamp(dealt):
             return
         self.previous_deal = dealt
-        due = beacon.round_time(self.chain, got["lock"]["beacon_round"])
-        if dealt <= got["lock"]["locked_at"] or ms_of(dealt) < due:
+        # the beacon's round: an integer (checked by the draw), the lock's when they agree
+        due = beacon.round_time(self.chain, max(1, got["beacon"]["round"]))
+        locked = got["lock"].get("locked_at")
+        if (is_timestamp(locked) and dealt <= locked) or ms_of(dealt) < due:
             self.bad.append(
                 Mismatch(where, "dealt_at", "after the lock, once its beacon round was due", dealt)
             )
         if got.get("void") is not None:
             self.voided += 1
-            if self.settlement_check is not None:
+            if self.settlement_check is not None and isinstance(got["void"], Mapping):
                 self.bad.extend(check_replaced(self.proof, got, want))
         elif self.settlement_check is not None and got.get("settlement") is not None:
             self.bad.extend(self.settlement_check(self.proof, got, want))
@@ -201,7 +203,9 @@ class _Walk:
         void, at = got["void"], got.get("voided_at")
         if got.get("voided") is not True:
             self.bad.append(Mismatch(where, "voided", True, got.get("voided")))
-        if not is_timestamp(at) or at < got["lock"]["locked_at"] or void.get("voided_at") != at:
+        locked = got["lock"].get("locked_at")
+        early = is_timestamp(at) and is_timestamp(locked) and at < locked
+        if not is_timestamp(at) or early or void.get("voided_at") != at:
             self.bad.append(Mismatch(where, "voided_at", "its void's, after the lock", at))
         expected = None
         if got.get("beacon") is not None and beacon_ok:

@@ -283,3 +283,40 @@ def test_the_builder_takes_the_shoes_stored_chain_and_the_service_path_picks_v2(
     assert {**proofdoc.header_of(pages[0]), "rounds": [r for p in pages for r in p["rounds"]]} == (
         _assembled(SAMPLE)
     )
+
+
+JUNK = (None, "x", -1, 2**70, 1.5, [], {}, True, "00" * 32)
+PLACES = (
+    ("lock",),
+    ("lock", "locked_at"),
+    ("lock", "beacon_round"),
+    ("lock", "book_root"),
+    ("beacon",),
+    ("beacon", "round"),
+    ("beacon", "signature"),
+    ("void",),
+    ("bets",),
+)
+
+
+@settings(max_examples=examples(1))
+@given(
+    index=st.integers(0, 31),
+    place=st.sampled_from(PLACES),
+    junk=st.sampled_from(JUNK),
+    header=st.sampled_from(("genesis_ms", "period_ms", "test", "public_key", None)),
+)
+def test_a_malformed_v2_proof_is_a_verdict_never_a_crash(
+    index: int, place: tuple[str, ...], junk: Any, header: str | None
+) -> None:
+    proof = _assembled(SAMPLE)
+    target = proof["rounds"][index]
+    for step in place[:-1]:
+        target = target.get(step) or {}
+    target[place[-1]] = junk
+    if header is not None:
+        proof["beacon"][header] = junk
+    page = {**proof, "page": {"number": 1, "count": 1, "first_round": 1, "last_round": 32,
+                              "next": None}}  # fmt: skip
+    verdict = verify([page], require_signature=False, beacon_check=_check)  # never raises
+    assert not verdict.ok or junk == "00" * 32
