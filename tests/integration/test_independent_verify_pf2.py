@@ -110,7 +110,7 @@ def _first_round(reason: str) -> str:
     return reason.split(":")[0].split(",")[0]
 
 
-@settings(max_examples=examples(0.1))
+@settings(max_examples=examples(0.01))
 @given(batch=st.lists(changes, min_size=8, max_size=12))
 def test_both_verifiers_agree_on_any_one_change_to_a_v2_proof(
     batch: list[tuple[int, str, int]],

@@ -211,7 +211,7 @@ def test_a_real_quicknet_round_swapped_for_another_is_caught() -> None:
 FIELDS = ("signature", "book_root", "card", "net", "locked_at")
 
 
-@settings(max_examples=examples(0.5))
+@settings(max_examples=examples(0.2))
 @given(index=st.integers(0, 28), what=st.sampled_from(FIELDS), byte=st.integers(0, 31))
 def test_any_one_change_to_a_dealt_round_fails_the_proof(index: int, what: str, byte: int) -> None:
     proof = _assembled(SAMPLE)
@@ -299,7 +299,7 @@ PLACES = (
 )
 
 
-@settings(max_examples=examples(1))
+@settings(max_examples=examples(0.2))
 @given(
     index=st.integers(0, 31),
     place=st.sampled_from(PLACES),
