@@ -16,21 +16,9 @@
 
   const SPEC = 'bacc-pf-v2';
   const BEACON_VOID = 'beacon_unavailable';
-  const SCHEME = 'bls-unchained-g1-rfc9380';
   /** The beacon round of a lock is the first due at or after the lock plus this (beacon.py). */
   const MARGIN_MS = 3000;
   const CHAIN_FIELDS = ['chain_hash', 'public_key', 'scheme', 'genesis_ms', 'period_ms', 'test'];
-  const QUICKNET = Object.freeze({
-    chain_hash: '52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971',
-    public_key:
-      '83cf0f2896adee7eb8b5f01fcad3912212c437e0073e911fb90022d3e760183c' +
-      '8c4b450b6a0a6c3ac6a5776a2d1064510d1fec758c921cc22b0e17e63aaf4bcb' +
-      '5ed66304de9cf809bd274ca73bab4af5a6e9c76a4bc09e76eae8991ef5ece45a',
-    scheme: SCHEME,
-    genesis_ms: 1692803367000,
-    period_ms: 3000,
-    test: false,
-  });
   const CARD_KEYS = ['dealt_at', 'settlement', 'start', 'player', 'banker', 'player_total', 'banker_total', 'result'];
 
   function lib(name, file) {
@@ -78,8 +66,12 @@
         typeof doc.test !== 'boolean') {
       throw new Error('the beacon\'s genesis_ms and period_ms are integers, test a boolean');
     }
-    if (doc.scheme !== SCHEME) throw new Error(`the beacon's scheme: only ${SCHEME}`);
+    const scheme = drand().SCHEME;
+    if (doc.scheme !== scheme) throw new Error(`the beacon's scheme: only ${scheme}`);
     if (!doc.test) {
+      const q = drand().QUICKNET; // drand's published chain, pinned in web/drand.js
+      const QUICKNET = { chain_hash: q.chain_hash, public_key: q.public_key, scheme: q.scheme,
+        genesis_ms: q.genesis_ms, period_ms: q.period_ms, test: false };
       if (CHAIN_FIELDS.some((k) => doc[k] !== QUICKNET[k])) {
         throw new Error('a beacon not flagged a test beacon must be drand quicknet, field for field');
       }
