@@ -8,18 +8,19 @@ then re-drawn by the core alone from the revealed seed, the locks' book roots an
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from typing import Any
 
 import httpx
 import pytest
 from support.local_server import local_server
+from support.v2_table import play_v2_shoe, until
 
 from baccarat import beacon as bc
 from baccarat.fairness_v2 import BeaconDraw, RoundInput, derive_shoe_v2
 from baccarat.rules import ShoeRules
 from baccarat_bls import verify_beacon
+from baccarat_verify.cli import main as verify_main
 
 pytestmark = pytest.mark.live
 
@@ -30,65 +31,26 @@ def _ms(iso: str) -> int:
     return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
 
 
-def _until(check: Any, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if (got := check()) is not None:
-            return got
-        time.sleep(0.1)
-    raise AssertionError("timed out")
-
-
-def _event(api: httpx.Client, table_id: str, kind: str, round_id: str) -> dict[str, Any] | None:
-    events = api.get(f"/v1/tables/{table_id}/events?limit=100").json()["events"]
-    found = [e for e in events if e["type"] == kind and e["data"]["round_id"] == round_id]
-    return found[0] if found else None
-
-
 def test_a_running_v2_table_locks_draws_with_the_beacon_and_settles(shared_dynamodb: Any) -> None:
     env = {"BACCARAT_SWEEP_SECONDS": "0", "BACCARAT_BEACON_PERIOD_MS": "500"}
     with local_server(env, dynamodb=shared_dynamodb) as server:
         api = httpx.Client(base_url=server.url, timeout=30,
                            headers={"Authorization": f"Bearer {server.key}"})  # fmt: skip
-        table = api.post("/v1/tables", json={
-            "profile": "star-city", "tier": "star-city-fun", "banking": "house",
-            "dealing": "auto", "betting_seconds": 1, "squeeze_seconds": 0, "pause_seconds": 0,
-            "fairness": "bacc-pf-v2",
-        }).json()  # fmt: skip
-        t = table["table_id"]
-        assert table["fairness"] == "bacc-pf-v2" and table["beacon"]["test"] is True
-        api.post(f"/v1/tables/{t}/client-seeds", json={"client_seed": "live v2"})
-        api.put(f"/v1/tables/{t}/seats/1", json={"bettor_id": "alice", "balance": 500_000})
-        shoe_id = f"{t}_s1"
         seen_before: list[float] = []
-        for n in range(1, ROUNDS + 1):
-
-            def window_open(n: int = n) -> bool | None:
-                b = api.get(f"/v1/tables/{t}/state").json()["book"]["betting"]
-                return True if b and b["round_number"] == n and b["status"] == "open" else None
-
-            _until(window_open)
-            slip = {"bets": [{"type": "banker", "amount": 2000}], "round_number": n}
-            assert api.put(f"/v1/tables/{t}/bets/alice", json=slip).status_code == 200
-            # a watcher of the feed sees the lock before its beacon round exists
-            lock = _until(lambda n=n: _event(api, t, "round_locked", f"{shoe_id}_r{n}"))
-            seen_before.append(_ms(lock["data"]["beacon"]["expected_at"]) - time.time() * 1000)
-        last = f"{shoe_id}_r{ROUNDS}"
-        _until(lambda: True if api.get(f"/v1/rounds/{last}").json().get("settlement") else None)
-        assert api.post(f"/v1/tables/{t}/pause").status_code == 200
-
-        def closed() -> dict[str, Any] | None:
-            r = api.post(f"/v1/shoes/{shoe_id}/close")
-            return r.json() if r.status_code == 200 else None  # 409 while a round is locked
-
-        _until(closed)
+        table, shoe_id = play_v2_shoe(api, ROUNDS, seen_before)
+        t = table["table_id"]
+        # its signed proof, verified as a player would: baccarat verify by its URL (the keys of
+        # the origin, every beacon BLS-checked, the cards drawn again, the money recomputed)
+        proof_url = f"{server.url}/v1/shoes/{shoe_id}/proof"
+        until(lambda: True if httpx.get(proof_url, timeout=30).status_code == 200 else None)
+        assert verify_main(["verify", proof_url]) == 0
         shoe = api.get(f"/v1/shoes/{shoe_id}").json()
         events = api.get(f"/v1/tables/{t}/events?limit=100").json()["events"]
         rounds = [api.get(f"/v1/rounds/{shoe_id}_r{k}").json()
                   for k in range(1, shoe["rounds_dealt"] + 1)]  # fmt: skip
     assert shoe["rounds_dealt"] >= ROUNDS and shoe["server_seed"]
     print(f"\nround_locked read from the feed ms before its beacon round: {sorted(seen_before)}")
-    assert min(seen_before) > 0
+    assert len(seen_before) == ROUNDS and min(seen_before) > 0
     b = table["beacon"]
     chain = bc.Chain(b["name"], b["chain_hash"], bytes.fromhex(b["public_key"]), b["genesis_ms"],
                      b["period_ms"], b["test"], b["scheme"])  # fmt: skip

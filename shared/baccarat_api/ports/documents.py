@@ -371,7 +371,13 @@ class Interventions(TypedDict):
     voided_player_banker_net: NotRequired[int]
     closed_early: bool
     rounds_dealt: int
-    rounds_possible: int
+    #: ``None``: a bacc-pf-v2 shoe with a cut card closed early (unknowable).
+    rounds_possible: int | None
+    #: bacc-pf-v2 (``pf2proof.BEACON_VOID_FIELDS``): the beacon_unavailable voids, apart.
+    beacon_voids: NotRequired[int]
+    beacon_voids_priced: NotRequired[int]
+    beacon_voided_player_net: NotRequired[int]
+    beacon_voided_player_banker_net: NotRequired[int]
 
 
 class LiveSqueeze(TypedDict):

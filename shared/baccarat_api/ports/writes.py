@@ -456,7 +456,10 @@ class StateWrites(ABC):
             "voided_player_banker_net": int(iv.get("voided_player_banker_net", 0)),
             "closed_early": int(bool(iv["closed_early"])),
             "rounds_dealt": int(iv["rounds_dealt"]),
-            "rounds_possible": int(iv["rounds_possible"]),
+            # a bacc-pf-v2 shoe's unknowable count (None) adds what it dealt: a lower bound
+            "rounds_possible": int(
+                iv["rounds_dealt"] if iv["rounds_possible"] is None else iv["rounds_possible"]
+            ),
         }
         writes: list[Write] = [
             Update(

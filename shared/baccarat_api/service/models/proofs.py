@@ -99,7 +99,24 @@ class InterventionsOut(Strict):
     )
     closed_early: bool
     rounds_dealt: int
-    rounds_possible: int = Field(description="rounds the shoe's own rules deal (from the seed)")
+    rounds_possible: int | None = Field(
+        description="rounds the shoe's own rules deal (from the seed); null for a bacc-pf-v2 "
+        "shoe with a cut card closed early (its undealt rounds have no beacon: unknowable)"
+    )
+    beacon_voids: int | None = Field(
+        default=None,
+        description="bacc-pf-v2: rounds voided beacon_unavailable, apart from the operator's "
+        "voids (absent for bacc-pf-v1)",
+    )
+    beacon_voids_priced: int | None = Field(
+        default=None, description="bacc-pf-v2: of them, those whose beacon came later (priced)"
+    )
+    beacon_voided_player_net: int | None = Field(
+        default=None, description="bacc-pf-v2: what the priced beacon voids took from the bettors"
+    )
+    beacon_voided_player_banker_net: int | None = Field(
+        default=None, description="bacc-pf-v2: and from the player-banker, apart"
+    )
 
 
 class ProofPageInfoOut(Strict):
