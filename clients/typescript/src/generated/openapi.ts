@@ -312,7 +312,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deal the shoe's next round with its bets (validated and locked before any card) */
+        /**
+         * Deal the shoe's next round with its bets (validated and locked before any card)
+         * @description 201: the round dealt. 202 (a bacc-pf-v2 table): the round locked — its cards are drawn once its beacon round exists (GET /v1/rounds/{round_id}, the feed, push).
+         */
         post: operations["deal_round"];
         delete?: never;
         options?: never;
@@ -521,7 +524,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The round and its settlement, if any */
+        /**
+         * The round and its settlement, if any
+         * @description A bacc-pf-v2 round locked and not drawn yet answers LockedRoundOut (the deal's 202 body) with status locked and Retry-After (seconds to its beacon round); voided beacon_unavailable (no card), status voided.
+         */
         get: operations["get_round"];
         put?: never;
         post?: never;
@@ -937,6 +943,35 @@ export interface components {
              */
             balance: number;
         };
+        /**
+         * BeaconOut
+         * @description The public randomness beacon a bacc-pf-v2 table's rounds wait for.
+         */
+        BeaconOut: {
+            /**
+             * Name
+             * @description quicknet, or test (make run's local test beacon)
+             */
+            name: string;
+            /** Chain Hash */
+            chain_hash: string;
+            /**
+             * Public Key
+             * @description the chain's BLS public key (hex, G2 compressed)
+             */
+            public_key: string;
+            /** Scheme */
+            scheme: string;
+            /** Period Ms */
+            period_ms: number;
+            /** Genesis Ms */
+            genesis_ms: number;
+            /**
+             * Test
+             * @description a local test beacon, never drand
+             */
+            test: boolean;
+        };
         /** BetIn */
         BetIn: {
             /** Bettor Id */
@@ -1167,10 +1202,10 @@ export interface components {
         ClockNextOut: {
             /**
              * Step
-             * @description what the table does next by itself
+             * @description what the table does next by itself (draw: a bacc-pf-v2 round's cards, when its beacon round exists)
              * @enum {string}
              */
-            step: "open" | "close" | "reveal" | "settle" | "commit";
+            step: "open" | "close" | "reveal" | "settle" | "commit" | "draw";
             /**
              * Due
              * @description when (it happens at this time, or as soon as it can after)
@@ -1297,6 +1332,13 @@ export interface components {
             number?: number | null;
             /** Name */
             name?: string | null;
+            /**
+             * Fairness
+             * @description bacc-pf-v1 (the default): every card of a shoe fixed at its commit. bacc-pf-v2: each round's cards drawn only once its bets are locked and the public beacon round its lock fixes exists (drand quicknet; make run: its local test beacon) — nobody, the operator included, can know them before (docs/bacc-pf-v2.md). Fixed for the table's life; not at a bet_behind book table
+             * @default bacc-pf-v1
+             * @enum {string}
+             */
+            fairness?: "bacc-pf-v1" | "bacc-pf-v2";
         };
         /**
          * CrowdOut
@@ -1586,9 +1628,29 @@ export interface components {
             rounds_dealt: number;
             /**
              * Rounds Possible
-             * @description rounds the shoe's own rules deal (from the seed)
+             * @description rounds the shoe's own rules deal (from the seed); null for a bacc-pf-v2 shoe with a cut card closed early (its undealt rounds have no beacon: unknowable)
              */
-            rounds_possible: number;
+            rounds_possible: number | null;
+            /**
+             * Beacon Voids
+             * @description bacc-pf-v2: rounds voided beacon_unavailable, apart from the operator's voids (absent for bacc-pf-v1)
+             */
+            beacon_voids?: number | null;
+            /**
+             * Beacon Voids Priced
+             * @description bacc-pf-v2: of them, those whose beacon came later (priced)
+             */
+            beacon_voids_priced?: number | null;
+            /**
+             * Beacon Voided Player Net
+             * @description bacc-pf-v2: what the priced beacon voids took from the bettors
+             */
+            beacon_voided_player_net?: number | null;
+            /**
+             * Beacon Voided Player Banker Net
+             * @description bacc-pf-v2: and from the player-banker, apart
+             */
+            beacon_voided_player_banker_net?: number | null;
         };
         /** JwkOut */
         JwkOut: {
@@ -1787,6 +1849,13 @@ export interface components {
              */
             bet_behind: "listed" | "book";
             /**
+             * Fairness
+             * @description bacc-pf-v2: each round's cards wait for its beacon
+             * @default bacc-pf-v1
+             * @enum {string}
+             */
+            fairness?: "bacc-pf-v1" | "bacc-pf-v2";
+            /**
              * Phase
              * @description betting (a window open) | in_round (closed, dealt or squeezed, not shown yet) | idle | paused (a running table paused) | waiting (a running table waiting for a client seed or for company)
              * @enum {string}
@@ -1848,6 +1917,76 @@ export interface components {
              * @description the token's lifetime in seconds (default 3600, at most 14400)
              */
             ttl_seconds?: number | null;
+        };
+        /** LockedBeaconOut */
+        LockedBeaconOut: {
+            /**
+             * Chain Hash
+             * @description the beacon chain (drand quicknet, or a test beacon)
+             */
+            chain_hash: string;
+            /**
+             * Round
+             * @description the beacon round whose signature draws the cards
+             */
+            round: number;
+            /**
+             * Expected At
+             * @description when that round is due (null once voided)
+             */
+            expected_at: string | null;
+        };
+        /**
+         * LockedRoundOut
+         * @description A bacc-pf-v2 round locked, its cards not drawn yet (the deal's 202; ``GET
+         *     /v1/rounds/{id}`` until dealt, with ``Retry-After``), or voided ``beacon_unavailable``.
+         */
+        LockedRoundOut: {
+            /** Round Id */
+            round_id: string;
+            /** Shoe Id */
+            shoe_id: string;
+            /** Table Id */
+            table_id: string;
+            /** Round Number */
+            round_number: number;
+            /**
+             * Status
+             * @description locked: the cards follow once the beacon round exists (poll this round, or follow round_dealt on the feed or push); voided: beacon_unavailable, no cards
+             * @enum {string}
+             */
+            status: "locked" | "voided";
+            /** Locked At */
+            locked_at: string;
+            /**
+             * Book Root
+             * @description SHA-256 root of every slip locked (hex, bacc-pf-v2)
+             */
+            book_root: string;
+            beacon: components["schemas"]["LockedBeaconOut"];
+            /**
+             * Void At
+             * @description with no verified beacon by then the round is voided beacon_unavailable
+             */
+            void_at: string | null;
+            /**
+             * Bets
+             * @description the bets locked (accepted order)
+             */
+            bets: {
+                [key: string]: unknown;
+            }[];
+            /** Player Banker */
+            player_banker: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Void
+             * @description the beacon void (status voided)
+             */
+            void: {
+                [key: string]: unknown;
+            } | null;
         };
         /** ManifestOut */
         ManifestOut: {
@@ -2625,6 +2764,16 @@ export interface components {
          * @enum {string}
          */
         Role: "seated" | "spectator";
+        /** RoundBeaconOut */
+        RoundBeaconOut: {
+            /** Round */
+            round: number;
+            /**
+             * Signature
+             * @description the beacon round's BLS signature (hex)
+             */
+            signature: string;
+        };
         /**
          * RoundBookOut
          * @description A book round's locked book of spectators' slips (a ``bet_behind: book`` table).
@@ -2747,6 +2896,10 @@ export interface components {
             round_hash: string;
             /** @description a bet_behind book table's locked book (absent elsewhere) */
             book?: components["schemas"]["RoundBookOut"] | null;
+            /** @description a bacc-pf-v2 round's lock: its bets fixed before its beacon existed */
+            lock?: components["schemas"]["RoundLockOut"] | null;
+            /** @description the verified beacon a bacc-pf-v2 round's cards were drawn with */
+            beacon?: components["schemas"]["RoundBeaconOut"] | null;
             settlement: components["schemas"]["SettlementOut"] | null;
         };
         /** RoundListOut */
@@ -2758,6 +2911,24 @@ export interface components {
              * @description pass as ?cursor= for the next page; null: no more. A page may be short (even empty) and still have a next_cursor
              */
             next_cursor: string | null;
+        };
+        /** RoundLockOut */
+        RoundLockOut: {
+            /**
+             * Locked At
+             * @description when the round's bets were locked
+             */
+            locked_at: string;
+            /**
+             * Book Root
+             * @description SHA-256 root of every slip locked (hex, bacc-pf-v2)
+             */
+            book_root: string;
+            /**
+             * Beacon Round
+             * @description the beacon round the lock fixed
+             */
+            beacon_round: number;
         };
         /** RoundOut */
         RoundOut: {
@@ -2853,6 +3024,10 @@ export interface components {
             round_hash: string;
             /** @description a bet_behind book table's locked book (absent elsewhere) */
             book?: components["schemas"]["RoundBookOut"] | null;
+            /** @description a bacc-pf-v2 round's lock: its bets fixed before its beacon existed */
+            lock?: components["schemas"]["RoundLockOut"] | null;
+            /** @description the verified beacon a bacc-pf-v2 round's cards were drawn with */
+            beacon?: components["schemas"]["RoundBeaconOut"] | null;
         };
         /**
          * RoundSummaryOut
@@ -3445,6 +3620,14 @@ export interface components {
              * @description the table's name (null: none)
              */
             name: string | null;
+            /**
+             * Fairness
+             * @description bacc-pf-v1, or bacc-pf-v2: cards drawn after the lock
+             * @enum {string}
+             */
+            fairness: "bacc-pf-v1" | "bacc-pf-v2";
+            /** @description at a bacc-pf-v2 table: the beacon chain its rounds wait for (null: v1) */
+            beacon: components["schemas"]["BeaconOut"] | null;
         };
         /** TableRoundOut */
         TableRoundOut: {
@@ -3539,6 +3722,13 @@ export interface components {
              */
             banking: "house" | "player_banker";
             /**
+             * Fairness
+             * @description bacc-pf-v2: each round's cards wait for its beacon
+             * @default bacc-pf-v1
+             * @enum {string}
+             */
+            fairness?: "bacc-pf-v1" | "bacc-pf-v2";
+            /**
              * Currency
              * @description every amount's currency: ISO 4217 code, or XCN (play-money coins)
              */
@@ -3560,10 +3750,10 @@ export interface components {
             at: string;
             /**
              * Phase
-             * @description idle | betting (window open) | closed (no more bets, not dealt) | squeeze (a reveal step counting down) | dealt (all shown, not settled) | settled
+             * @description idle | betting (window open) | closed (no more bets, not dealt) | locked (a bacc-pf-v2 round's bets locked, its cards waiting for its beacon round: deadline = its expected_at) | squeeze (a reveal step counting down) | dealt (all shown, not settled) | settled
              * @enum {string}
              */
-            phase: "idle" | "betting" | "closed" | "squeeze" | "dealt" | "settled";
+            phase: "idle" | "betting" | "closed" | "locked" | "squeeze" | "dealt" | "settled";
             /**
              * Deadline
              * @description betting: closes_at; closed: from when the sweep may deal the book; squeeze: the step's reveal_by; dealt: settle_by, from when the sweep may settle. The sweep runs once a minute: it acts up to about a minute after its deadline
@@ -3614,6 +3804,8 @@ export interface components {
             round: components["schemas"]["TableRoundOut"] | null;
             /** @description a running table's clock (dealing auto); null at an operator table */
             clock: components["schemas"]["TableClockOut"] | null;
+            /** @description a bacc-pf-v2 round locked, its cards waiting for its beacon round (as GET /v1/rounds/{id} answers it: beacon.round, beacon.expected_at); null otherwise */
+            locked?: components["schemas"]["LockedRoundOut"] | null;
             /** @description at a book table (`bet_behind: book`): the spectators and watchers counted and the first 20 named (`spectators` and `watchers` are then empty); null elsewhere */
             crowd?: components["schemas"]["CrowdOut"] | null;
             /** @description a player token's holder: who, the token's role, where they are now and their balance (everyone else's balance and personal limits are then null); null for the operator */
@@ -4145,7 +4337,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: unavailable */
+            /** @description error codes: no_beacon, unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6706,6 +6898,15 @@ export interface operations {
                     "application/json": components["schemas"]["RoundOut"];
                 };
             };
+            /** @description bacc-pf-v2: the round locked, cards to follow */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockedRoundOut"];
+                };
+            };
             /** @description error codes: invalid_request */
             400: {
                 headers: {
@@ -6742,7 +6943,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: auto_dealing, betting_in_progress, company_required, concurrent_update, idempotency_in_progress, no_betting_window, round_mismatch, shoe_ended */
+            /** @description error codes: auto_dealing, betting_in_progress, company_required, concurrent_update, idempotency_in_progress, no_betting_window, round_locked, round_mismatch, shoe_ended */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7199,7 +7400,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: concurrent_update, idempotency_in_progress, round_voided */
+            /** @description error codes: concurrent_update, idempotency_in_progress, round_locked, round_voided */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7318,7 +7519,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: concurrent_update, idempotency_in_progress, round_settled, void_window_closed */
+            /** @description error codes: concurrent_update, idempotency_in_progress, round_locked, round_settled, void_window_closed */
             409: {
                 headers: {
                     [name: string]: unknown;
