@@ -43,6 +43,7 @@ from baccarat_api.service.events import (
     LiveMoved,
     ShoeCommitted,
     ShoeEnded,
+    complete,
     emit,
     retrying,
 )
@@ -271,6 +272,7 @@ def commit_next_shoe(
         open_shoe_id=shoe.shoe_id,
         **_clock_changes(live, queued),
     )
+    ev = complete(repo, ev)
     try:
         repo.commit_shoe(table, shoe, idempotency.record(repo.clock(), idem, operator_id, view), ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
@@ -453,6 +455,7 @@ def _close_shoe(
         open_shoe_id=None,
         **window,
     )
+    ev = complete(repo, ev)
     try:
         repo.close_shoe(
             shoe, after, proof, idempotency.record(repo.clock(), idem, operator_id, view), ev
