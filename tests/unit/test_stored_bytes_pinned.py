@@ -176,8 +176,8 @@ NUMBER_ATTRIBUTES = frozenset({"number", "lobby_pk", "lobby_sk"})
 
 #: The fields events gained after the old golden was written (issue 27: the table page draws
 #: from the push channel alone): what the table shows right after a deal or a reveal, a slip's
-#: lines. Additive: without them an event is the old bytes.
-SHOWN_FIELDS = ("round", "shoe", "lines")
+#: lines, a new shoe's cards remaining. Additive: without them an event is the old bytes.
+SHOWN_FIELDS = ("round", "shoe", "lines", "cards_remaining")
 
 
 def _before_shown(item: dict[str, Any]) -> dict[str, Any]:
@@ -185,7 +185,11 @@ def _before_shown(item: dict[str, Any]) -> dict[str, Any]:
         return item
     data = json.loads(item["data"]["S"])
     # (``lines`` of a settlement is its count, there before: a slip's lines are a list)
-    old = {k: v for k, v in data.items() if k not in SHOWN_FIELDS or isinstance(v, int)}
+    old = {
+        k: v
+        for k, v in data.items()
+        if k not in SHOWN_FIELDS or (k == "lines" and isinstance(v, int))
+    }
     return {**item, "data": {"S": json.dumps(old, separators=(",", ":"), ensure_ascii=False)}}
 
 

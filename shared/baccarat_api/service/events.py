@@ -55,7 +55,7 @@ EVENT_TYPES: dict[str, str] = {
     "round_voided": "round_id, reason, nets (replaced), house_take (replaced)",
     "round_settlement_page": "round_id, page, pages, bettors (at most 100 spectators of a book "
     "round: bettor_id, bettor_ref, stake, net; one event per settlement page)",
-    "shoe_committed": "shoe_id, shoe_number",
+    "shoe_committed": "shoe_id, shoe_number, cards_remaining (after the burn)",
     "shoe_ended": "shoe_id, reason (rules | closed), rounds_dealt",
     "table_paused": "(none: a running table's operator paused it)",
     "table_resumed": "(none: a running table's operator resumed it)",
@@ -126,9 +126,7 @@ def complete(repo: Repository, ev: Emit, moved: RoundRecord | None = None) -> Em
     in one round trip — only when there are such events. ``moved``: the round as the change
     leaves it (settled, voided), shown instead of the round as read."""
     missing = {
-        str(e.data["round_id"])
-        for e in ev.events
-        if e.type in SHOWN and "round" not in e.data
+        str(e.data["round_id"]) for e in ev.events if e.type in SHOWN and "round" not in e.data
     }
     if not missing:
         return ev
@@ -143,9 +141,9 @@ def complete(repo: Repository, ev: Emit, moved: RoundRecord | None = None) -> Em
             views[round_id] = (found, snap.shoe)
     records = []
     for e in ev.events:
-        found = views.get(str(e.data.get("round_id"))) if e.type in SHOWN else None
-        if found is not None and "round" not in e.data:
-            e = replace(e, data={**e.data, **shown(*found, e.at)})
+        view = views.get(str(e.data.get("round_id"))) if e.type in SHOWN else None
+        if view is not None and "round" not in e.data:
+            e = replace(e, data={**e.data, **shown(view[0], view[1], e.at)})
         records.append(e)
     return replace(ev, events=tuple(records))
 
@@ -200,6 +198,7 @@ class Urged(TypedDict):
 class ShoeCommitted(TypedDict):
     shoe_id: str
     shoe_number: int
+    cards_remaining: int
 
 
 class ShoeEnded(TypedDict):

@@ -262,7 +262,11 @@ def commit_next_shoe(
     shoe = replace(shoe, close_by=seconds_after(shoe.created_at, shoe.idle_shoe_close_seconds))
     del secret
     view = shoe_view(shoe)
-    committed = ("shoe_committed", ShoeCommitted(shoe_id=shoe.shoe_id, shoe_number=number))
+    remaining = shoe_state_view(shoe)["cards_remaining"]
+    committed = (
+        "shoe_committed",
+        ShoeCommitted(shoe_id=shoe.shoe_id, shoe_number=number, cards_remaining=remaining),
+    )
     ev = emit(
         live,
         operator_id,
