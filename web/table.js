@@ -4,7 +4,9 @@
  * `#token=<player token>&lang=zh|en&lobby=<lobby URL>` is read once, kept in memory and removed
  * from the address bar (history.replaceState): the fragment never reaches a server. The page
  * draws from the push channel alone (web/push.js: the state snapshot, the table's events in seq
- * order, chat lines) and calls only the player routes (web/table-actions.js). Its own balance is
+ * order, chat lines): each event moves the model (web/table-state.js), the state is read again
+ * only for a snapshot (connect, resync) and, at a book table, for the crowd's counts (which have
+ * no events) every CROWD_MS. It calls only the player routes (web/table-actions.js). Its own balance is
  * the last one the operator reported plus its own nets of rounds settled since — so it moves when
  * a round is settled, i.e. once every card is shown, never before.
  */
@@ -13,8 +15,9 @@
 
   const I18n = window.BaccI18n;
   const R = window.BaccTableRender;
+  const Model = window.BaccTableState;
   const Actions = window.BaccTableActions;
-  const REFRESH_MS = 80;
+  const CROWD_MS = 30000;
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text, attrs) => R.el(document, tag, cls, text, attrs);
 
@@ -23,7 +26,7 @@
     info: null, state: null, offset: 0, firstSeq: null,
     base: null, baseSeq: 0, nets: [], lastNet: null, systemReveals: 0,
     chip: null, draft: {}, draftRound: null, busy: false, chat: new Map(), notice: '',
-    sub: null, actions: null, refreshTimer: null,
+    sub: null, actions: null, crowdTimer: null,
   };
   const t = (key, args) => I18n.t(S.lang, key, args, S.state ? S.state.profile : null);
 
@@ -87,19 +90,16 @@
     if (S.firstSeq === null || balance !== S.base) S.baseSeq = state.seq;
     if (S.firstSeq === null) S.firstSeq = state.seq;
     S.base = balance;
+    crowdPolls(state);
     const window_ = state.book && state.book.betting;
-    const round = window_ && window_.status === 'open' ? window_.round_number : null;
-    if (round !== S.draftRound) {
-      S.draftRound = round;
-      S.draft = {};
-      S.notice = '';
-    }
+    newWindow(window_ && window_.status === 'open' ? window_.round_number : null);
     staticLabels();
     render();
   }
 
   function onEvents(events) {
     for (const e of events) {
+      S.state = Model.apply(S.state, e);
       const d = e.data || {};
       if ((e.type === 'round_settled' || e.type === 'round_auto_settled') && d.nets &&
           S.me in d.nets) {
@@ -115,20 +115,25 @@
         renderChat();
       } else if (e.type === 'betting_opened') {
         S.lastNet = null;
+        newWindow(d.round_number);
       }
     }
     render();
-    scheduleRefresh();
   }
 
-  /** What the events do not carry (cards, slips' lines, presence) comes with a new snapshot:
-   * one re-read for a burst of batches (REFRESH_MS), not one per batch. */
-  function scheduleRefresh() {
-    if (S.refreshTimer !== null) return;
-    S.refreshTimer = window.setTimeout(() => {
-      S.refreshTimer = null;
-      S.sub.refresh();
-    }, REFRESH_MS);
+  /** A new betting window: the draft of the last one is dropped. */
+  function newWindow(round) {
+    if (round === S.draftRound) return;
+    S.draftRound = round;
+    S.draft = {};
+    S.notice = '';
+  }
+
+  /** At a book table the crowd is counted (no events move the counts): a snapshot every
+   * CROWD_MS while the page is open; elsewhere events move everything the page draws. */
+  function crowdPolls(state) {
+    if (!state.crowd || S.crowdTimer !== null) return;
+    S.crowdTimer = window.setInterval(() => { if (S.sub) S.sub.refresh(); }, CROWD_MS);
   }
 
   function onStatus(status, detail) {
@@ -184,7 +189,7 @@
     $('leave').addEventListener('click', () => act(leave));
   }
 
-  /** The book a confirm or cancel answered: the slip shows at once (the snapshot follows). */
+  /** The book a confirm or cancel answered: the slip shows at once (its event follows). */
   function takeBook(book) {
     const mine = S.state.book && S.state.book.betting;
     if (book && book.betting && mine && book.betting.round_number === mine.round_number) {
@@ -201,14 +206,14 @@
     if (S.lobby) window.location.assign(S.lobby);
   }
 
-  /** One call of the person's: the error's code shown, never swallowed; a refresh after it. */
+  /** One call of the person's: the error's code shown, never swallowed (what it changed comes
+   * back as the table's events). */
   async function act(fn) {
     if (S.busy) return;
     S.busy = true;
     $('error').textContent = '';
     try {
       await fn();
-      if (S.sub) scheduleRefresh();
     } catch (err) {
       showError(err);
     } finally {
@@ -256,6 +261,7 @@
     document.body.dataset.round = s.round ? s.round.round_number : '';
     document.body.dataset.window = S.draftRound === null ? '' : S.draftRound;
     document.body.dataset.systemReveals = S.systemReveals;
+    document.body.dataset.seq = s.seq;
     renderHeader();
     renderDealer();
     renderBoard();
