@@ -5,8 +5,9 @@
  * from the address bar (history.replaceState): the fragment never reaches a server. The page
  * draws from the push channel alone (web/push.js: the state snapshot, the table's events in seq
  * order, chat lines): each event moves the model (web/table-state.js), the state is read again
- * only for a snapshot (connect, resync) and, at a book table, for the crowd's counts (which have
- * no events) every CROWD_MS. It calls only the player routes (web/table-actions.js). Its own balance is
+ * only for a snapshot (connect, resync), for the person's own balance when the operator reports
+ * it (a balance is never in an event: their own place's event asks for it) and, at a book table,
+ * for the crowd's counts (which have no events) every CROWD_MS. It calls only the player routes (web/table-actions.js). Its own balance is
  * the last one the operator reported plus its own nets of rounds settled since — so it moves when
  * a round is settled, i.e. once every card is shown, never before.
  */
@@ -18,15 +19,18 @@
   const Model = window.BaccTableState;
   const Actions = window.BaccTableActions;
   const CROWD_MS = 30000;
+  const REPORT_MS = 80;
+  const OWN_REPORTS = new Set(['seat_taken', 'seat_updated', 'banker_taken', 'banker_updated',
+    'spectator_joined', 'spectator_updated']);
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text, attrs) => R.el(document, tag, cls, text, attrs);
 
   const S = {
     lang: 'en', token: '', lobby: null, api: '', tableId: '', me: '', role: '',
-    info: null, state: null, offset: 0, firstSeq: null,
+    info: null, state: null, offset: null, firstSeq: null,
     base: null, baseSeq: 0, nets: [], lastNet: null, systemReveals: 0,
     chip: null, draft: {}, draftRound: null, busy: false, chat: new Map(), notice: '',
-    sub: null, actions: null, crowdTimer: null,
+    sub: null, actions: null, crowdTimer: null, ownReports: 0, reportTimer: null,
   };
   const t = (key, args) => I18n.t(S.lang, key, args, S.state ? S.state.profile : null);
 
@@ -82,7 +86,7 @@
 
   function onSnapshot(state) {
     S.state = state;
-    S.offset = Date.parse(state.at) - Date.now();
+    clockSample(state.at);
     // the operator's report is in the snapshot when the balance it shows changed (its event
     // may never be delivered: the channel skips what a snapshot already holds); it includes
     // every own net settled up to then
@@ -100,7 +104,9 @@
   function onEvents(events) {
     for (const e of events) {
       S.state = Model.apply(S.state, e);
+      clockSample(e.at);
       const d = e.data || {};
+      if (OWN_REPORTS.has(e.type) && d.bettor_id === S.me) ownReport();
       if ((e.type === 'round_settled' || e.type === 'round_auto_settled') && d.nets &&
           S.me in d.nets) {
         S.nets.push({ seq: e.seq, net: d.nets[S.me] });
@@ -119,6 +125,26 @@
       }
     }
     render();
+  }
+
+  /** The person's own balance, reported by the operator (their place's event says it changed;
+   * the balance itself is only in their own state): one snapshot for a burst of them. */
+  function ownReport() {
+    S.ownReports += 1;
+    if (S.reportTimer !== null) return;
+    S.reportTimer = window.setTimeout(() => {
+      S.reportTimer = null;
+      if (S.sub) S.sub.refresh();
+    }, REPORT_MS);
+  }
+
+  /** The server clock's offset: each server time seen (a snapshot's `at`, an event's) was on
+   * the server's clock no later than now, so offset ≥ at − now; the largest such bound is the
+   * closest (a slow answer or a late delivery only gives a looser one). */
+  function clockSample(at) {
+    const bound = Date.parse(at) - Date.now();
+    if (Number.isNaN(bound)) return;
+    S.offset = S.offset === null ? bound : Math.max(S.offset, bound);
   }
 
   /** A new betting window: the draft of the last one is dropped. */
@@ -262,6 +288,7 @@
     document.body.dataset.window = S.draftRound === null ? '' : S.draftRound;
     document.body.dataset.systemReveals = S.systemReveals;
     document.body.dataset.seq = s.seq;
+    document.body.dataset.ownReports = S.ownReports;
     renderHeader();
     renderDealer();
     renderBoard();
