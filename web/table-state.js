@@ -164,6 +164,9 @@
       return out;
     },
     squeeze_revealed(s, d) {
+      // a step of an earlier round, reported by the next deal: its shoe moves, the round shown
+      // stays the latest
+      if (s.round && s.round.round_id !== d.round_id) return { ...s, shoe: moveShoe(s.shoe, d.shoe) };
       return showRound(s, d);
     },
     shoe_committed(s, d) {

@@ -22,6 +22,7 @@
   const REPORT_MS = 80;
   const OWN_REPORTS = new Set(['seat_taken', 'seat_updated', 'banker_taken', 'banker_updated',
     'spectator_joined', 'spectator_updated']);
+  const SHOWN = new Set(['round_dealt', 'squeeze_revealed']); // they carry the round (events.SHOWN)
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text, attrs) => R.el(document, tag, cls, text, attrs);
 
@@ -107,6 +108,8 @@
       clockSample(e.at);
       const d = e.data || {};
       if (OWN_REPORTS.has(e.type) && d.bettor_id === S.me) ownReport();
+      // an event written before events carried the round (the deploy's moment): a snapshot
+      if (SHOWN.has(e.type) && !d.round) snapshotSoon();
       if ((e.type === 'round_settled' || e.type === 'round_auto_settled') && d.nets &&
           S.me in d.nets) {
         S.nets.push({ seq: e.seq, net: d.nets[S.me] });
@@ -131,6 +134,10 @@
    * the balance itself is only in their own state): one snapshot for a burst of them. */
   function ownReport() {
     S.ownReports += 1;
+    snapshotSoon();
+  }
+
+  function snapshotSoon() {
     if (S.reportTimer !== null) return;
     S.reportTimer = window.setTimeout(() => {
       S.reportTimer = null;

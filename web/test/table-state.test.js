@@ -58,3 +58,22 @@ test('apply is pure: the state given is never changed', () => {
   c.events.reduce(T.apply, start);
   assert.equal(JSON.stringify(start), frozen);
 });
+
+test('a step of an earlier round reported after the next deal moves the shoe, not the round shown', () => {
+  const cell = { col: 0, row: 0, round: 1, result: 'banker', colour: 'red', totals: [7],
+    player_total: 3, banker_total: 7, player_pair: false, banker_pair: false, dots: [] };
+  const state = {
+    seq: 10, seats: {}, watchers: [], book: null, you: null, round: { round_id: 's_r2', status: 'dealt', squeeze: null },
+    shoe: { shoe_id: 's', rounds_dealt: 2, cards_remaining: 200, history: [], roads: { bead_plate: { rows: 6, cells: [] } } },
+  };
+  const event = { seq: 11, type: 'squeeze_revealed', at: '2026-01-01T00:00:00.000Z', data: {
+    round_id: 's_r1', step: 'draws', by: 'system', round: { round_id: 's_r1', status: 'dealt' },
+    shoe: { shoe_id: 's', rounds_dealt: 2, cards_remaining: 199, last: cell },
+  } };
+  const after = T.apply(state, event);
+  assert.equal(after.round.round_id, 's_r2');
+  assert.deepEqual(after.shoe.roads.bead_plate.cells, [cell]);
+  assert.equal(after.shoe.history.length, 1);
+  assert.equal(after.shoe.cards_remaining, 199);
+  assert.equal(after.seq, 11);
+});
