@@ -123,7 +123,8 @@ def _showing(events: Sequence[Change], shows: Shows | None, at: str) -> list[Cha
 def complete(repo: Repository, ev: Emit, moved: RoundRecord | None = None) -> Emit:
     """``ev`` with its ``SHOWN`` events that lack what the table shows (a step the system
     opened, reported by a change about something else) given it: their round and shoe read
-    in one round trip — only when there are such events. ``moved``: the round as the change
+    in one round trip per round (one, but for a deal reporting the previous round's last step)
+    — only when there are such events. ``moved``: the round as the change
     leaves it (settled, voided), shown instead of the round as read."""
     missing = {
         str(e.data["round_id"]) for e in ev.events if e.type in SHOWN and "round" not in e.data
