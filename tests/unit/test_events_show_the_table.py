@@ -5,7 +5,7 @@ table page renders from the push channel alone; the third review's rule, "nothin
 them) and ``shoe`` (its id, rounds dealt, cards remaining, the round's history cell once its
 result shows); ``bet_placed`` carries the slip's lines. Walked over random rounds of both seeds
 with squeezes — nobody squeezing, one squeezer opening, the system opening at ``reveal_by``,
-reported by the squeezer's own reveal, by the table's next change or by the settlement — every
+reported by the squeezer's own reveal, by the table's next change, the settlement or a void — every
 event of the round, in order: no card value, point, result, nets or card count appears in an
 event before the state shows it, and each event's ``round`` and ``shoe`` are the state's, read
 right after it."""
@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from baccarat_api.clock import seconds_after
-from baccarat_api.service import betting, events, presence, squeezing, table_state
+from baccarat_api.service import betting, events, presence, squeezing, table_state, voiding
 from baccarat_api.service.errors import DomainError
 from baccarat_api.service.settling import settle_round
 
@@ -135,7 +135,7 @@ LINES = {
             st.lists(st.tuples(st.sampled_from(["alice", "bob"]), st.integers(0, 3)), max_size=3),
             st.lists(
                 st.tuples(
-                    st.sampled_from(["reveal", "watch", "settle", "wait"]),
+                    st.sampled_from(["reveal", "watch", "settle", "void", "wait"]),
                     st.sampled_from(["initial", "draws"]),
                     st.integers(0, 12),
                 ),
@@ -174,6 +174,8 @@ def test_no_event_shows_anything_before_the_state_and_each_shows_what_it_shows(
                 walk.change(lambda n=name: presence.join_watchers(repo, OP, t, n))
             elif move == "settle":
                 walk.change(lambda r=rid: settle_round(repo, OP, r))
+            elif move == "void":  # a void ends the squeeze: its due steps are reported with it
+                walk.change(lambda r=rid: voiding.void_round(repo, OP, r, reason="misdeal"))
         walk.later(max(elapsed, 0) + 40, dealt.dealt_at)  # every countdown over
         walk.change(lambda r=rid: settle_round(repo, OP, r))
         clock.set(seconds_after(clock(), 1))
