@@ -4,7 +4,10 @@
  * `#token=<player token>&lang=zh|en&lobby=<lobby URL>` is read once, kept in memory and removed
  * from the address bar (history.replaceState): the fragment never reaches a server. The page
  * draws from the push channel alone (web/push.js: the state snapshot, the table's events in seq
- * order, chat lines) and calls only the player routes (web/table-actions.js). Its own balance is
+ * order, chat lines): each event moves the model (web/table-state.js), the state is read again
+ * only for a snapshot (connect, resync), for the person's own balance when the operator reports
+ * it (a balance is never in an event: their own place's event asks for it) and, at a book table,
+ * for the crowd's counts (which have no events) every CROWD_MS. It calls only the player routes (web/table-actions.js). Its own balance is
  * the last one the operator reported plus its own nets of rounds settled since — so it moves when
  * a round is settled, i.e. once every card is shown, never before.
  */
@@ -13,17 +16,22 @@
 
   const I18n = window.BaccI18n;
   const R = window.BaccTableRender;
+  const Model = window.BaccTableState;
   const Actions = window.BaccTableActions;
-  const REFRESH_MS = 80;
+  const CROWD_MS = 30000;
+  const REPORT_MS = 80;
+  const OWN_REPORTS = new Set(['seat_taken', 'seat_updated', 'banker_taken', 'banker_updated',
+    'spectator_joined', 'spectator_updated']);
+  const SHOWN = new Set(['round_dealt', 'squeeze_revealed']); // they carry the round (events.SHOWN)
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text, attrs) => R.el(document, tag, cls, text, attrs);
 
   const S = {
     lang: 'en', token: '', lobby: null, api: '', tableId: '', me: '', role: '',
-    info: null, state: null, offset: 0, firstSeq: null,
+    info: null, state: null, offset: null, firstSeq: null,
     base: null, baseSeq: 0, nets: [], lastNet: null, systemReveals: 0,
     chip: null, draft: {}, draftRound: null, busy: false, chat: new Map(), notice: '',
-    sub: null, actions: null, refreshTimer: null,
+    sub: null, actions: null, crowdTimer: null, ownReports: 0, reportTimer: null,
   };
   const t = (key, args) => I18n.t(S.lang, key, args, S.state ? S.state.profile : null);
 
@@ -79,7 +87,7 @@
 
   function onSnapshot(state) {
     S.state = state;
-    S.offset = Date.parse(state.at) - Date.now();
+    clockSample(state.at);
     // the operator's report is in the snapshot when the balance it shows changed (its event
     // may never be delivered: the channel skips what a snapshot already holds); it includes
     // every own net settled up to then
@@ -87,20 +95,21 @@
     if (S.firstSeq === null || balance !== S.base) S.baseSeq = state.seq;
     if (S.firstSeq === null) S.firstSeq = state.seq;
     S.base = balance;
+    crowdPolls(state);
     const window_ = state.book && state.book.betting;
-    const round = window_ && window_.status === 'open' ? window_.round_number : null;
-    if (round !== S.draftRound) {
-      S.draftRound = round;
-      S.draft = {};
-      S.notice = '';
-    }
+    newWindow(window_ && window_.status === 'open' ? window_.round_number : null);
     staticLabels();
     render();
   }
 
   function onEvents(events) {
     for (const e of events) {
+      S.state = Model.apply(S.state, e);
+      clockSample(e.at);
       const d = e.data || {};
+      if (OWN_REPORTS.has(e.type) && d.bettor_id === S.me) ownReport();
+      // an event written before events carried the round (the deploy's moment): a snapshot
+      if (SHOWN.has(e.type) && !d.round) snapshotSoon();
       if ((e.type === 'round_settled' || e.type === 'round_auto_settled') && d.nets &&
           S.me in d.nets) {
         S.nets.push({ seq: e.seq, net: d.nets[S.me] });
@@ -115,20 +124,49 @@
         renderChat();
       } else if (e.type === 'betting_opened') {
         S.lastNet = null;
+        newWindow(d.round_number);
       }
     }
     render();
-    scheduleRefresh();
   }
 
-  /** What the events do not carry (cards, slips' lines, presence) comes with a new snapshot:
-   * one re-read for a burst of batches (REFRESH_MS), not one per batch. */
-  function scheduleRefresh() {
-    if (S.refreshTimer !== null) return;
-    S.refreshTimer = window.setTimeout(() => {
-      S.refreshTimer = null;
-      S.sub.refresh();
-    }, REFRESH_MS);
+  /** The person's own balance, reported by the operator (their place's event says it changed;
+   * the balance itself is only in their own state): one snapshot for a burst of them. */
+  function ownReport() {
+    S.ownReports += 1;
+    snapshotSoon();
+  }
+
+  function snapshotSoon() {
+    if (S.reportTimer !== null) return;
+    S.reportTimer = window.setTimeout(() => {
+      S.reportTimer = null;
+      if (S.sub) S.sub.refresh();
+    }, REPORT_MS);
+  }
+
+  /** The server clock's offset: each server time seen (a snapshot's `at`, an event's) was on
+   * the server's clock no later than now, so offset ≥ at − now; the largest such bound is the
+   * closest (a slow answer or a late delivery only gives a looser one). */
+  function clockSample(at) {
+    const bound = Date.parse(at) - Date.now();
+    if (Number.isNaN(bound)) return;
+    S.offset = S.offset === null ? bound : Math.max(S.offset, bound);
+  }
+
+  /** A new betting window: the draft of the last one is dropped. */
+  function newWindow(round) {
+    if (round === S.draftRound) return;
+    S.draftRound = round;
+    S.draft = {};
+    S.notice = '';
+  }
+
+  /** At a book table the crowd is counted (no events move the counts): a snapshot every
+   * CROWD_MS while the page is open; elsewhere events move everything the page draws. */
+  function crowdPolls(state) {
+    if (!state.crowd || S.crowdTimer !== null) return;
+    S.crowdTimer = window.setInterval(() => { if (S.sub) S.sub.refresh(); }, CROWD_MS);
   }
 
   function onStatus(status, detail) {
@@ -184,7 +222,7 @@
     $('leave').addEventListener('click', () => act(leave));
   }
 
-  /** The book a confirm or cancel answered: the slip shows at once (the snapshot follows). */
+  /** The book a confirm or cancel answered: the slip shows at once (its event follows). */
   function takeBook(book) {
     const mine = S.state.book && S.state.book.betting;
     if (book && book.betting && mine && book.betting.round_number === mine.round_number) {
@@ -201,14 +239,14 @@
     if (S.lobby) window.location.assign(S.lobby);
   }
 
-  /** One call of the person's: the error's code shown, never swallowed; a refresh after it. */
+  /** One call of the person's: the error's code shown, never swallowed (what it changed comes
+   * back as the table's events). */
   async function act(fn) {
     if (S.busy) return;
     S.busy = true;
     $('error').textContent = '';
     try {
       await fn();
-      if (S.sub) scheduleRefresh();
     } catch (err) {
       showError(err);
     } finally {
@@ -256,6 +294,8 @@
     document.body.dataset.round = s.round ? s.round.round_number : '';
     document.body.dataset.window = S.draftRound === null ? '' : S.draftRound;
     document.body.dataset.systemReveals = S.systemReveals;
+    document.body.dataset.seq = s.seq;
+    document.body.dataset.ownReports = S.ownReports;
     renderHeader();
     renderDealer();
     renderBoard();

@@ -273,7 +273,8 @@ def test_artifacts_hold_what_the_functions_import_and_nothing_for_development(
     assert sorted(p.name for p in web.iterdir()) == [
         "bacc-pf-v1.js", "bacc-pf-v2.js", "booktree.js", "drand.js", "i18n.js", "lobby.html",
         "lobby.js", "money.js", "push.js", "receipt.js", "roads.js", "table-actions.js",
-        "table-render.js", "table.html", "table.js", "verify-v2.js", "verify.html", "verify.js",
+        "table-render.js", "table-state.js", "table.html", "table.js", "verify-v2.js",
+        "verify.html", "verify.js",
     ]  # fmt: skip
     for page in web.iterdir():
         assert not page.is_symlink()

@@ -283,9 +283,9 @@ def test_a_running_tables_life_over_http_is_what_docs_api_md_says(
     events = api.get(f"/v1/tables/{t}/events").body["events"]
     documented = {
         "betting_opened": {"shoe_id", "round_number", "closes_at"},
-        "bet_placed": {"round_number", "bettor_id", "bets", "total"},
+        "bet_placed": {"round_number", "bettor_id", "bets", "total", "lines"},
         "betting_closed": {"shoe_id", "round_number"},
-        "round_dealt": {"round_id", "shoe_id", "round_number", "bettors", "bets"},
+        "round_dealt": {"round_id", "shoe_id", "round_number", "bettors", "bets", "round", "shoe"},
         "round_settled": {"round_id", "nets", "house_take", "lines", "auto_settled"},
         "table_paused": set(),
         "table_resumed": set(),

@@ -208,6 +208,7 @@ def test_slips_are_placed_replaced_and_cancelled_with_their_events(game: Game) -
     assert kinds(game, t, seq) == ["bet_placed", "bet_placed", "bet_placed", "bet_cancelled"]
     assert feed(game, t, seq)[2][1] == {
         "round_number": 1, "bettor_id": "alice", "bets": 1, "total": 3000,
+        "lines": [{"type": "banker", "amount": 3000}],
     }  # fmt: skip
 
 

@@ -140,7 +140,7 @@ def test_the_commit_uses_the_head_and_consumes_it_in_its_own_transaction(game: G
     assert live.open_shoe_id == shoe_id
     assert events_of(game, table_id)[-1] == (
         "shoe_committed",
-        {"shoe_id": shoe_id, "shoe_number": 1},
+        {"shoe_id": shoe_id, "shoe_number": 1, "cards_remaining": 4 * 52},  # star-city, no burn
     )
     # the open shoe: nothing more to commit, the queue untouched, one read
     calls = dict(game.repo.calls)

@@ -179,8 +179,10 @@ def test_the_squeezer_reveals_in_time_and_the_round_read_shows_it(
     assert _code(lambda: squeezing.reveal_round(game.repo, OP, rid, "alice", "initial")) == (
         "already_revealed"
     )
-    last = _feed(game, table_id)[-1]
-    assert last == (
+    kind, data = _feed(game, table_id)[-1]
+    # what the table shows right after: tests/unit/test_events_show_the_table.py
+    assert data.pop("round")["round_id"] == rid and data.pop("shoe")["rounds_dealt"] == 1
+    assert (kind, data) == (
         "squeeze_revealed",
         {"round_id": rid, "step": "initial", "by": "alice", "hands": ["player", "banker"],
          "revealed_at": soon},
@@ -220,6 +222,9 @@ def test_a_step_past_its_deadline_is_reported_by_the_next_change(
     before = len(_feed(game, table_id))
     presence.join_watchers(game.repo, OP, table_id, "wendy")  # the next change at the table
     reported = _feed(game, table_id)[before:]
+    # what the table shows right after: tests/unit/test_events_show_the_table.py
+    assert reported[0][1].pop("round")["round_id"] == dealt.round_id
+    assert reported[0][1].pop("shoe")["rounds_dealt"] == 1
     assert reported == [
         ("squeeze_revealed", {"round_id": dealt.round_id, "step": "initial", "by": "system",
                               "hands": ["player", "banker"],

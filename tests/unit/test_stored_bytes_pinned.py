@@ -174,6 +174,25 @@ def _unplain(value: Any) -> Any:
 NUMBER_ATTRIBUTES = frozenset({"number", "lobby_pk", "lobby_sk"})
 
 
+#: The fields events gained after the old golden was written (issue 27: the table page draws
+#: from the push channel alone): what the table shows right after a deal or a reveal, a slip's
+#: lines, a new shoe's cards remaining. Additive: without them an event is the old bytes.
+SHOWN_FIELDS = ("round", "shoe", "lines", "cards_remaining")
+
+
+def _before_shown(item: dict[str, Any]) -> dict[str, Any]:
+    if item["kind"]["S"] != "event":
+        return item
+    data = json.loads(item["data"]["S"])
+    # (``lines`` of a settlement is its count, there before: a slip's lines are a list)
+    old = {
+        k: v
+        for k, v in data.items()
+        if k not in SHOWN_FIELDS or (k == "lines" and isinstance(v, int))
+    }
+    return {**item, "data": {"S": json.dumps(old, separators=(",", ":"), ensure_ascii=False)}}
+
+
 def test_numbering_changed_nothing_but_the_tables_numbers() -> None:
     """The numbered golden is the old one item for item and answer for answer, but for each
     table's number: its attributes, the write id naming it (packed), its claim and the
@@ -191,7 +210,7 @@ def test_numbering_changed_nothing_but_the_tables_numbers() -> None:
         if was is None:
             continue
         if item["kind"]["S"] != "table":
-            assert item == was, item["sk"]
+            assert _before_shown(item) == was, item["sk"]
             continue
         numbers.append(int(item["number"]["N"]))
         assert {k: v for k, v in item.items() if k not in NUMBER_ATTRIBUTES | {PACKED}} == {

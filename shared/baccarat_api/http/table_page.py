@@ -8,8 +8,10 @@ from __future__ import annotations
 from baccarat_api.http.pages import Page, build_page
 
 PAGE = "table.html"
-#: The scripts in the page's order: the i18n table, roads, the push client, then the page.
-SCRIPTS = ("i18n.js", "roads.js", "push.js", "table-render.js", "table-actions.js", "table.js")
+#: The scripts in the page's order: the i18n table, roads, the push client, then the page (its
+#: model moved by events, drawing, calls, the page).
+SCRIPTS = ("i18n.js", "roads.js", "push.js", "table-state.js", "table-render.js",
+           "table-actions.js", "table.js")  # fmt: skip
 
 
 def table_page() -> Page:

@@ -262,8 +262,9 @@ def place_slip(
         book = {**live.book, bettor_id: slip}
         validate_book(config, live, book, int(window["round_number"]))
         total = sum(int(b["amount"]) for b in bets)
+        lines = [{"type": b["type"], "amount": int(b["amount"])} for b in bets]
         placed = {"round_number": window["round_number"], "bettor_id": bettor_id,
-                  "bets": len(bets), "total": total}  # fmt: skip
+                  "bets": len(bets), "total": total, "lines": lines}  # fmt: skip
         return [("bet_placed", placed)], {"book": book}
 
     try:

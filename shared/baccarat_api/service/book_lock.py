@@ -31,7 +31,7 @@ from baccarat_api.ports.documents import BettingWindow, BookDoc, BookTotalsDoc
 from baccarat_api.ports.records import LiveRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.service.book_slips import book_round_id, in_window, is_book_window, open_book
-from baccarat_api.service.events import LiveMoved, emit
+from baccarat_api.service.events import LiveMoved, complete, emit
 from baccarat_api.service.window import LOCKED
 
 
@@ -45,6 +45,7 @@ def lock_book(repo: Repository, live: LiveRecord, at: str) -> None:
         live, live.operator_id, live.table_id, at, [("betting_closed", closed)],
         betting={**betting, "status": LOCKED},
     )  # fmt: skip
+    ev = complete(repo, ev)
     round_id, epoch = book_round_id(betting), betting["opened_at"]
     try:
         repo.book.lock(live.operator_id, round_id, epoch, also=ev.writes(), what="lock book")

@@ -44,7 +44,14 @@ from baccarat_api.service.book_lock import Sealed
 from baccarat_api.service.common import digest
 from baccarat_api.service.deal_inputs import accepted_bets, bets_of, present
 from baccarat_api.service.errors import DomainError, lost_race, not_found
-from baccarat_api.service.events import Change, LiveMoved, emit, retrying, settled_event
+from baccarat_api.service.events import (
+    Change,
+    LiveMoved,
+    complete,
+    emit,
+    retrying,
+    settled_event,
+)
 from baccarat_api.service.idempotency import IdempotencyRequest, Replayed
 from baccarat_api.service.models import DealRequest, LockedRoundOut, RoundOut
 from baccarat_api.service.money import round_money
@@ -223,7 +230,7 @@ def _deal_round(
     if sealed is not None:  # before the deal's write: the same bytes if it is retried
         repo.chunks.put_leaves(operator_id, record.round_id, sealed.leaves)
     after, proof = shoe_after(deal, record, secret)
-    ev = _deal_events(deal, record, after, idle)
+    ev = complete(repo, _deal_events(deal, record, after, idle))
     try:
         repo.record_round(
             shoe,
@@ -361,6 +368,7 @@ def _deal_events(
         record.dealt_at,
         [*reported, *removed],
         **moved,
+        shows=(record, after),
         squeeze=live_squeeze(record),
         **({"open_shoe_id": None} if deal.last else {}),
     )

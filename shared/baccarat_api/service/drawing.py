@@ -160,7 +160,15 @@ def _dealt_events(deal: Deal, record: RoundRecord, after: ShoeRecord) -> Emit:
     last = deal.table.last_round
     if last is not None and last["round_id"] == record.round_id:
         moved["last_round"] = _unlocked(last, nobody)
-    return emit(deal.live, record.operator_id, record.table_id, record.dealt_at, events, **moved)
+    return emit(
+        deal.live,
+        record.operator_id,
+        record.table_id,
+        record.dealt_at,
+        events,
+        **moved,
+        shows=(record, after),  # round_dealt carries what the table shows (SHOWN)
+    )
 
 
 def _unlocked(last: LastRound, resolved: bool) -> LastRound:

@@ -13,14 +13,15 @@ from dataclasses import replace
 from typing import Any, NotRequired, TypedDict, TypeVar
 
 from baccarat.squeeze import system_reveals
-from baccarat_api.ids import parse_table_id
+from baccarat_api.ids import parse_round_id, parse_table_id
 from baccarat_api.limits import MAX_EVENTS_PAGE
-from baccarat_api.ports.records import EventRecord, LiveRecord, RoundRecord
+from baccarat_api.ports.records import EventRecord, LiveRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import Repository
 from baccarat_api.ports.writes import Emit
 from baccarat_api.service import ticks
 from baccarat_api.service.errors import DomainError, not_found
 from baccarat_api.service.models import EventOut, EventsPageOut
+from baccarat_api.service.views import round_as_shown, shoe_as_shown
 
 #: Every event type, and what its ``data`` carries (docs/api.md says the same).
 EVENT_TYPES: dict[str, str] = {
@@ -36,18 +37,20 @@ EVENT_TYPES: dict[str, str] = {
     "watcher_joined": "bettor_id",
     "watcher_left": "bettor_id",
     "betting_opened": "shoe_id, round_number, closes_at",
-    "bet_placed": "round_number, bettor_id, bets (count), total",
+    "bet_placed": "round_number, bettor_id, bets (count), total, lines (the slip: type, amount "
+    "each; stakes are public at the table)",
     "bet_cancelled": "round_number, bettor_id (and reason: the refusal's code, when a balance or "
     "limits report left the slip refused)",
     "betting_closed": "shoe_id, round_number",
     "betting_cancelled": "shoe_id, round_number, reason (the code that refused its deal), "
     "slips (count)",
-    "round_dealt": "round_id, shoe_id, round_number, bettors (count), bets (count) (and, at a "
-    "bacc-pf-v2 table, beacon: round, signature)",
+    "round_dealt": "round_id, shoe_id, round_number, bettors (count), bets (count), round and "
+    "shoe (what the table shows right after: SHOWN) (and, at a bacc-pf-v2 table, beacon: round, "
+    "signature)",
     "round_locked": "round_id, shoe_id, round_number, locked_at, book_root, beacon (chain_hash, "
     "round, expected_at): a bacc-pf-v2 round's bets locked, its cards wait for that beacon",
     "squeeze_revealed": "round_id, step (initial | draws), by (bettor id or system), hands, "
-    "revealed_at",
+    "revealed_at, round and shoe (what the table shows right after: SHOWN)",
     "urge": "bettor_id, round_id",
     "round_settled": "round_id, nets, house_take, lines, auto_settled (and book.totals at a "
     "book round)",
@@ -56,7 +59,7 @@ EVENT_TYPES: dict[str, str] = {
     "beacon_unavailable: a locked bacc-pf-v2 round whose beacon never came; no cards)",
     "round_settlement_page": "round_id, page, pages, bettors (at most 100 spectators of a book "
     "round: bettor_id, bettor_ref, stake, net; one event per settlement page)",
-    "shoe_committed": "shoe_id, shoe_number",
+    "shoe_committed": "shoe_id, shoe_number, cards_remaining (after the burn)",
     "shoe_ended": "shoe_id, reason (rules | closed), rounds_dealt",
     "table_paused": "(none: a running table's operator paused it)",
     "table_resumed": "(none: a running table's operator resumed it)",
@@ -74,6 +77,80 @@ EVENT_TYPES: dict[str, str] = {
 
 #: An event to report: its type and its data.
 Change = tuple[str, Mapping[str, Any]]
+
+#: The events that carry what the table shows of their round right after them (``round``: the
+#: state's ``round``; ``shoe``: its shoe's counts that moved with it), so a page draws the
+#: table from the push channel alone (docs/design/browsers.md §5) — never anything the state
+#: does not show yet: both are the state's own views (:func:`shown`).
+SHOWN = ("round_dealt", "squeeze_revealed")
+
+#: A round (with the change's own reveals) and its shoe (``None``: not at hand), whose view
+#: the change's ``SHOWN`` events of that round carry.
+Shows = tuple[RoundRecord, ShoeRecord | None]
+
+
+def shown(r: RoundRecord, shoe: ShoeRecord | None, at: str) -> dict[str, Any]:
+    """What the table shows of round ``r`` at ``at`` (``GET …/state``'s views, never a second
+    masking): ``round`` as the state shows it, and (with its shoe) ``shoe``: its id, rounds
+    dealt, the cards remaining (a face-down step's cards counted only once shown) and
+    ``last``, the round's history entry (its bead plate cell) once its result shows, else
+    ``null``."""
+    out: dict[str, Any] = {"round": round_as_shown(r, at)}
+    if shoe is not None:
+        view = shoe_as_shown(shoe, r, at)
+        cells = view["roads"]["bead_plate"]["cells"]
+        last = cells[-1] if cells and cells[-1]["round"] == r.round_number else None
+        out["shoe"] = {
+            "shoe_id": view["shoe_id"],
+            "rounds_dealt": view["rounds_dealt"],
+            "cards_remaining": view["cards_remaining"],
+            "last": last if out["round"]["result"] is not None else None,
+        }
+    return out
+
+
+def _showing(events: Sequence[Change], shows: Shows | None, at: str) -> list[Change]:
+    """``events`` with what the table shows added to those of ``shows``' round."""
+    if shows is None:
+        return list(events)
+    r, shoe = shows
+    view: dict[str, Any] | None = None
+    out: list[Change] = []
+    for kind, data in events:
+        if kind in SHOWN and data.get("round_id") == r.round_id:
+            view = view if view is not None else shown(r, shoe, at)
+            data = {**data, **view}
+        out.append((kind, data))
+    return out
+
+
+def complete(repo: Repository, ev: Emit, moved: RoundRecord | None = None) -> Emit:
+    """``ev`` with its ``SHOWN`` events that lack what the table shows (a step the system
+    opened, reported by a change about something else) given it: their round and shoe read
+    in one round trip per round (one, but for a deal reporting the previous round's last step)
+    — only when there are such events. ``moved``: the round as the change
+    leaves it (settled, voided), shown instead of the round as read."""
+    missing = {
+        str(e.data["round_id"]) for e in ev.events if e.type in SHOWN and "round" not in e.data
+    }
+    if not missing:
+        return ev
+    views: dict[str, Shows] = {}
+    for round_id in sorted(missing):
+        ref = parse_round_id(round_id)
+        if ref is None:
+            continue
+        snap = repo.load(ev.after.operator_id, shoe=ref.shoe, round_=ref)
+        found = moved if moved is not None and moved.round_id == round_id else snap.round
+        if found is not None:
+            views[round_id] = (found, snap.shoe)
+    records = []
+    for e in ev.events:
+        view = views.get(str(e.data.get("round_id"))) if e.type in SHOWN else None
+        if view is not None and "round" not in e.data:
+            e = replace(e, data={**e.data, **shown(view[0], view[1], e.at)})
+        records.append(e)
+    return replace(ev, events=tuple(records))
 
 
 # The data of the events reported by presence, the squeeze, the shoe and the settlement.
@@ -126,6 +203,7 @@ class Urged(TypedDict):
 class ShoeCommitted(TypedDict):
     shoe_id: str
     shoe_number: int
+    cards_remaining: int
 
 
 class ShoeEnded(TypedDict):
@@ -164,19 +242,23 @@ def emit(
     table_id: str,
     at: str,
     events: Sequence[Change],
+    *,
+    shows: Shows | None = None,
     **changes: Any,
 ) -> Emit:
     """The events ``(type, data)`` numbered after ``live`` (``None``: the table has none yet),
     and the live state moved past them (plus ``changes`` of its other fields). First come the
     ``squeeze_revealed`` events of the steps the system opened at their deadline since the last
-    change (:func:`baccarat.squeeze.system_reveals`; ``service/squeezing.py``)."""
+    change (:func:`baccarat.squeeze.system_reveals`; ``service/squeezing.py``). With ``shows``
+    (the round the change moved, as it leaves it, and its shoe) the ``SHOWN`` events of that
+    round carry what the table shows right after (:func:`shown`; the others: :func:`complete`)."""
     before = live
     base = live if live is not None else LiveRecord(operator_id, table_id)
     # a squeeze step the system opened at its deadline is reported by the first change after it
     system, squeeze = system_reveals(base.squeeze, changes.get("squeeze", base.squeeze), at)
     if system or "squeeze" in changes:
         changes["squeeze"] = squeeze
-    events = [*system, *events]
+    events = _showing([*system, *events], shows, at)
     records = tuple(
         EventRecord(operator_id, table_id, base.seq + i, kind, at, dict(data), base.push_epoch)
         for i, (kind, data) in enumerate(events, start=1)

@@ -11,7 +11,7 @@ from baccarat_api.ports.records import LiveRecord, TableRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.writes import Emit, Write
 from baccarat_api.service import idempotency
-from baccarat_api.service.events import Change, LiveMoved, emit, retrying
+from baccarat_api.service.events import Change, LiveMoved, complete, emit, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.reading import table_live
 
@@ -34,6 +34,7 @@ def commit(
     """``out``, once the live change ``ev`` (with ``writes``) is written with ``out`` recorded
     as the answer to ``idem``; :class:`~.events.LiveMoved` when the live state moved since it
     was read (a duplicate that lost replays the first answer on its next attempt)."""
+    ev = complete(repo, ev)
     stored = (
         idempotency.record(repo.clock(), idem, operator_id, idempotency.answer(out))
         if idem

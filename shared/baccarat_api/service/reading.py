@@ -142,18 +142,35 @@ def round_live(
 ) -> tuple[RoundRecord, LiveRecord | None]:
     """The round and its table's live state; with ``idem``, a live record replays
     ``answer(round)``."""
+    snap = round_snapshot(repo, operator_id, round_id, idem, answer)
+    assert snap.round is not None
+    return snap.round, snap.live
+
+
+def round_snapshot(
+    repo: Repository,
+    operator_id: str,
+    round_id: str,
+    idem: IdempotencyRequest | None = None,
+    answer: Callable[[RoundRecord], dict[str, Any]] | None = None,
+    *,
+    shoe: bool = False,
+) -> Snapshot:
+    """:func:`round_live`'s read as read (with ``shoe``, the round's shoe too: in the same
+    round trip); 404 when the round is unknown."""
     ref = parse_round_id(round_id)
     snap = Snapshot()
     if ref is not None:
+        keys: dict[str, Any] = {"round_": ref, "live": ref.table_id}
+        if shoe:
+            keys["shoe"] = ref.shoe
         if idem is None:
-            snap = repo.load(operator_id, round_=ref, live=ref.table_id)
+            snap = repo.load(operator_id, **keys)
         else:
-            snap = idempotency.load(
-                repo, operator_id, idem, _render(answer), round_=ref, live=ref.table_id
-            )
+            snap = idempotency.load(repo, operator_id, idem, _render(answer), **keys)
     if snap.round is None:
         raise _missing(repo, operator_id, round_id)
-    return snap.round, snap.live
+    return snap
 
 
 def _missing(repo: Repository, operator_id: str, round_id: str) -> DomainError:

@@ -44,7 +44,7 @@ from baccarat_api.ports.chunks import (
 from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.ports.writes import Put
-from baccarat_api.service.events import ATTEMPTS, emit
+from baccarat_api.service.events import ATTEMPTS, complete, emit
 
 #: Rounds whose book tree a process keeps (a worker runs the chunks of few rounds at once).
 TREES_CACHED = 8
@@ -254,7 +254,7 @@ def _report(repo: Repository, r: RoundRecord, out: ChunkOut, progress: Progress)
         for _ in range(ATTEMPTS * 4):
             live = repo.load(op, live=r.table_id).live
             at = repo.clock()
-            ev = emit(live, op, r.table_id, at, [page_event(r, out)])
+            ev = complete(repo, emit(live, op, r.table_id, at, [page_event(r, out)]))
             marker = ChunkEmitted(op, r.table_id, r.shoe_number, r.round_number, out.chunk, at)
             try:
                 repo.emitting("settlement page", [Put(marker)], ev)

@@ -21,7 +21,7 @@ from baccarat_api.ports.records import RoundRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.service import book_presence, idempotency, settle_chunks
 from baccarat_api.service.after_round import after_resolution
-from baccarat_api.service.events import emit, retrying, settled_event
+from baccarat_api.service.events import complete, emit, retrying, settled_event
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import settlement_out
@@ -73,6 +73,7 @@ def _settle_round(
     removed, moved = after_resolution(TableConfig.from_dict(r.config), live, r, voided=False)
     reported = [settled_event(r, auto), *removed]
     ev = emit(live, operator_id, r.table_id, settled.settled_at, reported, **moved)
+    ev = complete(repo, ev, settled)
     try:
         repo.save_settlement(r, settled.settled_at, auto, record, write_id=wid, emit=ev)
     except (ConditionFailed, OutcomeUnknown) as exc:

@@ -11,6 +11,7 @@ TransactWriteItems (the change, the live state, the events) = 2."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, cast
 
 from baccarat.profiles import Banking, TableConfig
@@ -29,7 +30,7 @@ from baccarat_api.service.events import SqueezeRevealed, Urged, emit, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.live import Decision, commit, live_change
 from baccarat_api.service.models import RevealOut, UrgeOut
-from baccarat_api.service.reading import round_live, table_live
+from baccarat_api.service.reading import round_snapshot, table_live
 from baccarat_api.service.reveals import plan_seconds, shown_plan, squeeze_view
 from baccarat_api.service.window import window_status
 
@@ -47,7 +48,9 @@ def reveal_round(
     the first answer, not 409 ``already_revealed``."""
 
     def attempt() -> RevealOut:
-        r, live = round_live(repo, operator_id, round_id, idem)
+        snap = round_snapshot(repo, operator_id, round_id, idem, shoe=True)
+        r, live = snap.round, snap.live
+        assert r is not None
         if r.void is not None:
             raise DomainError("round_voided", f"round {round_id} is voided")
         if r.squeeze is None:
@@ -78,7 +81,8 @@ def reveal_round(
             round_id=round_id, step=step, by=bettor_id, hands=record["hands"], revealed_at=at
         )
         event = ("squeeze_revealed", data)
-        ev = emit(live, operator_id, r.table_id, at, [event], **changes)
+        shows = (replace(r, reveals=reveals), snap.shoe)
+        ev = emit(live, operator_id, r.table_id, at, [event], shows=shows, **changes)
         moved = Update(
             RoundRecord,
             (r.operator_id, r.table_id, r.shoe_number, r.round_number),

@@ -45,6 +45,7 @@ from baccarat_api.service.events import (
     LiveMoved,
     ShoeCommitted,
     ShoeEnded,
+    complete,
     emit,
     retrying,
 )
@@ -270,7 +271,11 @@ def commit_next_shoe(
     shoe = replace(shoe, close_by=seconds_after(shoe.created_at, shoe.idle_shoe_close_seconds))
     del secret
     view = shoe_view(shoe)
-    committed = ("shoe_committed", ShoeCommitted(shoe_id=shoe.shoe_id, shoe_number=number))
+    remaining = shoe_state_view(shoe)["cards_remaining"]
+    committed = (
+        "shoe_committed",
+        ShoeCommitted(shoe_id=shoe.shoe_id, shoe_number=number, cards_remaining=remaining),
+    )
     ev = emit(
         live,
         operator_id,
@@ -280,6 +285,7 @@ def commit_next_shoe(
         open_shoe_id=shoe.shoe_id,
         **_clock_changes(live, queued),
     )
+    ev = complete(repo, ev)
     try:
         repo.commit_shoe(table, shoe, idempotency.record(repo.clock(), idem, operator_id, view), ev)
     except (ConditionFailed, OutcomeUnknown) as exc:
@@ -473,6 +479,7 @@ def _close_shoe(
         open_shoe_id=None,
         **window,
     )
+    ev = complete(repo, ev)
     try:
         repo.close_shoe(
             shoe, after, proof, idempotency.record(repo.clock(), idem, operator_id, view), ev

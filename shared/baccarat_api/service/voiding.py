@@ -24,7 +24,7 @@ from baccarat_api.ports.writes import Emit
 from baccarat_api.service import book_presence, idempotency, settle_chunks
 from baccarat_api.service.after_round import after_resolution
 from baccarat_api.service.errors import DomainError, lost_race
-from baccarat_api.service.events import LiveMoved, emit, money_summary, retrying
+from baccarat_api.service.events import LiveMoved, complete, emit, money_summary, retrying
 from baccarat_api.service.idempotency import IdempotencyRequest
 from baccarat_api.service.models import SettlementOut
 from baccarat_api.service.money import void_out
@@ -124,7 +124,7 @@ def _void_round(
     seq = 0 if live is None else live.seq
     wid = write_id(operator_id, "void", round_id, {"reason": reason, "note": note}, idem, seq)
     record = idempotency.record(repo.clock(), idem, operator_id, round_id=round_id)
-    ev = _void_events(r, live, void)
+    ev = complete(repo, _void_events(r, live, void), replace(r, void=void))
     try:
         repo.void_round(r, void, record, write_id=wid, emit=ev)
     except (ConditionFailed, OutcomeUnknown) as exc:

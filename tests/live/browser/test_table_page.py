@@ -236,6 +236,7 @@ def play(
                 hostile_chat(bob, alice)
         for p in people:
             assert p.page.errors() == [], p.page.errors()
+            state_reads(p, table_id)
             p.click("#leave")
             p.until("the lobby", "location.pathname === '/lobby' && "
                     "document.querySelectorAll('.table').length > 0", timeout=10)  # fmt: skip
@@ -336,6 +337,25 @@ def play_round(
             timeout=5,
         )
     assert alice.view()["result"] == bob.view()["result"]
+
+
+#: The page's reads of ``GET …/state`` over its rounds beyond one per report of the person's own
+#: balance (private: never in an event): the snapshot when it connects, and a reconnect or resync
+#: at most — never one per event (the events carry what the page draws: web/table-state.js).
+MAX_SNAPSHOTS = 2
+
+
+def state_reads(p: Person, table_id: str) -> int:
+    """How often ``p``'s page read the table's state (the browser's own request log, CDP's
+    Network domain), asserted to be its snapshots only."""
+    path = f"/v1/tables/{table_id}/state"
+    urls = p.page.requested_urls()
+    reads = [u for u in urls if u.split("?")[0].endswith(path)]
+    applied = int(p.js("Number(document.body.dataset.seq || 0)"))
+    own = int(p.js("Number(document.body.dataset.ownReports || 0)"))
+    print(f"{p.name}: {len(reads)} state reads ({own} own balance reports) up to seq {applied}")
+    assert 1 <= len(reads) <= MAX_SNAPSHOTS + own, (p.name, len(reads), own, applied)
+    return len(reads)
 
 
 def chat(author: Person, reader: Person, text: str) -> None:

@@ -1,0 +1,1 @@
+../../../../web/table-state.js

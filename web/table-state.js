@@ -1,0 +1,243 @@
+/*
+ * The table page's model, moved by the push channel alone: a snapshot (`GET …/state`) and then
+ * each table event, applied in `seq` order by `apply(state, event) → state` (pure: the state
+ * given is never changed). The events carry what the table shows (docs/api.md "Table events"):
+ * a slip's lines (`bet_placed`), the round as the state shows it right after a deal or a reveal
+ * and the shoe's counts that moved with it (`round_dealt`, `squeeze_revealed`), a new shoe's
+ * cards remaining (`shoe_committed`) — so the page never re-reads the state per event.
+ *
+ * `drawn(state)` is what the page draws of a state (tested under Node: a snapshot with the
+ * events after it applied draws what the state read after them draws, web/test/table-state.test.js).
+ * One file, no imports; a classic <script> (globalThis.BaccTableState) or a CommonJS module.
+ */
+(function (root) {
+  'use strict';
+
+  const HISTORY = 30; // the last results the state's history holds (baccarat/roads.py)
+  const SETTLED = { round_settled: 'settled', round_auto_settled: 'auto_settled', round_voided: 'voided' };
+
+  const copy = (o) => (o === null || o === undefined ? o : { ...o });
+
+  /** The phase and its deadline, as the state derives them from its window and round. */
+  function phaseOf(s) {
+    const b = s.book && s.book.betting;
+    if (b && b.status === 'open') return ['betting', b.closes_at];
+    if (b && (b.status === 'closed' || b.status === 'locked')) return ['closed', s.deadline || null];
+    const r = s.round;
+    if (!r) return ['idle', null];
+    if (r.squeeze && r.status !== 'voided') {
+      const steps = r.squeeze.steps || {};
+      for (const step of ['initial', 'draws']) {
+        if (steps[step] && steps[step].status === 'squeezing') return ['squeeze', steps[step].reveal_by];
+      }
+    }
+    if (r.status === 'dealt') return ['dealt', r.settle_by];
+    return ['settled', null];
+  }
+
+  function withPhase(s) {
+    const [phase, deadline] = phaseOf(s);
+    return { ...s, phase, deadline };
+  }
+
+  function me(s) {
+    return s.you ? s.you.bettor_id : null;
+  }
+
+  function place(s, where) {
+    return s.you ? { ...s, you: { ...s.you, place: where } } : s;
+  }
+
+  function seatOf(s, bettor) {
+    for (const [n, who] of Object.entries(s.seats || {})) if (who && who.bettor_id === bettor) return n;
+    return null;
+  }
+
+  function person(id) {
+    return { bettor_id: id, balance: null, level: null };
+  }
+
+  /** The shoe moved by an event's `shoe` (a round's history cell appended once its result shows). */
+  function moveShoe(shoe, moved) {
+    if (!moved) return shoe;
+    if (!shoe || shoe.shoe_id !== moved.shoe_id) return shoe;
+    const out = { ...shoe, rounds_dealt: moved.rounds_dealt, cards_remaining: moved.cards_remaining };
+    const last = moved.last;
+    const roads = shoe.roads || { bead_plate: { rows: 6, cells: [] } };
+    const cells = (roads.bead_plate && roads.bead_plate.cells) || [];
+    if (last && !cells.some((c) => c.round === last.round)) {
+      const entry = { ...last };
+      delete entry.col;
+      delete entry.row;
+      out.roads = { ...roads, bead_plate: { ...roads.bead_plate, cells: [...cells, last] } };
+      out.history = [...(shoe.history || []), entry].slice(-HISTORY);
+    }
+    out.last_round_id = `${moved.shoe_id}_r${moved.rounds_dealt}`;
+    return out;
+  }
+
+  function slips(book, key, slip) {
+    const out = { ...book, seats: { ...book.seats }, spectators: { ...book.spectators } };
+    for (const where of ['seats', 'spectators']) {
+      for (const [k, v] of Object.entries(out[where])) if (v.bettor_id === key) delete out[where][k];
+    }
+    if (slip) {
+      if (slip.seat !== null) out.seats[slip.seat] = slip;
+      else out.spectators[key] = slip;
+    }
+    out.total = [...Object.values(out.seats), ...Object.values(out.spectators)]
+      .reduce((sum, v) => sum + v.total, 0);
+    return out;
+  }
+
+  const HANDLERS = {
+    seat_taken(s, d) {
+      const out = { ...s, seats: { ...s.seats, [d.seat]: person(d.bettor_id) } };
+      return d.bettor_id === me(s) ? place(out, `seat ${d.seat}`) : out;
+    },
+    seat_vacated(s, d) {
+      const seats = { ...s.seats };
+      delete seats[d.seat];
+      const out = { ...s, seats };
+      return d.bettor_id === me(s) ? place(out, null) : out;
+    },
+    banker_taken(s, d) {
+      const out = { ...s, banker: person(d.bettor_id) };
+      return d.bettor_id === me(s) ? place(out, 'banker') : out;
+    },
+    banker_left(s, d) {
+      const out = { ...s, banker: null };
+      return d.bettor_id === me(s) ? place(out, null) : out;
+    },
+    spectator_joined(s, d) {
+      const out = { ...s, spectators: { ...s.spectators, [d.bettor_id]: person(d.bettor_id) } };
+      return d.bettor_id === me(s) ? place(out, 'spectator') : out;
+    },
+    spectator_left(s, d) {
+      const spectators = { ...s.spectators };
+      delete spectators[d.bettor_id];
+      const out = { ...s, spectators };
+      return d.bettor_id === me(s) ? place(out, null) : out;
+    },
+    spectators_removed(s, d) {
+      const spectators = { ...s.spectators };
+      for (const id of d.first || []) delete spectators[id];
+      return { ...s, spectators };
+    },
+    watcher_joined(s, d) {
+      const watchers = (s.watchers || []).includes(d.bettor_id) ? s.watchers : [...(s.watchers || []), d.bettor_id];
+      const out = { ...s, watchers };
+      return d.bettor_id === me(s) && !(s.you && s.you.place) ? place(out, 'watcher') : out;
+    },
+    watcher_left(s, d) {
+      const out = { ...s, watchers: (s.watchers || []).filter((w) => w !== d.bettor_id) };
+      return d.bettor_id === me(s) && s.you && s.you.place === 'watcher' ? place(out, null) : out;
+    },
+    betting_opened(s, d) {
+      const betting = { shoe_id: d.shoe_id, round_number: d.round_number, closes_at: d.closes_at, status: 'open' };
+      return { ...s, book: { table_id: s.table_id, betting, seats: {}, spectators: {}, total: 0 } };
+    },
+    bet_placed(s, d) {
+      if (!s.book || !s.book.betting) return s;
+      const seat = seatOf(s, d.bettor_id);
+      const slip = {
+        bettor_id: d.bettor_id, seat: seat === null ? null : Number(seat),
+        bets: (d.lines || []).map((l) => ({ type: l.type, amount: l.amount })), total: d.total,
+      };
+      return { ...s, book: slips(s.book, d.bettor_id, slip) };
+    },
+    bet_cancelled(s, d) {
+      return s.book && s.book.betting ? { ...s, book: slips(s.book, d.bettor_id, null) } : s;
+    },
+    betting_closed(s) {
+      return windowStatus(s, 'closed');
+    },
+    betting_cancelled(s) {
+      return windowStatus(s, 'cancelled');
+    },
+    round_dealt(s, d) {
+      let out = showRound(s, d);
+      const b = out.book && out.book.betting;
+      if (b && b.round_number === d.round_number && b.shoe_id === d.shoe_id) {
+        out = { ...out, book: { ...out.book, betting: { ...b, status: 'dealt', round_id: d.round_id } } };
+      }
+      return out;
+    },
+    squeeze_revealed(s, d) {
+      // a step of an earlier round, reported by the next deal: its shoe moves, the round shown
+      // stays the latest
+      if (s.round && s.round.round_id !== d.round_id) return { ...s, shoe: moveShoe(s.shoe, d.shoe) };
+      return showRound(s, d);
+    },
+    shoe_committed(s, d) {
+      const shoe = {
+        shoe_id: d.shoe_id, shoe_number: d.shoe_number, status: 'open', rounds_dealt: 0,
+        cards_remaining: d.cards_remaining, history: [], roads: { bead_plate: { rows: 6, cells: [] } },
+        last_round_id: null,
+      };
+      return { ...s, shoe, round: null };
+    },
+    shoe_ended(s, d) {
+      return s.shoe && s.shoe.shoe_id === d.shoe_id ? { ...s, shoe: { ...s.shoe, status: 'ended' } } : s;
+    },
+    table_paused(s) {
+      return s.clock ? { ...s, clock: { ...s.clock, paused: true } } : s;
+    },
+    table_resumed(s) {
+      return s.clock ? { ...s, clock: { ...s.clock, paused: false } } : s;
+    },
+  };
+
+  function windowStatus(s, status) {
+    const b = s.book && s.book.betting;
+    return b ? { ...s, book: { ...s.book, betting: { ...b, status } } } : s;
+  }
+
+  function showRound(s, d) {
+    if (!d.round) return s;
+    return { ...s, round: d.round, shoe: moveShoe(s.shoe, d.shoe) };
+  }
+
+  /** The state after `event` (an event at or before the state's `seq` changes nothing). */
+  function apply(state, event) {
+    if (!state || event.seq <= state.seq) return state;
+    let out = { ...state, seq: event.seq };
+    const d = event.data || {};
+    const handler = HANDLERS[event.type];
+    if (handler) out = handler(out, d);
+    if (SETTLED[event.type] && out.round && out.round.round_id === d.round_id) {
+      out = { ...out, round: { ...out.round, status: SETTLED[event.type] } };
+    }
+    return withPhase(out);
+  }
+
+  /** What the page draws of a state: presence, the window and its slips, the shoe, the round. */
+  function drawn(s) {
+    const b = s.book && s.book.betting;
+    const slipsOf = (o) => Object.fromEntries(Object.entries(o || {}).map(([k, v]) => [
+      k, { bettor_id: v.bettor_id, bets: v.bets.map((x) => [x.type, x.amount]), total: v.total },
+    ]));
+    const cells = s.shoe && s.shoe.roads && s.shoe.roads.bead_plate ? s.shoe.roads.bead_plate.cells : [];
+    return {
+      seq: s.seq,
+      phase: s.phase,
+      deadline: s.phase === 'betting' || s.phase === 'squeeze' ? s.deadline : null,
+      seats: Object.fromEntries(Object.entries(s.seats || {}).map(([n, v]) => [n, v.bettor_id])),
+      banker: s.banker ? s.banker.bettor_id : null,
+      spectators: Object.keys(s.spectators || {}).sort(),
+      watchers: s.watchers || [],
+      place: s.you ? s.you.place : null,
+      window: b ? { round_number: b.round_number, open: b.status === 'open', dealt: b.status === 'dealt' } : null,
+      slips: b ? { seats: slipsOf(s.book.seats), spectators: slipsOf(s.book.spectators) } : null,
+      shoe: s.shoe ? {
+        shoe_id: s.shoe.shoe_id, rounds_dealt: s.shoe.rounds_dealt, cards_remaining: s.shoe.cards_remaining,
+        history: s.shoe.history, cells, status: s.shoe.status,
+      } : null,
+      round: s.round,
+    };
+  }
+
+  const api = { apply, drawn, phaseOf, moveShoe };
+  if (typeof module === 'object' && module.exports) module.exports = api;
+  else root.BaccTableState = api;
+})(typeof globalThis !== 'undefined' ? globalThis : this);
