@@ -34,7 +34,7 @@ def delivered(monkeypatch: pytest.MonkeyPatch) -> list[Tick]:
     got: list[Tick] = []
     lock = threading.Lock()
 
-    def fake(repo: Any, shoes: Any, vault: Any, t: Tick) -> table_clock.Outcome:
+    def fake(repo: Any, shoes: Any, vault: Any, t: Tick, beacon: Any = None) -> table_clock.Outcome:
         with lock:
             got.append(t)
         return "done"

@@ -62,7 +62,7 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> list[Tick]:
     """``run_tick`` recorded; a tick of table ``tbl_bad`` fails."""
     got: list[Tick] = []
 
-    def fake(repo: Any, shoes: Any, vault: Any, t: Tick) -> table_clock.Outcome:
+    def fake(repo: Any, shoes: Any, vault: Any, t: Tick, beacon: Any = None) -> table_clock.Outcome:
         if t["table_id"] == "tbl_bad":
             raise RuntimeError("the store said no")
         got.append(t)

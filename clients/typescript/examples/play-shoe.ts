@@ -251,9 +251,13 @@ async function play(api: BaccaratClient, game: Game): Promise<Played> {
     const number = played.rounds.length + 1;
     const bets = profile === 'star-city' ? starCityBets(game.rng, played.balances) : bidSqueezeBets(game.rng, played.balances, number);
     const playerBanker = banking === 'player_banker' ? { bettor_id: PLAYER_BANKER, balance: played.balances[PLAYER_BANKER]! } : null;
-    const dealt = await unwrap(
+    const answer = await unwrap(
       api.POST('/v1/shoes/{shoe_id}/rounds', { params: shoeId, body: { bets, player_banker: playerBanker } }),
     );
+    // a bacc-pf-v2 table answers 202 with the round locked (its cards follow the beacon): this
+    // example plays bacc-pf-v1 tables (examples/play_shoe.py --fairness bacc-pf-v2 plays v2)
+    if (!('player' in answer)) throw new Error(`round ${answer.round_id} is ${answer.status}: a bacc-pf-v2 table`);
+    const dealt = answer;
     played.rounds.push(dealt);
     played.bets += bets.length;
     status = dealt.shoe_status;

@@ -448,19 +448,13 @@ class StateWrites(ABC):
         between two finalisers — and, in the same transaction, the shoe's line of the table's
         fairness summary and the totals it adds to (made if missing). A lost condition brings
         the winner's proof back (``ConditionFailed.existing``)."""
-        iv = line.interventions
-        totals = {
-            "shoes": 1,
-            "voided_rounds": int(iv["voided_rounds"]),
-            "voided_player_net": int(iv["voided_player_net"]),
-            "voided_player_banker_net": int(iv.get("voided_player_banker_net", 0)),
-            "closed_early": int(bool(iv["closed_early"])),
-            "rounds_dealt": int(iv["rounds_dealt"]),
-            # a bacc-pf-v2 shoe's unknowable count (None) adds what it dealt: a lower bound
-            "rounds_possible": int(
-                iv["rounds_dealt"] if iv["rounds_possible"] is None else iv["rounds_possible"]
-            ),
-        }
+        iv: dict[str, Any] = dict(line.interventions)
+        counted = ("voided_rounds", "voided_player_net", "voided_player_banker_net", "rounds_dealt")
+        totals = {"shoes": 1, "closed_early": int(bool(iv["closed_early"]))}
+        totals |= {k: int(iv.get(k, 0)) for k in counted}
+        # a bacc-pf-v2 shoe's unknowable count (None) adds what it dealt: a lower bound
+        possible = iv["rounds_possible"]
+        totals["rounds_possible"] = int(iv["rounds_dealt"] if possible is None else possible)
         writes: list[Write] = [
             Update(
                 ProofRecord,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, cast
+from typing import TypedDict, cast
 
 from baccarat import pf2proof, proofdoc
 from baccarat_api.ids import RoundRef, ShoeRef, parse_shoe_id, parse_table_id
@@ -29,8 +29,8 @@ from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHisto
 from baccarat_api.ports.vault import SecretVault
 from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.models import FairnessOut, SigningKeysOut
+from baccarat_api.service.private_proof import private_proof
 from baccarat_api.service.reveals import cards_shown
-from baccarat_api.service.views import derived_header, private_round
 
 #: The split rule's page budget (``proofdoc.PAGE_BUDGET``; tests lower it to make pages).
 PAGE_BUDGET = proofdoc.PAGE_BUDGET
@@ -62,47 +62,6 @@ class Finalised:
 
     pages: list[bytes]
     signature: ProofSignature
-
-
-# --- the private final proof ---------------------------------------------------------------------
-
-
-def private_proof(shoe: ShoeRecord, rounds: Sequence[RoundRecord]) -> dict[str, Any]:
-    """The private final proof ``proofdoc.public_proof`` takes, from the ended shoe's record
-    and its round records (in order, every one resolved)."""
-    header, derived = derived_header(shoe)
-    if shoe.fairness == pf2proof.SPEC:  # cards drawn by each round's lock and beacon
-        assert shoe.beacon is not None
-        v2 = [_with_book(_v2_round(r), r) for r in rounds]
-        return {**header, "fairness": shoe.fairness, "beacon": dict(shoe.beacon), "rounds": v2}
-    return {
-        **header,
-        "rounds": [
-            _with_book(private_round(r, d), r) for r, d in zip(rounds, derived, strict=False)
-        ],
-    }
-
-
-def _v2_round(r: RoundRecord) -> dict[str, Any]:
-    """A bacc-pf-v2 round as ``pf2proof.public_proof_v2`` takes it: its lock and beacon (none
-    for a ``beacon_unavailable`` void whose beacon never came), bets, money; its cards are drawn
-    there from the lock and the beacon, not copied from the record."""
-    row: dict[str, Any] = {
-        "round_number": r.round_number,
-        "dealt_at": r.dealt_at,
-        "bets": r.bets,
-        "player_banker": r.player_banker,
-        "settlement": r.settlement,
-        "void": r.void,
-        "lock": r.lock,
-    }
-    return row if r.beacon is None else {**row, "beacon": r.beacon}
-
-
-def _with_book(private: dict[str, Any], r: RoundRecord) -> dict[str, Any]:
-    """A round of a ``bet_behind: book`` table carries its locked book (root, count, totals):
-    its proof is ``bacc-pf-v1.1`` (``proofdoc.public_proof``). Every other round is unchanged."""
-    return private if r.book is None else {**private, "book": r.book}
 
 
 def _pending_error(unresolved: Sequence[tuple[int, str | None]]) -> DomainError:
