@@ -34,14 +34,15 @@ def _ms(iso: str) -> int:
 def play_v2_shoe(
     api: httpx.Client, rounds: int, seen_before: list[float] | None = None
 ) -> tuple[dict[str, Any], str]:
-    """A running v2 table (star-city, betting 1 s, no squeeze, no pause) with a client seed
-    given in advance and alice seated: she confirms a Banker slip each window; after ``rounds``
-    rounds the operator pauses the table and closes the shoe (409 while a round is locked).
-    The table and its shoe's id; into ``seen_before``, for each round, how many ms before its
-    beacon round's time a watcher of the feed read its ``round_locked``."""
+    """A running v2 table (star-city, betting 3 s: a loaded machine still gets the slip in; no
+    squeeze, no pause) with a client seed given in advance and alice seated: she confirms a
+    Banker slip each window; after ``rounds`` rounds the operator pauses the table and closes the
+    shoe (409 while a round is locked). The table and its shoe's id; into ``seen_before``, for
+    each round, how many ms before its beacon round's time a watcher of the feed read its
+    ``round_locked``."""
     table = api.post("/v1/tables", json={
         "profile": "star-city", "tier": "star-city-fun", "banking": "house",
-        "dealing": "auto", "betting_seconds": 1, "squeeze_seconds": 0, "pause_seconds": 0,
+        "dealing": "auto", "betting_seconds": 3, "squeeze_seconds": 0, "pause_seconds": 0,
         "fairness": "bacc-pf-v2",
     }).json()  # fmt: skip
     t = table["table_id"]

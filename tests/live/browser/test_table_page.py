@@ -30,7 +30,7 @@ pytestmark = pytest.mark.live
 
 ROOT = Path(__file__).resolve().parents[3]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "table-page"
-TIMINGS = {"dealing": "auto", "betting_seconds": 4, "squeeze_seconds": 3, "pause_seconds": 1}
+TIMINGS = {"dealing": "auto", "betting_seconds": 6, "squeeze_seconds": 3, "pause_seconds": 1}
 MARKUP = "<img src=x onerror=alert(1)>"
 HOSTILE = MARKUP + "\u202e"  # a right-to-left override: refused, never cleaned
 
