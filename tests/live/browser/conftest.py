@@ -328,6 +328,16 @@ class Page:
             since=mark,
             timeout=timeout,
         )
+        # a new tab's own about:blank may fire its load event after ``mark``: wait until the
+        # document is the one asked for and complete (every script run), or say where it is
+        deadline = time.monotonic() + timeout
+        while True:
+            where = self.eval("[location.href.slice(0, 120), document.readyState]")
+            if where[0] != "about:blank" and where[1] == "complete":
+                return
+            if time.monotonic() > deadline:
+                raise CDPError(f"navigation to {url[:120]} did not complete: {where}")
+            time.sleep(0.05)
 
     def eval(self, expression: str) -> Any:
         reply = self.send(
@@ -482,7 +492,12 @@ class Server:
         self.extra: dict[str, tuple[int, str, bytes]] = {}
         handler = type("Handler", (_Handler,), {"proofs": proofs, "extra": self.extra})
         self.proofs = proofs
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        # a page asks for its ten scripts at once; the default backlog (5) drops connections
+        # on a loaded machine and Chromium's SYN retries then take seconds each
+        server_class = type(
+            "Httpd", (http.server.ThreadingHTTPServer,), {"request_queue_size": 128}
+        )
+        self.httpd = server_class(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
