@@ -198,6 +198,7 @@ var BaccaratPush = (() => {
     async function snapshot() {
       const { body } = await get("/state");
       const state = body;
+      if (last !== null && state.seq < last) return;
       pushUrl = state.push_url;
       last = state.seq;
       you = state.you?.bettor_id ?? null;

@@ -172,9 +172,12 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     return { status: r.status, body: (await r.json()) as T, etag: r.headers.get('etag') };
   }
 
+  /** Read the state and hand it to the page — unless it is older than the events already applied
+   * (a slow or stale answer: its `seq` below `last`): the page never goes back to it. */
   async function snapshot(): Promise<void> {
     const { body } = await get<TableState>('/state');
     const state = body as TableState;
+    if (last !== null && state.seq < last) return;
     pushUrl = state.push_url;
     last = state.seq;
     you = state.you?.bettor_id ?? null;

@@ -32,9 +32,8 @@ router = APIRouter(route_class=JsonRoute, tags=["read"])
         "409 `shoe_not_closed` (retryable, `Retry-After`; details: table, rounds dealt, voids "
         "so far, `close_by`) while the shoe is open; 404 `not_found` for an unknown shoe and a "
         "page out of range; 409 `proof_pending` (retryable, `Retry-After`) once it has ended "
-        "with rounds not yet settled or voided (or, at a bacc-pf-v2 table, while a beacon "
-        "void's beacon is awaited to price it: at most 10 minutes). A final proof never "
-        "changes (cacheable, immutable)."
+        "with rounds not yet settled or voided. A final proof never changes (cacheable, "
+        "immutable)."
     ),
     responses=errors("not_found", "shoe_not_closed", "proof_pending"),
 )
