@@ -50,7 +50,7 @@ def _shoe_with_a_beacon_void(game: Game) -> V2:
 
 def _pages(v2: V2, game: Game) -> list[dict[str, Any]]:
     first = json.loads(
-        proofs.proof_page(v2.repo, game.vault, game.ref_keys, v2.shoe_id, 1, v2.beacon).body
+        proofs.proof_page(v2.repo, game.vault, game.ref_keys, v2.shoe_id, 1, lambda: v2.beacon).body
     )
     return [first] + [
         json.loads(proofs.proof_page(v2.repo, game.vault, game.ref_keys, v2.shoe_id, k).body)
@@ -114,7 +114,7 @@ def test_a_beacon_still_missing_keeps_the_proof_pending_then_final_unpriced(game
     assert record is not None and record.lock is not None
     assert pending.value.details["unpriced_beacon_rounds"] == [record.lock["beacon_round"]]
     report = proofs.finalise_due(v2.repo, game.vault, game.ref_keys, game.clock(),
-                                 beacon=v2.beacon)  # fmt: skip
+                                 beacon=lambda: v2.beacon)  # fmt: skip
     assert report.pending == [v2.shoe_id]  # the sweep retries too
     ended = v2.shoe().ended_at
     assert ended is not None
@@ -130,7 +130,8 @@ def test_pricing_is_idempotent_between_two_finalisers(game: Game) -> None:
     shoe = v2.shoe()
     rounds = [v2.round(f"{v2.shoe_id}_r{n}") for n in range(1, 4)]
     assert all(r is not None for r in rounds)
-    first = beacon_prices.price_beacon_voids(v2.repo, v2.beacon, shoe, rounds)  # type: ignore[arg-type]
-    second = beacon_prices.price_beacon_voids(v2.repo, v2.beacon, shoe, rounds)  # type: ignore[arg-type]
+    source = lambda: v2.beacon  # noqa: E731
+    first = beacon_prices.price_beacon_voids(v2.repo, source, shoe, rounds)  # type: ignore[arg-type]
+    second = beacon_prices.price_beacon_voids(v2.repo, source, shoe, rounds)  # type: ignore[arg-type]
     assert first == second and not any(beacon_prices.unpriced(r) for r in first)
     assert beacon_prices.price_beacon_voids(v2.repo, None, shoe, rounds) == rounds  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ more); past it the proof is final with the void unpriced (``replaced: null``).""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import replace
 
@@ -27,6 +27,9 @@ from baccarat_api.ports.repository import ConditionFailed, Repository
 from baccarat_api.service.drawing import verified_beacon
 from baccarat_api.service.errors import DomainError
 
+#: The deployment's beacon, asked for only when a shoe has a void to price (a v1 proof read never
+#: builds one); ``None``: no beacon configured.
+BeaconProvider = Callable[[], BeaconSource | None]
 #: ``Retry-After`` of a proof waiting for a beacon void's beacon (drand publishes every 3 s).
 PRICE_RETRY_SECONDS = 5
 
@@ -44,14 +47,15 @@ def unpriced(r: RoundRecord) -> bool:
 
 def price_beacon_voids(
     repo: Repository,
-    source: BeaconSource | None,
+    beacon: BeaconProvider | None,
     shoe: ShoeRecord,
     rounds: Sequence[RoundRecord],
 ) -> list[RoundRecord]:
     """``rounds`` with each unpriced beacon void's beacon fetched, verified and stored; 409
     ``proof_pending`` while one is still missing within the wait (module docstring)."""
     todo = [r for r in rounds if unpriced(r)]
-    if not todo or source is None or shoe.beacon is None:
+    source = None if not todo or beacon is None or shoe.beacon is None else beacon()
+    if source is None:
         return list(rounds)
     priced: dict[int, RoundRecord] = {}
     missing: list[int] = []

@@ -17,7 +17,6 @@ from typing import TypedDict, cast
 
 from baccarat import pf2proof, proofdoc
 from baccarat_api.ids import RoundRef, ShoeRef, parse_shoe_id, parse_table_id
-from baccarat_api.ports.beacon import BeaconSource
 from baccarat_api.ports.documents import Interventions, ProofSignature, Replaced
 from baccarat_api.ports.records import (
     ENDED,
@@ -28,7 +27,7 @@ from baccarat_api.ports.records import (
 )
 from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHistory
 from baccarat_api.ports.vault import SecretVault
-from baccarat_api.service.beacon_prices import price_beacon_voids
+from baccarat_api.service.beacon_prices import BeaconProvider, price_beacon_voids
 from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.models import FairnessOut, SigningKeysOut
 from baccarat_api.service.private_proof import private_proof
@@ -81,11 +80,12 @@ def _pending_error(unresolved: Sequence[tuple[int, str | None]]) -> DomainError:
 
 def finalise(
     repo: Repository, vault: SecretVault, ref_keys: RefKeys, proof: ProofRecord,
-    beacon: BeaconSource | None = None,
+    beacon: BeaconProvider | None = None,
 ) -> Finalised:  # fmt: skip
     """Make ``proof`` final (module docstring) or raise 409 ``proof_pending``; if another
     finaliser got there first, its signature (over the same pages). ``beacon``: the
-    deployment's, to price a bacc-pf-v2 shoe's beacon voids first (:mod:`.beacon_prices`)."""
+    deployment's (asked for when needed), to price a bacc-pf-v2 shoe's beacon voids first
+    (:mod:`.beacon_prices`)."""
     open_rounds = repo.open_rounds(proof.shoe_id)
     if open_rounds:
         raise _pending_error(open_rounds)
@@ -163,7 +163,7 @@ def _page_to_serve(number: int, stored: bytes, signature: ProofSignature) -> Ser
 
 def proof_page(
     repo: Repository, vault: SecretVault, ref_keys: RefKeys, shoe_id: str, number: int = 1,
-    beacon: BeaconSource | None = None,
+    beacon: BeaconProvider | None = None,
 ) -> ServedPage:  # fmt: skip
     """Page ``number`` of the shoe's final proof (no key: public). 409 ``shoe_not_closed``
     while the shoe is open, 404 for an unknown shoe and a page out of range; 409
@@ -198,7 +198,7 @@ def finalise_due(
     ref_keys: RefKeys,
     at: str,
     limit: int = FINALISE_LIMIT,
-    beacon: BeaconSource | None = None,
+    beacon: BeaconProvider | None = None,
 ) -> FinaliseReport:
     """The sweep's part: finalise every ended shoe's proof that has become final by ``at``."""
     report = FinaliseReport()
