@@ -559,8 +559,16 @@ test('a late snapshot older than the events applied is ignored: the page never g
   await clock.advance(0);
   assert.deepEqual(seen.events, [4, 5, 6]); // once each, in order
   assert.deepEqual(feedReads(svc), [`/v1/tables/${TABLE}/events?after=3&limit=100`]); // the resume's only
-  await sub.refresh(); // a fresh state (seq 6, not older) is applied as ever
+  await clock.advance(1_000); // the stale read is read again once, a second later: now fresh
   assert.deepEqual(seen.snapshots, [3, 6]);
+  assert.deepEqual(seen.events, []); // the page redrew from the fresh state (seq 6)
+  assert.equal(svc.requests.filter((r) => r.path.endsWith('/state')).length, 3);
+  svc.stateSeq = 2; // stale again, and again a second later: one more read only, never a loop
+  await sub.refresh();
+  await clock.advance(5_000);
+  assert.deepEqual(seen.snapshots, [3, 6]);
+  assert.equal(svc.requests.filter((r) => r.path.endsWith('/state')).length, 5);
+  assert.equal(sub.lastSeq(), 6);
 });
 
 test('a token\'s exp claim is read when the page answers only the token', () => {
