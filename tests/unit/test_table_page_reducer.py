@@ -124,9 +124,9 @@ def play_v2() -> dict[str, Any]:
         locked = from_book(game, shoe_id)
         read()
         v2.beacon.down = n == 1
-        while (tick := v2.sched.take()) is not None:
+        while (tick := v2.sched.take()) is not None:  # the draw, or its retries then the void
             v2.deliver(tick)
-            read()
+        read()
         if n != 1:
             game.clock.set(seconds_after(game.clock(), 40))  # the system opens every card
             presence.join_watchers(repo, OP, t, f"w{n}")  # reports the system's reveals
