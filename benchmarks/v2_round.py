@@ -272,14 +272,18 @@ def run() -> list[str]:
     p99_1, p99_2 = percentile(v1.seconds[1:], 99), percentile(v2.seconds[1:], 99)
     py_ms = beacon_bench.python_p50_ms()
     node_ms = beacon_bench.node_p50_ms()
-    chrome_ms = chromium_p50_ms()
+    verifiers = [
+        ("Python (baccarat_bls, py-arkworks-bls12381)", py_ms),
+        ("node (web/drand.js)", node_ms),
+        ("headless Chromium (web/drand.js, a page)", chromium_p50_ms()),
+    ]
     due = due_waits_s()
     served = [w / 1000 for w in beacon_bench.beacon_waits_ms()]
     window = DEFAULT_BETTING_SECONDS
     due_p50 = statistics.median(due)
     drawn_p50 = statistics.median(served) + s2
     ver1, ver2 = verify_seconds(v1.pages, keys), verify_seconds(v2.pages, keys)
-    lines = [
+    return [
         "## v2_round_cost: a bacc-pf-v2 round against a bacc-pf-v1 round, one run",
         f"(a star-city shoe of each played to its end on moto in process, warm container: {r1} "
         f"v1 and {r2} v2 rounds, 3 bets each, each settled; {played_s:.0f} s; the first round "
@@ -301,21 +305,19 @@ def run() -> list[str]:
         f"worst {due[-1] / window:.2f}x; a v1 round's cards come with the deal "
         f"({_ms(s1)}): the v2 wait is {drawn_p50 / s1:,.0f}x that; outage void after "
         f"{BEACON_WAIT_SECONDS} s",
-        f"BLS verify of one beacon, p50: Python (baccarat_bls, py-arkworks-bls12381) "
-        f"{py_ms:.2f} ms"
-        + (f"; node (web/drand.js) {node_ms:.2f} ms = {node_ms / py_ms:.1f}x" if node_ms else "")
-        + (
-            f"; headless Chromium (web/drand.js) {chrome_ms:.2f} ms = {chrome_ms / py_ms:.1f}x"
-            if chrome_ms
-            else "; Chromium: not installed"
+        "BLS verify of one beacon, p50: "
+        + "; ".join(
+            f"{name} {ms:.2f} ms ({ms / py_ms:.1f}x Python)"
+            for name, ms in verifiers
+            if ms is not None
         ),
         f"verify a whole proof (baccarat verify, in process, median of {VERIFY_REPEATS}): v1 "
         f"{r1} rounds {_ms(ver1)} ({_ms(ver1 / r1)}/round); v2 {r2} rounds {_ms(ver2)} "
         f"({_ms(ver2 / r2)}/round)   ratio per round v2/v1 {(ver2 / r2) / (ver1 / r1):.1f}x "
         f"(v2's extra {_ms((ver2 / r2) - (ver1 / r1))}/round: a BLS verify is {py_ms:.2f} ms)",
     ]
-    return lines
 
 
-if __name__ == "__main__":
-    print("\n".join(run()))
+if __name__ == "__main__":  # this section alone: python -m benchmarks.v2_round
+    for line in run():
+        print(line)
