@@ -107,7 +107,8 @@ def _introduction(res: Results, seconds: float) -> list[str]:
     raw_below = sum(c.p_value < ALPHA for c in res.checks)
     w("# RNG and shuffle evidence for bacc-pf-v1 and bacc-pf-v2\n")
     w(
-        f"Fresh, seeded shoes of the production `{SPEC}` derivation, tested the way a test lab "
+        f"Fresh, seeded shoes of the production `{SPEC}` derivation and of `bacc-pf-v2`'s "
+        f"round-by-round draw, tested the way a test lab "
         f"tests a shuffler and an RNG ([what this shows, and what it does not]"
         f"(#what-this-shows-and-what-it-does-not)).\n"
     )
