@@ -157,7 +157,8 @@ sweep: $(STAMP)
 
 # docs/rng-report.md and its figures docs/rng/*.png, from scratch: the statistical evidence about
 # the production shuffle and stream. Not part of `make test` (which runs the fixed-seed
-# subset, tests/unit/test_rng_evidence.py). 3–7 minutes here, by load (4.5 min of CPU on 2 workers).
+# subset, tests/unit/test_rng_evidence.py). 5–25 minutes here, by load (10 min of CPU on 2
+# workers, 3 of them bacc-pf-v2's shoes).
 rng-report: $(RNG_STAMP)
 	$(BIN)/python -m baccarat_dev.rng
 

@@ -10,9 +10,12 @@ requests, invocations, timer messages, write units and cost; betting behind at s
 book of 10 to 10,000 spectators' slips: confirm, lock, deal, pages, units, cost, the API's RSS;
 benchmarks/out/bet_behind.svg); the push channel on make run (action → message at 1, 100, 1,000
 subscribers, messages lost); the beacon (a BLS verification in Python and in node, the wait from a
-lock to its beacon round). A section that cannot run here says so
-and the others still run; the exit status is then 1. (The DynamoDB engines — DynamoDB Local vs
-moto, and ``make run``'s memory under load — are ``make bench-engines``: minutes, gigabytes.)"""
+lock to its beacon round); v2_round_cost (a bacc-pf-v2 round against a v1 round: server time
+and round trips of lock + draw vs a deal, the beacon wait against the betting window, BLS
+verification in Python, node and headless Chromium, a whole proof verified). A section that
+cannot run here says so and the others still run; the exit status is then 1. (The DynamoDB
+engines — DynamoDB Local vs moto, and ``make run``'s memory under load — are ``make
+bench-engines``: minutes, gigabytes.)"""
 
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ def main() -> int:
         push,
         rtp,
         table_clock,
+        v2_round,
     )
     from ._lambda import moto_server
 
@@ -110,6 +114,7 @@ def main() -> int:
     section("table clock", table_clock.run)
     section("bet behind", bet_behind.run)
     section("push", push.run)
+    section("v2 round cost", v2_round.run)
     print(
         f"\n# make bench: {time.perf_counter() - started:.0f} s"
         + (f"; FAILED sections: {', '.join(failed)}" if failed else "")

@@ -34,14 +34,14 @@ def _save(fig: Any, path: Path) -> Path:
     return path
 
 
-def heatmap(a: PositionAnalysis, path: Path) -> Path:
+def heatmap(a: PositionAnalysis, path: Path, spec: str = "") -> Path:
     """Standardised deviation of every card identity at every position, and their histogram."""
     fig, (ax, hx) = plt.subplots(
         1, 2, figsize=(13, 4.6), gridspec_kw={"width_ratios": [5, 1]}, layout="constrained"
     )
     im = ax.imshow(a.z.T, aspect="auto", cmap="RdBu_r", vmin=-4, vmax=4, interpolation="nearest")
     ax.set_title(
-        f"{a.decks} decks, {a.shoes:,} shoes: (observed − expected) / sd per card × position"
+        f"{spec}{a.decks} decks, {a.shoes:,} shoes: (observed − expected) / sd per card × position"
     )
     ax.set_xlabel("shoe position")
     ax.set_ylabel("card identity")
@@ -229,6 +229,9 @@ def all_figures(res: Any, out: Path) -> dict[str, Path]:
         f"heatmap_{a.decks}": heatmap(a, out / f"positions-{a.decks}-decks.png")
         for a in res.positions
     }
+    for a in res.v2_positions:
+        path = out / f"v2-positions-{a.decks}-decks.png"
+        figs[f"v2_heatmap_{a.decks}"] = heatmap(a, path, "bacc-pf-v2, ")
     figs["position_p"] = position_p_values(res.positions, out / "positions-p-values.png")
     figs["scaling"] = scaling(res.scaling, out / "scaling.png")
     figs["serial"] = serial(res.serial, out / "serial.png")

@@ -68,6 +68,7 @@ class Results:
     streams: list[Battery] = field(default_factory=list)
     controls: list[Control] = field(default_factory=list)
     v2: list[Check] = field(default_factory=list)  # bacc-pf-v2's draw
+    v2_positions: list[PositionAnalysis] = field(default_factory=list)  # its card × position
     checks: list[Check] = field(default_factory=list)  # the family, Holm-adjusted
     cpu_seconds: dict[str, float] = field(default_factory=dict)
     wall_seconds: float = 0.0
@@ -151,7 +152,9 @@ def run(config: Config) -> Results:
     ]
     res.controls = out["controls"][0]
     for decks in V2_DECKS:
-        res.v2 += v2_checks(decks, merge(out[f"{decks}-deck v2 shoes"]))
+        positions, checks = v2_checks(decks, merge(out[f"{decks}-deck v2 shoes"]))
+        res.v2_positions.append(positions)
+        res.v2 += checks
     res.checks = holm(_family(res))
     res.wall_seconds = time.perf_counter() - start
     return res

@@ -19,7 +19,7 @@ from baccarat.fairness import stream_words
 from baccarat.fairness_v2 import BeaconDraw, RoundInput, draw_card, round_key, shoe_from_key_v2
 
 from .outcomes import analyse_outcomes
-from .positions import analyse_positions
+from .positions import PositionAnalysis, analyse_positions
 from .sample import Dealt, ShoeSample, collect
 from .serial import analyse_serial
 from .source import Table
@@ -65,11 +65,13 @@ def v2_shoe_task(table: Table, secrets: list[bytes], first: int) -> ShoeSample:
     return collect(v2_shoes(table, secrets, first))
 
 
-def v2_checks(decks: int, sample: ShoeSample) -> list[Check]:
-    """The positions, serial and outcome checks of v1's sections, on v2's shoes."""
+def v2_checks(decks: int, sample: ShoeSample) -> tuple[PositionAnalysis, list[Check]]:
+    """The positions, serial and outcome checks of v1's sections, on v2's shoes (and the card ×
+    position table, for the report's heatmap)."""
+    positions = analyse_positions(sample.counts, decks)
     checks = [
-        *analyse_positions(sample.counts, decks).checks(SECTION),
+        *positions.checks(SECTION),
         *analyse_serial(decks, sample.lag_r, sample.runs, sample.across_sequence()).checks(SECTION),
         *analyse_outcomes(decks, sample.categories, sample.shoes).checks(SECTION),
     ]
-    return [replace(c, group=f"{decks} decks, bacc-pf-v2") for c in checks]
+    return positions, [replace(c, group=f"{decks} decks, bacc-pf-v2") for c in checks]
