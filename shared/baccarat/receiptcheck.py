@@ -156,6 +156,20 @@ def expected_settlement(settled: Settlement, voided: bool) -> dict[str, Any]:
     return slip_doc(settled)
 
 
+def _slip_money(
+    shoe: _Shoe, number: int, leaf: Mapping[str, Any], voided: bool, totals: BookTotals
+) -> dict[str, Any]:
+    """What the slip must have been paid, counted into ``totals``. A round voided before any
+    card existed (a bacc-pf-v2 ``beacon_unavailable`` void whose beacon never came): its stake
+    back, read from its lines (the book's totals are then the refunds)."""
+    if voided and 1 <= number <= len(shoe.rounds) and shoe.rounds[number - 1] is None:
+        totals.refund(leaf["lines"])
+        return {"voided": True, "stake": sum(int(x["amount"]) for x in leaf["lines"]), "net": 0}
+    settled = _settled(shoe, number, leaf)
+    totals.add(settled)
+    return expected_settlement(settled, voided)
+
+
 def _round_id(round_: Mapping[str, Any]) -> Any:
     """The round's id where the proof states it (a settled round's settlement)."""
     settlement = round_.get("settlement")
@@ -210,7 +224,7 @@ def _receipt_mismatches(
             )
         )
     shoe = _shoe(proof)
-    want = expected_settlement(_settled(shoe, number, leaf), round_.get("void") is not None)
+    want = _slip_money(shoe, number, leaf, round_.get("void") is not None, BookTotals())
     if receipt.get("settlement") != want:
         bad.append(
             Mismatch(
@@ -340,12 +354,10 @@ def _entries_mismatches(
             unusable.append(exc.mismatch)
             continue
         try:
-            settled = _settled(shoe, number, entry["leaf"])
+            want = _slip_money(shoe, number, entry["leaf"], voided, totals)
         except _Unusable as exc:
             unusable.append(exc.mismatch)
             continue
-        totals.add(settled)
-        want = expected_settlement(settled, voided)
         if entry.get("settlement") != want:
             bad.append(Mismatch(at, "settlement", want, entry.get("settlement")))
     if unusable:
