@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,11 +22,19 @@ from baccarat import booktree
 from baccarat.fairness_v2 import locked_root, seated_root
 from baccarat.profiles import TableConfig
 from baccarat.proofpages import assemble
-from baccarat.receiptcheck import verify_receipt
+from baccarat.receiptcheck import verify_books, verify_receipt
 from baccarat.verify import verify
 from baccarat_api.ids import RoundRef, parse_round_id
 from baccarat_api.ports.records import RoundRecord
-from baccarat_api.service import auto_settle, betting, book_lock, presence, settling, tables
+from baccarat_api.service import (
+    auto_settle,
+    betting,
+    book_lock,
+    presence,
+    proofs,
+    settling,
+    tables,
+)
 from baccarat_api.service.models import CreateTableRequest, LockedRoundOut
 from baccarat_api.service.settle_chunks import round_of
 from baccarat_bls import verify_beacon
@@ -245,3 +256,40 @@ def test_a_v2_book_shoes_proof_and_a_receipt_verify(game: Game) -> None:
     bad = dict(v2.repo.chunks.receipt(OP, RoundRef(table_id, shoe_number, 1), "carol").doc)  # type: ignore[union-attr]
     bad["settlement"] = {**bad["settlement"], "net": bad["settlement"]["net"] + 1}
     assert not verify_receipt(proof, bad).ok
+    # the public book pages: every slip's money (a beacon void's: its stake back), Σ = totals
+    book_pages = [json.loads(proofs.book_page(v2.repo, v2.shoe_id, n, 0)) for n in (1, 2)]
+    books = verify_books(proof, book_pages)
+    assert books.ok, books.lines()
+    # and the browser's (web/receipt.js, written apart): the receipts and the pages
+    if NODE is not None:
+        good = [dict(v2.repo.chunks.receipt(OP, RoundRef(table_id, shoe_number, n), "carol").doc)  # type: ignore[union-attr]
+                for n in (1, 2)]  # fmt: skip
+        out = _node({"proof": proof, "receipts": [*good, bad], "pages": book_pages})
+        assert out["receipts"] == [True, True, False], out
+        assert out["pages"] == {"checked": 2, "slips": 2 * len(SLIPS), "problems": []}
+
+
+NODE = shutil.which("node")
+#: web/receipt.js on {proof, receipts, pages} (stdin): each receipt's ok, the pages' result.
+RUNNER = """
+const R = require(process.argv[1]);
+let text = '';
+process.stdin.on('data', (c) => (text += c));
+process.stdin.on('end', async () => {
+  const c = JSON.parse(text);
+  const receipts = [];
+  for (const r of c.receipts) receipts.push((await R.verifyReceipt(c.proof, r)).ok);
+  const pages = await R.checkBookPages(c.proof, c.pages);
+  process.stdout.write(JSON.stringify({ receipts, pages }));
+});
+"""
+
+
+def _node(case: dict[str, Any]) -> Any:
+    assert NODE is not None
+    script = str(Path(__file__).resolve().parents[2] / "web" / "receipt.js")
+    done = subprocess.run(
+        [NODE, "-e", RUNNER, script], input=json.dumps(case), capture_output=True, text=True,
+        check=True, timeout=30,
+    )  # fmt: skip
+    return json.loads(done.stdout)
