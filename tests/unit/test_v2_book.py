@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.book import ref
+from support.examples import examples
 
 from baccarat import booktree
 from baccarat.fairness_v2 import locked_root, seated_root
@@ -69,13 +72,13 @@ def place(v2: V2) -> None:
         betting.place_slip(v2.repo, OP, t, b, slip(*lines))
 
 
-def leaves(round_id: str) -> list[bytes]:
+def leaves(round_id: str, slips: dict[str, list[tuple[str, int]]] = SLIPS) -> list[bytes]:
     """The spectators' leaves, built here (bacc-book-v1, canonical JSON) in bettor-ref order."""
-    order = sorted(SLIPS, key=lambda b: ref(b).encode())
+    order = sorted(slips, key=lambda b: ref(b).encode())
     return [
         json.dumps(
             {"bettor_ref": ref(b), "lines": sorted(
-                ({"amount": a, "type": k} for k, a in SLIPS[b]), key=lambda x: x["type"]),
+                ({"amount": a, "type": k} for k, a in slips[b]), key=lambda x: x["type"]),
              "role": "spectator", "round_id": round_id, "spec": "bacc-book-v1"},
             separators=(",", ":"), sort_keys=True,
         ).encode()
@@ -153,6 +156,56 @@ def test_the_lock_locks_the_book_and_its_root_is_in_book_root_then_the_draw_seal
         item = v2.repo.chunks.receipt(OP, ref_, b)
         assert item is not None
         assert item.doc["settlement"]["net"] == whole.nets()[b]
+
+
+TYPES = ("banker", "player", "tie", "player_pair", "banker_pair")
+books = st.dictionaries(
+    st.sampled_from(["sp-a", "sp-b", "sp-c", "sp-d", "sp-e", "sp-f"]),
+    st.dictionaries(st.sampled_from(TYPES), st.sampled_from([1000, 2000, 3000]),
+                    min_size=1, max_size=3),
+    max_size=6,
+)  # fmt: skip
+
+
+@settings(max_examples=examples(0.3))
+@given(book=books, outage=st.booleans())
+def test_any_book_is_in_book_root_and_settled_exactly_or_refunded(
+    book: dict[str, dict[str, int]], outage: bool
+) -> None:
+    """Whatever the book (empty too), and whether the beacon comes or not: the lock's book_root
+    is the node over the seated root and the root of the leaves built here; the round's book
+    is that root, and its totals are the whole book settled at once on the drawn cards — or,
+    without a beacon, the stakes returned."""
+    game = Game()
+    v2 = V2(game, **BOOK)
+    v2.commit()
+    t = v2.table.table_id
+    presence.take_seat(v2.repo, OP, t, 1, "alice", 500_000, 1)
+    betting.open_betting(v2.repo, OP, t)
+    betting.place_slip(v2.repo, OP, t, "alice", slip(("banker", 1000)))
+    lines = {b: sorted(kinds.items()) for b, kinds in book.items()}
+    for b, mine in lines.items():
+        spectator(game, t, b)
+        betting.place_slip(v2.repo, OP, t, b, slip(*mine))
+    out = from_book(game, v2.shoe_id)
+    v2.beacon.down = outage
+    while (tick := v2.sched.take()) is not None:
+        v2.deliver(tick)
+    r = v2.round(out.round_id)
+    assert r is not None and r.lock is not None and r.book is not None
+    spectators = booktree.root(leaves(out.round_id, lines))
+    assert r.lock["book_root"] == locked_root(seated_root(out.round_id, r.bets), spectators).hex()
+    assert (r.book["root"], r.book["count"]) == (spectators.hex(), len(book))
+    stake = sum(a for mine in lines.values() for _, a in mine)
+    totals = r.book["totals"]
+    assert (totals["bettors"], totals["stake"]) == (len(book), stake)
+    if outage:
+        assert r.void is not None and r.void["reason"] == "beacon_unavailable"
+        assert totals["net"] == 0 and totals["house"]["take"] == 0
+    elif book:
+        whole = independent_totals(TableConfig.from_dict(r.config), round_of(r), lines)
+        assert totals["net"] == sum(b.net for b in whole.bettors)
+        assert totals["house"]["take"] == whole.house_take
 
 
 def test_a_beacon_void_returns_every_book_slips_stake(game: Game) -> None:
