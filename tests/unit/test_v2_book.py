@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from support.book import ref
 from support.examples import examples
 
-from baccarat import booktree
+from baccarat import booktree, proofdoc
 from baccarat.fairness_v2 import locked_root, seated_root
 from baccarat.profiles import TableConfig
 from baccarat.proofpages import assemble
@@ -320,6 +320,13 @@ def test_a_v2_book_shoes_proof_and_a_receipt_verify(game: Game) -> None:
         out = _node({"proof": proof, "receipts": [*good, bad], "pages": book_pages})
         assert out["receipts"] == [True, True, False], out
         assert out["pages"] == {"checked": 2, "slips": 2 * len(SLIPS), "problems": []}
+        # the browser's proof check (web/verify.js → verify-v2.js): the book inside book_root
+        unsigned = [proofdoc.unsigned_page(p) for p in pages]
+        tampered = json.loads(json.dumps(unsigned))
+        tampered[0]["rounds"][0]["book"]["root"] = "00" * 32
+        got = _node({"proofs": [unsigned, tampered]}, VERIFY_RUNNER)
+        assert got[0]["verified"] is True, got
+        assert got[1]["verified"] is False and "book root" in got[1]["reason"], got
 
 
 NODE = shutil.which("node")
@@ -338,11 +345,27 @@ process.stdin.on('end', async () => {
 """
 
 
-def _node(case: dict[str, Any]) -> Any:
+#: web/verify.js on {proofs: [pages…]} (unsigned pages): each proof's {verified, reason}.
+VERIFY_RUNNER = """
+const V = require(process.argv[1].replace(/receipt\\.js$/, 'verify.js'));
+let text = '';
+process.stdin.on('data', (c) => (text += c));
+process.stdin.on('end', async () => {
+  const out = [];
+  for (const pages of JSON.parse(text).proofs) {
+    const r = await V.verifyProof(pages, { allowUnsigned: true });
+    out.push({ verified: r.verified, reason: r.reason });
+  }
+  process.stdout.write(JSON.stringify(out));
+});
+"""
+
+
+def _node(case: dict[str, Any], runner: str = RUNNER) -> Any:
     assert NODE is not None
     script = str(Path(__file__).resolve().parents[2] / "web" / "receipt.js")
     done = subprocess.run(
-        [NODE, "-e", RUNNER, script], input=json.dumps(case), capture_output=True, text=True,
+        [NODE, "-e", runner, script], input=json.dumps(case), capture_output=True, text=True,
         check=True, timeout=30,
     )  # fmt: skip
     return json.loads(done.stdout)
