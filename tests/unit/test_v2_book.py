@@ -40,6 +40,7 @@ from baccarat_api.service import (
 )
 from baccarat_api.service.models import CreateTableRequest, LockedRoundOut
 from baccarat_api.service.settle_chunks import round_of
+from baccarat_api.service.voiding import void_round
 from baccarat_bls import verify_beacon
 from baccarat_verify import es256
 
@@ -369,3 +370,34 @@ def _node(case: dict[str, Any], runner: str = RUNNER) -> Any:
         check=True, timeout=30,
     )  # fmt: skip
     return json.loads(done.stdout)
+
+
+def test_an_operators_void_of_a_drawn_v2_book_round_verifies_with_its_book(game: Game) -> None:
+    """A void after the draw is an intervention as at v1: the book's totals it replaced are in
+    it; the proof, the book pages (Python and the browser's) verify."""
+    v2 = book_v2(game)
+    for n in (1, 2):
+        place(v2)
+        out = from_book(game, v2.shoe_id)
+        r = drawn(v2, out.round_id)
+        if n == 1:
+            void_round(v2.repo, OP, out.round_id, reason="misdeal")
+            voided = v2.round(out.round_id)
+            assert voided is not None and voided.void is not None and r.book is not None
+            assert voided.void["replaced"]["book_totals"] == r.book["totals"]
+        else:
+            settling.settle_round(v2.repo, OP, out.round_id)
+    tables.close_shoe(v2.repo, game.vault, OP, v2.shoe_id)
+    pages = served_pages(game, v2.shoe_id)
+    verdict = verify(
+        pages, keys=keys(game), signature_check=es256.check, beacon_check=verify_beacon
+    )
+    assert verdict.ok, verdict.mismatches
+    proof = assemble(pages)[1]
+    book_pages = [json.loads(proofs.book_page(v2.repo, v2.shoe_id, n, 0)) for n in (1, 2)]
+    assert verify_books(proof, book_pages).ok
+    if NODE is not None:
+        out = _node({"proof": proof, "receipts": [], "pages": book_pages})
+        assert out["pages"] == {"checked": 2, "slips": 2 * len(SLIPS), "problems": []}
+        unsigned = [proofdoc.unsigned_page(p) for p in pages]
+        assert _node({"proofs": [unsigned]}, VERIFY_RUNNER)[0]["verified"] is True
