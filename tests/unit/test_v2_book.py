@@ -127,6 +127,12 @@ def test_the_lock_locks_the_book_and_its_root_is_in_book_root_then_the_draw_seal
     assert v2.round(out.round_id) is None
     kinds = [e.type for e in v2.events()]
     assert kinds.count("betting_closed") == 1 and kinds[-1] == "round_locked"
+    locked_event = v2.events()[-1].data
+    assert locked_event["book_root"] == out.book_root
+    assert locked_event["book"] == {
+        "root": booktree.root(leaves(out.round_id)).hex(),
+        "count": len(SLIPS),
+    }
     r = drawn(v2, out.round_id)
     # book_root = node(seated root, the spectators' root of leaves built here)
     data = leaves(out.round_id)

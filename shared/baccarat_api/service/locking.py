@@ -105,7 +105,10 @@ def lock_round(
     last: LastRound = moved["last_round"]
     moved["last_round"] = {**last, "draw_at": lock["expected_at"], "void_at": lock["void_at"]}
     view = locked_view(shoe, lock)
-    event = ("round_locked", {k: view[k] for k in _EVENT_FIELDS})
+    data = {k: view[k] for k in _EVENT_FIELDS}
+    if book is not None:  # the spectators' subtree of book_root, public with it
+        data["book"] = {"root": book["root"], "count": book["count"]}
+    event = ("round_locked", data)
     ev = emit(live, shoe.operator_id, shoe.table_id, at, [*before, event, *removed], **moved)
     record = idempotency.record(at, idem, shoe.operator_id, round_id=ref.round_id)
     try:
