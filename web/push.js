@@ -97,6 +97,7 @@ var BaccaratPush = (() => {
   var DEFAULT_TIMEOUT_MS = 3e5;
   var CHAT_SEEN_MAX = 1e3;
   var OWN_BALANCE_EVENTS = /* @__PURE__ */ new Set(["seat_updated", "banker_updated", "spectator_updated"]);
+  var STALE_STATE_RETRY_MS = 1e3;
   var systemClock = {
     now: () => Date.now(),
     setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
@@ -125,6 +126,7 @@ var BaccaratPush = (() => {
     let quietTimer = null;
     let tokenTimer = null;
     let pollEtag = null;
+    let staleTimer = null;
     const chatSeen = /* @__PURE__ */ new Set();
     let chatRead = false;
     let work = Promise.resolve();
@@ -176,6 +178,7 @@ var BaccaratPush = (() => {
       reconnectTimer = clear(reconnectTimer);
       quietTimer = clear(quietTimer);
       tokenTimer = clear(tokenTimer);
+      staleTimer = clear(staleTimer);
       drop(1e3);
       setStatus("closed", detail);
     }
@@ -195,9 +198,18 @@ var BaccaratPush = (() => {
       }
       return { status: r.status, body: await r.json(), etag: r.headers.get("etag") };
     }
-    async function snapshot() {
+    async function snapshot(retried = false) {
       const { body } = await get("/state");
       const state = body;
+      if (last !== null && state.seq < last) {
+        if (!retried && staleTimer === null && !closed) {
+          staleTimer = clock.setTimeout(() => {
+            staleTimer = null;
+            void run(() => snapshot(true));
+          }, STALE_STATE_RETRY_MS);
+        }
+        return;
+      }
       pushUrl = state.push_url;
       last = state.seq;
       you = state.you?.bettor_id ?? null;
@@ -471,7 +483,7 @@ var BaccaratPush = (() => {
     return {
       close: () => finish(),
       lastSeq: () => last ?? 0,
-      refresh: () => run(snapshot)
+      refresh: () => run(() => snapshot())
     };
   }
   return __toCommonJS(push_exports);

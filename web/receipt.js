@@ -255,8 +255,9 @@
     const roundId = roundIdOf(round);
     const M = money();
     const voided = round.settlement == null && isObject(round.void);
-    // a bacc-pf-v2 beacon_unavailable void whose beacon never came has no card: stakes back
-    const facts = voided && !Array.isArray(round.player) ? null : M.roundFacts(round.player, round.banker);
+    // a bacc-pf-v2 beacon_unavailable void (priced later or not) drew no card: stakes back
+    const beaconVoid = voided && round.void.reason === 'beacon_unavailable';
+    const facts = beaconVoid ? null : M.roundFacts(round.player, round.banker);
     const settled = [];
     let previous = null;
     for (const [i, e] of entries.entries()) {

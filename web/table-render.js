@@ -21,6 +21,8 @@
   const BIG_SMALL_LAST_ROUND = 20;
   const COLOUR = { banker: 'red', player: 'blue', tie: 'green' };
   const SUIT = { S: '♠', H: '♥', D: '♦', C: '♣' };
+  /** drand quicknet's chain hash (pinned in baccarat/beacon.py and web/drand.js; a test checks). */
+  const QUICKNET_CHAIN_HASH = '52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971';
 
   // ---------------------------------------------------------------------------------------------
   // Pure
@@ -126,6 +128,18 @@
     return { step: name, revealBy: step.reveal_by, squeezers, mine };
   }
 
+  /** What a bacc-pf-v2 table shows of its beacon: while a round is locked, the beacon round its
+   * cards wait for — drand's, or the local test beacon's (any chain but quicknet's, which only
+   * drand's key signs) — and, after a round voided `beacon_unavailable` (the reducer's
+   * `beacon_void`), that its beacon never came and its stakes were returned. '' otherwise. */
+  function beaconInfo(s, lang) {
+    if (s.locked && s.locked.beacon) {
+      const drand = s.locked.beacon.chain_hash === QUICKNET_CHAIN_HASH;
+      return I18n.t(lang, drand ? 'beacon.drand' : 'beacon.test', { round: s.locked.beacon.round });
+    }
+    return s.beacon_void ? I18n.t(lang, 'beacon.void', { round: s.beacon_void.round_number }) : '';
+  }
+
   /** A card code ('QH', 'TS') as drawn: rank, suit symbol, red or black; null: face down. */
   function cardFace(code) {
     if (!code) return null;
@@ -188,7 +202,7 @@
 
   const api = Object.freeze({
     AREAS, BIG_SMALL_LAST_ROUND, money, chipLabel, placeLabel, historyBeads, roadRounds, secondsLeft, areasFor,
-    displayBalance, squeezeView, cardFace, draftBets, el, beadNode, cardNode, slipNode,
+    displayBalance, squeezeView, beaconInfo, QUICKNET_CHAIN_HASH, cardFace, draftBets, el, beadNode, cardNode, slipNode,
   });
   root.BaccTableRender = api;
   if (typeof module === 'object' && module && typeof module.exports === 'object') {

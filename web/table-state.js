@@ -4,7 +4,9 @@
  * given is never changed). The events carry what the table shows (docs/api.md "Table events"):
  * a slip's lines (`bet_placed`), the round as the state shows it right after a deal or a reveal
  * and the shoe's counts that moved with it (`round_dealt`, `squeeze_revealed`), a new shoe's
- * cards remaining (`shoe_committed`) — so the page never re-reads the state per event.
+ * cards remaining (`shoe_committed`), a bacc-pf-v2 round's lock and its beacon round
+ * (`round_locked`; then `round_dealt`, or `round_voided` `beacon_unavailable`) — so the page never
+ * re-reads the state per event.
  *
  * `drawn(state)` is what the page draws of a state (tested under Node: a snapshot with the
  * events after it applied draws what the state read after them draws, web/test/table-state.test.js).
@@ -20,6 +22,7 @@
 
   /** The phase and its deadline, as the state derives them from its window and round. */
   function phaseOf(s) {
+    if (s.locked) return ['locked', s.locked.beacon.expected_at]; // bacc-pf-v2: bets locked, cards not yet
     const b = s.book && s.book.betting;
     if (b && b.status === 'open') return ['betting', b.closes_at];
     if (b && (b.status === 'closed' || b.status === 'locked')) return ['closed', s.deadline || null];
@@ -135,7 +138,7 @@
     },
     betting_opened(s, d) {
       const betting = { shoe_id: d.shoe_id, round_number: d.round_number, closes_at: d.closes_at, status: 'open' };
-      return { ...s, book: { table_id: s.table_id, betting, seats: {}, spectators: {}, total: 0 } };
+      return { ...s, book: { table_id: s.table_id, betting, seats: {}, spectators: {}, total: 0 }, beacon_void: null };
     },
     bet_placed(s, d) {
       if (!s.book || !s.book.betting) return s;
@@ -155,8 +158,19 @@
     betting_cancelled(s) {
       return windowStatus(s, 'cancelled');
     },
+    round_locked(s, d) {
+      // bacc-pf-v2: the bets locked, no card until the beacon round (the round shown: the last)
+      const locked = { round_id: d.round_id, shoe_id: d.shoe_id, round_number: d.round_number,
+        locked_at: d.locked_at, book_root: d.book_root, beacon: d.beacon };
+      let out = { ...s, locked, beacon_void: null };
+      const b = out.book && out.book.betting;
+      if (b && b.round_number === d.round_number && b.shoe_id === d.shoe_id) {
+        out = { ...out, book: { ...out.book, betting: { ...b, status: 'dealt', round_id: d.round_id } } };
+      }
+      return out;
+    },
     round_dealt(s, d) {
-      let out = showRound(s, d);
+      let out = showRound({ ...s, locked: null }, d);
       const b = out.book && out.book.betting;
       if (b && b.round_number === d.round_number && b.shoe_id === d.shoe_id) {
         out = { ...out, book: { ...out.book, betting: { ...b, status: 'dealt', round_id: d.round_id } } };
@@ -188,6 +202,17 @@
     },
   };
 
+  /** A locked round voided `beacon_unavailable` (no beacon in time): no longer locked; the
+   * round shown stays the last one with cards (as the state's), the shoe counts the round (its
+   * cards unchanged), and `beacon_void` tells the page
+   * (until the next window or lock: the state does not keep it) — stakes returned, no card. */
+  function beaconVoided(s, d) {
+    const l = s.locked;
+    if (!l || l.round_id !== d.round_id) return s;
+    const shoe = s.shoe && s.shoe.shoe_id === l.shoe_id ? { ...s.shoe, rounds_dealt: l.round_number } : s.shoe;
+    return { ...s, shoe, locked: null, beacon_void: { round_number: l.round_number, beacon_round: d.beacon_round } };
+  }
+
   function windowStatus(s, status) {
     const b = s.book && s.book.betting;
     return b ? { ...s, book: { ...s.book, betting: { ...b, status } } } : s;
@@ -205,6 +230,7 @@
     const d = event.data || {};
     const handler = HANDLERS[event.type];
     if (handler) out = handler(out, d);
+    if (event.type === 'round_voided' && d.reason === 'beacon_unavailable') out = beaconVoided(out, d);
     if (SETTLED[event.type] && out.round && out.round.round_id === d.round_id) {
       out = { ...out, round: { ...out.round, status: SETTLED[event.type] } };
     }
@@ -221,7 +247,7 @@
     return {
       seq: s.seq,
       phase: s.phase,
-      deadline: s.phase === 'betting' || s.phase === 'squeeze' ? s.deadline : null,
+      deadline: ['betting', 'squeeze', 'locked'].includes(s.phase) ? s.deadline : null,
       seats: Object.fromEntries(Object.entries(s.seats || {}).map(([n, v]) => [n, v.bettor_id])),
       banker: s.banker ? s.banker.bettor_id : null,
       spectators: Object.keys(s.spectators || {}).sort(),
@@ -234,6 +260,7 @@
         history: s.shoe.history, cells, status: s.shoe.status,
       } : null,
       round: s.round,
+      locked: s.locked ? { round_number: s.locked.round_number, beacon: s.locked.beacon } : null,
     };
   }
 

@@ -352,7 +352,7 @@
     $('squeeze-info').textContent = view
       ? (view.mine ? t('squeeze.yours') : Object.entries(view.squeezers)
         .map(([hand, who]) => `${t(`hand.${hand}`)}: ${who || t('squeeze.system')}`).join(' · '))
-      : '';
+      : R.beaconInfo(s, S.lang); // bacc-pf-v2: the beacon round awaited, or its void
     $('notice').textContent = S.notice;
   }
 
@@ -481,7 +481,7 @@
     if (!s) return;
     const phase = shownPhase();
     let deadline = null;
-    if (phase === 'betting') deadline = s.deadline;
+    if (phase === 'betting' || phase === 'locked') deadline = s.deadline; // locked: the beacon's time
     else if (phase === 'squeeze') {
       const view = R.squeezeView(s.round, S.me);
       deadline = view ? view.revealBy : s.deadline;

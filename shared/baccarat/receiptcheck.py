@@ -157,12 +157,14 @@ def expected_settlement(settled: Settlement, voided: bool) -> dict[str, Any]:
 
 
 def _slip_money(
-    shoe: _Shoe, number: int, leaf: Mapping[str, Any], voided: bool, totals: BookTotals
-) -> dict[str, Any]:
+    shoe: _Shoe, number: int, leaf: Mapping[str, Any], round_: Mapping[str, Any],
+    totals: BookTotals,
+) -> dict[str, Any]:  # fmt: skip
     """What the slip must have been paid, counted into ``totals``. A round voided before any
-    card existed (a bacc-pf-v2 ``beacon_unavailable`` void whose beacon never came): its stake
+    card existed (a bacc-pf-v2 ``beacon_unavailable`` void — priced later or not): its stake
     back, read from its lines (the book's totals are then the refunds)."""
-    if voided and 1 <= number <= len(shoe.rounds) and shoe.rounds[number - 1] is None:
+    voided = round_.get("void") is not None
+    if pf2proof.is_beacon_void(round_):
         totals.refund(leaf["lines"])
         return {"voided": True, "stake": sum(int(x["amount"]) for x in leaf["lines"]), "net": 0}
     settled = _settled(shoe, number, leaf)
@@ -224,7 +226,7 @@ def _receipt_mismatches(
             )
         )
     shoe = _shoe(proof)
-    want = _slip_money(shoe, number, leaf, round_.get("void") is not None, BookTotals())
+    want = _slip_money(shoe, number, leaf, round_, BookTotals())
     if receipt.get("settlement") != want:
         bad.append(
             Mismatch(
@@ -334,7 +336,6 @@ def _entries_mismatches(
     """Refs ascending, the root of every leaf, the count, each settlement, Σ = totals."""
     where = f"round {number} book"
     book = round_["book"]
-    voided = round_.get("void") is not None
     round_id = _round_id(round_)
     if round_id is None and entries and isinstance(entries[0], Mapping):
         leaf = entries[0].get("leaf")
@@ -354,7 +355,7 @@ def _entries_mismatches(
             unusable.append(exc.mismatch)
             continue
         try:
-            want = _slip_money(shoe, number, entry["leaf"], voided, totals)
+            want = _slip_money(shoe, number, entry["leaf"], round_, totals)
         except _Unusable as exc:
             unusable.append(exc.mismatch)
             continue

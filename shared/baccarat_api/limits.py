@@ -343,6 +343,11 @@ PUSH_FIRST_EPOCH = 1
 #: and a short outage); until then its draw is tried again every BEACON_RETRY_SECONDS.
 BEACON_WAIT_SECONDS = 30
 BEACON_RETRY_SECONDS = 1
+#: How long after its shoe's end a bacc-pf-v2 proof waits for a ``beacon_unavailable`` void's
+#: beacon to price it (each proof read or sweep before then fetches it once more, answering
+#: 409 ``proof_pending``); past it the proof is final with the void unpriced (200 quicknet
+#: rounds: drand catches up within seconds of an outage's end).
+BEACON_PRICE_WAIT_SECONDS = 600
 #: A table's fairness scheme: bacc-pf-v1 (the whole shoe fixed at its commit) or bacc-pf-v2
 #: (each round's cards drawn after its lock with a public beacon).
 DEFAULT_FAIRNESS: Final = "bacc-pf-v1"

@@ -110,13 +110,15 @@ class Runtime:
 
     @cached_property
     def beacon(self) -> BeaconSource:
-        """The deployment's beacon (bacc-pf-v2 tables): drand quicknet on its relays, or the
-        test beacon at ``BACCARAT_BEACON_URL`` (``make run`` sets it)."""
+        """The deployment's beacon (bacc-pf-v2 tables): drand quicknet on its relays
+        (``BACCARAT_BEACON_RELAYS``, empty: drand's public ones), or the test beacon at
+        ``BACCARAT_BEACON_URL`` (``make run`` sets it)."""
         import os
 
         from baccarat_api.adapters.drand_http import DrandHttp
 
-        return DrandHttp.configured(os.environ.get("BACCARAT_BEACON_URL"))
+        env = os.environ.get
+        return DrandHttp.configured(env("BACCARAT_BEACON_URL"), env("BACCARAT_BEACON_RELAYS"))
 
     @cached_property
     def shoes(self) -> ShoeCache:

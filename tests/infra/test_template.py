@@ -370,3 +370,20 @@ def test_the_settle_chunk_queue_runs_chunks_and_dead_letters_failures() -> None:
         "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem",
         "dynamodb:UpdateItem",
     }  # fmt: skip
+
+
+def test_the_beacon_relays_are_a_parameter_every_function_reads() -> None:
+    """``BeaconRelays`` → ``BACCARAT_BEACON_RELAYS`` (the runtime's drand quicknet relays):
+    empty by default (the service's own default, drand's public relays, written once in
+    ``baccarat.beacon``); only https base URLs, comma-separated."""
+    import re
+
+    from baccarat.beacon import QUICKNET_RELAYS
+
+    param = T["Parameters"]["BeaconRelays"]
+    assert param["Default"] == ""
+    env = T["Globals"]["Function"]["Environment"]["Variables"]
+    assert env["BACCARAT_BEACON_RELAYS"] == {"Ref": "BeaconRelays"}
+    pattern = re.compile(param["AllowedPattern"])
+    assert pattern.match(",".join(QUICKNET_RELAYS)) and pattern.match("")
+    assert not pattern.match("http://api.drand.sh") and not pattern.match("https://a b")

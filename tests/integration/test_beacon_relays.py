@@ -247,3 +247,12 @@ def test_the_runtime_wires_quicknet_unless_a_test_beacon_is_configured(local: Be
     assert DrandHttp.configured("").chain is QUICKNET
     test = DrandHttp.configured(local.url)
     assert test.chain == local.beacon.chain and beacon.label(test.chain) == "test beacon"
+
+
+def test_the_runtime_reads_quicknet_from_the_relays_the_deployment_names() -> None:
+    """template.yaml's ``BeaconRelays`` (``BACCARAT_BEACON_RELAYS``): its relays in its order,
+    quicknet's chain pinned whatever they are; empty: drand's public relays."""
+    named = DrandHttp.configured(None, " https://relay-a.example/ , https://relay-b.example,")
+    assert named.chain is QUICKNET
+    assert named.relays == ["https://relay-a.example", "https://relay-b.example"]
+    assert DrandHttp.configured(None, "").relays == list(beacon.QUICKNET_RELAYS)

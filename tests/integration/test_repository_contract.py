@@ -79,6 +79,17 @@ def test_a_record_reads_back_as_written(repo: Repository) -> None:
     assert repo.load("operator-b", round_=rnd.ref).round is None  # another operator's: nothing
 
 
+def test_a_void_is_priced_once_and_its_hashed_record_is_unchanged(repo: Repository) -> None:
+    """``price_beacon_void``: the later beacon stored once (a second loses), nothing else."""
+    _, round_id = played(repo)
+    rnd = stored_round(repo, round_id)
+    doc = {"round": 7, "signature": "ab" * 48}
+    repo.price_beacon_void(rnd, doc)  # type: ignore[arg-type]
+    with pytest.raises(ConditionFailed):
+        repo.price_beacon_void(rnd, {"round": 7, "signature": "cd" * 48})
+    assert stored_round(repo, round_id) == dataclasses.replace(rnd, late_beacon=doc)
+
+
 def test_a_stale_deal_loses_and_writes_nothing(repo: Repository) -> None:
     _, round_id = played(repo)
     rnd = stored_round(repo, round_id)

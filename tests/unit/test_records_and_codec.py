@@ -78,6 +78,11 @@ V2_ROUND = dataclasses.replace(
     ROUND, lock={"locked_at": "2026-01-01T00:00:00.000Z", "book_root": "ee" * 32,
                  "beacon_round": 7}, beacon={"round": 7, "signature": "99" * 48},
 )  # fmt: skip
+#: A beacon void priced later: its beacon fetched after the void (not hashed)
+PRICED_VOID = dataclasses.replace(
+    ROUND, lock={"locked_at": "2026-01-01T00:00:00.000Z", "book_root": "ee" * 32,
+                 "beacon_round": 8}, late_beacon={"round": 8, "signature": "88" * 48},
+)  # fmt: skip
 PROOF = ProofRecord(
     "tbl_aaaaaaaaaaaaaaaa_s1", "tbl_aaaaaaaaaaaaaaaa", 1, "ab", "seed", "hash", RULES, "ff", 3,
     "rules", "2026-01-01T00:01:00.000Z", CONFIG, "op",
@@ -188,8 +193,8 @@ CHAT_ITEMS = [
 ]  # fmt: skip
 RECORDS = [
     TABLE, RUNNING, SHOE, ROUND, VOIDED, PROOF, FINAL, LINE, TOTALS, IDEM, LIVE, EVENT, HEAD, MARK,
-    V2_TABLE, V2_SHOE, V2_ROUND, ENTRY, HOOK, DELIVERY, PARKED, *FULL, PROGRESS, EMITTED,
-    *CHAT_ITEMS, NUMBERED, CLAIM, COUNTER,
+    V2_TABLE, V2_SHOE, V2_ROUND, PRICED_VOID, ENTRY, HOOK, DELIVERY, PARKED, *FULL, PROGRESS,
+    EMITTED, *CHAT_ITEMS, NUMBERED, CLAIM, COUNTER,
 ]  # fmt: skip
 
 

@@ -26,6 +26,7 @@ from baccarat_api.service.settling import settle_round
 from .conftest import Game
 from .test_betting import from_book, seeded, slip, table_with_shoe
 from .test_service import OP
+from .test_v2_flow import V2
 
 pytestmark = pytest.mark.unit
 
@@ -93,8 +94,53 @@ def play(seed: str, shoe_seed: str) -> dict[str, Any]:
     }
 
 
+def play_v2() -> dict[str, Any]:
+    """Three rounds at a bacc-pf-v2 star-city table (the local test beacon, ``FakeBeacon``):
+    each locked (``round_locked``: the page waits for its beacon round), round 1 drawn, round 2
+    voided ``beacon_unavailable`` (an outage), round 3 drawn and squeezed; every state read."""
+    game = seeded(Game(), "reducer-v2")
+    v2 = V2(game, squeeze_seconds=10)
+    t, me, repo = v2.table.table_id, None, game.repo
+    shoe_id = v2.commit()
+    states: list[dict[str, Any]] = []
+
+    def read() -> None:
+        out, _ = table_state.table_state(repo, OP, t, me)
+        state = out.model_dump(mode="json")
+        if state["shoe"] is not None:
+            state["shoe"]["roads"] = {"bead_plate": state["shoe"]["roads"]["bead_plate"]}
+        states.append(state)
+
+    me = Player(OP, "seat", "jti", 0, 2**31, t, "alice")
+    read()
+    presence.take_seat(repo, OP, t, 1, "alice", 500_000, 3)
+    presence.take_seat(repo, OP, t, 2, "bob", 500_000, 1)
+    read()
+    for n in range(3):
+        betting.open_betting(repo, OP, t)
+        betting.place_slip(repo, OP, t, "alice", slip(("banker", 1000)))
+        betting.place_slip(repo, OP, t, "bob", slip(("player", 1500)))
+        read()
+        locked = from_book(game, shoe_id)
+        read()
+        v2.beacon.down = n == 1
+        while (tick := v2.sched.take()) is not None:  # the draw, or its retries then the void
+            v2.deliver(tick)
+        read()
+        if n != 1:
+            game.clock.set(seconds_after(game.clock(), 40))  # the system opens every card
+            presence.join_watchers(repo, OP, t, f"w{n}")  # reports the system's reveals
+            read()
+            settle_round(repo, OP, locked.round_id)
+            read()
+    page, _ = events.table_events(repo, OP, t, 0, 500)
+    assert [e.type for e in page.events].count("round_locked") == 3
+    return {"seed": "star-city-v2", "me": "alice", "states": states,
+            "events": [e.model_dump(mode="json") for e in page.events]}  # fmt: skip
+
+
 def fixtures() -> dict[str, Any]:
-    return {"cases": [play(seed, f"reducer-{seed}") for seed in sorted(TABLES)]}
+    return {"cases": [play(seed, f"reducer-{seed}") for seed in sorted(TABLES)] + [play_v2()]}
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")

@@ -300,13 +300,17 @@ def test_a_v2_book_shoes_proof_and_a_receipt_verify(game: Game) -> None:
             drawn(v2, out.round_id)
             settling.settle_round(v2.repo, OP, out.round_id)
     tables.close_shoe(v2.repo, game.vault, OP, v2.shoe_id)
-    pages = served_pages(game, v2.shoe_id)
+    first = proofs.proof_page(
+        v2.repo, game.vault, game.ref_keys, v2.shoe_id, 1, lambda: v2.beacon
+    )  # the beacon back: the void priced (its book's refunds take nothing from the house)
+    pages = [json.loads(first.body)]
     verdict = verify(
         pages, keys=keys(game), signature_check=es256.check, beacon_check=verify_beacon
     )
     assert verdict.ok, verdict.mismatches
     proof = assemble(pages)[1]
     assert [("book" in r) for r in proof["rounds"]] == [True, True]
+    assert proof["rounds"][1]["beacon"] and proof["rounds"][1]["void"]["replaced"] is not None
     table_id, shoe_number = v2.table.table_id, v2.shoe().shoe_number
     for n in (1, 2):
         item = v2.repo.chunks.receipt(OP, RoundRef(table_id, shoe_number, n), "carol")

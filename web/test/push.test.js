@@ -80,6 +80,7 @@ function fakeService(opts = {}) {
     sockets: [],
     refuse: new Set(),
     holdState: null, // a promise the next state read waits for
+    stateSeq: null, // a state read behind the events already pushed (an eventually consistent read)
     you: null,
     httpError: null, // {status, code}: every request answers it
     ackTimeoutMs: 300_000,
@@ -109,7 +110,7 @@ function fakeService(opts = {}) {
     if (svc.httpError) return json(svc.httpError.status, { error: { code: svc.httpError.code } });
     const base = `/v1/tables/${TABLE}`;
     if (u.pathname === `${base}/state`) {
-      const seq = svc.seq; // read now, answered after the hold
+      const seq = svc.stateSeq ?? svc.seq; // read now, answered after the hold (stateSeq: a stale read)
       if (svc.holdState) await svc.holdState;
       return json(200, { table_id: TABLE, seq, push_url: PUSH, push_channel: svc.channel, you: svc.you });
     }
@@ -536,6 +537,38 @@ test('refresh() re-reads the state; a page callback that throws is reported, not
   await sub.refresh();
   assert.deepEqual(seen.snapshots, [1, 3]);
   assert.equal(seen.statuses.at(-1), 'live');
+});
+
+test('a late snapshot older than the events applied is ignored: the page never goes back', async () => {
+  const svc = fakeService();
+  svc.add(3);
+  const { sub, seen, clock } = follow(svc);
+  await clock.advance(0);
+  svc.add(2, 'bet_placed', { bettor_id: 'bob' }); // another player's slip: 4, 5
+  svc.socket().events(4, 5);
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [4, 5]);
+  svc.stateSeq = 3; // the refresh's state was read before 4 and 5 (a slow, stale answer)
+  await sub.refresh();
+  assert.deepEqual(seen.snapshots, [3]); // not replaced by the older state
+  assert.deepEqual(seen.events, [4, 5]); // bob's slip is still shown
+  assert.equal(sub.lastSeq(), 5);
+  svc.stateSeq = null;
+  svc.add(1);
+  svc.socket().events(6);
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [4, 5, 6]); // once each, in order
+  assert.deepEqual(feedReads(svc), [`/v1/tables/${TABLE}/events?after=3&limit=100`]); // the resume's only
+  await clock.advance(1_000); // the stale read is read again once, a second later: now fresh
+  assert.deepEqual(seen.snapshots, [3, 6]);
+  assert.deepEqual(seen.events, []); // the page redrew from the fresh state (seq 6)
+  assert.equal(svc.requests.filter((r) => r.path.endsWith('/state')).length, 3);
+  svc.stateSeq = 2; // stale again, and again a second later: one more read only, never a loop
+  await sub.refresh();
+  await clock.advance(5_000);
+  assert.deepEqual(seen.snapshots, [3, 6]);
+  assert.equal(svc.requests.filter((r) => r.path.endsWith('/state')).length, 5);
+  assert.equal(sub.lastSeq(), 6);
 });
 
 test('a token\'s exp claim is read when the page answers only the token', () => {

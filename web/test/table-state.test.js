@@ -77,3 +77,26 @@ test('a step of an earlier round reported after the next deal moves the shoe, no
   assert.equal(after.shoe.cards_remaining, 199);
   assert.equal(after.seq, 11);
 });
+
+test('bacc-pf-v2: a lock shows the beacon round awaited; a beacon void tells the page, then the next window clears it', () => {
+  const beacon = { chain_hash: 'c9'.repeat(32), round: 77, expected_at: '2026-01-01T00:00:05.000Z' };
+  const state = {
+    seq: 5, seats: {}, watchers: [], you: null, round: null, fairness: 'bacc-pf-v2', locked: null,
+    book: { betting: { shoe_id: 's', round_number: 1, status: 'closed' }, seats: {}, spectators: {}, total: 0 },
+    shoe: { shoe_id: 's', rounds_dealt: 0, cards_remaining: 416, history: [], roads: { bead_plate: { rows: 6, cells: [] } } },
+  };
+  const lock = { seq: 6, type: 'round_locked', data: { round_id: 's_r1', shoe_id: 's', round_number: 1,
+    locked_at: '2026-01-01T00:00:00.000Z', book_root: 'ab'.repeat(32), beacon } };
+  const after = T.apply(state, lock);
+  assert.equal(after.phase, 'locked');
+  assert.equal(after.deadline, beacon.expected_at);
+  assert.deepEqual(T.drawn(after).locked, { round_number: 1, beacon });
+  assert.equal(after.book.betting.status, 'dealt');
+  const voided = T.apply(after, { seq: 7, type: 'round_voided', data: { round_id: 's_r1', reason: 'beacon_unavailable', beacon_round: 77 } });
+  assert.equal(voided.locked, null);
+  assert.deepEqual(voided.beacon_void, { round_number: 1, beacon_round: 77 });
+  assert.equal(voided.shoe.rounds_dealt, 1);
+  assert.equal(voided.shoe.cards_remaining, 416); // no card was drawn
+  const next = T.apply(voided, { seq: 8, type: 'betting_opened', data: { shoe_id: 's', round_number: 2, closes_at: '2026-01-01T00:00:45.000Z' } });
+  assert.equal(next.beacon_void, null);
+});

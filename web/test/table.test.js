@@ -170,3 +170,20 @@ test('an API error reaches the page with its code, never swallowed', async () =>
   const api = Actions.make({ api: 'http://x', tableId: 't', token: 'tok', me: 'alice', fetch });
   await assert.rejects(api.say('a\u202eb'), (err) => err.code === 'chat_text_invalid' && err.status === 422);
 });
+
+test('a bacc-pf-v2 table: the beacon round awaited (drand or the test beacon), then a beacon void', () => {
+  const D = require('../drand.js');
+  assert.equal(R.QUICKNET_CHAIN_HASH, D.QUICKNET.chain_hash); // the one drand's key signs
+  const locked = (chain) => ({ fairness: 'bacc-pf-v2', round: null,
+    locked: { round_number: 4, beacon: { chain_hash: chain, round: 28863, expected_at: '2026-01-01T00:00:03.000Z' } } });
+  assert.equal(R.beaconInfo(locked(D.QUICKNET.chain_hash), 'en'), 'Waiting for drand round 28863');
+  assert.equal(R.beaconInfo(locked(D.QUICKNET.chain_hash), 'zh'), '等待 drand 第 28863 輪');
+  assert.equal(R.beaconInfo(locked('c9'.repeat(32)), 'en'), 'Waiting for test beacon round 28863');
+  assert.equal(R.beaconInfo(locked('c9'.repeat(32)), 'zh'), '等待測試信標第 28863 輪');
+  const voided = { fairness: 'bacc-pf-v2', locked: null, beacon_void: { round_number: 4, beacon_round: 28863 } };
+  assert.equal(R.beaconInfo(voided, 'en'), 'Round 4 voided: beacon unavailable, stakes returned');
+  assert.equal(R.beaconInfo({ fairness: 'bacc-pf-v1', locked: null }, 'en'), '');
+  assert.equal(I18n.t('zh', 'phase.locked'), '注單已鎖定');
+  // the countdown to the beacon round's time, on the server's clock
+  assert.equal(R.secondsLeft('2026-01-01T00:00:03.000Z', 0, Date.parse('2026-01-01T00:00:00.500Z')), 3);
+});

@@ -46,6 +46,9 @@ const DEFAULT_TIMEOUT_MS = 300_000;
 const CHAT_SEEN_MAX = 1_000;
 /** Events whose person's balance changed (an operator report): the own one re-reads the state. */
 const OWN_BALANCE_EVENTS = new Set(['seat_updated', 'banker_updated', 'spectator_updated']);
+/** A state read older than the events applied (a stale answer) is read again once, this much later
+ * (a replica catches up within a second: the own balance it was read for then shows). */
+const STALE_STATE_RETRY_MS = 1_000;
 /** The clock of the page (or of Node): `Date.now` and the global timers. */
 const systemClock: PushClock = {
   now: () => Date.now(),
@@ -89,6 +92,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
   let quietTimer: unknown = null;
   let tokenTimer: unknown = null;
   let pollEtag: { after: number; etag: string } | null = null;
+  let staleTimer: unknown = null;
   const chatSeen = new Set<string>();
   let chatRead = false;
   let work: Promise<void> = Promise.resolve();
@@ -149,6 +153,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     reconnectTimer = clear(reconnectTimer);
     quietTimer = clear(quietTimer);
     tokenTimer = clear(tokenTimer);
+    staleTimer = clear(staleTimer);
     drop(1000);
     setStatus('closed', detail);
   }
@@ -172,9 +177,21 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     return { status: r.status, body: (await r.json()) as T, etag: r.headers.get('etag') };
   }
 
-  async function snapshot(): Promise<void> {
+  /** Read the state and hand it to the page — unless it is older than the events already applied
+   * (a slow or stale answer: its `seq` below `last`): the page never goes back to it; the state
+   * is read once more a little later (`retried`: this is that read). */
+  async function snapshot(retried = false): Promise<void> {
     const { body } = await get<TableState>('/state');
     const state = body as TableState;
+    if (last !== null && state.seq < last) {
+      if (!retried && staleTimer === null && !closed) {
+        staleTimer = clock.setTimeout(() => {
+          staleTimer = null;
+          void run(() => snapshot(true));
+        }, STALE_STATE_RETRY_MS);
+      }
+      return;
+    }
     pushUrl = state.push_url;
     last = state.seq;
     you = state.you?.bettor_id ?? null;
@@ -477,6 +494,6 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
   return {
     close: () => finish(),
     lastSeq: () => last ?? 0,
-    refresh: () => run(snapshot),
+    refresh: () => run(() => snapshot()),
   };
 }

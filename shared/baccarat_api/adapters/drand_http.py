@@ -64,13 +64,16 @@ class DrandHttp:
         return cls(chain_from_info(info), [url], timeout_s)
 
     @classmethod
-    def configured(cls, test_beacon_url: str | None) -> DrandHttp:
-        """What the runtime wires: drand quicknet on its public relays, or — when a test beacon's
-        URL is configured (``make run`` sets ``BACCARAT_BEACON_URL``) — that test beacon, whose
-        rounds every proof and verifier then shows as "test beacon"."""
+    def configured(cls, test_beacon_url: str | None, relays: str | None = None) -> DrandHttp:
+        """What the runtime wires: drand quicknet on ``relays`` (comma-separated base URLs:
+        template.yaml's ``BeaconRelays`` → ``BACCARAT_BEACON_RELAYS``; empty: its public relays),
+        or — when a test beacon's URL is configured (``make run`` sets ``BACCARAT_BEACON_URL``)
+        — that test beacon, whose rounds every proof and verifier then shows as "test beacon".
+        Quicknet's chain (hash, key) is pinned whatever relays serve it."""
         if test_beacon_url:
             return cls.of_test_beacon(test_beacon_url)
-        return cls(QUICKNET, QUICKNET_RELAYS)
+        listed = [r.strip() for r in (relays or "").split(",") if r.strip()]
+        return cls(QUICKNET, listed or QUICKNET_RELAYS)
 
     def get(self, round_: int) -> Beacon | None:
         with self._lock:

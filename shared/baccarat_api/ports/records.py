@@ -258,6 +258,10 @@ class RoundRecord:
     #: ``beacon_unavailable``, which has no card). Hashed when present; ``None`` elsewhere.
     lock: RoundLock | None = None
     beacon: RoundBeacon | None = None
+    #: A ``beacon_unavailable`` void's beacon, fetched (and verified) after the void when the
+    #: proof is first built (:mod:`~baccarat_api.service.beacon_prices`): it prices the void in
+    #: the proof. Information added later, never the round as dealt — so not hashed.
+    late_beacon: RoundBeacon | None = None
 
     #: bacc-audit-v1 (:data:`baccarat.audit.ROUND_FIELDS`) hashes every field of the round as
     #: dealt EXCEPT these (written later, or the hash itself). A new field is hashed unless it
@@ -272,6 +276,7 @@ class RoundRecord:
             "write_id",
             "resolve_write_id",
             "reveals",
+            "late_beacon",
         }
     )
 

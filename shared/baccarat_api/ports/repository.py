@@ -16,6 +16,7 @@ from baccarat_api.ids import RoundRef, ShoeRef
 from baccarat_api.ports.book import BookStore
 from baccarat_api.ports.chat import ChatReads
 from baccarat_api.ports.chunks import ChunkQueue, ChunkStore
+from baccarat_api.ports.documents import RoundBeacon
 from baccarat_api.ports.lobby import LobbyPage, LobbyPosition
 from baccarat_api.ports.records import (
     DeliveryState,
@@ -38,7 +39,7 @@ from baccarat_api.ports.records import (
 )
 from baccarat_api.ports.scheduler import Scheduler
 from baccarat_api.ports.tokens import TokenStore
-from baccarat_api.ports.writes import StateWrites
+from baccarat_api.ports.writes import ABSENT, StateWrites, Update
 
 
 class StoreError(Exception):
@@ -156,6 +157,15 @@ class Repository(ChatReads, StateWrites):
     def put_tiers(self, tiers: list[dict[str, Any]]) -> None:
         """Make the live tiers exactly ``tiers`` (seeding; a tier gone from the file is retired,
         never deleted)."""
+
+    def price_beacon_void(self, round_: RoundRecord, beacon: RoundBeacon) -> None:
+        """Store a ``beacon_unavailable`` void's verified beacon, fetched after the void
+        (``late_beacon``: not hashed, the round stays voided), if it has none;
+        ``ConditionFailed`` otherwise."""
+        key = (round_.operator_id, round_.table_id, round_.shoe_number, round_.round_number)
+        expect = {"late_beacon": ABSENT}
+        self.transact("price beacon void", [Update(RoundRecord, key, {"late_beacon": beacon},
+                                                   expect=expect)])  # fmt: skip
 
     # --- game state ------------------------------------------------------------------------
     @abstractmethod

@@ -131,7 +131,7 @@ def sweep(
     if unseal is not None:
         _close_idle(repo, unseal, report, min(limit, IDLE_CLOSE_LIMIT))
     if vault is not None and ref_keys is not None:
-        done = finalise_due(repo, vault, ref_keys, report.now)
+        done = finalise_due(repo, vault, ref_keys, report.now, beacon=lambda: beacon)
         report.finalised, report.pending = done.finalised, done.pending
         report.failed |= done.failed
     return report

@@ -72,7 +72,7 @@ def draw(
     lock = locked(shoe)
     if shoe is None or lock is None or lock["round_number"] != ref.round_number:
         return "stale"
-    got = _beacon(beacon, shoe, lock)
+    got = verified_beacon(beacon, shoe, lock["beacon_round"])
     at = repo.clock()
     if got is None and at < lock["void_at"]:
         return "wait"
@@ -118,13 +118,16 @@ def _seal(
     return None if book is None else book_lock.seal(config, rnd, round_id, book[0], book[1])
 
 
-def _beacon(source: BeaconSource | None, shoe: ShoeRecord, lock: LockDoc) -> Beacon | None:
-    """The lock's beacon round, verified, from the deployment's source — only if it is the
-    shoe's own chain (a table never changes beacon)."""
+def verified_beacon(
+    source: BeaconSource | None, shoe: ShoeRecord, beacon_round: int
+) -> Beacon | None:
+    """Beacon round ``beacon_round``, verified (by the source's adapter, before it answers),
+    from the deployment's source — only if it is the shoe's own chain (a table never changes
+    beacon). The draw's and a beacon void's later price's one way to a beacon."""
     assert shoe.beacon is not None
     if source is None or source.chain.chain_hash != shoe.beacon["chain_hash"]:
         return None
-    return source.get(lock["beacon_round"])
+    return source.get(beacon_round)
 
 
 def _round_lock(lock: LockDoc) -> RoundLock:

@@ -29,8 +29,8 @@ def private_proof(shoe: ShoeRecord, rounds: Sequence[RoundRecord]) -> dict[str, 
 
 
 def _v2_round(r: RoundRecord) -> dict[str, Any]:
-    """A bacc-pf-v2 round as ``pf2proof.public_proof_v2`` takes it: its lock and beacon (none
-    for a ``beacon_unavailable`` void whose beacon never came), bets, money; its cards are drawn
+    """A bacc-pf-v2 round as ``pf2proof.public_proof_v2`` takes it: its lock and beacon (for a
+    ``beacon_unavailable`` void, the one fetched later, or none), bets, money; its cards are drawn
     there from the lock and the beacon, not copied from the record."""
     row: dict[str, Any] = {
         "round_number": r.round_number,
@@ -41,7 +41,8 @@ def _v2_round(r: RoundRecord) -> dict[str, Any]:
         "void": r.void,
         "lock": r.lock,
     }
-    return row if r.beacon is None else {**row, "beacon": r.beacon}
+    beacon = r.beacon or r.late_beacon  # a beacon void's, fetched later, prices it
+    return row if beacon is None else {**row, "beacon": beacon}
 
 
 def _with_book(private: dict[str, Any], r: RoundRecord) -> dict[str, Any]:

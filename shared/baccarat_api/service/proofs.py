@@ -27,6 +27,7 @@ from baccarat_api.ports.records import (
 )
 from baccarat_api.ports.repository import ConditionFailed, Repository, ShoeHistory
 from baccarat_api.ports.vault import SecretVault
+from baccarat_api.service.beacon_prices import BeaconProvider, price_beacon_voids
 from baccarat_api.service.errors import DomainError, lost_race, not_found
 from baccarat_api.service.models import FairnessOut, SigningKeysOut
 from baccarat_api.service.private_proof import private_proof
@@ -78,14 +79,18 @@ def _pending_error(unresolved: Sequence[tuple[int, str | None]]) -> DomainError:
 
 
 def finalise(
-    repo: Repository, vault: SecretVault, ref_keys: RefKeys, proof: ProofRecord
-) -> Finalised:
+    repo: Repository, vault: SecretVault, ref_keys: RefKeys, proof: ProofRecord,
+    beacon: BeaconProvider | None = None,
+) -> Finalised:  # fmt: skip
     """Make ``proof`` final (module docstring) or raise 409 ``proof_pending``; if another
-    finaliser got there first, its signature (over the same pages)."""
+    finaliser got there first, its signature (over the same pages). ``beacon``: the
+    deployment's (asked for when needed), to price a bacc-pf-v2 shoe's beacon voids first
+    (:mod:`.beacon_prices`)."""
     open_rounds = repo.open_rounds(proof.shoe_id)
     if open_rounds:
         raise _pending_error(open_rounds)
     shoe, rounds = _final_shoe(repo, proof)
+    rounds = price_beacon_voids(repo, beacon, shoe, rounds)
     jwk = vault.public_jwk()
     signed_at = repo.clock()
     # the key's history first: every key that ever signed is listed, valid at this signed_at
@@ -157,8 +162,9 @@ def _page_to_serve(number: int, stored: bytes, signature: ProofSignature) -> Ser
 
 
 def proof_page(
-    repo: Repository, vault: SecretVault, ref_keys: RefKeys, shoe_id: str, number: int = 1
-) -> ServedPage:
+    repo: Repository, vault: SecretVault, ref_keys: RefKeys, shoe_id: str, number: int = 1,
+    beacon: BeaconProvider | None = None,
+) -> ServedPage:  # fmt: skip
     """Page ``number`` of the shoe's final proof (no key: public). 409 ``shoe_not_closed``
     while the shoe is open, 404 for an unknown shoe and a page out of range; 409
     ``proof_pending`` while it has ended with rounds unresolved. The first read after the proof
@@ -169,7 +175,7 @@ def proof_page(
     if proof is None:
         raise _not_closed_error(repo, shoe_id) or not_found("proof", shoe_id)
     if proof.signature is None:
-        final = finalise(repo, vault, ref_keys, proof)
+        final = finalise(repo, vault, ref_keys, proof, beacon)
         if number > len(final.pages):
             raise not_found("proof page", f"{shoe_id} page {number}")
         return _page_to_serve(number, final.pages[number - 1], final.signature)
@@ -192,6 +198,7 @@ def finalise_due(
     ref_keys: RefKeys,
     at: str,
     limit: int = FINALISE_LIMIT,
+    beacon: BeaconProvider | None = None,
 ) -> FinaliseReport:
     """The sweep's part: finalise every ended shoe's proof that has become final by ``at``."""
     report = FinaliseReport()
@@ -200,7 +207,7 @@ def finalise_due(
             proof, _ = repo.proof_page(shoe_id, 1)
             if proof is None or proof.signature is not None:
                 continue  # finalised since the index was read
-            finalise(repo, vault, ref_keys, proof)
+            finalise(repo, vault, ref_keys, proof, beacon)
         except DomainError as exc:
             if exc.code == "proof_pending":
                 report.pending.append(shoe_id)

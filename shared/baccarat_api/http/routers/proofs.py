@@ -40,7 +40,8 @@ router = APIRouter(route_class=JsonRoute, tags=["read"])
 def get_proof(
     shoe_id: str, rt: Rt, page: Annotated[int, Query(ge=1, le=proofdoc.MAX_PAGES)] = 1
 ) -> Response:
-    served = proofs.proof_page(rt.repo, rt.vault, rt.shoes.ref_key, shoe_id, page)
+    beacon = lambda: rt.beacon  # noqa: E731 (built only for a v2 shoe's beacon void)
+    served = proofs.proof_page(rt.repo, rt.vault, rt.shoes.ref_key, shoe_id, page, beacon)
     return Response(
         served.body,
         media_type="application/json",
