@@ -216,6 +216,12 @@
    * strictly ascending; the leaves' root = book.root; every slip's money recomputed; the slips'
    * money summed = book.totals. A list of problems in words (empty: all exact).
    */
+  /** A slip's money when its stake is returned whole (a round voided before any card). */
+  function refund(lines) {
+    const zero = { gross_win: 0, commission: 0, net: 0 };
+    return { lines: lines.map((l) => ({ type: l.type, stake: l.amount, ...zero })), commission: 0, net: 0 };
+  }
+
   async function checkRoundBook(proof, round, pages) {
     const where = `round ${round.round_number}`;
     const b = round.book;
@@ -249,7 +255,9 @@
     const roundId = roundIdOf(round);
     const M = money();
     const voided = round.settlement == null && isObject(round.void);
-    const facts = M.roundFacts(round.player, round.banker);
+    // a bacc-pf-v2 beacon_unavailable void (priced later or not) drew no card: stakes back
+    const beaconVoid = voided && round.void.reason === 'beacon_unavailable';
+    const facts = beaconVoid ? null : M.roundFacts(round.player, round.banker);
     const settled = [];
     let previous = null;
     for (const [i, e] of entries.entries()) {
@@ -262,7 +270,7 @@
       previous = leaf.bettor_ref;
       let slipDoc;
       try {
-        slipDoc = M.slip(proof.table_config, facts, leaf.lines);
+        slipDoc = facts === null ? refund(leaf.lines) : M.slip(proof.table_config, facts, leaf.lines);
       } catch (err) {
         return [`${where}: book entry ${i}: the slip's money cannot be recomputed: ${err.message}`];
       }

@@ -86,13 +86,24 @@ class BookTotals:
         self.covered += settled.house_covered
         self.commission += settled.house_commission
         for line in settled.lines:
-            kind = self.by_type.setdefault(
-                line.type.value, {"stake": 0, "gross_win": 0, "commission": 0, "net": 0}
-            )
+            kind = self._kind(line.type.value)
             kind["stake"] += line.stake
             kind["gross_win"] += line.gross_win
             kind["commission"] += line.commission
             kind["net"] += line.net
+
+    def refund(self, lines: Iterable[Mapping[str, Any]]) -> None:
+        """Count one slip whose stake is returned whole (its round voided before any card
+        existed: a bacc-pf-v2 ``beacon_unavailable`` void): its stake, nothing won or lost."""
+        self.bettors += 1
+        for line in lines:
+            self.stake += int(line["amount"])
+            self._kind(str(line["type"]))["stake"] += int(line["amount"])
+
+    def _kind(self, name: str) -> dict[str, int]:
+        return self.by_type.setdefault(
+            name, {"stake": 0, "gross_win": 0, "commission": 0, "net": 0}
+        )
 
     def merge(self, other: BookTotals) -> None:
         """Add another part's totals."""

@@ -156,6 +156,22 @@ def expected_settlement(settled: Settlement, voided: bool) -> dict[str, Any]:
     return slip_doc(settled)
 
 
+def _slip_money(
+    shoe: _Shoe, number: int, leaf: Mapping[str, Any], round_: Mapping[str, Any],
+    totals: BookTotals,
+) -> dict[str, Any]:  # fmt: skip
+    """What the slip must have been paid, counted into ``totals``. A round voided before any
+    card existed (a bacc-pf-v2 ``beacon_unavailable`` void — priced later or not): its stake
+    back, read from its lines (the book's totals are then the refunds)."""
+    voided = round_.get("void") is not None
+    if pf2proof.is_beacon_void(round_):
+        totals.refund(leaf["lines"])
+        return {"voided": True, "stake": sum(int(x["amount"]) for x in leaf["lines"]), "net": 0}
+    settled = _settled(shoe, number, leaf)
+    totals.add(settled)
+    return expected_settlement(settled, voided)
+
+
 def _round_id(round_: Mapping[str, Any]) -> Any:
     """The round's id where the proof states it (a settled round's settlement)."""
     settlement = round_.get("settlement")
@@ -210,7 +226,7 @@ def _receipt_mismatches(
             )
         )
     shoe = _shoe(proof)
-    want = expected_settlement(_settled(shoe, number, leaf), round_.get("void") is not None)
+    want = _slip_money(shoe, number, leaf, round_, BookTotals())
     if receipt.get("settlement") != want:
         bad.append(
             Mismatch(
@@ -320,7 +336,6 @@ def _entries_mismatches(
     """Refs ascending, the root of every leaf, the count, each settlement, Σ = totals."""
     where = f"round {number} book"
     book = round_["book"]
-    voided = round_.get("void") is not None
     round_id = _round_id(round_)
     if round_id is None and entries and isinstance(entries[0], Mapping):
         leaf = entries[0].get("leaf")
@@ -340,12 +355,10 @@ def _entries_mismatches(
             unusable.append(exc.mismatch)
             continue
         try:
-            settled = _settled(shoe, number, entry["leaf"])
+            want = _slip_money(shoe, number, entry["leaf"], round_, totals)
         except _Unusable as exc:
             unusable.append(exc.mismatch)
             continue
-        totals.add(settled)
-        want = expected_settlement(settled, voided)
         if entry.get("settlement") != want:
             bad.append(Mismatch(at, "settlement", want, entry.get("settlement")))
     if unusable:

@@ -18,6 +18,7 @@ from support.stack import Api, star_city_bets
 
 from baccarat_api import runtime
 from baccarat_api.clock import at_ms
+from baccarat_api.ports.book import BOOK_SHARDS
 from baccarat_api.service import drawing
 
 
@@ -94,3 +95,49 @@ def test_the_lock_over_http_202_its_replay_and_round_locked(api: Api, rt: runtim
     )
     dealt = api.post(f"/v1/shoes/{shoe_id}/rounds", bets, headers=key)
     assert dealt.body["round_id"] == locked.body["round_id"] and dealt.body["beacon"]
+
+
+def _book_window(api: Api, t: str, n: int) -> None:
+    """Round ``n``'s window at a book table: sam's seated slip and two spectators' behind."""
+    assert api.post(f"/v1/tables/{t}/betting", {}).status == 200
+    for b, kind in (("sam", "banker"), ("carol", "player"), ("dave", "tie")):
+        body = {"bets": [{"type": kind, "amount": 1000}], "round_number": n}
+        got = api.call("PUT", f"/v1/tables/{t}/bets/{b}", body)
+        assert got.status == 200, got.body
+
+
+def test_a_v2_book_round_costs_its_books_lock_and_reads(api: Api, rt: runtime.Runtime) -> None:
+    """At a bet_behind book table the lock of a from-book deal is first the book's own lock
+    (as at a v1 book table: the window's live state and the book's shards, one transaction),
+    then the round's lock after the table is read again, the locked book read (strongly
+    consistent, a Query per shard) for its root; the draw reads the book again to seal it on
+    the cards and stores its leaves before the deal's transaction — a v1 book deal's calls,
+    split over the lock and the draw, plus the book read twice. Pinned below."""
+    body = {"squeeze_seconds": 0, "profile": "bid-squeeze", "tier": "bid-squeeze-standard",
+            "banking": "house", "bet_behind": "book", "fairness": "bacc-pf-v2"}  # fmt: skip
+    t = api.post("/v1/tables", body).body["table_id"]
+    shoe_id = api.post(f"/v1/tables/{t}/shoes", {"client_seed": "z"}).body["shoe_id"]
+    seat = {"bettor_id": "sam", "balance": 50_000, "level": 1}
+    assert api.call("PUT", f"/v1/tables/{t}/seats/1", seat).status == 200
+    for b in ("carol", "dave"):
+        assert api.call("PUT", f"/v1/tables/{t}/spectators/{b}", {"balance": 50_000}).status == 200
+    costs: list[dict[str, int]] = []
+    for n in (1, 2):  # round 1 warms the container's caches
+        _book_window(api, t, n)
+        calls: Calls = count_calls()
+        locked = api.post(f"/v1/shoes/{shoe_id}/rounds", {"from_book": True})
+        assert locked.status == 202, locked.body
+        lock_calls = dict(calls.dynamodb)
+        calls.clear()
+        rid = locked.body["round_id"]
+        assert drawing.draw(rt.repo, rt.shoes, rt.beacon, "operator-a", rid) == "done"
+        costs = [lock_calls, dict(calls.dynamodb)]
+        assert api.post(f"/v1/rounds/{rid}/settlement").status == 200
+    print(f"\nv2 book round: lock {costs[0]}, draw {costs[1]}")
+    assert costs == [
+        # the book's lock (its transaction), the table read again, the round's lock; the
+        # locked book read for its root: one strongly consistent Query per shard
+        {"BatchGetItem": 2, "TransactWriteItems": 2, "Query": BOOK_SHARDS},
+        # the shoe and live state, the locked book again (its lines: the money), its leaves
+        {"BatchGetItem": 1, "Query": BOOK_SHARDS, "PutItem": 1, "TransactWriteItems": 1},
+    ]

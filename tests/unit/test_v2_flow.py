@@ -138,7 +138,7 @@ def test_a_v2_table_copies_its_beacon_and_shows_its_fairness(game: Game) -> None
     assert stored is not None and (stored.fairness, stored.beacon) == (None, None)
 
 
-def test_no_beacon_no_v2_table_and_no_v2_book_table(game: Game) -> None:
+def test_no_beacon_no_v2_table_nor_v2_book_table(game: Game) -> None:
     body = {"profile": "star-city", "tier": "star-city-fun", "banking": "house",
             "fairness": "bacc-pf-v2"}  # fmt: skip
     with pytest.raises(DomainError) as exc:
@@ -146,9 +146,8 @@ def test_no_beacon_no_v2_table_and_no_v2_book_table(game: Game) -> None:
     assert exc.value.code == "no_beacon"
     book = {**body, "profile": "bid-squeeze", "tier": "bid-squeeze-standard", "bet_behind": "book"}
     with pytest.raises(DomainError) as exc:
-        tables.create_table(game.repo, game.vault, OP, CreateTableRequest.model_validate(book),
-                            None, FakeBeacon(game.clock).chain)  # fmt: skip
-    assert exc.value.code == "invalid_table"
+        tables.create_table(game.repo, game.vault, OP, CreateTableRequest.model_validate(book))
+    assert exc.value.code == "no_beacon"
 
 
 def test_explicit_deal_locks_then_the_draw_deals_with_the_beacon(game: Game) -> None:

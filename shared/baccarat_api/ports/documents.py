@@ -407,6 +407,16 @@ class BeaconDoc(TypedDict):
     test: bool
 
 
+class LockBookDoc(TypedDict):
+    """A book table's locked book as a bacc-pf-v2 lock keeps it until the draw seals it: its
+    window's epoch (``opened_at``: which slips are its), shards, root and number of slips."""
+
+    opened_at: str
+    shards: int
+    root: str
+    count: int
+
+
 class LockDoc(TypedDict):
     """A ``bacc-pf-v2`` round locked and not drawn yet (docs/design/beacon.md §3): its bets,
     fixed by ``book_root``, wait for beacon round ``beacon_round`` (due ``expected_at``); no
@@ -429,6 +439,8 @@ class LockDoc(TypedDict):
     present: list[str]
     seq: int
     write_id: str
+    #: at a book table (a from-book lock): its spectators' book, locked with the round
+    book: NotRequired[LockBookDoc]
 
 
 class RoundLock(TypedDict):

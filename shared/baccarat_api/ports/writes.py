@@ -351,6 +351,8 @@ class StateWrites(ABC):
         """Put the round (new) and move the shoe from ``before`` to ``after`` (same version, still
         open); when the round ends the shoe, also free the table and publish ``proof``."""
         writes: list[Write] = [Put(round_), self._shoe_update(before, after)]
+        if round_.void is not None:  # voided as written (a v2 beacon void): its book's refunds
+            writes += book_progress(round_, round_.void["voided_at"], voided=True)
         if proof is not None:
             writes += self._shoe_end_writes(before, proof, after.chain_head)
         self.emitting("deal round", writes, emit, idem, round_.write_id)

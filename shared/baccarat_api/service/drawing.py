@@ -24,20 +24,24 @@ from baccarat.audit import settlement_hash
 from baccarat.beacon import Beacon
 from baccarat.fairness import client_hash, shoe_key
 from baccarat.fairness_v2 import BeaconDraw, ShoeEnd, cut_index_of, draw_round, round_key
+from baccarat.outcome import Round
 from baccarat.profiles import TableConfig
 from baccarat.proofdoc import refs_for
 from baccarat.rules import ShoeRules
 from baccarat.validation import AcceptedRound
 from baccarat_api.ids import RoundRef, parse_round_id
 from baccarat_api.ports.beacon import BeaconSource
+from baccarat_api.ports.book import Slip
 from baccarat_api.ports.documents import FactsDoc, LastRound, LockDoc, Replaced, RoundLock, Void
 from baccarat_api.ports.records import OPEN, LiveRecord, ProofRecord, RoundRecord, ShoeRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.shoes import ShoeSource
 from baccarat_api.ports.writes import Emit
+from baccarat_api.service import book_lock, book_presence, settle_chunks
 from baccarat_api.service.after_round import after_resolution
 from baccarat_api.service.audit import record_hash
 from baccarat_api.service.bets import DealBets
+from baccarat_api.service.book_lock import Sealed
 from baccarat_api.service.dealing import Deal, recent_after, round_record, shoe_after
 from baccarat_api.service.events import Change, emit, settled_event
 from baccarat_api.service.reveals import live_squeeze
@@ -70,19 +74,48 @@ def draw(
         return "stale"
     got = verified_beacon(beacon, shoe, lock["beacon_round"])
     at = repo.clock()
-    if got is not None:
-        record, after, proof, ev = _drawn(shoes, shoe, live, lock, got, at)
-    elif at >= lock["void_at"]:
-        record, after, ev = _voided(shoe, live, lock, shoes, at)
-        proof = None
-    else:
+    if got is None and at < lock["void_at"]:
         return "wait"
+    book = _locked_book(repo, operator_id, round_id, lock)
+    if got is not None:
+        record, after, proof, ev, sealed = _drawn(shoes, shoe, live, lock, got, at, book)
+    else:
+        record, after, ev, sealed = _voided(shoe, live, lock, shoes, at, book)
+        proof = None
+    if sealed is not None:  # before the draw's write: the same bytes if it is retried
+        repo.chunks.put_leaves(operator_id, round_id, sealed.leaves)
     try:
         repo.record_round(shoe, after, record, proof, None, ev)
     except (ConditionFailed, OutcomeUnknown):
         current = repo.get_round(operator_id, ref)
         return "done" if current is not None and current.write_id == record.write_id else "again"
+    if record.void is not None and record.book is not None:  # every stake back, slip by slip
+        settle_chunks.start(repo, record)
+        book_presence.after_resolution(repo, record, ev)
     return "done"
+
+
+#: A book table's locked book as the draw reads it again: its slips and shards.
+_Book = tuple[list[Slip], int]
+
+
+def _locked_book(repo: Repository, operator_id: str, round_id: str, lock: LockDoc) -> _Book | None:
+    """A book table's round: the book its lock locked, read again — it cannot change (locked),
+    and its root must be the one the lock put into ``book_root``."""
+    kept = lock.get("book")
+    if kept is None:
+        return None
+    slips = book_lock.window_slips(repo, operator_id, round_id, kept["opened_at"])
+    if book_lock.spectators_root(round_id, slips).hex() != kept["root"]:
+        raise ValueError(f"{round_id}: the locked book is not the book its lock sealed")
+    return slips, kept["shards"]
+
+
+def _seal(
+    config: TableConfig, rnd: Round | None, round_id: str, book: _Book | None
+) -> Sealed | None:
+    """The locked book sealed on the drawn cards (``None``: every stake returned)."""
+    return None if book is None else book_lock.seal(config, rnd, round_id, book[0], book[1])
 
 
 def verified_beacon(
@@ -104,10 +137,10 @@ def _round_lock(lock: LockDoc) -> RoundLock:
 
 def _drawn(
     shoes: ShoeSource, shoe: ShoeRecord, live: LiveRecord | None, lock: LockDoc, got: Beacon,
-    at: str,
-) -> tuple[RoundRecord, ShoeRecord, ProofRecord | None, Emit]:  # fmt: skip
+    at: str, book: _Book | None,
+) -> tuple[RoundRecord, ShoeRecord, ProofRecord | None, Emit, Sealed | None]:  # fmt: skip
     """The round dealt with ``got``: its record, the shoe after it (and its proof record when
-    the round ends it), its events."""
+    the round ends it), its events, its book sealed on its cards."""
     assert shoe.v2 is not None and shoe.beacon is not None
     rules = ShoeRules.from_dict(shoe.rules)
     derived = shoes.get(shoe)
@@ -124,9 +157,11 @@ def _drawn(
     given = DealBets(lock["bets"], lock["player_banker"])
     accepted, pb = _accepted(given)
     table = live or LiveRecord(shoe.operator_id, shoe.table_id)
+    round_id = RoundRef(shoe.table_id, shoe.shoe_number, number).round_id
+    sealed = _seal(config, d.round, round_id, book)
     deal = Deal(
         shoe.operator_id, shoe, live, table, config, lock["from_book"], lock["request_digest"],
-        d.round, last, given, accepted, pb, None, _round_lock(lock),
+        d.round, last, given, accepted, pb, sealed, _round_lock(lock),
         {"round": got.round, "signature": got.signature.hex()},
     )  # fmt: skip
     record = round_record(deal, shoes, lock["idle_out"], None, at)
@@ -134,7 +169,7 @@ def _drawn(
     v2 = {"drawn": with_drawn(shoe.v2["drawn"], before - set(left)), "dealt": end.dealt,
           "last_due": end.last_due, "locked": None}  # fmt: skip
     after = replace(after, v2=cast(Any, v2))
-    return record, after, proof, _dealt_events(deal, record, after)
+    return record, after, proof, _dealt_events(deal, record, after), sealed
 
 
 def _accepted(given: DealBets) -> tuple[AcceptedRound, Any]:
@@ -152,6 +187,8 @@ def _dealt_events(deal: Deal, record: RoundRecord, after: ShoeRecord) -> Emit:
         "round_number": record.round_number, "bettors": len(deal.bettors),
         "bets": len(record.bets), "beacon": record.beacon,
     }  # fmt: skip
+    if record.book is not None:  # the book its lock committed to, as a v1 deal reports it
+        dealt["book"] = {"root": record.book["root"], "count": record.book["count"]}
     events: list[Change] = [("round_dealt", dealt)]
     if nobody:
         events.append(settled_event(record, False))
@@ -180,12 +217,15 @@ def _unlocked(last: LastRound, resolved: bool) -> LastRound:
 
 
 def _voided(
-    shoe: ShoeRecord, live: LiveRecord | None, lock: LockDoc, shoes: ShoeSource, at: str
-) -> tuple[RoundRecord, ShoeRecord, Emit]:
+    shoe: ShoeRecord, live: LiveRecord | None, lock: LockDoc, shoes: ShoeSource, at: str,
+    book: _Book | None,
+) -> tuple[RoundRecord, ShoeRecord, Emit, Sealed | None]:  # fmt: skip
     """The round voided ``beacon_unavailable``: its item with its lock and bets and no card
-    (nothing was drawn), the shoe with its round counted and its cards unchanged."""
+    (nothing was drawn), its book's every stake returned, the shoe with its round counted and
+    its cards unchanged."""
     config = TableConfig.from_dict(shoe.config)
     ref = RoundRef(shoe.table_id, shoe.shoe_number, lock["round_number"])
+    sealed = _seal(config, None, ref.round_id, book)
     given = DealBets(lock["bets"], lock["player_banker"])
     bets, pb = given.locked_bets(refs_for(shoes.ref_key(shoe), shoe.table_id))
     wid = write_id(shoe.operator_id, BEACON_UNAVAILABLE, ref.round_id, None, None, shoe.version)
@@ -195,7 +235,7 @@ def _voided(
         player_banker=pb, squeeze=None, shoe_status=OPEN, previous_bettors=shoe.recent_bettors,
         created_at=lock["locked_at"], void_window_seconds=shoe.void_window_seconds,
         request_digest=lock["request_digest"], prev_hash=shoe.chain_head, lock=_round_lock(lock),
-        write_id=wid, resolve_write_id=wid,
+        book=None if sealed is None else sealed.doc, write_id=wid, resolve_write_id=wid,
     )  # fmt: skip
     record = replace(record, round_hash=record_hash(record))
     void: Void = {"reason": BEACON_UNAVAILABLE, "note": None, "voided_at": at,
@@ -219,4 +259,4 @@ def _voided(
     ev = emit(
         live, shoe.operator_id, shoe.table_id, at, [("round_voided", data), *removed], **moved
     )
-    return record, after, ev
+    return record, after, ev, sealed

@@ -48,7 +48,8 @@ EVENT_TYPES: dict[str, str] = {
     "shoe (what the table shows right after: SHOWN) (and, at a bacc-pf-v2 table, beacon: round, "
     "signature)",
     "round_locked": "round_id, shoe_id, round_number, locked_at, book_root, beacon (chain_hash, "
-    "round, expected_at): a bacc-pf-v2 round's bets locked, its cards wait for that beacon",
+    "round, expected_at): a bacc-pf-v2 round's bets locked, its cards wait for that beacon (and "
+    "book: root, count — the spectators' book locked with it, at a book table)",
     "squeeze_revealed": "round_id, step (initial | draws), by (bettor id or system), hands, "
     "revealed_at, round and shoe (what the table shows right after: SHOWN)",
     "urge": "bettor_id, round_id",

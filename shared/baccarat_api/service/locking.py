@@ -24,11 +24,11 @@ from baccarat.proofdoc import refs_for
 from baccarat_api.clock import at_ms, ms_of, seconds_after
 from baccarat_api.ids import RoundRef
 from baccarat_api.limits import BEACON_WAIT_SECONDS
-from baccarat_api.ports.documents import LastRound, LockDoc
+from baccarat_api.ports.documents import LastRound, LockBookDoc, LockDoc
 from baccarat_api.ports.records import LiveRecord, ShoeRecord
 from baccarat_api.ports.repository import ConditionFailed, OutcomeUnknown, Repository
 from baccarat_api.ports.shoes import ShoeSource
-from baccarat_api.service import after_round, idempotency
+from baccarat_api.service import after_round, book_lock, idempotency
 from baccarat_api.service.bets import DealBets
 from baccarat_api.service.deal_inputs import accepted_bets, bets_of, present
 from baccarat_api.service.errors import lost_race
@@ -73,12 +73,14 @@ def lock_round(
     idle = after_round.idle_seats(config, table, bettors)
     ref = RoundRef(shoe.table_id, shoe.shoe_number, number)
     bets, _ = given.locked_bets(refs_for(shoes.ref_key(shoe), shoe.table_id))
+    book = _book(repo, asked is None, table, ref.round_id, at)
+    spectators = EMPTY_ROOT if book is None else bytes.fromhex(book["root"])
     chain = chain_of(shoe.beacon)
     beacon_round = beacon_lock_round(chain, ms_of(at))
     lock: LockDoc = {
         "round_number": number,
         "locked_at": at,
-        "book_root": locked_root(seated_root(ref.round_id, bets), EMPTY_ROOT).hex(),
+        "book_root": locked_root(seated_root(ref.round_id, bets), spectators).hex(),
         "beacon_round": beacon_round,
         "expected_at": at_ms(round_time(chain, beacon_round)),
         "void_at": seconds_after(at, BEACON_WAIT_SECONDS),
@@ -93,6 +95,8 @@ def lock_round(
             shoe.operator_id, "lock", shoe.shoe_id, request_digest, idem, [shoe.version, table.seq]
         ),
     }
+    if book is not None:
+        lock["book"] = book
     after = replace(shoe, version=shoe.version + 1, v2={**shoe.v2, "locked": lock})
     before, removed, moved = after_round.after_deal(
         config, table, round_id=ref.round_id, shoe_id=shoe.shoe_id, round_number=number,
@@ -101,7 +105,10 @@ def lock_round(
     last: LastRound = moved["last_round"]
     moved["last_round"] = {**last, "draw_at": lock["expected_at"], "void_at": lock["void_at"]}
     view = locked_view(shoe, lock)
-    event = ("round_locked", {k: view[k] for k in _EVENT_FIELDS})
+    data = {k: view[k] for k in _EVENT_FIELDS}
+    if book is not None:  # the spectators' subtree of book_root, public with it
+        data["book"] = {"root": book["root"], "count": book["count"]}
+    event = ("round_locked", data)
     ev = emit(live, shoe.operator_id, shoe.table_id, at, [*before, event, *removed], **moved)
     record = idempotency.record(at, idem, shoe.operator_id, round_id=ref.round_id)
     try:
@@ -112,6 +119,21 @@ def lock_round(
     except (ConditionFailed, OutcomeUnknown) as exc:
         _after_lost_write(repo, shoe, lock, exc)
     return LockedRoundOut.model_validate(view)
+
+
+def _book(
+    repo: Repository, from_book: bool, table: LiveRecord, round_id: str, at: str
+) -> LockBookDoc | None:
+    """A from-book lock at a book table: its spectators' book locked now
+    (:func:`~.book_lock.locked_book`: first its own transaction, then the table read again)
+    and kept with the round's lock — its root goes into ``book_root``; the draw seals it."""
+    got = book_lock.locked_book(repo, from_book, table, at)
+    if got is None:
+        return None
+    betting, slips = got
+    root = book_lock.spectators_root(round_id, slips)
+    return {"opened_at": betting["opened_at"], "shards": int(betting["book_shards"]),
+            "root": root.hex(), "count": len(slips)}  # fmt: skip
 
 
 _EVENT_FIELDS = ("round_id", "shoe_id", "round_number", "locked_at", "book_root", "beacon")

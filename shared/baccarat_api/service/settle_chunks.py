@@ -204,7 +204,7 @@ def chunk_out(repo: Repository, r: RoundRecord, chunk: int) -> ChunkOut:
     refs = [leaf.bettor_ref for leaf in run]
     slips = _slips(repo, r, refs, leaves[first - 1].bettor_ref if first else "")
     config = TableConfig.from_dict(r.config)
-    cards = round_of(r)
+    cards = None if r.void is not None else round_of(r)  # a beacon void has no card
     shoe_id = r.ref.shoe.shoe_id
     proof_url = f"/v1/shoes/{shoe_id}/proof"
     receipts, page, entries = [], [], []
@@ -215,7 +215,7 @@ def chunk_out(repo: Repository, r: RoundRecord, chunk: int) -> ChunkOut:
             raise ValueError(f"{r.round_id}: slip {slip.bettor_ref} is not its locked leaf")
         settlement: dict[str, Any] = (
             voided_settlement(slip.total)
-            if r.void is not None
+            if cards is None
             else slip_doc(slip_settlement(config, cards, lines))
         )
         path = [h.hex() for h in _path(levels, i)]

@@ -54,17 +54,11 @@ def dealing(request: CreateTableRequest) -> dict[str, Any]:
 
 def fairness(request: CreateTableRequest, beacon: Chain | None) -> dict[str, Any]:
     """The table record's ``fairness`` and ``beacon``: set only at a bacc-pf-v2 table, which
-    copies the deployment's beacon chain (``beacon``) for its life. Refused (422
-    ``invalid_table``) at a book table — its spectators' book is sealed with the cards, not
-    before them — and (503 ``no_beacon``) where the deployment has no beacon."""
+    copies the deployment's beacon chain (``beacon``) for its life (at a book table too: its
+    spectators' book is locked with the round, :mod:`.locking`). Refused (503 ``no_beacon``)
+    where the deployment has no beacon."""
     if request.fairness != FAIRNESS_V2:
         return {}
-    if request.bet_behind == "book":
-        raise DomainError(
-            "invalid_table",
-            "bacc-pf-v2 is not offered at a bet_behind book table yet",
-            details={"fairness": FAIRNESS_V2, "bet_behind": "book"},
-        )
     if beacon is None:
         raise DomainError(
             "no_beacon", "this deployment has no beacon: bacc-pf-v2 tables cannot open"

@@ -180,7 +180,7 @@ class CreateTableRequest(Strict):
             "each round's cards drawn only once its bets are locked and the public beacon round "
             "its lock fixes exists (drand quicknet; make run: its local test beacon) — nobody, "
             "the operator included, can know them before (docs/bacc-pf-v2.md). Fixed for the "
-            "table's life; not at a bet_behind book table"
+            "table's life (at a bet_behind book table too: its book is locked with the round)"
         ),
     )
 
