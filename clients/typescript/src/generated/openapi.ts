@@ -1334,7 +1334,7 @@ export interface components {
             name?: string | null;
             /**
              * Fairness
-             * @description bacc-pf-v1 (the default): every card of a shoe fixed at its commit. bacc-pf-v2: each round's cards drawn only once its bets are locked and the public beacon round its lock fixes exists (drand quicknet; make run: its local test beacon) — nobody, the operator included, can know them before (docs/bacc-pf-v2.md). Fixed for the table's life; not at a bet_behind book table
+             * @description bacc-pf-v1 (the default): every card of a shoe fixed at its commit. bacc-pf-v2: each round's cards drawn only once its bets are locked and the public beacon round its lock fixes exists (drand quicknet; make run: its local test beacon) — nobody, the operator included, can know them before (docs/bacc-pf-v2.md). Fixed for the table's life (at a bet_behind book table too: its book is locked with the round)
              * @default bacc-pf-v1
              * @enum {string}
              */
