@@ -16,6 +16,7 @@ and moto's server for KMS, reached through ``AWS_ENDPOINT_URL`` — the template
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -78,10 +79,17 @@ class Context:
     def get_remaining_time_in_millis(self):
         return 10000
 
-event = json.load(open(sys.argv[1]))
-out = handler(event, Context())
-json.dump({"response": out, "tracing": not aws_lambda_powertools.Tracer().disabled},
-          open(sys.argv[2], "w"))
+def answer(event_path, out_path):
+    out = handler(json.load(open(event_path)), Context())
+    json.dump({"response": out, "tracing": not aws_lambda_powertools.Tracer().disabled},
+              open(out_path, "w"))
+
+if sys.argv[1] != "-":
+    answer(sys.argv[1], sys.argv[2])
+else:  # a warm container: one event per line of stdin ("event<TAB>out"), a mark after each
+    for line in sys.stdin:  # (stdout carries the function's own logs and metrics too)
+        answer(*line.rstrip("\n").split("\t"))
+        print("runner: answered", flush=True)
 """.replace("%r", repr(DEVELOPMENT_MODULES))
 
 
@@ -158,6 +166,7 @@ def function_env(function: str, engines: Engines, build_dir: Path) -> dict[str, 
         "DeliveryQueue": "",  # no queue here: a delivery pass wakes nothing (as in make run)
         "TableClockQueue": "",  # no queue here: no timers (the sweep moves running tables)
         "SettleChunkQueue": "",  # no queue here: a book's chunks run in the request
+        "BeaconRelays": "",  # the parameter's default: the service's own list of drand relays
     }
     env: dict[str, str] = {}
     for name, value in variables.items():
@@ -200,22 +209,36 @@ def handler_of(function: str) -> str:
     )
 
 
+def _runner(built: Path, function: str, event: str, out: str) -> list[str]:
+    return [sys.executable, "-S", "-s", "-c", RUNNER, event, out, str(built), function,
+            handler_of(function)]  # fmt: skip
+
+
 def invoke(
-    built: Path, engines: Engines, function: str, event: dict[str, Any], tmp: Path
+    built: Path,
+    engines: Engines,
+    function: str,
+    event: dict[str, Any],
+    tmp: Path,
+    warm: Containers | None = None,
 ) -> dict[str, Any]:
+    """The function on ``event``: a cold start in a clean interpreter of its own, or the next
+    event of its warm container in ``warm`` (as Lambda reuses one: cold once, then warm)."""
     event_file, out_file = tmp / "event.json", tmp / "out.json"
     event_file.write_text(json.dumps(event))
     out_file.unlink(missing_ok=True)
-    proc = subprocess.run(
-        [sys.executable, "-S", "-s", "-c", RUNNER, str(event_file), str(out_file), str(built),
-         function, handler_of(function)],
-        cwd=tmp,
-        env=function_env(function, engines, built),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    if warm is not None:
+        warm.invoke(function, event_file, out_file)
+    else:
+        proc = subprocess.run(
+            _runner(built, function, str(event_file), str(out_file)),
+            cwd=tmp,
+            env=function_env(function, engines, built),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     result = json.loads(out_file.read_text())
     assert result["tracing"] is True  # Tracer is live, with the layer's X-Ray SDK
     out = result["response"]
@@ -227,6 +250,50 @@ def invoke(
     return out
 
 
+class Containers:
+    """Each function's warm container: its interpreter started clean on its first event (the
+    cold start, with the runner's checks of what it imports) and fed the next events on stdin."""
+
+    def __init__(self, built: Path, engines: Engines, tmp: Path) -> None:
+        self.built, self.engines, self.tmp = built, engines, tmp
+        self.procs: dict[str, subprocess.Popen[str]] = {}
+        self.files = contextlib.ExitStack()  # each one's stderr: a file, never a full pipe
+
+    def invoke(self, function: str, event: Path, out: Path) -> None:
+        proc = self.procs.get(function)
+        if proc is None:
+            proc = subprocess.Popen(
+                _runner(self.built, function, "-", "-"),
+                cwd=self.tmp,
+                env=function_env(function, self.engines, self.built),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.files.enter_context((self.tmp / f"{function}.stderr").open("w")),
+                text=True,
+            )
+            self.procs[function] = proc
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(f"{event}\t{out}\n")
+        proc.stdin.flush()
+        printed: list[str] = []
+        while (line := proc.stdout.readline()) != "runner: answered\n":
+            if not line:  # the interpreter ended: its error
+                proc.wait(timeout=30)
+                err = (self.tmp / f"{function}.stderr").read_text()
+                raise AssertionError(f"{function}: {''.join(printed)[-3000:]} {err[-3000:]}")
+            printed.append(line)
+
+    def __enter__(self) -> Containers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for proc in self.procs.values():
+            if proc.stdin is not None:
+                proc.stdin.close()
+            proc.wait(timeout=30)
+        self.files.close()
+
+
 def event_file(name: str, ids: dict[str, str]) -> dict[str, Any]:
     """``events/<name>.json`` with its placeholders filled from ``ids``."""
     event = json.loads((EVENTS / f"{name}.json").read_text(encoding="utf-8"))
@@ -235,11 +302,16 @@ def event_file(name: str, ids: dict[str, str]) -> dict[str, Any]:
 
 
 def invoke_file(
-    built: Path, engines: Engines, tmp: Path, name: str, ids: dict[str, str]
+    built: Path,
+    engines: Engines,
+    tmp: Path,
+    name: str,
+    ids: dict[str, str],
+    warm: Containers | None = None,
 ) -> dict[str, Any]:
     """The function template.yaml invokes with events/<name>.json, on that event; the ids of
     its answer join ``ids``."""
-    out = invoke(built, engines, INVOCATIONS[name].function, event_file(name, ids), tmp)
+    out = invoke(built, engines, INVOCATIONS[name].function, event_file(name, ids), tmp, warm)
     if out:
         ids.update(samlocal.read_answer(strip(out))[1])
     return out
@@ -321,13 +393,21 @@ def test_importing_each_built_handler_module_imports_no_development_module(
         assert proc.stdout.strip() == "", (function, proc.stdout)
 
 
+@pytest.fixture
+def warm(built: Path, engines: Engines, tmp_path: Path) -> Iterator[Containers]:
+    with Containers(built, engines, tmp_path) as containers:
+        yield containers
+
+
 def test_each_built_function_answers_every_event_file_in_a_clean_interpreter(
-    built: Path, engines: Engines, tmp_path: Path
+    built: Path, engines: Engines, tmp_path: Path, warm: Containers
 ) -> None:
     """Every file of events/, to the function template.yaml invokes with it, in the order of
     docs/sam-local.md: the tiers through the deployed seeding path (the custom resource, its
     answer PUT to a stand-in for CloudFormation's URL), the authorizer, a table, a shoe, a round
-    settled, one voided, the sweep, the early close, the public proof and page, the audit."""
+    settled, one voided, the sweep, the early close, the public proof and page, the audit. Each
+    function cold in a clean interpreter on its first event, then warm (as Lambda reuses its
+    container: state a warm container keeps must not change an answer)."""
     answers: list[dict[str, Any]] = []
 
     class CloudFormation(BaseHTTPRequestHandler):
@@ -356,7 +436,7 @@ def test_each_built_function_answers_every_event_file_in_a_clean_interpreter(
     def go(name: str) -> dict[str, Any]:
         used.add(name)
         return {"function": INVOCATIONS[name].function,
-                **invoke_file(built, engines, tmp_path, name, ids)}  # fmt: skip
+                **invoke_file(built, engines, tmp_path, name, ids, warm)}  # fmt: skip
 
     allowed = go("operator_key_authorizer")
     assert allowed["isAuthorized"] is True
