@@ -18,6 +18,8 @@
   const BEACON_VOID = 'beacon_unavailable';
   /** The beacon round of a lock is the first due at or after the lock plus this (beacon.py). */
   const MARGIN_MS = 3000;
+  /** bacc-pf-v2: a beacon_unavailable void comes this long after its lock, never sooner. */
+  const WAIT_MS = 30000;
   const CHAIN_FIELDS = ['chain_hash', 'public_key', 'scheme', 'genesis_ms', 'period_ms', 'test'];
   const CARD_KEYS = ['dealt_at', 'settlement', 'start', 'player', 'banker', 'player_total', 'banker_total', 'result'];
 
@@ -235,8 +237,20 @@
           }
         }
         if (raw.voided !== true) note(i, { field: 'voided', expected: true, found: raw.voided });
-        if (!isTimestamp(raw.voided_at) || raw.voided_at < at || raw.void.voided_at !== raw.voided_at) {
-          note(i, { field: 'voided_at', expected: "its void's, after the lock", found: raw.voided_at });
+        if (!isTimestamp(raw.voided_at) || msOf(raw.voided_at) < msOf(at) + WAIT_MS ||
+            raw.void.voided_at !== raw.voided_at) {
+          note(i, { field: 'voided_at', expected: `its void's, ${WAIT_MS / 1000} s or more after the lock`,
+            found: raw.voided_at,
+            message: `${where}: a beacon_unavailable void is voided no sooner than ${WAIT_MS / 1000} s after ` +
+              `its lock (${at}), found ${raw.voided_at}` });
+        } else {
+          previousDeal = raw.voided_at; // the next round locks after this one ended
+        }
+        if (!isObject(raw.beacon) && !chain.is_test) {
+          note(i, { field: 'beacon', expected: `beacon round ${lock.beacon_round}`, found: null,
+            message: `${where}: a beacon_unavailable void on ${chain.label} without its beacon round ` +
+              `${lock.beacon_round}: drand keeps every round, so a final proof carries it and the void's price ` +
+              '(an unpriced void would be a veto nobody sees the cost of)' });
         }
         const pricedOk = isObject(raw.beacon) && beaconOk;
         if (!pricedOk && raw.void.replaced !== null) {

@@ -1654,6 +1654,11 @@
         setVerdict('unconfirmed', 'NOT confirmed by this API',
           `The checks pass, but on what you chose: ${chosen.join('; ')}. Nothing shows that ` +
             `${win.location.origin} published this proof for your shoe. ${report.reason}`);
+      } else if (report.verified && report.beacon !== null && report.beacon !== 'drand quicknet') {
+        setVerdict('unconfirmed', 'NOT trustless: a test beacon',
+          'The checks pass, but its rounds were keyed by a test beacon with its own key, not drand: ' +
+            'whoever holds that key could know every card before the bets locked (a local or test run). ' +
+            report.reason);
       } else {
         setVerdict(report.verified ? 'verified' : 'failed', report.verdict, report.reason);
       }

@@ -40,6 +40,10 @@ ROUND_MAX = 2**64 - 1
 #: relay serving a round a little early. 1 s would be the floor; 3 s leaves the stream room. The
 #: wait is 3 to 6 s per round (4.5 s on average; ``make bench``'s "beacon" measures it).
 BEACON_MARGIN_MS = 3_000
+#: A locked round whose beacon round is not verified this long after its lock is voided
+#: ``beacon_unavailable`` — never sooner: the verifiers refuse a beacon void dated before its
+#: lock plus this wait (10 quicknet rounds: a relay failover and a short outage).
+BEACON_WAIT_MS = 30_000
 
 _HEX = re.compile(r"\A[0-9a-f]*\Z")
 

@@ -296,7 +296,17 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     _print_verdict(args.json, verdict, extra)
-    return 0 if verdict.ok and all(v.ok for _, v in extra) else 1
+    if not (verdict.ok and all(v.ok for _, v in extra)):
+        return 1
+    if verdict.beacon not in (None, "drand quicknet") and not args.allow_test_beacon:
+        print(
+            "NOT trustless: the rounds were keyed by a test beacon with its own key, not drand — "
+            "whoever holds that key could know every card before the bets locked (a local or "
+            "test run: accept it with --allow-test-beacon)",
+            file=sys.stderr,
+        )
+        return 3
+    return 0
 
 
 class _Parser(argparse.ArgumentParser):
@@ -349,7 +359,7 @@ def build_parser(
         "Give the proof's URL (every page is followed, the keys are read from GET "
         "/v1/signing-keys of its origin), or its pages as files (one per page, or one file "
         'holding the list of pages or {"pages": [...]}). Exit status 0 only when everything '
-        "matches.",
+        "matches (3: it matches, but against a test beacon).",
     )
     v.add_argument("proof", nargs="+", help="the proof URL, page files, a bundle, or -")
     v.add_argument(
@@ -368,6 +378,13 @@ def build_parser(
         action="store_true",
         help="accept a proof without a signature (old v1 proofs): its cards and money are "
         "still checked, but nothing shows who published it",
+    )
+    v.add_argument(
+        "--allow-test-beacon",
+        action="store_true",
+        help="accept a bacc-pf-v2 proof keyed by a test beacon (make run's, its own key): "
+        "without it such a proof exits 3 even when every check passes, as whoever holds a test "
+        "beacon's key could know the cards before the bets locked",
     )
     v.add_argument("--json", action="store_true", help="print the full report as JSON")
     add_arguments(v)

@@ -204,9 +204,34 @@ class _Walk:
         if got.get("voided") is not True:
             self.bad.append(Mismatch(where, "voided", True, got.get("voided")))
         locked = got["lock"].get("locked_at")
-        early = is_timestamp(at) and is_timestamp(locked) and at < locked
+        due = ms_of(str(locked)) + beacon.BEACON_WAIT_MS if is_timestamp(locked) else None
+        early = is_timestamp(at) and due is not None and ms_of(str(at)) < due
         if not is_timestamp(at) or early or void.get("voided_at") != at:
-            self.bad.append(Mismatch(where, "voided_at", "its void's, after the lock", at))
+            self.bad.append(
+                Mismatch(
+                    where,
+                    "voided_at",
+                    f"its void's, {beacon.BEACON_WAIT_MS // 1000} s or more after the lock",
+                    at,
+                    f"{where}: a beacon_unavailable void is voided no sooner than "
+                    f"{beacon.BEACON_WAIT_MS // 1000} s after its lock ({locked}), found {at}",
+                )
+            )
+        elif is_timestamp(at):
+            self.previous_deal = at  # the next round locks after this one ended
+        if got.get("beacon") is None and not self.chain.is_test:
+            self.bad.append(
+                Mismatch(
+                    where,
+                    "beacon",
+                    f"beacon round {got['lock'].get('beacon_round')}",
+                    None,
+                    f"{where}: a beacon_unavailable void on {self.chain.name} without its beacon "
+                    f"round {got['lock'].get('beacon_round')}: drand keeps every round, so a "
+                    f"final proof carries it and the void's price (an unpriced void would be a "
+                    f"veto nobody sees the cost of)",
+                )
+            )
         expected = None
         if got.get("beacon") is not None and beacon_ok:
             draw = beacon_draw(got, bytes.fromhex(self.chain.chain_hash), where)

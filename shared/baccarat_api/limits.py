@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from baccarat import beacon as _beacon
 from baccarat.fairness import MAX_CLIENT_SEED_BYTES
 from baccarat.paytables import BetType
 from baccarat.profiles import BID_SQUEEZE
@@ -339,14 +340,16 @@ PUSH_PUBLISH_CONCURRENCY = 16
 #: A table's push epoch before its first rotation (a live item without one reads it).
 PUSH_FIRST_EPOCH = 1
 #: bacc-pf-v2 (docs/design/beacon.md): a locked round whose beacon round is not verified this
-#: long after its lock is voided ``beacon_unavailable`` (10 quicknet rounds: a relay failover
-#: and a short outage); until then its draw is tried again every BEACON_RETRY_SECONDS.
-BEACON_WAIT_SECONDS = 30
+#: long after its lock is voided ``beacon_unavailable`` (the spec's wait, which the verifiers
+#: check: :data:`baccarat.beacon.BEACON_WAIT_MS`); until then its draw is tried again every
+#: BEACON_RETRY_SECONDS.
+BEACON_WAIT_SECONDS = _beacon.BEACON_WAIT_MS // 1000
 BEACON_RETRY_SECONDS = 1
-#: How long after its shoe's end a bacc-pf-v2 proof waits for a ``beacon_unavailable`` void's
-#: beacon to price it (each proof read or sweep before then fetches it once more, answering
-#: 409 ``proof_pending``); past it the proof is final with the void unpriced (200 quicknet
-#: rounds: drand catches up within seconds of an outage's end).
+#: How long after its shoe's end a bacc-pf-v2 proof on a TEST beacon waits for a
+#: ``beacon_unavailable`` void's beacon to price it (each proof read or sweep before then fetches
+#: it once more, answering 409 ``proof_pending``); past it that proof is final with the void
+#: unpriced. On drand (which keeps every round) a proof waits until every void is priced: the
+#: verifiers refuse an unpriced one there (an unpriced void would be a free veto).
 BEACON_PRICE_WAIT_SECONDS = 600
 #: A table's fairness scheme: bacc-pf-v1 (the whole shoe fixed at its commit) or bacc-pf-v2
 #: (each round's cards drawn after its lock with a public beacon).

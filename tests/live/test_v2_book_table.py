@@ -78,7 +78,9 @@ def test_a_running_v2_book_table_locks_its_book_with_the_round(
                 receipts[n, b] = until(written)
         receipt = tmp_path / "receipt.json"
         receipt.write_text(json.dumps(receipts[1, "carol"].json()))
-        verified = verify_main(["verify", proof_url, "--books", "--receipt", str(receipt)])
+        verified = verify_main(
+            ["verify", proof_url, "--books", "--receipt", str(receipt), "--allow-test-beacon"]
+        )
     print(f"\nslips confirmed around closes_at (200: in the book, 409: not): {raced}")
     assert verified == 0
     assert table["bet_behind"] == "book" and table["fairness"] == "bacc-pf-v2"

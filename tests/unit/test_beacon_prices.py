@@ -8,6 +8,7 @@ the proof is final with the void unpriced."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,20 @@ def test_a_beacon_void_whose_beacon_came_later_is_priced_in_the_proof(
     path, key_file = tmp_path / "proof.json", tmp_path / "keys.json"
     path.write_text(json.dumps({"pages": pages}), encoding="utf-8")
     key_file.write_text(json.dumps(keys), encoding="utf-8")
-    assert main(["verify", str(path), "--keys", str(key_file), "--shoe", v2.shoe_id]) == 0
+    assert (
+        main(
+            [
+                "verify",
+                str(path),
+                "--keys",
+                str(key_file),
+                "--shoe",
+                v2.shoe_id,
+                "--allow-test-beacon",
+            ]
+        )
+        == 0
+    )
     assert "1 beacon_unavailable void (no beacon in time), 1 priced" in capsys.readouterr().out
     # a price the verifier does not recompute, re-signed, is caught
     bad = [dict(p) for p in pages]
@@ -135,3 +149,21 @@ def test_pricing_is_idempotent_between_two_finalisers(game: Game) -> None:
     second = beacon_prices.price_beacon_voids(v2.repo, source, shoe, rounds)  # type: ignore[arg-type]
     assert first == second and not any(beacon_prices.unpriced(r) for r in first)
     assert beacon_prices.price_beacon_voids(v2.repo, None, shoe, rounds) == rounds  # type: ignore[arg-type]
+
+
+def test_on_drand_a_missing_beacon_keeps_the_proof_pending_past_the_wait(game: Game) -> None:
+    """drand keeps every round, and the verifiers refuse an unpriced beacon void on it: a proof
+    on drand is never final unpriced (a test beacon's is, after the wait: the test above)."""
+    v2 = _shoe_with_a_beacon_void(game)
+    v2.beacon.down = True
+    shoe = v2.shoe()
+    assert shoe.ended_at is not None and shoe.beacon is not None
+    on_drand = dataclasses.replace(shoe, beacon={**shoe.beacon, "test": False})
+    rounds = [r for n in (1, 2, 3) if (r := v2.round(f"{v2.shoe_id}_r{n}")) is not None]
+    game.clock.set(seconds_after(shoe.ended_at, 10 * BEACON_PRICE_WAIT_SECONDS))
+    with pytest.raises(DomainError) as pending:
+        beacon_prices.price_beacon_voids(v2.repo, lambda: v2.beacon, on_drand, rounds)
+    assert pending.value.code == "proof_pending"
+    assert pending.value.details["price_by"] is None
+    # the same shoe on its test beacon: final, the void unpriced
+    assert beacon_prices.price_beacon_voids(v2.repo, lambda: v2.beacon, shoe, rounds) == rounds

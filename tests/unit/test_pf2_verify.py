@@ -11,6 +11,7 @@ import copy
 import json
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -89,15 +90,18 @@ def test_the_signed_samples_verify_with_their_beacon_named(
 ) -> None:
     keys = tmp_path / "keys.json"
     keys.write_text(json.dumps(TEST_KEYS), encoding="utf-8")
-    assert (
-        main(["verify", str(path), "--keys", str(keys), "--shoe", _pages(path)[0]["shoe_id"]]) == 0
-    )
-    out = capsys.readouterr().out
+    argv = ["verify", str(path), "--keys", str(keys), "--shoe", _pages(path)[0]["shoe_id"]]
+    # on a test beacon every check passes, yet the cards were knowable to its key's holder:
+    # exit 3 unless the person accepts a test beacon; on drand, 0 either way
+    assert main(argv) == (3 if label == "test beacon" else 0)
+    out, err = capsys.readouterr()
     assert out.startswith("verified: bacc-pf-v2 shoe")
     assert f"beacon: {label}" in out
     if label == "test beacon":
         assert "drand quicknet" not in out and "NOT drand" in out
+        assert "NOT trustless" in err and "--allow-test-beacon" in err
         assert "2 beacon_unavailable voids (no beacon in time), 1 priced" in out
+    assert main([*argv, "--allow-test-beacon"]) == 0
 
 
 def test_the_beacon_voids_are_counted_apart_and_priced_only_with_their_beacon() -> None:
@@ -242,7 +246,8 @@ def test_the_specs_example_output_is_what_baccarat_verify_prints(
     block = doc.split("<!-- example: pf2-verify-output -->\n```text\n", 1)[1].split("\n```", 1)[0]
     (tmp_path / "keys.json").write_text(json.dumps(TEST_KEYS), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    assert main(["verify", str(SAMPLE), "--keys", "keys.json", "--shoe", "tbl_vector_s3"]) == 0
+    argv = ["verify", str(SAMPLE), "--keys", "keys.json", "--shoe", "tbl_vector_s3"]
+    assert main([*argv, "--allow-test-beacon"]) == 0
     assert capsys.readouterr().out.strip() == block
 
 
@@ -255,14 +260,15 @@ def test_a_spectators_receipt_is_checked_against_the_v2_book_and_cards(
     lock = _assembled(SAMPLE)["rounds"][receipt["round_number"] - 1]["lock"]
     given = tmp_path / "receipt.json"
     given.write_text(json.dumps(receipt), encoding="utf-8")
-    assert main(["verify", str(SAMPLE), "--keys", str(keys), "--receipt", str(given)]) == 0
+    argv = ["verify", str(SAMPLE), "--keys", str(keys), "--allow-test-beacon"]
+    assert main([*argv, "--receipt", str(given)]) == 0
     assert (
         f"verified: slip in the book locked before beacon round {lock['beacon_round']} (round "
         f"{receipt['round_number']}) (leaf 1 of 3) and paid exactly"
     ) in capsys.readouterr().out
     receipt["settlement"]["net"] += 1  # paid one unit more than its lines win on v2's cards
     given.write_text(json.dumps(receipt), encoding="utf-8")
-    assert main(["verify", str(SAMPLE), "--keys", str(keys), "--receipt", str(given)]) == 1
+    assert main([*argv, "--receipt", str(given)]) == 1
     assert "the slip was not paid what its lines win" in capsys.readouterr().out
 
 
@@ -320,3 +326,67 @@ def test_a_malformed_v2_proof_is_a_verdict_never_a_crash(
                               "next": None}}  # fmt: skip
     verdict = verify([page], require_signature=False, beacon_check=_check)  # never raises
     assert not verdict.ok or junk == "00" * 32
+
+
+def _iso(ms: int) -> str:
+    return (
+        datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    )
+
+
+def _void_at(r: Proof, ms: int) -> None:
+    r["voided_at"] = r["void"]["voided_at"] = _iso(ms)
+
+
+def _messages(proof: Proof) -> str:
+    verdict = _verify(proof)
+    assert not verdict.ok
+    return "\n".join(str(m) for m in verdict.mismatches)
+
+
+def test_a_beacon_void_sooner_than_the_wait_after_its_lock_is_caught() -> None:
+    """The operator cannot void a round ``beacon_unavailable`` the moment its lock is written
+    (before its beacon could come): the spec's wait, then only."""
+    proof = _assembled(SAMPLE)
+    void = next(r for r in proof["rounds"] if pf2proof.is_beacon_void(r) and "beacon" not in r)
+    locked = pf2proof.ms_of(void["lock"]["locked_at"])
+    _void_at(void, locked + beacon.BEACON_WAIT_MS)
+    assert _verify(proof).ok  # exactly the wait: as the service voids it
+    _void_at(void, locked + beacon.BEACON_WAIT_MS - 1)
+    assert "is voided no sooner than 30 s after its lock" in _messages(proof)
+
+
+def test_a_round_locked_before_the_previous_beacon_void_is_caught() -> None:
+    """A beacon void dated after the next round's lock (voided once later beacons were known):
+    the next round locks after this one ended."""
+    proof = _assembled(SAMPLE)
+    rounds = proof["rounds"]
+    k = next(i for i, r in enumerate(rounds) if pf2proof.is_beacon_void(r) and "beacon" not in r)
+    _void_at(rounds[k], pf2proof.ms_of(rounds[k + 1]["lock"]["locked_at"]) + 1)
+    found = _messages(proof)
+    assert f"round {k + 2}, lock.locked_at: expected 'not before the previous deal'" in found
+
+
+def test_an_unpriced_beacon_void_on_drand_is_caught() -> None:
+    """drand keeps every round: a final proof on quicknet carries a beacon void's beacon and its
+    price; one without (a veto nobody sees the cost of: a dealt round rewritten as a beacon void,
+    its beacon dropped) does not verify. On a test beacon it may stay unpriced (the sample's)."""
+    proof = _assembled(QUICKNET_SAMPLE)
+    last = proof["rounds"][-1]
+    at = pf2proof.ms_of(last["lock"]["locked_at"]) + beacon.BEACON_WAIT_MS
+    for k in (
+        "beacon",
+        "settlement",
+        "start",
+        "player",
+        "banker",
+        "player_total",
+        "banker_total",
+        "result",
+    ):
+        last.pop(k, None)
+    last.update({"dealt_at": None, "voided": True, "voided_at": _iso(at)})
+    last["void"] = {"reason": pf2proof.BEACON_VOID, "note": None, "voided_at": _iso(at),
+                    "replaced": None}  # fmt: skip
+    assert "without its beacon round" in _messages(proof)
+    assert "drand keeps every round" in _messages(proof)

@@ -125,6 +125,32 @@ test('a beacon void priced wrongly, priced without its beacon, or hidden from th
   assert.equal(reason, 'shoe, interventions.beacon_voids: expected 2, found 0');
 });
 
+const iso = (ms) => new Date(ms).toISOString();
+const msOf = (t) => Date.parse(t);
+const voidAt = (r, ms) => { r.voided_at = iso(ms); r.void.voided_at = r.voided_at; };
+
+test('a beacon void sooner than 30 s after its lock, or after the next round locked, is caught', async () => {
+  const k = rounds(SAMPLE).findIndex((x) => V2.isBeaconVoid(x) && !x.beacon);
+  let reason = await tampered((rs) => voidAt(rs[k], msOf(rs[k].lock.locked_at) + 30000 - 1));
+  assert.match(reason, new RegExp(`^round ${k + 1}: a beacon_unavailable void is voided no sooner than 30 s`));
+  reason = await tampered((rs) => voidAt(rs[k], msOf(rs[k + 1].lock.locked_at) + 1));
+  assert.match(reason, new RegExp(`^round ${k + 2}, lock.locked_at: expected not before the previous deal`));
+});
+
+test('an unpriced beacon void on drand quicknet is caught (drand keeps every round)', async () => {
+  remembered();
+  const pages = clone(QUICKNET);
+  const rs = rounds(pages);
+  const last = rs[rs.length - 1];
+  for (const key of ['beacon', 'settlement', 'start', 'player', 'banker', 'player_total', 'banker_total', 'result']) delete last[key];
+  Object.assign(last, { dealt_at: null, voided: true });
+  last.void = { reason: 'beacon_unavailable', note: null, voided_at: null, replaced: null };
+  voidAt(last, msOf(last.lock.locked_at) + 30000);
+  const report = await V.verifyProof(unsigned(pages), { allowUnsigned: true });
+  assert.equal(report.verified, false);
+  assert.match(report.reason, /without its beacon round \d+: drand keeps every round/);
+});
+
 test('a test beacon cannot pass for drand', async () => {
   let reason = await tampered((rs, pages) => pages.forEach((p) => { p.beacon.test = false; }));
   assert.match(reason, /must be drand quicknet, field for field/);

@@ -7,9 +7,11 @@ drawn). Pricing is information: the round stays voided and no money moves.
 Each unpriced void's beacon round is fetched from the deployment's source and verified as the
 draw's is (:func:`.drawing.verified_beacon`), then stored on the round as ``late_beacon`` (one
 conditional write: only if it has none — a concurrent finaliser stores the same, unique
-signature). Still unavailable: until :data:`~baccarat_api.limits.BEACON_PRICE_WAIT_SECONDS`
-after the shoe's end the proof is pending (409 ``proof_pending``; each read or sweep tries once
-more); past it the proof is final with the void unpriced (``replaced: null``)."""
+signature). Still unavailable: the proof is pending (409 ``proof_pending``; each read or sweep
+tries once more) — on drand until every void is priced (drand keeps every round, and the
+verifiers refuse an unpriced void on it: it would be a veto nobody sees the cost of); on a test
+beacon until :data:`~baccarat_api.limits.BEACON_PRICE_WAIT_SECONDS` after the shoe's end, then
+final with the void unpriced (``replaced: null``)."""
 
 from __future__ import annotations
 
@@ -70,14 +72,24 @@ def price_beacon_voids(
             repo.price_beacon_void(r, doc)
         priced[r.round_number] = replace(r, late_beacon=doc)
     if missing:
-        assert shoe.ended_at is not None
-        until = seconds_after(shoe.ended_at, BEACON_PRICE_WAIT_SECONDS)
-        if repo.clock() < until:
-            raise DomainError(
-                "proof_pending",
-                f"the shoe has ended; its proof waits until {until} for the beacon rounds of "
-                f"its beacon_unavailable voids ({len(missing)} not yet published), to price them",
-                details={"unpriced_beacon_rounds": missing, "price_by": until},
-                retry_after=PRICE_RETRY_SECONDS,
-            )
+        _pending(repo, shoe, missing)
     return [priced.get(r.round_number, r) for r in rounds]
+
+
+def _pending(repo: Repository, shoe: ShoeRecord, missing: list[int]) -> None:
+    """409 ``proof_pending`` for the beacon rounds still missing — on drand always (it keeps
+    every round, and the verifiers refuse an unpriced void there), on a test beacon until the
+    wait after the shoe's end (then the proof is final with those voids unpriced)."""
+    assert shoe.ended_at is not None and shoe.beacon is not None
+    test = shoe.beacon["test"]
+    until = seconds_after(shoe.ended_at, BEACON_PRICE_WAIT_SECONDS) if test else None
+    if until is not None and repo.clock() >= until:
+        return
+    by = "" if until is None else f" until {until}"
+    raise DomainError(
+        "proof_pending",
+        f"the shoe has ended; its proof waits{by} for the beacon rounds of its "
+        f"beacon_unavailable voids ({len(missing)} not yet fetched), to price them",
+        details={"unpriced_beacon_rounds": missing, "price_by": until},
+        retry_after=PRICE_RETRY_SECONDS,
+    )

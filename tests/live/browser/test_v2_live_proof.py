@@ -48,7 +48,7 @@ def test_a_running_v2_table_locks_draws_settles_and_verifies_in_the_cli_and_chro
         until(lambda: True if httpx.get(proof_url, timeout=30).status_code == 200 else None)
         # verified as a player would: baccarat verify by its URL (the keys of the origin, every
         # beacon BLS-checked, the cards drawn again, the money recomputed) ...
-        assert verify_main(["verify", proof_url]) == 0
+        assert verify_main(["verify", proof_url, "--allow-test-beacon"]) == 0
         # ... and the page the API serves
         page.goto(f"{server.url}/verify?proof={quote(path)}")
         v = page.wait_verdict(timeout=60)
@@ -56,8 +56,13 @@ def test_a_running_v2_table_locks_draws_settles_and_verifies_in_the_cli_and_chro
         events = api.get(f"/v1/tables/{t}/events?limit=100").json()["events"]
         rounds = [api.get(f"/v1/rounds/{shoe_id}_r{k}").json()
                   for k in range(1, shoe["rounds_dealt"] + 1)]  # fmt: skip
-    assert v["state"] == "verified", (v, page.errors())
-    assert v["detail"].startswith("bacc-pf-v2 shoe 1: "), v
+    # every check passes, yet a test beacon is never trustless: not green
+    assert (v["state"], v["text"]) == ("unconfirmed", "NOT trustless: a test beacon"), (
+        v,
+        page.errors(),
+    )
+    assert v["detail"].startswith("The checks pass, but its rounds were keyed by a test beacon")
+    assert "bacc-pf-v2 shoe 1: " in v["detail"], v
     assert "of a test beacon (NOT drand: its own key) BLS-verified" in v["detail"]
     assert "drand quicknet" not in v["detail"]
     items = "[...document.querySelectorAll('#checks li')]"
