@@ -57,13 +57,14 @@ unit: $(TEST_STAMP)
 # Without coverage measurement (its tracing slows the in-process tiers; `make coverage` runs this
 # same suite measured). Files go to the 2 workers
 # heaviest first (tests/support/ordering.py, tests/file_durations.json), not in xdist's order by
-# test count, which left a one-minute live file for the end and the other worker idle.
+# test count, which left a one-minute live file for the end and the other worker idle. It prints its
+# 30 slowest tests: where the 20-minute budget of `make test` goes.
 suite: $(STAMP)
 	scripts/ensure-chromium.sh
 	scripts/ensure-dynamodb-local.sh >/dev/null
 	scripts/ensure-typescript-client.sh >/dev/null
 	HYPOTHESIS_PROFILE=ci BACC_REQUIRE_BROWSER=1 BACC_REQUIRE_DYNAMODB_LOCAL=1 BACC_REQUIRE_TS_CLIENT=1 \
-		$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder -m "not sam_local" $(SUITE_ARGS)
+		$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder -m "not sam_local" --durations=30 $(SUITE_ARGS)
 
 # The suite above with the statement coverage of shared/ and functions/ (pytest-cov,
 # [tool.coverage] in pyproject.toml; `.venv/bin/coverage report` then lists it by file).
