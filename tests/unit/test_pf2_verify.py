@@ -374,16 +374,7 @@ def test_an_unpriced_beacon_void_on_drand_is_caught() -> None:
     proof = _assembled(QUICKNET_SAMPLE)
     last = proof["rounds"][-1]
     at = pf2proof.ms_of(last["lock"]["locked_at"]) + beacon.BEACON_WAIT_MS
-    for k in (
-        "beacon",
-        "settlement",
-        "start",
-        "player",
-        "banker",
-        "player_total",
-        "banker_total",
-        "result",
-    ):
+    for k in ("beacon", "settlement", *proofdoc.CARD_FIELDS[1:]):  # no beacon, no card
         last.pop(k, None)
     last.update({"dealt_at": None, "voided": True, "voided_at": _iso(at)})
     last["void"] = {"reason": pf2proof.BEACON_VOID, "note": None, "voided_at": _iso(at),
