@@ -237,6 +237,20 @@
     return withPhase(out);
   }
 
+  /** The state after the person's own confirm or cancel was answered with `book` (the window's
+   * book as the service held it then): ONLY the person's own slip is taken from it — another
+   * person's slip the events brought since (or will bring) is never undone by an answer that was
+   * read before it. A book of another window changes nothing. */
+  function answered(s, book) {
+    const mine = s.book && s.book.betting;
+    const id = me(s);
+    if (!book || !book.betting || !mine || id === null) return s;
+    if (book.betting.round_number !== mine.round_number || book.betting.shoe_id !== mine.shoe_id) return s;
+    const own = Object.values(book.seats || {}).find((v) => v.bettor_id === id) ||
+      (book.spectators || {})[id] || null;
+    return { ...s, book: slips(s.book, id, own) };
+  }
+
   /** What the page draws of a state: presence, the window and its slips, the shoe, the round. */
   function drawn(s) {
     const b = s.book && s.book.betting;
@@ -264,7 +278,7 @@
     };
   }
 
-  const api = { apply, drawn, phaseOf, moveShoe };
+  const api = { apply, answered, drawn, phaseOf, moveShoe };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.BaccTableState = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -222,12 +222,10 @@
     $('leave').addEventListener('click', () => act(leave));
   }
 
-  /** The book a confirm or cancel answered: the slip shows at once (its event follows). */
+  /** The book a confirm or cancel answered: the person's own slip shows at once (its event
+   * follows); the others' slips stay as the events drew them (web/table-state.js `answered`). */
   function takeBook(book) {
-    const mine = S.state.book && S.state.book.betting;
-    if (book && book.betting && mine && book.betting.round_number === mine.round_number) {
-      S.state = { ...S.state, book };
-    }
+    S.state = Model.answered(S.state, book);
   }
 
   async function leave() {

@@ -100,3 +100,34 @@ test('bacc-pf-v2: a lock shows the beacon round awaited; a beacon void tells the
   const next = T.apply(voided, { seq: 8, type: 'betting_opened', data: { shoe_id: 's', round_number: 2, closes_at: '2026-01-01T00:00:45.000Z' } });
   assert.equal(next.beacon_void, null);
 });
+
+test("a confirm's answer read before another person's slip arrived never takes that slip away", () => {
+  // alice's confirm and bob's land together; bob's bet_placed is pushed before alice's HTTP
+  // answer (a book without bob's slip) reaches her page — the race of a CI run: bob's slip
+  // vanished from alice's seat 2 until the next event
+  const window = { shoe_id: 's', round_number: 2, closes_at: '2026-01-01T00:00:06.000Z', status: 'open' };
+  const state = {
+    seq: 20, watchers: [], round: null, you: { bettor_id: 'alice', place: 'seat 1' },
+    seats: { 1: { bettor_id: 'alice' }, 2: { bettor_id: 'bob' } },
+    book: { table_id: 't', betting: window, seats: {}, spectators: {}, total: 0 },
+  };
+  const alice = { bettor_id: 'alice', seat: 1, bets: [{ type: 'banker', amount: 100 }], total: 100 };
+  const bob = { type: 'bet_placed', seq: 21, data: { bettor_id: 'bob', total: 1200,
+    lines: [{ type: 'player', amount: 1000 }, { type: 'player_pair', amount: 200 }] } };
+  const pushed = T.apply(state, bob);
+  const answer = { table_id: 't', betting: window, seats: { 1: alice }, spectators: {}, total: 100 };
+  const after = T.answered(pushed, answer);
+  assert.deepEqual(Object.keys(after.book.seats).sort(), ['1', '2']);
+  assert.equal(after.book.seats[2].bets.length, 2);
+  assert.deepEqual(after.book.seats[1], alice);
+  assert.equal(after.book.total, 1300);
+  // the answer first, then bob's event: the same book
+  assert.deepEqual(T.apply(T.answered(state, answer), bob).book, after.book);
+  // a cancel's answer (no slip of alice's) removes hers alone
+  const cancelled = T.answered(after, { ...answer, seats: {}, total: 0 });
+  assert.deepEqual(Object.keys(cancelled.book.seats), ['2']);
+  assert.equal(cancelled.book.total, 1200);
+  // an answer of another window changes nothing
+  const old = { ...answer, betting: { ...window, round_number: 1 }, seats: {} };
+  assert.equal(T.answered(after, old), after);
+});
