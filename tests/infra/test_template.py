@@ -284,6 +284,39 @@ def test_the_lambda_dependencies_are_the_projects_pinned() -> None:
         assert pin[2:] in SpecifierSet(wanted[name]), (name, pin, wanted[name])
 
 
+def test_the_constraints_pin_every_requirement_within_pyproject_and_the_layer_alike() -> None:
+    """infra/constraints.txt (what ``make install`` installs through) pins one version of every
+    package each extra asks for, within pyproject.toml's range; the Lambda layer ships the same
+    versions the suite runs with."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    lines = (REPO_ROOT / "infra/constraints.txt").read_text().splitlines()
+    pins = {}
+    for line in lines:
+        if line and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[canonicalize_name(name)] = version
+    assert len(pins) == len([x for x in lines if x and not x.startswith("#")])  # once each
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
+    asked = list(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        asked += extra
+    checked = 0
+    for text in asked:
+        req = Requirement(text)
+        name = canonicalize_name(req.name)
+        if name == canonicalize_name(project["name"]):
+            continue  # an extra including another
+        assert name in pins, text
+        assert pins[name] in req.specifier, (text, pins[name])
+        checked += 1
+    assert checked >= 25
+    layer = (REPO_ROOT / "infra/layers/dependencies/requirements.txt").read_text().splitlines()
+    for name, pin in _requirements(layer).items():
+        assert pin[2:] == pins[canonicalize_name(Requirement(name).name)], (name, pin)
+
+
 #: The functions that change a table's live state: each schedules the running table's next tick.
 LIVE_WRITERS = (
     "ShuffleCommitFunction", "DealAndResolveFunction", "SettleBetsFunction",
