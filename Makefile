@@ -15,6 +15,8 @@ export SAM_CLI_TELEMETRY := 0
 # with a cold cache here, against 126 s for pip, the same versions).
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
+
+$(BIN)/uv: | $(BIN)/python
 	$(BIN)/pip install --quiet pip==26.3 uv==0.13.9
 
 # Every version pinned by infra/constraints.txt (`make lock` rewrites it): a clean clone installs
@@ -22,7 +24,7 @@ $(BIN)/python:
 INSTALL := $(BIN)/uv pip install --quiet --python $(BIN)/python -c infra/constraints.txt
 
 # The dev extra (every tier, the gates, the tools) includes the test extra.
-$(STAMP): pyproject.toml infra/constraints.txt | $(BIN)/python
+$(STAMP): pyproject.toml infra/constraints.txt | $(BIN)/uv
 	$(INSTALL) -e '.[dev]'
 	touch $(STAMP) $(TEST_STAMP)
 
@@ -31,7 +33,7 @@ install: $(STAMP)
 # The test extra only (pytest, xdist, Hypothesis, cryptography …): all `make unit` needs, so its
 # first run on a fresh clone installs that and not the dev extra (moto, the SAM CLI, SciPy …).
 TEST_STAMP := $(VENV)/.installed-test
-$(TEST_STAMP): pyproject.toml infra/constraints.txt | $(BIN)/python
+$(TEST_STAMP): pyproject.toml infra/constraints.txt | $(BIN)/uv
 	$(INSTALL) -e '.[test]'
 	touch $(TEST_STAMP)
 
