@@ -1,8 +1,8 @@
 """Roads (路單) from a shoe's results: the star-city history, the bead plate, the big road and
 the three derived roads, each a pure function of the rounds in order (numbered 1, 2, … as
-given): a :class:`baccarat.outcome.Round` or anything with ``result``, ``player_total``,
-``banker_total``, ``player_pair`` and ``banker_pair`` (:class:`RoundSummary`). Each road's
-rule is on its function.
+given, unless a round says its ``round``): a :class:`baccarat.outcome.Round` or anything with
+``result``, ``player_total``, ``banker_total``, ``player_pair`` and ``banker_pair``
+(:class:`RoundSummary`). Each road's rule is on its function.
 """
 
 from __future__ import annotations
@@ -63,6 +63,9 @@ class RoundSummary:
     banker_total: int
     player_pair: bool = False
     banker_pair: bool = False
+    #: the round's number when it is not its place in the results (a round with no result before
+    #: it: a bacc-pf-v2 beacon void); None: its place
+    round: int | None = None
 
 
 def _result(r: RoundLike) -> str:
@@ -155,9 +158,15 @@ class HistoryEntry:
 
 
 def _entries(results: Iterable[RoundLike]) -> list[HistoryEntry]:
+    """Each round's entry, numbered by its place unless it says its number (``round``)."""
     return [
         HistoryEntry(
-            i, _result(r), r.player_total, r.banker_total, bool(r.player_pair), bool(r.banker_pair)
+            getattr(r, "round", None) or i,
+            _result(r),
+            r.player_total,
+            r.banker_total,
+            bool(r.player_pair),
+            bool(r.banker_pair),
         )
         for i, r in enumerate(results, 1)
     ]

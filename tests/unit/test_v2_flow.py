@@ -356,3 +356,11 @@ def test_a_running_table_voids_on_an_outage_and_plays_on(game: Game) -> None:
     assert r1 is not None and r1.void is not None and r1.void["reason"] == "beacon_unavailable"
     assert r2 is not None and r2.beacon is not None and r2.settled_at is not None
     assert r1.bets == r2.bets  # the same slip, returned then bet again
+    # the roads number round 2 as the feed and the proof do (round 1 has no bead: no card)
+    dealt = next(e for e in v2.events() if e.type == "round_dealt")
+    assert dealt.data["round_number"] == dealt.data["shoe"]["last"]["round"] == 2
+    state, _ = table_state(v2.repo, OP, table_id)
+    shoe = state.model_dump()["shoe"]
+    assert [c["round"] for c in shoe["history"]] == [2]
+    assert [c["round"] for c in shoe["roads"]["bead_plate"]["cells"]] == [2]
+    assert shoe["rounds_dealt"] == 2

@@ -206,13 +206,16 @@ class Reveal(TypedDict):
 
 
 class RoadResult(TypedDict):
-    """What the roads need of one dealt round of a shoe."""
+    """What the roads need of one dealt round of a shoe. ``round``: its number, written only when
+    it is not its place among the shoe's rounds with cards (after a bacc-pf-v2 beacon void: a
+    round with no card) — so the roads number each round as the feed and the proof do."""
 
     result: str
     player_total: int
     banker_total: int
     player_pair: bool
     banker_pair: bool
+    round: NotRequired[int]
 
 
 class SeatHolder(TypedDict):

@@ -440,6 +440,8 @@ def _shoe_after_round(
         "player_pair": rnd.player_pair,
         "banker_pair": rnd.banker_pair,
     }
+    if rnd.number != len(shoe.results) + 1:  # a beacon void before it: no card, no result
+        result["round"] = rnd.number
     return replace(
         shoe,
         rounds_dealt=rnd.number,

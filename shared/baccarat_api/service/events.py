@@ -100,10 +100,9 @@ def shown(r: RoundRecord, shoe: ShoeRecord | None, at: str) -> dict[str, Any]:
     if shoe is not None:
         view = shoe_as_shown(shoe, r, at)
         cells = view["roads"]["bead_plate"]["cells"]
-        # the bead plate numbers the rounds with cards: a bacc-pf-v2 beacon void (no card, no
-        # result; rounds_dealt counts it) before ``r`` moves r's bead down by one
-        bead = r.round_number - (shoe.rounds_dealt - len(shoe.results))
-        last = cells[-1] if cells and cells[-1]["round"] == bead else None
+        # the bead plate numbers each round as the feed does (a bacc-pf-v2 beacon void has no
+        # bead: the next round keeps its number, roads.RoundSummary.round)
+        last = cells[-1] if cells and cells[-1]["round"] == r.round_number else None
         out["shoe"] = {
             "shoe_id": view["shoe_id"],
             "rounds_dealt": view["rounds_dealt"],
