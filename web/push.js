@@ -154,7 +154,6 @@ var BaccaratPush = (() => {
     let pollEtag = null;
     let staleTimer = null;
     const chatSeen = /* @__PURE__ */ new Set();
-    let chatRead = false;
     let work = Promise.resolve();
     const safely = (fn) => {
       try {
@@ -272,7 +271,7 @@ var BaccaratPush = (() => {
           const { more, own } = await readFeed(1);
           if (more || own) await snapshot();
         }
-        if (why === "rotate" || !chatRead) await readChat();
+        await readChat();
       }
       attempt = 0;
       setStatus("live");
@@ -280,7 +279,6 @@ var BaccaratPush = (() => {
     }
     async function readChat() {
       if (!o.onChat) return;
-      chatRead = true;
       const { body } = await get("/chat");
       for (const m of body?.messages ?? []) chat(m);
     }

@@ -772,3 +772,19 @@ test('a renewal\'s subscribe answered after a rotation\'s never takes the page b
   await clock.advance(0);
   assert.deepEqual(seen.events, [3, 4]);
 });
+
+test('a chat line posted while the socket was down is read after the reconnect (chat has no seq to gap-fill)', async () => {
+  const svc = fakeService();
+  svc.add(2);
+  svc.chat = [{ message_id: 'ch_1', bettor_id: 'a', text: 'hi', at: 'x' }];
+  const { seen, clock } = follow(svc);
+  await clock.advance(0);
+  assert.deepEqual(seen.chat, ['ch_1']);
+  svc.socket().drop();
+  // posted while this page had no subscription: its push reached nobody here
+  svc.chat.push({ message_id: 'ch_2', bettor_id: 'b', text: 'said during the reconnect', at: 'y' });
+  await clock.advance(P.pushBackoffMs(0, () => 1));
+  assert.equal(svc.sockets.length, 2);
+  assert.equal(seen.statuses.at(-1), 'live');
+  assert.deepEqual(seen.chat, ['ch_1', 'ch_2']);
+});

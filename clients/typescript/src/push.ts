@@ -91,7 +91,6 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
   let pollEtag: { after: number; etag: string } | null = null;
   let staleTimer: unknown = null;
   const chatSeen = new Set<string>();
-  let chatRead = false;
   let work: Promise<void> = Promise.resolve();
 
   const safely = (fn: () => void): void => {
@@ -222,7 +221,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     if (own) await snapshot();
   }
 
-  /** After a (re)subscription: the snapshot the first time, else the feed from `last`. */
+  /** After a (re)subscription: the snapshot the first time, else the feed from `last`; the chat. */
   async function resume(why: 'start' | 'rotate' | 'token'): Promise<void> {
     if (why !== 'token') {
       if (last === null) await snapshot();
@@ -231,7 +230,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
         const { more, own } = await readFeed(1);
         if (more || own) await snapshot(); // more than a page behind: a fresh snapshot
       }
-      if (why === 'rotate' || !chatRead) await readChat();
+      await readChat(); // what was said meanwhile (a reconnect, a rotation): chat has no seq
     }
     attempt = 0;
     setStatus('live');
@@ -240,7 +239,6 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
 
   async function readChat(): Promise<void> {
     if (!o.onChat) return;
-    chatRead = true;
     const { body } = await get<ChatPage>('/chat');
     for (const m of body?.messages ?? []) chat(m);
   }
