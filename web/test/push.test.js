@@ -388,13 +388,19 @@ test('a reconnect more than 100 events behind reads a fresh snapshot instead of 
   assert.deepEqual(seen.events, [161]);
 });
 
-test('rotate: the old subscription ends, the new channel is subscribed, chat re-read; a refusal closes', async () => {
+/** A follower live at seq 2 that has read the table's one chat line, ch_1. */
+async function chatting() {
   const svc = fakeService();
   svc.add(2);
   svc.chat = [{ message_id: 'ch_1', bettor_id: 'a', text: 'hi', at: 'x' }];
-  const { seen, clock } = follow(svc);
-  await clock.advance(0);
-  assert.deepEqual(seen.chat, ['ch_1']);
+  const f = follow(svc);
+  await f.clock.advance(0);
+  assert.deepEqual(f.seen.chat, ['ch_1']);
+  return { svc, ...f };
+}
+
+test('rotate: the old subscription ends, the new channel is subscribed, chat re-read; a refusal closes', async () => {
+  const { svc, seen, clock } = await chatting();
   const ws = svc.socket();
   const old = ws.subId();
   svc.add(1, 'push_rotated', { epoch: 2 });
@@ -774,12 +780,7 @@ test('a renewal\'s subscribe answered after a rotation\'s never takes the page b
 });
 
 test('a chat line posted while the socket was down is read after the reconnect (chat has no seq to gap-fill)', async () => {
-  const svc = fakeService();
-  svc.add(2);
-  svc.chat = [{ message_id: 'ch_1', bettor_id: 'a', text: 'hi', at: 'x' }];
-  const { seen, clock } = follow(svc);
-  await clock.advance(0);
-  assert.deepEqual(seen.chat, ['ch_1']);
+  const { svc, seen, clock } = await chatting();
   svc.socket().drop();
   // posted while this page had no subscription: its push reached nobody here
   svc.chat.push({ message_id: 'ch_2', bettor_id: 'b', text: 'said during the reconnect', at: 'y' });
