@@ -1,6 +1,6 @@
-// The push client's wire and its settings: AppSync Events' subprotocols, the backoff, the errors,
-// a token's expiry — pure, no runtime import (src/push.ts's only runtime import; both are bundled
-// into web/push.js).
+// The push client's wire and its settings: AppSync Events' subprotocols, the API's reads, the
+// backoff, the errors, a token's expiry — pure, no runtime import (src/push.ts's only runtime
+// import; both are bundled into web/push.js).
 import type { FreshToken, PushClock, PushFetch } from './push-types.ts';
 
 /** An answer of the API other than 2xx/304 (its envelope's `code`, when there is one). */
