@@ -30,7 +30,7 @@
     lang: 'en', token: '', lobby: null, api: '', tableId: '', me: '', role: '',
     info: null, state: null, offset: null, firstSeq: null,
     base: null, baseSeq: 0, nets: [], lastNet: null, systemReveals: 0,
-    chip: null, draft: {}, draftRound: null, busy: false, chat: Model.makeChat(), notice: '',
+    chip: null, draft: {}, draftRound: null, busy: false, saying: false, chat: Model.makeChat(), notice: '',
     sub: null, actions: null, crowdTimer: null, ownReports: 0, reportTimer: null,
   };
   const t = (key, args) => I18n.t(S.lang, key, args, S.state ? S.state.profile : null);
@@ -203,8 +203,9 @@
     }));
     $('cancel').addEventListener('click', () => act(async () => {
       const sent = S.state;
+      const round = S.draftRound;
       takeBook(await S.actions.cancel(), sent);
-      S.draft = {};
+      if (S.draftRound === round) S.draft = {}; // a draft of the next window, begun meanwhile, stays
     }));
     $('open').addEventListener('click', () => act(() => {
       const view = R.squeezeView(S.state.round, S.me);
@@ -216,7 +217,10 @@
       const input = $('chat-input');
       const text = input.value;
       if (!text) return;
-      act(() => S.actions.say(text).then((m) => { input.value = ''; addChat(m); }));
+      act(() => S.actions.say(text).then((m) => { // its own lane: never dropped for a confirm
+        if (input.value === text) input.value = ''; // not what was typed since
+        addChat(m);
+      }), 'saying');
     });
     $('leave').addEventListener('click', () => act(leave));
   }
@@ -237,18 +241,19 @@
     if (S.lobby) window.location.assign(S.lobby);
   }
 
-  /** One call of the person's: the error's code shown, never swallowed (what it changed comes
-   * back as the table's events). */
-  async function act(fn) {
-    if (S.busy) return;
-    S.busy = true;
+  /** One call at a time in its lane (`busy`: the table's, buttons disabled; `saying`: chat): the
+   * error's code shown, never swallowed (what it changed comes back as the table's events). */
+  async function act(fn, lane = 'busy') {
+    if (S[lane]) return;
+    S[lane] = true;
     $('error').textContent = '';
+    render();
     try {
       await fn();
     } catch (err) {
       showError(err);
     } finally {
-      S.busy = false;
+      S[lane] = false;
       render();
     }
   }
