@@ -5,7 +5,8 @@
  * Reads `#token=<lobby token or operator key>&api=<API base URL>` from the fragment (never sent
  * to a server: it stays in the browser); `api` defaults to this page's origin. Every value from
  * the API is written with textContent: a table's name is text, never markup. No framework, no
- * import; the page refreshes every 5 s (the answer's ETag makes an unchanged page a 304).
+ * import; the page refreshes every 5 s, one read at a time, every page shown (each page's ETag
+ * makes an unchanged one a 304).
  */
 (function () {
   'use strict';
@@ -70,28 +71,52 @@
     return box;
   }
 
-  const state = { etag: null, pages: [], next: null };
+  /**
+   * What is shown: the pages read, in order, each `{after, etag, tables, next}`. One read at a
+   * time: a refresh asked for while one is out (the 5 s timer on a slow network, a click) runs
+   * after it, so an older answer never replaces a newer one. Each refresh reads again every page
+   * the person asked for ("More tables" adds the next one, once however often it is clicked),
+   * each with its own ETag (304: unchanged) — the pages after the first are never dropped, nor
+   * left stale, when the first one changes.
+   */
+  const state = { pages: [], want: 1, running: null, again: false };
 
-  async function load(after) {
+  async function load(after, etag) {
     const { token, api } = params();
     const url = `${api}/v1/tables?limit=50` + (after ? `&after=${encodeURIComponent(after)}` : '');
     const headers = { authorization: `Bearer ${token}` };
-    if (!after && state.etag) headers['if-none-match'] = state.etag;
+    if (etag) headers['if-none-match'] = etag;
     const r = await fetch(url, { headers });
     if (r.status === 304) return null;
     const body = await r.json();
     if (!r.ok) throw new Error((body.error && body.error.code) || String(r.status));
-    if (!after) state.etag = r.headers.get('etag');
-    return body;
+    return { after, etag: r.headers.get('etag'), tables: body.tables, next: body.next };
+  }
+
+  /** Every page asked for, from the first, then drawn at once (an error keeps what is shown). */
+  async function readAll() {
+    const pages = [];
+    let after = null;
+    while (pages.length < state.want) {
+      const known = state.pages[pages.length];
+      const same = known && known.after === after ? known : null;
+      const page = (await load(after, same && same.etag)) || same;
+      pages.push(page);
+      if (page.next === null) break;
+      after = page.next;
+    }
+    state.pages = pages;
+    render();
   }
 
   function render() {
     const list = document.getElementById('tables');
-    list.replaceChildren(...state.pages.flat().map(card));
+    list.replaceChildren(...state.pages.flatMap((p) => p.tables).map(card));
     const status = document.getElementById('status');
     status.className = '';
     status.textContent = `${list.children.length} tables`;
-    document.getElementById('more').hidden = state.next === null;
+    const last = state.pages[state.pages.length - 1];
+    document.getElementById('more').hidden = !last || last.next === null;
   }
 
   function fail(err) {
@@ -100,28 +125,28 @@
     status.textContent = `The lobby could not be read: ${err.message}`;
   }
 
-  async function refresh() {
-    try {
-      const page = await load(null);
-      if (page !== null) {
-        state.pages = [page.tables];
-        state.next = page.next;
-        render();
-      }
-    } catch (err) {
-      fail(err);
+  function refresh() {
+    if (state.running) {
+      state.again = true;
+      return state.running;
     }
+    state.running = (async () => {
+      do {
+        state.again = false;
+        try {
+          await readAll();
+        } catch (err) {
+          fail(err);
+        }
+      } while (state.again);
+      state.running = null;
+    })();
+    return state.running;
   }
 
-  document.getElementById('more').addEventListener('click', async () => {
-    try {
-      const page = await load(state.next);
-      state.pages.push(page.tables);
-      state.next = page.next;
-      render();
-    } catch (err) {
-      fail(err);
-    }
+  document.getElementById('more').addEventListener('click', () => {
+    state.want = state.pages.length + 1; // the page after those shown, once
+    refresh();
   });
 
   refresh();

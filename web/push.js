@@ -26,17 +26,24 @@ var BaccaratPush = (() => {
   // src/push.ts
   var push_exports = {};
   __export(push_exports, {
+    CHAT_SEEN_MAX: () => CHAT_SEEN_MAX,
     CONNECT_TIMEOUT_MS: () => CONNECT_TIMEOUT_MS,
+    DEFAULT_TIMEOUT_MS: () => DEFAULT_TIMEOUT_MS,
+    OWN_BALANCE_EVENTS: () => OWN_BALANCE_EVENTS,
     POLL_ONLY_MS: () => POLL_ONLY_MS,
     PUSH_PROTOCOL: () => PUSH_PROTOCOL,
     PushHttpError: () => PushHttpError,
     PushRefusedError: () => PushRefusedError,
     QUIET_POLL_MS: () => QUIET_POLL_MS,
     RESUME_MAX_EVENTS: () => RESUME_MAX_EVENTS,
+    STALE_STATE_RETRY_MS: () => STALE_STATE_RETRY_MS,
     TOKEN_RENEW_BEFORE_MS: () => TOKEN_RENEW_BEFORE_MS,
     headerProtocol: () => headerProtocol,
+    httpGet: () => httpGet,
+    isFinal: () => isFinal,
     pushBackoffMs: () => pushBackoffMs,
     subscribeTable: () => subscribeTable,
+    systemClock: () => systemClock,
     tokenExpiry: () => tokenExpiry
   });
 
@@ -59,6 +66,19 @@ var BaccaratPush = (() => {
       this.kind = kind;
     }
   };
+  var DEFAULT_TIMEOUT_MS = 3e5;
+  var CHAT_SEEN_MAX = 1e3;
+  var OWN_BALANCE_EVENTS = /* @__PURE__ */ new Set(["seat_updated", "banker_updated", "spectator_updated"]);
+  var STALE_STATE_RETRY_MS = 1e3;
+  var systemClock = {
+    now: () => Date.now(),
+    setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
+    clearTimeout: (h) => globalThis.clearTimeout(h)
+  };
+  function isFinal(err) {
+    if (err instanceof PushRefusedError) return true;
+    return err instanceof PushHttpError && [401, 403, 404].includes(err.status);
+  }
   var PUSH_PROTOCOL = "aws-appsync-event-ws";
   var QUIET_POLL_MS = 3e4;
   var TOKEN_RENEW_BEFORE_MS = 6e4;
@@ -92,17 +112,23 @@ var BaccaratPush = (() => {
       return null;
     }
   }
+  async function httpGet(doFetch, url, token, etag) {
+    const headers = { Authorization: `Bearer ${token}` };
+    if (etag) headers["If-None-Match"] = etag;
+    const r = await doFetch(url, { headers });
+    if (r.status === 304) return { status: 304, body: null, etag: etag ?? null };
+    if (!r.ok) {
+      let code = null;
+      try {
+        code = (await r.json()).error?.code ?? null;
+      } catch {
+      }
+      throw new PushHttpError(r.status, code, url);
+    }
+    return { status: r.status, body: await r.json(), etag: r.headers.get("etag") };
+  }
 
   // src/push.ts
-  var DEFAULT_TIMEOUT_MS = 3e5;
-  var CHAT_SEEN_MAX = 1e3;
-  var OWN_BALANCE_EVENTS = /* @__PURE__ */ new Set(["seat_updated", "banker_updated", "spectator_updated"]);
-  var STALE_STATE_RETRY_MS = 1e3;
-  var systemClock = {
-    now: () => Date.now(),
-    setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
-    clearTimeout: (h) => globalThis.clearTimeout(h)
-  };
   function subscribeTable(options) {
     const o = options;
     const clock = o.clock ?? systemClock;
@@ -128,7 +154,6 @@ var BaccaratPush = (() => {
     let pollEtag = null;
     let staleTimer = null;
     const chatSeen = /* @__PURE__ */ new Set();
-    let chatRead = false;
     let work = Promise.resolve();
     const safely = (fn) => {
       try {
@@ -160,14 +185,10 @@ var BaccaratPush = (() => {
       }).catch(failed);
       return work;
     }
-    function fatal(err) {
-      if (err instanceof PushRefusedError) return true;
-      return err instanceof PushHttpError && [401, 403, 404].includes(err.status);
-    }
     function failed(err) {
       if (closed) return;
       report(err);
-      if (fatal(err)) return finish(err instanceof PushHttpError ? err.code ?? String(err.status) : err.kind);
+      if (isFinal(err)) return finish(err instanceof PushHttpError ? err.code ?? String(err.status) : err.kind);
       if (pushUrl === null) return armQuiet(POLL_ONLY_MS);
       drop();
       scheduleReconnect();
@@ -182,22 +203,7 @@ var BaccaratPush = (() => {
       drop(1e3);
       setStatus("closed", detail);
     }
-    async function get(path, etag) {
-      const url = base + path;
-      const headers = { Authorization: `Bearer ${token}` };
-      if (etag) headers["If-None-Match"] = etag;
-      const r = await doFetch(url, { headers });
-      if (r.status === 304) return { status: 304, body: null, etag: etag ?? null };
-      if (!r.ok) {
-        let code = null;
-        try {
-          code = (await r.json()).error?.code ?? null;
-        } catch {
-        }
-        throw new PushHttpError(r.status, code, url);
-      }
-      return { status: r.status, body: await r.json(), etag: r.headers.get("etag") };
-    }
+    const get = (path, etag) => httpGet(doFetch, base + path, token, etag);
     async function snapshot(retried = false) {
       const { body } = await get("/state");
       const state = body;
@@ -265,7 +271,7 @@ var BaccaratPush = (() => {
           const { more, own } = await readFeed(1);
           if (more || own) await snapshot();
         }
-        if (why === "rotate" || !chatRead) await readChat();
+        await readChat();
       }
       attempt = 0;
       setStatus("live");
@@ -273,7 +279,6 @@ var BaccaratPush = (() => {
     }
     async function readChat() {
       if (!o.onChat) return;
-      chatRead = true;
       const { body } = await get("/chat");
       for (const m of body?.messages ?? []) chat(m);
     }
@@ -333,19 +338,23 @@ var BaccaratPush = (() => {
         report(err);
       }
     }
+    function subscribe(c, to, why) {
+      const id = `s${++subCounter}`;
+      c.pending.set(id, { why, channel: to });
+      const msg = { type: "subscribe", id, channel: to };
+      if (why === "token" || token !== c.token) msg["authorization"] = { Authorization: `Bearer ${token}` };
+      send(c, msg);
+    }
     function resubscribe(to, why) {
       const c = conn;
       channel = to;
       if (!c) return;
-      const id = `s${++subCounter}`;
-      c.pending.set(id, why);
-      const msg = { type: "subscribe", id, channel: to };
-      if (why === "token") msg["authorization"] = { Authorization: `Bearer ${token}` };
-      if (why === "rotate" && c.active !== null) {
-        send(c, { type: "unsubscribe", id: c.active });
+      if (why === "rotate") {
+        if (c.active !== null) send(c, { type: "unsubscribe", id: c.active });
         c.active = null;
+        c.replaced.clear();
       }
-      send(c, msg);
+      subscribe(c, to, why);
     }
     function drop(code = 4e3) {
       const c = conn;
@@ -386,7 +395,15 @@ var BaccaratPush = (() => {
         report(err);
         return scheduleReconnect();
       }
-      const c = { ws, timeoutMs: CONNECT_TIMEOUT_MS, kaTimer: null, active: null, pending: /* @__PURE__ */ new Map() };
+      const c = {
+        ws,
+        token,
+        timeoutMs: CONNECT_TIMEOUT_MS,
+        kaTimer: null,
+        active: null,
+        replaced: /* @__PURE__ */ new Set(),
+        pending: /* @__PURE__ */ new Map()
+      };
       conn = c;
       armKa(c);
       ws.onopen = () => send(c, { type: "connection_init" });
@@ -416,27 +433,37 @@ var BaccaratPush = (() => {
           const t = msg["connectionTimeoutMs"];
           c.timeoutMs = typeof t === "number" && t > 0 ? t : DEFAULT_TIMEOUT_MS;
           armKa(c);
-          const sid = `s${++subCounter}`;
-          c.pending.set(sid, "start");
-          send(c, { type: "subscribe", id: sid, channel });
+          if (channel !== void 0) subscribe(c, channel, "start");
           return;
         }
         case "connection_error":
           return failed(new PushRefusedError("connection_refused", JSON.stringify(msg["errors"] ?? [])));
         case "subscribe_success": {
-          const why = id === null ? void 0 : c.pending.get(id);
-          if (why === void 0 || id === null) return;
+          const sub = id === null ? void 0 : c.pending.get(id);
+          if (sub === void 0 || id === null) return;
           c.pending.delete(id);
+          if (sub.channel !== channel) {
+            send(c, { type: "unsubscribe", id });
+            return;
+          }
           const before = c.active;
           c.active = id;
-          if (why === "token" && before !== null && before !== id) send(c, { type: "unsubscribe", id: before });
-          void run(() => resume(why));
+          if (sub.why === "token" && before !== null && before !== id) {
+            send(c, { type: "unsubscribe", id: before });
+            c.replaced.add(before);
+          }
+          void run(() => resume(sub.why));
           return;
         }
         case "subscribe_error": {
-          if (id === null || !c.pending.has(id)) return;
+          const sub = id === null ? void 0 : c.pending.get(id);
+          if (sub === void 0 || id === null) return;
           c.pending.delete(id);
           const refused = new PushRefusedError("subscribe_refused", JSON.stringify(msg["errors"] ?? []));
+          if (sub.why === "token" && c.active !== null) {
+            return report(refused);
+          }
+          if (sub.channel !== channel) return report(refused);
           if (channelFromState) return failed(refused);
           void run(async () => {
             const tried = channel;
@@ -446,7 +473,7 @@ var BaccaratPush = (() => {
           return;
         }
         case "data": {
-          if (id === null || id !== c.active) return;
+          if (id === null || id !== c.active && !c.replaced.has(id)) return;
           let m;
           try {
             m = JSON.parse(String(msg["event"]));

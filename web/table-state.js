@@ -143,9 +143,9 @@
     bet_placed(s, d) {
       if (!s.book || !s.book.betting) return s;
       const seat = seatOf(s, d.bettor_id);
-      const slip = {
+      const slip = { // its `order`: this event's seq (docs/api.md: a slip's latest confirmation)
         bettor_id: d.bettor_id, seat: seat === null ? null : Number(seat),
-        bets: (d.lines || []).map((l) => ({ type: l.type, amount: l.amount })), total: d.total,
+        bets: (d.lines || []).map((l) => ({ type: l.type, amount: l.amount })), total: d.total, order: s.seq,
       };
       return { ...s, book: slips(s.book, d.bettor_id, slip) };
     },
@@ -237,18 +237,63 @@
     return withPhase(out);
   }
 
-  /** The state after the person's own confirm or cancel was answered with `book` (the window's
-   * book as the service held it then): ONLY the person's own slip is taken from it — another
-   * person's slip the events brought since (or will bring) is never undone by an answer that was
-   * read before it. A book of another window changes nothing. */
-  function answered(s, book) {
-    const mine = s.book && s.book.betting;
+  /** The person's own slip in `book` of the state's window (null: none; undefined: another window). */
+  function ownSlip(s, book) {
+    const mine = s && s.book && s.book.betting;
+    if (!book || !book.betting || !mine || me(s) === null) return undefined;
     const id = me(s);
-    if (!book || !book.betting || !mine || id === null) return s;
-    if (book.betting.round_number !== mine.round_number || book.betting.shoe_id !== mine.shoe_id) return s;
-    const own = Object.values(book.seats || {}).find((v) => v.bettor_id === id) ||
-      (book.spectators || {})[id] || null;
-    return { ...s, book: slips(s.book, id, own) };
+    if (book.betting.round_number !== mine.round_number || book.betting.shoe_id !== mine.shoe_id) return undefined;
+    return Object.values(book.seats || {}).find((v) => v.bettor_id === id) || (book.spectators || {})[id] || null;
+  }
+
+  /** The state after the person's own confirm or cancel was answered with `book` (the window's
+   * book as the service held it then; `sent`: the state shown when the call was made). ONLY the
+   * person's own slip is taken from it — another person's slip the events brought since (or will
+   * bring) is never undone by an answer read before it — and only when the answer is the newer:
+   * a confirmed slip whose `order` (its bet_placed's seq) the state has not reached yet; a cancel
+   * when the slip shown is no newer than the one shown at the call (not one a later confirm, say
+   * from another tab, placed since). Otherwise the events already say more (a cancel that
+   * followed, a newer slip): the answer changes nothing. A book of another window neither. */
+  function answered(s, book, sent) {
+    const own = ownSlip(s, book);
+    if (own === undefined) return s;
+    if (own !== null && typeof own.order === 'number' && own.order <= s.seq) return s;
+    if (own === null) {
+      const shown = ownSlip(s, s.book);
+      const before = sent ? ownSlip(sent, sent.book) : undefined;
+      if (!shown) return s;
+      if (before !== undefined && shown.order > (before ? before.order : -1)) return s;
+    }
+    return { ...s, book: slips(s.book, me(s), own) };
+  }
+
+  /** A snapshot taken over `prev` (the state shown): as the service read it, except the
+   * person's own slip an answer showed ahead of it (its `order` past the snapshot's seq: the
+   * snapshot was read before that confirm; its event follows). */
+  function snapshot(prev, next) {
+    const own = ownSlip(prev, prev && prev.book);
+    if (!own || !(own.order > next.seq) || ownSlip(next, prev.book) === undefined) return next;
+    return { ...next, book: slips(next.book, me(next), own) };
+  }
+
+  /** The chat lines shown: each once (by push, by `/chat`, by the post's answer), oldest first;
+   * a line removed (`chat_message_deleted`) never comes back — a `/chat` read or a push line
+   * that arrives after its removal is dropped. */
+  function makeChat() {
+    const lines = new Map();
+    const gone = new Set();
+    return {
+      add(m) {
+        if (!m || lines.has(m.message_id) || gone.has(m.message_id)) return false;
+        lines.set(m.message_id, m);
+        return true;
+      },
+      remove(id) {
+        gone.add(id);
+        return lines.delete(id);
+      },
+      list: () => [...lines.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)),
+    };
   }
 
   /** What the page draws of a state: presence, the window and its slips, the shoe, the round. */
@@ -278,7 +323,7 @@
     };
   }
 
-  const api = { apply, answered, drawn, phaseOf, moveShoe };
+  const api = { apply, answered, snapshot, makeChat, drawn, phaseOf, moveShoe };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.BaccTableState = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -30,7 +30,7 @@
     lang: 'en', token: '', lobby: null, api: '', tableId: '', me: '', role: '',
     info: null, state: null, offset: null, firstSeq: null,
     base: null, baseSeq: 0, nets: [], lastNet: null, systemReveals: 0,
-    chip: null, draft: {}, draftRound: null, busy: false, chat: new Map(), notice: '',
+    chip: null, draft: {}, draftRound: null, busy: false, saying: false, chat: Model.makeChat(), notice: '',
     sub: null, actions: null, crowdTimer: null, ownReports: 0, reportTimer: null,
   };
   const t = (key, args) => I18n.t(S.lang, key, args, S.state ? S.state.profile : null);
@@ -86,7 +86,7 @@
   // --- what the channel brings ------------------------------------------------------------------
 
   function onSnapshot(state) {
-    S.state = state;
+    S.state = Model.snapshot(S.state, state); // an own slip answered ahead of it stays
     clockSample(state.at);
     // the operator's report is in the snapshot when the balance it shows changed (its event
     // may never be delivered: the channel skips what a snapshot already holds); it includes
@@ -120,8 +120,7 @@
       } else if (e.type === 'urge') {
         S.notice = t('urged', { name: d.bettor_id });
       } else if (e.type === 'chat_message_deleted') {
-        S.chat.delete(d.message_id);
-        renderChat();
+        if (S.chat.remove(d.message_id)) renderChat();
       } else if (e.type === 'betting_opened') {
         S.lastNet = null;
         newWindow(d.round_number);
@@ -177,9 +176,7 @@
   }
 
   function addChat(message) {
-    if (!message || S.chat.has(message.message_id)) return;
-    S.chat.set(message.message_id, message);
-    renderChat();
+    if (S.chat.add(message)) renderChat(); // once each; never one removed (a late read or push)
   }
 
   // --- what the person does ---------------------------------------------------------------------
@@ -201,11 +198,14 @@
     $('clear').addEventListener('click', () => { S.draft = {}; render(); });
     $('confirm').addEventListener('click', () => act(async () => {
       const bets = R.draftBets(S.draft, S.state.profile);
-      takeBook(await S.actions.confirm(S.draftRound, bets));
+      const sent = S.state;
+      takeBook(await S.actions.confirm(S.draftRound, bets), sent);
     }));
     $('cancel').addEventListener('click', () => act(async () => {
-      takeBook(await S.actions.cancel());
-      S.draft = {};
+      const sent = S.state;
+      const round = S.draftRound;
+      takeBook(await S.actions.cancel(), sent);
+      if (S.draftRound === round) S.draft = {}; // a draft of the next window, begun meanwhile, stays
     }));
     $('open').addEventListener('click', () => act(() => {
       const view = R.squeezeView(S.state.round, S.me);
@@ -217,15 +217,19 @@
       const input = $('chat-input');
       const text = input.value;
       if (!text) return;
-      act(() => S.actions.say(text).then((m) => { input.value = ''; addChat(m); }));
+      act(() => S.actions.say(text).then((m) => { // its own lane: never dropped for a confirm
+        if (input.value === text) input.value = ''; // not what was typed since
+        addChat(m);
+      }), 'saying');
     });
     $('leave').addEventListener('click', () => act(leave));
   }
 
-  /** The book a confirm or cancel answered: the person's own slip shows at once (its event
-   * follows); the others' slips stay as the events drew them (web/table-state.js `answered`). */
-  function takeBook(book) {
-    S.state = Model.answered(S.state, book);
+  /** The book a confirm or cancel answered (`sent`: the state shown at the call): the person's
+   * own slip shows at once (its event follows) unless the events already moved past it; the
+   * others' slips stay as the events drew them (web/table-state.js `answered`). */
+  function takeBook(book, sent) {
+    S.state = Model.answered(S.state, book, sent);
   }
 
   async function leave() {
@@ -237,18 +241,19 @@
     if (S.lobby) window.location.assign(S.lobby);
   }
 
-  /** One call of the person's: the error's code shown, never swallowed (what it changed comes
-   * back as the table's events). */
-  async function act(fn) {
-    if (S.busy) return;
-    S.busy = true;
+  /** One call at a time in its lane (`busy`: the table's, buttons disabled; `saying`: chat): the
+   * error's code shown, never swallowed (what it changed comes back as the table's events). */
+  async function act(fn, lane = 'busy') {
+    if (S[lane]) return;
+    S[lane] = true;
     $('error').textContent = '';
+    render();
     try {
       await fn();
     } catch (err) {
       showError(err);
     } finally {
-      S.busy = false;
+      S[lane] = false;
       render();
     }
   }
@@ -462,7 +467,7 @@
   }
 
   function renderChat() {
-    const items = [...S.chat.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+    const items = S.chat.list();
     const list = $('chat-list');
     list.replaceChildren(...items.map((m) => {
       const li = el('li', null, null, { 'data-id': m.message_id });

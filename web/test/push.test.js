@@ -82,6 +82,8 @@ function fakeService(opts = {}) {
     holdState: null, // a promise the next state read waits for
     stateSeq: null, // a state read behind the events already pushed (an eventually consistent read)
     you: null,
+    holdSubs: false, // subscribe answers wait in heldSubs until the test calls their answer()
+    heldSubs: [],
     httpError: null, // {status, code}: every request answers it
     ackTimeoutMs: 300_000,
     get seq() {
@@ -162,9 +164,10 @@ function fakeService(opts = {}) {
       if (msg.type === 'connection_init') queueMicrotask(() => this.frame({ type: 'connection_ack', connectionTimeoutMs: svc.ackTimeoutMs }));
       if (msg.type === 'subscribe') {
         const ok = !svc.refuse.has(msg.channel);
-        queueMicrotask(() =>
-          this.frame(ok ? { type: 'subscribe_success', id: msg.id } : { type: 'subscribe_error', id: msg.id, errors: [{ errorType: 'UnauthorizedException' }] }),
-        );
+        const answer = () =>
+          this.frame(ok ? { type: 'subscribe_success', id: msg.id } : { type: 'subscribe_error', id: msg.id, errors: [{ errorType: 'UnauthorizedException' }] });
+        if (svc.holdSubs) svc.heldSubs.push({ id: msg.id, answer }); // answered when the test says
+        else queueMicrotask(answer);
       }
     }
     close(code) {
@@ -385,13 +388,19 @@ test('a reconnect more than 100 events behind reads a fresh snapshot instead of 
   assert.deepEqual(seen.events, [161]);
 });
 
-test('rotate: the old subscription ends, the new channel is subscribed, chat re-read; a refusal closes', async () => {
+/** A follower live at seq 2 that has read the table's one chat line, ch_1. */
+async function chatting() {
   const svc = fakeService();
   svc.add(2);
   svc.chat = [{ message_id: 'ch_1', bettor_id: 'a', text: 'hi', at: 'x' }];
-  const { seen, clock } = follow(svc);
-  await clock.advance(0);
-  assert.deepEqual(seen.chat, ['ch_1']);
+  const f = follow(svc);
+  await f.clock.advance(0);
+  assert.deepEqual(f.seen.chat, ['ch_1']);
+  return { svc, ...f };
+}
+
+test('rotate: the old subscription ends, the new channel is subscribed, chat re-read; a refusal closes', async () => {
+  const { svc, seen, clock } = await chatting();
   const ws = svc.socket();
   const old = ws.subId();
   svc.add(1, 'push_rotated', { epoch: 2 });
@@ -660,4 +669,123 @@ test('a socket that opens but never acknowledges is given up after CONNECT_TIMEO
   assert.equal(seen.statuses.at(-1), 'reconnecting');
   await clock.advance(500);
   assert.equal(svc.sockets.length, 2);
+});
+
+// --- races of a resubscription (token renewal, rotation) ------------------------------------------
+
+/** A follower whose token is renewed (tok2, tok3 …) 60 s before each expiry, live at seq `n`. */
+async function renewing(svc, n = 2) {
+  svc.ackTimeoutMs = 3_600_000; // no ka timeout in these tests: one socket throughout
+  svc.add(n);
+  const clock = manualClock();
+  const exp = clock.now() / 1000 + 600;
+  let asked = 0;
+  const f = follow(svc, {
+    clock,
+    expiresAt: exp,
+    onTokenExpiring: async () => {
+      asked++;
+      return { token: `tok${asked + 1}`, expiresAt: exp + 3600 * asked };
+    },
+  });
+  await clock.advance(0);
+  return f;
+}
+
+test('an event pushed on the subscription a renewal replaces, after the new one answered, is applied', async () => {
+  const svc = fakeService();
+  const { seen, clock } = await renewing(svc);
+  const ws = svc.socket();
+  const old = ws.subId();
+  await clock.advance(540_000); // renewal: a new subscription with tok2, the old one unsubscribed
+  assert.notEqual(ws.subId(), old);
+  const reads = feedReads(svc).length;
+  svc.add(1);
+  // seq 3 was published just before the new subscription took effect: only the old one carries
+  // it, and its delivery comes after subscribe_success (the socket does not order the two)
+  ws.data(old, { type: 'events', table_id: TABLE, events: [svc.events[2]] });
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [3]); // not left to the next event or the 30 s quiet poll
+  assert.equal(feedReads(svc).length, reads); // no feed read: nothing was lost
+  ws.data(ws.subId(), { type: 'events', table_id: TABLE, events: [svc.events[2]] }); // a repeat
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [3]);
+});
+
+test('a rotation after a renewal subscribes with the fresh token, not the connection\'s expired one', async () => {
+  const svc = fakeService();
+  const { seen, clock } = await renewing(svc);
+  await clock.advance(540_000); // renewed to tok2 (the socket was opened with tok1)
+  await clock.advance(120_000); // tok1 has expired; the socket is still the one it opened
+  assert.equal(svc.sockets.length, 1);
+  const ws = svc.socket();
+  svc.channel = `/tables/${TABLE}/e2`;
+  ws.data(ws.subId(), { type: 'rotate', table_id: TABLE, channel: svc.channel });
+  await clock.advance(0);
+  const sub = ws.sent.filter((m) => m.type === 'subscribe').at(-1);
+  assert.equal(sub.channel, svc.channel);
+  // the authorizer re-checks each subscribe: without it, the connection's tok1 would be checked
+  assert.deepEqual(sub.authorization, { Authorization: 'Bearer tok2' });
+  assert.equal(seen.statuses.at(-1), 'live');
+});
+
+test('a renewal\'s subscribe refused because the channel rotated meanwhile does not end the page', async () => {
+  const svc = fakeService();
+  const { seen, clock } = await renewing(svc);
+  const ws = svc.socket();
+  // a revocation (of someone else's token) bumps the epoch just before the renewal: e1 now
+  // refuses every subscribe, and the rotate message is still on its way on the old subscription
+  svc.add(1, 'push_rotated', { epoch: 2 });
+  svc.refuse.add(`/tables/${TABLE}/e1`);
+  svc.channel = `/tables/${TABLE}/e2`;
+  await clock.advance(540_000);
+  assert.deepEqual(seen.statuses.filter((s) => s.startsWith('closed')), []);
+  ws.events(3);
+  ws.data(ws.sent.find((m) => m.type === 'subscribe').id, { type: 'rotate', table_id: TABLE, channel: svc.channel });
+  await clock.advance(0);
+  const last = ws.sent.filter((m) => m.type === 'subscribe').at(-1);
+  assert.equal(last.channel, svc.channel);
+  assert.deepEqual(last.authorization, { Authorization: 'Bearer tok2' });
+  svc.add(1);
+  ws.events(4);
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [3, 4]);
+  assert.equal(seen.statuses.at(-1), 'live');
+});
+
+test('a renewal\'s subscribe answered after a rotation\'s never takes the page back to the old channel', async () => {
+  const svc = fakeService();
+  const { seen, clock } = await renewing(svc);
+  const ws = svc.socket();
+  const first = ws.subId();
+  svc.holdSubs = true;
+  await clock.advance(540_000); // the renewal subscribes to e1 again: not answered yet
+  const renewal = svc.heldSubs.shift();
+  svc.add(1, 'push_rotated', { epoch: 2 });
+  svc.channel = `/tables/${TABLE}/e2`;
+  ws.events(3);
+  ws.data(first, { type: 'rotate', table_id: TABLE, channel: svc.channel });
+  await clock.advance(0);
+  const rotation = svc.heldSubs.shift();
+  rotation.answer(); // e2's subscription answers first …
+  renewal.answer(); // … then e1's (answers of two subscribes come in any order)
+  await clock.advance(0);
+  const unsubscribed = ws.sent.filter((m) => m.type === 'unsubscribe').map((m) => m.id);
+  assert.ok(!unsubscribed.includes(rotation.id), 'the current channel\'s subscription is kept');
+  assert.ok(unsubscribed.includes(renewal.id), 'the stale one is ended');
+  svc.add(1);
+  ws.data(rotation.id, { type: 'events', table_id: TABLE, events: [svc.events[3]] });
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [3, 4]);
+});
+
+test('a chat line posted while the socket was down is read after the reconnect (chat has no seq to gap-fill)', async () => {
+  const { svc, seen, clock } = await chatting();
+  svc.socket().drop();
+  // posted while this page had no subscription: its push reached nobody here
+  svc.chat.push({ message_id: 'ch_2', bettor_id: 'b', text: 'said during the reconnect', at: 'y' });
+  await clock.advance(P.pushBackoffMs(0, () => 1));
+  assert.equal(svc.sockets.length, 2);
+  assert.equal(seen.statuses.at(-1), 'live');
+  assert.deepEqual(seen.chat, ['ch_1', 'ch_2']);
 });

@@ -131,3 +131,75 @@ test("a confirm's answer read before another person's slip arrived never takes t
   const old = { ...answer, betting: { ...window, round_number: 1 }, seats: {} };
   assert.equal(T.answered(after, old), after);
 });
+
+// --- an HTTP answer against the events: the newer one wins ---------------------------------------
+
+const W2 = { shoe_id: 's', round_number: 2, closes_at: '2026-01-01T00:00:06.000Z', status: 'open' };
+const seated = (seq, slips = {}) => ({
+  seq, watchers: [], round: null, you: { bettor_id: 'alice', place: 'seat 1' },
+  seats: { 1: { bettor_id: 'alice' }, 2: { bettor_id: 'bob' } },
+  book: { table_id: 't', betting: W2, seats: slips, spectators: {}, total: 0 },
+});
+const placed = (seq, bettor, amount, type = 'banker') => ({ type: 'bet_placed', seq,
+  data: { bettor_id: bettor, total: amount, lines: [{ type, amount }] } });
+const aliceSlip = (order, amount, type = 'banker') => ({ bettor_id: 'alice', role: 'seat', seat: 1,
+  bets: [{ type, amount, order }], total: amount, placed_at: 'x', order });
+const book = (seats) => ({ table_id: 't', betting: W2, seats, spectators: {}, total: 0 });
+const own = (s) => T.drawn(s).slips.seats[1] || null;
+
+test("a confirm's answer older than the events applied never brings back what they changed", () => {
+  // alice's confirm is bet_placed 21; her balance reported at once cancels it (22, in the same
+  // change as seat_updated); both are pushed before the PUT's answer reaches her page
+  let s = seated(20);
+  s = T.apply(s, placed(21, 'alice', 500));
+  s = T.apply(s, { type: 'bet_cancelled', seq: 22, data: { bettor_id: 'alice', reason: 'insufficient_balance' } });
+  const after = T.answered(s, book({ 1: aliceSlip(21, 500) }), seated(20));
+  assert.equal(own(after), null); // the cancel stands
+  // her other tab confirmed a new slip (23) after this one (21): the newer slip stays
+  let t = T.apply(seated(20), placed(21, 'alice', 500));
+  t = T.apply(t, placed(22, 'alice', 900, 'player'));
+  assert.deepEqual(own(T.answered(t, book({ 1: aliceSlip(21, 500) }), seated(20))).bets, [['player', 900]]);
+  // an answer newer than the events applied still shows at once (its event follows)
+  const ahead = T.answered(seated(20), book({ 1: aliceSlip(21, 500) }), seated(20));
+  assert.deepEqual(own(ahead).bets, [['banker', 500]]);
+  assert.deepEqual(T.drawn(T.apply(ahead, placed(21, 'alice', 500))), T.drawn(T.apply(seated(20), placed(21, 'alice', 500))));
+});
+
+test("a cancel's answer never removes a slip confirmed after the cancel was sent", () => {
+  const shown = T.apply(seated(20), placed(21, 'alice', 500)); // what alice saw when she cancelled
+  // the cancel is 22; her other tab confirms again at 23; both pushed before the DELETE answers
+  let s = T.apply(shown, { type: 'bet_cancelled', seq: 22, data: { bettor_id: 'alice' } });
+  s = T.apply(s, placed(23, 'alice', 700));
+  assert.deepEqual(own(T.answered(s, book({}), shown)).bets, [['banker', 700]]);
+  // the answer first: the slip she cancelled goes at once
+  assert.equal(own(T.answered(shown, book({}), shown)), null);
+});
+
+test('a snapshot read before a confirm that was answered first keeps the answered slip', () => {
+  // alice's PUT (bet_placed 21) answered; a state read before it (seq 20: a refresh for her
+  // balance) arrives after the answer — her slip stays until its event, which follows
+  const answered = T.answered(seated(20), book({ 1: aliceSlip(21, 500) }), seated(20));
+  const snap = T.snapshot(answered, { ...seated(20), phase: 'betting', deadline: W2.closes_at });
+  assert.deepEqual(own(snap).bets, [['banker', 500]]);
+  // a snapshot at or after the slip's event holds the service's own view: it is taken as it is
+  const later = { ...seated(22), phase: 'betting', deadline: W2.closes_at };
+  assert.deepEqual(T.snapshot(answered, later), later);
+  assert.deepEqual(T.snapshot(null, later), later);
+});
+
+test('chat: a line removed is never shown again, whether a late /chat read or push brings it', () => {
+  const chat = T.makeChat();
+  const m = (id, at) => ({ message_id: id, bettor_id: 'a', text: id, at });
+  assert.equal(chat.add(m('ch_2', '2')), true);
+  assert.equal(chat.add(m('ch_1', '1')), true);
+  assert.equal(chat.add(m('ch_1', '1')), false); // by push and by the read: once
+  assert.deepEqual(chat.list().map((x) => x.message_id), ['ch_1', 'ch_2']);
+  assert.equal(chat.remove('ch_2'), true);
+  // a /chat read answered after chat_message_deleted (read before it), or the line's push late
+  assert.equal(chat.add(m('ch_2', '2')), false);
+  assert.deepEqual(chat.list().map((x) => x.message_id), ['ch_1']);
+  // removed before it arrived at all
+  assert.equal(chat.remove('ch_3'), false);
+  assert.equal(chat.add(m('ch_3', '3')), false);
+  assert.deepEqual(chat.list().map((x) => x.message_id), ['ch_1']);
+});

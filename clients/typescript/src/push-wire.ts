@@ -1,7 +1,7 @@
-// The push client's wire and its settings: AppSync Events' subprotocols, the backoff, the errors,
-// a token's expiry — pure, no runtime import (src/push.ts's only runtime import; both are bundled
-// into web/push.js).
-import type { FreshToken } from './push-types.ts';
+// The push client's wire and its settings: AppSync Events' subprotocols, the API's reads, the
+// backoff, the errors, a token's expiry — pure, no runtime import (src/push.ts's only runtime
+// import; both are bundled into web/push.js).
+import type { FreshToken, PushClock, PushFetch } from './push-types.ts';
 
 /** An answer of the API other than 2xx/304 (its envelope's `code`, when there is one). */
 export class PushHttpError extends Error {
@@ -23,6 +23,28 @@ export class PushRefusedError extends Error {
     this.name = 'PushRefusedError';
     this.kind = kind;
   }
+}
+
+/** The ack's `connectionTimeoutMs` when it names none (AppSync's default). */
+export const DEFAULT_TIMEOUT_MS = 300_000;
+/** Chat message ids remembered to tell a repeat. */
+export const CHAT_SEEN_MAX = 1_000;
+/** Events whose person's balance changed (an operator report): the own one re-reads the state. */
+export const OWN_BALANCE_EVENTS = new Set(['seat_updated', 'banker_updated', 'spectator_updated']);
+/** A state read older than the events applied (a stale answer) is read again once, this much later
+ * (a replica catches up within a second: the own balance it was read for then shows). */
+export const STALE_STATE_RETRY_MS = 1_000;
+/** The clock of the page (or of Node): `Date.now` and the global timers. */
+export const systemClock: PushClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
+  clearTimeout: (h) => globalThis.clearTimeout(h as ReturnType<typeof globalThis.setTimeout>),
+};
+
+/** The end of the subscription, never retried: refused by the channel, or the API's 401/403/404. */
+export function isFinal(err: unknown): boolean {
+  if (err instanceof PushRefusedError) return true;
+  return err instanceof PushHttpError && [401, 403, 404].includes(err.status);
 }
 
 export const PUSH_PROTOCOL = 'aws-appsync-event-ws';
@@ -67,4 +89,30 @@ export function tokenExpiry(fresh: FreshToken): number | null {
   } catch {
     return null;
   }
+}
+
+/** An API answer: 304 (body null, the etag sent) or 2xx with its body and ETag. */
+export interface HttpAnswer<T> {
+  status: number;
+  body: T | null;
+  etag: string | null;
+}
+
+/** `GET url` with the token (and `If-None-Match: etag`); any other status throws PushHttpError
+ * (with the envelope's code, when there is one). */
+export async function httpGet<T>(doFetch: PushFetch, url: string, token: string, etag?: string): Promise<HttpAnswer<T>> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+  if (etag) headers['If-None-Match'] = etag;
+  const r = await doFetch(url, { headers });
+  if (r.status === 304) return { status: 304, body: null, etag: etag ?? null };
+  if (!r.ok) {
+    let code: string | null = null;
+    try {
+      code = ((await r.json()) as { error?: { code?: string } }).error?.code ?? null;
+    } catch {
+      /* not the envelope */
+    }
+    throw new PushHttpError(r.status, code, url);
+  }
+  return { status: r.status, body: (await r.json()) as T, etag: r.headers.get('etag') };
 }

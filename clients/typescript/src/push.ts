@@ -12,7 +12,6 @@ import type {
   FeedPage,
   FreshToken,
   PushChatLine,
-  PushClock,
   PushFetch,
   PushMessage,
   PushSocket,
@@ -24,8 +23,14 @@ import type {
   TableSubscription,
 } from './push-types.ts';
 import {
+  CHAT_SEEN_MAX,
   CONNECT_TIMEOUT_MS,
+  DEFAULT_TIMEOUT_MS,
   headerProtocol,
+  type HttpAnswer,
+  httpGet,
+  isFinal,
+  OWN_BALANCE_EVENTS,
   POLL_ONLY_MS,
   PUSH_PROTOCOL,
   PushHttpError,
@@ -33,6 +38,8 @@ import {
   pushBackoffMs,
   QUIET_POLL_MS,
   RESUME_MAX_EVENTS,
+  STALE_STATE_RETRY_MS,
+  systemClock,
   TOKEN_RENEW_BEFORE_MS,
   tokenExpiry,
 } from './push-wire.ts';
@@ -40,32 +47,22 @@ import {
 export * from './push-wire.ts';
 export type * from './push-types.ts';
 
-/** The ack's `connectionTimeoutMs` when it names none (AppSync's default). */
-const DEFAULT_TIMEOUT_MS = 300_000;
-/** Chat message ids remembered to tell a repeat. */
-const CHAT_SEEN_MAX = 1_000;
-/** Events whose person's balance changed (an operator report): the own one re-reads the state. */
-const OWN_BALANCE_EVENTS = new Set(['seat_updated', 'banker_updated', 'spectator_updated']);
-/** A state read older than the events applied (a stale answer) is read again once, this much later
- * (a replica catches up within a second: the own balance it was read for then shows). */
-const STALE_STATE_RETRY_MS = 1_000;
-/** The clock of the page (or of Node): `Date.now` and the global timers. */
-const systemClock: PushClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
-  clearTimeout: (h) => globalThis.clearTimeout(h as ReturnType<typeof globalThis.setTimeout>),
-};
+type Why = 'start' | 'rotate' | 'token';
 
 interface Connection {
   ws: PushSocket;
+  /** the token the socket was opened with: a subscribe without its own is checked with it */
+  token: string;
   timeoutMs: number;
   kaTimer: unknown;
   /** the subscription id whose data we apply */
   active: string | null;
-  /** subscribe sent, not answered: id → why */
-  pending: Map<string, 'start' | 'rotate' | 'token'>;
+  /** ids a renewal replaced: their data in flight still applies (an event published just
+   * before the new one took effect is on the old one only, and may follow its success) */
+  replaced: Set<string>;
+  /** subscribe sent, not answered: id → why, and the channel it names */
+  pending: Map<string, { why: Why; channel: string }>;
 }
-
 
 /** Follow one table: snapshot, then its events once each in order (docs/api.md "Push"). */
 export function subscribeTable(options: SubscribeTableOptions): TableSubscription {
@@ -94,7 +91,6 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
   let pollEtag: { after: number; etag: string } | null = null;
   let staleTimer: unknown = null;
   const chatSeen = new Set<string>();
-  let chatRead = false;
   let work: Promise<void> = Promise.resolve();
 
   const safely = (fn: () => void): void => {
@@ -134,14 +130,10 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     return work;
   }
 
-  function fatal(err: unknown): boolean {
-    if (err instanceof PushRefusedError) return true;
-    return err instanceof PushHttpError && [401, 403, 404].includes(err.status);
-  }
   function failed(err: unknown): void {
     if (closed) return;
     report(err);
-    if (fatal(err)) return finish(err instanceof PushHttpError ? (err.code ?? String(err.status)) : (err as PushRefusedError).kind);
+    if (isFinal(err)) return finish(err instanceof PushHttpError ? (err.code ?? String(err.status)) : (err as PushRefusedError).kind);
     if (pushUrl === null) return armQuiet(POLL_ONLY_MS);
     drop();
     scheduleReconnect();
@@ -159,23 +151,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
   }
 
   // --- HTTP -------------------------------------------------------------------------------------
-  async function get<T>(path: string, etag?: string): Promise<{ status: number; body: T | null; etag: string | null }> {
-    const url = base + path;
-    const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
-    if (etag) headers['If-None-Match'] = etag;
-    const r = await doFetch(url, { headers });
-    if (r.status === 304) return { status: 304, body: null, etag: etag ?? null };
-    if (!r.ok) {
-      let code: string | null = null;
-      try {
-        code = ((await r.json()) as { error?: { code?: string } }).error?.code ?? null;
-      } catch {
-        /* not the envelope */
-      }
-      throw new PushHttpError(r.status, code, url);
-    }
-    return { status: r.status, body: (await r.json()) as T, etag: r.headers.get('etag') };
-  }
+  const get = <T>(path: string, etag?: string): Promise<HttpAnswer<T>> => httpGet<T>(doFetch, base + path, token, etag);
 
   /** Read the state and hand it to the page — unless it is older than the events already applied
    * (a slow or stale answer: its `seq` below `last`): the page never goes back to it; the state
@@ -245,7 +221,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     if (own) await snapshot();
   }
 
-  /** After a (re)subscription: the snapshot the first time, else the feed from `last`. */
+  /** After a (re)subscription: the snapshot the first time, else the feed from `last`; the chat. */
   async function resume(why: 'start' | 'rotate' | 'token'): Promise<void> {
     if (why !== 'token') {
       if (last === null) await snapshot();
@@ -254,7 +230,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
         const { more, own } = await readFeed(1);
         if (more || own) await snapshot(); // more than a page behind: a fresh snapshot
       }
-      if (why === 'rotate' || !chatRead) await readChat();
+      await readChat(); // what was said meanwhile (a reconnect, a rotation): chat has no seq
     }
     attempt = 0;
     setStatus('live');
@@ -263,7 +239,6 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
 
   async function readChat(): Promise<void> {
     if (!o.onChat) return;
-    chatRead = true;
     const { body } = await get<ChatPage>('/chat');
     for (const m of body?.messages ?? []) chat(m);
   }
@@ -332,19 +307,26 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
     }
   }
 
+  /** Subscribe `c` to `to`: with the current token whenever the socket was opened with
+   * another (a renewed one: the connection's may have expired since). */
+  function subscribe(c: Connection, to: string, why: Why): void {
+    const id = `s${++subCounter}`;
+    c.pending.set(id, { why, channel: to });
+    const msg: Record<string, unknown> = { type: 'subscribe', id, channel: to };
+    if (why === 'token' || token !== c.token) msg['authorization'] = { Authorization: `Bearer ${token}` };
+    send(c, msg);
+  }
+
   function resubscribe(to: string, why: 'rotate' | 'token'): void {
     const c = conn;
     channel = to;
     if (!c) return;
-    const id = `s${++subCounter}`;
-    c.pending.set(id, why);
-    const msg: Record<string, unknown> = { type: 'subscribe', id, channel: to };
-    if (why === 'token') msg['authorization'] = { Authorization: `Bearer ${token}` };
-    if (why === 'rotate' && c.active !== null) {
-      send(c, { type: 'unsubscribe', id: c.active });
+    if (why === 'rotate') {
+      if (c.active !== null) send(c, { type: 'unsubscribe', id: c.active });
       c.active = null;
+      c.replaced.clear();
     }
-    send(c, msg);
+    subscribe(c, to, why);
   }
 
   function drop(code = 4000): void {
@@ -390,7 +372,9 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
       report(err);
       return scheduleReconnect();
     }
-    const c: Connection = { ws, timeoutMs: CONNECT_TIMEOUT_MS, kaTimer: null, active: null, pending: new Map() };
+    const c: Connection = {
+      ws, token, timeoutMs: CONNECT_TIMEOUT_MS, kaTimer: null, active: null, replaced: new Set(), pending: new Map(),
+    };
     conn = c;
     armKa(c);
     ws.onopen = () => send(c, { type: 'connection_init' });
@@ -421,27 +405,41 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
         const t = msg['connectionTimeoutMs'];
         c.timeoutMs = typeof t === 'number' && t > 0 ? t : DEFAULT_TIMEOUT_MS;
         armKa(c);
-        const sid = `s${++subCounter}`;
-        c.pending.set(sid, 'start');
-        send(c, { type: 'subscribe', id: sid, channel });
+        if (channel !== undefined) subscribe(c, channel, 'start');
         return;
       }
       case 'connection_error':
         return failed(new PushRefusedError('connection_refused', JSON.stringify(msg['errors'] ?? [])));
       case 'subscribe_success': {
-        const why = id === null ? undefined : c.pending.get(id);
-        if (why === undefined || id === null) return;
+        const sub = id === null ? undefined : c.pending.get(id);
+        if (sub === undefined || id === null) return;
         c.pending.delete(id);
+        if (sub.channel !== channel) {
+          // answered after a rotation moved on (answers of two subscribes come in any order):
+          // the channel it names has ended — never back to it
+          send(c, { type: 'unsubscribe', id });
+          return;
+        }
         const before = c.active;
         c.active = id;
-        if (why === 'token' && before !== null && before !== id) send(c, { type: 'unsubscribe', id: before });
-        void run(() => resume(why));
+        if (sub.why === 'token' && before !== null && before !== id) {
+          send(c, { type: 'unsubscribe', id: before });
+          c.replaced.add(before);
+        }
+        void run(() => resume(sub.why));
         return;
       }
       case 'subscribe_error': {
-        if (id === null || !c.pending.has(id)) return;
+        const sub = id === null ? undefined : c.pending.get(id);
+        if (sub === undefined || id === null) return;
         c.pending.delete(id);
         const refused = new PushRefusedError('subscribe_refused', JSON.stringify(msg['errors'] ?? []));
+        if (sub.why === 'token' && c.active !== null) {
+          // a renewal's: the subscription it would replace goes on (the channel does not end
+          // an open one at exp; a revocation rotates it, and that rotation's subscribe decides)
+          return report(refused);
+        }
+        if (sub.channel !== channel) return report(refused); // a rotation has moved on since
         if (channelFromState) return failed(refused);
         // the mint's channel may have rotated since: the state names the current one
         void run(async () => {
@@ -452,7 +450,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
         return;
       }
       case 'data': {
-        if (id === null || id !== c.active) return;
+        if (id === null || (id !== c.active && !c.replaced.has(id))) return;
         let m: PushMessage;
         try {
           m = JSON.parse(String(msg['event'])) as PushMessage;
