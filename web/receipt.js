@@ -176,6 +176,9 @@
     if (receipt.root !== b.root) {
       problems.push(`the receipt's root: expected the round's book root ${b.root}, found ${show(receipt.root)}`);
     }
+    // bacc-pf-v2: the book was locked with the round, before its beacon round existed
+    const when = isObject(round.lock)
+      ? `before beacon round ${round.lock.beacon_round} (round ${n})` : `at the deal of round ${n}`;
     const B = pf();
     let included = false;
     try {
@@ -187,7 +190,7 @@
       included = false;
     }
     if (!included) {
-      problems.push(`the slip is NOT in the book locked at the deal of round ${n}: its leaf, at ` +
+      problems.push(`the slip is NOT in the book locked ${when}: its leaf, at ` +
         `index ${show(receipt.leaf_index)} of a tree of ${show(receipt.tree_size)}, does not ` +
         `reach the root ${b.root} by its path`);
     }
@@ -198,8 +201,6 @@
       return result(unpaid);
     }
     moneyChecked = true;
-    const when = isObject(round.lock) // bacc-pf-v2: locked before its beacon round existed
-      ? `before beacon round ${round.lock.beacon_round} (round ${n})` : `at the deal of round ${n}`;
     return result(`slip in the book locked ${when} (leaf ` +
       `${receipt.leaf_index + 1} of ${receipt.tree_size}) and paid exactly: net ${receipt.settlement.net}`);
   }

@@ -81,6 +81,7 @@
       result: round.result,
       settlement: round.settlement,
       book: isObject(round.book) ? round.book : null,
+      lock: isObject(round.lock) ? round.lock : null, // bacc-pf-v2: the book locked with it
       voided: round.voided === true || round.void === true || round.status === 'void',
       beacon_void: isObject(round.void) && round.void.reason === 'beacon_unavailable',
     };
@@ -1505,7 +1506,8 @@
               pr.settlement != null ? h('span', { class: 'tag', text: 'settled' }) : null,
               pr.book ? h('span', {
                 class: 'tag book', 'data-book-root': show(pr.book.root), 'data-book-count': show(pr.book.count),
-                title: `the book locked at the deal: root ${show(pr.book.root)}`,
+                title: `the book locked ${pr.lock ? `with round ${r.round_number}, before beacon round ` +
+                  show(pr.lock.beacon_round) : 'at the deal'}: root ${show(pr.book.root)}`,
                 text: `book: ${plural(Number(pr.book.count) || 0, 'slip')}, root ${show(pr.book.root).slice(0, 12)}…`,
               }) : null),
             markCell,

@@ -177,5 +177,15 @@ test("a spectator's receipt: in the book locked before the beacon round, paid ex
     `\\(round ${receipt.round_number}\\) \\(leaf 1 of 3\\) and paid exactly: net ${receipt.settlement.net}$`));
   const short = clone(receipt);
   short.settlement.net -= 1;
-  assert.equal((await R.verifyReceipt(proof, short)).ok, false);
+  const unpaid = await R.verifyReceipt(proof, short);
+  assert.equal(unpaid.ok, false);
+  assert.match(unpaid.line, /^the slip was NOT paid exactly: settlement\.net: expected -?\d+, found -?\d+$/);
+  // a changed amount is another leaf: not in the book, which a v2 round locked before its beacon
+  // round (not at its deal, as v1.1 seals it)
+  const more = clone(receipt);
+  more.leaf.lines[0].amount += 100;
+  const out = await R.verifyReceipt(proof, more);
+  assert.equal(out.ok, false);
+  assert.ok(out.line.startsWith(`the slip is NOT in the book locked before beacon round ${lock.beacon_round} ` +
+    `(round ${receipt.round_number}): its leaf, at index 0 of a tree of 3, does not reach the root `), out.line);
 });
