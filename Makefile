@@ -173,7 +173,7 @@ sam-local: $(STAMP)
 run: $(STAMP)
 	@if [[ "$${BACKEND:-}" != moto && -z "$${BACCARAT_STACK:-}" ]]; then \
 		ALLOW_NO_DYNAMODB_LOCAL=1 scripts/ensure-dynamodb-local.sh >/dev/null; fi
-	$(BIN)/python -m baccarat_dev.local
+	$(BIN)/python -m baccarat_dev.local --demo-tables
 
 # One auto-settlement sweep (what AutoSettleFunction does every minute in AWS; make run also
 # sweeps every minute): rounds whose locked bets are past the table's deadline get settled.

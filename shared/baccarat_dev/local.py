@@ -286,6 +286,16 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def demo_tables_wanted(flag: bool) -> bool:
+    """Whether to open the demo tables: ``BACCARAT_DEMO_TABLES`` says (``0`` no, else yes);
+    unset, ``--demo-tables`` does (``make run``) unless the docs' fixed entropy is on (their
+    examples answer as on an operator with no tables)."""
+    value = os.environ.get("BACCARAT_DEMO_TABLES")
+    if value is not None:
+        return value not in ("", "0")
+    return flag and not os.environ.get("BACCARAT_DEV_ENTROPY")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m baccarat_dev.local", description=__doc__)
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -294,6 +304,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--add-key",
         metavar="OPERATOR_ID",
         help="with BACCARAT_STACK: store a new key for OPERATOR_ID, print it, and exit",
+    )
+    parser.add_argument(
+        "--demo-tables",
+        action="store_true",
+        help="open the demo operator's numbered tables (make run does; see demo_tables_wanted)",
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
@@ -353,7 +368,7 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             runtime = get_runtime()
             runtime.vault = SeededVault(runtime.vault, seed)  # type: ignore[assignment]
             lines.append("entropy              fixed (BACCARAT_DEV_ENTROPY): demo shoes only")
-        if os.environ.get("BACCARAT_DEMO_TABLES"):  # numbered demo tables, as a lobby lists them
+        if demo_tables_wanted(args.demo_tables):  # numbered demo tables, as a lobby lists them
             from baccarat_api.jobs.seed import lobby_lines, seed_demo_tables
             from baccarat_api.runtime import get_runtime
 

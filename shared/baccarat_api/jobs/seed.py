@@ -80,10 +80,19 @@ def seed_demo_tables(repo: Repository, vault: SecretVault, operator_id: str) -> 
     return made
 
 
+def _columns(text: str, width: int) -> str:
+    """``text`` padded to ``width`` terminal columns (a wide character, as 歡, takes two)."""
+    import unicodedata
+
+    used = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return text + " " * max(0, width - used)
+
+
 def lobby_lines(made: list[TableOut]) -> list[str]:
     """The demo tables as a lobby lists them: number, name, profile and tier, banking."""
     return [
-        f"#{t.number:<3} {t.name or '':14} {t.profile:11} {t.tier:21} {t.banking}  {t.table_id}"
+        f"#{t.number:<3} {_columns(t.name or '', 14)} {t.profile:11} {t.tier:21} {t.banking}  "
+        f"{t.table_id}"
         for t in made
     ]
 
