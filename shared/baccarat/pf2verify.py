@@ -362,7 +362,8 @@ def _summary(proof: Mapping[str, Any], chain: beacon.Chain, walk: _Walk, dealt: 
         voids += f", {walk.beacon_voids} beacon_unavailable (apart)"
     books = sum(1 for r in proof.get("rounds") or [] if isinstance(r, Mapping) and "book" in r)
     if books:
-        voids += f", {plural(books, 'book')} of spectators' slips in its round's book root"
+        where = "its round's book root" if books == 1 else "their rounds' book roots"
+        voids += f", {plural(books, 'book')} of spectators' slips in {where}"
     return (
         f"bacc-pf-v2 shoe {proof.get('shoe_number')}: server seed reaches the anchor, client "
         f"hash, {beacons} BLS-verified, each round's beacon round fixed by its lock, "

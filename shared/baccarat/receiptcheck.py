@@ -213,6 +213,12 @@ def _receipt_mismatches(
         bad.append(Mismatch(where, "tree_size", book.get("count"), size, _size_words(book, size)))
     if receipt.get("root") != book.get("root"):
         bad.append(Mismatch(where, "root", book.get("root"), receipt.get("root")))
+    lock = round_.get("lock")
+    when = (
+        f"before beacon round {lock.get('beacon_round')} (round {number})"
+        if isinstance(lock, Mapping)  # bacc-pf-v2: locked before the beacon existed
+        else f"at the deal of round {number}"
+    )
     if not _included(data, index, size, _hashes(where, receipt.get("path")), book.get("root")):
         bad.append(
             Mismatch(
@@ -220,7 +226,7 @@ def _receipt_mismatches(
                 "path",
                 "a path from the leaf to the round's book root",
                 f"leaf_index {index}, tree_size {size}",
-                f"the slip is NOT in the book locked at the deal of round {number}: its leaf, "
+                f"the slip is NOT in the book locked {when}: its leaf, "
                 f"at index {index} of a tree of {size}, does not reach the root "
                 f"{book.get('root')} by its path",
             )
@@ -241,12 +247,6 @@ def _receipt_mismatches(
         )
     net = want["net"]
     paid = "voided: stake back, net 0" if want.get("voided") else f"net {net:+,}"
-    lock = round_.get("lock")
-    when = (
-        f"before beacon round {lock.get('beacon_round')} (round {number})"
-        if isinstance(lock, Mapping)  # bacc-pf-v2: locked before the beacon existed
-        else f"at the deal of round {number}"
-    )
     words = (
         f"slip in the book locked {when} (leaf {_nth(index)} of {size}) and paid exactly: {paid}"
     )

@@ -310,6 +310,7 @@ def test_a_v2_book_shoes_proof_and_a_receipt_verify(game: Game) -> None:
     assert verdict.ok, verdict.mismatches
     proof = assemble(pages)[1]
     assert [("book" in r) for r in proof["rounds"]] == [True, True]
+    assert "2 books of spectators' slips in their rounds' book roots" in verdict.summary
     assert proof["rounds"][1]["beacon"] and proof["rounds"][1]["void"]["replaced"] is not None
     table_id, shoe_number = v2.table.table_id, v2.shoe().shoe_number
     for n in (1, 2):
@@ -320,6 +321,12 @@ def test_a_v2_book_shoes_proof_and_a_receipt_verify(game: Game) -> None:
     bad = dict(v2.repo.chunks.receipt(OP, RoundRef(table_id, shoe_number, 1), "carol").doc)  # type: ignore[union-attr]
     bad["settlement"] = {**bad["settlement"], "net": bad["settlement"]["net"] + 1}
     assert not verify_receipt(proof, bad).ok
+    # a slip that is not in the book: said in v2's terms (the book locked before its beacon)
+    absent = dict(v2.repo.chunks.receipt(OP, RoundRef(table_id, shoe_number, 1), "carol").doc)  # type: ignore[union-attr]
+    absent["leaf_index"] = (absent["leaf_index"] + 1) % absent["tree_size"]  # another leaf's place
+    beacon_round = proof["rounds"][0]["lock"]["beacon_round"]
+    said = " ".join(verify_receipt(proof, absent).lines())
+    assert f"NOT in the book locked before beacon round {beacon_round} (round 1)" in said, said
     # the public book pages: every slip's money (a beacon void's: its stake back), Σ = totals
     book_pages = [json.loads(proofs.book_page(v2.repo, v2.shoe_id, n, 0)) for n in (1, 2)]
     books = verify_books(proof, book_pages)
