@@ -30,7 +30,9 @@ pytestmark = pytest.mark.live
 
 ROOT = Path(__file__).resolve().parents[3]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "table-page"
-TIMINGS = {"dealing": "auto", "betting_seconds": 6, "squeeze_seconds": 3, "pause_seconds": 1}
+#: the seconds each page has to see the window, click its chips and confirm (3 pages, the urge's
+#: waits in round 1), and the opener to see and click open: room for a loaded 2-core machine
+TIMINGS = {"dealing": "auto", "betting_seconds": 8, "squeeze_seconds": 4, "pause_seconds": 1}
 MARKUP = "<img src=x onerror=alert(1)>"
 HOSTILE = MARKUP + "\u202e"  # a right-to-left override: refused, never cleaned
 
