@@ -161,7 +161,7 @@ class Demo:
 
     def show(self, person: Person, note: str = "") -> None:
         p = person.player
-        print(f"  {p.bettor_id:<6} {person.where:<7} balance {p.balance:>10}  {note}")
+        print(f"  {p.bettor_id:<6} {person.where:<7} balance {p.balance:>10}  {note}".rstrip())
         print(f"    {self.link(person)}", flush=True)
 
     def renew(self) -> None:
@@ -253,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 tables = [(demo.open(seed), seed, None) for seed in SEEDS]
             for table_id, seed, state in tables:
                 demo.seat_all(table_id, seed, state)
-                dealing = "running" if table_id in demo.auto else "operator dealing: deal it"
+                dealing = "running" if table_id in demo.auto else "operator dealing: yours to deal"
                 print(f"{seed} table {table_id} ({dealing}):")
                 for person in demo.people:
                     if person.player.table_id == table_id:

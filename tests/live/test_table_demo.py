@@ -29,6 +29,7 @@ from support.local_server import local_server
 from baccarat_dev.template import REPO_ROOT
 
 pytestmark = pytest.mark.live
+README = REPO_ROOT / "README.md"
 
 T = TypeVar("T")
 PERSON = re.compile(r"^  (\w+)\s+(seat \d|banker)\s+balance\s+(\d+)")
@@ -40,6 +41,15 @@ def claims(token: str) -> dict[str, Any]:
     part = token.split(".")[1]
     value: dict[str, Any] = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
     return value
+
+
+def readme_command() -> list[str]:
+    """The README's second command (after ``make run``), the venv's python as this one."""
+    line = next(x for x in README.read_text(encoding="utf-8").splitlines() if "table_demo" in x
+                and x.startswith(".venv/bin/python "))  # fmt: skip
+    python, *args = line.split("#", 1)[0].split()
+    assert python == ".venv/bin/python" and args == ["examples/table_demo.py"], line
+    return [sys.executable, *args]
 
 
 def until(what: str, probe: Callable[[], T | None], timeout: float = 20) -> T:
@@ -58,8 +68,8 @@ def test_the_table_demo_seats_people_prints_their_links_and_pays_them(
     with local_server({"BACCARAT_SWEEP_SECONDS": "0"}, dynamodb=shared_dynamodb) as server:
         env = {**os.environ, "BACCARAT_URL": server.url, "KEY": server.key}
         proc = subprocess.Popen(
-            [sys.executable, "examples/table_demo.py", "--betting-seconds", "2",
-             "--squeeze-seconds", "1", "--pause-seconds", "0", "--every", "0.2"],
+            [*readme_command(), "--betting-seconds", "2", "--squeeze-seconds", "1",
+             "--pause-seconds", "0", "--every", "0.2"],
             cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )  # fmt: skip
         lines: list[str] = []
