@@ -22,10 +22,17 @@ import httpx
 GONE = ("seat_vacated", "banker_left")
 #: The events that carry a settlement's ``nets``.
 SETTLED = ("round_settled", "round_auto_settled")
+#: The events of a person taking a place (a report seats a person who is not there).
+TAKEN = ("seat_taken", "banker_taken")
 
 
 class WalletError(RuntimeError):
-    """An error answer of the API to one of the wallet's requests."""
+    """An error answer of the API to one of the wallet's requests (``status``, its ``code``)."""
+
+    def __init__(self, method: str, path: str, r: httpx.Response) -> None:
+        self.status = r.status_code
+        self.code = str((r.json().get("error") or {}).get("code", "")) if r.content else ""
+        super().__init__(f"{method} {path}: {r.status_code} {r.text}")
 
 
 @dataclass
@@ -55,6 +62,8 @@ class Wallet:
     #: round id → the nets applied to the wallets (reported back after each)
     settled: dict[str, dict[str, int]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    #: (table id, bettor id) → the player who left: no longer reported
+    left: dict[tuple[str, str], Player] = field(default_factory=dict)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
@@ -62,7 +71,7 @@ class Wallet:
     def _call(self, method: str, path: str, body: Any = None) -> Any:
         r = self.api.request(method, path, json=body)
         if r.status_code >= 400:
-            raise WalletError(f"{method} {path}: {r.status_code} {r.text}")
+            raise WalletError(method, path, r)
         return r.json() if r.content else None
 
     def open_table(self, body: dict[str, Any], seeds: int = 2) -> str:
@@ -107,6 +116,7 @@ class Wallet:
         """Seats ``player`` with their wallet's balance; from then on their nets are paid."""
         with self._lock:
             self.players[(player.table_id, player.bettor_id)] = player
+            self.left.pop((player.table_id, player.bettor_id), None)
         self._report(player)
         return player
 
@@ -124,7 +134,9 @@ class Wallet:
     def follow(self, table_id: str) -> list[dict[str, Any]]:
         """The table's new events: each settlement's nets applied to the wallets, then the
         balances that moved reported — only for the people still at the table after the whole
-        batch (a report after a ``seat_vacated`` would seat its person again)."""
+        batch (a report after a ``seat_vacated`` would seat its person again). A person who left
+        between a read of the feed and its report was seated again by that report: seen here
+        (their place taken after they left, by nobody's :meth:`seat`), they are unseated."""
         with self._lock:  # one reader of a table's feed at a time: each event applied once
             new: list[dict[str, Any]] = []
             more = True
@@ -141,12 +153,25 @@ class Wallet:
                 if e["type"] in SETTLED:
                     moved.update(self._pay(table_id, e["data"]["round_id"], e["data"]["nets"]))
                 elif e["type"] in GONE:  # gone: nothing more reported
-                    self.players.pop((table_id, e["data"]["bettor_id"]), None)
+                    gone = self.players.pop((table_id, e["data"]["bettor_id"]), None)
+                    if gone is not None:
+                        self.left[(table_id, gone.bettor_id)] = gone
                     moved.pop(e["data"]["bettor_id"], None)
+                elif e["type"] in TAKEN and (table_id, e["data"]["bettor_id"]) in self.left:
+                    self._unseat(self.left[(table_id, e["data"]["bettor_id"])])
             self.events[table_id] += new
             for player in moved.values():
                 self._report(player)
             return new
+
+    def _unseat(self, player: Player) -> None:
+        """Leaves the place a late report of ours gave back to ``player`` (who had left)."""
+        place = "banker" if player.seat is None else f"seats/{player.seat}"
+        try:
+            self._call("DELETE", f"/v1/tables/{player.table_id}/{place}")
+        except WalletError as err:  # 404 not_found: they are not there (any more)
+            if err.status != 404:
+                raise
 
     def _pay(self, table_id: str, round_id: str, nets: dict[str, int]) -> dict[str, Player]:
         """Applies a settlement's nets to the wallets of the people at the table; the players

@@ -186,9 +186,11 @@ class Demo:
                     print(f"{table_id} {data['round_id']}: {bettor} {net:+} → balance "
                           f"{mine[bettor].player.balance} (reported)", flush=True)  # fmt: skip
             elif e["type"] in ("seat_vacated", "banker_left") and data["bettor_id"] in mine:
+                if mine[data["bettor_id"]].gone:  # a late report's place, given up again
+                    continue
                 person = mine[data["bettor_id"]]
                 reason = data.get("reason", "left")
-                if reason == HELD and e["type"] == "seat_vacated":
+                if reason == HELD and e["type"] == "seat_vacated" and not person.gone:
                     self.wallet.seat(person.player)
                     print(f"{table_id}: {person.player.bettor_id} idle, seated again", flush=True)
                 else:
@@ -202,7 +204,7 @@ class Demo:
         try:
             self.wallet.give_seed(table_id)
         except WalletError as err:  # 409 client_seeds_queued: enough are queued
-            if "client_seeds_queued" not in str(err):
+            if err.code != "client_seeds_queued":
                 raise
 
     def run(self) -> None:

@@ -1,0 +1,83 @@
+"""examples/operator_wallet.py's reports against a scripted API (httpx's mock transport): a
+settlement's nets are paid and reported for the people still at the table after the whole feed
+batch — never for one who left in it (the report would seat them again); a person who left
+between a read of the feed and its report, seated again by that report, is unseated; a person
+the operator seats again is not."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+from operator_wallet import Player, Wallet
+
+T = "tbl_demo"
+
+
+class Api:
+    """The table's feed, one scripted batch per read, and every other request recorded."""
+
+    def __init__(self, *batches: list[tuple[str, dict[str, Any]]]) -> None:
+        self.batches = list(batches)
+        self.seq = 0
+        self.calls: list[tuple[str, str, Any]] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            events = []
+            for kind, data in self.batches.pop(0) if self.batches else []:
+                self.seq += 1
+                events.append({"seq": self.seq, "type": kind, "data": data})
+            return httpx.Response(200, json={"events": events, "more": False})
+        body = json.loads(request.content) if request.content else None
+        self.calls.append((request.method, request.url.path, body))
+        return httpx.Response(200, json={})
+
+
+def wallet(api: Api) -> Wallet:
+    w = Wallet(httpx.Client(base_url="http://api", transport=httpx.MockTransport(api)))
+    w.watch(T)
+    for name, seat in (("alice", 1), ("bob", 2)):
+        w.seat(Player(T, name, seat, 1_000))
+    api.calls.clear()
+    return w
+
+
+def settled(nets: dict[str, int]) -> tuple[str, dict[str, Any]]:
+    return "round_settled", {"round_id": "r1", "nets": nets}
+
+
+def test_nets_are_reported_only_for_the_people_still_there_after_the_batch() -> None:
+    api = Api([settled({"alice": 100, "bob": -50}), ("seat_vacated", {"bettor_id": "alice",
+               "seat": 1, "reason": "left"})])  # fmt: skip
+    w = wallet(api)
+    w.follow(T)
+    assert api.calls == [("PUT", f"/v1/tables/{T}/seats/2", {"bettor_id": "bob", "balance": 950})]
+    assert w.settled == {"r1": {"alice": 100, "bob": -50}}
+    assert w.left[(T, "alice")].balance == 1_100  # her win is hers; she is just not reported
+
+
+def test_a_person_a_late_report_seated_again_is_unseated() -> None:
+    left = ("seat_vacated", {"bettor_id": "alice", "seat": 1, "reason": "left"})
+    api = Api([settled({"alice": 100})], [left, ("seat_taken", {"bettor_id": "alice", "seat": 1})],
+              [left])  # fmt: skip
+    w = wallet(api)
+    w.follow(T)  # the report, made after alice left (her leaving is in the next batch)
+    w.follow(T)
+    w.follow(T)
+    assert api.calls == [
+        ("PUT", f"/v1/tables/{T}/seats/1", {"bettor_id": "alice", "balance": 1_100}),
+        ("DELETE", f"/v1/tables/{T}/seats/1", None),
+    ]
+
+
+def test_a_person_seated_again_by_the_operator_stays_and_is_reported() -> None:
+    idle = ("seat_vacated", {"bettor_id": "bob", "seat": 2, "reason": "idle"})
+    api = Api([idle], [("seat_taken", {"bettor_id": "bob", "seat": 2}), settled({"bob": 30})])
+    w = wallet(api)
+    w.follow(T)
+    w.seat(w.left[(T, "bob")])
+    w.follow(T)
+    put = ("PUT", f"/v1/tables/{T}/seats/2", {"bettor_id": "bob", "balance": 1_000})
+    assert api.calls == [put, (*put[:2], {"bettor_id": "bob", "balance": 1_030})]
