@@ -64,6 +64,10 @@ class Wallet:
     errors: list[str] = field(default_factory=list)
     #: (table id, bettor id) → the player who left: no longer reported
     left: dict[tuple[str, str], Player] = field(default_factory=dict)
+    #: the players whose balance moved and is not reported yet (a failed report is retried)
+    unreported: set[tuple[str, str]] = field(default_factory=set)
+    #: the players who left and whom a late report of ours seated again: to unseat
+    ghosts: set[tuple[str, str]] = field(default_factory=set)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
@@ -117,6 +121,7 @@ class Wallet:
         with self._lock:
             self.players[(player.table_id, player.bettor_id)] = player
             self.left.pop((player.table_id, player.bettor_id), None)
+            self.ghosts.discard((player.table_id, player.bettor_id))
         self._report(player)
         return player
 
@@ -139,29 +144,29 @@ class Wallet:
         (their place taken after they left, by nobody's :meth:`seat`), they are unseated."""
         with self._lock:  # one reader of a table's feed at a time: each event applied once
             new: list[dict[str, Any]] = []
-            more = True
+            after, more = self.seqs[table_id], True
             while more:
-                page = self._call(
-                    "GET", f"/v1/tables/{table_id}/events?after={self.seqs[table_id]}"
-                )
+                page = self._call("GET", f"/v1/tables/{table_id}/events?after={after}")
                 new += page["events"]
-                if page["events"]:
-                    self.seqs[table_id] = page["events"][-1]["seq"]
+                after = page["events"][-1]["seq"] if page["events"] else after
                 more = page["more"]
-            moved: dict[str, Player] = {}
-            for e in new:
+            for e in new:  # in memory: the requests they call for are made below
+                bettor = (table_id, e["data"].get("bettor_id", ""))
                 if e["type"] in SETTLED:
-                    moved.update(self._pay(table_id, e["data"]["round_id"], e["data"]["nets"]))
-                elif e["type"] in GONE:  # gone: nothing more reported
-                    gone = self.players.pop((table_id, e["data"]["bettor_id"]), None)
-                    if gone is not None:
-                        self.left[(table_id, gone.bettor_id)] = gone
-                    moved.pop(e["data"]["bettor_id"], None)
-                elif e["type"] in TAKEN and (table_id, e["data"]["bettor_id"]) in self.left:
-                    self._unseat(self.left[(table_id, e["data"]["bettor_id"])])
+                    self._pay(table_id, e["data"]["round_id"], e["data"]["nets"])
+                elif e["type"] in GONE and bettor in self.players:  # nothing more reported
+                    self.left[bettor] = self.players.pop(bettor)
+                    self.unreported.discard(bettor)
+                elif e["type"] in TAKEN and bettor in self.left:
+                    self.ghosts.add(bettor)
+            self.seqs[table_id] = after
             self.events[table_id] += new
-            for player in moved.values():
-                self._report(player)
+            for key in sorted(k for k in self.ghosts if k[0] == table_id):
+                self._unseat(self.left[key])  # an error: retried at the next read
+                self.ghosts.discard(key)
+            for key in sorted(k for k in self.unreported if k[0] == table_id):
+                self._report(self.players[key])
+                self.unreported.discard(key)
             return new
 
     def _unseat(self, player: Player) -> None:
@@ -173,17 +178,15 @@ class Wallet:
             if err.status != 404:
                 raise
 
-    def _pay(self, table_id: str, round_id: str, nets: dict[str, int]) -> dict[str, Player]:
+    def _pay(self, table_id: str, round_id: str, nets: dict[str, int]) -> None:
         """Applies a settlement's nets to the wallets of the people at the table; the players
-        whose balance moved."""
-        moved = {}
+        whose balance moved are to be reported."""
         for bettor_id, net in nets.items():
             player = self.players.get((table_id, bettor_id))
             if player is not None and net != 0:
                 player.balance += net
-                moved[bettor_id] = player
+                self.unreported.add((table_id, bettor_id))
         self.settled[round_id] = dict(nets)
-        return moved
 
     def start(self) -> None:
         def run() -> None:

@@ -210,14 +210,20 @@ class Demo:
     def run(self) -> None:
         while True:
             for table_id in list(self.wallet.seqs):
-                self.on_events(table_id, self.wallet.follow(table_id))
+                try:  # a lost connection or an error answer: the wallet tries again next time
+                    self.on_events(table_id, self.wallet.follow(table_id))
+                except (httpx.TransportError, WalletError) as err:
+                    print(f"{table_id}: {err!r} (tried again)", file=sys.stderr, flush=True)
             self.renew()
             time.sleep(self.args.every)
 
     def stop(self) -> None:
         for table_id in self.opened:
-            self.wallet._call("POST", f"/v1/tables/{table_id}/pause")
-            print(f"{table_id}: paused", flush=True)
+            try:
+                self.wallet._call("POST", f"/v1/tables/{table_id}/pause")
+                print(f"{table_id}: paused", flush=True)
+            except (httpx.TransportError, WalletError) as err:
+                print(f"{table_id}: not paused: {err!r}", file=sys.stderr, flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

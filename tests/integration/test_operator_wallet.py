@@ -2,7 +2,8 @@
 settlement's nets are paid and reported for the people still at the table after the whole feed
 batch — never for one who left in it (the report would seat them again); a person who left
 between a read of the feed and its report, seated again by that report, is unseated; a person
-the operator seats again is not."""
+the operator seats again is not; a failed report is made at the next read, its settlement
+applied once."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import json
 from typing import Any
 
 import httpx
-from operator_wallet import Player, Wallet
+import pytest
+from operator_wallet import Player, Wallet, WalletError
 
 T = "tbl_demo"
 
@@ -22,6 +24,7 @@ class Api:
         self.batches = list(batches)
         self.seq = 0
         self.calls: list[tuple[str, str, Any]] = []
+        self.unavailable = 0  # the next n other requests answer 503
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         if request.method == "GET":
@@ -32,6 +35,9 @@ class Api:
             return httpx.Response(200, json={"events": events, "more": False})
         body = json.loads(request.content) if request.content else None
         self.calls.append((request.method, request.url.path, body))
+        if self.unavailable:
+            self.unavailable -= 1
+            return httpx.Response(503, json={"error": {"code": "unavailable", "retryable": True}})
         return httpx.Response(200, json={})
 
 
@@ -81,3 +87,15 @@ def test_a_person_seated_again_by_the_operator_stays_and_is_reported() -> None:
     w.follow(T)
     put = ("PUT", f"/v1/tables/{T}/seats/2", {"bettor_id": "bob", "balance": 1_000})
     assert api.calls == [put, (*put[:2], {"bettor_id": "bob", "balance": 1_030})]
+
+
+def test_a_failed_report_is_made_at_the_next_read_and_the_nets_applied_once() -> None:
+    api = Api([settled({"alice": 100})])
+    w = wallet(api)
+    api.unavailable = 1
+    with pytest.raises(WalletError) as failed:
+        w.follow(T)
+    assert failed.value.status == 503 and failed.value.code == "unavailable"
+    assert w.follow(T) == []  # the settlement was read once: nothing new
+    report = ("PUT", f"/v1/tables/{T}/seats/1", {"bettor_id": "alice", "balance": 1_100})
+    assert api.calls == [report, report] and w.balance(T, "alice") == 1_100
