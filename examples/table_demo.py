@@ -165,12 +165,13 @@ class Demo:
         print(f"    {self.link(person)}", flush=True)
 
     def renew(self) -> None:
-        """Fresh tokens (and links) for the people whose token ends within a minute."""
-        now = time.time()
-        if self.lobby_expires - now < RENEW_BEFORE:
+        """Fresh tokens (and links) for the people whose token ends within a minute (half its
+        lifetime, for a shorter one)."""
+        now, ahead = time.time(), min(RENEW_BEFORE, self.ttl / 2)
+        if self.lobby_expires - now < ahead:
             self.mint_lobby()
         for person in self.people:
-            if not person.gone and person.player.expires_at - now < RENEW_BEFORE:
+            if not person.gone and person.player.expires_at - now < ahead:
                 self.wallet.mint(person.player, self.ttl)
                 self.show(person, "renewed: open this link (the old page closes)")
 
@@ -242,7 +243,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--squeeze-seconds", type=int, default=10, help="each squeeze countdown")
     parser.add_argument("--pause-seconds", type=int, default=4, help="between rounds")
     parser.add_argument(
-        "--token-minutes", type=float, default=240, help="each token's lifetime (≤ 240)"
+        "--token-minutes",
+        type=float,
+        default=240,
+        help="each token's lifetime (the API allows 4 h at most)",
     )
     parser.add_argument("--every", type=float, default=0.5, help="seconds between feed reads")
     args = parser.parse_args(argv)

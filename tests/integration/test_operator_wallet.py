@@ -3,11 +3,13 @@ settlement's nets are paid and reported for the people still at the table after 
 batch — never for one who left in it (the report would seat them again); a person who left
 between a read of the feed and its report, seated again by that report, is unseated; a person
 the operator seats again is not; a failed report is made at the next read, its settlement
-applied once."""
+applied once. examples/table_demo.py prints a fresh link for a token about to end."""
 
 from __future__ import annotations
 
+import argparse
 import json
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -99,3 +101,39 @@ def test_a_failed_report_is_made_at_the_next_read_and_the_nets_applied_once() ->
     assert w.follow(T) == []  # the settlement was read once: nothing new
     report = ("PUT", f"/v1/tables/{T}/seats/1", {"bettor_id": "alice", "balance": 1_100})
     assert api.calls == [report, report] and w.balance(T, "alice") == 1_100
+
+
+def test_the_demo_prints_a_fresh_link_for_a_token_about_to_end(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from table_demo import Demo, Person
+
+    minted: list[dict[str, Any]] = []
+
+    def api(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        minted.append(body)
+        ends = datetime.now(UTC) + timedelta(seconds=body["ttl_seconds"])
+        return httpx.Response(
+            201, json={"token": f"t{len(minted)}", "expires_at": ends.isoformat()}
+        )
+
+    args = argparse.Namespace(token_minutes=240)
+    client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
+    demo = Demo(client, "http://api", args)
+    demo.mint_lobby()
+    soon, later = Player(T, "alice", 1, 500), Player(T, "bob", 2, 500)
+    demo.people = [Person(soon, "zh"), Person(later, "en"), Person(Player(T, "dan", 3, 9), "en")]
+    demo.wallet.mint(soon, 30)  # ends in 30 s: within the minute
+    demo.wallet.mint(later, 3_600)
+    demo.wallet.mint(demo.people[2].player, 30)
+    demo.people[2].gone = True  # left: no new link
+    capsys.readouterr()
+    demo.renew()
+    assert [m.get("bettor_id") for m in minted[-1:]] == ["alice"] and len(minted) == 5
+    assert minted[-1]["ttl_seconds"] == 14_400 and soon.token == "t5" and later.token == "t3"
+    shown = capsys.readouterr().out.splitlines()
+    assert shown[0].split()[:2] == ["alice", "seat"] and "renewed" in shown[0]
+    assert shown[1].strip().startswith("http://api/table#token=t5&lang=zh&lobby=")
+    demo.renew()  # nothing ends soon now
+    assert len(minted) == 5
