@@ -18,16 +18,18 @@ What it does, with nothing but HTTP (httpx) and the wallet of ``examples/operato
    an operator table — ``make run``'s demo tables — your server deals, as
    ``examples/play_shoe.py --session`` does);
 2. seats two players per table (alice and bob; carol in the player-banker seat at star-city)
-   with demo balances, mints each one's player token (``--token-minutes``, at most 240) and a
-   lobby token, and prints one link per person:
+   with demo balances, mints each one's player token (``--token-minutes``: 240, the most) and
+   a lobby token, and prints one link per person:
    ``<API>/table#token=…&lang=zh|en&lobby=<API>/lobby#token=…``;
 3. follows each table's feed until Ctrl-C and, as a wallet does, applies every settlement's
    ``nets`` to the balances it holds and reports them back (``PUT …/seats/{n}``, ``PUT
    …/banker``), printing each; a person who leaves (離開) or is removed for their balance is no
-   longer reported (a report would seat them again); one removed as idle before they came to
-   the table (star-city removes a seat after 5 rounds without a bet) is seated again — the demo
-   holds their place. The table page never asks for a token: it lives as long as its token, so a
-   minute before a token ends this prints that person's new link. A client seed is given for
+   longer reported (a report would seat them again; one that crossed their leaving is undone);
+   one removed as idle (star-city unseats a bettor after 5 rounds without a bet) is seated
+   again — the demo holds the place of a person who has not opened their page yet. A lost
+   connection or an error answer is printed and the wallet carries on (a failed report is made
+   at the next read). The table page never asks for a token: it lives as long as its token, so
+   a minute before a token ends this prints that person's new link. A client seed is given for
    the next shoe each time a table commits one.
 
 Ctrl-C pauses the tables it opened (``POST …/pause``: the round in flight finishes, no new window
