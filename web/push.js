@@ -448,9 +448,9 @@ var BaccaratPush = (() => {
           }
           const before = c.active;
           c.active = id;
-          if (sub.why === "token" && before !== null && before !== id) {
+          if (before !== null && before !== id) {
             send(c, { type: "unsubscribe", id: before });
-            c.replaced.add(before);
+            if (sub.why === "token") c.replaced.add(before);
           }
           void run(() => resume(sub.why));
           return;

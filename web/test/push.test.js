@@ -789,3 +789,60 @@ test('a chat line posted while the socket was down is read after the reconnect (
   assert.equal(seen.statuses.at(-1), 'live');
   assert.deepEqual(seen.chat, ['ch_1', 'ch_2']);
 });
+
+/** The subscription ids still open on `ws` (subscribed, never unsubscribed). */
+const openSubs = (ws) => {
+  const ended = new Set(ws.sent.filter((m) => m.type === 'unsubscribe').map((m) => m.id));
+  return ws.sent.filter((m) => m.type === 'subscribe' && !ended.has(m.id)).map((m) => m.id);
+};
+
+test('a rotate repeated, both subscribes answered after both ran: one subscription stays, every event once', async () => {
+  const svc = fakeService();
+  svc.add(2);
+  const { seen, clock } = follow(svc);
+  await clock.advance(0);
+  const ws = svc.socket();
+  svc.add(1, 'push_rotated', { epoch: 2 });
+  svc.channel = `/tables/${TABLE}/e2`;
+  const rot = { type: 'rotate', table_id: TABLE, channel: svc.channel };
+  const id = ws.subId();
+  svc.holdSubs = true;
+  ws.data(id, rot);
+  ws.data(id, rot); // the socket repeats a message
+  await clock.advance(0);
+  for (const h of svc.heldSubs.splice(0)) h.answer();
+  await clock.advance(0);
+  assert.equal(openSubs(ws).length, 1, 'one subscription left on the socket');
+  svc.add(1);
+  for (const s of ws.sent.filter((m) => m.type === 'subscribe')) ws.data(s.id, { type: 'events', table_id: TABLE, events: [svc.events[3]] });
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [3, 4]);
+  assert.equal(seen.batches, 2);
+});
+
+test('after a renewal, a rotate on both the old and the new subscription leaves one subscription open', async () => {
+  const svc = fakeService();
+  const { seen, clock } = await renewing(svc);
+  const ws = svc.socket();
+  const old = ws.subId();
+  await clock.advance(540_000);
+  const renewed = ws.subId();
+  assert.notEqual(renewed, old);
+  svc.add(1, 'push_rotated', { epoch: 2 });
+  svc.channel = `/tables/${TABLE}/e2`;
+  const rot = { type: 'rotate', table_id: TABLE, channel: svc.channel };
+  svc.holdSubs = true;
+  ws.data(renewed, rot);
+  ws.data(old, rot); // still in flight on the replaced subscription
+  await clock.advance(0);
+  for (const h of svc.heldSubs.splice(0)) h.answer();
+  await clock.advance(0);
+  const open = openSubs(ws);
+  assert.equal(open.length, 1, 'one subscription left on the socket');
+  assert.equal(ws.sent.find((m) => m.id === open[0] && m.type === 'subscribe').channel, svc.channel);
+  svc.add(1);
+  ws.events(4);
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [3, 4]);
+  assert.equal(seen.statuses.at(-1), 'live');
+});

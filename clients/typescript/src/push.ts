@@ -422,9 +422,11 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
         }
         const before = c.active;
         c.active = id;
-        if (sub.why === 'token' && before !== null && before !== id) {
+        if (before !== null && before !== id) {
+          // one subscription per socket, whatever made the previous one (a repeated rotate, a
+          // rotate on both a renewal's old and new subscription): the previous one ends here
           send(c, { type: 'unsubscribe', id: before });
-          c.replaced.add(before);
+          if (sub.why === 'token') c.replaced.add(before);
         }
         void run(() => resume(sub.why));
         return;
