@@ -61,7 +61,8 @@
     }
     S.actions = Actions.make({ api: S.api, tableId: S.tableId, token: S.token, me: S.me });
     S.actions.info().then((info) => { S.info = info; render(); }, showError);
-    S.actions.chat().then((page) => page.messages.forEach(addChat), showError);
+    // the chat's lines come from the push client (onChat: its GET …/chat at each (re)subscription,
+    // then the pushed lines): the page reads no /chat of its own
     S.sub = window.BaccaratPush.subscribeTable({
       api: S.api, tableId: S.tableId, token: S.token, expiresAt: claims.exp,
       onSnapshot, onEvents, onChat: addChat, onStatus,
@@ -241,12 +242,14 @@
     if (S.lobby) window.location.assign(S.lobby);
   }
 
-  /** One call at a time in its lane (`busy`: the table's, buttons disabled; `saying`: chat): the
-   * error's code shown, never swallowed (what it changed comes back as the table's events). */
+  /** One call at a time in its lane (`busy`: the table's, its buttons disabled; `saying`: chat,
+   * its send button disabled): the error's code shown, never swallowed (what it changed comes
+   * back as the table's events). Only the table's lane clears the error shown: a chat line sent
+   * just after a refused confirm leaves the refusal on screen. */
   async function act(fn, lane = 'busy') {
     if (S[lane]) return;
     S[lane] = true;
-    $('error').textContent = '';
+    if (lane === 'busy') $('error').textContent = '';
     render();
     try {
       await fn();
@@ -352,6 +355,7 @@
     const view = phase === 'squeeze' ? R.squeezeView(s.round, S.me) : null;
     $('open').hidden = !(view && view.mine);
     $('open').disabled = S.busy;
+    $('chat-send').disabled = S.saying; // a second line waits for the first's answer
     $('squeeze-info').textContent = view
       ? (view.mine ? t('squeeze.yours') : Object.entries(view.squeezers)
         .map(([hand, who]) => `${t(`hand.${hand}`)}: ${who || t('squeeze.system')}`).join(' · '))
