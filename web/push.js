@@ -271,7 +271,12 @@ var BaccaratPush = (() => {
           const { more, own } = await readFeed(1);
           if (more || own) await snapshot();
         }
-        await readChat();
+        try {
+          await readChat();
+        } catch (err) {
+          if (isFinal(err)) throw err;
+          report(err);
+        }
       }
       attempt = 0;
       setStatus("live");

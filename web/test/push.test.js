@@ -85,6 +85,7 @@ function fakeService(opts = {}) {
     holdSubs: false, // subscribe answers wait in heldSubs until the test calls their answer()
     heldSubs: [],
     httpError: null, // {status, code}: every request answers it
+    chatError: null, // {status, code}: GET …/chat answers it
     ackTimeoutMs: 300_000,
     get seq() {
       return svc.events.length;
@@ -125,7 +126,10 @@ function fakeService(opts = {}) {
       const more = svc.events.some((e) => e.seq > after + page.length);
       return json(200, { table_id: TABLE, events: page, next_after: after + page.length, more }, { etag });
     }
-    if (u.pathname === `${base}/chat`) return json(200, { messages: svc.chat });
+    if (u.pathname === `${base}/chat`) {
+      if (svc.chatError) return json(svc.chatError.status, { error: { code: svc.chatError.code } });
+      return json(200, { messages: svc.chat });
+    }
     return json(404, { error: { code: 'not_found' } });
   };
   class FakeSocket {
@@ -845,4 +849,56 @@ test('after a renewal, a rotate on both the old and the new subscription leaves 
   await clock.advance(0);
   assert.deepEqual(seen.events, [3, 4]);
   assert.equal(seen.statuses.at(-1), 'live');
+});
+
+test('a rotation\'s subscribe refused after the next rotation moved on is reported, not the end', async () => {
+  const svc = fakeService();
+  svc.add(2);
+  const { sub, seen, clock } = follow(svc);
+  await clock.advance(0);
+  const ws = svc.socket();
+  svc.holdSubs = true;
+  svc.refuse.add(`/tables/${TABLE}/e2`); // e2 was revoked again at once (a second revocation)
+  ws.data(ws.subId(), { type: 'rotate', table_id: TABLE, channel: `/tables/${TABLE}/e2` });
+  await clock.advance(0);
+  const e2 = svc.heldSubs.shift();
+  // before e2 answers, a state read (the page's refresh) names e3: the client moves on to it
+  svc.channel = `/tables/${TABLE}/e3`;
+  await sub.refresh();
+  await clock.advance(0);
+  const e3 = svc.heldSubs.shift();
+  e2.answer(); // e2's refusal comes once e3 is the channel
+  await clock.advance(0);
+  assert.ok(seen.errors.some((e) => e instanceof P.PushRefusedError), 'the refusal is reported');
+  assert.deepEqual(seen.statuses.filter((x) => x.startsWith('closed')), []);
+  e3.answer();
+  await clock.advance(0);
+  assert.deepEqual(openSubs(ws).filter((id) => id !== e2.id), [e3.id]); // e2's: refused
+  svc.add(1);
+  ws.data(e3.id, { type: 'events', table_id: TABLE, events: [svc.events[2]] });
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [3]);
+  assert.equal(seen.statuses.at(-1), 'live');
+  assert.equal(svc.sockets.length, 1);
+});
+
+test('a GET …/chat failing inside a resume is reported; the socket stays, the page goes live', async () => {
+  const { svc, seen, clock } = await chatting();
+  svc.chatError = { status: 503, code: 'unavailable' };
+  svc.socket().drop();
+  await clock.advance(P.pushBackoffMs(0, () => 1));
+  assert.equal(svc.sockets.length, 2);
+  const ws = svc.socket();
+  assert.equal(ws.closedWith, null, 'chat is best-effort: the socket is kept');
+  assert.equal(seen.statuses.at(-1), 'live');
+  assert.ok(seen.errors.some((e) => e instanceof P.PushHttpError && e.status === 503));
+  svc.add(1);
+  ws.events(3);
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [3]);
+  // a final answer (the token revoked) still ends the page
+  svc.chatError = { status: 401, code: 'token_revoked' };
+  ws.drop();
+  await clock.advance(P.pushBackoffMs(0, () => 1));
+  assert.equal(seen.statuses.at(-1), 'closed:token_revoked');
 });

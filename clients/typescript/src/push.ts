@@ -230,7 +230,12 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
         const { more, own } = await readFeed(1);
         if (more || own) await snapshot(); // more than a page behind: a fresh snapshot
       }
-      await readChat(); // what was said meanwhile (a reconnect, a rotation): chat has no seq
+      try {
+        await readChat(); // what was said meanwhile (a reconnect, a rotation): chat has no seq
+      } catch (err) {
+        if (isFinal(err)) throw err;
+        report(err); // chat is best-effort: the table's events go on, the next resume reads it again
+      }
     }
     attempt = 0;
     setStatus('live');
