@@ -271,12 +271,7 @@ var BaccaratPush = (() => {
           const { more, own } = await readFeed(1);
           if (more || own) await snapshot();
         }
-        try {
-          await readChat();
-        } catch (err) {
-          if (isFinal(err)) throw err;
-          report(err);
-        }
+        await readChat().catch((err) => isFinal(err) ? Promise.reject(err) : report(err));
       }
       attempt = 0;
       setStatus("live");

@@ -4,7 +4,7 @@
  * `#token=<player token>&lang=zh|en&lobby=<lobby URL>` is read once, kept in memory and removed
  * from the address bar (history.replaceState): the fragment never reaches a server. The page
  * draws from the push channel alone (web/push.js: the state snapshot, the table's events in seq
- * order, chat lines): each event moves the model (web/table-state.js), the state is read again
+ * order, chat lines: no /chat read of its own): each event moves the model (web/table-state.js), the state is read again
  * only for a snapshot (connect, resync), for the person's own balance when the operator reports
  * it (a balance is never in an event: their own place's event asks for it) and, at a book table,
  * for the crowd's counts (which have no events) every CROWD_MS. It calls only the player routes (web/table-actions.js). Its own balance is
@@ -61,8 +61,6 @@
     }
     S.actions = Actions.make({ api: S.api, tableId: S.tableId, token: S.token, me: S.me });
     S.actions.info().then((info) => { S.info = info; render(); }, showError);
-    // the chat's lines come from the push client (onChat: its GET …/chat at each (re)subscription,
-    // then the pushed lines): the page reads no /chat of its own
     S.sub = window.BaccaratPush.subscribeTable({
       api: S.api, tableId: S.tableId, token: S.token, expiresAt: claims.exp,
       onSnapshot, onEvents, onChat: addChat, onStatus,
@@ -242,10 +240,8 @@
     if (S.lobby) window.location.assign(S.lobby);
   }
 
-  /** One call at a time in its lane (`busy`: the table's, its buttons disabled; `saying`: chat,
-   * its send button disabled): the error's code shown, never swallowed (what it changed comes
-   * back as the table's events). Only the table's lane clears the error shown: a chat line sent
-   * just after a refused confirm leaves the refusal on screen. */
+  /** One call at a time in its lane (`busy`: the table's buttons; `saying`: chat-send), disabled
+   * meanwhile; the error's code shown, never swallowed, and cleared by the table's lane alone. */
   async function act(fn, lane = 'busy') {
     if (S[lane]) return;
     S[lane] = true;

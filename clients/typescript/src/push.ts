@@ -230,12 +230,8 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
         const { more, own } = await readFeed(1);
         if (more || own) await snapshot(); // more than a page behind: a fresh snapshot
       }
-      try {
-        await readChat(); // what was said meanwhile (a reconnect, a rotation): chat has no seq
-      } catch (err) {
-        if (isFinal(err)) throw err;
-        report(err); // chat is best-effort: the table's events go on, the next resume reads it again
-      }
+      // what was said meanwhile (a reconnect, a rotation): chat has no seq; best-effort (reported)
+      await readChat().catch((err: unknown) => (isFinal(err) ? Promise.reject(err) : report(err)));
     }
     attempt = 0;
     setStatus('live');
@@ -428,9 +424,7 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
         const before = c.active;
         c.active = id;
         if (before !== null && before !== id) {
-          // one subscription per socket, whatever made the previous one (a repeated rotate, a
-          // rotate on both a renewal's old and new subscription): the previous one ends here
-          send(c, { type: 'unsubscribe', id: before });
+          send(c, { type: 'unsubscribe', id: before }); // one per socket, whatever made `before`
           if (sub.why === 'token') c.replaced.add(before);
         }
         void run(() => resume(sub.why));
