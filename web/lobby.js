@@ -5,8 +5,8 @@
  * Reads `#token=<lobby token or operator key>&api=<API base URL>` from the fragment (never sent
  * to a server: it stays in the browser); `api` defaults to this page's origin. Every value from
  * the API is written with textContent: a table's name is text, never markup. No framework, no
- * import; the page refreshes every 5 s, one read at a time, every page shown (each page's ETag
- * makes an unchanged one a 304).
+ * import; the page refreshes every 5 s, one read at a time (each given up after 10 s), every page
+ * shown (each page's ETag makes an unchanged one a 304).
  */
 (function () {
   'use strict';
@@ -16,6 +16,8 @@
     paused: 'Paused · 暫停', waiting: 'Waiting · 等待',
   };
   const REFRESH_MS = 5000;
+  /** A read not answered by then is given up (a stalled connection would freeze the lobby). */
+  const LOAD_TIMEOUT_MS = 10000;
 
   function params() {
     const out = new URLSearchParams(window.location.hash.replace(/^#/, ''));
@@ -86,11 +88,20 @@
     const url = `${api}/v1/tables?limit=50` + (after ? `&after=${encodeURIComponent(after)}` : '');
     const headers = { authorization: `Bearer ${token}` };
     if (etag) headers['if-none-match'] = etag;
-    const r = await fetch(url, { headers });
-    if (r.status === 304) return null;
-    const body = await r.json();
-    if (!r.ok) throw new Error((body.error && body.error.code) || String(r.status));
-    return { after, etag: r.headers.get('etag'), tables: body.tables, next: body.next };
+    const abort = new AbortController();
+    const timer = window.setTimeout(() => abort.abort(), LOAD_TIMEOUT_MS);
+    try {
+      const r = await fetch(url, { headers, signal: abort.signal });
+      if (r.status === 304) return null;
+      const body = await r.json();
+      if (!r.ok) throw new Error((body.error && body.error.code) || String(r.status));
+      return { after, etag: r.headers.get('etag'), tables: body.tables, next: body.next };
+    } catch (err) {
+      if (abort.signal.aborted) throw new Error(`no answer in ${LOAD_TIMEOUT_MS / 1000} s`);
+      throw err;
+    } finally {
+      window.clearTimeout(timer);
+    }
   }
 
   /** Every page asked for, from the first, then drawn at once (an error keeps what is shown). */

@@ -271,7 +271,7 @@ var BaccaratPush = (() => {
           const { more, own } = await readFeed(1);
           if (more || own) await snapshot();
         }
-        await readChat();
+        await readChat().catch((err) => isFinal(err) ? Promise.reject(err) : report(err));
       }
       attempt = 0;
       setStatus("live");
@@ -448,9 +448,9 @@ var BaccaratPush = (() => {
           }
           const before = c.active;
           c.active = id;
-          if (sub.why === "token" && before !== null && before !== id) {
+          if (before !== null && before !== id) {
             send(c, { type: "unsubscribe", id: before });
-            c.replaced.add(before);
+            if (sub.why === "token") c.replaced.add(before);
           }
           void run(() => resume(sub.why));
           return;

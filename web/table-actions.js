@@ -75,7 +75,6 @@
           { bettor_id: me, step }),
       urge: () => call('POST', `${table}/urge`, { bettor_id: me }),
       say: (text) => call('POST', `${table}/chat`, { text }),
-      chat: () => call('GET', `${table}/chat?limit=50`),
       leave: (place) => {
         const path = leavePath(place, me);
         return path ? call('DELETE', `${table}${path}`) : Promise.resolve(null);

@@ -16,6 +16,7 @@
   'use strict';
 
   const HISTORY = 30; // the last results the state's history holds (baccarat/roads.py)
+  const CHAT_MAX = 200; // chat lines (and removals) kept, the oldest dropped first (push's CHAT_SEEN_MAX)
   const SETTLED = { round_settled: 'settled', round_auto_settled: 'auto_settled', round_voided: 'voided' };
 
   const copy = (o) => (o === null || o === undefined ? o : { ...o });
@@ -150,7 +151,8 @@
       return { ...s, book: slips(s.book, d.bettor_id, slip) };
     },
     bet_cancelled(s, d) {
-      return s.book && s.book.betting ? { ...s, book: slips(s.book, d.bettor_id, null) } : s;
+      const out = d.bettor_id === me(s) && s.cancelled ? { ...s, cancelled: null } : s; // its event came
+      return out.book && out.book.betting ? { ...out, book: slips(out.book, d.bettor_id, null) } : out;
     },
     betting_closed(s) {
       return windowStatus(s, 'closed');
@@ -253,7 +255,9 @@
    * a confirmed slip whose `order` (its bet_placed's seq) the state has not reached yet; a cancel
    * when the slip shown is no newer than the one shown at the call (not one a later confirm, say
    * from another tab, placed since). Otherwise the events already say more (a cancel that
-   * followed, a newer slip): the answer changes nothing. A book of another window neither. */
+   * followed, a newer slip): the answer changes nothing. A book of another window neither.
+   * An answered cancel leaves its marker, `cancelled` (the window and the removed slip's `order`),
+   * until its event: a snapshot read before the cancel does not bring the slip back. */
   function answered(s, book, sent) {
     const own = ownSlip(s, book);
     if (own === undefined) return s;
@@ -263,17 +267,29 @@
       const before = sent ? ownSlip(sent, sent.book) : undefined;
       if (!shown) return s;
       if (before !== undefined && shown.order > (before ? before.order : -1)) return s;
+      const b = s.book.betting;
+      const cancelled = { shoe_id: b.shoe_id, round_number: b.round_number, order: shown.order };
+      return { ...s, book: slips(s.book, me(s), null), cancelled };
     }
     return { ...s, book: slips(s.book, me(s), own) };
   }
 
   /** A snapshot taken over `prev` (the state shown): as the service read it, except the
-   * person's own slip an answer showed ahead of it (its `order` past the snapshot's seq: the
-   * snapshot was read before that confirm; its event follows). */
+   * person's own slip an answer showed ahead of it — a confirmed one (its `order` past the
+   * snapshot's seq: the snapshot was read before that confirm; its event follows), or one a
+   * cancel removed (the snapshot still holds it, no newer: read before the cancel) — in that
+   * same window only. */
   function snapshot(prev, next) {
     const own = ownSlip(prev, prev && prev.book);
-    if (!own || !(own.order > next.seq) || ownSlip(next, prev.book) === undefined) return next;
-    return { ...next, book: slips(next.book, me(next), own) };
+    if (own && own.order > next.seq && ownSlip(next, prev.book) !== undefined) {
+      return { ...next, book: slips(next.book, me(next), own) };
+    }
+    const c = prev && prev.cancelled;
+    const b = next.book && next.book.betting;
+    if (!c || !b || b.shoe_id !== c.shoe_id || b.round_number !== c.round_number) return next;
+    const stale = ownSlip(next, next.book);
+    if (!stale || stale.order > c.order) return next; // gone already, or a newer slip: the service's
+    return { ...next, book: slips(next.book, me(next), null), cancelled: c };
   }
 
   /** The chat lines shown: each once (by push, by `/chat`, by the post's answer), oldest first;
@@ -282,17 +298,24 @@
   function makeChat() {
     const lines = new Map();
     const gone = new Set();
+    /** At most CHAT_MAX kept: the first added dropped first (a long-open page stays small). */
+    const cap = (kept) => {
+      while (kept.size > CHAT_MAX) kept.delete(kept.keys().next().value);
+    };
     return {
       add(m) {
         if (!m || lines.has(m.message_id) || gone.has(m.message_id)) return false;
         lines.set(m.message_id, m);
+        cap(lines);
         return true;
       },
       remove(id) {
         gone.add(id);
+        cap(gone);
         return lines.delete(id);
       },
       list: () => [...lines.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)),
+      sizes: () => ({ lines: lines.size, gone: gone.size }),
     };
   }
 
@@ -323,7 +346,7 @@
     };
   }
 
-  const api = { apply, answered, snapshot, makeChat, drawn, phaseOf, moveShoe };
+  const api = { apply, answered, snapshot, makeChat, drawn, phaseOf, moveShoe, CHAT_MAX };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.BaccTableState = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -4,7 +4,7 @@
  * `#token=<player token>&lang=zh|en&lobby=<lobby URL>` is read once, kept in memory and removed
  * from the address bar (history.replaceState): the fragment never reaches a server. The page
  * draws from the push channel alone (web/push.js: the state snapshot, the table's events in seq
- * order, chat lines): each event moves the model (web/table-state.js), the state is read again
+ * order, chat lines: no /chat read of its own): each event moves the model (web/table-state.js), the state is read again
  * only for a snapshot (connect, resync), for the person's own balance when the operator reports
  * it (a balance is never in an event: their own place's event asks for it) and, at a book table,
  * for the crowd's counts (which have no events) every CROWD_MS. It calls only the player routes (web/table-actions.js). Its own balance is
@@ -61,7 +61,6 @@
     }
     S.actions = Actions.make({ api: S.api, tableId: S.tableId, token: S.token, me: S.me });
     S.actions.info().then((info) => { S.info = info; render(); }, showError);
-    S.actions.chat().then((page) => page.messages.forEach(addChat), showError);
     S.sub = window.BaccaratPush.subscribeTable({
       api: S.api, tableId: S.tableId, token: S.token, expiresAt: claims.exp,
       onSnapshot, onEvents, onChat: addChat, onStatus,
@@ -241,12 +240,12 @@
     if (S.lobby) window.location.assign(S.lobby);
   }
 
-  /** One call at a time in its lane (`busy`: the table's, buttons disabled; `saying`: chat): the
-   * error's code shown, never swallowed (what it changed comes back as the table's events). */
+  /** One call at a time in its lane (`busy`: the table's buttons; `saying`: chat-send), disabled
+   * meanwhile; the error's code shown, never swallowed, and cleared by the table's lane alone. */
   async function act(fn, lane = 'busy') {
     if (S[lane]) return;
     S[lane] = true;
-    $('error').textContent = '';
+    if (lane === 'busy') $('error').textContent = '';
     render();
     try {
       await fn();
@@ -352,6 +351,7 @@
     const view = phase === 'squeeze' ? R.squeezeView(s.round, S.me) : null;
     $('open').hidden = !(view && view.mine);
     $('open').disabled = S.busy;
+    $('chat-send').disabled = S.saying; // a second line waits for the first's answer
     $('squeeze-info').textContent = view
       ? (view.mine ? t('squeeze.yours') : Object.entries(view.squeezers)
         .map(([hand, who]) => `${t(`hand.${hand}`)}: ${who || t('squeeze.system')}`).join(' · '))

@@ -43,6 +43,8 @@ function lobby() {
   const ids = { status: node('div'), tables: node('div'), more: node('button') };
   const requests = [];
   let interval = null;
+  let timers = []; // the page's one-shot timers (a read's deadline), fired by `elapse`
+  let now = 0;
   const json = (status, body, etag) => ({
     status, ok: status >= 200 && status < 300,
     headers: { get: (k) => (k.toLowerCase() === 'etag' ? etag : null) },
@@ -53,10 +55,20 @@ function lobby() {
     window: {
       location: { hash: `#token=lt_x&api=${encodeURIComponent(API)}`, origin: API },
       setInterval: (fn) => { interval = fn; return 1; },
+      setTimeout: (fn, ms) => { const t = { at: now + ms, fn }; timers.push(t); return t; },
+      clearTimeout: (t) => { timers = timers.filter((x) => x !== t); },
     },
+    AbortController,
     document: { getElementById: (id) => ids[id], createElement: node },
-    fetch: (url, init) => new Promise((resolve) => {
-      requests.push({ url: new URL(url), headers: init.headers, resolve, done: false });
+    fetch: (url, init) => new Promise((resolve, reject) => {
+      const r = { url: new URL(url), headers: init.headers, resolve, done: false };
+      requests.push(r);
+      // as a browser's fetch: an abort rejects the request still out
+      init.signal?.addEventListener('abort', () => {
+        if (r.done) return;
+        r.done = true;
+        reject(init.signal.reason);
+      });
     }),
   };
   vm.runInNewContext(SOURCE, context);
@@ -79,6 +91,16 @@ function lobby() {
       interval();
       await flush();
     },
+    /** `ms` pass: the page's timers due by then fire. */
+    async elapse(ms) {
+      now += ms;
+      for (const t of timers.filter((x) => x.at <= now)) {
+        timers = timers.filter((x) => x !== t);
+        t.fn();
+      }
+      await flush();
+    },
+    status: () => ids.status.textContent,
     click: async () => {
       ids.more.listeners.click();
       await flush();
@@ -148,4 +170,25 @@ test('an unchanged first page is a 304; the tables stay', async () => {
   assert.equal(r.headers['if-none-match'], '"e1"');
   await L.answer(r, 304);
   assert.deepEqual(L.shown(), ['t1:Idle']);
+});
+
+test('a read that never answers is given up after LOAD_TIMEOUT_MS: the error is shown, the refreshes go on', async () => {
+  const L = lobby();
+  await flush();
+  await L.answer(L.requests[0], page([table('t1')]));
+  await L.tick(); // this read stalls (a dead connection): never answered
+  for (let i = 0; i < 3; i++) await L.tick(); // the timer fires meanwhile: one read at a time
+  assert.equal(L.inFlight().length, 1);
+  await L.elapse(9_999);
+  assert.equal(L.requests.length, 2, 'not given up before its deadline');
+  await L.elapse(1);
+  assert.match(L.status(), /could not be read: no answer in 10 s/);
+  assert.deepEqual(L.shown(), ['t1:Idle'], 'what is shown stays');
+  // the refresh asked for while it was out reads again at once
+  assert.equal(L.requests.length, 3);
+  await L.answer(L.inFlight()[0], page([table('t1', 'betting')]));
+  assert.deepEqual(L.shown(), ['t1:Betting']);
+  assert.equal(L.status(), '1 tables');
+  await L.tick();
+  assert.equal(L.requests.length, 4, 'later refreshes read again');
 });

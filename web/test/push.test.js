@@ -85,6 +85,7 @@ function fakeService(opts = {}) {
     holdSubs: false, // subscribe answers wait in heldSubs until the test calls their answer()
     heldSubs: [],
     httpError: null, // {status, code}: every request answers it
+    chatError: null, // {status, code}: GET …/chat answers it
     ackTimeoutMs: 300_000,
     get seq() {
       return svc.events.length;
@@ -125,7 +126,10 @@ function fakeService(opts = {}) {
       const more = svc.events.some((e) => e.seq > after + page.length);
       return json(200, { table_id: TABLE, events: page, next_after: after + page.length, more }, { etag });
     }
-    if (u.pathname === `${base}/chat`) return json(200, { messages: svc.chat });
+    if (u.pathname === `${base}/chat`) {
+      if (svc.chatError) return json(svc.chatError.status, { error: { code: svc.chatError.code } });
+      return json(200, { messages: svc.chat });
+    }
     return json(404, { error: { code: 'not_found' } });
   };
   class FakeSocket {
@@ -788,4 +792,113 @@ test('a chat line posted while the socket was down is read after the reconnect (
   assert.equal(svc.sockets.length, 2);
   assert.equal(seen.statuses.at(-1), 'live');
   assert.deepEqual(seen.chat, ['ch_1', 'ch_2']);
+});
+
+/** The subscription ids still open on `ws` (subscribed, never unsubscribed). */
+const openSubs = (ws) => {
+  const ended = new Set(ws.sent.filter((m) => m.type === 'unsubscribe').map((m) => m.id));
+  return ws.sent.filter((m) => m.type === 'subscribe' && !ended.has(m.id)).map((m) => m.id);
+};
+
+test('a rotate repeated, both subscribes answered after both ran: one subscription stays, every event once', async () => {
+  const svc = fakeService();
+  svc.add(2);
+  const { seen, clock } = follow(svc);
+  await clock.advance(0);
+  const ws = svc.socket();
+  svc.add(1, 'push_rotated', { epoch: 2 });
+  svc.channel = `/tables/${TABLE}/e2`;
+  const rot = { type: 'rotate', table_id: TABLE, channel: svc.channel };
+  const id = ws.subId();
+  svc.holdSubs = true;
+  ws.data(id, rot);
+  ws.data(id, rot); // the socket repeats a message
+  await clock.advance(0);
+  for (const h of svc.heldSubs.splice(0)) h.answer();
+  await clock.advance(0);
+  assert.equal(openSubs(ws).length, 1, 'one subscription left on the socket');
+  svc.add(1);
+  for (const s of ws.sent.filter((m) => m.type === 'subscribe')) ws.data(s.id, { type: 'events', table_id: TABLE, events: [svc.events[3]] });
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [3, 4]);
+  assert.equal(seen.batches, 2);
+});
+
+test('after a renewal, a rotate on both the old and the new subscription leaves one subscription open', async () => {
+  const svc = fakeService();
+  const { seen, clock } = await renewing(svc);
+  const ws = svc.socket();
+  const old = ws.subId();
+  await clock.advance(540_000);
+  const renewed = ws.subId();
+  assert.notEqual(renewed, old);
+  svc.add(1, 'push_rotated', { epoch: 2 });
+  svc.channel = `/tables/${TABLE}/e2`;
+  const rot = { type: 'rotate', table_id: TABLE, channel: svc.channel };
+  svc.holdSubs = true;
+  ws.data(renewed, rot);
+  ws.data(old, rot); // still in flight on the replaced subscription
+  await clock.advance(0);
+  for (const h of svc.heldSubs.splice(0)) h.answer();
+  await clock.advance(0);
+  const open = openSubs(ws);
+  assert.equal(open.length, 1, 'one subscription left on the socket');
+  assert.equal(ws.sent.find((m) => m.id === open[0] && m.type === 'subscribe').channel, svc.channel);
+  svc.add(1);
+  ws.events(4);
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [3, 4]);
+  assert.equal(seen.statuses.at(-1), 'live');
+});
+
+test('a rotation\'s subscribe refused after the next rotation moved on is reported, not the end', async () => {
+  const svc = fakeService();
+  svc.add(2);
+  const { sub, seen, clock } = follow(svc);
+  await clock.advance(0);
+  const ws = svc.socket();
+  svc.holdSubs = true;
+  svc.refuse.add(`/tables/${TABLE}/e2`); // e2 was revoked again at once (a second revocation)
+  ws.data(ws.subId(), { type: 'rotate', table_id: TABLE, channel: `/tables/${TABLE}/e2` });
+  await clock.advance(0);
+  const e2 = svc.heldSubs.shift();
+  // before e2 answers, a state read (the page's refresh) names e3: the client moves on to it
+  svc.channel = `/tables/${TABLE}/e3`;
+  await sub.refresh();
+  await clock.advance(0);
+  const e3 = svc.heldSubs.shift();
+  e2.answer(); // e2's refusal comes once e3 is the channel
+  await clock.advance(0);
+  assert.ok(seen.errors.some((e) => e instanceof P.PushRefusedError), 'the refusal is reported');
+  assert.deepEqual(seen.statuses.filter((x) => x.startsWith('closed')), []);
+  e3.answer();
+  await clock.advance(0);
+  assert.deepEqual(openSubs(ws).filter((id) => id !== e2.id), [e3.id]); // e2's: refused
+  svc.add(1);
+  ws.data(e3.id, { type: 'events', table_id: TABLE, events: [svc.events[2]] });
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [3]);
+  assert.equal(seen.statuses.at(-1), 'live');
+  assert.equal(svc.sockets.length, 1);
+});
+
+test('a GET …/chat failing inside a resume is reported; the socket stays, the page goes live', async () => {
+  const { svc, seen, clock } = await chatting();
+  svc.chatError = { status: 503, code: 'unavailable' };
+  svc.socket().drop();
+  await clock.advance(P.pushBackoffMs(0, () => 1));
+  assert.equal(svc.sockets.length, 2);
+  const ws = svc.socket();
+  assert.equal(ws.closedWith, null, 'chat is best-effort: the socket is kept');
+  assert.equal(seen.statuses.at(-1), 'live');
+  assert.ok(seen.errors.some((e) => e instanceof P.PushHttpError && e.status === 503));
+  svc.add(1);
+  ws.events(3);
+  await clock.advance(0);
+  assert.deepEqual(seen.events, [3]);
+  // a final answer (the token revoked) still ends the page
+  svc.chatError = { status: 401, code: 'token_revoked' };
+  ws.drop();
+  await clock.advance(P.pushBackoffMs(0, () => 1));
+  assert.equal(seen.statuses.at(-1), 'closed:token_revoked');
 });

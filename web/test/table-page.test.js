@@ -134,10 +134,9 @@ async function live(chat = []) {
     table_id: state.table_id, number: 9, name: null, tier_name: 'Standard', tier_name_zh: '標準', ratio: '1:10',
     chips: [100, 500], limits: { min_bet: 100, table_max: null, areas: { banker: area, player: area, tie: area } },
   }] });
-  const read = P.pending('GET', '/chat');
   P.push.onSnapshot(state);
   await flush();
-  return { P, state, read, chat };
+  return { P, state, chat };
 }
 
 const bet = (seq, bettor, type, amount) => ({ seq, type: 'bet_placed', at: new Date().toISOString(),
@@ -147,14 +146,16 @@ const slipOf = (state, order, type, amount) => ({
   seats: { 1: { bettor_id: 'alice', role: 'seat', seat: 1, bets: [{ type, amount, order }], total: amount, placed_at: 'x', order } },
 });
 
-test('the page: a chat line removed is not brought back by the page\'s own /chat read answered late', async () => {
-  const { P, state, read } = await live();
+test('the page: chat comes from the push client alone; a line removed is not brought back by its late /chat read', async () => {
+  const { P, state } = await live();
+  assert.ok(P.push.onChat, 'the push client is given onChat');
+  assert.equal(P.requests.filter((r) => r.url.pathname.endsWith('/chat')).length, 0, 'no /chat read of the page\'s own');
   const line = { message_id: 'ch_1', bettor_id: 'bob', text: 'hi', at: state.at };
   P.push.onChat(line);
   assert.deepEqual(P.chatShown(), ['ch_1']);
   P.push.onEvents([{ seq: state.seq + 1, type: 'chat_message_deleted', at: state.at, data: { message_id: 'ch_1', by: 'operator' } }]);
   assert.deepEqual(P.chatShown(), []);
-  await P.answer(read, 200, { messages: [line] }); // read before the removal, answered after it
+  P.push.onChat(line); // the push client's /chat read (a reconnect's), read before the removal
   assert.deepEqual(P.chatShown(), []);
 });
 
@@ -213,4 +214,58 @@ test('the page: a chat line sent while a confirm is in flight is sent, not dropp
   P.byId('chat-input').value = 'gl';
   await P.click('chat-form');
   assert.ok(P.pending('POST', '/chat'), 'the chat post is sent beside the confirm');
+});
+
+test('the page: the table\'s buttons are disabled as soon as an action is sent, until its answer', async () => {
+  const { P, state } = await live();
+  await P.stake('banker');
+  assert.equal(P.byId('confirm').disabled, false);
+  await P.click('confirm');
+  const put = P.pending('PUT', '/bets/alice');
+  assert.ok(put);
+  assert.equal(P.byId('confirm').disabled, true, 'no second confirm while the first is out');
+  assert.equal(P.byId('open').disabled, true);
+  const stake = JSON.parse(put.body).bets[0];
+  await P.answer(put, 200, slipOf(state, state.seq + 1, stake.type, stake.amount));
+  assert.equal(P.byId('cancel').disabled, false);
+  await P.click('cancel');
+  assert.ok(P.pending('DELETE', '/bets/alice'));
+  assert.equal(P.byId('cancel').disabled, true, 'no second cancel while the first is out');
+});
+
+test('the page: the chat input keeps what was typed since sending; a second line waits for the first', async () => {
+  const { P, state } = await live();
+  const input = P.byId('chat-input');
+  input.value = 'gl';
+  await P.click('chat-form');
+  const post = P.pending('POST', '/chat');
+  assert.deepEqual(JSON.parse(post.body), { text: 'gl' });
+  assert.equal(P.byId('chat-send').disabled, true, 'send is disabled while a line is out');
+  input.value = 'gl all'; // typed while the first was out
+  await P.answer(post, 201, { message_id: 'ch_9', bettor_id: 'alice', text: 'gl', at: state.at });
+  assert.equal(input.value, 'gl all', 'what was typed since is kept');
+  assert.equal(P.byId('chat-send').disabled, false);
+  assert.deepEqual(P.chatShown(), ['ch_9']);
+  await P.click('chat-form');
+  const second = P.pending('POST', '/chat');
+  assert.deepEqual(JSON.parse(second.body), { text: 'gl all' });
+  await P.answer(second, 201, { message_id: 'ch_10', bettor_id: 'alice', text: 'gl all', at: state.at });
+  assert.equal(input.value, '', 'the line sent, untouched since, is cleared');
+});
+
+test('the page: a chat line sent just after a refused confirm leaves the refusal shown', async () => {
+  const { P, state } = await live();
+  await P.stake('banker');
+  await P.click('confirm');
+  await P.answerPending('PUT', '/bets/alice', 409, { error: { code: 'betting_closed', message: 'closed' } });
+  assert.equal(P.byId('error').dataset.code, 'betting_closed');
+  const refusal = P.byId('error').textContent;
+  P.byId('chat-input').value = 'unlucky';
+  await P.click('chat-form');
+  await P.answerPending('POST', '/chat', 201, { message_id: 'ch_9', bettor_id: 'alice', text: 'unlucky', at: state.at });
+  assert.equal(P.byId('error').textContent, refusal);
+  // the table's next action clears it
+  await P.stake('banker');
+  await P.click('confirm');
+  assert.equal(P.byId('error').textContent, '');
 });

@@ -203,3 +203,52 @@ test('chat: a line removed is never shown again, whether a late /chat read or pu
   assert.equal(chat.add(m('ch_3', '3')), false);
   assert.deepEqual(chat.list().map((x) => x.message_id), ['ch_1']);
 });
+
+test('a snapshot of another window never gets the answered slip of the window before', () => {
+  const answered = T.answered(seated(20), book({ 1: aliceSlip(21, 500) }), seated(20));
+  // read before the slip's event (seq 20 < its order 21), yet of the next window (say, the
+  // service's view after a void and a reopen): alice's slip belongs to the window it was confirmed in
+  const W3 = { ...W2, round_number: 3 };
+  const next = { ...seated(20), book: { table_id: 't', betting: W3, seats: {}, spectators: {}, total: 0 } };
+  const snap = T.snapshot(answered, next);
+  assert.deepEqual(snap.book.seats, {});
+  assert.equal(own(snap), null);
+});
+
+test('a snapshot read before an answered cancel does not bring the cancelled slip back', () => {
+  const shown = T.apply(seated(20), placed(21, 'alice', 500)); // what alice saw when she cancelled
+  const cancelled = T.answered(shown, book({}), shown); // the DELETE answered: gone at once
+  assert.equal(own(cancelled), null);
+  // a state read before the cancel (at seq 21: her slip still in it) arrives after the answer
+  const stale = { ...T.apply(seated(20), placed(21, 'alice', 500)), phase: 'betting', deadline: W2.closes_at };
+  assert.deepEqual(own(stale).bets, [['banker', 500]]);
+  const snap = T.snapshot(cancelled, stale);
+  assert.equal(own(snap), null, 'the cancelled slip stays gone until its event');
+  assert.equal(snap.book.total, 0);
+  // … and so does a second such read; then its event: the same drawing as without the answer
+  const again = T.snapshot(snap, stale);
+  assert.equal(own(again), null);
+  const evented = T.apply(again, { type: 'bet_cancelled', seq: 22, data: { bettor_id: 'alice' } });
+  assert.deepEqual(T.drawn(evented), T.drawn(T.apply(shown, { type: 'bet_cancelled', seq: 22, data: { bettor_id: 'alice' } })));
+  // a slip confirmed after the cancel (another tab: a newer order) is the service's: it shows
+  const newer = { ...T.apply(stale, placed(23, 'alice', 700)), phase: 'betting', deadline: W2.closes_at };
+  assert.deepEqual(own(T.snapshot(cancelled, newer)).bets, [['banker', 700]]);
+  // a snapshot of the next window is taken as it is
+  const W3 = { ...W2, round_number: 3 };
+  const next = { ...seated(24), book: { table_id: 't', betting: W3, seats: { 1: aliceSlip(25, 100) }, spectators: {}, total: 100 } };
+  assert.deepEqual(T.snapshot(cancelled, next), next);
+});
+
+test('chat: at most CHAT_MAX lines and removals are kept, the oldest dropped first', () => {
+  const chat = T.makeChat();
+  const m = (i) => ({ message_id: `ch_${i}`, bettor_id: 'a', text: String(i), at: String(i).padStart(6, '0') });
+  for (let i = 1; i <= T.CHAT_MAX + 50; i++) chat.add(m(i));
+  const shown = chat.list().map((x) => x.message_id);
+  assert.equal(shown.length, T.CHAT_MAX);
+  assert.equal(shown[0], 'ch_51');
+  assert.equal(shown.at(-1), `ch_${T.CHAT_MAX + 50}`);
+  for (let i = 1; i <= T.CHAT_MAX + 50; i++) chat.remove(`x_${i}`); // removals of lines never seen
+  assert.equal(chat.sizes().gone, T.CHAT_MAX);
+  assert.equal(chat.add({ ...m(1), message_id: `x_${T.CHAT_MAX + 50}` }), false, 'the newest removals are still kept');
+  assert.equal(chat.add({ ...m(1), message_id: 'x_1' }), true, 'the oldest removal was dropped');
+});

@@ -230,7 +230,8 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
         const { more, own } = await readFeed(1);
         if (more || own) await snapshot(); // more than a page behind: a fresh snapshot
       }
-      await readChat(); // what was said meanwhile (a reconnect, a rotation): chat has no seq
+      // what was said meanwhile (a reconnect, a rotation): chat has no seq; best-effort (reported)
+      await readChat().catch((err: unknown) => (isFinal(err) ? Promise.reject(err) : report(err)));
     }
     attempt = 0;
     setStatus('live');
@@ -422,9 +423,9 @@ export function subscribeTable(options: SubscribeTableOptions): TableSubscriptio
         }
         const before = c.active;
         c.active = id;
-        if (sub.why === 'token' && before !== null && before !== id) {
-          send(c, { type: 'unsubscribe', id: before });
-          c.replaced.add(before);
+        if (before !== null && before !== id) {
+          send(c, { type: 'unsubscribe', id: before }); // one per socket, whatever made `before`
+          if (sub.why === 'token') c.replaced.add(before);
         }
         void run(() => resume(sub.why));
         return;
