@@ -4,12 +4,12 @@
  * `#token=<player token>&lang=zh|en&lobby=<lobby URL>` is read once, kept in memory and removed
  * from the address bar (history.replaceState): the fragment never reaches a server. The page
  * draws from the push channel alone (web/push.js: the state snapshot, the table's events in seq
- * order, chat lines: no /chat read of its own): each event moves the model (web/table-state.js), the state is read again
- * only for a snapshot (connect, resync), for the person's own balance when the operator reports
- * it (a balance is never in an event: their own place's event asks for it) and, at a book table,
- * for the crowd's counts (which have no events) every CROWD_MS. It calls only the player routes (web/table-actions.js). Its own balance is
- * the last one the operator reported plus its own nets of rounds settled since — so it moves when
- * a round is settled, i.e. once every card is shown, never before.
+ * order, chat lines; no /chat read of its own): each event moves the model (web/table-state.js);
+ * the state is read again only for a snapshot (connect, resync), for the person's own balance
+ * when the operator reports it (a balance is never in an event: their own place's event asks for
+ * it) and, at a book table, for the crowd's counts (no events) every CROWD_MS. It calls only the
+ * player routes (web/table-actions.js). Its own balance is the last one the operator reported
+ * plus its own nets of rounds settled since: it moves once every card is shown, never before.
  */
 (function () {
   'use strict';
