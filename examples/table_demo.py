@@ -32,15 +32,18 @@ What it does, with nothing but HTTP (httpx) and the wallet of ``examples/operato
    a minute before a token ends this prints that person's new link. A client seed is given for
    the next shoe each time a table commits one.
 
-Ctrl-C pauses the tables it opened (``POST …/pause``: the round in flight finishes, no new window
-opens) and exits 0.
+Ctrl-C (or SIGTERM) pauses the tables it opened (``POST …/pause``: the round in flight finishes,
+no new window opens) and exits 0: the signal is taken between two requests, never inside one (a
+second Ctrl-C stops at once).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -210,15 +213,15 @@ class Demo:
             if err.code != "client_seeds_queued":
                 raise
 
-    def run(self) -> None:
-        while True:
+    def run(self, stopping: threading.Event) -> None:
+        while not stopping.is_set():
             for table_id in list(self.wallet.seqs):
                 try:  # a lost connection or an error answer: the wallet tries again next time
                     self.on_events(table_id, self.wallet.follow(table_id))
                 except (httpx.TransportError, WalletError) as err:
                     print(f"{table_id}: {err!r} (tried again)", file=sys.stderr, flush=True)
             self.renew()
-            time.sleep(self.args.every)
+            stopping.wait(self.args.every)
 
     def stop(self) -> None:
         for table_id in self.opened:
@@ -256,6 +259,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("no operator key: pass --key or set KEY (the key `make run` printed)")
     url = args.url.rstrip("/")
     headers = {"authorization": f"Bearer {args.key}"}
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stopping.set()  # the loop ends after the request in flight
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # a second Ctrl-C: at once
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
     with httpx.Client(base_url=url, headers=headers, timeout=30) as api:
         demo = Demo(api, url, args)
         try:
@@ -274,10 +285,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         demo.show(person)
             print("Open each link in its own browser (or private window). Ctrl-C stops.")
             print(f"lobby: {demo.lobby}", flush=True)
-            demo.run()
-        except KeyboardInterrupt:
+            demo.run(stopping)
             demo.stop()
             print("stopped", flush=True)
+        except KeyboardInterrupt:  # the second Ctrl-C
+            print("stopped (tables not paused)", flush=True)
+            return 130
         except WalletError as err:
             print(f"error: {err}", file=sys.stderr)
             return 1
