@@ -265,8 +265,11 @@ def play(
     rng: random.Random,
     log: Any,
     fairness: str = "bacc-pf-v1",
+    squeeze_seconds: int | None = None,
 ) -> Played:
-    asked = {"profile": profile, "tier": tier, "banking": banking}
+    asked: dict[str, Any] = {"profile": profile, "tier": tier, "banking": banking}
+    if squeeze_seconds is not None:
+        asked["squeeze_seconds"] = squeeze_seconds
     if fairness != "bacc-pf-v1":  # each round's cards wait for a public beacon round
         asked["fairness"] = fairness
     table = client.post("/v1/tables", asked)
@@ -672,7 +675,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--rounds", type=int, metavar="N", help="--auto: bid-squeeze rounds")
     parser.add_argument("--betting-seconds", type=int, default=2, help="--auto: window")
-    parser.add_argument("--squeeze-seconds", type=int, default=1, help="--auto: countdown")
+    parser.add_argument(
+        "--squeeze-seconds",
+        type=int,
+        help="each squeeze countdown: a hand only the system opens shows after it (--auto: 1; "
+        "else the table's default)",
+    )
     parser.add_argument("--pause-seconds", type=int, default=0, help="--auto: between rounds")
     args = parser.parse_args(argv)
     if not args.key:
@@ -702,6 +710,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rng=rng,
             log=log,
             fairness=args.fairness,
+            squeeze_seconds=args.squeeze_seconds,
         )
         if args.fairness == "bacc-pf-v2":
             problems = check_v2(client, played)
@@ -829,7 +838,7 @@ def run_auto(args: argparse.Namespace) -> int:
             client,
             client_seed=seed,
             betting_seconds=args.betting_seconds,
-            squeeze_seconds=args.squeeze_seconds,
+            squeeze_seconds=args.squeeze_seconds or 1,
             pause_seconds=args.pause_seconds,
             rounds=args.rounds,
             log=(lambda line: None) if args.quiet else (lambda line: print(line, flush=True)),

@@ -92,7 +92,7 @@ def played_closed(local_api: LocalServer, tmp_path_factory: pytest.TempPathFacto
         local_api,
         tmp_path_factory.mktemp("closed"),
         "--profile", "bid-squeeze", "--banking", "player_banker", "--close-after", "9",
-        "--void-round", "4", "--rng-seed", "7",
+        "--void-round", "4", "--rng-seed", "7", "--squeeze-seconds", "1",
     )  # fmt: skip
 
 
